@@ -1,0 +1,57 @@
+# Cairn's build. The README's two commands are `make run` and `make test`;
+# both install what a fresh Debian machine lacks (see `deps`).
+
+SHELL := /bin/bash
+GO    ?= go
+BIN   := bin/cairn
+
+# llama.cpp (through github.com/ollama/ollama/llama) includes three headers
+# that Go module zips leave out: nlohmann/json and stb_image come from Debian
+# packages, miniaudio is our own audio-disabled stand-in in build/cheaders.
+export CGO_ENABLED  := 1
+export CGO_CPPFLAGS := -I$(CURDIR)/build/cheaders
+# ggml's CPU kernels are compiled by cgo; without -march they target baseline
+# x86-64 (SSE2 only). CPU_FLAGS is overridable: `make CPU_FLAGS=-march=native`.
+CPU_FLAGS ?= -O3 -march=x86-64-v3
+export CGO_CFLAGS   := $(CPU_FLAGS)
+export CGO_CXXFLAGS := $(CPU_FLAGS)
+
+# Debian packages needed to build and test: cgo headers for Fyne (GL, X11),
+# llama.cpp (json, stb) and Tesseract OCR, plus Xvfb for screenshots.
+APT_PACKAGES := gcc g++ pkg-config libgl1-mesa-dev xorg-dev nlohmann-json3-dev libstb-dev \
+	libtesseract-dev tesseract-ocr-eng poppler-utils xvfb
+
+.PHONY: all deps build run test test-race bench fuzz soak package screenshots lint clean
+
+all: build
+
+# deps installs missing Debian packages with apt-get, as root or through sudo.
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "Installing: $$missing"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; \
+		else echo "error: missing packages ($$missing) and no sudo; install them as root" >&2; exit 1; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@command -v $(GO) >/dev/null || { echo "error: Go is not installed (https://go.dev/dl)" >&2; exit 1; }
+
+build: deps
+	$(GO) build -o $(BIN) .
+
+run: build
+	./$(BIN)
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+test-race: deps
+	$(GO) test -race -count=1 -timeout 30m ./ui/... ./panels/... ./core/...
+
+lint:
+	gofmt -l . | tee /dev/stderr | (! read)
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin

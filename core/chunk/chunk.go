@@ -1,0 +1,253 @@
+// Package chunk splits an extracted document into overlapping passages that
+// each know where they came from: byte offsets, lines, page (or slide, sheet)
+// and the heading they sit under.
+package chunk
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"cairn/core/extract"
+)
+
+// Params control the split. Sizes count characters (runes).
+type Params struct {
+	Size          int // window length; default 1200
+	Overlap       int // characters repeated at the start of the next chunk; default 200
+	MaxHeadingLen int // longer heading context is cut; default 160
+}
+
+// DefaultParams returns the defaults of HybridRAG3, which tuned them for
+// all-MiniLM-L6-v2.
+func DefaultParams() Params { return Params{Size: 1200, Overlap: 200, MaxHeadingLen: 160} }
+
+func (p Params) normalized() Params {
+	d := DefaultParams()
+	switch {
+	case p.Size <= 0:
+		p.Size = d.Size
+	case p.Size < 100:
+		p.Size = 100
+	}
+	// Overlap must stay below half a window so every step advances.
+	p.Overlap = max(0, min(p.Overlap, p.Size/2-1))
+	if p.MaxHeadingLen <= 0 {
+		p.MaxHeadingLen = d.MaxHeadingLen
+	}
+	return p
+}
+
+// Chunk is one passage of a document.
+type Chunk struct {
+	Ordinal   int    // 0-based position in the document
+	Text      string // the passage, trimmed
+	Heading   string // heading trail in force at Start, e.g. "Install > Linux"
+	Start     int    // byte offset of Text in the document text
+	End       int
+	LineStart int // 1-based line of Start
+	LineEnd   int // 1-based line of the last byte
+	Unit      extract.UnitKind
+	Page      int    // number of the unit (page, slide, sheet), 0 when the document has none
+	Label     string // unit label: sheet name, attachment name
+}
+
+// Split cuts doc into chunks. Chunks never cross a unit boundary, so each
+// cites one page; within a unit, a window ends at the last paragraph break,
+// else sentence end, else line break in its second half, else it is cut.
+func Split(doc *extract.Document, p Params) []Chunk {
+	p = p.normalized()
+	text := doc.Text
+	lines := newLineIndex(text)
+	heads := headingTrail(text, doc.Headings, p.MaxHeadingLen)
+	var out []Chunk
+	for _, seg := range segments(doc) {
+		for _, r := range windows(text, seg.Start, seg.End, p) {
+			out = append(out, Chunk{
+				Ordinal:   len(out),
+				Text:      text[r[0]:r[1]],
+				Heading:   heads.at(r[0]),
+				Start:     r[0],
+				End:       r[1],
+				LineStart: lines.line(r[0]),
+				LineEnd:   lines.line(r[1] - 1),
+				Unit:      seg.Kind,
+				Page:      seg.Number,
+				Label:     seg.Label,
+			})
+		}
+	}
+	return out
+}
+
+// segments returns the units of doc plus the text between them, so text
+// outside every unit is still indexed.
+func segments(doc *extract.Document) []extract.Unit {
+	if len(doc.Units) == 0 {
+		return []extract.Unit{{Start: 0, End: len(doc.Text)}}
+	}
+	units := append([]extract.Unit(nil), doc.Units...)
+	sort.SliceStable(units, func(i, j int) bool { return units[i].Start < units[j].Start })
+	var out []extract.Unit
+	pos := 0
+	for _, u := range units {
+		if u.Start < pos {
+			u.Start = pos // overlapping units: the earlier one keeps the text
+		}
+		if u.Start > pos && strings.TrimSpace(doc.Text[pos:u.Start]) != "" {
+			out = append(out, extract.Unit{Start: pos, End: u.Start})
+		}
+		if u.End > u.Start {
+			out = append(out, u)
+			pos = u.End
+		}
+	}
+	if pos < len(doc.Text) && strings.TrimSpace(doc.Text[pos:]) != "" {
+		out = append(out, extract.Unit{Start: pos, End: len(doc.Text)})
+	}
+	return out
+}
+
+// windows returns [start, end) byte ranges of the chunks of text[s:e].
+func windows(text string, s, e int, p Params) [][2]int {
+	var out [][2]int
+	pos := skipSpace(text, s, e)
+	for pos < e {
+		limit := advance(text, pos, e, p.Size)
+		if limit >= e {
+			if end := trimRight(text, pos, e); end > pos {
+				out = append(out, [2]int{pos, end})
+			}
+			break
+		}
+		half := advance(text, pos, e, p.Size/2)
+		cut := boundary(text, half, limit)
+		if end := trimRight(text, pos, cut); end > pos {
+			out = append(out, [2]int{pos, end})
+		}
+		next := back(text, cut, pos, p.Overlap)
+		next = wordStart(text, next, cut)
+		if next <= pos { // cannot happen with Overlap < Size/2; guard against loops anyway
+			next = cut
+		}
+		pos = skipSpace(text, next, e)
+	}
+	return out
+}
+
+// boundary picks where a window ending at limit should end, searching
+// text[from:limit] for a paragraph break, then a sentence end, then a line
+// break; with none, the window is cut at the last space, else at limit.
+func boundary(text string, from, limit int) int {
+	w := text[from:limit]
+	if i := strings.LastIndex(w, "\n\n"); i >= 0 {
+		return from + i + 2
+	}
+	if i := lastSentenceEnd(w); i >= 0 {
+		return from + i
+	}
+	if i := strings.LastIndexByte(w, '\n'); i >= 0 {
+		return from + i + 1
+	}
+	if i := strings.LastIndexByte(w, ' '); i >= 0 && i > len(w)/2 {
+		return from + i + 1
+	}
+	return limit
+}
+
+// lastSentenceEnd returns the offset just past the last ". ", "! ", "? "
+// (or the same before a newline) in w, or -1.
+func lastSentenceEnd(w string) int {
+	for i := len(w) - 2; i >= 0; i-- {
+		switch w[i] {
+		case '.', '!', '?', ';':
+			if c := w[i+1]; c == ' ' || c == '\n' || c == '\t' {
+				if w[i] == '.' && i > 0 && isAbbrevDot(w, i) {
+					continue
+				}
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// isAbbrevDot reports whether the dot at w[i] follows a single letter or a
+// digit ("e.g. ", "Fig. 3" is not caught, "3. " is a list), which rarely
+// ends a sentence.
+func isAbbrevDot(w string, i int) bool {
+	if i >= 1 && (i == 1 || w[i-2] == ' ' || w[i-2] == '.') && unicode.IsLetter(rune(w[i-1])) {
+		return true
+	}
+	return false
+}
+
+// advance returns the byte offset n runes after pos, at most e.
+func advance(text string, pos, e, n int) int {
+	for ; n > 0 && pos < e; n-- {
+		if text[pos] < utf8.RuneSelf {
+			pos++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(text[pos:e])
+		pos += size
+	}
+	return pos
+}
+
+// back returns the byte offset n runes before pos, at least lo.
+func back(text string, pos, lo, n int) int {
+	for ; n > 0 && pos > lo; n-- {
+		_, size := utf8.DecodeLastRuneInString(text[lo:pos])
+		pos -= size
+	}
+	return pos
+}
+
+// wordStart moves pos forward to the start of a word if it sits inside one,
+// as long as that stays before limit.
+func wordStart(text string, pos, limit int) int {
+	if pos == 0 || isSpaceByte(text[pos-1]) {
+		return pos
+	}
+	for i := pos; i < limit; i++ {
+		if isSpaceByte(text[i]) {
+			return i + 1
+		}
+	}
+	return pos
+}
+
+func skipSpace(text string, pos, e int) int {
+	for pos < e && isSpaceByte(text[pos]) {
+		pos++
+	}
+	return pos
+}
+
+func trimRight(text string, s, e int) int {
+	for e > s && isSpaceByte(text[e-1]) {
+		e--
+	}
+	return e
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' }
+
+// lineIndex maps byte offsets to 1-based line numbers.
+type lineIndex []int // offsets of the first byte of each line after the first
+
+func newLineIndex(text string) lineIndex {
+	var idx lineIndex
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			idx = append(idx, i+1)
+		}
+	}
+	return idx
+}
+
+func (l lineIndex) line(off int) int {
+	return sort.SearchInts(l, off+1) + 1
+}

@@ -1,0 +1,137 @@
+package chunk
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+
+	"cairn/core/extract"
+)
+
+var (
+	markdownHeading = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
+	numberedHeading = regexp.MustCompile(`^((?:\d{1,3}\.)*\d{1,3})\.?\s+(\p{Lu}.{1,100})$`)
+)
+
+// levelColon ranks "Title:" headings below every other kind.
+const levelColon = 9
+
+// trail answers "which headings are in force at offset x".
+type trail struct {
+	offsets []int
+	texts   []string
+}
+
+func (t trail) at(off int) string {
+	i := sort.SearchInts(t.offsets, off+1) - 1
+	if i < 0 {
+		return ""
+	}
+	return t.texts[i]
+}
+
+// headingTrail finds the headings of text (explicit ones from the extractor
+// plus Markdown "#", numbered "3.2.1 Title", ALL CAPS lines and short
+// "Title:" lines) and records, at each heading, the trail of enclosing
+// headings ("Setup > Network"), cut to maxLen characters.
+func headingTrail(text string, explicit []extract.Heading, maxLen int) trail {
+	hs := append([]extract.Heading(nil), explicit...)
+	if len(hs) == 0 { // formats that mark headings (HTML, DOCX) need no guessing
+		hs = detectHeadings(text)
+	}
+	sort.SliceStable(hs, func(i, j int) bool { return hs[i].Offset < hs[j].Offset })
+	var t trail
+	var stack []extract.Heading
+	for _, h := range hs {
+		for len(stack) > 0 && stack[len(stack)-1].Level >= h.Level {
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, h)
+		parts := make([]string, len(stack))
+		for i, s := range stack {
+			parts[i] = s.Text
+		}
+		t.offsets = append(t.offsets, h.Offset)
+		t.texts = append(t.texts, cutRunes(strings.Join(parts, " > "), maxLen))
+	}
+	return t
+}
+
+// detectHeadings finds heading lines in plain text.
+func detectHeadings(text string) []extract.Heading {
+	var out []extract.Heading
+	prevBlank, fenced := true, false
+	off := 0
+	for off <= len(text) {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text) - off
+		}
+		line := strings.TrimSpace(text[off : off+end])
+		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+			fenced = !fenced // "# comment" inside a code block is no heading
+		}
+		if level, title, ok := headingLine(line, prevBlank); ok && !fenced {
+			out = append(out, extract.Heading{Offset: off, Level: level, Text: title})
+		}
+		prevBlank = line == ""
+		off += end + 1
+	}
+	return out
+}
+
+// headingLine classifies one trimmed line.
+func headingLine(line string, prevBlank bool) (level int, title string, ok bool) {
+	if line == "" || len(line) > 200 {
+		return 0, "", false
+	}
+	if m := markdownHeading.FindStringSubmatch(line); m != nil {
+		return len(m[1]), m[2], true
+	}
+	if m := numberedHeading.FindStringSubmatch(line); m != nil && !strings.HasSuffix(line, ".") && len(line) <= 100 {
+		return strings.Count(m[1], ".") + 1, line, true
+	}
+	if isAllCaps(line) {
+		return 1, line, true
+	}
+	if prevBlank && strings.HasSuffix(line, ":") && len(line) <= 60 && len(line) > 2 {
+		first := []rune(line)[0]
+		if unicode.IsUpper(first) && !strings.HasPrefix(line, "http") {
+			return levelColon, strings.TrimSuffix(line, ":"), true
+		}
+	}
+	return 0, "", false
+}
+
+// isAllCaps reports whether line is a short title in capitals: at least three
+// letters, none lower case, and mostly letters (so "--- 2024 ---" is not).
+func isAllCaps(line string) bool {
+	if len(line) > 80 {
+		return false
+	}
+	letters, other := 0, 0
+	for _, r := range line {
+		switch {
+		case unicode.IsLower(r):
+			return false
+		case unicode.IsUpper(r):
+			letters++
+		case r == ' ' || r == '-' || r == '&' || r == '/' || r == ',' || unicode.IsDigit(r):
+		default:
+			other++
+		}
+	}
+	return letters >= 3 && other <= 2
+}
+
+func cutRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,257 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net/mail"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/text/encoding/htmlindex"
+)
+
+// maxMIMEParts bounds the parts walked in one message (a hostile message can
+// nest thousands of empty parts).
+const maxMIMEParts = 1000
+
+// extractEmail reads an RFC 5322 message: the main headers, the text body
+// (text/plain preferred, else HTML rendered as text) and, through the
+// registry, every attachment it can read, each as a unit labelled with the
+// attachment's name.
+func extractEmail(r *Registry) func(ctx context.Context, f File, lim Limits) (*Document, error) {
+	return func(ctx context.Context, f File, lim Limits) (*Document, error) {
+		b, err := readAll(f, lim)
+		if err != nil {
+			return nil, err
+		}
+		return r.emailDocument(ctx, b, lim)
+	}
+}
+
+func (r *Registry) emailDocument(ctx context.Context, raw []byte, lim Limits) (*Document, error) {
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("not a readable e-mail message: %w", err)
+	}
+	dec := &mime.WordDecoder{CharsetReader: charsetReader}
+	header := func(k string) string {
+		v := msg.Header.Get(k)
+		if d, err := dec.DecodeHeader(v); err == nil {
+			return d
+		}
+		return v
+	}
+	doc := &Document{Format: "email", Title: header("Subject")}
+	var sb strings.Builder
+	for _, k := range []string{"From", "To", "Cc", "Date", "Subject"} {
+		if v := header(k); v != "" {
+			fmt.Fprintf(&sb, "%s: %s\n", k, v)
+		}
+	}
+	sb.WriteByte('\n')
+	w := &mimeWalker{ctx: ctx, reg: r, lim: lim}
+	w.part(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), "", msg.Body, 0)
+	if w.err != nil {
+		return nil, w.err
+	}
+	body := w.plain
+	if strings.TrimSpace(body) == "" {
+		body = w.html
+	}
+	sb.WriteString(strings.TrimSpace(body))
+	doc.Units = append(doc.Units, Unit{Kind: UnitMessage, Number: 1, Start: 0, End: sb.Len()})
+	for _, a := range w.attachments {
+		sb.WriteString("\n\n")
+		start := sb.Len()
+		fmt.Fprintf(&sb, "Attachment: %s\n", a.name)
+		base := sb.Len()
+		sb.WriteString(a.doc.Text)
+		if len(a.doc.Units) == 0 {
+			doc.Units = append(doc.Units, Unit{Kind: UnitAttachment, Number: len(doc.Units) + 1, Label: a.name, Start: start, End: sb.Len()})
+		}
+		for _, u := range a.doc.Units {
+			u.Start += base
+			u.End += base
+			if u.Number == 1 && u.Start == base {
+				u.Start = start // the "Attachment:" line belongs to its first unit
+			}
+			u.Label = strings.TrimSpace(a.name + " " + u.Label)
+			doc.Units = append(doc.Units, u)
+		}
+		for _, h := range a.doc.Headings {
+			h.Offset += base
+			doc.Headings = append(doc.Headings, h)
+		}
+	}
+	doc.Warnings = append(doc.Warnings, w.warnings...)
+	doc.Text = sb.String()
+	return doc, nil
+}
+
+type attachment struct {
+	name string
+	doc  *Document
+}
+
+type mimeWalker struct {
+	ctx         context.Context
+	reg         *Registry
+	lim         Limits
+	plain, html string
+	attachments []attachment
+	warnings    []string
+	parts       int
+	err         error
+}
+
+func (w *mimeWalker) part(contentType, cte, disposition string, body io.Reader, depth int) {
+	if w.err != nil {
+		return
+	}
+	if w.parts++; w.parts > maxMIMEParts {
+		if w.parts == maxMIMEParts+1 {
+			w.warnings = append(w.warnings, fmt.Sprintf("more than %d MIME parts; the rest were skipped", maxMIMEParts))
+		}
+		return
+	}
+	if err := w.ctx.Err(); err != nil {
+		w.err = err
+		return
+	}
+	mediaType, params, err := mime.ParseMediaType(contentType)
+	if contentType == "" || err != nil {
+		mediaType, params = "text/plain", map[string]string{}
+	}
+	dispType, dispParams, _ := mime.ParseMediaType(disposition)
+	name := dispParams["filename"]
+	if name == "" {
+		name = params["name"]
+	}
+	if strings.HasPrefix(mediaType, "multipart/") {
+		if depth > 20 {
+			w.warnings = append(w.warnings, "MIME nesting too deep; inner parts skipped")
+			return
+		}
+		mr := multipart.NewReader(body, params["boundary"])
+		for {
+			p, err := mr.NextPart()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				w.warnings = append(w.warnings, "broken MIME structure: "+err.Error())
+				return
+			}
+			w.part(p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"),
+				p.Header.Get("Content-Disposition"), p, depth+1)
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(decodeTransfer(body, cte), w.lim.MaxFileBytes+1))
+	if err != nil {
+		w.warnings = append(w.warnings, fmt.Sprintf("part %q unreadable: %v", name, err))
+		return
+	}
+	isAttachment := dispType == "attachment" || (name != "" && !strings.HasPrefix(mediaType, "text/"))
+	if !isAttachment && mediaType == "text/plain" && w.plain == "" {
+		w.plain = normalizeNewlines(decodeCharset(data, params["charset"]))
+		return
+	}
+	if !isAttachment && mediaType == "text/html" && w.html == "" {
+		text, err := HTMLText(w.ctx, []byte(decodeCharset(data, params["charset"])))
+		if err == nil {
+			w.html = text
+		}
+		return
+	}
+	if mediaType == "message/rfc822" {
+		if name == "" {
+			name = "forwarded message.eml"
+		}
+	}
+	if name == "" {
+		return // inline parts without a name (signatures, calendar blobs) carry no document
+	}
+	name = filepath.Base(name)
+	if mediaType == "message/rfc822" && filepath.Ext(name) == "" {
+		name += ".eml"
+	}
+	doc, err := w.reg.ExtractNested(w.ctx, File{Name: name, Size: int64(len(data)), R: bytes.NewReader(data)}, w.lim)
+	if err != nil {
+		w.warnings = append(w.warnings, fmt.Sprintf("attachment %s skipped: %v", name, err))
+		return
+	}
+	w.attachments = append(w.attachments, attachment{name: name, doc: doc})
+	w.warnings = append(w.warnings, prefixAll("attachment "+name+": ", doc.Warnings)...)
+}
+
+func decodeTransfer(r io.Reader, cte string) io.Reader {
+	switch strings.ToLower(strings.TrimSpace(cte)) {
+	case "base64":
+		return base64.NewDecoder(base64.StdEncoding, &stripSpace{r: r})
+	case "quoted-printable":
+		return quotedprintable.NewReader(r)
+	}
+	return r
+}
+
+// stripSpace drops CR, LF, spaces and tabs, which base64 bodies wrap with.
+type stripSpace struct{ r io.Reader }
+
+func (s *stripSpace) Read(p []byte) (int, error) {
+	for {
+		n, err := s.r.Read(p)
+		j := 0
+		for _, c := range p[:n] {
+			if c != '\r' && c != '\n' && c != ' ' && c != '\t' {
+				p[j] = c
+				j++
+			}
+		}
+		if j > 0 || err != nil {
+			return j, err
+		}
+	}
+}
+
+// decodeCharset converts data in the named charset to UTF-8, falling back to
+// decodeText's guess when the charset is missing or unknown.
+func decodeCharset(data []byte, charset string) string {
+	cs := strings.ToLower(strings.TrimSpace(charset))
+	if cs == "" || cs == "utf-8" || cs == "us-ascii" || cs == "utf8" {
+		s, _ := decodeText(data)
+		return s
+	}
+	enc, err := htmlindex.Get(cs)
+	if err != nil {
+		s, _ := decodeText(data)
+		return s
+	}
+	out, err := enc.NewDecoder().Bytes(data)
+	if err != nil {
+		s, _ := decodeText(data)
+		return s
+	}
+	return strings.ToValidUTF8(string(out), "\uFFFD")
+}
+
+func charsetReader(charset string, input io.Reader) (io.Reader, error) {
+	enc, err := htmlindex.Get(strings.ToLower(charset))
+	if err != nil {
+		return nil, fmt.Errorf("unknown charset %q", charset)
+	}
+	return enc.NewDecoder().Reader(input), nil
+}
+
+func prefixAll(prefix string, ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = prefix + s
+	}
+	return out
+}

@@ -1,0 +1,93 @@
+// Package extract turns files into text plus the structure needed to cite
+// them: pages, slides, sheets, messages and headings with byte offsets.
+//
+// One extractor per format sits behind a Registry keyed by file extension
+// and, when the extension says nothing, by the first bytes of the file. An
+// extractor never panics the caller: Registry.Extract recovers, bounds the
+// work by Limits, and returns errors that say whether the file was skipped on
+// purpose (ErrUnsupported, ErrBinary, ErrEncrypted, ErrTooLarge) or failed.
+package extract
+
+import (
+	"context"
+	"errors"
+	"io"
+)
+
+// Skip reasons. Errors wrapping these mean the file was deliberately not
+// indexed; anything else means extraction failed.
+var (
+	ErrUnsupported = errors.New("unsupported file type")
+	ErrBinary      = errors.New("binary file")
+	ErrEncrypted   = errors.New("encrypted file")
+	ErrTooLarge    = errors.New("file too large")
+	ErrEmpty       = errors.New("no text")
+)
+
+// IsSkip reports whether err is a deliberate skip rather than a failure.
+func IsSkip(err error) bool {
+	return errors.Is(err, ErrUnsupported) || errors.Is(err, ErrBinary) ||
+		errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrEmpty)
+}
+
+// File is the input of an extractor: a name (for the extension and messages)
+// and random access to the bytes, so zip- and PDF-based formats need no copy.
+type File struct {
+	Name string // base name or path; only the extension and messages use it
+	Size int64
+	R    io.ReaderAt
+}
+
+// Document is what an extractor returns.
+type Document struct {
+	Title    string    // from the format's metadata when present
+	Format   string    // short name of the format: "text", "markdown", "html", "pdf", ...
+	Text     string    // valid UTF-8
+	Units    []Unit    // pages, slides, sheets, messages in order; empty when the format has none
+	Headings []Heading // headings the format marks explicitly; the chunker detects more in plain text
+	Warnings []string  // problems that did not stop extraction, e.g. "page 4: no text layer and OCR unavailable"
+}
+
+// UnitKind names what a Unit's number counts.
+type UnitKind string
+
+const (
+	UnitPage       UnitKind = "page"
+	UnitSlide      UnitKind = "slide"
+	UnitSheet      UnitKind = "sheet"
+	UnitMessage    UnitKind = "message"
+	UnitAttachment UnitKind = "attachment"
+	UnitChapter    UnitKind = "chapter"
+)
+
+// Unit is a citable part of a document: Text[Start:End] is page Number.
+// Units are sorted by Start and do not overlap. Chunks never cross a unit
+// boundary, so every chunk cites exactly one page, slide or sheet.
+type Unit struct {
+	Kind   UnitKind
+	Number int    // 1-based
+	Label  string // sheet name, chapter title, attachment name; may be empty
+	Start  int
+	End    int
+}
+
+// Heading is a heading at byte offset Offset of Document.Text.
+type Heading struct {
+	Offset int
+	Level  int // 1 = top level
+	Text   string
+}
+
+// Extractor extracts one format. Implementations must honour ctx, must not
+// read beyond f.Size, and report limit violations with ErrTooLarge.
+type Extractor interface {
+	Extract(ctx context.Context, f File, lim Limits) (*Document, error)
+}
+
+// ExtractorFunc adapts a function to Extractor.
+type ExtractorFunc func(ctx context.Context, f File, lim Limits) (*Document, error)
+
+// Extract calls fn.
+func (fn ExtractorFunc) Extract(ctx context.Context, f File, lim Limits) (*Document, error) {
+	return fn(ctx, f, lim)
+}

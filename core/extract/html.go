@@ -1,0 +1,284 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+func extractHTML(ctx context.Context, f File, lim Limits) (*Document, error) {
+	b, err := readAll(f, lim)
+	if err != nil {
+		return nil, err
+	}
+	return htmlDocument(ctx, b)
+}
+
+// htmlDocument renders HTML as text: block elements on their own lines,
+// headings recorded, table rows written with their header cells, scripts
+// and styles dropped.
+func htmlDocument(ctx context.Context, b []byte) (*Document, error) {
+	text, _ := decodeText(b)
+	root, err := html.Parse(strings.NewReader(text))
+	if err != nil {
+		return nil, fmt.Errorf("parse HTML: %w", err)
+	}
+	w := &htmlWriter{ctx: ctx}
+	w.walk(root, 0)
+	if w.err != nil {
+		return nil, w.err
+	}
+	return &Document{Format: "html", Title: w.title, Text: w.text(), Headings: w.headings}, nil
+}
+
+// HTMLText renders an HTML fragment (an e-mail body) as plain text.
+func HTMLText(ctx context.Context, b []byte) (string, error) {
+	d, err := htmlDocument(ctx, b)
+	if err != nil {
+		return "", err
+	}
+	return d.Text, nil
+}
+
+type htmlWriter struct {
+	ctx      context.Context
+	buf      bytes.Buffer
+	title    string
+	headings []Heading
+	pre      int // depth inside <pre>
+	space    bool
+	nodes    int
+	err      error
+}
+
+const maxHTMLDepth = 512
+
+func (w *htmlWriter) walk(n *html.Node, depth int) {
+	if w.err != nil {
+		return
+	}
+	if w.nodes++; w.nodes%4096 == 0 && w.ctx.Err() != nil {
+		w.err = w.ctx.Err()
+		return
+	}
+	if depth > maxHTMLDepth {
+		return // pathological nesting: ignore what is below, keep what we have
+	}
+	switch n.Type {
+	case html.TextNode:
+		w.writeText(n.Data)
+		return
+	case html.ElementNode:
+		switch n.DataAtom {
+		case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object:
+			return
+		case atom.Title:
+			if w.title == "" {
+				w.title = strings.Join(strings.Fields(nodeText(n)), " ")
+			}
+			return
+		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			w.newline(2)
+			title := strings.Join(strings.Fields(nodeText(n)), " ")
+			if title != "" {
+				w.headings = append(w.headings, Heading{Offset: w.buf.Len(), Level: int(n.Data[1] - '0'), Text: title})
+				w.buf.WriteString(title)
+			}
+			w.newline(2)
+			return
+		case atom.Table:
+			w.newline(2)
+			w.table(n)
+			w.newline(2)
+			return
+		case atom.Br:
+			w.newline(1)
+			return
+		case atom.Pre:
+			w.newline(2)
+			w.pre++
+			defer func() { w.pre--; w.newline(2) }()
+		case atom.Li:
+			w.newline(1)
+			w.buf.WriteString("- ")
+			w.space = false
+		}
+		if isBlock(n.DataAtom) {
+			w.newline(2)
+			defer w.newline(2)
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.walk(c, depth+1)
+	}
+}
+
+// writeText appends a text node, collapsing whitespace as a browser does.
+func (w *htmlWriter) writeText(s string) {
+	if w.pre > 0 {
+		w.buf.WriteString(s)
+		w.space = false
+		return
+	}
+	for len(s) > 0 {
+		i := strings.IndexFunc(s, func(r rune) bool { return !isHTMLSpace(r) })
+		if i != 0 {
+			w.space = true
+			if i < 0 {
+				return
+			}
+			s = s[i:]
+		}
+		j := strings.IndexFunc(s, isHTMLSpace)
+		if j < 0 {
+			j = len(s)
+		}
+		if w.space && w.buf.Len() > 0 && !endsWithSpace(w.buf.Bytes()) {
+			w.buf.WriteByte(' ')
+		}
+		w.buf.WriteString(s[:j])
+		w.space = false
+		s = s[j:]
+	}
+}
+
+// newline ends the current line and makes sure at most n newlines separate
+// blocks.
+func (w *htmlWriter) newline(n int) {
+	b := w.buf.Bytes()
+	have := 0
+	for i := len(b) - 1; i >= 0 && b[i] == '\n'; i-- {
+		have++
+	}
+	if len(b) == 0 {
+		return
+	}
+	for ; have < n; have++ {
+		w.buf.WriteByte('\n')
+	}
+	w.space = false
+}
+
+// table writes each row as "Header: value | Header: value" so that a chunk
+// holding some of the rows still says what every value is.
+func (w *htmlWriter) table(t *html.Node) {
+	var rows [][]string
+	var header []string
+	var collect func(n *html.Node, depth int)
+	collect = func(n *html.Node, depth int) {
+		if depth > maxHTMLDepth {
+			return
+		}
+		if n.Type == html.ElementNode && n.DataAtom == atom.Tr {
+			var cells []string
+			allTH := true
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) {
+					cells = append(cells, strings.Join(strings.Fields(nodeText(c)), " "))
+					allTH = allTH && c.DataAtom == atom.Th
+				}
+			}
+			if len(cells) == 0 {
+				return
+			}
+			if allTH && header == nil {
+				header = cells
+			} else {
+				rows = append(rows, cells)
+			}
+			return
+		}
+		if n.Type == html.ElementNode && n.DataAtom == atom.Table && n != t {
+			return // nested tables are rare; their text already sits in a cell
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			collect(c, depth+1)
+		}
+	}
+	collect(t, 0)
+	w.buf.WriteString(TableText(header, rows))
+}
+
+// TableText renders rows under a header as lines of "Header: value" pairs
+// joined by " | ". Without a header, cells are joined by " | ".
+func TableText(header []string, rows [][]string) string {
+	var sb strings.Builder
+	if len(header) > 0 && len(rows) == 0 {
+		sb.WriteString(strings.Join(header, " | "))
+	}
+	for i, row := range rows {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		first := true
+		for j, cell := range row {
+			if cell == "" {
+				continue
+			}
+			if !first {
+				sb.WriteString(" | ")
+			}
+			first = false
+			if j < len(header) && header[j] != "" {
+				sb.WriteString(header[j])
+				sb.WriteString(": ")
+			}
+			sb.WriteString(cell)
+		}
+	}
+	return sb.String()
+}
+
+func (w *htmlWriter) text() string {
+	return strings.TrimSpace(w.buf.String())
+}
+
+func nodeText(n *html.Node) string {
+	var sb strings.Builder
+	var rec func(*html.Node, int)
+	rec = func(n *html.Node, depth int) {
+		if depth > maxHTMLDepth {
+			return
+		}
+		if n.Type == html.TextNode {
+			sb.WriteString(n.Data)
+			return
+		}
+		if n.Type == html.ElementNode {
+			switch n.DataAtom {
+			case atom.Script, atom.Style:
+				return
+			case atom.Br, atom.P, atom.Div, atom.Li:
+				sb.WriteByte(' ')
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c, depth+1)
+		}
+	}
+	rec(n, 0)
+	return sb.String()
+}
+
+func isBlock(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Div, atom.Section, atom.Article, atom.Header, atom.Footer, atom.Nav,
+		atom.Aside, atom.Main, atom.Blockquote, atom.Ul, atom.Ol, atom.Dl, atom.Dt, atom.Dd,
+		atom.Figure, atom.Figcaption, atom.Form, atom.Fieldset, atom.Address, atom.Hr,
+		atom.Details, atom.Summary, atom.Body, atom.Caption:
+		return true
+	}
+	return false
+}
+
+func isHTMLSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\u00a0'
+}
+
+func endsWithSpace(b []byte) bool {
+	return len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\n')
+}

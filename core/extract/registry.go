@@ -1,0 +1,272 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits bound the work one file may cause. Zero fields mean "no limit" only
+// where noted; DefaultLimits gives sane values.
+type Limits struct {
+	MaxFileBytes    int64         // larger files are skipped before reading
+	MaxTextBytes    int64         // extracted text beyond this is cut, with a warning
+	MaxUncompressed int64         // total bytes an archive-based format may inflate
+	MaxRatio        float64       // per-entry compression ratio treated as a zip bomb
+	MaxDepth        int           // nesting of attachments and embedded documents
+	Timeout         time.Duration // wall time per file, including OCR
+	Depth           int           // current nesting depth; set by the registry
+}
+
+// DefaultLimits are the limits used when the configuration does not say.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxFileBytes:    64 << 20,
+		MaxTextBytes:    32 << 20,
+		MaxUncompressed: 512 << 20,
+		MaxRatio:        200,
+		MaxDepth:        3,
+		Timeout:         2 * time.Minute,
+	}
+}
+
+// Registry maps file types to extractors.
+type Registry struct {
+	byExt  map[string]Extractor
+	byKind map[string]Extractor // sniffed kinds: "pdf", "zip", "png", ...
+	lim    Limits
+}
+
+// NewRegistry returns a registry with every built-in extractor registered.
+func NewRegistry(lim Limits) *Registry {
+	r := &Registry{byExt: map[string]Extractor{}, byKind: map[string]Extractor{}, lim: lim}
+	registerText(r)
+	return r
+}
+
+// Limits returns the limits the registry applies.
+func (r *Registry) Limits() Limits { return r.lim }
+
+// Register makes e handle files with the given extensions (".pdf"; case is
+// ignored), replacing any earlier extractor.
+func (r *Registry) Register(e Extractor, exts ...string) {
+	for _, x := range exts {
+		r.byExt[strings.ToLower(x)] = e
+	}
+}
+
+// RegisterKind makes e handle files whose first bytes sniff as kind (see
+// Sniff) when their extension is unknown.
+func (r *Registry) RegisterKind(e Extractor, kinds ...string) {
+	for _, k := range kinds {
+		r.byKind[k] = e
+	}
+}
+
+// Supports reports whether name's extension has an extractor.
+func (r *Registry) Supports(name string) bool {
+	_, ok := r.byExt[ext(name)]
+	return ok
+}
+
+// Extensions lists the registered extensions.
+func (r *Registry) Extensions() []string {
+	out := make([]string, 0, len(r.byExt))
+	for x := range r.byExt {
+		out = append(out, x)
+	}
+	return out
+}
+
+// Extract picks an extractor for f and runs it within the registry's limits.
+// A panic inside an extractor becomes an error naming the file.
+func (r *Registry) Extract(ctx context.Context, f File) (*Document, error) {
+	return r.extract(ctx, f, r.lim)
+}
+
+// ExtractNested extracts an embedded file (an e-mail attachment, a document
+// inside an archive) one level deeper than lim, refusing past MaxDepth.
+func (r *Registry) ExtractNested(ctx context.Context, f File, lim Limits) (*Document, error) {
+	lim.Depth++
+	if lim.MaxDepth > 0 && lim.Depth > lim.MaxDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrTooLarge, lim.MaxDepth)
+	}
+	return r.extract(ctx, f, lim)
+}
+
+func (r *Registry) extract(ctx context.Context, f File, lim Limits) (doc *Document, err error) {
+	if lim.MaxFileBytes > 0 && f.Size > lim.MaxFileBytes {
+		return nil, fmt.Errorf("%w: %s is larger than the %s limit", ErrTooLarge, formatBytes(f.Size), formatBytes(lim.MaxFileBytes))
+	}
+	if f.Size == 0 {
+		return nil, fmt.Errorf("%w: empty file", ErrEmpty)
+	}
+	e, err := r.pick(f)
+	if err != nil {
+		return nil, err
+	}
+	if lim.Timeout > 0 && lim.Depth == 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
+		defer cancel()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			doc, err = nil, fmt.Errorf("extractor crashed on %s: %v\n%s", f.Name, p, debug.Stack())
+		}
+	}()
+	doc, err = e.Extract(ctx, f, lim)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			return nil, fmt.Errorf("extraction took longer than %s: %w", lim.Timeout, err)
+		}
+		return nil, err
+	}
+	finish(doc, lim)
+	if strings.TrimSpace(doc.Text) == "" {
+		return nil, fmt.Errorf("%w: the file contains no extractable text", ErrEmpty)
+	}
+	return doc, nil
+}
+
+func (r *Registry) pick(f File) (Extractor, error) {
+	x := ext(f.Name)
+	if e, ok := r.byExt[x]; ok {
+		return e, nil
+	}
+	head := make([]byte, 8192)
+	n, err := f.R.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("read %s: %w", f.Name, err)
+	}
+	head = head[:n]
+	kind := Sniff(head)
+	if e, ok := r.byKind[kind]; ok {
+		return e, nil
+	}
+	switch kind {
+	case "text":
+		return r.byExt[".txt"], nil
+	case "binary":
+		return nil, fmt.Errorf("%w: not a text format Cairn reads", ErrBinary)
+	}
+	if x == "" {
+		x = "without extension"
+	}
+	return nil, fmt.Errorf("%w: %s (%s)", ErrUnsupported, x, kind)
+}
+
+// finish makes the document safe for the rest of the pipeline: valid UTF-8,
+// no NUL bytes, text within MaxTextBytes, units and headings inside the text.
+func finish(doc *Document, lim Limits) {
+	if !utf8.ValidString(doc.Text) || strings.IndexByte(doc.Text, 0) >= 0 {
+		doc.Text = strings.ToValidUTF8(strings.ReplaceAll(doc.Text, "\x00", ""), "\uFFFD")
+	}
+	if lim.MaxTextBytes > 0 && int64(len(doc.Text)) > lim.MaxTextBytes {
+		cut := int(lim.MaxTextBytes)
+		for cut > 0 && !utf8.RuneStart(doc.Text[cut]) {
+			cut--
+		}
+		doc.Text = doc.Text[:cut]
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("text cut at %s (limit)", formatBytes(lim.MaxTextBytes)))
+	}
+	n := len(doc.Text)
+	units := doc.Units[:0]
+	for _, u := range doc.Units {
+		u.Start, u.End = clamp(u.Start, 0, n), clamp(u.End, 0, n)
+		if u.End > u.Start {
+			units = append(units, u)
+		}
+	}
+	doc.Units = units
+	hs := doc.Headings[:0]
+	for _, h := range doc.Headings {
+		if h.Offset >= 0 && h.Offset <= n {
+			hs = append(hs, h)
+		}
+	}
+	doc.Headings = hs
+}
+
+// Sniff names the kind of content from its first bytes: "pdf", "zip",
+// "ole" (legacy Office), "png", "jpeg", "gif", "tiff", "bmp", "webp",
+// "gzip", "text" or "binary".
+func Sniff(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("%PDF-")):
+		return "pdf"
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		return "zip"
+	case bytes.HasPrefix(head, []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}):
+		return "ole"
+	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
+		return "png"
+	case bytes.HasPrefix(head, []byte{0xFF, 0xD8, 0xFF}):
+		return "jpeg"
+	case bytes.HasPrefix(head, []byte("GIF87a")), bytes.HasPrefix(head, []byte("GIF89a")):
+		return "gif"
+	case bytes.HasPrefix(head, []byte("II*\x00")), bytes.HasPrefix(head, []byte("MM\x00*")):
+		return "tiff"
+	case bytes.HasPrefix(head, []byte("BM")) && len(head) > 14 && !looksText(head):
+		return "bmp"
+	case len(head) >= 12 && bytes.Equal(head[:4], []byte("RIFF")) && bytes.Equal(head[8:12], []byte("WEBP")):
+		return "webp"
+	case bytes.HasPrefix(head, []byte{0x1F, 0x8B}):
+		return "gzip"
+	case bytes.HasPrefix(head, []byte("{\\rtf")):
+		return "rtf"
+	}
+	if looksText(head) {
+		return "text"
+	}
+	return "binary"
+}
+
+// looksText reports whether head is plausibly text in one of the encodings
+// decodeText understands: UTF-16 with a BOM, or bytes without NULs and with
+// few control characters.
+func looksText(head []byte) bool {
+	if len(head) == 0 {
+		return true
+	}
+	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return true
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return false
+	}
+	ctl := 0
+	for _, b := range head {
+		if b < 0x20 && b != '\n' && b != '\r' && b != '\t' && b != '\f' && b != 0x1b {
+			ctl++
+		}
+	}
+	return ctl*100 < len(head)*2 // under 2% control characters
+}
+
+func ext(name string) string {
+	return strings.ToLower(filepath.Ext(name))
+}
+
+func clamp(v, lo, hi int) int {
+	return max(lo, min(v, hi))
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,8 @@
+module cairn
+
+go 1.26.8
+
+require (
+	golang.org/x/net v0.62.0
+	golang.org/x/text v0.43.0
+)
