@@ -42,11 +42,28 @@ type Registry struct {
 	byExt  map[string]Extractor
 	byKind map[string]Extractor // sniffed kinds: "pdf", "zip", "png", ...
 	lim    Limits
+	ocr    OCR
 }
 
+// OCR recognises text in images. core/ocr provides one backed by Tesseract;
+// without one, images are skipped and scanned pages yield a warning.
+type OCR interface {
+	// Recognize returns the text of one encoded image (PNG, JPEG, TIFF, ...).
+	Recognize(ctx context.Context, image []byte) (string, error)
+}
+
+// Option configures a Registry.
+type Option func(*Registry)
+
+// WithOCR makes the registry read images and scanned pages through o.
+func WithOCR(o OCR) Option { return func(r *Registry) { r.ocr = o } }
+
 // NewRegistry returns a registry with every built-in extractor registered.
-func NewRegistry(lim Limits) *Registry {
+func NewRegistry(lim Limits, opts ...Option) *Registry {
 	r := &Registry{byExt: map[string]Extractor{}, byKind: map[string]Extractor{}, lim: lim}
+	for _, o := range opts {
+		o(r)
+	}
 	registerText(r)
 	return r
 }
