@@ -60,36 +60,50 @@ func headingTrail(text string, explicit []extract.Heading, maxLen int) trail {
 
 // detectHeadings finds heading lines in plain text.
 func detectHeadings(text string) []extract.Heading {
-	var out []extract.Heading
-	prevBlank, fenced := true, false
-	off := 0
-	for off <= len(text) {
+	type line struct {
+		off  int
+		text string
+	}
+	var lines []line
+	for off := 0; off <= len(text); {
 		end := strings.IndexByte(text[off:], '\n')
 		if end < 0 {
 			end = len(text) - off
 		}
-		line := strings.TrimSpace(text[off : off+end])
-		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
-			fenced = !fenced // "# comment" inside a code block is no heading
-		}
-		if level, title, ok := headingLine(line, prevBlank); ok && !fenced {
-			out = append(out, extract.Heading{Offset: off, Level: level, Text: title})
-		}
-		prevBlank = line == ""
+		lines = append(lines, line{off, strings.TrimSpace(text[off : off+end])})
 		off += end + 1
+	}
+	var out []extract.Heading
+	fenced := false
+	for i, l := range lines {
+		if strings.HasPrefix(l.text, "```") || strings.HasPrefix(l.text, "~~~") {
+			fenced = !fenced // "# comment" inside a code block is no heading
+			continue
+		}
+		if fenced {
+			continue
+		}
+		prevBlank := i == 0 || lines[i-1].text == ""
+		nextBlank := i == len(lines)-1 || lines[i+1].text == ""
+		if level, title, ok := headingLine(l.text, prevBlank, nextBlank); ok {
+			out = append(out, extract.Heading{Offset: l.off, Level: level, Text: title})
+		}
 	}
 	return out
 }
 
-// headingLine classifies one trimmed line.
-func headingLine(line string, prevBlank bool) (level int, title string, ok bool) {
+// headingLine classifies one trimmed line, given whether the lines around it
+// are blank: a numbered heading stands alone while a numbered list item runs
+// on into more text, and a "Title:" line starts a paragraph.
+func headingLine(line string, prevBlank, nextBlank bool) (level int, title string, ok bool) {
 	if line == "" || len(line) > 200 {
 		return 0, "", false
 	}
 	if m := markdownHeading.FindStringSubmatch(line); m != nil {
 		return len(m[1]), m[2], true
 	}
-	if m := numberedHeading.FindStringSubmatch(line); m != nil && !strings.HasSuffix(line, ".") && len(line) <= 100 {
+	if m := numberedHeading.FindStringSubmatch(line); m != nil && nextBlank && len(strings.Fields(m[2])) <= 12 &&
+		!strings.ContainsAny(line[len(line)-1:], ".,;:!?") {
 		return strings.Count(m[1], ".") + 1, line, true
 	}
 	if isAllCaps(line) {

@@ -25,7 +25,13 @@ func htmlDocument(ctx context.Context, b []byte) (*Document, error) {
 	text, _ := decodeText(b)
 	root, err := html.Parse(strings.NewReader(text))
 	if err != nil {
-		return nil, fmt.Errorf("parse HTML: %w", err)
+		// The parser refuses pathological pages (over 512 open elements);
+		// their text is still worth indexing without the structure.
+		flat, terr := htmlTokensText(ctx, text)
+		if terr != nil {
+			return nil, fmt.Errorf("parse HTML: %w", err)
+		}
+		return &Document{Format: "html", Text: flat, Warnings: []string{"HTML structure ignored: " + err.Error()}}, nil
 	}
 	w := &htmlWriter{ctx: ctx}
 	w.walk(root, 0)
@@ -33,6 +39,38 @@ func htmlDocument(ctx context.Context, b []byte) (*Document, error) {
 		return nil, w.err
 	}
 	return &Document{Format: "html", Title: w.title, Text: w.text(), Headings: w.headings}, nil
+}
+
+// htmlTokensText returns the text of every text token outside scripts and
+// styles, one block per line.
+func htmlTokensText(ctx context.Context, s string) (string, error) {
+	z := html.NewTokenizer(strings.NewReader(s))
+	var b strings.Builder
+	skip := 0
+	for n := 0; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		switch z.Next() {
+		case html.ErrorToken:
+			return strings.TrimSpace(b.String()), nil
+		case html.StartTagToken:
+			if name, _ := z.TagName(); string(name) == "script" || string(name) == "style" {
+				skip++
+			}
+		case html.EndTagToken:
+			if name, _ := z.TagName(); (string(name) == "script" || string(name) == "style") && skip > 0 {
+				skip--
+			}
+		case html.TextToken:
+			if skip == 0 {
+				if t := strings.Join(strings.Fields(string(z.Text())), " "); t != "" {
+					b.WriteString(t)
+					b.WriteByte('\n')
+				}
+			}
+		}
+	}
 }
 
 // HTMLText renders an HTML fragment (an e-mail body) as plain text.

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"cairn/core/index"
+)
+
+func runIndex(ctx context.Context, env *cliEnv, args []string) error {
+	fs := flag.NewFlagSet("index", flag.ContinueOnError)
+	var kb kbFlags
+	kb.add(fs)
+	quiet := fs.Bool("quiet", false, "print only the summary")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{"index needs exactly one folder: cairn index DIR"}
+	}
+	eng, err := kb.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+
+	progress := make(chan index.Progress, 64)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		printProgress(env.stderr, progress, *quiet, isTerminal(env.stderr))
+	}()
+	run, err := eng.Index(ctx, pos[0], progress)
+	<-done
+	if run.ID != 0 {
+		fmt.Fprintf(env.stdout, "%s: %d files seen, %d indexed, %d unchanged, %d skipped, %d failed, %d removed; %d chunks, %.1f MB in %s\n",
+			run.Folder, run.FilesSeen, run.FilesIndexed, run.FilesUnchanged, run.FilesSkipped, run.FilesFailed,
+			run.FilesRemoved, run.Chunks, float64(run.Bytes)/(1<<20), time.Since(run.StartedAt).Round(time.Millisecond))
+	}
+	return err
+}
+
+// printProgress shows a live status line on a terminal and one line per
+// skipped or failed file, so no file is silently missing.
+func printProgress(w io.Writer, ch <-chan index.Progress, quiet, tty bool) {
+	var last time.Time
+	for p := range ch {
+		if f := p.File; f != nil && !quiet && (f.Status == index.StatusSkipped || f.Status == index.StatusFailed) && !f.Unchanged {
+			if tty {
+				fmt.Fprint(w, "\r\033[K")
+			}
+			fmt.Fprintf(w, "%s: %s: %s\n", f.Status, f.Path, f.Reason)
+		}
+		if tty && (time.Since(last) > 100*time.Millisecond || p.Phase == index.PhaseDone) {
+			last = time.Now()
+			fmt.Fprint(w, "\r\033[K"+statusLine(p))
+			if p.Phase == index.PhaseDone {
+				fmt.Fprintln(w)
+			}
+		}
+	}
+}
+
+func statusLine(p index.Progress) string {
+	switch p.Phase {
+	case index.PhaseScanning:
+		return fmt.Sprintf("scanning: %d files found", p.FilesSeen)
+	case index.PhaseEmbedding:
+		return fmt.Sprintf("embedding: %d/%d chunks%s", p.FilesDone, p.FilesTotal, eta(p.ETA))
+	case index.PhaseDone:
+		return fmt.Sprintf("done: %d indexed, %d unchanged, %d skipped, %d failed", p.Indexed, p.Unchanged, p.Skipped, p.Failed)
+	}
+	rate := 0.0
+	if s := p.Elapsed.Seconds(); s > 0 {
+		rate = float64(p.Bytes) / (1 << 20) / s
+	}
+	cur := p.Current
+	if len(cur) > 40 {
+		cur = "…" + cur[len(cur)-39:]
+	}
+	return fmt.Sprintf("%s: %d/%d files, %d chunks, %.1f MB, %.1f MB/s%s  %s",
+		p.Phase, p.FilesDone, p.FilesTotal, p.Chunks, float64(p.Bytes)/(1<<20), rate, eta(p.ETA), cur)
+}
+
+func eta(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return ", ETA " + d.Round(time.Second).String()
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

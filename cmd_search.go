@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"cairn/core"
+	"cairn/core/search"
+)
+
+func runSearch(ctx context.Context, env *cliEnv, args []string) error {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	var kb kbFlags
+	kb.add(fs)
+	def := env.cfg.Retrieval
+	topK := fs.Int("top-k", def.TopK, "results to show")
+	minScore := fs.Float64("min-score", def.MinScore, "drop results below this fused score (0..1)")
+	rrfK := fs.Float64("rrf-k", def.RRFK, "RRF smoothing constant")
+	mode := fs.String("mode", def.Mode, "hybrid, bm25 or vector (default: hybrid when an embedding model is loaded)")
+	fusion := fs.String("fusion", def.Fusion, "rrf or weighted")
+	vw := fs.Float64("vector-weight", def.VectorWeight, "weighted fusion: share of the vector score")
+	perDoc := fs.Int("per-doc", def.PerDocCap, "at most this many results from one file (0: no cap)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	batch := fs.String("batch", "", "read queries from `FILE` (qid<TAB>query per line)")
+	format := fs.String("format", "trec", "batch output format (trec)")
+	paths := fs.String("path", "", "only files under these comma-separated path prefixes")
+	types := fs.String("type", "", "only these comma-separated types (pdf,md,...)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *batch == "" && len(pos) == 0 {
+		return usageError{"search needs a query: cairn search \"how do I reset the device\""}
+	}
+	if *batch != "" && len(pos) > 0 {
+		return usageError{"give either a query or --batch FILE, not both"}
+	}
+	eng, err := kb.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	req := eng.SearchRequest(strings.Join(pos, " "))
+	req.Mode, req.Fusion = search.Mode(*mode), search.Fusion(*fusion)
+	req.TopK, req.MinScore, req.RRFK, req.VectorWeight, req.PerDocCap = *topK, *minScore, *rrfK, *vw, *perDoc
+	req.Filter.PathPrefixes = splitList(*paths)
+	req.Filter.Types = splitList(*types)
+	if *batch != "" {
+		if *format != "trec" {
+			return usageError{fmt.Sprintf("unknown batch format %q (use trec)", *format)}
+		}
+		return searchBatch(ctx, env, eng, req, *batch)
+	}
+	return printSearch(ctx, env, eng, req, *asJSON)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// jsonResult is the stable JSON shape of one result.
+type jsonResult struct {
+	Rank     int     `json:"rank"`
+	Path     string  `json:"path"`
+	Title    string  `json:"title"`
+	Page     int     `json:"page"`
+	Unit     string  `json:"unit,omitempty"`
+	Line     int     `json:"line"`
+	LineEnd  int     `json:"line_end"`
+	Heading  string  `json:"heading,omitempty"`
+	Score    float64 `json:"score"`
+	Snippet  string  `json:"snippet"`
+	ChunkID  int64   `json:"chunk_id"`
+	BM25Rank int     `json:"bm25_rank,omitempty"`
+	VecRank  int     `json:"vector_rank,omitempty"`
+}
+
+func printSearch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.Request, asJSON bool) error {
+	resp, err := eng.Search(ctx, req)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := struct {
+			Query   string       `json:"query"`
+			Mode    search.Mode  `json:"mode"`
+			Results []jsonResult `json:"results"`
+			Notes   []string     `json:"notes,omitempty"`
+			TookMS  float64      `json:"took_ms"`
+		}{Query: req.Query, Mode: resp.Candidates.Mode, Results: []jsonResult{}, Notes: resp.Candidates.Notes,
+			TookMS: float64(resp.Timing.Total.Microseconds()) / 1000}
+		for _, r := range resp.Results {
+			out.Results = append(out.Results, jsonResult{Rank: r.Rank, Path: r.Path, Title: r.Title, Page: r.Page,
+				Unit: r.UnitKind, Line: r.LineStart, LineEnd: r.LineEnd, Heading: r.Heading, Score: round4(r.Score),
+				Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank})
+		}
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if len(resp.Results) == 0 {
+		fmt.Fprintln(env.stdout, "No matching passages.")
+		return nil
+	}
+	bold := isTerminal(env.stdout)
+	for _, r := range resp.Results {
+		fmt.Fprintf(env.stdout, "%2d. %.3f  %s\n", r.Rank, r.Score, location(r.Passage))
+		if r.Heading != "" {
+			fmt.Fprintf(env.stdout, "    § %s\n", r.Heading)
+		}
+		fmt.Fprintf(env.stdout, "    %s\n", highlight(r.Snippet, r.Highlights, bold))
+	}
+	for _, n := range resp.Candidates.Notes {
+		fmt.Fprintln(env.stdout, "note:", n)
+	}
+	fmt.Fprintf(env.stdout, "(%s, %d results in %.1f ms)\n", resp.Candidates.Mode, len(resp.Results),
+		float64(resp.Timing.Total.Microseconds())/1000)
+	return nil
+}
+
+// location is "path:line" plus the page, slide or sheet when there is one.
+func location(p *search.Passage) string {
+	loc := fmt.Sprintf("%s:%d", p.Path, p.LineStart)
+	if p.Page > 0 {
+		kind := p.UnitKind
+		if kind == "" {
+			kind = "page"
+		}
+		loc = fmt.Sprintf("%s (%s %d", p.Path, kind, p.Page)
+		if p.Label != "" {
+			loc += ", " + p.Label
+		}
+		loc += ")"
+	}
+	return loc
+}
+
+// highlight marks the spans in s: bold on a terminal, **stars** otherwise.
+func highlight(s string, spans []search.Span, tty bool) string {
+	open, closeTag := "**", "**"
+	if tty {
+		open, closeTag = "\033[1m", "\033[0m"
+	}
+	var b strings.Builder
+	pos := 0
+	for _, sp := range spans {
+		if sp.Start < pos || sp.End > len(s) {
+			continue
+		}
+		b.WriteString(s[pos:sp.Start])
+		b.WriteString(open + s[sp.Start:sp.End] + closeTag)
+		pos = sp.End
+	}
+	b.WriteString(s[pos:])
+	return b.String()
+}
+
+func round4(x float64) float64 {
+	return float64(int64(x*10000+0.5)) / 10000
+}
+
+// searchBatch runs every query of a qid<TAB>query file and prints a TREC
+// run: one line per file (its best chunk), ranked.
+func searchBatch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.Request, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("queries: %w", err)
+	}
+	defer f.Close()
+	w := bufio.NewWriter(env.stdout)
+	defer w.Flush()
+	req.PerDocCap = 1 // best chunk per file
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		qid, q, ok := strings.Cut(sc.Text(), "\t")
+		if !ok || strings.TrimSpace(q) == "" {
+			if strings.TrimSpace(sc.Text()) == "" {
+				continue
+			}
+			return fmt.Errorf("%s:%d: want qid<TAB>query", path, line)
+		}
+		req.Query = q
+		resp, err := eng.Search(ctx, req)
+		if err != nil {
+			return fmt.Errorf("query %s: %w", qid, err)
+		}
+		writeTREC(w, qid, resp.Results)
+	}
+	return sc.Err()
+}
+
+// writeTREC prints TREC run lines. TREC fields are separated by white
+// space, so spaces in paths are written as %20.
+func writeTREC(w io.Writer, qid string, results []search.Result) {
+	esc := strings.NewReplacer("%", "%25", " ", "%20", "\t", "%09")
+	for _, r := range results {
+		fmt.Fprintf(w, "%s Q0 %s %d %.6f cairn\n", qid, esc.Replace(r.Path), r.Rank, r.Score)
+	}
+}

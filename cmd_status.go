@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"time"
+)
+
+func runStatus(ctx context.Context, env *cliEnv, args []string) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	var kb kbFlags
+	kb.add(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	issues := fs.Bool("issues", false, "list every file that is not indexed, with the reason")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	eng, err := kb.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	st, err := eng.Status(ctx)
+	if err != nil {
+		return err
+	}
+	folders, err := eng.Folders(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		type jsonFolder struct {
+			Path      string `json:"path"`
+			Documents int    `json:"documents"`
+			Chunks    int    `json:"chunks"`
+			Issues    int    `json:"issues"`
+		}
+		out := struct {
+			Path           string       `json:"path"`
+			Documents      int          `json:"documents"`
+			Chunks         int          `json:"chunks"`
+			Vectors        int          `json:"vectors"`
+			Issues         int          `json:"issues"`
+			SizeBytes      int64        `json:"size_bytes"`
+			EmbeddingModel string       `json:"embedding_model"`
+			VectorDim      int          `json:"vector_dim"`
+			ChatModel      string       `json:"chat_model"`
+			NetworkMode    string       `json:"network_mode"`
+			Folders        []jsonFolder `json:"folders"`
+			LastRun        any          `json:"last_run"`
+		}{Path: st.Path, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
+			SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, VectorDim: st.VectorDim, ChatModel: st.ChatModel,
+			NetworkMode: st.NetworkMode, Folders: []jsonFolder{}}
+		for _, f := range folders {
+			out.Folders = append(out.Folders, jsonFolder{f.Path, f.Documents, f.Chunks, f.Issues})
+		}
+		if r := st.LastRun; r != nil {
+			out.LastRun = map[string]any{"folder": r.Folder, "status": r.Status, "started_at": r.StartedAt.Format(time.RFC3339),
+				"files_indexed": r.FilesIndexed, "files_unchanged": r.FilesUnchanged, "files_skipped": r.FilesSkipped,
+				"files_failed": r.FilesFailed, "files_removed": r.FilesRemoved, "chunks": r.Chunks}
+		}
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "Knowledge base: %s (%.1f MB)\n", st.Path, float64(st.Bytes)/(1<<20))
+	fmt.Fprintf(w, "Documents:      %d\nChunks:         %d\n", st.Documents, st.Chunks)
+	if st.VectorModel != "" {
+		fmt.Fprintf(w, "Embeddings:     %s (%d dimensions), %d of %d chunks embedded\n", st.VectorModel, st.VectorDim, st.Vectors, st.Chunks)
+	} else {
+		fmt.Fprintln(w, "Embeddings:     none (keyword search only)")
+	}
+	fmt.Fprintf(w, "Network:        %s\n", st.NetworkMode)
+	fmt.Fprintf(w, "Models folder:  %s\n", env.cfg.Paths.ModelsDir)
+	for _, f := range folders {
+		fmt.Fprintf(w, "Folder:         %s: %d documents, %d chunks, %d not indexed\n", f.Path, f.Documents, f.Chunks, f.Issues)
+	}
+	if r := st.LastRun; r != nil {
+		fmt.Fprintf(w, "Last run:       %s %s: %d indexed, %d unchanged, %d skipped, %d failed, %d removed\n",
+			r.StartedAt.Format("2006-01-02 15:04"), r.Status, r.FilesIndexed, r.FilesUnchanged, r.FilesSkipped, r.FilesFailed, r.FilesRemoved)
+	}
+	if *issues {
+		list, err := eng.Issues(ctx)
+		if err != nil {
+			return err
+		}
+		for _, is := range list {
+			fmt.Fprintf(w, "%s: %s: %s\n", is.Kind, is.Path, is.Reason)
+		}
+	} else if st.Issues > 0 {
+		fmt.Fprintf(w, "%d files are not indexed; `cairn status --issues` lists them with the reason.\n", st.Issues)
+	}
+	return nil
+}

@@ -1,0 +1,404 @@
+// Package config holds Cairn's settings: defaults, hardware profiles, the
+// settings file in the user's config folder, and CAIRN_<SECTION>_<KEY>
+// environment overrides (CAIRN_RETRIEVAL_TOP_K=8).
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting. JSON names are the settings file's keys and,
+// upper-cased, the environment variables' (section "retrieval", key
+// "top_k" -> CAIRN_RETRIEVAL_TOP_K).
+type Config struct {
+	Profile    string     `json:"profile"` // laptop, desktop or server
+	Paths      Paths      `json:"paths"`
+	Index      Index      `json:"index"`
+	Chunking   Chunking   `json:"chunking"`
+	Retrieval  Retrieval  `json:"retrieval"`
+	Embedding  Embedding  `json:"embedding"`
+	Generation Generation `json:"generation"`
+	Answer     Answer     `json:"answer"`
+	Network    Network    `json:"network"`
+	OCR        OCR        `json:"ocr"`
+	Log        Log        `json:"log"`
+}
+
+// Paths are where Cairn keeps its files.
+type Paths struct {
+	DataDir   string `json:"data_dir"`   // knowledge bases; default $XDG_DATA_HOME/cairn
+	ModelsDir string `json:"models_dir"` // GGUF models; default <data_dir>/models
+	KB        string `json:"kb"`         // knowledge base opened by default
+}
+
+// Index tunes the indexer.
+type Index struct {
+	MaxFileMB     int      `json:"max_file_mb"`
+	Workers       int      `json:"workers"` // 0: one per CPU
+	IncludeHidden bool     `json:"include_hidden"`
+	Ignore        []string `json:"ignore"`
+	TimeoutSec    int      `json:"timeout_sec"` // per file
+}
+
+// Chunking sets the chunker's window.
+type Chunking struct {
+	Size          int `json:"size"`
+	Overlap       int `json:"overlap"`
+	MaxHeadingLen int `json:"max_heading_len"`
+}
+
+// Retrieval holds the search knobs; the engineering panel's sliders.
+type Retrieval struct {
+	Mode         string  `json:"mode"`   // hybrid, bm25 or vector; "" picks hybrid when a model is loaded
+	Fusion       string  `json:"fusion"` // rrf or weighted
+	TopK         int     `json:"top_k"`
+	MinScore     float64 `json:"min_score"`
+	RRFK         float64 `json:"rrf_k"`
+	VectorWeight float64 `json:"vector_weight"`
+	BM25Pool     int     `json:"bm25_pool"`
+	VectorPool   int     `json:"vector_pool"`
+	PerDocCap    int     `json:"per_doc_cap"`
+}
+
+// Embedding selects the embedding model.
+type Embedding struct {
+	Model     string `json:"model"`      // GGUF path or file name in models_dir; "" = first embedding model found
+	Dim       int    `json:"dim"`        // Matryoshka truncation; 0 = model's full dimension
+	BatchSize int    `json:"batch_size"` // chunks per embedding call
+	Threads   int    `json:"threads"`    // 0: one per CPU
+}
+
+// Generation selects and tunes the chat model.
+type Generation struct {
+	Model       string  `json:"model"` // GGUF path or file name in models_dir; "" = extractive answers
+	ContextSize int     `json:"context_size"`
+	MaxTokens   int     `json:"max_tokens"`
+	Temperature float64 `json:"temperature"`
+	TopP        float64 `json:"top_p"`
+	Seed        int     `json:"seed"`
+	Threads     int     `json:"threads"`
+}
+
+// Answer tunes grounded answering.
+type Answer struct {
+	TopK    int    `json:"top_k"`   // passages given to the model
+	Verify  string `json:"verify"`  // off, warn or block
+	Rewrite bool   `json:"rewrite"` // let the model rewrite the question into a retrieval query
+}
+
+// Network is the network gate's setting.
+type Network struct {
+	Mode      string   `json:"mode"`     // offline, online or admin
+	Endpoint  string   `json:"endpoint"` // OpenAI-compatible or Ollama base URL for online answers
+	API       string   `json:"api"`      // openai or ollama
+	ChatModel string   `json:"chat_model"`
+	Allow     []string `json:"allow"` // extra hosts allowed online
+}
+
+// OCR configures Tesseract.
+type OCR struct {
+	Enabled   bool   `json:"enabled"`
+	Languages string `json:"languages"` // Tesseract language codes joined by "+", e.g. "eng+deu"
+}
+
+// Log configures logging.
+type Log struct {
+	Level string `json:"level"` // debug, info, warn, error; debug may log document text
+}
+
+// Profiles are hardware presets (HybridRAG3's laptop_safe, desktop_power,
+// server_max), applied before the settings file.
+var profiles = map[string]func(*Config){
+	"laptop": func(c *Config) {
+		c.Retrieval.TopK, c.Answer.TopK, c.Embedding.BatchSize = 8, 5, 16
+		c.Retrieval.BM25Pool, c.Retrieval.VectorPool = 40, 40
+		c.Generation.ContextSize = 4096
+	},
+	"desktop": func(c *Config) {
+		c.Retrieval.TopK, c.Answer.TopK, c.Embedding.BatchSize = 12, 10, 64
+		c.Retrieval.BM25Pool, c.Retrieval.VectorPool = 60, 60
+		c.Generation.ContextSize = 8192
+	},
+	"server": func(c *Config) {
+		c.Retrieval.TopK, c.Answer.TopK, c.Embedding.BatchSize = 15, 15, 128
+		c.Retrieval.BM25Pool, c.Retrieval.VectorPool = 120, 120
+		c.Generation.ContextSize = 16384
+	},
+}
+
+// Profiles lists the profile names.
+func Profiles() []string { return []string{"laptop", "desktop", "server"} }
+
+// Default returns the defaults for a profile ("" picks one from the
+// machine: laptop under 16 GB of RAM, else desktop).
+func Default(profile string) Config {
+	c := Config{
+		Index: Index{MaxFileMB: 64, TimeoutSec: 120,
+			Ignore: []string{"node_modules", "__pycache__", "*.pyc", "*~", "*.swp", "Thumbs.db", "desktop.ini"}},
+		Chunking:   Chunking{Size: 1200, Overlap: 200, MaxHeadingLen: 160},
+		Retrieval:  Retrieval{Fusion: "rrf", TopK: 12, MinScore: 0.10, RRFK: 60, VectorWeight: 0.6, BM25Pool: 60, VectorPool: 60, PerDocCap: 3},
+		Embedding:  Embedding{BatchSize: 32},
+		Generation: Generation{ContextSize: 4096, MaxTokens: 512, Temperature: 0.1, TopP: 0.9, Seed: 42},
+		Answer:     Answer{TopK: 8, Verify: "warn"},
+		Network:    Network{Mode: "offline", API: "openai"},
+		OCR:        OCR{Enabled: true, Languages: "eng"},
+		Log:        Log{Level: "info"},
+	}
+	if profile == "" {
+		profile = guessProfile()
+	}
+	if apply, ok := profiles[profile]; ok {
+		apply(&c)
+		c.Profile = profile
+	}
+	return c
+}
+
+func guessProfile() string {
+	if totalRAM() >= 16<<30 && runtime.NumCPU() >= 8 {
+		return "desktop"
+	}
+	return "laptop"
+}
+
+// totalRAM reads MemTotal from /proc/meminfo; 0 when unknown.
+func totalRAM() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// Dirs are the per-user folders Cairn uses.
+type Dirs struct {
+	Config string // settings.json
+	Data   string // knowledge bases and models
+	State  string // logs, audit log
+}
+
+// UserDirs follows the XDG base directory spec, with CAIRN_HOME overriding
+// all three (tests and portable installs).
+func UserDirs() (Dirs, error) {
+	if h := os.Getenv("CAIRN_HOME"); h != "" {
+		return Dirs{Config: filepath.Join(h, "config"), Data: filepath.Join(h, "data"), State: filepath.Join(h, "state")}, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return Dirs{}, fmt.Errorf("no home folder: %w", err)
+	}
+	env := func(k, def string) string {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+		return filepath.Join(home, def)
+	}
+	return Dirs{
+		Config: filepath.Join(env("XDG_CONFIG_HOME", ".config"), "cairn"),
+		Data:   filepath.Join(env("XDG_DATA_HOME", ".local/share"), "cairn"),
+		State:  filepath.Join(env("XDG_STATE_HOME", ".local/state"), "cairn"),
+	}, nil
+}
+
+// SettingsFile is the settings file's path.
+func (d Dirs) SettingsFile() string { return filepath.Join(d.Config, "settings.json") }
+
+// Load builds the configuration: profile defaults, then the settings file
+// (if any), then CAIRN_* environment variables. Unknown keys in the file are
+// an error naming them, so a typo is not silently ignored.
+func Load(d Dirs) (Config, error) {
+	profile := os.Getenv("CAIRN_PROFILE")
+	raw, err := os.ReadFile(d.SettingsFile())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Config{}, fmt.Errorf("read settings %s: %w", d.SettingsFile(), err)
+	}
+	if profile == "" && len(raw) > 0 {
+		var p struct {
+			Profile string `json:"profile"`
+		}
+		json.Unmarshal(raw, &p)
+		profile = p.Profile
+	}
+	c := Default(profile)
+	if len(raw) > 0 {
+		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return Config{}, fmt.Errorf("settings %s: %w (fix or delete the file)", d.SettingsFile(), err)
+		}
+	}
+	if err := applyEnv(&c, os.Environ()); err != nil {
+		return Config{}, err
+	}
+	if c.Paths.DataDir == "" {
+		c.Paths.DataDir = d.Data
+	}
+	if c.Paths.ModelsDir == "" {
+		c.Paths.ModelsDir = filepath.Join(c.Paths.DataDir, "models")
+	}
+	if c.Paths.KB == "" {
+		c.Paths.KB = "default"
+	}
+	return c, c.Validate()
+}
+
+// Save writes c to the settings file, readable by the user only.
+func Save(d Dirs, c Config) error {
+	if err := os.MkdirAll(d.Config, 0o700); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := d.SettingsFile() + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	return os.Rename(tmp, d.SettingsFile())
+}
+
+// Validate rejects settings that cannot work, saying which and why.
+func (c Config) Validate() error {
+	var errs []string
+	r := c.Retrieval
+	if r.TopK < 1 {
+		errs = append(errs, "retrieval.top_k must be at least 1")
+	}
+	if r.MinScore < 0 || r.MinScore > 1 {
+		errs = append(errs, "retrieval.min_score must be between 0 and 1")
+	}
+	if r.RRFK < 0 {
+		errs = append(errs, "retrieval.rrf_k must not be negative")
+	}
+	if r.VectorWeight < 0 || r.VectorWeight > 1 {
+		errs = append(errs, "retrieval.vector_weight must be between 0 and 1")
+	}
+	switch r.Mode {
+	case "", "hybrid", "bm25", "vector":
+	default:
+		errs = append(errs, fmt.Sprintf("retrieval.mode %q: use hybrid, bm25 or vector", r.Mode))
+	}
+	switch r.Fusion {
+	case "rrf", "weighted":
+	default:
+		errs = append(errs, fmt.Sprintf("retrieval.fusion %q: use rrf or weighted", r.Fusion))
+	}
+	if c.Chunking.Size < 100 {
+		errs = append(errs, "chunking.size must be at least 100 characters")
+	}
+	if c.Chunking.Overlap < 0 || c.Chunking.Overlap >= c.Chunking.Size/2 {
+		errs = append(errs, "chunking.overlap must be between 0 and half of chunking.size")
+	}
+	switch c.Network.Mode {
+	case "offline", "online", "admin":
+	default:
+		errs = append(errs, fmt.Sprintf("network.mode %q: use offline, online or admin", c.Network.Mode))
+	}
+	switch c.Answer.Verify {
+	case "off", "warn", "block":
+	default:
+		errs = append(errs, fmt.Sprintf("answer.verify %q: use off, warn or block", c.Answer.Verify))
+	}
+	if c.Index.MaxFileMB < 1 {
+		errs = append(errs, "index.max_file_mb must be at least 1")
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid settings: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// IndexTimeout is the per-file extraction time limit.
+func (c Config) IndexTimeout() time.Duration { return time.Duration(c.Index.TimeoutSec) * time.Second }
+
+// applyEnv sets fields from CAIRN_<SECTION>_<KEY> variables.
+func applyEnv(c *Config, environ []string) error {
+	v := reflect.ValueOf(c).Elem()
+	t := v.Type()
+	for _, kv := range environ {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(name, "CAIRN_") {
+			continue
+		}
+		key := strings.ToLower(strings.TrimPrefix(name, "CAIRN_"))
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			if sf.Type.Kind() != reflect.Struct {
+				continue
+			}
+			section := jsonName(sf)
+			field, ok := strings.CutPrefix(key, section+"_")
+			if !ok {
+				continue
+			}
+			sv := v.Field(i)
+			for j := 0; j < sv.NumField(); j++ {
+				if jsonName(sv.Type().Field(j)) != field {
+					continue
+				}
+				if err := setFromString(sv.Field(j), val); err != nil {
+					return fmt.Errorf("%s=%q: %w", name, val, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func jsonName(f reflect.StructField) string {
+	n, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return n
+}
+
+func setFromString(f reflect.Value, s string) error {
+	switch f.Kind() {
+	case reflect.String:
+		f.SetString(s)
+	case reflect.Int:
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return fmt.Errorf("not a whole number")
+		}
+		f.SetInt(int64(n))
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("not a number")
+		}
+		f.SetFloat(x)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("not true or false")
+		}
+		f.SetBool(b)
+	case reflect.Slice:
+		var parts []string
+		for _, p := range strings.Split(s, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				parts = append(parts, p)
+			}
+		}
+		f.Set(reflect.ValueOf(parts))
+	default:
+		return fmt.Errorf("unsupported setting type %s", f.Kind())
+	}
+	return nil
+}

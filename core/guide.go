@@ -1,0 +1,34 @@
+package core
+
+import (
+	"context"
+	"path/filepath"
+
+	"cairn/core/index"
+	"cairn/resources"
+)
+
+// GuideDir is where the bundled user guide is installed.
+func (e *Engine) GuideDir() string { return filepath.Join(e.cfg.Paths.DataDir, "guide") }
+
+// EnsureStarterKB gives a new, empty knowledge base something to search: the
+// user guide is installed into the data folder and indexed. It does nothing
+// when the knowledge base already has a folder, and reports whether it
+// indexed.
+func (e *Engine) EnsureStarterKB(ctx context.Context, progress chan<- index.Progress) (bool, error) {
+	empty, err := e.IsEmpty(ctx)
+	if err != nil || !empty {
+		if progress != nil {
+			close(progress)
+		}
+		return false, err
+	}
+	if err := resources.InstallGuide(e.GuideDir()); err != nil {
+		if progress != nil {
+			close(progress)
+		}
+		return false, err
+	}
+	_, err = e.Index(ctx, e.GuideDir(), progress)
+	return err == nil, err
+}

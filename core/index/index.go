@@ -1,0 +1,412 @@
+// Package index keeps a knowledge base in step with a folder: it walks the
+// folder, skips unchanged files, extracts, chunks and embeds the rest, writes
+// each file in one transaction, and removes files that vanished.
+//
+// Work is pipelined: extraction workers, an optional embedding stage and a
+// single writer are joined by small bounded channels, so reading the next
+// files overlaps with writing the last ones and memory stays bounded. A run
+// that is cancelled or killed leaves every file either fully indexed or not
+// at all; the next run picks up where it stopped.
+package index
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"cairn/core/chunk"
+	"cairn/core/extract"
+	"cairn/core/store"
+)
+
+// Options configure indexing.
+type Options struct {
+	Chunk         chunk.Params
+	MaxFileBytes  int64    // larger files are skipped; default 64 MB
+	Workers       int      // extraction workers; default the number of CPUs
+	IncludeHidden bool     // index files and folders whose name starts with "."
+	Ignore        []string // base-name patterns never indexed (filepath.Match syntax)
+	Embedder      Embedder // nil: keyword search only
+	EmbedBatch    int      // chunks per embedding call; default 32
+}
+
+// Indexer indexes folders into one knowledge base.
+type Indexer struct {
+	db  *store.DB
+	reg *extract.Registry
+	opt Options
+}
+
+// New returns an Indexer writing to db with extractors from reg.
+func New(db *store.DB, reg *extract.Registry, opt Options) *Indexer {
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opt.MaxFileBytes <= 0 {
+		opt.MaxFileBytes = 64 << 20
+	}
+	if opt.EmbedBatch <= 0 {
+		opt.EmbedBatch = 32
+	}
+	return &Indexer{db: db, reg: reg, opt: opt}
+}
+
+// job is a file to read; result is what a worker made of it.
+type job struct {
+	entry
+	prev store.FileState
+	had  bool // prev is valid
+}
+
+type result struct {
+	job
+	status  Status
+	reason  string
+	hash    string
+	doc     *extract.Document
+	chunks  []chunk.Chunk
+	vectors [][]float32
+}
+
+// Run indexes folder (added to the knowledge base if new) and reports on
+// progress, which receives every event and is closed when Run returns;
+// progress may be nil. The returned Run summarises what happened; the error
+// is non-nil only when the run could not complete (cancelled, folder
+// unreadable, database failure), never for a bad file.
+func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- Progress) (store.Run, error) {
+	rep := newReporter(progress)
+	defer rep.close()
+	abs, err := filepath.Abs(folder)
+	if err != nil {
+		return store.Run{}, fmt.Errorf("folder %s: %w", folder, err)
+	}
+	unlock, err := ix.db.LockIndexing()
+	if err != nil {
+		return store.Run{}, err
+	}
+	defer unlock()
+	if err := ix.resetIssuesIfFormatsChanged(ctx); err != nil {
+		return store.Run{}, err
+	}
+	if ix.opt.Embedder != nil {
+		if _, err := ix.db.SetVectorModel(ctx, ix.opt.Embedder.ModelID(), ix.opt.Embedder.Dim()); err != nil {
+			return store.Run{}, err
+		}
+	}
+	f, err := ix.db.AddFolder(ctx, abs)
+	if err != nil {
+		return store.Run{}, err
+	}
+	runID, err := ix.db.StartRun(ctx, abs)
+	if err != nil {
+		return store.Run{}, err
+	}
+	run := store.Run{ID: runID, Folder: abs, StartedAt: time.Now(), Status: store.RunRunning}
+	rep.start(abs)
+	err = ix.run(ctx, f, &run, rep)
+	rep.fill(&run)
+	switch {
+	case err == nil:
+		run.Status = store.RunDone
+	case errors.Is(err, context.Canceled):
+		run.Status = store.RunCancelled
+		run.Error = "cancelled"
+	default:
+		run.Status = store.RunFailed
+		run.Error = err.Error()
+	}
+	// Record the outcome even when ctx is cancelled.
+	if ferr := ix.db.FinishRun(context.WithoutCancel(ctx), run); ferr != nil && err == nil {
+		err = ferr
+	}
+	run.FinishedAt = time.Now()
+	rep.finish(run)
+	return run, err
+}
+
+func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep *reporter) error {
+	rep.phase(PhaseScanning)
+	entries, err := walk(ctx, f.Path, ix.opt, func(n int) { rep.scanned(n) })
+	if err != nil {
+		return err
+	}
+	states, err := ix.db.FileStates(ctx, f.ID)
+	if err != nil {
+		return err
+	}
+	// Classify: unchanged files cost nothing more than the stat above.
+	var jobs []job
+	var bytesTotal int64
+	seen := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		seen[e.path] = true
+		prev, had := states[e.path]
+		switch {
+		case e.err != nil:
+			rep.file(FileEvent{Path: e.path, Status: StatusFailed, Reason: e.err.Error()})
+			if err := ix.issue(ctx, f.ID, run, e, "failed", e.err.Error()); err != nil {
+				return err
+			}
+		case had && prev.Size == e.size && prev.MTimeNS == e.mtimeNS:
+			st, reason := StatusUnchanged, ""
+			if prev.Issue != "" {
+				st, reason = StatusSkipped, prev.Reason
+			}
+			rep.file(FileEvent{Path: e.path, Status: st, Reason: reason, Unchanged: true})
+		case e.skip != "":
+			rep.file(FileEvent{Path: e.path, Status: StatusSkipped, Reason: e.skip})
+			if err := ix.issue(ctx, f.ID, run, e, "skipped", e.skip); err != nil {
+				return err
+			}
+		default:
+			jobs = append(jobs, job{entry: e, prev: prev, had: had})
+			bytesTotal += e.size
+		}
+	}
+	var gone []string
+	for p := range states {
+		if !seen[p] {
+			gone = append(gone, p)
+		}
+	}
+	rep.planned(len(entries), len(jobs), bytesTotal)
+	if len(gone) > 0 {
+		rep.phase(PhaseRemoving)
+		for i := 0; i < len(gone); i += 500 {
+			batch := gone[i:min(i+500, len(gone))]
+			if err := ix.db.DeletePaths(ctx, batch); err != nil {
+				return err
+			}
+			for _, p := range batch {
+				rep.file(FileEvent{Path: p, Status: StatusRemoved})
+			}
+		}
+	}
+	if len(jobs) > 0 {
+		rep.phase(PhaseIndexing)
+		if err := ix.pipeline(ctx, f, run, jobs, rep); err != nil {
+			return err
+		}
+	}
+	if ix.opt.Embedder != nil {
+		// Chunks stored before this model was chosen, or whose embedding
+		// failed, get their vectors now.
+		return ix.reembed(ctx, rep)
+	}
+	return nil
+}
+
+// pipeline runs workers -> (embedder) -> writer over jobs.
+func (ix *Indexer) pipeline(ctx context.Context, f store.Folder, run *store.Run, jobs []job, rep *reporter) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	todo := make(chan job)
+	extracted := make(chan result, ix.opt.Workers)
+	go func() {
+		defer close(todo)
+		for _, j := range jobs {
+			select {
+			case todo <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range ix.opt.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range todo {
+				rep.current(j.path)
+				r := ix.process(ctx, j)
+				select {
+				case extracted <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(extracted) }()
+
+	toWrite := (<-chan result)(extracted)
+	embedErr := make(chan error, 1)
+	if ix.opt.Embedder != nil {
+		embedded := make(chan result, ix.opt.Workers)
+		go func() {
+			defer close(embedded)
+			embedErr <- ix.embedStage(ctx, extracted, embedded)
+		}()
+		toWrite = embedded
+	} else {
+		embedErr <- nil
+	}
+	var werr error
+	for r := range toWrite {
+		if werr != nil {
+			continue // drain so the stages above can exit
+		}
+		if werr = ix.write(ctx, f, run, r, rep); werr != nil {
+			cancel()
+		}
+	}
+	if err := <-embedErr; err != nil && werr == nil {
+		werr = err
+	}
+	if werr != nil {
+		return werr
+	}
+	return ctx.Err()
+}
+
+// process reads, hashes, extracts and chunks one file. Bad files become a
+// result with status skipped or failed; process never returns an error.
+func (ix *Indexer) process(ctx context.Context, j job) result {
+	r := result{job: j}
+	if ctx.Err() != nil {
+		r.status, r.reason = StatusFailed, "cancelled"
+		return r
+	}
+	fh, err := os.Open(j.path)
+	if err != nil {
+		r.status, r.reason = StatusFailed, "cannot open: "+unwrapPath(err).Error()
+		return r
+	}
+	defer fh.Close()
+	// Small files are read once into memory and hashed there; large ones are
+	// hashed as a stream and handed to the extractor as the open file.
+	var src io.ReaderAt = fh
+	h := sha256.New()
+	if j.size <= 8<<20 {
+		b, err := io.ReadAll(io.TeeReader(io.LimitReader(fh, ix.opt.MaxFileBytes+1), h))
+		if err != nil {
+			r.status, r.reason = StatusFailed, "cannot read: "+unwrapPath(err).Error()
+			return r
+		}
+		src = bytes.NewReader(b)
+		j.size = int64(len(b))
+	} else if _, err := io.Copy(h, fh); err != nil {
+		r.status, r.reason = StatusFailed, "cannot read: "+unwrapPath(err).Error()
+		return r
+	}
+	r.hash = hex.EncodeToString(h.Sum(nil))
+	r.size = j.size
+	if j.had && j.prev.DocumentID != 0 && j.prev.Hash == r.hash {
+		r.status = StatusUnchanged // touched: same content, new mtime
+		return r
+	}
+	doc, err := ix.reg.Extract(ctx, extract.File{Name: j.path, Size: j.size, R: src})
+	switch {
+	case err == nil:
+	case extract.IsSkip(err):
+		r.status, r.reason = StatusSkipped, err.Error()
+		return r
+	default:
+		r.status, r.reason = StatusFailed, err.Error()
+		return r
+	}
+	r.doc = doc
+	r.chunks = chunk.Split(doc, ix.opt.Chunk)
+	if len(r.chunks) == 0 {
+		r.status, r.reason = StatusSkipped, "no text to index"
+		return r
+	}
+	r.status = StatusIndexed
+	return r
+}
+
+// write stores one result in its own transaction and reports it.
+func (ix *Indexer) write(ctx context.Context, f store.Folder, run *store.Run, r result, rep *reporter) error {
+	ev := FileEvent{Path: r.path, Status: r.status, Reason: r.reason, Bytes: r.size}
+	switch r.status {
+	case StatusUnchanged:
+		if err := ix.db.TouchDocument(ctx, r.prev.DocumentID, r.size, r.mtimeNS); err != nil {
+			return err
+		}
+	case StatusSkipped, StatusFailed:
+		if ctx.Err() != nil {
+			return ctx.Err() // a file interrupted by cancel is not a bad file
+		}
+		if err := ix.issue(ctx, f.ID, run, r.entry, string(r.status), r.reason); err != nil {
+			return err
+		}
+	case StatusIndexed:
+		title := strings.TrimSpace(r.doc.Title)
+		if title == "" {
+			title = baseTitle(r.path)
+		}
+		kind, units := unitSummary(r.doc)
+		d := store.Document{FolderID: f.ID, Path: r.path, Size: r.size, MTimeNS: r.mtimeNS, Hash: r.hash,
+			Title: title, Format: r.doc.Format, UnitKind: kind, Units: units, Chars: len(r.doc.Text), Warnings: r.doc.Warnings}
+		if _, _, err := ix.db.PutDocument(ctx, d, r.chunks, r.vectors); err != nil {
+			return fmt.Errorf("store %s: %w", r.path, err)
+		}
+		ev.Chunks = len(r.chunks)
+		if len(r.doc.Warnings) > 0 {
+			ev.Reason = strings.Join(r.doc.Warnings, "; ")
+		}
+	}
+	rep.file(ev)
+	return nil
+}
+
+func (ix *Indexer) issue(ctx context.Context, folderID int64, run *store.Run, e entry, kind, reason string) error {
+	return ix.db.RecordIssue(ctx, folderID, store.Issue{Path: e.path, Kind: kind, Reason: reason,
+		Size: e.size, MTimeNS: e.mtimeNS, RunID: run.ID})
+}
+
+// baseTitle is the title of a document without one: its file name.
+func baseTitle(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+}
+
+// unitSummary names what a document's units count and how many there are.
+func unitSummary(doc *extract.Document) (string, int) {
+	if len(doc.Units) == 0 {
+		return "", 0
+	}
+	kind := doc.Units[0].Kind
+	n := 0
+	for _, u := range doc.Units {
+		if u.Kind == kind {
+			n++
+		}
+	}
+	return string(kind), n
+}
+
+// metaFormats records the extensions the extractors read when issues were
+// last recorded; when an upgrade adds formats, old "unsupported" verdicts
+// are forgotten so those files are tried again.
+const metaFormats = "extract_formats"
+
+func (ix *Indexer) resetIssuesIfFormatsChanged(ctx context.Context) error {
+	exts := ix.reg.Extensions()
+	slices.Sort(exts)
+	sig := strings.Join(exts, " ")
+	old, ok, err := ix.db.Meta(ctx, metaFormats)
+	if err != nil {
+		return err
+	}
+	if ok && old == sig {
+		return nil
+	}
+	if ok {
+		if err := ix.db.ClearIssues(ctx); err != nil {
+			return err
+		}
+	}
+	return ix.db.SetMeta(ctx, metaFormats, sig)
+}

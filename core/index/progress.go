@@ -1,0 +1,197 @@
+package index
+
+import (
+	"sync"
+	"time"
+
+	"cairn/core/store"
+)
+
+// Phase is the stage a run is in.
+type Phase string
+
+const (
+	PhaseScanning  Phase = "scanning"
+	PhaseRemoving  Phase = "removing"
+	PhaseIndexing  Phase = "indexing"
+	PhaseEmbedding Phase = "embedding" // re-embedding stored chunks after a model change
+	PhaseDone      Phase = "done"
+)
+
+// Status is what happened to one file.
+type Status string
+
+const (
+	StatusIndexed   Status = "indexed"
+	StatusUnchanged Status = "unchanged"
+	StatusSkipped   Status = "skipped"
+	StatusFailed    Status = "failed"
+	StatusRemoved   Status = "removed"
+)
+
+// FileEvent reports the outcome for one file.
+type FileEvent struct {
+	Path      string
+	Status    Status
+	Reason    string // why skipped or failed; extraction warnings for indexed files
+	Chunks    int
+	Bytes     int64
+	Unchanged bool // decided from size and time alone, without reading
+}
+
+// Progress is a snapshot of a run, sent after every file and phase change.
+type Progress struct {
+	Folder     string
+	Phase      Phase
+	FilesSeen  int // files found by the walk so far
+	FilesTotal int // files that need reading (known after the walk)
+	FilesDone  int // of FilesTotal
+	Indexed    int
+	Unchanged  int
+	Skipped    int
+	Failed     int
+	Removed    int
+	Chunks     int // chunks written in this run
+	Bytes      int64
+	BytesTotal int64
+	Current    string // file being read
+	Elapsed    time.Duration
+	ETA        time.Duration // 0 when unknown
+	File       *FileEvent    // the file this event reports, if any
+	Run        *store.Run    // set on the final event
+}
+
+// reporter owns the running Progress and sends copies on the channel.
+type reporter struct {
+	mu    sync.Mutex
+	ch    chan<- Progress
+	p     Progress
+	began time.Time
+	t0    time.Time // start of the indexing phase, for the rate
+}
+
+func newReporter(ch chan<- Progress) *reporter {
+	return &reporter{ch: ch, began: time.Now()}
+}
+
+func (r *reporter) send() {
+	r.p.Elapsed = time.Since(r.began)
+	if r.ch != nil {
+		r.ch <- r.p
+	}
+}
+
+func (r *reporter) start(folder string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p.Folder = folder
+}
+
+func (r *reporter) phase(ph Phase) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p.Phase = ph
+	if ph == PhaseIndexing || ph == PhaseEmbedding {
+		r.t0 = time.Now()
+	}
+	r.p.File = nil
+	r.send()
+}
+
+func (r *reporter) scanned(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p.FilesSeen = n
+	r.p.File = nil
+	r.send()
+}
+
+func (r *reporter) planned(seen, total int, bytes int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p.FilesSeen, r.p.FilesTotal, r.p.BytesTotal = seen, total, bytes
+}
+
+// embedTotal sets the chunk count of a re-embedding pass, reported through
+// FilesTotal/FilesDone so a progress bar needs no special case.
+func (r *reporter) embedTotal(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p.FilesTotal = n
+}
+
+func (r *reporter) embedded(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p.FilesDone += n
+	r.p.Chunks += n
+	r.p.ETA = r.eta(float64(r.p.FilesDone), float64(r.p.FilesTotal))
+	r.p.File = nil
+	r.send()
+}
+
+func (r *reporter) current(path string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p.Current = path
+}
+
+func (r *reporter) file(ev FileEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch ev.Status {
+	case StatusIndexed:
+		r.p.Indexed++
+	case StatusUnchanged:
+		r.p.Unchanged++
+	case StatusSkipped:
+		r.p.Skipped++
+	case StatusFailed:
+		r.p.Failed++
+	case StatusRemoved:
+		r.p.Removed++
+	}
+	if !ev.Unchanged && ev.Status != StatusRemoved && r.p.Phase == PhaseIndexing {
+		r.p.FilesDone++
+		r.p.Bytes += ev.Bytes
+		r.p.ETA = r.eta(float64(r.p.Bytes), float64(r.p.BytesTotal))
+	}
+	r.p.Chunks += ev.Chunks
+	r.p.File = &ev
+	r.send()
+}
+
+// eta extrapolates the rate of the current phase.
+func (r *reporter) eta(done, total float64) time.Duration {
+	el := time.Since(r.t0)
+	if done <= 0 || total <= done || el < 500*time.Millisecond {
+		return 0
+	}
+	return time.Duration(float64(el) / done * (total - done))
+}
+
+// fill copies the counts into the run record.
+func (r *reporter) fill(run *store.Run) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	run.FilesSeen, run.FilesIndexed, run.FilesUnchanged = r.p.FilesSeen, r.p.Indexed, r.p.Unchanged
+	run.FilesSkipped, run.FilesFailed, run.FilesRemoved = r.p.Skipped, r.p.Failed, r.p.Removed
+	run.Chunks, run.Bytes = r.p.Chunks, r.p.Bytes
+}
+
+func (r *reporter) finish(run store.Run) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p.Phase = PhaseDone
+	r.p.Current = ""
+	r.p.ETA = 0
+	r.p.File = nil
+	r.p.Run = &run
+	r.send()
+}
+
+func (r *reporter) close() {
+	if r.ch != nil {
+		close(r.ch)
+	}
+}

@@ -1,0 +1,142 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// entry is a file found by the walk, or a path the walk could not read.
+type entry struct {
+	path    string
+	size    int64
+	mtimeNS int64
+	skip    string // set when the file is skipped without reading it
+	err     error  // set when the path could not be read
+}
+
+type walker struct {
+	opt     Options
+	visited map[[2]uint64]bool // (device, inode) of directories already walked
+	out     []entry
+	seen    func(n int) // progress callback: entries so far
+}
+
+// walk lists the files under root: hidden files and folders (and the
+// configured ignored names) are left out, symbolic links to folders are
+// followed once (a link back up the tree is recognised and skipped), and
+// anything unreadable becomes an entry with err set.
+func walk(ctx context.Context, root string, opt Options, seen func(int)) ([]entry, error) {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("folder %s: %w", root, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder", root)
+	}
+	w := &walker{opt: opt, visited: map[[2]uint64]bool{}, seen: seen}
+	if err := w.dir(ctx, root, fi); err != nil {
+		return nil, err
+	}
+	return w.out, nil
+}
+
+func (w *walker) dir(ctx context.Context, dir string, fi fs.FileInfo) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if id, ok := fileID(fi); ok {
+		if w.visited[id] {
+			return nil // a symlink loop or a second link to the same folder
+		}
+		w.visited[id] = true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		w.add(entry{path: dir, err: fmt.Errorf("folder not readable: %w", unwrapPath(err))})
+		if len(entries) == 0 {
+			return nil
+		}
+	}
+	for _, de := range entries {
+		name := de.Name()
+		p := filepath.Join(dir, name)
+		if w.ignored(name) {
+			continue
+		}
+		info, err := de.Info()
+		if err != nil {
+			w.add(entry{path: p, err: unwrapPath(err)})
+			continue
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			target, err := os.Stat(p)
+			if err != nil {
+				w.add(entry{path: p, skip: "broken symbolic link"})
+				continue
+			}
+			info = target
+		}
+		switch {
+		case info.IsDir():
+			if err := w.dir(ctx, p, info); err != nil {
+				return err
+			}
+		case info.Mode().IsRegular():
+			e := entry{path: p, size: info.Size(), mtimeNS: info.ModTime().UnixNano()}
+			if w.opt.MaxFileBytes > 0 && info.Size() > w.opt.MaxFileBytes {
+				e.skip = fmt.Sprintf("file too large: %s is over the %s limit (index.max_file_mb)", mb(info.Size()), mb(w.opt.MaxFileBytes))
+			}
+			w.add(e)
+		default:
+			// Sockets, pipes and devices: opening a pipe would block forever.
+			w.add(entry{path: p, skip: "not a regular file (" + info.Mode().Type().String() + ")"})
+		}
+	}
+	return nil
+}
+
+func (w *walker) add(e entry) {
+	w.out = append(w.out, e)
+	if w.seen != nil && len(w.out)%500 == 0 {
+		w.seen(len(w.out))
+	}
+}
+
+func (w *walker) ignored(name string) bool {
+	if !w.opt.IncludeHidden && strings.HasPrefix(name, ".") {
+		return true
+	}
+	for _, ig := range w.opt.Ignore {
+		if ok, _ := filepath.Match(ig, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func fileID(fi fs.FileInfo) ([2]uint64, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return [2]uint64{}, false
+	}
+	return [2]uint64{uint64(st.Dev), uint64(st.Ino)}, true
+}
+
+// unwrapPath drops the *PathError wrapper: messages name the path already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func mb(n int64) string {
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}

@@ -1,0 +1,238 @@
+package search
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Mode names which retrievers run.
+type Mode string
+
+const (
+	ModeBM25   Mode = "bm25"
+	ModeVector Mode = "vector"
+	ModeHybrid Mode = "hybrid"
+)
+
+// Fusion names how two ranked lists become one.
+type Fusion string
+
+const (
+	// FusionRRF is Reciprocal Rank Fusion: sum over lists of 1/(k + rank).
+	FusionRRF Fusion = "rrf"
+	// FusionWeighted mixes min-max normalized scores: w*vector + (1-w)*BM25.
+	FusionWeighted Fusion = "weighted"
+)
+
+// Params are the knobs that re-rank cached candidates without searching
+// again: what the tuning sliders move.
+type Params struct {
+	TopK         int     // results kept; <= 0 keeps all
+	MinScore     float64 // results below this fused score (0..1) are dropped
+	Fusion       Fusion
+	RRFK         float64 // RRF smoothing constant; 60 in the RRF paper
+	VectorWeight float64 // weighted fusion: share of the vector score, 0..1
+	PerDocCap    int     // most results from one document; <= 0 means no cap
+}
+
+// DefaultParams are the seeds' defaults (HybridRAG3: top_k 12, min_score
+// 0.10, rrf_k 60; NuraSafe: 0.6 vector weight) plus a per-document cap of 3
+// so that one long file cannot fill the list.
+func DefaultParams() Params {
+	return Params{TopK: 12, MinScore: 0.10, Fusion: FusionRRF, RRFK: 60, VectorWeight: 0.6, PerDocCap: 3}
+}
+
+// Hit is one entry of a retriever's ranked list.
+type Hit struct {
+	ChunkID int64
+	Score   float64 // BM25: -bm25() (higher is better); vector: cosine similarity
+}
+
+// Candidates are the ranked lists one search produced, kept so that Fuse
+// can re-rank them when a slider moves, without touching the database.
+type Candidates struct {
+	Query    string
+	Terms    []Term
+	Mode     Mode  // retrievers whose lists take part
+	BM25     []Hit // best first
+	Vector   []Hit // best first
+	Passages map[int64]*Passage
+	Notes    []string // what the search decided, e.g. a fallback to BM25
+}
+
+// Passage is a chunk with what a result shows and cites.
+type Passage struct {
+	ChunkID    int64    `json:"chunk_id"`
+	DocumentID int64    `json:"document_id"`
+	Path       string   `json:"path"`
+	Title      string   `json:"title"`
+	Format     string   `json:"format"`
+	Heading    string   `json:"heading,omitempty"`
+	Text       string   `json:"text"`
+	UnitKind   string   `json:"unit,omitempty"`
+	Page       int      `json:"page"`
+	Label      string   `json:"label,omitempty"`
+	LineStart  int      `json:"line"`
+	LineEnd    int      `json:"line_end"`
+	Snippet    string   `json:"snippet"`
+	Highlights []Span   `json:"highlights,omitempty"`
+	Matched    []string `json:"matched_terms,omitempty"`
+}
+
+// Result is a passage in the fused ranking, with the evidence of why it
+// ranked where it did.
+type Result struct {
+	*Passage
+	Rank       int     `json:"rank"`
+	Score      float64 `json:"score"`                 // fused, normalized to 0..1
+	BM25Rank   int     `json:"bm25_rank,omitempty"`   // 1-based; 0 when BM25 did not find it
+	BM25Score  float64 `json:"bm25_score,omitempty"`  // -bm25()
+	VecRank    int     `json:"vector_rank,omitempty"` // 1-based; 0 when vector search did not find it
+	VecSim     float64 `json:"vector_similarity,omitempty"`
+	BM25Term   float64 `json:"bm25_term"`   // BM25's contribution to the fused score
+	VectorTerm float64 `json:"vector_term"` // the vector search's contribution
+}
+
+// Fuse ranks the candidates under p. It is a pure function of its inputs,
+// cheap enough to run on every slider movement.
+//
+// RRF scores are divided by the best possible score (rank 1 in every list
+// taking part) and weighted scores are already in 0..1, so MinScore means the
+// same in every mode.
+func Fuse(c *Candidates, p Params) []Result {
+	useBM25 := c.Mode != ModeVector
+	useVec := c.Mode != ModeBM25
+	lists := 0
+	if useBM25 {
+		lists++
+	}
+	if useVec {
+		lists++
+	}
+	if lists == 0 {
+		return nil
+	}
+	byID := map[int64]*Result{}
+	get := func(id int64) *Result {
+		r, ok := byID[id]
+		if !ok {
+			r = &Result{Passage: c.Passages[id]}
+			byID[id] = r
+		}
+		return r
+	}
+	if useBM25 {
+		for i, h := range c.BM25 {
+			if c.Passages[h.ChunkID] == nil {
+				continue
+			}
+			r := get(h.ChunkID)
+			r.BM25Rank, r.BM25Score = i+1, h.Score
+		}
+	}
+	if useVec {
+		for i, h := range c.Vector {
+			if c.Passages[h.ChunkID] == nil {
+				continue
+			}
+			r := get(h.ChunkID)
+			r.VecRank, r.VecSim = i+1, h.Score
+		}
+	}
+	switch p.Fusion {
+	case FusionWeighted:
+		w := min(max(p.VectorWeight, 0), 1)
+		if !useVec {
+			w = 0
+		} else if !useBM25 {
+			w = 1
+		}
+		bLo, bHi := scoreRange(c.BM25)
+		vLo, vHi := scoreRange(c.Vector)
+		for _, r := range byID {
+			if r.BM25Rank > 0 {
+				r.BM25Term = (1 - w) * minMax(r.BM25Score, bLo, bHi)
+			}
+			if r.VecRank > 0 {
+				r.VectorTerm = w * minMax(r.VecSim, vLo, vHi)
+			}
+			r.Score = r.BM25Term + r.VectorTerm
+		}
+	default:
+		k := p.RRFK
+		if k < 0 {
+			k = 0
+		}
+		best := float64(lists) / (k + 1)
+		for _, r := range byID {
+			if r.BM25Rank > 0 {
+				r.BM25Term = 1 / (k + float64(r.BM25Rank)) / best
+			}
+			if r.VecRank > 0 {
+				r.VectorTerm = 1 / (k + float64(r.VecRank)) / best
+			}
+			r.Score = r.BM25Term + r.VectorTerm
+		}
+	}
+	all := make([]*Result, 0, len(byID))
+	for _, r := range byID {
+		all = append(all, r)
+	}
+	slices.SortFunc(all, func(a, b *Result) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(rankOrMax(a.BM25Rank), rankOrMax(b.BM25Rank)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(rankOrMax(a.VecRank), rankOrMax(b.VecRank)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ChunkID, b.ChunkID)
+	})
+	var out []Result
+	perDoc := map[int64]int{}
+	for _, r := range all {
+		if r.Score < p.MinScore {
+			break // sorted: everything after scores lower
+		}
+		if p.PerDocCap > 0 && perDoc[r.DocumentID] >= p.PerDocCap {
+			continue
+		}
+		perDoc[r.DocumentID]++
+		r.Rank = len(out) + 1
+		out = append(out, *r)
+		if p.TopK > 0 && len(out) == p.TopK {
+			break
+		}
+	}
+	return out
+}
+
+func rankOrMax(r int) int {
+	if r == 0 {
+		return int(^uint(0) >> 1)
+	}
+	return r
+}
+
+func scoreRange(hs []Hit) (lo, hi float64) {
+	for i, h := range hs {
+		if i == 0 || h.Score < lo {
+			lo = h.Score
+		}
+		if i == 0 || h.Score > hi {
+			hi = h.Score
+		}
+	}
+	return lo, hi
+}
+
+// minMax maps v from [lo, hi] to [0, 1]; a list whose scores are all equal
+// maps to 1, since every entry is then as good as the best.
+func minMax(v, lo, hi float64) float64 {
+	if hi <= lo {
+		return 1
+	}
+	return (v - lo) / (hi - lo)
+}

@@ -1,0 +1,88 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+)
+
+// maxTerms bounds the OR query; longer questions keep their first terms.
+const maxTerms = 32
+
+// Term is one unit of a keyword query: a word, or a phrase of the tokens of a
+// word that the tokenizer would split (part numbers such as "XK-200-B",
+// versions, e-mail addresses), which must then appear together.
+type Term struct {
+	Tokens []string // lower-case letters and digits only
+}
+
+// String is the term as a person would read it.
+func (t Term) String() string { return strings.Join(t.Tokens, " ") }
+
+// ParseTerms splits user text into terms. Only letters and digits survive,
+// exactly the characters SQLite's unicode61 tokenizer indexes, so quotes,
+// operators (AND, OR, NOT, NEAR), "*", "^", ":" column filters and
+// parentheses can never reach FTS5 syntax. English stopwords are dropped
+// unless nothing else is left.
+func ParseTerms(text string) []Term {
+	var all, content []Term
+	seen := map[string]bool{}
+	for _, word := range strings.Fields(text) {
+		toks := tokens(word)
+		if len(toks) == 0 {
+			continue
+		}
+		t := Term{Tokens: toks}
+		key := t.String()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		all = append(all, t)
+		if len(toks) > 1 || !stopwords[toks[0]] {
+			content = append(content, t)
+		}
+	}
+	if len(content) == 0 {
+		content = all
+	}
+	if len(content) > maxTerms {
+		content = content[:maxTerms]
+	}
+	return content
+}
+
+// tokens returns the lower-cased runs of letters and digits in s.
+func tokens(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r)
+	})
+}
+
+// MatchQuery builds the FTS5 MATCH expression for terms: each term a quoted
+// phrase, joined by OR so that partial matches still rank (BM25 rewards
+// chunks with more and rarer terms). It returns "" for no terms.
+func MatchQuery(terms []Term) string {
+	parts := make([]string, 0, len(terms))
+	for _, t := range terms {
+		// Tokens hold only letters and digits, so the quotes cannot be broken.
+		parts = append(parts, `"`+strings.Join(t.Tokens, " ")+`"`)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// stopwords are frequent English words that carry no topic. They are
+// dropped from keyword queries, where OR-ing them would match nearly every
+// chunk; the vector search still sees the whole question.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
+		before being below between both but by can could did do does doing down during each few for from further
+		had has have having he her here hers herself him himself his how i if in into is it its itself just me
+		more most my myself no nor not now of off on once only or other our ours ourselves out over own same she
+		should so some such than that the their theirs them themselves then there these they this those through
+		to too under until up very was we were what when where which while who whom why will with would you your
+		yours yourself yourselves`) {
+		stopwords[w] = true
+	}
+}

@@ -1,0 +1,223 @@
+// Package search retrieves the chunks that answer a question: BM25 over the
+// FTS5 index, nearest neighbours over the chunk embeddings, and the fusion of
+// both rankings (Reciprocal Rank Fusion or weighted scores).
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"cairn/core/store"
+)
+
+// QueryEmbedder turns a question into a vector in the space of the stored
+// chunk embeddings. core/llm's Embedder satisfies it.
+type QueryEmbedder interface {
+	EmbedQuery(ctx context.Context, query string) ([]float32, error)
+}
+
+// VectorIndex finds the nearest stored chunk vectors to a query vector.
+// *store.DB satisfies it with exact KNN.
+type VectorIndex interface {
+	KNN(ctx context.Context, q []float32, k int) ([]store.VectorHit, error)
+}
+
+// Searcher runs searches over one knowledge base.
+type Searcher struct {
+	db  *store.DB
+	emb QueryEmbedder // nil: BM25 only
+	vec VectorIndex
+}
+
+// New returns a Searcher. emb may be nil (BM25 only); vec defaults to exact
+// KNN in the store.
+func New(db *store.DB, emb QueryEmbedder, vec VectorIndex) *Searcher {
+	if vec == nil {
+		vec = db
+	}
+	return &Searcher{db: db, emb: emb, vec: vec}
+}
+
+// Request is one search.
+type Request struct {
+	Query      string
+	Mode       Mode // "" picks hybrid when an embedder is loaded, else BM25
+	Filter     store.Filter
+	BM25Pool   int // candidates taken from BM25; default 60
+	VectorPool int // candidates taken from vector search; default 60
+	Params
+}
+
+// Timing says where a search spent its time.
+type Timing struct {
+	Embed  time.Duration `json:"embed_ns"`
+	BM25   time.Duration `json:"bm25_ns"`
+	Vector time.Duration `json:"vector_ns"`
+	Fuse   time.Duration `json:"fuse_ns"`
+	Total  time.Duration `json:"total_ns"`
+}
+
+// Response holds the fused results and the candidates behind them.
+type Response struct {
+	Results    []Result
+	Candidates *Candidates
+	Timing     Timing
+}
+
+// ErrNoVectors is returned for a vector search when no embedding model is
+// loaded or the knowledge base holds no vectors.
+var ErrNoVectors = errors.New("vector search needs an embedding model: put a GGUF embedding model in the models folder or run `cairn models use PATH`")
+
+// Search runs the retrievers of req.Mode concurrently, fuses their lists
+// and returns the best results.
+func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
+	t0 := time.Now()
+	if req.BM25Pool <= 0 {
+		req.BM25Pool = 60
+	}
+	if req.VectorPool <= 0 {
+		req.VectorPool = 60
+	}
+	if req.Fusion == "" {
+		req.Fusion = FusionRRF
+	}
+	mode := req.Mode
+	if mode == "" {
+		mode = ModeBM25
+		if s.emb != nil {
+			mode = ModeHybrid
+		}
+	}
+	if mode != ModeBM25 && s.emb == nil {
+		return nil, ErrNoVectors
+	}
+	c := &Candidates{Query: req.Query, Terms: ParseTerms(req.Query), Mode: mode}
+	var tm Timing
+	g, gctx := errgroup.WithContext(ctx)
+	if mode != ModeVector {
+		g.Go(func() error {
+			t := time.Now()
+			var err error
+			c.BM25, err = s.bm25(gctx, c.Terms, req.BM25Pool, req.Filter)
+			tm.BM25 = time.Since(t)
+			return err
+		})
+	}
+	if mode != ModeBM25 {
+		g.Go(func() error {
+			t := time.Now()
+			q, err := s.emb.EmbedQuery(gctx, req.Query)
+			if err != nil {
+				return fmt.Errorf("embed the query: %w", err)
+			}
+			tm.Embed = time.Since(t)
+			t = time.Now()
+			c.Vector, err = s.vector(gctx, q, req.VectorPool, req.Filter)
+			tm.Vector = time.Since(t)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if mode == ModeHybrid && Degenerate(c.Vector) {
+		c.Mode = ModeBM25
+		c.Notes = append(c.Notes, "the embedding model gave nearly the same similarity to every passage; ranked by keywords only")
+	}
+	if err := s.load(ctx, c); err != nil {
+		return nil, err
+	}
+	t := time.Now()
+	res := Fuse(c, req.Params)
+	tm.Fuse = time.Since(t)
+	tm.Total = time.Since(t0)
+	return &Response{Results: res, Candidates: c, Timing: tm}, nil
+}
+
+func (s *Searcher) bm25(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, error) {
+	match := MatchQuery(terms)
+	if match == "" {
+		return nil, nil
+	}
+	hits, err := s.db.SearchFTS(ctx, match, pool, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hit, len(hits))
+	for i, h := range hits {
+		out[i] = Hit{ChunkID: h.ChunkID, Score: -h.BM25}
+	}
+	return out, nil
+}
+
+func (s *Searcher) vector(ctx context.Context, q []float32, pool int, f store.Filter) ([]Hit, error) {
+	k := pool
+	if !f.Empty() {
+		k = pool * 4 // filtered after the search; fetch more so enough survive
+	}
+	hits, err := s.vec.KNN(ctx, q, k)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	out := make([]Hit, 0, len(hits))
+	for _, h := range hits {
+		out = append(out, Hit{ChunkID: h.ChunkID, Score: 1 - h.Distance})
+	}
+	if !f.Empty() {
+		infos, err := s.db.Chunks(ctx, hitIDs(out))
+		if err != nil {
+			return nil, err
+		}
+		kept := out[:0]
+		for _, h := range out {
+			if ci, ok := infos[h.ChunkID]; ok && f.Matches(ci.Path, ci.Format) && len(kept) < pool {
+				kept = append(kept, h)
+			}
+		}
+		out = kept
+	}
+	return out, nil
+}
+
+// load fetches the passages of every candidate and computes their snippets.
+func (s *Searcher) load(ctx context.Context, c *Candidates) error {
+	ids := append(hitIDs(c.BM25), hitIDs(c.Vector)...)
+	infos, err := s.db.Chunks(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("load results: %w", err)
+	}
+	c.Passages = make(map[int64]*Passage, len(infos))
+	for id, ci := range infos {
+		p := &Passage{ChunkID: id, DocumentID: ci.DocumentID, Path: ci.Path, Title: ci.Title, Format: ci.Format,
+			Heading: ci.Heading, Text: ci.Text, UnitKind: ci.UnitKind, Page: ci.Page, Label: ci.Label,
+			LineStart: ci.LineStart, LineEnd: ci.LineEnd}
+		p.Snippet, p.Highlights, p.Matched = Snippet(ci.Text, c.Terms)
+		c.Passages[id] = p
+	}
+	return nil
+}
+
+func hitIDs(hs []Hit) []int64 {
+	ids := make([]int64, len(hs))
+	for i, h := range hs {
+		ids[i] = h.ChunkID
+	}
+	return ids
+}
+
+// Degenerate reports whether vector similarities carry no ranking signal:
+// over the top 20, all above 0.88 and within 0.06 of each other (NuraSafe
+// §5.3). A model that maps everything to nearly one point would otherwise
+// inject a random order into the fusion.
+func Degenerate(hits []Hit) bool {
+	if len(hits) < 5 {
+		return false
+	}
+	top := hits[:min(20, len(hits))]
+	lo, hi := scoreRange(top)
+	return lo > 0.88 && hi-lo < 0.06
+}

@@ -1,0 +1,195 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Span is a byte range [Start, End) of a string.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// snippetLen is the target length of a snippet in bytes.
+const snippetLen = 280
+
+// Snippet picks the part of text with the most query-term matches, about
+// snippetLen bytes long, and returns it with the byte spans of the matches
+// inside it, plus the distinct terms that matched anywhere in text.
+func Snippet(text string, terms []Term) (snippet string, highlights []Span, matched []string) {
+	spans, matched := matchSpans(text, terms)
+	start, end := window(text, spans)
+	snippet = text[start:end]
+	prefix, suffix := "", ""
+	if start > 0 {
+		prefix = "…"
+	}
+	if end < len(text) {
+		suffix = "…"
+	}
+	for _, s := range spans {
+		if s.Start >= start && s.End <= end {
+			highlights = append(highlights, Span{s.Start - start + len(prefix), s.End - start + len(prefix)})
+		}
+	}
+	return prefix + flattenLines(snippet) + suffix, highlights, matched
+}
+
+// flattenLines turns line breaks and tabs into spaces, one byte for one byte
+// so highlight offsets stay valid.
+func flattenLines(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// window returns the byte range of the snippetLen-long part of text holding
+// the most spans, widened to word boundaries.
+func window(text string, spans []Span) (int, int) {
+	if len(text) <= snippetLen {
+		return 0, len(text)
+	}
+	best, bestCount := 0, -1
+	j := 0
+	for i := range spans {
+		for j < len(spans) && spans[j].End <= spans[i].Start+snippetLen {
+			j++
+		}
+		if j-i > bestCount {
+			best, bestCount = i, j-i
+		}
+	}
+	start := 0
+	if bestCount > 0 {
+		// Centre the matches: start a little before the first one.
+		start = max(0, spans[best].Start-snippetLen/5)
+	}
+	end := min(len(text), start+snippetLen)
+	if end == len(text) {
+		start = max(0, end-snippetLen)
+	}
+	// Widen to word boundaries without splitting runes.
+	for start > 0 && !isBoundary(text, start) {
+		start--
+	}
+	for end < len(text) && !isBoundary(text, end) {
+		end++
+	}
+	return start, end
+}
+
+func isBoundary(text string, i int) bool {
+	if !utf8.RuneStart(text[i]) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	return unicode.IsSpace(r)
+}
+
+// matchSpans finds the words of text that match a term (after folding case,
+// diacritics and common English suffixes, roughly what the porter tokenizer
+// does), and multi-token terms as consecutive words.
+func matchSpans(text string, terms []Term) ([]Span, []string) {
+	type word struct {
+		span Span
+		stem string
+	}
+	var words []word
+	inWord, ws := false, 0
+	for i, r := range text {
+		tok := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case tok && !inWord:
+			inWord, ws = true, i
+		case !tok && inWord:
+			inWord = false
+			words = append(words, word{Span{ws, i}, stem(text[ws:i])})
+		}
+	}
+	if inWord {
+		words = append(words, word{Span{ws, len(text)}, stem(text[ws:])})
+	}
+	var spans []Span
+	var matched []string
+	hit := map[int]bool{}
+	for _, t := range terms {
+		stems := make([]string, len(t.Tokens))
+		for i, tok := range t.Tokens {
+			stems[i] = stem(tok)
+		}
+		found := false
+		for i := 0; i+len(stems) <= len(words); i++ {
+			ok := true
+			for k, s := range stems {
+				if words[i+k].stem != s {
+					ok = false
+					break
+				}
+			}
+			if ok && !hit[i] {
+				hit[i] = true
+				found = true
+				spans = append(spans, Span{words[i].span.Start, words[i+len(stems)-1].span.End})
+			}
+		}
+		if found {
+			matched = append(matched, t.String())
+		}
+	}
+	sortSpans(spans)
+	return spans, matched
+}
+
+func sortSpans(s []Span) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].Start < s[j-1].Start; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+var foldDiacritics = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+
+// stem folds a word for matching: lower case, no diacritics, and common
+// English inflections removed ("resetting" and "resets" both give "reset").
+func stem(w string) string {
+	w = strings.ToLower(w)
+	if !isASCII(w) {
+		if f, _, err := transform.String(foldDiacritics, w); err == nil {
+			w = f
+		}
+	}
+	if len(w) <= 3 {
+		return w
+	}
+	for _, suf := range []string{"ational", "ization", "fulness", "iveness", "ations", "ation", "ments", "ment",
+		"ingly", "edly", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s"} {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
+			w = w[:len(w)-len(suf)]
+			break
+		}
+	}
+	// Undo doubled final consonants: "resett" -> "reset".
+	if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
+		w = w[:n-1]
+	}
+	return w
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,453 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"cairn/core/chunk"
+)
+
+// Folder is a root folder of the knowledge base.
+type Folder struct {
+	ID        int64
+	Path      string
+	AddedAt   time.Time
+	Documents int
+	Chunks    int
+	Issues    int
+	LastRun   *Run // nil before the first run
+}
+
+// ErrNestedFolder is returned by AddFolder for a folder inside another one.
+var ErrNestedFolder = errors.New("folder is already part of the knowledge base")
+
+// AddFolder registers path (absolute, cleaned) as a root folder, returning
+// the existing one if it is already registered. A folder inside a
+// registered folder is refused with ErrNestedFolder; registered folders
+// inside the new one are merged into it.
+func (db *DB) AddFolder(ctx context.Context, path string) (Folder, error) {
+	path = filepath.Clean(path)
+	var f Folder
+	err := db.tx(ctx, func(c *sqlite3.Conn) error {
+		folders, err := listFolders(c)
+		if err != nil {
+			return err
+		}
+		for _, o := range folders {
+			if o.Path == path {
+				f = o
+				return nil
+			}
+			if within(path, o.Path) {
+				return fmt.Errorf("%w: %s is inside %s", ErrNestedFolder, path, o.Path)
+			}
+		}
+		if err := exec(c, `INSERT INTO folders(path, added_at) VALUES (?, ?)`, path, time.Now().Unix()); err != nil {
+			return fmt.Errorf("add folder: %w", err)
+		}
+		f = Folder{ID: c.LastInsertRowID(), Path: path, AddedAt: time.Now()}
+		for _, o := range folders {
+			if within(o.Path, path) {
+				for _, t := range []string{"documents", "file_issues"} {
+					if err := exec(c, `UPDATE `+t+` SET folder_id = ? WHERE folder_id = ?`, f.ID, o.ID); err != nil {
+						return err
+					}
+				}
+				if err := exec(c, `DELETE FROM folders WHERE id = ?`, o.ID); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return f, err
+}
+
+// within reports whether path lies inside dir (not equal to it).
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// RemoveFolder forgets a root folder and everything indexed from it.
+func (db *DB) RemoveFolder(ctx context.Context, path string) error {
+	path = filepath.Clean(path)
+	return db.tx(ctx, func(c *sqlite3.Conn) error {
+		id, err := folderID(c, path)
+		if err != nil {
+			return err
+		}
+		for _, sql := range []string{
+			`DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE folder_id = ?)`,
+			`DELETE FROM documents WHERE folder_id = ?`,
+			`DELETE FROM file_issues WHERE folder_id = ?`,
+			`DELETE FROM folders WHERE id = ?`,
+		} {
+			if err := exec(c, sql, id); err != nil {
+				return fmt.Errorf("remove folder %s: %w", path, err)
+			}
+		}
+		return nil
+	})
+}
+
+func folderID(c *sqlite3.Conn, path string) (int64, error) {
+	s, _, err := c.Prepare(`SELECT id FROM folders WHERE path = ?`)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	s.BindText(1, path)
+	if !s.Step() {
+		if err := s.Err(); err != nil {
+			return 0, err
+		}
+		return 0, fmt.Errorf("%s is not a folder of this knowledge base", path)
+	}
+	return s.ColumnInt64(0), nil
+}
+
+// Folders lists the root folders with their counts and last run.
+func (db *DB) Folders(ctx context.Context) ([]Folder, error) {
+	var out []Folder
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		fs, err := listFolders(c)
+		if err != nil {
+			return err
+		}
+		for i := range fs {
+			f := &fs[i]
+			err := query(c, `SELECT
+				(SELECT count(*) FROM documents WHERE folder_id = ?1),
+				(SELECT count(*) FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE folder_id = ?1)),
+				(SELECT count(*) FROM file_issues WHERE folder_id = ?1)`,
+				[]any{f.ID}, func(s *sqlite3.Stmt) error {
+					f.Documents, f.Chunks, f.Issues = s.ColumnInt(0), s.ColumnInt(1), s.ColumnInt(2)
+					return nil
+				})
+			if err != nil {
+				return err
+			}
+			runs, err := listRuns(c, `WHERE folder = ? ORDER BY id DESC LIMIT 1`, f.Path)
+			if err != nil {
+				return err
+			}
+			if len(runs) > 0 {
+				f.LastRun = &runs[0]
+			}
+		}
+		out = fs
+		return nil
+	})
+	return out, err
+}
+
+func listFolders(c *sqlite3.Conn) ([]Folder, error) {
+	var out []Folder
+	err := query(c, `SELECT id, path, added_at FROM folders ORDER BY path`, nil, func(s *sqlite3.Stmt) error {
+		out = append(out, Folder{ID: s.ColumnInt64(0), Path: s.ColumnText(1), AddedAt: time.Unix(s.ColumnInt64(2), 0)})
+		return nil
+	})
+	return out, err
+}
+
+// FileState is what the indexer compares with the file system to decide
+// whether a file changed.
+type FileState struct {
+	DocumentID int64 // 0 when the file is known only as an issue
+	Size       int64
+	MTimeNS    int64
+	Hash       string
+	Issue      string // "skipped" or "failed" when the file is in file_issues
+	Reason     string
+}
+
+// FileStates returns the state of every file known under a folder, keyed by
+// path.
+func (db *DB) FileStates(ctx context.Context, folderID int64) (map[string]FileState, error) {
+	out := map[string]FileState{}
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		err := query(c, `SELECT path, id, size, mtime_ns, hash FROM documents WHERE folder_id = ?`, []any{folderID},
+			func(s *sqlite3.Stmt) error {
+				out[s.ColumnText(0)] = FileState{DocumentID: s.ColumnInt64(1), Size: s.ColumnInt64(2), MTimeNS: s.ColumnInt64(3), Hash: s.ColumnText(4)}
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+		return query(c, `SELECT path, size, mtime_ns, kind, reason FROM file_issues WHERE folder_id = ?`, []any{folderID},
+			func(s *sqlite3.Stmt) error {
+				p := s.ColumnText(0)
+				if _, ok := out[p]; !ok {
+					out[p] = FileState{Size: s.ColumnInt64(1), MTimeNS: s.ColumnInt64(2), Issue: s.ColumnText(3), Reason: s.ColumnText(4)}
+				}
+				return nil
+			})
+	})
+	return out, err
+}
+
+// Document is a file's row in the knowledge base.
+type Document struct {
+	ID        int64
+	FolderID  int64
+	Path      string
+	Size      int64
+	MTimeNS   int64
+	Hash      string
+	Title     string
+	Format    string
+	UnitKind  string // what the units count: "page", "slide", "sheet"; "" for none
+	Units     int
+	Chars     int
+	Warnings  []string
+	IndexedAt time.Time
+}
+
+// PutDocument stores doc and its chunks in one transaction, replacing any
+// earlier version of the same path, and clears the path's recorded issue.
+// vectors, when not nil, holds one embedding per chunk and is written to the
+// vector table in the same transaction. It returns the document's id and the
+// ids of its chunks in order.
+func (db *DB) PutDocument(ctx context.Context, doc Document, chunks []chunk.Chunk, vectors [][]float32) (int64, []int64, error) {
+	if vectors != nil && len(vectors) != len(chunks) {
+		return 0, nil, fmt.Errorf("put %s: %d vectors for %d chunks", doc.Path, len(vectors), len(chunks))
+	}
+	var ids []int64
+	var docID int64
+	err := db.tx(ctx, func(c *sqlite3.Conn) error {
+		if vectors != nil && db.vecDim == 0 {
+			return errors.New("no vector table: set the embedding model first")
+		}
+		old, err := db.documentID(doc.Path)
+		if err != nil {
+			return err
+		}
+		if old != 0 {
+			if err := db.deleteChunks(old); err != nil {
+				return err
+			}
+		}
+		s, err := db.stmt(`INSERT INTO documents(folder_id, path, size, mtime_ns, hash, title, format, unit_kind, units, chars, warnings, indexed_at)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+			ON CONFLICT(path) DO UPDATE SET folder_id=?1, size=?3, mtime_ns=?4, hash=?5, title=?6, format=?7,
+				unit_kind=?8, units=?9, chars=?10, warnings=?11, indexed_at=?12`)
+		if err != nil {
+			return err
+		}
+		if err := bind(s, doc.FolderID, doc.Path, doc.Size, doc.MTimeNS, doc.Hash, doc.Title, doc.Format,
+			doc.UnitKind, doc.Units, doc.Chars, strings.Join(doc.Warnings, "\n"), time.Now().Unix()); err != nil {
+			return err
+		}
+		if err := s.Exec(); err != nil {
+			return fmt.Errorf("put document %s: %w", doc.Path, err)
+		}
+		docID = old
+		if docID == 0 {
+			docID = c.LastInsertRowID()
+		}
+		ins, err := db.stmt(`INSERT INTO chunks(document_id, ordinal, text, heading, unit_kind, page, label, line_start, line_end, char_start, char_end)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		ids = make([]int64, len(chunks))
+		for i, ch := range chunks {
+			ins.Reset()
+			if err := bind(ins, docID, ch.Ordinal, ch.Text, ch.Heading, string(ch.Unit), ch.Page, ch.Label,
+				ch.LineStart, ch.LineEnd, ch.Start, ch.End); err != nil {
+				return err
+			}
+			if err := ins.Exec(); err != nil {
+				return fmt.Errorf("put chunk %d of %s: %w", i, doc.Path, err)
+			}
+			ids[i] = c.LastInsertRowID()
+		}
+		if vectors != nil {
+			if err := db.insertVectors(ids, vectors); err != nil {
+				return fmt.Errorf("put vectors of %s: %w", doc.Path, err)
+			}
+		}
+		del, err := db.stmt(`DELETE FROM file_issues WHERE path = ?`)
+		if err != nil {
+			return err
+		}
+		del.BindText(1, doc.Path)
+		if err := del.Exec(); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return docID, ids, nil
+}
+
+func (db *DB) documentID(path string) (int64, error) {
+	s, err := db.stmt(`SELECT id FROM documents WHERE path = ?`)
+	if err != nil {
+		return 0, err
+	}
+	s.BindText(1, path)
+	defer s.Reset()
+	if s.Step() {
+		return s.ColumnInt64(0), nil
+	}
+	return 0, s.Err()
+}
+
+// deleteChunks removes a document's chunks; the triggers remove their FTS
+// entries and vectors.
+func (db *DB) deleteChunks(docID int64) error {
+	s, err := db.stmt(`DELETE FROM chunks WHERE document_id = ?`)
+	if err != nil {
+		return err
+	}
+	s.BindInt64(1, docID)
+	if err := s.Exec(); err != nil {
+		return fmt.Errorf("delete chunks of document %d: %w", docID, err)
+	}
+	return nil
+}
+
+// TouchDocument records a new modification time for a file whose content
+// hash did not change, so the next run skips it without hashing.
+func (db *DB) TouchDocument(ctx context.Context, id, size, mtimeNS int64) error {
+	return db.write(ctx, func(c *sqlite3.Conn) error {
+		s, err := db.stmt(`UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		if err := bind(s, size, mtimeNS, id); err != nil {
+			return err
+		}
+		return s.Exec()
+	})
+}
+
+// DeletePaths removes the documents and issues recorded for paths, in one
+// transaction.
+func (db *DB) DeletePaths(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	return db.tx(ctx, func(c *sqlite3.Conn) error {
+		for _, p := range paths {
+			id, err := db.documentID(p)
+			if err != nil {
+				return err
+			}
+			if id != 0 {
+				if err := db.deleteChunks(id); err != nil {
+					return err
+				}
+				s, err := db.stmt(`DELETE FROM documents WHERE id = ?`)
+				if err != nil {
+					return err
+				}
+				s.BindInt64(1, id)
+				if err := s.Exec(); err != nil {
+					return fmt.Errorf("delete %s: %w", p, err)
+				}
+			}
+			s, err := db.stmt(`DELETE FROM file_issues WHERE path = ?`)
+			if err != nil {
+				return err
+			}
+			s.BindText(1, p)
+			if err := s.Exec(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Issue is a file that is not indexed, and why.
+type Issue struct {
+	Path    string
+	Kind    string // "skipped" or "failed"
+	Reason  string
+	Size    int64
+	MTimeNS int64
+	RunID   int64
+	At      time.Time
+}
+
+// RecordIssue notes why a file is not indexed, removing any document
+// indexed from an earlier version of it.
+func (db *DB) RecordIssue(ctx context.Context, folderID int64, is Issue) error {
+	return db.tx(ctx, func(c *sqlite3.Conn) error {
+		id, err := db.documentID(is.Path)
+		if err != nil {
+			return err
+		}
+		if id != 0 {
+			if err := db.deleteChunks(id); err != nil {
+				return err
+			}
+			if err := exec(c, `DELETE FROM documents WHERE id = ?`, id); err != nil {
+				return err
+			}
+		}
+		s, err := db.stmt(`INSERT OR REPLACE INTO file_issues(path, folder_id, kind, reason, size, mtime_ns, run_id, at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		if err := bind(s, is.Path, folderID, is.Kind, is.Reason, is.Size, is.MTimeNS, is.RunID, time.Now().Unix()); err != nil {
+			return err
+		}
+		return s.Exec()
+	})
+}
+
+// Issues lists the files not indexed under a folder (all folders when
+// folderID is 0), newest first.
+func (db *DB) Issues(ctx context.Context, folderID int64) ([]Issue, error) {
+	var out []Issue
+	where, args := "", []any(nil)
+	if folderID != 0 {
+		where, args = "WHERE folder_id = ?", []any{folderID}
+	}
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		return query(c, `SELECT path, kind, reason, size, mtime_ns, run_id, at FROM file_issues `+where+` ORDER BY at DESC, path`, args,
+			func(s *sqlite3.Stmt) error {
+				out = append(out, Issue{Path: s.ColumnText(0), Kind: s.ColumnText(1), Reason: s.ColumnText(2),
+					Size: s.ColumnInt64(3), MTimeNS: s.ColumnInt64(4), RunID: s.ColumnInt64(5), At: time.Unix(s.ColumnInt64(6), 0)})
+				return nil
+			})
+	})
+	return out, err
+}
+
+// ClearIssues forgets every recorded issue, so the next run retries those
+// files (after an upgrade adds formats, or OCR is installed).
+func (db *DB) ClearIssues(ctx context.Context) error {
+	return db.write(ctx, func(c *sqlite3.Conn) error { return c.Exec(`DELETE FROM file_issues`) })
+}
+
+// query runs sql with args and calls row for each result row.
+func query(c *sqlite3.Conn, sql string, args []any, row func(s *sqlite3.Stmt) error) error {
+	s, _, err := c.Prepare(sql)
+	if err != nil {
+		return fmt.Errorf("prepare %q: %w", firstLine(sql), err)
+	}
+	defer s.Close()
+	if err := bind(s, args...); err != nil {
+		return err
+	}
+	for s.Step() {
+		if err := row(s); err != nil {
+			return err
+		}
+	}
+	return s.Err()
+}

@@ -1,0 +1,159 @@
+package store
+
+import (
+	"fmt"
+
+	"github.com/ncruces/go-sqlite3"
+)
+
+// migrations are applied in order; PRAGMA user_version counts the applied
+// ones. Never edit a released migration: append a new one.
+var migrations = []string{
+	// 1: documents, chunks, FTS5 over chunks, runs, per-file issues.
+	`
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE folders (
+	id       INTEGER PRIMARY KEY,
+	path     TEXT NOT NULL UNIQUE,
+	added_at INTEGER NOT NULL
+);
+
+CREATE TABLE documents (
+	id         INTEGER PRIMARY KEY,
+	folder_id  INTEGER NOT NULL REFERENCES folders(id),
+	path       TEXT NOT NULL UNIQUE,
+	size       INTEGER NOT NULL,
+	mtime_ns   INTEGER NOT NULL,
+	hash       TEXT NOT NULL,
+	title      TEXT NOT NULL DEFAULT '',
+	format     TEXT NOT NULL DEFAULT '',
+	unit_kind  TEXT NOT NULL DEFAULT '',
+	units      INTEGER NOT NULL DEFAULT 0,
+	chars      INTEGER NOT NULL DEFAULT 0,
+	warnings   TEXT NOT NULL DEFAULT '',
+	indexed_at INTEGER NOT NULL
+);
+CREATE INDEX documents_folder ON documents(folder_id);
+
+CREATE TABLE chunks (
+	id          INTEGER PRIMARY KEY,
+	document_id INTEGER NOT NULL REFERENCES documents(id),
+	ordinal     INTEGER NOT NULL,
+	text        TEXT NOT NULL,
+	heading     TEXT NOT NULL DEFAULT '',
+	unit_kind   TEXT NOT NULL DEFAULT '',
+	page        INTEGER NOT NULL DEFAULT 0,
+	label       TEXT NOT NULL DEFAULT '',
+	line_start  INTEGER NOT NULL DEFAULT 0,
+	line_end    INTEGER NOT NULL DEFAULT 0,
+	char_start  INTEGER NOT NULL,
+	char_end    INTEGER NOT NULL,
+	vec         INTEGER NOT NULL DEFAULT 0 -- 1 when chunks_vec holds its embedding
+);
+CREATE INDEX chunks_document ON chunks(document_id, ordinal);
+CREATE INDEX chunks_without_vector ON chunks(id) WHERE vec = 0;
+
+-- FTS5 with external content: the view supplies each chunk's text, heading
+-- and document title, so nothing is stored twice. The triggers keep the index
+-- in step inside the same transaction. The 'delete' needs the old values, so
+-- a document's chunks are always deleted before the document row changes.
+CREATE VIEW chunk_fts_source AS
+	SELECT c.id AS id, c.text AS text, c.heading AS heading, d.title AS title
+	FROM chunks c JOIN documents d ON d.id = c.document_id;
+
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+	text, heading, title,
+	content='chunk_fts_source', content_rowid='id',
+	tokenize='porter unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+	INSERT INTO chunks_fts(rowid, text, heading, title)
+	VALUES (new.id, new.text, new.heading, (SELECT title FROM documents WHERE id = new.document_id));
+END;
+
+CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+	INSERT INTO chunks_fts(chunks_fts, rowid, text, heading, title)
+	VALUES ('delete', old.id, old.text, old.heading, (SELECT title FROM documents WHERE id = old.document_id));
+END;
+
+CREATE TABLE index_runs (
+	id              INTEGER PRIMARY KEY,
+	folder          TEXT NOT NULL,
+	started_at      INTEGER NOT NULL,
+	finished_at     INTEGER NOT NULL DEFAULT 0,
+	status          TEXT NOT NULL,
+	files_seen      INTEGER NOT NULL DEFAULT 0,
+	files_indexed   INTEGER NOT NULL DEFAULT 0,
+	files_unchanged INTEGER NOT NULL DEFAULT 0,
+	files_skipped   INTEGER NOT NULL DEFAULT 0,
+	files_failed    INTEGER NOT NULL DEFAULT 0,
+	files_removed   INTEGER NOT NULL DEFAULT 0,
+	chunks          INTEGER NOT NULL DEFAULT 0,
+	bytes           INTEGER NOT NULL DEFAULT 0,
+	error           TEXT NOT NULL DEFAULT ''
+);
+
+-- Files that were looked at but are not in documents, with the reason, so
+-- no file is ever silently missing and unchanged ones are not retried.
+CREATE TABLE file_issues (
+	path      TEXT PRIMARY KEY,
+	folder_id INTEGER NOT NULL REFERENCES folders(id),
+	kind      TEXT NOT NULL,
+	reason    TEXT NOT NULL,
+	size      INTEGER NOT NULL,
+	mtime_ns  INTEGER NOT NULL,
+	run_id    INTEGER NOT NULL,
+	at        INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX file_issues_folder ON file_issues(folder_id);
+`,
+}
+
+// SchemaVersion is the schema version this build writes.
+var SchemaVersion = len(migrations)
+
+func (db *DB) migrate() error {
+	return db.write(nil, func(c *sqlite3.Conn) error {
+		v, err := userVersion(c)
+		if err != nil {
+			return err
+		}
+		if v > len(migrations) {
+			return fmt.Errorf("schema version %d is newer than this Cairn (%d): update Cairn", v, len(migrations))
+		}
+		for i := v; i < len(migrations); i++ {
+			err := func() (err error) {
+				t, err := c.BeginImmediate()
+				if err != nil {
+					return err
+				}
+				defer t.End(&err)
+				if err := c.Exec(migrations[i]); err != nil {
+					return err
+				}
+				return c.Exec(fmt.Sprintf("PRAGMA user_version=%d", i+1))
+			}()
+			if err != nil {
+				return fmt.Errorf("migration %d: %w", i+1, err)
+			}
+		}
+		return nil
+	})
+}
+
+func userVersion(c *sqlite3.Conn) (int, error) {
+	s, _, err := c.Prepare(`PRAGMA user_version`)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	if !s.Step() {
+		return 0, s.Err()
+	}
+	return s.ColumnInt(0), nil
+}

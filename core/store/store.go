@@ -1,0 +1,299 @@
+// Package store keeps a knowledge base in one SQLite file: documents, their
+// chunks, an FTS5 index over the chunks (BM25) and a sqlite-vec table of
+// chunk embeddings. It is the only package that writes SQL.
+//
+// One writer connection, guarded by a mutex, makes every change; a small
+// pool of reader connections serves searches, which keep working while the
+// writer indexes because the database runs in WAL mode.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	// The sqlite-vec build of SQLite (FTS5 included) replaces ncruces' embed
+	// package; importing both would register two binaries.
+	_ "github.com/asg017/sqlite-vec-go-bindings/ncruces"
+	"github.com/ncruces/go-sqlite3"
+)
+
+// Options tune Open.
+type Options struct {
+	Readers  int  // reader connections kept for searches; default 4
+	ReadOnly bool // open for searching only; never writes or migrates
+}
+
+// DB is an open knowledge base.
+type DB struct {
+	path string
+	ro   bool
+
+	wmu    sync.Mutex // guards w, ws and vecDim
+	w      *sqlite3.Conn
+	ws     map[string]*sqlite3.Stmt
+	vecDim int // dimension of chunks_vec; 0 when there is none
+
+	readers chan *sqlite3.Conn
+	opened  chan struct{} // capacity = max readers; a token per open reader
+	closed  chan struct{}
+	once    sync.Once
+}
+
+// Open opens (creating if needed) the knowledge base at path and brings its
+// schema up to date. The file and its directory are created readable by the
+// user only.
+func Open(path string, opt Options) (*DB, error) {
+	if opt.Readers <= 0 {
+		opt.Readers = 4
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("knowledge base path %s: %w", path, err)
+	}
+	db := &DB{
+		path:    abs,
+		ro:      opt.ReadOnly,
+		ws:      map[string]*sqlite3.Stmt{},
+		readers: make(chan *sqlite3.Conn, opt.Readers),
+		opened:  make(chan struct{}, opt.Readers),
+		closed:  make(chan struct{}),
+	}
+	if opt.ReadOnly {
+		if _, err := os.Stat(abs); err != nil {
+			return nil, fmt.Errorf("open knowledge base: %w", err)
+		}
+		return db, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("create knowledge base folder: %w", err)
+	}
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create knowledge base %s: %w", abs, err)
+	}
+	f.Close()
+	w, err := openConn(abs, false)
+	if err != nil {
+		return nil, err
+	}
+	db.w = w
+	if err := db.migrate(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("knowledge base %s: %w", abs, err)
+	}
+	_, db.vecDim, err = vectorModel(w)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("knowledge base %s: %w", abs, err)
+	}
+	return db, nil
+}
+
+func openConn(path string, readOnly bool) (*sqlite3.Conn, error) {
+	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE
+	if readOnly {
+		flags = sqlite3.OPEN_READONLY
+	}
+	c, err := sqlite3.OpenFlags(path, flags)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := c.BusyTimeout(10 * time.Second); err != nil {
+		c.Close()
+		return nil, err
+	}
+	pragmas := `PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16000;`
+	if !readOnly {
+		// NORMAL is durable against a crash of the process in WAL mode; only a
+		// power cut can lose the last transactions, never corrupt the file.
+		pragmas += `PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;`
+	}
+	if err := c.Exec(pragmas); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("configure %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Path returns the database file's absolute path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes every connection. It is safe to call more than once.
+func (db *DB) Close() error {
+	if db == nil {
+		return nil
+	}
+	var err error
+	db.once.Do(func() {
+		close(db.closed)
+		db.wmu.Lock()
+		for _, s := range db.ws {
+			s.Close()
+		}
+		if db.w != nil {
+			// A final checkpoint keeps the -wal file small for the next start.
+			db.w.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+			err = db.w.Close()
+			db.w = nil
+		}
+		db.wmu.Unlock()
+		for {
+			select {
+			case c := <-db.readers:
+				c.Close()
+			default:
+				return
+			}
+		}
+	})
+	return err
+}
+
+// write runs fn on the writer connection, holding the write lock.
+func (db *DB) write(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
+	if db.ro {
+		return errors.New("knowledge base is open read-only")
+	}
+	db.wmu.Lock()
+	defer db.wmu.Unlock()
+	if db.w == nil {
+		return errors.New("knowledge base is closed")
+	}
+	if ctx != nil {
+		old := db.w.SetInterrupt(ctx)
+		defer db.w.SetInterrupt(old)
+	}
+	return fn(db.w)
+}
+
+// tx runs fn inside one transaction on the writer connection: committed if
+// fn returns nil, rolled back otherwise.
+func (db *DB) tx(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
+	return db.write(ctx, func(c *sqlite3.Conn) (err error) {
+		t, err := c.BeginImmediate()
+		if err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		defer t.End(&err)
+		return fn(c)
+	})
+}
+
+// stmt returns a cached prepared statement of the writer connection. The
+// caller holds wmu.
+func (db *DB) stmt(sql string) (*sqlite3.Stmt, error) {
+	if s, ok := db.ws[sql]; ok {
+		s.Reset()
+		s.ClearBindings()
+		return s, nil
+	}
+	s, _, err := db.w.Prepare(sql)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %q: %w", firstLine(sql), err)
+	}
+	db.ws[sql] = s
+	return s, nil
+}
+
+// read runs fn on a reader connection from the pool, interrupted when ctx
+// ends.
+func (db *DB) read(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
+	c, err := db.getReader()
+	if err != nil {
+		return err
+	}
+	old := c.SetInterrupt(ctx)
+	err = fn(c)
+	c.SetInterrupt(old)
+	db.putReader(c)
+	return err
+}
+
+func (db *DB) getReader() (*sqlite3.Conn, error) {
+	select {
+	case <-db.closed:
+		return nil, errors.New("knowledge base is closed")
+	case c := <-db.readers:
+		return c, nil
+	default:
+	}
+	select {
+	case db.opened <- struct{}{}:
+		c, err := openConn(db.path, db.ro)
+		if err != nil {
+			<-db.opened
+			return nil, err
+		}
+		return c, nil
+	case c := <-db.readers:
+		return c, nil
+	case <-db.closed:
+		return nil, errors.New("knowledge base is closed")
+	}
+}
+
+func (db *DB) putReader(c *sqlite3.Conn) {
+	select {
+	case <-db.closed:
+		c.Close()
+		<-db.opened
+	default:
+		db.readers <- c
+	}
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i] + "…"
+		}
+	}
+	return s
+}
+
+// exec runs sql with args bound in order on c.
+func exec(c *sqlite3.Conn, sql string, args ...any) error {
+	s, _, err := c.Prepare(sql)
+	if err != nil {
+		return fmt.Errorf("prepare %q: %w", firstLine(sql), err)
+	}
+	defer s.Close()
+	if err := bind(s, args...); err != nil {
+		return err
+	}
+	return s.Exec()
+}
+
+// bind binds args to s's parameters 1..n.
+func bind(s *sqlite3.Stmt, args ...any) error {
+	for i, a := range args {
+		var err error
+		switch v := a.(type) {
+		case nil:
+			err = s.BindNull(i + 1)
+		case int:
+			err = s.BindInt64(i+1, int64(v))
+		case int64:
+			err = s.BindInt64(i+1, v)
+		case float64:
+			err = s.BindFloat(i+1, v)
+		case string:
+			err = s.BindText(i+1, v)
+		case []byte:
+			err = s.BindBlob(i+1, v)
+		case bool:
+			err = s.BindBool(i+1, v)
+		default:
+			return fmt.Errorf("bind: unsupported type %T", a)
+		}
+		if err != nil {
+			return fmt.Errorf("bind %d: %w", i+1, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,239 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/ncruces/go-sqlite3"
+)
+
+// Meta keys recording which embedding model produced the stored vectors, so a
+// different model is detected and never mixed in.
+const (
+	metaVectorModel = "vector_model"
+	metaVectorDim   = "vector_dim"
+)
+
+// VectorModel returns the id and dimension of the model whose vectors the
+// knowledge base holds; "" and 0 when there are none.
+func (db *DB) VectorModel(ctx context.Context) (string, int, error) {
+	var id string
+	var dim int
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		var err error
+		id, dim, err = vectorModel(c)
+		return err
+	})
+	return id, dim, err
+}
+
+func vectorModel(c *sqlite3.Conn) (string, int, error) {
+	id, _, err := getMeta(c, metaVectorModel)
+	if err != nil {
+		return "", 0, err
+	}
+	d, _, err := getMeta(c, metaVectorDim)
+	if err != nil {
+		return "", 0, err
+	}
+	dim, _ := strconv.Atoi(d)
+	return id, dim, nil
+}
+
+// SetVectorModel makes the vector table hold dim-dimensional vectors of
+// model id. When the knowledge base held vectors of another model (or
+// dimension), they are all dropped and every chunk is marked for
+// re-embedding; changed reports that. id "" removes the vector table.
+func (db *DB) SetVectorModel(ctx context.Context, id string, dim int) (changed bool, err error) {
+	if id != "" && dim <= 0 {
+		return false, fmt.Errorf("embedding model %s: invalid dimension %d", id, dim)
+	}
+	err = db.tx(ctx, func(c *sqlite3.Conn) error {
+		oldID, oldDim, err := vectorModel(c)
+		if err != nil {
+			return err
+		}
+		if oldID == id && oldDim == dim {
+			db.vecDim = dim
+			return nil
+		}
+		changed = true
+		for _, sql := range []string{
+			`DROP TRIGGER IF EXISTS chunks_vec_delete`,
+			`DROP TABLE IF EXISTS chunks_vec`,
+			`UPDATE chunks SET vec = 0 WHERE vec = 1`,
+		} {
+			if err := c.Exec(sql); err != nil {
+				return fmt.Errorf("drop vectors of %s: %w", oldID, err)
+			}
+		}
+		if id == "" {
+			db.vecDim = 0
+			return exec(c, `DELETE FROM meta WHERE key IN (?, ?)`, metaVectorModel, metaVectorDim)
+		}
+		ddl := fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[%d] distance_metric=cosine);
+			CREATE TRIGGER chunks_vec_delete AFTER DELETE ON chunks WHEN old.vec = 1 BEGIN
+				DELETE FROM chunks_vec WHERE rowid = old.id;
+			END;`, dim)
+		if err := c.Exec(ddl); err != nil {
+			return fmt.Errorf("create vector table: %w", err)
+		}
+		if err := setMeta(c, metaVectorModel, id); err != nil {
+			return err
+		}
+		db.vecDim = dim
+		return setMeta(c, metaVectorDim, strconv.Itoa(dim))
+	})
+	return changed, err
+}
+
+// insertVectors writes vectors for chunk ids and marks the chunks; the
+// caller holds the write lock inside a transaction.
+func (db *DB) insertVectors(ids []int64, vecs [][]float32) error {
+	ins, err := db.stmt(`INSERT INTO chunks_vec(rowid, embedding) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	mark, err := db.stmt(`UPDATE chunks SET vec = 1 WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	for i, id := range ids {
+		if len(vecs[i]) != db.vecDim {
+			return fmt.Errorf("vector of chunk %d has dimension %d, the knowledge base holds %d", id, len(vecs[i]), db.vecDim)
+		}
+		buf = EncodeVector(buf[:0], vecs[i])
+		ins.Reset()
+		ins.BindInt64(1, id)
+		ins.BindBlob(2, buf)
+		if err := ins.Exec(); err != nil {
+			return fmt.Errorf("insert vector of chunk %d: %w", id, err)
+		}
+		mark.Reset()
+		mark.BindInt64(1, id)
+		if err := mark.Exec(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PutVectors stores embeddings for existing chunks (re-embedding after a
+// model change) in one transaction. Chunks that vanished meanwhile, or
+// already have a vector, are ignored.
+func (db *DB) PutVectors(ctx context.Context, ids []int64, vecs [][]float32) error {
+	if len(ids) != len(vecs) {
+		return fmt.Errorf("put vectors: %d ids, %d vectors", len(ids), len(vecs))
+	}
+	return db.tx(ctx, func(c *sqlite3.Conn) error {
+		if db.vecDim == 0 {
+			return errors.New("no vector table: set the embedding model first")
+		}
+		check, err := db.stmt(`SELECT vec FROM chunks WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		var keepIDs []int64
+		var keepVecs [][]float32
+		for i, id := range ids {
+			check.Reset()
+			check.BindInt64(1, id)
+			if check.Step() && check.ColumnInt(0) == 0 {
+				keepIDs = append(keepIDs, id)
+				keepVecs = append(keepVecs, vecs[i])
+			}
+			if err := check.Err(); err != nil {
+				return err
+			}
+		}
+		check.Reset()
+		return db.insertVectors(keepIDs, keepVecs)
+	})
+}
+
+// ChunkText is a chunk's text as the embedder needs it.
+type ChunkText struct {
+	ID      int64
+	Title   string
+	Heading string
+	Text    string
+}
+
+// ChunksWithoutVectors returns up to limit chunks, in id order after
+// afterID, that have no vector yet.
+func (db *DB) ChunksWithoutVectors(ctx context.Context, afterID int64, limit int) ([]ChunkText, error) {
+	var out []ChunkText
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		return query(c, `SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
+			WHERE c.vec = 0 AND c.id > ? ORDER BY c.id LIMIT ?`, []any{afterID, limit},
+			func(s *sqlite3.Stmt) error {
+				out = append(out, ChunkText{ID: s.ColumnInt64(0), Title: s.ColumnText(1), Heading: s.ColumnText(2), Text: s.ColumnText(3)})
+				return nil
+			})
+	})
+	return out, err
+}
+
+// CountWithoutVectors counts chunks still waiting for an embedding.
+func (db *DB) CountWithoutVectors(ctx context.Context) (int, error) {
+	var n int
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		return query(c, `SELECT count(*) FROM chunks WHERE vec = 0`, nil, func(s *sqlite3.Stmt) error {
+			n = s.ColumnInt(0)
+			return nil
+		})
+	})
+	return n, err
+}
+
+// VectorHit is a chunk found by vector search.
+type VectorHit struct {
+	ChunkID  int64
+	Distance float64 // cosine distance: 0 identical, 2 opposite
+}
+
+// KNN returns the k chunks whose vectors are nearest to q, nearest first.
+func (db *DB) KNN(ctx context.Context, q []float32, k int) ([]VectorHit, error) {
+	var out []VectorHit
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		_, dim, err := vectorModel(c)
+		if err != nil {
+			return err
+		}
+		if dim == 0 {
+			return errors.New("the knowledge base has no vectors")
+		}
+		if len(q) != dim {
+			return fmt.Errorf("query vector has dimension %d, the knowledge base holds %d", len(q), dim)
+		}
+		return query(c, `SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance`,
+			[]any{EncodeVector(nil, q), k}, func(s *sqlite3.Stmt) error {
+				out = append(out, VectorHit{ChunkID: s.ColumnInt64(0), Distance: s.ColumnFloat(1)})
+				return nil
+			})
+	})
+	return out, err
+}
+
+// EncodeVector appends v to buf as little-endian float32s, the layout
+// sqlite-vec reads.
+func EncodeVector(buf []byte, v []float32) []byte {
+	for _, x := range v {
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
+	}
+	return buf
+}
+
+// DecodeVector is the inverse of EncodeVector.
+func DecodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
