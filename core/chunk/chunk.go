@@ -126,8 +126,7 @@ func windows(text string, s, e int, p Params) [][2]int {
 		if end := trimRight(text, pos, cut); end > pos {
 			out = append(out, [2]int{pos, end})
 		}
-		next := back(text, cut, pos, p.Overlap)
-		next = wordStart(text, next, cut)
+		next := overlapStart(text, back(text, cut, pos, p.Overlap), cut)
 		if next <= pos { // cannot happen with Overlap < Size/2; guard against loops anyway
 			next = cut
 		}
@@ -203,6 +202,18 @@ func back(text string, pos, lo, n int) int {
 		pos -= size
 	}
 	return pos
+}
+
+// overlapStart picks where the next window begins inside the overlap
+// [from, cut): at the first sentence or line start there, so the repeated
+// text is whole sentences, else at the first word start.
+func overlapStart(text string, from, cut int) int {
+	for i := from; i < cut; i++ {
+		if i > 0 && (text[i-1] == '\n' || (isSpaceByte(text[i-1]) && i > 1 && strings.IndexByte(".!?", text[i-2]) >= 0)) {
+			return i
+		}
+	}
+	return wordStart(text, from, cut)
 }
 
 // wordStart moves pos forward to the start of a word if it sits inside one,

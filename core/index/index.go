@@ -119,7 +119,10 @@ func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- Progr
 	switch {
 	case err == nil:
 		run.Status = store.RunDone
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		// An interrupted SQLite statement reports its own error; the cause
+		// is still the cancel.
+		err = context.Canceled
 		run.Status = store.RunCancelled
 		run.Error = "cancelled"
 	default:

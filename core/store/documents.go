@@ -83,6 +83,9 @@ func (db *DB) RemoveFolder(ctx context.Context, path string) error {
 		if err != nil {
 			return err
 		}
+		if err := db.deleteVectors(c, `document_id IN (SELECT id FROM documents WHERE folder_id = ?)`, id); err != nil {
+			return err
+		}
 		for _, sql := range []string{
 			`DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE folder_id = ?)`,
 			`DELETE FROM documents WHERE folder_id = ?`,
@@ -303,9 +306,12 @@ func (db *DB) documentID(path string) (int64, error) {
 	return 0, s.Err()
 }
 
-// deleteChunks removes a document's chunks; the triggers remove their FTS
-// entries and vectors.
+// deleteChunks removes a document's chunks and their vectors; the trigger
+// removes their FTS entries.
 func (db *DB) deleteChunks(docID int64) error {
+	if err := db.deleteVectors(db.w, `document_id = ?`, docID); err != nil {
+		return err
+	}
 	s, err := db.stmt(`DELETE FROM chunks WHERE document_id = ?`)
 	if err != nil {
 		return err

@@ -63,7 +63,6 @@ func (db *DB) SetVectorModel(ctx context.Context, id string, dim int) (changed b
 		}
 		changed = true
 		for _, sql := range []string{
-			`DROP TRIGGER IF EXISTS chunks_vec_delete`,
 			`DROP TABLE IF EXISTS chunks_vec`,
 			`UPDATE chunks SET vec = 0 WHERE vec = 1`,
 		} {
@@ -75,10 +74,10 @@ func (db *DB) SetVectorModel(ctx context.Context, id string, dim int) (changed b
 			db.vecDim = 0
 			return exec(c, `DELETE FROM meta WHERE key IN (?, ?)`, metaVectorModel, metaVectorDim)
 		}
-		ddl := fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[%d] distance_metric=cosine);
-			CREATE TRIGGER chunks_vec_delete AFTER DELETE ON chunks WHEN old.vec = 1 BEGIN
-				DELETE FROM chunks_vec WHERE rowid = old.id;
-			END;`, dim)
+		// No trigger deletes vectors with their chunks: SQLite refuses
+		// virtual tables that are not marked innocuous (vec0) in triggers
+		// unless trusted_schema is on, so deleteVectors does it.
+		ddl := fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[%d] distance_metric=cosine)`, dim)
 		if err := c.Exec(ddl); err != nil {
 			return fmt.Errorf("create vector table: %w", err)
 		}
@@ -118,6 +117,35 @@ func (db *DB) insertVectors(ids []int64, vecs [][]float32) error {
 		mark.BindInt64(1, id)
 		if err := mark.Exec(); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// deleteVectors removes the vectors of the chunks selected by where (a
+// condition on chunks) one rowid at a time, which vec0 serves from its rowid
+// index; the caller holds the write lock and deletes the chunks next.
+func (db *DB) deleteVectors(c *sqlite3.Conn, where string, args ...any) error {
+	if db.vecDim == 0 {
+		return nil
+	}
+	var ids []int64
+	err := query(c, `SELECT id FROM chunks WHERE vec = 1 AND `+where, args, func(s *sqlite3.Stmt) error {
+		ids = append(ids, s.ColumnInt64(0))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	del, err := db.stmt(`DELETE FROM chunks_vec WHERE rowid = ?`)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		del.Reset()
+		del.BindInt64(1, id)
+		if err := del.Exec(); err != nil {
+			return fmt.Errorf("delete vector of chunk %d: %w", id, err)
 		}
 	}
 	return nil

@@ -1,0 +1,221 @@
+package chunk
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"cairn/core/extract"
+)
+
+func split(text string, p Params) []Chunk {
+	return Split(&extract.Document{Text: text}, p)
+}
+
+// checkInvariants verifies what every split must hold: Text is the trimmed
+// slice at [Start, End), lines agree with the offsets, and every
+// non-space byte of the text is covered by some chunk.
+func checkInvariants(t *testing.T, text string, cs []Chunk) {
+	t.Helper()
+	covered := make([]bool, len(text))
+	for i, c := range cs {
+		if c.Ordinal != i {
+			t.Errorf("chunk %d has ordinal %d", i, c.Ordinal)
+		}
+		if text[c.Start:c.End] != c.Text {
+			t.Errorf("chunk %d: text does not match offsets", i)
+		}
+		if strings.TrimSpace(c.Text) != c.Text || c.Text == "" {
+			t.Errorf("chunk %d not trimmed: %q", i, c.Text)
+		}
+		if !utf8.ValidString(c.Text) {
+			t.Errorf("chunk %d splits a rune", i)
+		}
+		if want := strings.Count(text[:c.Start], "\n") + 1; c.LineStart != want {
+			t.Errorf("chunk %d LineStart %d, want %d", i, c.LineStart, want)
+		}
+		if want := strings.Count(text[:c.End-1], "\n") + 1; c.LineEnd != want {
+			t.Errorf("chunk %d LineEnd %d, want %d", i, c.LineEnd, want)
+		}
+		for j := c.Start; j < c.End; j++ {
+			covered[j] = true
+		}
+	}
+	for i, ok := range covered {
+		if !ok && !isSpaceByte(text[i]) {
+			t.Fatalf("byte %d (%q) is in no chunk", i, text[max(0, i-10):min(len(text), i+10)])
+		}
+	}
+}
+
+func TestBoundaryPriority(t *testing.T) {
+	p := Params{Size: 100, Overlap: 0}
+	para := strings.Repeat("a", 60) + ". " + strings.Repeat("b", 10) + "\n\n" + strings.Repeat("c", 80)
+	sentence := strings.Repeat("a", 60) + ". " + strings.Repeat("b", 10) + "\n" + strings.Repeat("c", 20) + ". " + strings.Repeat("d", 80)
+	newline := strings.Repeat("a", 70) + "\n" + strings.Repeat("c", 80)
+	hard := strings.Repeat("x", 250)
+	early := strings.Repeat("a", 20) + ". " + strings.Repeat("b", 200) // sentence end in the first half: ignored
+	tests := []struct {
+		name, text string
+		firstEnd   int
+	}{
+		{"paragraph break wins over sentence end", para, 72},
+		{"last sentence end wins over newline", sentence, 94},
+		{"newline when no sentence end", newline, 70},
+		{"hard cut without any boundary", hard, 100},
+		{"boundaries in the first half are ignored", early, 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := split(tt.text, p)
+			if len(cs) < 2 || cs[0].End != tt.firstEnd {
+				t.Fatalf("first chunk ends at %d, want %d (%d chunks)", cs[0].End, tt.firstEnd, len(cs))
+			}
+			checkInvariants(t, tt.text, cs)
+		})
+	}
+}
+
+func TestOverlap(t *testing.T) {
+	var words []string
+	for i := range 400 {
+		words = append(words, "w"+strings.Repeat("x", i%7))
+	}
+	text := strings.Join(words, " ")
+	cs := split(text, Params{Size: 300, Overlap: 50})
+	if len(cs) < 5 {
+		t.Fatalf("%d chunks", len(cs))
+	}
+	for i := 1; i < len(cs); i++ {
+		prev, cur := cs[i-1], cs[i]
+		ov := prev.End - cur.Start
+		if ov < 40 || ov > 60 {
+			t.Errorf("chunk %d overlaps the previous by %d bytes, want about 50", i, ov)
+		}
+		if cur.Start > 0 && text[cur.Start-1] != ' ' {
+			t.Errorf("chunk %d starts inside a word", i)
+		}
+	}
+	checkInvariants(t, text, cs)
+}
+
+func TestDefaultsAndShortText(t *testing.T) {
+	cs := split("  Just one line.  \n", Params{})
+	if len(cs) != 1 || cs[0].Text != "Just one line." || cs[0].Start != 2 || cs[0].LineStart != 1 {
+		t.Fatalf("%+v", cs)
+	}
+	if got := split(" \n\t ", Params{}); len(got) != 0 {
+		t.Errorf("blank text gave %d chunks", len(got))
+	}
+}
+
+func TestRunesAreNeverSplit(t *testing.T) {
+	text := strings.Repeat("日本語のテキスト", 200) // no spaces or punctuation
+	cs := split(text, Params{Size: 150, Overlap: 30})
+	checkInvariants(t, text, cs)
+	if n := utf8.RuneCountInString(cs[0].Text); n != 150 {
+		t.Errorf("first chunk has %d runes, want 150 (sizes count characters)", n)
+	}
+}
+
+func TestUnitsAreNotCrossed(t *testing.T) {
+	page1 := "First page text. " + strings.Repeat("one ", 30)
+	page2 := "Second page text. " + strings.Repeat("two ", 30)
+	text := page1 + "\n\n" + page2
+	doc := &extract.Document{Text: text, Units: []extract.Unit{
+		{Kind: extract.UnitPage, Number: 1, Start: 0, End: len(page1)},
+		{Kind: extract.UnitPage, Number: 7, Label: "vii", Start: len(page1) + 2, End: len(text)},
+	}}
+	cs := Split(doc, Params{Size: 1000})
+	if len(cs) != 2 {
+		t.Fatalf("%d chunks, want one per page", len(cs))
+	}
+	if cs[0].Page != 1 || cs[1].Page != 7 || cs[1].Label != "vii" || cs[1].Unit != extract.UnitPage {
+		t.Errorf("pages %+v / %+v", cs[0], cs[1])
+	}
+	if !strings.HasPrefix(cs[1].Text, "Second page") {
+		t.Errorf("page 7 chunk %q", cs[1].Text)
+	}
+	checkInvariants(t, text, cs)
+}
+
+func TestTextOutsideUnitsIsKept(t *testing.T) {
+	text := "Preamble before pages.\n\nPage one body."
+	doc := &extract.Document{Text: text, Units: []extract.Unit{{Kind: extract.UnitPage, Number: 1, Start: 24, End: len(text)}}}
+	cs := Split(doc, Params{})
+	if len(cs) != 2 || cs[0].Text != "Preamble before pages." || cs[0].Page != 0 || cs[1].Page != 1 {
+		t.Fatalf("%+v", cs)
+	}
+}
+
+func TestHeadingTrail(t *testing.T) {
+	text := `# Manual
+
+Intro paragraph.
+
+## Installation
+
+Install it.
+
+3.2.1 Network Setup
+
+Configure the network.
+
+TROUBLESHOOTING
+
+Nothing works.
+
+Symptoms:
+The light blinks.
+
+5. Each step is a list item that continues on the next line and is
+not a heading.
+
+## Safety
+
+Wear gloves.
+`
+	tr := headingTrail(text, nil, 160)
+	for _, tt := range []struct{ frag, heading string }{
+		{"Intro paragraph.", "Manual"},
+		{"Install it.", "Manual > Installation"},
+		{"Configure the network.", "Manual > Installation > 3.2.1 Network Setup"},
+		{"Nothing works.", "TROUBLESHOOTING"},
+		{"The light blinks.", "TROUBLESHOOTING > Symptoms"},
+		{"not a heading.", "TROUBLESHOOTING > Symptoms"},
+		// A level-2 heading after a level-1 one nests under it.
+		{"Wear gloves.", "TROUBLESHOOTING > Safety"},
+	} {
+		if got := tr.at(strings.Index(text, tt.frag)); got != tt.heading {
+			t.Errorf("heading at %q = %q, want %q", tt.frag, got, tt.heading)
+		}
+	}
+	cs := split(text, Params{Size: 100, Overlap: 0})
+	for _, c := range cs {
+		if c.Heading != tr.at(c.Start) {
+			t.Errorf("chunk at %d has heading %q, want the trail at its start %q", c.Start, c.Heading, tr.at(c.Start))
+		}
+	}
+	checkInvariants(t, text, cs)
+}
+
+func TestHeadingsFromExtractorWin(t *testing.T) {
+	text := "INTRO IN CAPS\n\nBody under an explicit heading."
+	doc := &extract.Document{Text: text, Headings: []extract.Heading{{Offset: 15, Level: 2, Text: "Real Heading"}}}
+	cs := Split(doc, Params{})
+	if len(cs) != 1 || cs[0].Heading != "" {
+		t.Fatalf("chunk starting before the explicit heading: %+v", cs)
+	}
+	cs = Split(doc, Params{Size: 100})
+	if cs[0].Heading != "" {
+		t.Errorf("caps line was detected although the extractor gave headings: %q", cs[0].Heading)
+	}
+}
+
+func TestHeadingCut(t *testing.T) {
+	text := "# " + strings.Repeat("Long ", 30) + "\n\nBody."
+	cs := split(text, Params{MaxHeadingLen: 20})
+	if got := cs[len(cs)-1].Heading; utf8.RuneCountInString(got) != 20 || !strings.HasSuffix(got, "…") {
+		t.Errorf("heading %q", got)
+	}
+}

@@ -1,0 +1,344 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"cairn/core/chunk"
+)
+
+var ctx = context.Background()
+
+func openTemp(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(filepath.Join(t.TempDir(), "kb", "test.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func chunks(texts ...string) []chunk.Chunk {
+	out := make([]chunk.Chunk, len(texts))
+	for i, s := range texts {
+		out[i] = chunk.Chunk{Ordinal: i, Text: s, Start: i * 100, End: i*100 + len(s), LineStart: i + 1, LineEnd: i + 1}
+	}
+	return out
+}
+
+func put(t *testing.T, db *DB, folder int64, path, title string, texts ...string) int64 {
+	t.Helper()
+	id, _, err := db.PutDocument(ctx, Document{FolderID: folder, Path: path, Size: 10, MTimeNS: 1, Hash: "h", Title: title, Format: "text"}, chunks(texts...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func ftsIDs(t *testing.T, db *DB, match string) []int64 {
+	t.Helper()
+	hits, err := db.SearchFTS(ctx, match, 100, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, h := range hits {
+		ids = append(ids, h.ChunkID)
+	}
+	return ids
+}
+
+func healthy(t *testing.T, db *DB) {
+	t.Helper()
+	problems, err := db.Check(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) > 0 {
+		t.Fatalf("check: %v", problems)
+	}
+}
+
+func TestOpenCreatesPrivateFileAndMigrates(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "kb.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.SchemaVersion != SchemaVersion || st.Documents != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	db.Close()
+	db.Close() // safe twice
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("database mode %v, want 0600", fi.Mode().Perm())
+	}
+	if di, _ := os.Stat(filepath.Dir(path)); di.Mode().Perm() != 0o700 {
+		t.Errorf("folder mode %v, want 0700", di.Mode().Perm())
+	}
+	// Reopening keeps the data and does not migrate twice.
+	db, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	healthy(t, db)
+}
+
+func TestPutReplaceDeleteKeepsFTSInStep(t *testing.T) {
+	db := openTemp(t)
+	f, err := db.AddFolder(ctx, "/docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, db, f.ID, "/docs/a.txt", "Alpha", "the pump needs priming", "valve maintenance schedule")
+	put(t, db, f.ID, "/docs/b.txt", "Beta", "pump warranty terms")
+	if got := ftsIDs(t, db, `"pump"`); len(got) != 2 {
+		t.Fatalf("pump matches %v", got)
+	}
+	// The document title is indexed too.
+	if got := ftsIDs(t, db, `"alpha"`); len(got) != 2 {
+		t.Errorf("title matches %v, want both chunks of Alpha", got)
+	}
+	// Replacing a document removes its old chunks from the index.
+	put(t, db, f.ID, "/docs/a.txt", "Alpha", "completely new text about filters")
+	if got := ftsIDs(t, db, `"priming"`); len(got) != 0 {
+		t.Errorf("old chunk still matches: %v", got)
+	}
+	if got := ftsIDs(t, db, `"filters"`); len(got) != 1 {
+		t.Errorf("new chunk matches %v", got)
+	}
+	healthy(t, db)
+	if err := db.DeletePaths(ctx, []string{"/docs/b.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ftsIDs(t, db, `"warranty"`); len(got) != 0 {
+		t.Errorf("deleted document still matches: %v", got)
+	}
+	st, _ := db.Stats(ctx)
+	if st.Documents != 1 || st.Chunks != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	healthy(t, db)
+}
+
+func TestPorterStemmingAndDiacritics(t *testing.T) {
+	db := openTemp(t)
+	f, _ := db.AddFolder(ctx, "/d")
+	put(t, db, f.ID, "/d/x.txt", "", "Resetting the café router")
+	for _, q := range []string{`"reset"`, `"resets"`, `"cafe"`, `"café"`} {
+		if got := ftsIDs(t, db, q); len(got) != 1 {
+			t.Errorf("%s matches %v", q, got)
+		}
+	}
+}
+
+func TestFilter(t *testing.T) {
+	db := openTemp(t)
+	f, _ := db.AddFolder(ctx, "/d")
+	put(t, db, f.ID, "/d/work/plan.md", "", "budget plan")
+	put(t, db, f.ID, "/d/home/plan.txt", "", "budget for holidays")
+	hits, err := db.SearchFTS(ctx, `"budget"`, 10, Filter{PathPrefixes: []string{"/d/work/"}})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("path filter: %v %v", hits, err)
+	}
+	hits, err = db.SearchFTS(ctx, `"budget"`, 10, Filter{Types: []string{"txt"}})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("type filter: %v %v", hits, err)
+	}
+	info, err := db.Chunks(ctx, []int64{hits[0].ChunkID})
+	if err != nil || info[hits[0].ChunkID].Path != "/d/home/plan.txt" {
+		t.Errorf("chunk info %+v %v", info, err)
+	}
+	if !(Filter{Types: []string{".md"}}).Matches("/x/a.MD", "markdown") || (Filter{PathPrefixes: []string{"/y"}}).Matches("/x/a", "") {
+		t.Error("Filter.Matches")
+	}
+}
+
+func TestFolders(t *testing.T) {
+	db := openTemp(t)
+	a, err := db.AddFolder(ctx, "/home/me/docs/sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, db, a.ID, "/home/me/docs/sub/x.txt", "", "text")
+	again, err := db.AddFolder(ctx, "/home/me/docs/sub/")
+	if err != nil || again.ID != a.ID {
+		t.Errorf("re-adding gave %+v, %v", again, err)
+	}
+	// A parent folder absorbs the child and its documents.
+	p, err := db.AddFolder(ctx, "/home/me/docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := db.Folders(ctx)
+	if err != nil || len(fs) != 1 || fs[0].ID != p.ID || fs[0].Documents != 1 {
+		t.Fatalf("folders %+v %v", fs, err)
+	}
+	if _, err := db.AddFolder(ctx, "/home/me/docs/other"); !errors.Is(err, ErrNestedFolder) {
+		t.Errorf("nested folder: %v", err)
+	}
+	if err := db.RemoveFolder(ctx, "/home/me/docs"); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := db.Stats(ctx)
+	if st.Documents != 0 || st.Chunks != 0 || st.Folders != 0 {
+		t.Errorf("after remove: %+v", st)
+	}
+	healthy(t, db)
+}
+
+func TestIssues(t *testing.T) {
+	db := openTemp(t)
+	f, _ := db.AddFolder(ctx, "/d")
+	put(t, db, f.ID, "/d/a.txt", "", "indexed once")
+	// The file became unreadable: its document goes, the issue stays.
+	if err := db.RecordIssue(ctx, f.ID, Issue{Path: "/d/a.txt", Kind: "failed", Reason: "permission denied", Size: 3, MTimeNS: 9}); err != nil {
+		t.Fatal(err)
+	}
+	states, err := db.FileStates(ctx, f.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := states["/d/a.txt"]; s.DocumentID != 0 || s.Issue != "failed" || s.MTimeNS != 9 {
+		t.Errorf("state %+v", s)
+	}
+	// Indexing it again clears the issue.
+	put(t, db, f.ID, "/d/a.txt", "", "readable again")
+	is, _ := db.Issues(ctx, 0)
+	if len(is) != 0 {
+		t.Errorf("issues %+v", is)
+	}
+	healthy(t, db)
+}
+
+func TestRuns(t *testing.T) {
+	db := openTemp(t)
+	unlock, err := db.LockIndexing()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.LockIndexing(); !errors.Is(err, ErrIndexing) {
+		t.Errorf("second lock: %v", err)
+	}
+	id, err := db.StartRun(ctx, "/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A run left "running" by a dead process is marked interrupted by the
+	// next run.
+	id2, err := db.StartRun(ctx, "/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishRun(ctx, Run{ID: id2, Status: RunDone, FilesIndexed: 3, Chunks: 7}); err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	runs, err := db.Runs(ctx, 10)
+	if err != nil || len(runs) != 2 {
+		t.Fatal(runs, err)
+	}
+	if runs[0].ID != id2 || runs[0].Status != RunDone || runs[0].Chunks != 7 || runs[1].ID != id || runs[1].Status != RunInterrupted {
+		t.Errorf("runs %+v", runs)
+	}
+	if _, err := db.LockIndexing(); err != nil {
+		t.Errorf("lock after unlock: %v", err)
+	}
+}
+
+func TestVectors(t *testing.T) {
+	db := openTemp(t)
+	f, _ := db.AddFolder(ctx, "/d")
+	if changed, err := db.SetVectorModel(ctx, "model-a", 3); err != nil || !changed {
+		t.Fatal(changed, err)
+	}
+	docID, ids, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: "/d/a", Hash: "h"}, chunks("x", "y", "z"),
+		[][]float32{{1, 0, 0}, {0, 1, 0}, {0.6, 0.8, 0}})
+	if err != nil || docID == 0 || len(ids) != 3 {
+		t.Fatal(docID, ids, err)
+	}
+	hits, err := db.KNN(ctx, []float32{1, 0, 0}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 || hits[0].ChunkID != ids[0] || hits[0].Distance > 1e-6 || hits[1].ChunkID != ids[2] || abs(hits[1].Distance-0.4) > 1e-6 {
+		t.Errorf("hits %+v", hits)
+	}
+	if _, err := db.KNN(ctx, []float32{1, 0}, 2); err == nil || !strings.Contains(err.Error(), "dimension 2") {
+		t.Errorf("dimension mismatch: %v", err)
+	}
+	// A wrong-sized vector is refused and the document not half-written.
+	if _, _, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: "/d/b", Hash: "h"}, chunks("w"), [][]float32{{1, 2}}); err == nil {
+		t.Error("wrong dimension accepted")
+	}
+	healthy(t, db)
+	// Same model: nothing changes. Another model: vectors dropped, chunks kept.
+	if changed, _ := db.SetVectorModel(ctx, "model-a", 3); changed {
+		t.Error("same model reported as a change")
+	}
+	if changed, err := db.SetVectorModel(ctx, "model-b", 2); err != nil || !changed {
+		t.Fatal(changed, err)
+	}
+	if n, _ := db.CountWithoutVectors(ctx); n != 3 {
+		t.Errorf("%d chunks await vectors, want 3", n)
+	}
+	todo, err := db.ChunksWithoutVectors(ctx, 0, 2)
+	if err != nil || len(todo) != 2 || todo[0].ID != ids[0] || todo[0].Text != "x" {
+		t.Fatal(todo, err)
+	}
+	if err := db.PutVectors(ctx, []int64{ids[0], ids[1]}, [][]float32{{1, 0}, {0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	todo, _ = db.ChunksWithoutVectors(ctx, ids[1], 10)
+	if len(todo) != 1 || todo[0].ID != ids[2] {
+		t.Errorf("resume after id %d: %+v", ids[1], todo)
+	}
+	healthy(t, db)
+	// Deleting the document deletes its vectors.
+	if err := db.DeletePaths(ctx, []string{"/d/a"}); err != nil {
+		t.Fatal(err)
+	}
+	hits, _ = db.KNN(ctx, []float32{1, 0}, 5)
+	if len(hits) != 0 {
+		t.Errorf("vectors of a deleted document: %+v", hits)
+	}
+	healthy(t, db)
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestReadersWorkWhileWriterHoldsTransaction(t *testing.T) {
+	db := openTemp(t)
+	f, _ := db.AddFolder(ctx, "/d")
+	put(t, db, f.ID, "/d/a", "", "searchable while writing")
+	done := make(chan error)
+	err := db.tx(ctx, func(*sqlite3.Conn) error {
+		go func() { _, err := db.SearchFTS(ctx, `"searchable"`, 5, Filter{}); done <- err }()
+		return <-done
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
