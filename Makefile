@@ -2,8 +2,11 @@
 # both install what a fresh Debian machine lacks (see `deps`).
 
 SHELL := /bin/bash
-GO    ?= go
 BIN   := bin/cairn
+# A Go toolchain fetched by build/install-go.sh (when the system has none, or
+# an older one) lives here and wins over the system's.
+export PATH := $(HOME)/.cache/cairn/go/bin:$(PATH)
+GO    ?= go
 
 # llama.cpp (through github.com/ollama/ollama/llama) includes three headers
 # that Go module zips leave out: nlohmann/json and stb_image come from Debian
@@ -18,8 +21,8 @@ export CGO_CXXFLAGS := $(CPU_FLAGS)
 
 # Debian packages needed to build and test: cgo headers for Fyne (GL, X11),
 # llama.cpp (json, stb) and Tesseract OCR, plus Xvfb for screenshots.
-APT_PACKAGES := gcc g++ pkg-config libgl1-mesa-dev xorg-dev nlohmann-json3-dev libstb-dev \
-	libtesseract-dev tesseract-ocr-eng poppler-utils xvfb
+APT_PACKAGES := gcc g++ make pkg-config curl unzip ca-certificates libgl1-mesa-dev xorg-dev \
+	nlohmann-json3-dev libstb-dev libtesseract-dev tesseract-ocr-eng poppler-utils xvfb
 
 .PHONY: all deps build run test test-race bench fuzz soak package screenshots lint clean
 
@@ -34,7 +37,7 @@ deps:
 		else echo "error: missing packages ($$missing) and no sudo; install them as root" >&2; exit 1; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	@command -v $(GO) >/dev/null || { echo "error: Go is not installed (https://go.dev/dl)" >&2; exit 1; }
+	@build/install-go.sh
 
 build: deps
 	$(GO) build -o $(BIN) .

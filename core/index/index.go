@@ -150,6 +150,7 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 	}
 	// Classify: unchanged files cost nothing more than the stat above.
 	var jobs []job
+	var early []result // skipped or unreadable before reading
 	var bytesTotal int64
 	seen := make(map[string]bool, len(entries))
 	for _, e := range entries {
@@ -157,10 +158,7 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 		prev, had := states[e.path]
 		switch {
 		case e.err != nil:
-			rep.file(FileEvent{Path: e.path, Status: StatusFailed, Reason: e.err.Error()})
-			if err := ix.issue(ctx, f.ID, run, e, "failed", e.err.Error()); err != nil {
-				return err
-			}
+			early = append(early, result{job: job{entry: e}, status: StatusFailed, reason: e.err.Error()})
 		case had && prev.Size == e.size && prev.MTimeNS == e.mtimeNS:
 			st, reason := StatusUnchanged, ""
 			if prev.Issue != "" {
@@ -168,13 +166,15 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 			}
 			rep.file(FileEvent{Path: e.path, Status: st, Reason: reason, Unchanged: true})
 		case e.skip != "":
-			rep.file(FileEvent{Path: e.path, Status: StatusSkipped, Reason: e.skip})
-			if err := ix.issue(ctx, f.ID, run, e, "skipped", e.skip); err != nil {
-				return err
-			}
+			early = append(early, result{job: job{entry: e}, status: StatusSkipped, reason: e.skip})
 		default:
 			jobs = append(jobs, job{entry: e, prev: prev, had: had})
 			bytesTotal += e.size
+		}
+	}
+	for i := 0; i < len(early); i += maxBatchFiles * 8 {
+		if err := ix.writeBatch(ctx, f, run, early[i:min(i+maxBatchFiles*8, len(early))], rep); err != nil {
+			return err
 		}
 	}
 	var gone []string
@@ -261,7 +261,24 @@ func (ix *Indexer) pipeline(ctx context.Context, f store.Folder, run *store.Run,
 		if werr != nil {
 			continue // drain so the stages above can exit
 		}
-		if werr = ix.write(ctx, f, run, r, rep); werr != nil {
+		// Group commit: whatever else is ready joins this transaction. Each
+		// file is still all in or all out; fewer commits mean fewer FTS5
+		// segments to write and merge.
+		batch, chunks := []result{r}, len(r.chunks)
+	more:
+		for len(batch) < maxBatchFiles && chunks < maxBatchChunks {
+			select {
+			case r, ok := <-toWrite:
+				if !ok {
+					break more
+				}
+				batch = append(batch, r)
+				chunks += len(r.chunks)
+			default:
+				break more
+			}
+		}
+		if werr = ix.writeBatch(ctx, f, run, batch, rep); werr != nil {
 			cancel()
 		}
 	}
@@ -330,44 +347,61 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 	return r
 }
 
-// write stores one result in its own transaction and reports it.
-func (ix *Indexer) write(ctx context.Context, f store.Folder, run *store.Run, r result, rep *reporter) error {
-	ev := FileEvent{Path: r.path, Status: r.status, Reason: r.reason, Bytes: r.size}
-	switch r.status {
-	case StatusUnchanged:
-		if err := ix.db.TouchDocument(ctx, r.prev.DocumentID, r.size, r.mtimeNS); err != nil {
-			return err
-		}
-	case StatusSkipped, StatusFailed:
-		if ctx.Err() != nil {
-			return ctx.Err() // a file interrupted by cancel is not a bad file
-		}
-		if err := ix.issue(ctx, f.ID, run, r.entry, string(r.status), r.reason); err != nil {
-			return err
-		}
-	case StatusIndexed:
-		title := strings.TrimSpace(r.doc.Title)
-		if title == "" {
-			title = baseTitle(r.path)
-		}
-		kind, units := unitSummary(r.doc)
-		d := store.Document{FolderID: f.ID, Path: r.path, Size: r.size, MTimeNS: r.mtimeNS, Hash: r.hash,
-			Title: title, Format: r.doc.Format, UnitKind: kind, Units: units, Chars: len(r.doc.Text), Warnings: r.doc.Warnings}
-		if _, _, err := ix.db.PutDocument(ctx, d, r.chunks, r.vectors); err != nil {
-			return fmt.Errorf("store %s: %w", r.path, err)
-		}
-		ev.Chunks = len(r.chunks)
-		if len(r.doc.Warnings) > 0 {
-			ev.Reason = strings.Join(r.doc.Warnings, "; ")
-		}
-	}
-	rep.file(ev)
-	return nil
-}
+// Limits of one group commit.
+const (
+	maxBatchFiles  = 64
+	maxBatchChunks = 2000
+)
 
-func (ix *Indexer) issue(ctx context.Context, folderID int64, run *store.Run, e entry, kind, reason string) error {
-	return ix.db.RecordIssue(ctx, folderID, store.Issue{Path: e.path, Kind: kind, Reason: reason,
-		Size: e.size, MTimeNS: e.mtimeNS, RunID: run.ID})
+// writeBatch stores results in one transaction and, once it is committed,
+// reports each file.
+func (ix *Indexer) writeBatch(ctx context.Context, f store.Folder, run *store.Run, batch []result, rep *reporter) error {
+	events := make([]FileEvent, 0, len(batch))
+	err := ix.db.Update(ctx, func(tx *store.Tx) error {
+		events = events[:0]
+		for _, r := range batch {
+			ev := FileEvent{Path: r.path, Status: r.status, Reason: r.reason, Bytes: r.size}
+			switch r.status {
+			case StatusUnchanged:
+				if err := tx.TouchDocument(r.prev.DocumentID, r.size, r.mtimeNS); err != nil {
+					return err
+				}
+			case StatusSkipped, StatusFailed:
+				if ctx.Err() != nil {
+					return ctx.Err() // a file interrupted by cancel is not a bad file
+				}
+				err := tx.RecordIssue(f.ID, store.Issue{Path: r.path, Kind: string(r.status), Reason: r.reason,
+					Size: r.size, MTimeNS: r.mtimeNS, RunID: run.ID})
+				if err != nil {
+					return err
+				}
+			case StatusIndexed:
+				title := strings.TrimSpace(r.doc.Title)
+				if title == "" {
+					title = baseTitle(r.path)
+				}
+				kind, units := unitSummary(r.doc)
+				d := store.Document{FolderID: f.ID, Path: r.path, Size: r.size, MTimeNS: r.mtimeNS, Hash: r.hash,
+					Title: title, Format: r.doc.Format, UnitKind: kind, Units: units, Chars: len(r.doc.Text), Warnings: r.doc.Warnings}
+				if _, _, err := tx.PutDocument(d, r.chunks, r.vectors); err != nil {
+					return fmt.Errorf("store %s: %w", r.path, err)
+				}
+				ev.Chunks = len(r.chunks)
+				if len(r.doc.Warnings) > 0 {
+					ev.Reason = strings.Join(r.doc.Warnings, "; ")
+				}
+			}
+			events = append(events, ev)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, ev := range events {
+		rep.file(ev)
+	}
+	return nil
 }
 
 // baseTitle is the title of a document without one: its file name.

@@ -322,7 +322,7 @@ func TestCancelLeavesConsistentIndexAndResumes(t *testing.T) {
 	ch := make(chan Progress)
 	go func() {
 		for p := range ch {
-			if p.Indexed == 40 {
+			if p.Indexed >= 40 {
 				cancel()
 			}
 		}

@@ -213,162 +213,27 @@ type Document struct {
 	IndexedAt time.Time
 }
 
-// PutDocument stores doc and its chunks in one transaction, replacing any
-// earlier version of the same path, and clears the path's recorded issue.
-// vectors, when not nil, holds one embedding per chunk and is written to the
-// vector table in the same transaction. It returns the document's id and the
-// ids of its chunks in order.
-func (db *DB) PutDocument(ctx context.Context, doc Document, chunks []chunk.Chunk, vectors [][]float32) (int64, []int64, error) {
-	if vectors != nil && len(vectors) != len(chunks) {
-		return 0, nil, fmt.Errorf("put %s: %d vectors for %d chunks", doc.Path, len(vectors), len(chunks))
-	}
-	var ids []int64
-	var docID int64
-	err := db.tx(ctx, func(c *sqlite3.Conn) error {
-		if vectors != nil && db.vecDim == 0 {
-			return errors.New("no vector table: set the embedding model first")
-		}
-		old, err := db.documentID(doc.Path)
-		if err != nil {
-			return err
-		}
-		if old != 0 {
-			if err := db.deleteChunks(old); err != nil {
-				return err
-			}
-		}
-		s, err := db.stmt(`INSERT INTO documents(folder_id, path, size, mtime_ns, hash, title, format, unit_kind, units, chars, warnings, indexed_at)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-			ON CONFLICT(path) DO UPDATE SET folder_id=?1, size=?3, mtime_ns=?4, hash=?5, title=?6, format=?7,
-				unit_kind=?8, units=?9, chars=?10, warnings=?11, indexed_at=?12`)
-		if err != nil {
-			return err
-		}
-		if err := bind(s, doc.FolderID, doc.Path, doc.Size, doc.MTimeNS, doc.Hash, doc.Title, doc.Format,
-			doc.UnitKind, doc.Units, doc.Chars, strings.Join(doc.Warnings, "\n"), time.Now().Unix()); err != nil {
-			return err
-		}
-		if err := s.Exec(); err != nil {
-			return fmt.Errorf("put document %s: %w", doc.Path, err)
-		}
-		docID = old
-		if docID == 0 {
-			docID = c.LastInsertRowID()
-		}
-		ins, err := db.stmt(`INSERT INTO chunks(document_id, ordinal, text, heading, unit_kind, page, label, line_start, line_end, char_start, char_end)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		ids = make([]int64, len(chunks))
-		for i, ch := range chunks {
-			ins.Reset()
-			if err := bind(ins, docID, ch.Ordinal, ch.Text, ch.Heading, string(ch.Unit), ch.Page, ch.Label,
-				ch.LineStart, ch.LineEnd, ch.Start, ch.End); err != nil {
-				return err
-			}
-			if err := ins.Exec(); err != nil {
-				return fmt.Errorf("put chunk %d of %s: %w", i, doc.Path, err)
-			}
-			ids[i] = c.LastInsertRowID()
-		}
-		if vectors != nil {
-			if err := db.insertVectors(ids, vectors); err != nil {
-				return fmt.Errorf("put vectors of %s: %w", doc.Path, err)
-			}
-		}
-		del, err := db.stmt(`DELETE FROM file_issues WHERE path = ?`)
-		if err != nil {
-			return err
-		}
-		del.BindText(1, doc.Path)
-		if err := del.Exec(); err != nil {
-			return err
-		}
-		return nil
+// PutDocument stores one document in its own transaction; see Tx.PutDocument.
+func (db *DB) PutDocument(ctx context.Context, doc Document, chunks []chunk.Chunk, vectors [][]float32) (docID int64, ids []int64, err error) {
+	err = db.Update(ctx, func(tx *Tx) error {
+		docID, ids, err = tx.PutDocument(doc, chunks, vectors)
+		return err
 	})
-	if err != nil {
-		return 0, nil, err
-	}
-	return docID, ids, nil
+	return docID, ids, err
 }
 
-func (db *DB) documentID(path string) (int64, error) {
-	s, err := db.stmt(`SELECT id FROM documents WHERE path = ?`)
-	if err != nil {
-		return 0, err
-	}
-	s.BindText(1, path)
-	defer s.Reset()
-	if s.Step() {
-		return s.ColumnInt64(0), nil
-	}
-	return 0, s.Err()
-}
-
-// deleteChunks removes a document's chunks and their vectors; the trigger
-// removes their FTS entries.
-func (db *DB) deleteChunks(docID int64) error {
-	if err := db.deleteVectors(db.w, `document_id = ?`, docID); err != nil {
-		return err
-	}
-	s, err := db.stmt(`DELETE FROM chunks WHERE document_id = ?`)
-	if err != nil {
-		return err
-	}
-	s.BindInt64(1, docID)
-	if err := s.Exec(); err != nil {
-		return fmt.Errorf("delete chunks of document %d: %w", docID, err)
-	}
-	return nil
-}
-
-// TouchDocument records a new modification time for a file whose content
-// hash did not change, so the next run skips it without hashing.
+// TouchDocument records a new size and time for an unchanged document; see
+// Tx.TouchDocument.
 func (db *DB) TouchDocument(ctx context.Context, id, size, mtimeNS int64) error {
-	return db.write(ctx, func(c *sqlite3.Conn) error {
-		s, err := db.stmt(`UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?`)
-		if err != nil {
-			return err
-		}
-		if err := bind(s, size, mtimeNS, id); err != nil {
-			return err
-		}
-		return s.Exec()
-	})
+	return db.Update(ctx, func(tx *Tx) error { return tx.TouchDocument(id, size, mtimeNS) })
 }
 
 // DeletePaths removes the documents and issues recorded for paths, in one
 // transaction.
 func (db *DB) DeletePaths(ctx context.Context, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	return db.tx(ctx, func(c *sqlite3.Conn) error {
+	return db.Update(ctx, func(tx *Tx) error {
 		for _, p := range paths {
-			id, err := db.documentID(p)
-			if err != nil {
-				return err
-			}
-			if id != 0 {
-				if err := db.deleteChunks(id); err != nil {
-					return err
-				}
-				s, err := db.stmt(`DELETE FROM documents WHERE id = ?`)
-				if err != nil {
-					return err
-				}
-				s.BindInt64(1, id)
-				if err := s.Exec(); err != nil {
-					return fmt.Errorf("delete %s: %w", p, err)
-				}
-			}
-			s, err := db.stmt(`DELETE FROM file_issues WHERE path = ?`)
-			if err != nil {
-				return err
-			}
-			s.BindText(1, p)
-			if err := s.Exec(); err != nil {
+			if err := tx.DeletePath(p); err != nil {
 				return err
 			}
 		}
@@ -387,32 +252,9 @@ type Issue struct {
 	At      time.Time
 }
 
-// RecordIssue notes why a file is not indexed, removing any document
-// indexed from an earlier version of it.
+// RecordIssue notes why a file is not indexed; see Tx.RecordIssue.
 func (db *DB) RecordIssue(ctx context.Context, folderID int64, is Issue) error {
-	return db.tx(ctx, func(c *sqlite3.Conn) error {
-		id, err := db.documentID(is.Path)
-		if err != nil {
-			return err
-		}
-		if id != 0 {
-			if err := db.deleteChunks(id); err != nil {
-				return err
-			}
-			if err := exec(c, `DELETE FROM documents WHERE id = ?`, id); err != nil {
-				return err
-			}
-		}
-		s, err := db.stmt(`INSERT OR REPLACE INTO file_issues(path, folder_id, kind, reason, size, mtime_ns, run_id, at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		if err := bind(s, is.Path, folderID, is.Kind, is.Reason, is.Size, is.MTimeNS, is.RunID, time.Now().Unix()); err != nil {
-			return err
-		}
-		return s.Exec()
-	})
+	return db.Update(ctx, func(tx *Tx) error { return tx.RecordIssue(folderID, is) })
 }
 
 // Issues lists the files not indexed under a folder (all folders when

@@ -1,0 +1,304 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	_ "github.com/asg017/sqlite-vec-go-bindings/ncruces" // same SQLite build as the store
+	"github.com/ncruces/go-sqlite3"
+
+	"cairn/core/chunk"
+	"cairn/core/eval"
+	"cairn/core/extract"
+	"cairn/core/index"
+	"cairn/core/search"
+	"cairn/core/store"
+)
+
+// IndexOptions configure IndexBench.
+type IndexOptions struct {
+	Corpus  string // folder to index
+	Work    string // scratch folder for databases
+	Runs    int    // repetitions of the throughput pair; medians are reported
+	Queries string // qid<TAB>query file for the latency measurement
+	Binary  string // the cairn executable, for the memory measurement in a child process
+	Chunk   chunk.Params
+}
+
+// IndexReport holds the indexing figures.
+type IndexReport struct {
+	Files, Chunks      int
+	MB                 float64
+	CairnSeconds       []float64
+	BaselineSeconds    []float64
+	CairnChunksPerSec  float64 // medians
+	CairnMBPerSec      float64
+	BaselineChunksPerS float64
+	BaselineMBPerSec   float64
+	RatioMedian        float64 // Cairn rate / baseline rate, median of the per-run ratios
+	ReindexSeconds     []float64
+	ReindexMedian      float64
+	QueryLatency       eval.Latency
+	PeakRSSMB          float64
+	DBMB               float64
+	DBPath             string // the last Cairn knowledge base, kept for the quality bench
+	GOMAXPROCS         int
+	CPU                string
+}
+
+// IndexBench measures BM25-only indexing of opt.Corpus against a bare loop
+// that inserts the same, pre-chunked text into a plain FTS5 table, then
+// re-indexing of the unchanged corpus, query latency and peak memory.
+func IndexBench(ctx context.Context, opt IndexOptions, log io.Writer) (IndexReport, error) {
+	rep := IndexReport{GOMAXPROCS: runtime.GOMAXPROCS(0), CPU: cpuModel()}
+	if opt.Runs <= 0 {
+		opt.Runs = 3
+	}
+	if opt.Chunk.Size == 0 {
+		opt.Chunk = chunk.DefaultParams()
+	}
+	reg := extract.NewRegistry(extract.DefaultLimits())
+	fmt.Fprintf(log, "pre-chunking %s for the baseline...\n", opt.Corpus)
+	files, err := preChunk(ctx, reg, opt.Corpus, opt.Chunk)
+	if err != nil {
+		return rep, err
+	}
+	rep.Files = len(files)
+	var bytes int64
+	for _, f := range files {
+		rep.Chunks += len(f.chunks)
+		bytes += f.size
+	}
+	rep.MB = float64(bytes) / (1 << 20)
+	var ratios []float64
+	var cairnDB string
+	for i := range opt.Runs {
+		b, err := baseline(ctx, filepath.Join(opt.Work, fmt.Sprintf("baseline-%d.db", i)), files)
+		if err != nil {
+			return rep, fmt.Errorf("baseline: %w", err)
+		}
+		cairnDB = filepath.Join(opt.Work, fmt.Sprintf("cairn-%d.db", i))
+		c, err := cairnIndex(ctx, cairnDB, reg, opt)
+		if err != nil {
+			return rep, err
+		}
+		rep.BaselineSeconds = append(rep.BaselineSeconds, b)
+		rep.CairnSeconds = append(rep.CairnSeconds, c)
+		ratios = append(ratios, b/c)
+		fmt.Fprintf(log, "run %d: baseline %.2fs, cairn %.2fs (%.0f%% of the baseline rate)\n", i+1, b, c, 100*b/c)
+		if i < opt.Runs-1 {
+			removeDB(cairnDB)
+		}
+		removeDB(filepath.Join(opt.Work, fmt.Sprintf("baseline-%d.db", i)))
+	}
+	bs, cs := eval.Median(rep.BaselineSeconds), eval.Median(rep.CairnSeconds)
+	rep.BaselineChunksPerS, rep.BaselineMBPerSec = float64(rep.Chunks)/bs, rep.MB/bs
+	rep.CairnChunksPerSec, rep.CairnMBPerSec = float64(rep.Chunks)/cs, rep.MB/cs
+	rep.RatioMedian = eval.Median(ratios)
+
+	db, err := store.Open(cairnDB, store.Options{})
+	if err != nil {
+		return rep, err
+	}
+	defer db.Close()
+	rep.DBPath = cairnDB
+	ix := index.New(db, reg, index.Options{Chunk: opt.Chunk})
+	for i := range opt.Runs {
+		t := time.Now()
+		run, err := ix.Run(ctx, opt.Corpus, nil)
+		if err != nil {
+			return rep, err
+		}
+		if run.FilesIndexed != 0 {
+			return rep, fmt.Errorf("re-index read %d files of an unchanged corpus", run.FilesIndexed)
+		}
+		rep.ReindexSeconds = append(rep.ReindexSeconds, time.Since(t).Seconds())
+		fmt.Fprintf(log, "re-index %d: %.3fs\n", i+1, rep.ReindexSeconds[i])
+	}
+	rep.ReindexMedian = eval.Median(rep.ReindexSeconds)
+	if fi, err := os.Stat(cairnDB); err == nil {
+		rep.DBMB = float64(fi.Size()) / (1 << 20)
+	}
+
+	if opt.Queries != "" {
+		qs, err := readQueries(opt.Queries, 2000)
+		if err != nil {
+			return rep, err
+		}
+		s := search.New(db, nil, nil)
+		p := search.DefaultParams()
+		p.TopK = 10
+		var ds []time.Duration
+		for i, q := range qs {
+			t := time.Now()
+			if _, err := s.Search(ctx, search.Request{Query: q, Params: p}); err != nil {
+				return rep, err
+			}
+			if i >= 50 { // the first queries warm the page cache
+				ds = append(ds, time.Since(t))
+			}
+		}
+		rep.QueryLatency = eval.Percentiles(ds)
+		fmt.Fprintf(log, "query latency: %s\n", rep.QueryLatency)
+	}
+	if opt.Binary != "" {
+		rss, err := childPeakRSS(ctx, opt.Binary, opt.Corpus, filepath.Join(opt.Work, "rss.db"))
+		if err != nil {
+			return rep, fmt.Errorf("memory measurement: %w", err)
+		}
+		rep.PeakRSSMB = rss
+		fmt.Fprintf(log, "peak RSS of `cairn index`: %.0f MB\n", rss)
+	}
+	return rep, nil
+}
+
+type chunkedFile struct {
+	size   int64
+	chunks []string
+}
+
+func preChunk(ctx context.Context, reg *extract.Registry, dir string, p chunk.Params) ([]chunkedFile, error) {
+	var out []chunkedFile
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		doc, err := reg.Extract(ctx, extract.File{Name: path, Size: int64(len(b)), R: strings.NewReader(string(b))})
+		if err != nil {
+			return nil // skipped by Cairn too
+		}
+		cf := chunkedFile{size: int64(len(b))}
+		for _, c := range chunk.Split(doc, p) {
+			cf.chunks = append(cf.chunks, c.Text)
+		}
+		out = append(out, cf)
+		return nil
+	})
+	return out, err
+}
+
+// baseline inserts pre-chunked text into a plain FTS5 table with the same
+// tokenizer, committing every 64 files as Cairn's writer does at most: the
+// SQLite work alone.
+func baseline(ctx context.Context, path string, files []chunkedFile) (float64, error) {
+	removeDB(path)
+	c, err := sqlite3.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	if err := c.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
+		CREATE VIRTUAL TABLE fts USING fts5(text, tokenize='porter unicode61 remove_diacritics 2')`); err != nil {
+		return 0, err
+	}
+	ins, _, err := c.Prepare(`INSERT INTO fts(text) VALUES (?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	t := time.Now()
+	for i := 0; i < len(files); i += 64 {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		if err := c.Exec(`BEGIN`); err != nil {
+			return 0, err
+		}
+		for _, f := range files[i:min(i+64, len(files))] {
+			for _, s := range f.chunks {
+				ins.BindText(1, s)
+				if err := ins.Exec(); err != nil {
+					return 0, err
+				}
+				ins.Reset()
+			}
+		}
+		if err := c.Exec(`COMMIT`); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(t).Seconds(), nil
+}
+
+func cairnIndex(ctx context.Context, path string, reg *extract.Registry, opt IndexOptions) (float64, error) {
+	removeDB(path)
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	t := time.Now()
+	run, err := index.New(db, reg, index.Options{Chunk: opt.Chunk}).Run(ctx, opt.Corpus, nil)
+	if err != nil {
+		return 0, err
+	}
+	if run.FilesFailed > 0 {
+		return 0, fmt.Errorf("%d files failed", run.FilesFailed)
+	}
+	return time.Since(t).Seconds(), nil
+}
+
+// childPeakRSS runs `cairn index` on corpus in a child process and returns
+// its peak resident memory in MB.
+func childPeakRSS(ctx context.Context, bin, corpus, db string) (float64, error) {
+	removeDB(db)
+	defer removeDB(db)
+	cmd := exec.CommandContext(ctx, bin, "index", corpus, "--db", db, "--quiet")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("%v: %s", err, out)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, fmt.Errorf("no resource usage on this system")
+	}
+	return float64(ru.Maxrss) / 1024, nil // Linux reports KiB
+}
+
+func readQueries(path string, limit int) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var qs []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() && len(qs) < limit {
+		if _, q, ok := strings.Cut(sc.Text(), "\t"); ok {
+			qs = append(qs, q)
+		}
+	}
+	return qs, sc.Err()
+}
+
+func removeDB(path string) {
+	for _, s := range []string{"", "-wal", "-shm", ".lock"} {
+		os.Remove(path + s)
+	}
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}

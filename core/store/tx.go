@@ -1,0 +1,186 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"cairn/core/chunk"
+)
+
+// Tx is a write transaction: every change made through it is committed
+// together, or none is. The indexer groups several files into one Tx; each
+// file is still either fully written or not at all.
+type Tx struct {
+	db *DB
+	c  *sqlite3.Conn
+}
+
+// Update runs fn in one write transaction, committed when fn returns nil.
+// The Tx must not be used after fn returns.
+func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
+	return db.tx(ctx, func(c *sqlite3.Conn) error { return fn(&Tx{db: db, c: c}) })
+}
+
+// PutDocument stores doc and its chunks, replacing any earlier version of
+// the same path, and clears the path's recorded issue. vectors, when not
+// nil, holds one embedding per chunk. It returns the document's id and the
+// ids of its chunks in order.
+func (tx *Tx) PutDocument(doc Document, chunks []chunk.Chunk, vectors [][]float32) (int64, []int64, error) {
+	db := tx.db
+	if vectors != nil && len(vectors) != len(chunks) {
+		return 0, nil, fmt.Errorf("put %s: %d vectors for %d chunks", doc.Path, len(vectors), len(chunks))
+	}
+	if vectors != nil && db.vecDim == 0 {
+		return 0, nil, errors.New("no vector table: set the embedding model first")
+	}
+	old, err := db.documentID(doc.Path)
+	if err != nil {
+		return 0, nil, err
+	}
+	if old != 0 {
+		if err := db.deleteChunks(old); err != nil {
+			return 0, nil, err
+		}
+	}
+	s, err := db.stmt(`INSERT INTO documents(folder_id, path, size, mtime_ns, hash, title, format, unit_kind, units, chars, warnings, indexed_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+		ON CONFLICT(path) DO UPDATE SET folder_id=?1, size=?3, mtime_ns=?4, hash=?5, title=?6, format=?7,
+			unit_kind=?8, units=?9, chars=?10, warnings=?11, indexed_at=?12`)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := bind(s, doc.FolderID, doc.Path, doc.Size, doc.MTimeNS, doc.Hash, doc.Title, doc.Format,
+		doc.UnitKind, doc.Units, doc.Chars, strings.Join(doc.Warnings, "\n"), time.Now().Unix()); err != nil {
+		return 0, nil, err
+	}
+	if err := s.Exec(); err != nil {
+		return 0, nil, fmt.Errorf("put document %s: %w", doc.Path, err)
+	}
+	docID := old
+	if docID == 0 {
+		docID = tx.c.LastInsertRowID()
+	}
+	ins, err := db.stmt(`INSERT INTO chunks(document_id, ordinal, text, heading, unit_kind, page, label, line_start, line_end, char_start, char_end)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return 0, nil, err
+	}
+	ids := make([]int64, len(chunks))
+	for i, ch := range chunks {
+		ins.Reset()
+		if err := bind(ins, docID, ch.Ordinal, ch.Text, ch.Heading, string(ch.Unit), ch.Page, ch.Label,
+			ch.LineStart, ch.LineEnd, ch.Start, ch.End); err != nil {
+			return 0, nil, err
+		}
+		if err := ins.Exec(); err != nil {
+			return 0, nil, fmt.Errorf("put chunk %d of %s: %w", i, doc.Path, err)
+		}
+		ids[i] = tx.c.LastInsertRowID()
+	}
+	if vectors != nil {
+		if err := db.insertVectors(ids, vectors); err != nil {
+			return 0, nil, fmt.Errorf("put vectors of %s: %w", doc.Path, err)
+		}
+	}
+	if err := tx.clearIssue(doc.Path); err != nil {
+		return 0, nil, err
+	}
+	return docID, ids, nil
+}
+
+func (tx *Tx) clearIssue(path string) error {
+	del, err := tx.db.stmt(`DELETE FROM file_issues WHERE path = ?`)
+	if err != nil {
+		return err
+	}
+	del.BindText(1, path)
+	return del.Exec()
+}
+
+// TouchDocument records a new size and modification time for a file whose
+// content hash did not change, so the next run skips it without hashing.
+func (tx *Tx) TouchDocument(id, size, mtimeNS int64) error {
+	s, err := tx.db.stmt(`UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	if err := bind(s, size, mtimeNS, id); err != nil {
+		return err
+	}
+	return s.Exec()
+}
+
+// DeletePath removes the document and the issue recorded for path.
+func (tx *Tx) DeletePath(path string) error {
+	db := tx.db
+	id, err := db.documentID(path)
+	if err != nil {
+		return err
+	}
+	if id != 0 {
+		if err := db.deleteChunks(id); err != nil {
+			return err
+		}
+		s, err := db.stmt(`DELETE FROM documents WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		s.BindInt64(1, id)
+		if err := s.Exec(); err != nil {
+			return fmt.Errorf("delete %s: %w", path, err)
+		}
+	}
+	return tx.clearIssue(path)
+}
+
+// RecordIssue notes why a file is not indexed, removing any document
+// indexed from an earlier version of it.
+func (tx *Tx) RecordIssue(folderID int64, is Issue) error {
+	if err := tx.DeletePath(is.Path); err != nil {
+		return err
+	}
+	s, err := tx.db.stmt(`INSERT INTO file_issues(path, folder_id, kind, reason, size, mtime_ns, run_id, at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	if err := bind(s, is.Path, folderID, is.Kind, is.Reason, is.Size, is.MTimeNS, is.RunID, time.Now().Unix()); err != nil {
+		return err
+	}
+	return s.Exec()
+}
+
+func (db *DB) documentID(path string) (int64, error) {
+	s, err := db.stmt(`SELECT id FROM documents WHERE path = ?`)
+	if err != nil {
+		return 0, err
+	}
+	s.BindText(1, path)
+	defer s.Reset()
+	if s.Step() {
+		return s.ColumnInt64(0), nil
+	}
+	return 0, s.Err()
+}
+
+// deleteChunks removes a document's chunks and their vectors; the trigger
+// removes their FTS entries.
+func (db *DB) deleteChunks(docID int64) error {
+	if err := db.deleteVectors(db.w, `document_id = ?`, docID); err != nil {
+		return err
+	}
+	s, err := db.stmt(`DELETE FROM chunks WHERE document_id = ?`)
+	if err != nil {
+		return err
+	}
+	s.BindInt64(1, docID)
+	if err := s.Exec(); err != nil {
+		return fmt.Errorf("delete chunks of document %d: %w", docID, err)
+	}
+	return nil
+}

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"cairn/core/store"
+)
+
+// TestMain lets tests run the real command line in a child process: with
+// CAIRN_TEST_MAIN=1 the test binary behaves as `cairn`.
+func TestMain(m *testing.M) {
+	if os.Getenv("CAIRN_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// cli runs cairn in-process with a private CAIRN_HOME.
+func cli(t *testing.T, home string, args ...string) (string, string, int) {
+	t.Helper()
+	t.Setenv("CAIRN_HOME", home)
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func corpusDir(t *testing.T) string {
+	t.Helper()
+	abs, err := filepath.Abs("testdata/corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+func TestIndexSearchStatusJSON(t *testing.T) {
+	home := t.TempDir()
+	out, errs, code := cli(t, home, "index", corpusDir(t), "--kb", "work")
+	if code != 0 || !strings.Contains(out, "8 files seen, 8 indexed, 0 unchanged, 0 skipped, 0 failed, 0 removed") {
+		t.Fatalf("index: %d\n%s\n%s", code, out, errs)
+	}
+	out, _, code = cli(t, home, "search", "how do I reset the device", "--kb", "work", "--json", "--top-k", "3")
+	if code != 0 {
+		t.Fatalf("search exit %d", code)
+	}
+	var res struct {
+		Query   string           `json:"query"`
+		Mode    string           `json:"mode"`
+		Results []map[string]any `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if res.Mode != "bm25" || len(res.Results) != 1 { // only the router manual has "reset" or "device"
+		t.Fatalf("%+v", res)
+	}
+	first := res.Results[0]
+	for _, k := range []string{"path", "page", "line", "score", "snippet"} {
+		if _, ok := first[k]; !ok {
+			t.Errorf("result lacks the stable key %q: %v", k, first)
+		}
+	}
+	if first["path"] != filepath.Join(corpusDir(t), "manuals/router-x200.md") || first["score"].(float64) != 1 || first["line"].(float64) != 1 {
+		t.Errorf("first result %v", first)
+	}
+	out, _, code = cli(t, home, "status", "--kb", "work", "--json")
+	var st map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("status: %d %s", code, out)
+	}
+	if st["documents"].(float64) != 8 || st["chunks"].(float64) < 8 || st["embedding_model"] != "" {
+		t.Errorf("status %v", st)
+	}
+	// The default knowledge base was not touched.
+	out, _, _ = cli(t, home, "status", "--json")
+	json.Unmarshal([]byte(out), &st)
+	if st["documents"].(float64) != 0 {
+		t.Errorf("default kb has %v documents", st["documents"])
+	}
+}
+
+func TestBatchTREC(t *testing.T) {
+	home := t.TempDir()
+	if _, errs, code := cli(t, home, "index", corpusDir(t)); code != 0 {
+		t.Fatal(errs)
+	}
+	q := filepath.Join(t.TempDir(), "q.tsv")
+	os.WriteFile(q, []byte("q1\twarranty password light\nq2\tpump seal kit XK-200-B\n\n"), 0o644)
+	out, errs, code := cli(t, home, "search", "--batch", q, "--format", "trec", "--top-k", "2")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	f := strings.Fields(lines[0])
+	if len(f) != 6 || f[0] != "q1" || f[1] != "Q0" || f[2] != filepath.Join(corpusDir(t), "manuals/router-x200.md") || f[3] != "1" || f[5] != "cairn" {
+		t.Errorf("line %q", lines[0])
+	}
+	if f := strings.Fields(lines[1]); f[0] != "q1" || !strings.HasSuffix(f[2], "manuals/coffee-machine.txt") || f[3] != "2" {
+		t.Errorf("line %q", lines[1])
+	}
+	if f := strings.Fields(lines[2]); f[0] != "q2" || !strings.HasSuffix(f[2], "data/parts.csv") {
+		t.Errorf("line %q", lines[2])
+	}
+	seen := map[string]bool{}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if seen[f[0]+f[2]] {
+			t.Errorf("file listed twice for a query: %q", l)
+		}
+		seen[f[0]+f[2]] = true
+	}
+}
+
+func TestErrorsAreOneLineWithExitCodes(t *testing.T) {
+	home := t.TempDir()
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"search"}, 2, "search needs a query"},
+		{[]string{"index"}, 2, "index needs exactly one folder"},
+		{[]string{"index", "/nonexistent/folder"}, 1, "folder /nonexistent/folder: stat /nonexistent/folder: no such file or directory"},
+		{[]string{"search", "x", "--kb", "../evil"}, 1, "must not contain a path"},
+		{[]string{"search", "x", "--top-k"}, 2, "flag needs an argument"},
+	}
+	for _, tt := range tests {
+		_, errs, code := cli(t, home, tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.msg) || !strings.HasPrefix(errs, "cairn: ") {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errs, tt.code, tt.msg)
+		}
+		if first, _, _ := strings.Cut(errs, "\n"); strings.Contains(first, "\t") {
+			t.Errorf("multi-line error: %q", errs)
+		}
+	}
+}
+
+func TestHostileQueries(t *testing.T) {
+	home := t.TempDir()
+	cli(t, home, "index", corpusDir(t))
+	for _, q := range []string{`"unbalanced`, `NEAR(reset device, 2)`, `reset*`, `title:router`, `-device`, `^reset`,
+		`a OR b AND NOT c`, "\xff\xfe invalid", `)))(((`, strings.Repeat("reset ", 500)} {
+		out, errs, code := cli(t, home, "search", "--json", "--", q)
+		if code != 0 || !strings.Contains(out, `"results"`) {
+			t.Errorf("query %q: exit %d %s", q, code, errs)
+		}
+	}
+}
+
+func TestFirstStartIndexesGuide(t *testing.T) {
+	home := t.TempDir()
+	out, errs, code := cli(t, home)
+	if code != 0 || !strings.Contains(out, "Indexed the bundled user guide") || !strings.Contains(out, "01-getting-started.md") {
+		t.Fatalf("first start: %d\n%s\n%s", code, out, errs)
+	}
+	out, _, _ = cli(t, home, "search", "reset the index", "--json")
+	if !strings.Contains(out, "08-troubleshooting.md") {
+		t.Errorf("guide search: %s", out)
+	}
+}
+
+// TestSIGKILLDuringIndexing kills a child `cairn index` at random moments.
+// After each kill the database must pass every check, and finishing the job
+// must give exactly the chunks of a clean run. CAIRN_SOAK_RUNS sets the
+// number of kills (make soak uses 50).
+func TestSIGKILLDuringIndexing(t *testing.T) {
+	runs := 4
+	if s := os.Getenv("CAIRN_SOAK_RUNS"); s != "" {
+		runs, _ = strconv.Atoi(s)
+	}
+	corpus := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := strings.Fields("pump valve seal reset device router network firmware warranty schedule patient ward budget " +
+		"invoice contract filter pressure sensor calibration report meeting agenda policy backup server")
+	for i := range 1500 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Document %d\n\n", i)
+		for j := range 400 {
+			b.WriteString(words[rng.IntN(len(words))])
+			if j%12 == 11 {
+				b.WriteString(".\n")
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		os.WriteFile(filepath.Join(corpus, fmt.Sprintf("doc%04d.md", i)), []byte(b.String()), 0o644)
+	}
+	home := t.TempDir()
+	// The clean run, for the expected counts.
+	if _, errs, code := cli(t, home, "index", corpus, "--kb", "clean", "--quiet"); code != 0 {
+		t.Fatal(errs)
+	}
+	clean := stats(t, filepath.Join(home, "data", "kb", "clean.db"))
+
+	dbPath := filepath.Join(home, "data", "kb", "crash.db")
+	for i := range runs {
+		os.Remove(dbPath)
+		os.Remove(dbPath + "-wal")
+		os.Remove(dbPath + "-shm")
+		cmd := exec.Command(os.Args[0], "index", corpus, "--kb", "crash", "--quiet")
+		cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_HOME="+home)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		// Every other kill lands at a random moment of start-up (opening,
+		// migrating, walking); the others once a random number of documents
+		// is written.
+		start := time.Now()
+		if i%2 == 0 {
+			time.Sleep(time.Duration(rng.IntN(800)) * time.Millisecond)
+		} else {
+			waitForDocuments(t, dbPath, rng.IntN(clean.Documents), exited)
+			time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		<-exited
+
+		killed := stats(t, dbPath)
+		t.Logf("kill %d after %s: %d of %d documents written", i, time.Since(start).Round(time.Millisecond), killed.Documents, clean.Documents)
+		// Finish the job in-process.
+		if _, errs, code := cli(t, home, "index", corpus, "--kb", "crash", "--quiet"); code != 0 {
+			t.Fatal(errs)
+		}
+		done := stats(t, dbPath)
+		if done.Documents != clean.Documents || done.Chunks != clean.Chunks {
+			t.Fatalf("after resuming: %d documents, %d chunks; clean run: %d, %d", done.Documents, done.Chunks, clean.Documents, clean.Chunks)
+		}
+	}
+}
+
+// waitForDocuments polls the knowledge base until it holds n documents or
+// the process exits.
+func waitForDocuments(t *testing.T, path string, n int, exited <-chan struct{}) {
+	t.Helper()
+	for {
+		select {
+		case <-exited:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		db, err := store.Open(path, store.Options{ReadOnly: true})
+		if err != nil {
+			continue
+		}
+		st, err := db.Stats(context.Background())
+		db.Close()
+		if err == nil && st.Documents >= n {
+			return
+		}
+	}
+}
+
+// stats opens a knowledge base, runs every consistency check and returns its
+// counts; a missing file (killed before creating it) counts as empty.
+func stats(t *testing.T, path string) store.Stats {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		return store.Stats{}
+	}
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatalf("open after kill: %v", err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	problems, err := db.Check(ctx)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("check after kill: %v %v", problems, err)
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
