@@ -112,6 +112,19 @@ CREATE TABLE file_issues (
 ) WITHOUT ROWID;
 CREATE INDEX file_issues_folder ON file_issues(folder_id);
 `,
+	// 2: quantized copies of the vectors for the in-memory fast path (see
+	// quantized.go), and the running sum that centres their binary codes.
+	`
+CREATE TABLE chunk_vq (
+	id INTEGER PRIMARY KEY, -- chunk id
+	q  BLOB NOT NULL        -- float32 scale, then one int8 per dimension
+);
+CREATE TABLE vq_stats (
+	id    INTEGER PRIMARY KEY CHECK (id = 1),
+	count INTEGER NOT NULL,
+	sum   BLOB NOT NULL     -- float64 per dimension
+);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -86,7 +86,10 @@ func (db *DB) Check(ctx context.Context) ([]string, error) {
 		}
 		if _, dim, err := vectorModel(c); err == nil && dim > 0 {
 			counts = append(counts,
-				struct{ sql, msg string }{`SELECT (SELECT count(*) FROM chunks WHERE vec = 1) - (SELECT count(*) FROM chunks_vec)`, "difference between embedded chunks and stored vectors"})
+				struct{ sql, msg string }{`SELECT (SELECT count(*) FROM chunks WHERE vec = 1) - (SELECT count(*) FROM chunks_vec)`, "difference between embedded chunks and stored vectors"},
+				struct{ sql, msg string }{`SELECT (SELECT count(*) FROM chunks WHERE vec = 1) - (SELECT count(*) FROM chunk_vq)`, "difference between embedded chunks and quantized vectors"},
+				struct{ sql, msg string }{`SELECT (SELECT count(*) FROM chunk_vq) - coalesce((SELECT count FROM vq_stats), 0)`, "difference between quantized vectors and their running count"},
+			)
 		}
 		for _, q := range counts {
 			err := query(c, q.sql, nil, func(s *sqlite3.Stmt) error {

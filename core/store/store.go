@@ -33,10 +33,12 @@ type DB struct {
 	path string
 	ro   bool
 
-	wmu    sync.Mutex // guards w, ws and vecDim
-	w      *sqlite3.Conn
-	ws     map[string]*sqlite3.Stmt
-	vecDim int // dimension of chunks_vec; 0 when there is none
+	wmu      sync.Mutex // guards the fields below
+	w        *sqlite3.Conn
+	ws       map[string]*sqlite3.Stmt
+	vecDim   int    // dimension of chunks_vec; 0 when there is none
+	vqSum    vqSum  // running vector sum, valid within a transaction once vqLoaded
+	vqLoaded bool
 
 	readers chan *sqlite3.Conn
 	opened  chan struct{} // capacity = max readers; a token per open reader
@@ -180,7 +182,14 @@ func (db *DB) tx(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
 			return fmt.Errorf("begin: %w", err)
 		}
 		defer t.End(&err)
-		return fn(c)
+		db.vqSum, db.vqLoaded = vqSum{}, false
+		if err := fn(c); err != nil {
+			return err
+		}
+		if db.vqSum.dirty {
+			return saveVQSum(c, db.vqSum)
+		}
+		return nil
 	})
 }
 

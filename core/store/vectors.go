@@ -64,6 +64,8 @@ func (db *DB) SetVectorModel(ctx context.Context, id string, dim int) (changed b
 		changed = true
 		for _, sql := range []string{
 			`DROP TABLE IF EXISTS chunks_vec`,
+			`DELETE FROM chunk_vq`,
+			`DELETE FROM vq_stats`,
 			`UPDATE chunks SET vec = 0 WHERE vec = 1`,
 		} {
 			if err := c.Exec(sql); err != nil {
@@ -101,10 +103,13 @@ func (db *DB) insertVectors(ids []int64, vecs [][]float32) error {
 	if err != nil {
 		return err
 	}
-	var buf []byte
+	var buf, qbuf []byte
 	for i, id := range ids {
 		if len(vecs[i]) != db.vecDim {
 			return fmt.Errorf("vector of chunk %d has dimension %d, the knowledge base holds %d", id, len(vecs[i]), db.vecDim)
+		}
+		if qbuf, err = db.addQuantized(id, vecs[i], qbuf); err != nil {
+			return err
 		}
 		buf = EncodeVector(buf[:0], vecs[i])
 		ins.Reset()
@@ -148,7 +153,7 @@ func (db *DB) deleteVectors(c *sqlite3.Conn, where string, args ...any) error {
 			return fmt.Errorf("delete vector of chunk %d: %w", id, err)
 		}
 	}
-	return nil
+	return db.removeQuantized(ids)
 }
 
 // PutVectors stores embeddings for existing chunks (re-embedding after a
