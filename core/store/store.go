@@ -36,8 +36,8 @@ type DB struct {
 	wmu      sync.Mutex // guards the fields below
 	w        *sqlite3.Conn
 	ws       map[string]*sqlite3.Stmt
-	vecDim   int    // dimension of chunks_vec; 0 when there is none
-	vqSum    vqSum  // running vector sum, valid within a transaction once vqLoaded
+	vecDim   int   // dimension of chunks_vec; 0 when there is none
+	vqSum    vqSum // running vector sum, valid within a transaction once vqLoaded
 	vqLoaded bool
 
 	readers chan *sqlite3.Conn
