@@ -156,6 +156,22 @@ func (e *Engine) Folders(ctx context.Context) ([]store.Folder, error) { return e
 // Issues lists files that are not indexed and why.
 func (e *Engine) Issues(ctx context.Context) ([]store.Issue, error) { return e.db.Issues(ctx, 0) }
 
+// RemoveFolder forgets a folder and everything indexed from it.
+func (e *Engine) RemoveFolder(ctx context.Context, path string) error { return e.db.RemoveFolder(ctx, path) }
+
+// Judge records that path answers query (the personal test set).
+func (e *Engine) Judge(ctx context.Context, query, path string, chunkID int64) error {
+	return e.db.AddJudgment(ctx, query, path, chunkID)
+}
+
+// Unjudge forgets a judgment.
+func (e *Engine) Unjudge(ctx context.Context, query, path string) error {
+	return e.db.RemoveJudgment(ctx, query, path)
+}
+
+// Judgments lists the personal test set.
+func (e *Engine) Judgments(ctx context.Context) ([]store.Judgment, error) { return e.db.Judgments(ctx) }
+
 // IsEmpty reports whether the knowledge base has no folders yet.
 func (e *Engine) IsEmpty(ctx context.Context) (bool, error) {
 	fs, err := e.db.Folders(ctx)

@@ -125,6 +125,18 @@ CREATE TABLE vq_stats (
 	sum   BLOB NOT NULL     -- float64 per dimension
 );
 `,
+	// 3: the user's relevance judgements: "this file answers this question",
+	// the personal test set the tuning panel measures against.
+	`
+CREATE TABLE judgments (
+	id         INTEGER PRIMARY KEY,
+	query      TEXT NOT NULL,
+	path       TEXT NOT NULL,
+	chunk_id   INTEGER NOT NULL DEFAULT 0, -- the passage marked; may vanish on re-index, the path stays
+	created_at INTEGER NOT NULL,
+	UNIQUE (query, path)
+);
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

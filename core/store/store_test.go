@@ -342,3 +342,20 @@ func TestReadersWorkWhileWriterHoldsTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestJudgments(t *testing.T) {
+	db := openTemp(t)
+	if err := db.AddJudgment(ctx, " reset device ", "/d/a.md", 7); err != nil {
+		t.Fatal(err)
+	}
+	db.AddJudgment(ctx, "reset device", "/d/a.md", 9) // same pair: updated, not duplicated
+	db.AddJudgment(ctx, "warranty", "/d/b.txt", 3)
+	js, err := db.Judgments(ctx)
+	if err != nil || len(js) != 2 || js[0].Query != "reset device" || js[0].ChunkID != 9 || js[1].Path != "/d/b.txt" {
+		t.Fatalf("%+v %v", js, err)
+	}
+	db.RemoveJudgment(ctx, "warranty", "/d/b.txt")
+	if js, _ := db.Judgments(ctx); len(js) != 1 {
+		t.Errorf("%+v", js)
+	}
+}

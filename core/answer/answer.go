@@ -1,0 +1,99 @@
+// Package answer turns a question into a grounded answer: retrieve passages,
+// number them as sources, have a generator write an answer that cites them
+// as [n] (or, without a chat model, extract the best sentences), resolve every
+// citation to its file, page and quote, and verify each claim against the
+// sources it cites.
+package answer
+
+import (
+	"time"
+
+	"cairn/core/search"
+)
+
+// Refusal is the fixed sentence given when the sources do not answer.
+const Refusal = "I don't have that information in your documents."
+
+// NothingFound is the answer when retrieval returns no passage at all; no
+// model is called then.
+const NothingFound = "Nothing relevant was found in your documents."
+
+// Mode says who wrote an answer.
+type Mode string
+
+const (
+	ModeGenerative Mode = "generative" // a local chat model
+	ModeOnline     Mode = "online"     // an OpenAI-compatible or Ollama endpoint, through the network gate
+	ModeExtractive Mode = "extractive" // no model: the best sentences of the top passages
+)
+
+// Source is a passage given to the writer under the number N.
+type Source struct {
+	N int `json:"n"`
+	search.Result
+}
+
+// Citation resolves one [n] of the answer to the passage behind it, so a
+// person can check it in one click.
+type Citation struct {
+	N       int    `json:"n"`
+	ChunkID int64  `json:"chunk_id"`
+	Path    string `json:"file"`
+	Title   string `json:"title"`
+	Unit    string `json:"unit,omitempty"` // page, slide, sheet...; "" for plain text
+	Page    int    `json:"page"`
+	Line    int    `json:"line"`
+	Quote   string `json:"quote"` // the sentence of the passage that best supports the claims citing it
+}
+
+// Claim is one sentence of the answer with its verification verdict.
+type Claim struct {
+	Text      string  `json:"text"`
+	Citations []int   `json:"citations"`
+	Supported bool    `json:"supported"`
+	Support   float64 `json:"support"`          // 0..1: share of the claim's content words and numbers found in its cited sources
+	Reason    string  `json:"reason,omitempty"` // why it is not supported
+}
+
+// Verdict summarises the verification of a whole answer.
+type Verdict string
+
+const (
+	VerdictSupported   Verdict = "supported"   // every claim is supported by a cited source
+	VerdictPartial     Verdict = "partial"     // some claims are not
+	VerdictUnsupported Verdict = "unsupported" // none is
+	VerdictBlocked     Verdict = "blocked"     // unsupported claims and verify=block: the answer was replaced
+	VerdictNone        Verdict = "none"        // nothing to verify (refusal, nothing found, verification off)
+)
+
+// Timing splits where an answer's time went.
+type Timing struct {
+	Retrieval        time.Duration `json:"retrieval_ns"`
+	PromptProcessing time.Duration `json:"prompt_ns"`     // until the first token
+	Generation       time.Duration `json:"generation_ns"` // first token to last
+	Total            time.Duration `json:"total_ns"`
+	PromptTokens     int           `json:"prompt_tokens"`
+	Tokens           int           `json:"tokens"`
+	TokensPerSec     float64       `json:"tokens_per_sec"`
+}
+
+// Answer is the outcome of Ask.
+type Answer struct {
+	Question  string     `json:"question"`
+	Text      string     `json:"answer"` // as shown, after verification
+	Mode      Mode       `json:"mode"`
+	Model     string     `json:"model,omitempty"`
+	Refused   bool       `json:"refused"`    // the sources do not contain the answer
+	NoSources bool       `json:"no_sources"` // retrieval found nothing; no model was called
+	Sources   []Source   `json:"sources"`
+	Citations []Citation `json:"citations"`
+	Claims    []Claim    `json:"claims"`
+	Removed   []int      `json:"removed_citations,omitempty"` // [n] that pointed to no source, taken out of Text
+	Verdict   Verdict    `json:"verdict"`
+	Notes     []string   `json:"notes,omitempty"` // e.g. sources trimmed to fit the context window
+	Timing    Timing     `json:"timing"`
+
+	// Search is the retrieval behind the answer, for re-ranking and "why
+	// this result" views.
+	Search *search.Response `json:"-"`
+}

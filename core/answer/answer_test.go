@@ -1,0 +1,92 @@
+package answer
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"cairn/core/search"
+)
+
+func TestSentences(t *testing.T) {
+	text := "# Factory reset\n\nTo reset the device, hold RESET for ten\nseconds. The light blinks amber. Dr. Okafor\nagrees, e.g. in room 4.\n- First item\n- Second item\nPart: Seal | Code: XK-200-B\n3. Step three\n\nLast paragraph? Yes!"
+	want := []string{
+		"# Factory reset",
+		"To reset the device, hold RESET for ten seconds.",
+		"The light blinks amber.",
+		"Dr. Okafor agrees, e.g. in room 4.",
+		"- First item",
+		"- Second item",
+		"Part: Seal | Code: XK-200-B",
+		"3. Step three",
+		"Last paragraph?",
+		"Yes!",
+	}
+	var got []string
+	for _, s := range Sentences(text) {
+		got = append(got, s.Text)
+		// Each sentence starts where its first word is.
+		if first := strings.Fields(s.Text)[0]; !strings.HasPrefix(text[s.Start:], first) {
+			t.Errorf("%q starts at %d: %q", s.Text, s.Start, text[s.Start:min(len(text), s.Start+20)])
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+func results(texts ...string) *search.Response {
+	c := &search.Candidates{Mode: search.ModeBM25}
+	var rs []search.Result
+	for i, s := range texts {
+		p := &search.Passage{ChunkID: int64(100 + i), Path: "/d/f" + string(rune('a'+i)) + ".txt", Text: s, LineStart: 10, Page: i}
+		rs = append(rs, search.Result{Passage: p, Rank: i + 1})
+	}
+	return &search.Response{Results: rs, Candidates: c}
+}
+
+func TestExtractiveAnswer(t *testing.T) {
+	resp := results(
+		"The router has four ports. To reset the device, hold RESET for ten seconds.",
+		"Unrelated text about coffee.\nThe reset button is on the back.",
+		"## Reset the device\n\nPress and hold for ten seconds.",
+	)
+	resp.Candidates.Terms = search.ParseTerms("how do I reset the device")
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	var streamed strings.Builder
+	ans, err := a.Ask(context.Background(), "how do I reset the device", func(s string) { streamed.WriteString(s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The third source's sentence counts its heading's terms: reset, device.
+	want := "To reset the device, hold RESET for ten seconds. [1] The reset button is on the back. [2] Press and hold for ten seconds. [3]"
+	if ans.Text != want || streamed.String() != want {
+		t.Fatalf("answer %q (streamed %q)", ans.Text, streamed.String())
+	}
+	if ans.Mode != ModeExtractive || ans.Verdict != VerdictSupported || ans.Refused || len(ans.Sources) != 3 {
+		t.Errorf("%+v", ans)
+	}
+	if len(ans.Citations) != 3 || ans.Citations[2].Line != 12 || ans.Citations[1].Path != "/d/fb.txt" || ans.Citations[1].Line != 11 ||
+		ans.Citations[1].Quote != "The reset button is on the back." || ans.Citations[1].Page != 1 {
+		t.Errorf("citations %+v", ans.Citations)
+	}
+}
+
+func TestNothingFoundCallsNoModel(t *testing.T) {
+	a := New(func(context.Context, string) (*search.Response, error) { return results(), nil }, Options{})
+	ans, err := a.Ask(context.Background(), "anything", nil)
+	if err != nil || !ans.NoSources || ans.Text != NothingFound {
+		t.Fatalf("%+v %v", ans, err)
+	}
+}
+
+func TestExtractiveRefusesWithoutOverlap(t *testing.T) {
+	resp := results("Completely different words here.")
+	resp.Candidates.Terms = search.ParseTerms("warranty period")
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, _ := a.Ask(context.Background(), "warranty period", nil)
+	if !ans.Refused || ans.Text != Refusal || len(ans.Citations) != 0 {
+		t.Errorf("%+v", ans)
+	}
+}

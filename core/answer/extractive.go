@@ -1,0 +1,250 @@
+package answer
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"cairn/core/search"
+)
+
+// maxExtracted bounds the sentences of an extractive answer.
+const maxExtracted = 3
+
+// extract writes an extractive answer: the sentences of the sources that
+// share the most query terms, in source order, each followed by its [n].
+// Every claim is a verbatim quote, so each is supported by construction.
+// When no sentence shares a term with the question, the answer is the
+// refusal.
+func extract(ans *Answer, terms []search.Term) {
+	type cand struct {
+		src   int // index in ans.Sources
+		pos   int // sentence position in the source
+		sent  Sentence
+		terms int // distinct query terms, its heading's included
+		score float64
+	}
+	var cands []cand
+	for si, s := range ans.Sources {
+		// A sentence under a heading that names the topic ("## Reset the
+		// index") counts the heading's terms as its own.
+		heading := map[string]bool{}
+		for _, t := range matchedTerms(s.Heading, terms) {
+			heading[t] = true
+		}
+		for pi, sent := range Sentences(s.Text) {
+			m := matchedTerms(sent.Text, terms)
+			if sent.Heading {
+				heading = map[string]bool{}
+				for _, t := range m {
+					heading[t] = true
+				}
+				continue
+			}
+			all := map[string]bool{}
+			for _, t := range m {
+				all[t] = true
+			}
+			for t := range heading {
+				all[t] = true
+			}
+			if len(all) == 0 {
+				continue
+			}
+			// More distinct terms first; among equals, better-ranked sources
+			// and earlier sentences.
+			score := float64(len(all)) + 0.1*float64(len(m)) - 0.05*float64(si) - 0.001*float64(pi)
+			cands = append(cands, cand{si, pi, sent, len(all), score})
+		}
+	}
+	if len(cands) == 0 {
+		ans.Refused, ans.Text = true, Refusal
+		return
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	// Keep only sentences nearly as on-topic as the best one: all of its
+	// terms, or all but one when it has three or more.
+	need := cands[0].terms
+	if need >= 3 {
+		need--
+	}
+	var picked []cand
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if c.terms < need {
+			break
+		}
+		key := strings.ToLower(c.sent.Text)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		picked = append(picked, c)
+		if len(picked) == maxExtracted {
+			break
+		}
+	}
+	sort.SliceStable(picked, func(i, j int) bool {
+		if picked[i].src != picked[j].src {
+			return picked[i].src < picked[j].src
+		}
+		return picked[i].pos < picked[j].pos
+	})
+	var b strings.Builder
+	cited := map[int]bool{}
+	for i, c := range picked {
+		n := ans.Sources[c.src].N
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s [%d]", c.sent.Text, n)
+		ans.Claims = append(ans.Claims, Claim{Text: c.sent.Text, Citations: []int{n}, Supported: true, Support: 1})
+		if !cited[n] {
+			cited[n] = true
+			ans.Citations = append(ans.Citations, citationOf(ans.Sources[c.src], c.sent))
+		}
+	}
+	ans.Text = b.String()
+	ans.Verdict = VerdictSupported
+}
+
+// citationOf resolves source s for a claim, quoting sentence q of it; the
+// line is the quote's own line, not the passage's first.
+func citationOf(s Source, q Sentence) Citation {
+	return Citation{N: s.N, ChunkID: s.ChunkID, Path: s.Path, Title: s.Title, Unit: s.UnitKind, Page: s.Page,
+		Line: s.LineStart + strings.Count(s.Text[:q.Start], "\n"), Quote: q.Text}
+}
+
+// matchedTerms lists the query terms found in text.
+func matchedTerms(text string, terms []search.Term) []string {
+	_, _, m := search.Snippet(text, terms)
+	return m
+}
+
+// Sentence is a sentence of a text and the byte offset where it starts.
+type Sentence struct {
+	Text    string // white space collapsed
+	Start   int
+	Heading bool // a heading line ("# Title"), not a statement
+}
+
+// Sentences splits text into sentences. Paragraphs are separated by blank
+// lines; inside one, list items, headings and table rows ("a | b") stand
+// alone while other lines are wrapped prose, joined and split at ".", "!" or
+// "?" followed by a space and an upper-case letter, digit or quote.
+func Sentences(text string) []Sentence {
+	var out []Sentence
+	// Prose lines are joined with single spaces; joined[i] maps back to the
+	// text through the start offset of each line piece.
+	type piece struct{ joined, orig int }
+	var prose strings.Builder
+	var pieces []piece
+	emit := func(s string, at func(int) int, heading bool) {
+		splitSentences(s, func(i int, sent string) {
+			if sent = strings.Join(strings.Fields(sent), " "); len(sent) > 1 {
+				out = append(out, Sentence{Text: sent, Start: at(i), Heading: heading})
+			}
+		})
+	}
+	flush := func() {
+		if prose.Len() == 0 {
+			return
+		}
+		ps := pieces
+		emit(prose.String(), func(i int) int {
+			k := 0
+			for k+1 < len(ps) && ps[k+1].joined <= i {
+				k++
+			}
+			return ps[k].orig + (i - ps[k].joined)
+		}, false)
+		prose.Reset()
+		pieces = nil
+	}
+	off := 0
+	for _, line := range strings.SplitAfter(text, "\n") {
+		lead := len(line) - len(strings.TrimLeft(line, " \t"))
+		t := strings.TrimSpace(line)
+		start := off + lead
+		switch {
+		case t == "":
+			flush()
+		case isItem(t):
+			flush()
+			emit(t, func(i int) int { return start + i }, strings.HasPrefix(t, "#"))
+		default:
+			if prose.Len() > 0 {
+				prose.WriteByte(' ')
+			}
+			pieces = append(pieces, piece{prose.Len(), start})
+			prose.WriteString(t)
+		}
+		off += len(line)
+	}
+	flush()
+	return out
+}
+
+func isItem(t string) bool {
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "• ") ||
+		strings.HasPrefix(t, "#") || strings.Contains(t, " | ") {
+		return true
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}
+
+// splitSentences calls add with the byte offset and text of each sentence
+// of s.
+func splitSentences(s string, add func(int, string)) {
+	start := 0
+	for i := 0; i+2 < len(s); i++ {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' {
+			next, _ := utf8.DecodeRuneInString(s[i+2:])
+			if unicode.IsUpper(next) || unicode.IsDigit(next) || next == '"' || next == '“' || next == '[' {
+				if s[i] == '.' && (isAbbrev(s, i) || isNumber(s[start:i])) {
+					continue // "Dr. Okafor", "3. Step three"
+				}
+				add(start, s[start:i+1])
+				start = i + 2
+			}
+		}
+	}
+	add(start, s[start:])
+}
+
+func isNumber(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isAbbrev reports whether the dot at rs[i] ends a common abbreviation or a
+// single letter ("Dr.", "e.g.", "J. Smith"), which does not end a sentence.
+func isAbbrev(s string, i int) bool {
+	j := i
+	for j > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:j])
+		if !unicode.IsLetter(r) && r != '.' {
+			break
+		}
+		j -= size
+	}
+	word := strings.ToLower(s[j:i])
+	if utf8.RuneCountInString(word) == 1 {
+		return true
+	}
+	switch word {
+	case "dr", "mr", "mrs", "ms", "prof", "st", "no", "fig", "vs", "etc", "approx", "inc", "ltd", "e.g", "i.e":
+		return true
+	}
+	return false
+}
