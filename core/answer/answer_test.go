@@ -59,16 +59,17 @@ func TestExtractiveAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The third source's sentence counts its heading's terms: reset, device.
-	want := "To reset the device, hold RESET for ten seconds. [1] The reset button is on the back. [2] Press and hold for ten seconds. [3]"
+	// The third source's sentence counts its heading's terms (reset, device);
+	// the second source's sentence has only one of the two and is left out.
+	want := "To reset the device, hold RESET for ten seconds. [1] Press and hold for ten seconds. [3]"
 	if ans.Text != want || streamed.String() != want {
 		t.Fatalf("answer %q (streamed %q)", ans.Text, streamed.String())
 	}
 	if ans.Mode != ModeExtractive || ans.Verdict != VerdictSupported || ans.Refused || len(ans.Sources) != 3 {
 		t.Errorf("%+v", ans)
 	}
-	if len(ans.Citations) != 3 || ans.Citations[2].Line != 12 || ans.Citations[1].Path != "/d/fb.txt" || ans.Citations[1].Line != 11 ||
-		ans.Citations[1].Quote != "The reset button is on the back." || ans.Citations[1].Page != 1 {
+	if len(ans.Citations) != 2 || ans.Citations[1].N != 3 || ans.Citations[1].Path != "/d/fc.txt" || ans.Citations[1].Line != 12 ||
+		ans.Citations[1].Quote != "Press and hold for ten seconds." || ans.Citations[1].Page != 2 {
 		t.Errorf("citations %+v", ans.Citations)
 	}
 }
