@@ -7,24 +7,33 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"cairn/core/bench"
 )
 
 // benchSuites are the suites `cairn bench` knows, in the order "all" runs them.
-var benchSuites = []string{"index"}
+var benchSuites = []string{"index", "vector"}
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	dir := fs.String("dir", "testdata/bench", "folder for corpora, scratch databases and results")
 	runs := fs.Int("runs", 3, "repetitions; medians are reported")
 	limit := fs.Int("limit", 0, "use at most this many man pages (0: all)")
+	sizes := fs.String("sizes", "10000,100000,1000000", "vector suite: chunk counts to measure at")
+	queries := fs.Int("queries", 100, "vector suite: queries per size")
+	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
+	dim := fs.Int("dim", 384, "vector suite: dimension")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	suites := pos
+	if len(suites) == 1 && suites[0] == "vector-child" {
+		return bench.VectorChild(ctx, *childDB, *dim)
+	}
 	if len(suites) == 0 || (len(suites) == 1 && suites[0] == "all") {
 		suites = benchSuites
 	}
@@ -45,6 +54,12 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 				return fmt.Errorf("bench index: %w", err)
 			}
 			results["index"] = r
+		case "vector":
+			r, err := benchVector(ctx, env, bin, *dir, work, *limit, *sizes, *queries, *dim)
+			if err != nil {
+				return fmt.Errorf("bench vector: %w", err)
+			}
+			results["vector"] = r
 		default:
 			return usageError{fmt.Sprintf("unknown bench suite %q (have: %s)", s, strings.Join(benchSuites, ", "))}
 		}
@@ -60,11 +75,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 
 func benchIndex(ctx context.Context, env *cliEnv, bin, dir, work string, runs, limit int) (map[string]any, error) {
 	log := env.stderr
-	name := "manpages"
-	if limit > 0 {
-		name = fmt.Sprintf("manpages-%d", limit)
-	}
-	mc, err := bench.BuildManCorpus(ctx, "/usr/share/man", filepath.Join(dir, name), limit, log)
+	mc, err := bench.BuildManCorpus(ctx, "/usr/share/man", filepath.Join(dir, corpusName(limit)), limit, log)
 	if err != nil {
 		return nil, err
 	}
@@ -99,4 +110,45 @@ func removeKB(path string) {
 	for _, s := range []string{"", "-wal", "-shm", ".lock"} {
 		os.Remove(path + s)
 	}
+}
+
+func benchVector(ctx context.Context, env *cliEnv, bin, dir, work string, limit int, sizesFlag string, queries, dim int) (any, error) {
+	var sizes []int
+	for _, s := range splitList(sizesFlag) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return nil, usageError{fmt.Sprintf("--sizes: %q is not a positive number", s)}
+		}
+		sizes = append(sizes, n)
+	}
+	mc, err := bench.BuildManCorpus(ctx, "/usr/share/man", filepath.Join(dir, corpusName(limit)), limit, env.stderr)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := bench.VectorBench(ctx, bench.VectorOptions{Sizes: sizes, Dim: dim, Corpus: mc.Dir, Work: work,
+		Queries: queries, Binary: bin}, env.stderr)
+	if err != nil {
+		return nil, err
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "\n## Vector and hybrid search: %d-d synthetic clustered vectors, man-page chunk texts\n\n", dim)
+	fmt.Fprintln(w, "| chunks | recall@10 fast vs exact | fast KNN p50/p95 | exact sqlite-vec p50 | hybrid p50/p95 | index load | index RAM | disk | of which vectors | search RSS |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rs {
+		fmt.Fprintf(w, "| %d | %.3f | %s / %s ms | %s ms | %s / %s ms | %s | %.0f MB | %.0f MB | %.0f MB | %.0f MB |\n",
+			r.Chunks, r.Recall10, ms(r.FastKNN.P50), ms(r.FastKNN.P95), ms(r.ExactKNN.P50), ms(r.Hybrid.P50), ms(r.Hybrid.P95),
+			r.IndexLoad.Round(time.Millisecond), r.IndexMB, r.DBMB, r.VectorMB, r.PeakSearchRSS)
+	}
+	return rs, nil
+}
+
+func corpusName(limit int) string {
+	if limit > 0 {
+		return fmt.Sprintf("manpages-%d", limit)
+	}
+	return "manpages"
+}
+
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64)
 }

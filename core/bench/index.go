@@ -261,6 +261,11 @@ func childPeakRSS(ctx context.Context, bin, corpus, db string) (float64, error) 
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("%v: %s", err, out)
 	}
+	return peakRSS(cmd)
+}
+
+// peakRSS returns the peak resident memory, in MB, of a finished command.
+func peakRSS(cmd *exec.Cmd) (float64, error) {
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
 		return 0, fmt.Errorf("no resource usage on this system")
