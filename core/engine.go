@@ -157,7 +157,9 @@ func (e *Engine) Folders(ctx context.Context) ([]store.Folder, error) { return e
 func (e *Engine) Issues(ctx context.Context) ([]store.Issue, error) { return e.db.Issues(ctx, 0) }
 
 // RemoveFolder forgets a folder and everything indexed from it.
-func (e *Engine) RemoveFolder(ctx context.Context, path string) error { return e.db.RemoveFolder(ctx, path) }
+func (e *Engine) RemoveFolder(ctx context.Context, path string) error {
+	return e.db.RemoveFolder(ctx, path)
+}
 
 // Judge records that path answers query (the personal test set).
 func (e *Engine) Judge(ctx context.Context, query, path string, chunkID int64) error {
