@@ -24,7 +24,11 @@ export CGO_CXXFLAGS := $(CPU_FLAGS)
 APT_PACKAGES := gcc g++ make pkg-config curl unzip ca-certificates libgl1-mesa-dev xorg-dev \
 	nlohmann-json3-dev libstb-dev libtesseract-dev tesseract-ocr-eng poppler-utils xvfb
 
-.PHONY: all deps build run test test-race bench fuzz soak package screenshots lint clean
+# The benchmark corpus is rendered from the installed man pages.
+BENCH_PACKAGES := man-db groff-base
+BENCH_ARGS ?=
+
+.PHONY: all deps build run test test-race bench soak fuzz lint clean
 
 all: build
 
@@ -51,6 +55,17 @@ test: deps
 
 test-race: deps
 	$(GO) test -race -count=1 -timeout 30m ./ui/... ./panels/... ./core/...
+
+# bench measures everything the README's performance section reports; see
+# `bin/cairn bench -h`. BENCH_ARGS passes options, e.g. BENCH_ARGS="index --runs 5".
+bench: build
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
+	./$(BIN) bench $(BENCH_ARGS)
+
+# soak kills `cairn index` at 50 random moments and checks the database
+# after each kill (make test does 4).
+soak: deps
+	CAIRN_SOAK_RUNS=50 $(GO) test -count=1 -timeout 60m -run 'TestSIGKILLDuringIndexing' -v .
 
 lint:
 	gofmt -l . | tee /dev/stderr | (! read)

@@ -87,6 +87,9 @@ func (db *DB) RemoveFolder(ctx context.Context, path string) error {
 			return err
 		}
 		for _, sql := range []string{
+			`INSERT INTO chunks_fts(chunks_fts, rowid, text, heading, title)
+				SELECT 'delete', c.id, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.document_id
+				WHERE d.folder_id = ?`,
 			`DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE folder_id = ?)`,
 			`DELETE FROM documents WHERE folder_id = ?`,
 			`DELETE FROM file_issues WHERE folder_id = ?`,

@@ -70,6 +70,10 @@ func (tx *Tx) PutDocument(doc Document, chunks []chunk.Chunk, vectors [][]float3
 	if err != nil {
 		return 0, nil, err
 	}
+	fts, err := db.stmt(`INSERT INTO chunks_fts(rowid, text, heading, title) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return 0, nil, err
+	}
 	ids := make([]int64, len(chunks))
 	for i, ch := range chunks {
 		ins.Reset()
@@ -81,6 +85,13 @@ func (tx *Tx) PutDocument(doc Document, chunks []chunk.Chunk, vectors [][]float3
 			return 0, nil, fmt.Errorf("put chunk %d of %s: %w", i, doc.Path, err)
 		}
 		ids[i] = tx.c.LastInsertRowID()
+		fts.Reset()
+		if err := bind(fts, ids[i], ch.Text, ch.Heading, doc.Title); err != nil {
+			return 0, nil, err
+		}
+		if err := fts.Exec(); err != nil {
+			return 0, nil, fmt.Errorf("index chunk %d of %s: %w", i, doc.Path, err)
+		}
 	}
 	if vectors != nil {
 		if err := db.insertVectors(ids, vectors); err != nil {
@@ -168,11 +179,21 @@ func (db *DB) documentID(path string) (int64, error) {
 	return 0, s.Err()
 }
 
-// deleteChunks removes a document's chunks and their vectors; the trigger
-// removes their FTS entries.
+// deleteChunks removes a document's chunks with their index entries and
+// vectors.
 func (db *DB) deleteChunks(docID int64) error {
 	if err := db.deleteVectors(db.w, `document_id = ?`, docID); err != nil {
 		return err
+	}
+	unindex, err := db.stmt(`INSERT INTO chunks_fts(chunks_fts, rowid, text, heading, title)
+		SELECT 'delete', c.id, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.document_id
+		WHERE c.document_id = ?`)
+	if err != nil {
+		return err
+	}
+	unindex.BindInt64(1, docID)
+	if err := unindex.Exec(); err != nil {
+		return fmt.Errorf("unindex chunks of document %d: %w", docID, err)
 	}
 	s, err := db.stmt(`DELETE FROM chunks WHERE document_id = ?`)
 	if err != nil {
