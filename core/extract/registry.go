@@ -65,6 +65,8 @@ func NewRegistry(lim Limits, opts ...Option) *Registry {
 		o(r)
 	}
 	registerText(r)
+	registerOLE(r)
+	r.Register(ExtractorFunc(r.extractMbox), ".mbox", ".mbx")
 	return r
 }
 
