@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -43,6 +44,10 @@ type Registry struct {
 	byKind map[string]Extractor // sniffed kinds: "pdf", "zip", "png", ...
 	lim    Limits
 	ocr    OCR
+
+	pdfEngine   PDFEngine
+	popplerOnce sync.Once // poppler is looked up on the first PDF, not at start-up
+	poppler     *popplerPDF
 }
 
 // OCR recognises text in images. core/ocr provides one backed by Tesseract;
@@ -66,6 +71,8 @@ func NewRegistry(lim Limits, opts ...Option) *Registry {
 	}
 	registerText(r)
 	registerOLE(r)
+	r.Register(ExtractorFunc(r.extractPDF), ".pdf")
+	r.RegisterKind(ExtractorFunc(r.extractPDF), "pdf")
 	r.Register(ExtractorFunc(r.extractMbox), ".mbox", ".mbx")
 	return r
 }
