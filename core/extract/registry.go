@@ -74,6 +74,7 @@ func NewRegistry(lim Limits, opts ...Option) *Registry {
 	r.Register(ExtractorFunc(r.extractPDF), ".pdf")
 	r.RegisterKind(ExtractorFunc(r.extractPDF), "pdf")
 	r.Register(ExtractorFunc(r.extractMbox), ".mbox", ".mbx")
+	r.registerOffice()
 	return r
 }
 
