@@ -418,5 +418,5 @@ func (p *docxParser) table() (string, error) {
 func (r *Registry) registerOffice() {
 	r.Register(ExtractorFunc(r.extractDOCX), ".docx", ".docm", ".dotx", ".dotm")
 	r.Register(ExtractorFunc(r.extractPPTX), ".pptx", ".pptm", ".ppsx", ".potx")
+	r.Register(ExtractorFunc(r.extractXLSX), ".xlsx", ".xlsm", ".xltx")
 }
-

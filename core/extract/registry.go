@@ -22,6 +22,7 @@ type Limits struct {
 	MaxUncompressed int64         // total bytes an archive-based format may inflate
 	MaxRatio        float64       // per-entry compression ratio treated as a zip bomb
 	MaxDepth        int           // nesting of attachments and embedded documents
+	MaxCells        int64         // spreadsheet cells read per file; 0 = no limit
 	Timeout         time.Duration // wall time per file, including OCR
 	Depth           int           // current nesting depth; set by the registry
 }
@@ -34,6 +35,7 @@ func DefaultLimits() Limits {
 		MaxUncompressed: 512 << 20,
 		MaxRatio:        200,
 		MaxDepth:        3,
+		MaxCells:        2_000_000,
 		Timeout:         2 * time.Minute,
 	}
 }

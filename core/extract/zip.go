@@ -47,6 +47,23 @@ func openZip(f File, lim Limits, format string) (*zipArchive, error) {
 	return a, nil
 }
 
+// checkDeclared refuses archives whose declared sizes already break the
+// limits, before a library that inflates the parts itself sees them.
+func (a *zipArchive) checkDeclared() error {
+	var total uint64
+	for _, zf := range a.zr.File {
+		total += zf.UncompressedSize64
+		if a.lim.MaxRatio > 0 && zf.UncompressedSize64 > minRatioBase &&
+			float64(zf.UncompressedSize64) > float64(zf.CompressedSize64)*a.lim.MaxRatio {
+			return fmt.Errorf("%w: %s: %s inflates more than %.0f times its compressed size (zip bomb?)", ErrTooLarge, a.format, zf.Name, a.lim.MaxRatio)
+		}
+	}
+	if a.lim.MaxUncompressed > 0 && total > uint64(a.lim.MaxUncompressed) {
+		return fmt.Errorf("%w: %s: archive inflates to %s, beyond the %s limit (zip bomb?)", ErrTooLarge, a.format, formatBytes(int64(min(total, 1<<62))), formatBytes(a.lim.MaxUncompressed))
+	}
+	return nil
+}
+
 // has reports whether the archive holds name.
 func (a *zipArchive) has(name string) bool {
 	_, ok := a.byName[name]
