@@ -420,4 +420,5 @@ func (r *Registry) registerOffice() {
 	r.Register(ExtractorFunc(r.extractPPTX), ".pptx", ".pptm", ".ppsx", ".potx")
 	r.Register(ExtractorFunc(r.extractXLSX), ".xlsx", ".xlsm", ".xltx")
 	r.Register(ExtractorFunc(r.extractODF), ".odt", ".ott", ".ods", ".ots", ".odp", ".otp")
+	r.Register(ExtractorFunc(r.extractEPUB), ".epub")
 }
