@@ -421,4 +421,6 @@ func (r *Registry) registerOffice() {
 	r.Register(ExtractorFunc(r.extractXLSX), ".xlsx", ".xlsm", ".xltx")
 	r.Register(ExtractorFunc(r.extractODF), ".odt", ".ott", ".ods", ".ots", ".odp", ".otp")
 	r.Register(ExtractorFunc(r.extractEPUB), ".epub")
+	r.Register(ExtractorFunc(r.extractRTF), ".rtf")
+	r.RegisterKind(ExtractorFunc(r.extractRTF), "rtf")
 }

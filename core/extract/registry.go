@@ -77,6 +77,7 @@ func NewRegistry(lim Limits, opts ...Option) *Registry {
 	r.RegisterKind(ExtractorFunc(r.extractPDF), "pdf")
 	r.Register(ExtractorFunc(r.extractMbox), ".mbox", ".mbx")
 	r.registerOffice()
+	registerImages(r)
 	return r
 }
 
