@@ -67,7 +67,7 @@ func (b *builder) endUnit() {
 
 // block writes s as a paragraph of its own.
 func (b *builder) block(s string) {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(unligature(s))
 	if s == "" {
 		return
 	}
@@ -77,7 +77,7 @@ func (b *builder) block(s string) {
 
 // line writes s on a line of its own, directly under the previous line.
 func (b *builder) line(s string) {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(unligature(s))
 	if s == "" {
 		return
 	}
@@ -87,7 +87,7 @@ func (b *builder) line(s string) {
 
 // heading writes s as a paragraph and records it as a heading.
 func (b *builder) heading(level int, s string) {
-	s = collapseSpace(s)
+	s = collapseSpace(unligature(s))
 	if s == "" {
 		return
 	}
@@ -149,4 +149,14 @@ func tidyLines(s string) string {
 		out = append(out, l)
 	}
 	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+// unligature spells out ligature characters (ﬁ, ﬂ, ﬀ, ...) and drops soft
+// hyphens in every format, so a search for "office" finds "oﬃce": search
+// tokenizers do not fold presentation forms.
+func unligature(s string) string {
+	if !strings.ContainsAny(s, "\uFB00\uFB01\uFB02\uFB03\uFB04\uFB05\uFB06\u00AD") {
+		return s
+	}
+	return ligatures.Replace(s)
 }

@@ -23,7 +23,7 @@ func (r *Registry) extractDOCX(ctx context.Context, f File, lim Limits) (*Docume
 	if err := requirePart(a, main); err != nil {
 		return nil, err
 	}
-	p := &docxParser{styles: map[string]int{}}
+	p := &docxParser{styles: map[string]int{}, noteNums: map[string]int{}}
 	if rels, err := ooxmlRels(ctx, a, main); err == nil {
 		for _, rel := range rels {
 			switch rel.typ {
@@ -126,7 +126,28 @@ type docxParser struct {
 	s      *xmlStream
 	styles map[string]int // style id -> heading level (0: not a heading)
 	parts  []ooxmlRel     // footnotes, endnotes, headers, footers
+	// noteKind is "footnote" or "endnote" while reading those parts.
+	noteKind string
 	note   string         // id of the footnote being read, in footnotes.xml
+	// noteNums numbers footnotes and endnotes in order of reference, as
+	// Word displays them; the ids in the file are internal and start at 2.
+	noteNums map[string]int
+}
+
+// noteMark returns the displayed number of the note with the given id.
+func (p *docxParser) noteMark(kind, id string) string {
+	key := kind + id
+	n, ok := p.noteNums[key]
+	if !ok {
+		n = 1
+		for k := range p.noteNums {
+			if strings.HasPrefix(k, kind) {
+				n++
+			}
+		}
+		p.noteNums[key] = n
+	}
+	return "[" + strconv.Itoa(n) + "]"
 }
 
 var headingStyleRE = regexp.MustCompile(`(?i)^(?:heading|titre|überschrift|rubrik|kop|titolo|encabezado|título)\s*([1-9])$`)
@@ -204,7 +225,7 @@ func (p *docxParser) part(ctx context.Context, a *zipArchive, rel ooxmlRel) ([]d
 		return nil, err
 	}
 	defer c.Close()
-	sub := &docxParser{s: s, styles: map[string]int{}}
+	sub := &docxParser{s: s, styles: map[string]int{}, noteNums: p.noteNums, noteKind: strings.TrimSuffix(rel.typ, "s")}
 	bl, err := sub.blocks("")
 	if err == io.EOF {
 		err = nil
@@ -236,7 +257,7 @@ func (p *docxParser) blocks(end string) ([]docxBlock, error) {
 					return out, err
 				}
 				if p.note != "" && bl.text != "" {
-					bl.text = "[" + p.note + "] " + bl.text
+					bl.text = p.noteMark(p.noteKind, p.note) + " " + bl.text
 					p.note = ""
 				}
 				if bl.text != "" {
@@ -318,7 +339,7 @@ func (p *docxParser) paragraph() (docxBlock, []docxBlock, error) {
 				sb.WriteByte('-')
 				depth++
 			case "footnoteReference", "endnoteReference":
-				sb.WriteString("[" + attr(e, "id") + "]")
+				sb.WriteString(p.noteMark(strings.TrimSuffix(e.Name.Local, "Reference"), attr(e, "id")))
 				depth++
 			case "txbxContent":
 				bl, err := p.blocks("txbxContent")

@@ -127,6 +127,9 @@ func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Documen
 		b.block(p)
 		b.endUnit()
 	}
+	if len(noText) > 0 && strings.TrimSpace(b.sb.String()) == "" {
+		return nil, fmt.Errorf("%w: pdf: no page has a text layer (a scanned document) and OCR is unavailable (install Tesseract: Debian packages libtesseract5 tesseract-ocr-eng)", ErrEmpty)
+	}
 	if len(noText) > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: no text layer and OCR unavailable (install Tesseract: Debian packages libtesseract5 tesseract-ocr-eng)", pageList(noText)))
 	}

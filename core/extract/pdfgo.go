@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/jpeg"
 	"image/png"
 	"io"
 	"math"
@@ -35,11 +36,12 @@ func (goPDF) read(ctx context.Context, f File, lim Limits) (out *pdfText, err er
 	}()
 	n := r.NumPage()
 	out.pageCount = n
+	shared := map[string]*goFont{} // subset fonts by BaseFont, across pages
 	for i := 1; i <= n; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		text, perr := goPDFPage(r, i)
+		text, perr := goPDFPage(r, i, shared)
 		if perr != nil {
 			out.warnings = append(out.warnings, fmt.Sprintf("page %d: %v", i, perr))
 		}
@@ -65,60 +67,301 @@ func openGoPDF(f File) (r *pdf.Reader, err error) {
 	return r, nil
 }
 
-// goPDFPage assembles the text of page i from its glyphs: a new line when
-// the baseline moves by more than half the font size, a space when the gap
-// to the previous glyph is wider than a fifth of it.
-func goPDFPage(r *pdf.Reader, i int) (text string, err error) {
+// glyph is one shown character code: its text, baseline origin, advance
+// width and font size, in page space.
+type glyph struct {
+	s          string
+	x, y, w, h float64
+}
+
+// goFont is what the interpreter needs of a font, computed once.
+type goFont struct {
+	enc     pdf.TextEncoding
+	twoByte bool // Type0 fonts: two-byte codes (Identity-H and most CJK CMaps)
+	first   int
+	widths  []float64       // simple fonts: FirstChar.. widths, 1/1000 em
+	cid     map[int]float64 // Type0 fonts: /W widths
+	dw      float64         // Type0 default width
+}
+
+func (f *goFont) width(code int) float64 {
+	if f.twoByte {
+		if w, ok := f.cid[code]; ok {
+			return w
+		}
+		return f.dw
+	}
+	if i := code - f.first; i >= 0 && i < len(f.widths) && f.widths[i] > 0 {
+		return f.widths[i]
+	}
+	return 500 // no width given: half an em is the least damaging guess
+}
+
+func loadGoFont(v pdf.Value) *goFont {
+	font := pdf.Font{V: v}
+	f := &goFont{enc: font.Encoder(), dw: 1000}
+	if v.Key("Subtype").Name() == "Type0" {
+		f.twoByte = true
+		d := v.Key("DescendantFonts").Index(0)
+		if dw := d.Key("DW"); dw.Kind() == pdf.Integer || dw.Kind() == pdf.Real {
+			f.dw = dw.Float64()
+		}
+		f.cid = map[int]float64{}
+		w := d.Key("W")
+		for i := 0; i < w.Len() && len(f.cid) < 65536; {
+			c := int(w.Index(i).Int64())
+			if i+1 < w.Len() && w.Index(i+1).Kind() == pdf.Array {
+				arr := w.Index(i + 1)
+				for k := 0; k < arr.Len() && k < 65536; k++ {
+					f.cid[c+k] = arr.Index(k).Float64()
+				}
+				i += 2
+				continue
+			}
+			if i+2 < w.Len() {
+				last, wd := int(w.Index(i+1).Int64()), w.Index(i+2).Float64()
+				for k := c; k <= last && k-c < 65536; k++ {
+					f.cid[k] = wd
+				}
+			}
+			i += 3
+		}
+		return f
+	}
+	f.first = int(v.Key("FirstChar").Int64())
+	ws := v.Key("Widths")
+	for i := 0; i < ws.Len() && i < 256; i++ {
+		f.widths = append(f.widths, ws.Index(i).Float64())
+	}
+	return f
+}
+
+// mat is an affine matrix [a b c d e f], used as PDF does with row vectors.
+type mat [6]float64
+
+var identity = mat{1, 0, 0, 1, 0, 0}
+
+func (m mat) mul(n mat) mat {
+	return mat{
+		m[0]*n[0] + m[1]*n[2], m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2], m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4], m[4]*n[1] + m[5]*n[3] + n[5],
+	}
+}
+
+func translate(x, y float64) mat { return mat{1, 0, 0, 1, x, y} }
+
+func matFrom(args []pdf.Value) mat {
+	var m mat
+	for i := range m {
+		m[i] = args[i].Float64()
+	}
+	return m
+}
+
+// goPDFGlyphs runs the page's content stream through a text-state machine
+// (PDF 32000 §9.4) and returns the glyphs it shows. It replaces the
+// library's own Content(), which decodes a whole string at once and so
+// misplaces every glyph after a ligature ("ffi" is three runes from one
+// code), appends a pseudo-glyph after each TJ, and looks font widths up in
+// the file for every glyph, which makes it slow.
+//
+// shared caches fonts across pages by their subset name ("ABCDEF+Times"),
+// which names one font program in one file; fonts without a subset prefix
+// are cached for the page only, since /F1 may mean another font elsewhere.
+func goPDFGlyphs(page pdf.Page, shared map[string]*goFont) []glyph {
+	fonts := map[string]*goFont{}
+	contents := page.V.Key("Contents")
+	if contents.IsNull() {
+		return nil
+	}
+	res := page.Resources().Key("Font")
+	var out []glyph
+	type gstate struct{ ctm mat }
+	var stack []gstate
+	ctm := identity
+	tm, tlm := identity, identity
+	var font *goFont
+	var tfs, tc, tw, tl, rise float64
+	th := 1.0
+	show := func(raw string) {
+		if font == nil {
+			return
+		}
+		step := 1
+		if font.twoByte {
+			step = 2
+		}
+		for i := 0; i+step <= len(raw); i += step {
+			code := int(raw[i])
+			if step == 2 {
+				code = code<<8 | int(raw[i+1])
+			}
+			trm := tm.mul(ctm)
+			w0 := font.width(code)
+			tx := (w0/1000*tfs + tc) * th
+			if step == 1 && code == 32 {
+				tx += tw * th
+			}
+			scaleX := math.Hypot(trm[0], trm[1])
+			out = append(out, glyph{
+				s: font.enc.Decode(raw[i : i+step]),
+				x: trm[4] + rise*trm[2], y: trm[5] + rise*trm[3],
+				w: w0 / 1000 * tfs * th * scaleX,
+				h: tfs * math.Hypot(trm[2], trm[3]),
+			})
+			tm = translate(tx, 0).mul(tm)
+		}
+	}
+	pdf.Interpret(contents, func(stk *pdf.Stack, op string) {
+		n := stk.Len()
+		args := make([]pdf.Value, n)
+		for i := n - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		switch op {
+		case "q":
+			if len(stack) < 256 {
+				stack = append(stack, gstate{ctm})
+			}
+		case "Q":
+			if len(stack) > 0 {
+				ctm = stack[len(stack)-1].ctm
+				stack = stack[:len(stack)-1]
+			}
+		case "cm":
+			if n == 6 {
+				ctm = matFrom(args).mul(ctm)
+			}
+		case "BT":
+			tm, tlm = identity, identity
+		case "Tf":
+			if n == 2 {
+				name := args[0].Name()
+				f, ok := fonts[name]
+				if !ok {
+					v := res.Key(name)
+					base := v.Key("BaseFont").Name()
+					if f, ok = shared[base]; !ok {
+						f = loadGoFont(v)
+						if isSubsetName(base) {
+							shared[base] = f
+						}
+					}
+					fonts[name] = f
+				}
+				font, tfs = f, args[1].Float64()
+			}
+		case "Tc":
+			if n == 1 {
+				tc = args[0].Float64()
+			}
+		case "Tw":
+			if n == 1 {
+				tw = args[0].Float64()
+			}
+		case "Tz":
+			if n == 1 {
+				th = args[0].Float64() / 100
+			}
+		case "TL":
+			if n == 1 {
+				tl = args[0].Float64()
+			}
+		case "Ts":
+			if n == 1 {
+				rise = args[0].Float64()
+			}
+		case "Td", "TD":
+			if n == 2 {
+				if op == "TD" {
+					tl = -args[1].Float64()
+				}
+				tlm = translate(args[0].Float64(), args[1].Float64()).mul(tlm)
+				tm = tlm
+			}
+		case "Tm":
+			if n == 6 {
+				tm = matFrom(args)
+				tlm = tm
+			}
+		case "T*":
+			tlm = translate(0, -tl).mul(tlm)
+			tm = tlm
+		case "Tj":
+			if n == 1 {
+				show(args[0].RawString())
+			}
+		case "'", "\"":
+			if op == "\"" && n == 3 {
+				tw, tc = args[0].Float64(), args[1].Float64()
+				args = args[2:]
+			}
+			tlm = translate(0, -tl).mul(tlm)
+			tm = tlm
+			if len(args) == 1 {
+				show(args[0].RawString())
+			}
+		case "TJ":
+			if n != 1 {
+				break
+			}
+			a := args[0]
+			for i := 0; i < a.Len(); i++ {
+				v := a.Index(i)
+				if v.Kind() == pdf.String {
+					show(v.RawString())
+				} else {
+					tm = translate(-v.Float64()/1000*tfs*th, 0).mul(tm)
+				}
+			}
+		}
+	})
+	return out
+}
+
+// goPDFPage assembles the text of page i from its glyphs in content-stream
+// order: a new line when the baseline moves by more than half the font
+// size, a space when the gap to the previous glyph is wider than a sixth
+// of it (PDFs rarely hold space characters: a gap is a position).
+func goPDFPage(r *pdf.Reader, i int, shared map[string]*goFont) (text string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			text, err = "", fmt.Errorf("unreadable content: %v", p)
 		}
 	}()
-	page := r.Page(i)
-	// ledongthuc/pdf ends every TJ array with a pseudo-glyph: "\n" passed
-	// through the font's encoding, which in TeX's OT1 fonts is "Ω". Those
-	// are dropped here, per font, and the layout below decides on breaks.
-	pseudo := map[string]string{}
-	for _, name := range page.Fonts() {
-		font := page.Font(name)
-		base := font.BaseFont()
-		if j := strings.Index(base, "+"); j >= 0 {
-			base = base[j+1:]
-		}
-		pseudo[base] = font.Encoder().Decode("\n")
-	}
-	glyphs := page.Content().Text
+	glyphs := goPDFGlyphs(r.Page(i), shared)
 	var sb strings.Builder
-	var prev pdf.Text
-	have := false
+	var prev glyph
+	have, space := false, false
 	for _, g := range glyphs {
-		if g.S == "" || g.S == "\n" || g.S == pseudo[g.Font] {
+		if g.s == "" {
 			continue
 		}
-		size := g.FontSize
+		if strings.TrimSpace(g.s) == "" {
+			space = true // a real space character: write it once, before the next glyph
+			prev.x, prev.w = g.x, g.w
+			continue
+		}
+		size := g.h
 		if size <= 0 {
 			size = 10
 		}
 		if have {
-			dy := math.Abs(g.Y - prev.Y)
-			prevEnd := prev.X + prev.W
-			if prev.W <= 0 {
-				prevEnd = prev.X + 0.5*size
-			}
-			gap := g.X - prevEnd
+			dy := math.Abs(g.y - prev.y)
+			gap := g.x - (prev.x + prev.w)
 			switch {
 			case dy > 0.5*size:
 				sb.WriteByte('\n')
-				if dy > 2.2*size && g.Y < prev.Y {
+				if dy > 2.2*size && g.y < prev.y {
 					sb.WriteByte('\n') // a wide vertical gap: new paragraph
 				}
-			case gap > 0.2*size || gap < -4*size:
-				if !strings.HasSuffix(sb.String(), " ") && g.S != " " {
-					sb.WriteByte(' ')
-				}
+			case space || gap > size/6 || gap < -size:
+				sb.WriteByte(' ')
 			}
 		}
-		sb.WriteString(g.S)
+		space = false
+		sb.WriteString(g.s)
 		prev, have = g, true
 	}
 	return sb.String(), nil
@@ -159,15 +402,47 @@ func renderGoPDF(f File, n int) (img []byte, err error) {
 	}
 	switch filter.Name() {
 	case "DCTDecode":
-		return rawStream(best)
+		return rawJPEG(f, best)
 	case "FlateDecode", "":
 		return flateImagePNG(best)
 	}
 	return nil, fmt.Errorf("page image uses %s, which the pure-Go reader cannot decode", filter.Name())
 }
 
-// rawStream returns a stream's bytes without decoding its last filter:
-// ledongthuc/pdf leaves DCTDecode data as it is, which is a JPEG file.
+// rawJPEG finds the bytes of a DCTDecode image stream, which are a JPEG
+// file as they stand. ledongthuc/pdf refuses to read DCT streams and does
+// not expose stream offsets, so the file is searched for a JPEG of the
+// stream's /Length that starts with SOI, ends with EOI and has the image's
+// dimensions. (An encrypted PDF's streams would not match; those are
+// skipped before this point.)
+func rawJPEG(f File, v pdf.Value) ([]byte, error) {
+	length := v.Key("Length").Int64()
+	w, h := int(v.Key("Width").Int64()), int(v.Key("Height").Int64())
+	if length <= 4 || length > f.Size || f.Size > 256<<20 {
+		return nil, fmt.Errorf("page image has no usable length")
+	}
+	data := make([]byte, f.Size)
+	if _, err := f.R.ReadAt(data, 0); err != nil && err != io.EOF {
+		return nil, err
+	}
+	soi := []byte{0xFF, 0xD8, 0xFF}
+	for off := 0; ; {
+		i := bytes.Index(data[off:], soi)
+		if i < 0 {
+			return nil, fmt.Errorf("page image (JPEG) not found in the file")
+		}
+		start := off + i
+		end := start + int(length)
+		if end <= len(data) && data[end-2] == 0xFF && data[end-1] == 0xD9 {
+			if cfg, err := jpeg.DecodeConfig(bytes.NewReader(data[start:end])); err == nil && cfg.Width == w && cfg.Height == h {
+				return data[start:end], nil
+			}
+		}
+		off = start + 1
+	}
+}
+
+// rawStream returns a stream's decoded bytes.
 func rawStream(v pdf.Value) ([]byte, error) {
 	var buf bytes.Buffer
 	if _, err := io.Copy(&buf, io.LimitReader(v.Reader(), 64<<20)); err != nil {
@@ -212,4 +487,17 @@ func flateImagePNG(v pdf.Value) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// isSubsetName reports a subset font name: six capitals and a plus sign.
+func isSubsetName(s string) bool {
+	if len(s) < 8 || s[6] != '+' {
+		return false
+	}
+	for i := 0; i < 6; i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }

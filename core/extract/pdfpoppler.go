@@ -81,7 +81,8 @@ func (p *popplerPDF) render(ctx context.Context, f File, n, dpi int) ([]byte, er
 		return nil, fmt.Errorf("pdftoppm not found")
 	}
 	s := strconv.Itoa(n)
-	return p.run(ctx, f, p.pdftoppm, "-f", s, "-l", s, "-r", strconv.Itoa(dpi), "-gray", "-png", "-singlefile", "-", "-")
+	// Without an output root, pdftoppm writes the single page to stdout.
+	return p.run(ctx, f, p.pdftoppm, "-f", s, "-l", s, "-r", strconv.Itoa(dpi), "-gray", "-png", "-singlefile", "-")
 }
 
 // run feeds f to tool on stdin and returns its stdout, turning poppler's
