@@ -128,7 +128,7 @@ type docxParser struct {
 	parts  []ooxmlRel     // footnotes, endnotes, headers, footers
 	// noteKind is "footnote" or "endnote" while reading those parts.
 	noteKind string
-	note   string         // id of the footnote being read, in footnotes.xml
+	note     string // id of the footnote being read, in footnotes.xml
 	// noteNums numbers footnotes and endnotes in order of reference, as
 	// Word displays them; the ids in the file are internal and start at 2.
 	noteNums map[string]int

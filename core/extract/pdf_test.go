@@ -120,7 +120,7 @@ func TestPDFHonoursContext(t *testing.T) {
 
 func TestDehyphenate(t *testing.T) {
 	for in, want := range map[string]string{
-		"a follow-up exam-\nination of it":  "a follow-up examination\nof it",
+		"a follow-up exam-\nination of it":   "a follow-up examination\nof it",
 		"the well-\nKnown case":              "the well-\nKnown case", // capital: a name, not a split word
 		"page 12-\n14":                       "page 12-\n14",
 		"re-\nport":                          "report",
