@@ -82,6 +82,11 @@ func (e *Engine) Recognize(ctx context.Context, img []byte) (string, error) {
 }
 
 func recognize(c *gosseract.Client, img []byte) (string, error) {
+	// Leptonica answers an unknown format with no image and Tesseract then
+	// returns "" without an error, so the format is checked here.
+	if !knownImage(img) {
+		return "", fmt.Errorf("ocr: not an image format Tesseract reads (PNG, JPEG, TIFF, BMP, GIF, WebP)")
+	}
 	if err := c.SetImageFromBytes(img); err != nil {
 		return "", fmt.Errorf("ocr: %w", err)
 	}
@@ -120,4 +125,13 @@ func blankPNG() []byte {
 	var buf bytes.Buffer
 	_ = png.Encode(&buf, img)
 	return buf.Bytes()
+}
+
+func knownImage(b []byte) bool {
+	for _, magic := range []string{"\x89PNG\r\n\x1a\n", "\xff\xd8\xff", "II*\x00", "MM\x00*", "BM", "GIF87a", "GIF89a"} {
+		if bytes.HasPrefix(b, []byte(magic)) {
+			return true
+		}
+	}
+	return len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP"
 }
