@@ -7,6 +7,7 @@ require (
 	github.com/otiai10/gosseract/v2 v2.4.1
 	github.com/richardlehane/mscfb v1.0.9
 	github.com/xuri/excelize/v2 v2.10.0
+	golang.org/x/image v0.47.0
 	golang.org/x/net v0.62.0
 	golang.org/x/text v0.43.0
 )
@@ -17,5 +18,4 @@ require (
 	github.com/xuri/efp v0.0.1 // indirect
 	github.com/xuri/nfp v0.0.2-0.20250530014748-2ddeb826f9a9 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/image v0.47.0 // indirect
 )

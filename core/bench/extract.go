@@ -70,6 +70,7 @@ type ExtractOptions struct {
 	Runs     int      // timing runs; the median is reported; default 3
 	OCR      bool     // also measure OCR pages/s (needs Tesseract)
 	PerFile  bool     // print F1 per PDF
+	Only     string   // "pdf", "formats" or "ocr" runs one part; "" runs all
 }
 
 // engine is one way of reading a PDF's pages.
@@ -108,13 +109,17 @@ func Extract(ctx context.Context, w io.Writer, opt ExtractOptions) error {
 	}
 	host, _ := os.Hostname()
 	fmt.Fprintf(w, "machine: %s, %s/%s, %d CPUs, %s; median of %d runs\n\n", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), opt.Runs)
-	if err := pdfComparison(ctx, w, opt); err != nil {
-		return err
+	if opt.Only == "" || opt.Only == "pdf" {
+		if err := pdfComparison(ctx, w, opt); err != nil {
+			return err
+		}
 	}
-	if err := formatThroughput(ctx, w, opt); err != nil {
-		return err
+	if opt.Only == "" || opt.Only == "formats" {
+		if err := formatThroughput(ctx, w, opt); err != nil {
+			return err
+		}
 	}
-	if opt.OCR {
+	if opt.OCR && (opt.Only == "" || opt.Only == "ocr") {
 		return ocrThroughput(ctx, w, opt)
 	}
 	return nil
@@ -162,6 +167,9 @@ func pdfComparison(ctx context.Context, w io.Writer, opt ExtractOptions) error {
 	files, err := loadPDFs(ctx, w, opt.PDFs)
 	if err != nil {
 		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("bench: none of the PDFs is installed (Debian packages are listed with bench.DebianPDFs)")
 	}
 	pages := 0
 	for _, f := range files {
@@ -248,6 +256,7 @@ func formatThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) erro
 		fmt.Fprintf(w, "no fixtures for MB/s (%v)\n", err)
 		return nil
 	}
+	reg := extract.NewRegistry(extract.DefaultLimits())
 	byExt := map[string][][]byte{}
 	names := map[string][]string{}
 	for _, e := range entries {
@@ -259,10 +268,12 @@ func formatThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) erro
 		if err != nil {
 			return err
 		}
+		if _, err := reg.Extract(ctx, extract.File{Name: e.Name(), Size: int64(len(b)), R: bytes.NewReader(b)}); err != nil {
+			continue // skips (legacy formats, scans without OCR) measure nothing
+		}
 		byExt[x] = append(byExt[x], b)
 		names[x] = append(names[x], e.Name())
 	}
-	reg := extract.NewRegistry(extract.DefaultLimits())
 	fmt.Fprintf(w, "Throughput per format over %s (no OCR; PDF engine %s)\n\n", opt.Fixtures, reg.PDFEngineName())
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "format\tfiles\tKB\tMB/s\tms/file")
@@ -276,23 +287,25 @@ func formatThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) erro
 		for _, b := range byExt[x] {
 			total += len(b)
 		}
-		// Repeat small sets so one timing covers at least ~200 ms of work.
-		reps := 1
-		var times []time.Duration
-		for run := 0; run < opt.Runs; run++ {
+		extractAll := func(reps int) time.Duration {
 			start := time.Now()
 			for range reps {
 				for i, b := range byExt[x] {
 					_, _ = reg.Extract(ctx, extract.File{Name: names[x][i], Size: int64(len(b)), R: bytes.NewReader(b)})
 				}
 			}
-			d := time.Since(start)
-			if run == 0 && d < 200*time.Millisecond {
-				reps = int(200*time.Millisecond/max(d, time.Millisecond)) + 1
-				run-- // the first run only calibrates
-				continue
+			return time.Since(start)
+		}
+		// One untimed pass warms caches and sizes the repetitions so that a
+		// timing covers at least ~200 ms of work.
+		once := max(extractAll(1), time.Microsecond)
+		reps := max(1, int(200*time.Millisecond/once))
+		var times []time.Duration
+		for range opt.Runs {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-			times = append(times, d)
+			times = append(times, extractAll(reps))
 		}
 		med := median(times).Seconds() / float64(reps)
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f\t%.1f\n", x, len(byExt[x]), float64(total)/1024, float64(total)/(1<<20)/med, med*1000/float64(len(byExt[x])))

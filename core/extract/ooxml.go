@@ -48,10 +48,9 @@ func ooxmlRels(ctx context.Context, a *zipArchive, part string) ([]ooxmlRel, err
 			t := attr(e, "Type")
 			rel := ooxmlRel{id: attr(e, "Id"), typ: t[strings.LastIndex(t, "/")+1:], external: attr(e, "TargetMode") == "External"}
 			if !rel.external {
+				// Targets are relative to the part's folder; the package's
+				// own relationships (part "") are relative to the root.
 				rel.target = resolvePart(part, attr(e, "Target"))
-				if part == "" {
-					rel.target = strings.TrimPrefix(path.Clean("/"+attr(e, "Target")), "/")
-				}
 			}
 			rels = append(rels, rel)
 		}
