@@ -2,6 +2,7 @@ package extract
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // builder assembles a Document's text while it records units and headings
@@ -100,6 +101,10 @@ func (b *builder) heading(level int, s string) {
 // Units of the embedded document are not carried over: the caller decides
 // what the embedded text is a part of.
 func (b *builder) embed(d *Document) {
+	if strings.IndexByte(d.Text, 0) >= 0 || !utf8.ValidString(d.Text) {
+		// Cleaning shifts offsets; the headings cannot follow (rare).
+		d = &Document{Text: unligature(d.Text)}
+	}
 	t := strings.TrimSpace(d.Text)
 	if t == "" {
 		return
@@ -151,10 +156,16 @@ func tidyLines(s string) string {
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }
 
-// unligature spells out ligature characters (ﬁ, ﬂ, ﬀ, ...) and drops soft
+// unligature (every text write goes through it) spells out ligature characters (ﬁ, ﬂ, ﬀ, ...) and drops soft
 // hyphens in every format, so a search for "office" finds "oﬃce": search
 // tokenizers do not fold presentation forms.
+//
+// It also drops NUL bytes and replaces invalid UTF-8 here, as text is
+// written, because finish would do it later and shift every offset.
 func unligature(s string) string {
+	if strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "\uFFFD")
+	}
 	if !strings.ContainsAny(s, "\uFB00\uFB01\uFB02\uFB03\uFB04\uFB05\uFB06\u00AD") {
 		return s
 	}

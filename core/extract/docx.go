@@ -435,13 +435,3 @@ func (p *docxParser) table() (string, error) {
 		}
 	}
 }
-
-func (r *Registry) registerOffice() {
-	r.Register(ExtractorFunc(r.extractDOCX), ".docx", ".docm", ".dotx", ".dotm")
-	r.Register(ExtractorFunc(r.extractPPTX), ".pptx", ".pptm", ".ppsx", ".potx")
-	r.Register(ExtractorFunc(r.extractXLSX), ".xlsx", ".xlsm", ".xltx")
-	r.Register(ExtractorFunc(r.extractODF), ".odt", ".ott", ".ods", ".ots", ".odp", ".otp")
-	r.Register(ExtractorFunc(r.extractEPUB), ".epub")
-	r.Register(ExtractorFunc(r.extractRTF), ".rtf")
-	r.RegisterKind(ExtractorFunc(r.extractRTF), "rtf")
-}

@@ -39,3 +39,14 @@ func TestImageRefusals(t *testing.T) {
 	_, err = r.Extract(t.Context(), fileOf("bomb.png", bomb))
 	wantErr(t, "bomb.png", err, ErrTooLarge, "megapixels")
 }
+
+func FuzzImage(f *testing.F) {
+	for _, name := range []string{"scan.png", "scan.gif", "scan.bmp", "scan.webp"} {
+		f.Add(fixtureBytes(f, name))
+	}
+	r := NewRegistry(DefaultLimits(), WithOCR(&fakeOCR{text: "x"}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// Header parsing before OCR must survive any bytes.
+		_, _ = r.extractImage(t.Context(), fileOf("x.png", data), DefaultLimits())
+	})
+}

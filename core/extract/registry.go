@@ -73,11 +73,17 @@ func NewRegistry(lim Limits, opts ...Option) *Registry {
 	}
 	registerText(r)
 	registerOLE(r)
+	registerImages(r)
 	r.Register(ExtractorFunc(r.extractPDF), ".pdf")
 	r.RegisterKind(ExtractorFunc(r.extractPDF), "pdf")
+	r.Register(ExtractorFunc(r.extractDOCX), ".docx", ".docm", ".dotx", ".dotm")
+	r.Register(ExtractorFunc(r.extractPPTX), ".pptx", ".pptm", ".ppsx", ".potx")
+	r.Register(ExtractorFunc(r.extractXLSX), ".xlsx", ".xlsm", ".xltx")
+	r.Register(ExtractorFunc(r.extractODF), ".odt", ".ott", ".ods", ".ots", ".odp", ".otp")
+	r.Register(ExtractorFunc(r.extractEPUB), ".epub")
+	r.Register(ExtractorFunc(r.extractRTF), ".rtf")
+	r.RegisterKind(ExtractorFunc(r.extractRTF), "rtf")
 	r.Register(ExtractorFunc(r.extractMbox), ".mbox", ".mbx")
-	r.registerOffice()
-	registerImages(r)
 	return r
 }
 
