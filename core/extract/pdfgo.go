@@ -25,6 +25,13 @@ type goPDF struct{}
 func (goPDF) name() string { return "go" }
 
 func (goPDF) read(ctx context.Context, f File, lim Limits) (out *pdfText, err error) {
+	// ledongthuc/pdf reports malformed objects by panicking, wherever they
+	// are met (the page tree, a font): all of them mean a broken file.
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("pdf: broken file: %v", p)
+		}
+	}()
 	r, err := openGoPDF(f)
 	if err != nil {
 		return nil, err
