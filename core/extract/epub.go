@@ -103,15 +103,13 @@ func epubDRM(ctx context.Context, a *zipArchive) error {
 	}
 	defer c.Close()
 	for {
-		tok, err := s.next()
+		e, err := s.find("EncryptionMethod")
 		if err != nil {
 			return nil
 		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "EncryptionMethod" {
-			alg := attr(e, "Algorithm")
-			if alg != "http://www.idpf.org/2008/embedding" && alg != "http://ns.adobe.com/pdf/enc#RC" {
-				return fmt.Errorf("%w: epub: the book is protected by DRM (%s)", ErrEncrypted, alg)
-			}
+		alg := attr(e, "Algorithm")
+		if alg != "http://www.idpf.org/2008/embedding" && alg != "http://ns.adobe.com/pdf/enc#RC" {
+			return fmt.Errorf("%w: epub: the book is protected by DRM (%s)", ErrEncrypted, alg)
 		}
 	}
 }
@@ -122,19 +120,15 @@ func epubRootfile(ctx context.Context, a *zipArchive) (string, error) {
 		return "", err
 	}
 	defer c.Close()
-	for {
-		tok, err := s.next()
-		if err != nil {
-			return "", fmt.Errorf("epub: META-INF/container.xml names no package document")
-		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "rootfile" {
-			p := strings.TrimPrefix(path.Clean("/"+attr(e, "full-path")), "/")
-			if !a.has(p) {
-				return "", fmt.Errorf("epub: package document %s is missing", p)
-			}
-			return p, nil
-		}
+	e, err := s.find("rootfile")
+	if err != nil {
+		return "", fmt.Errorf("epub: META-INF/container.xml names no package document")
 	}
+	p := strings.TrimPrefix(path.Clean("/"+attr(e, "full-path")), "/")
+	if !a.has(p) {
+		return "", fmt.Errorf("epub: package document %s is missing", p)
+	}
+	return p, nil
 }
 
 type opfPackage struct {

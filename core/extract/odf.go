@@ -73,36 +73,14 @@ func odfEncrypted(ctx context.Context, a *zipArchive) error {
 		return nil
 	}
 	defer c.Close()
-	for {
-		tok, err := s.next()
-		if err != nil {
-			return nil
-		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "encryption-data" {
-			return fmt.Errorf("%w: %s: password-protected document", ErrEncrypted, a.format)
-		}
+	if _, err := s.find("encryption-data"); err == nil {
+		return fmt.Errorf("%w: %s: password-protected document", ErrEncrypted, a.format)
 	}
+	return nil
 }
 
 func odfTitle(ctx context.Context, a *zipArchive) string {
-	if !a.has("meta.xml") {
-		return ""
-	}
-	s, c, err := a.xml(ctx, "meta.xml")
-	if err != nil {
-		return ""
-	}
-	defer c.Close()
-	for {
-		tok, err := s.next()
-		if err != nil {
-			return ""
-		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "title" {
-			t, _ := s.text()
-			return collapseSpace(t)
-		}
-	}
+	return a.firstText(ctx, "meta.xml", "title")
 }
 
 type odfParser struct {
@@ -558,20 +536,14 @@ func (p *odfParser) table() (odfBlock, error) {
 // spreadsheet writes each table:table as a sheet unit labelled with its
 // name, rows under the first row as header.
 func (p *odfParser) spreadsheet(b *builder) (*Document, error) {
-	n := 0
-	for {
-		tok, err := p.s.next()
+	for n := 1; ; n++ {
+		e, err := p.s.find("table")
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		e, ok := tok.(xml.StartElement)
-		if !ok || e.Name.Local != "table" {
-			continue
-		}
-		n++
 		name := attrNS(e, "table", "name")
 		header, rows, err := p.tableRows()
 		cut := false
@@ -603,20 +575,12 @@ func (p *odfParser) spreadsheet(b *builder) (*Document, error) {
 // presentation writes each draw:page as a slide unit: the title frame as
 // label and heading, the other frames' text, then the speaker notes.
 func (p *odfParser) presentation(b *builder) (*Document, error) {
-	n := 0
-	for {
-		tok, err := p.s.next()
-		if err == io.EOF {
+	for n := 1; ; n++ {
+		if _, err := p.s.find("page"); err == io.EOF {
 			break
-		}
-		if err != nil {
+		} else if err != nil {
 			return nil, err
 		}
-		e, ok := tok.(xml.StartElement)
-		if !ok || e.Name.Local != "page" {
-			continue
-		}
-		n++
 		title, body, notes, err := p.slide()
 		if err != nil {
 			return nil, err

@@ -71,24 +71,7 @@ func ooxmlMainPart(ctx context.Context, a *zipArchive, fallback string) string {
 
 // ooxmlTitle returns dc:title from docProps/core.xml, or "".
 func ooxmlTitle(ctx context.Context, a *zipArchive) string {
-	if !a.has("docProps/core.xml") {
-		return ""
-	}
-	s, c, err := a.xml(ctx, "docProps/core.xml")
-	if err != nil {
-		return ""
-	}
-	defer c.Close()
-	for {
-		tok, err := s.next()
-		if err != nil {
-			return ""
-		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "title" {
-			t, _ := s.text()
-			return collapseSpace(t)
-		}
-	}
+	return a.firstText(ctx, "docProps/core.xml", "title")
 }
 
 // requirePart opens a part the format cannot do without, turning its

@@ -113,17 +113,15 @@ func pptxSlideOrder(ctx context.Context, a *zipArchive, main string) ([]string, 
 	defer c.Close()
 	var slides []string
 	for {
-		tok, err := s.next()
+		e, err := s.find("sldId")
 		if err == io.EOF {
 			return slides, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "sldId" {
-			if t, ok := byID[relID(e)]; ok && a.has(t) {
-				slides = append(slides, t)
-			}
+		if t, ok := byID[relID(e)]; ok && a.has(t) {
+			slides = append(slides, t)
 		}
 	}
 }

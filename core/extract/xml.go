@@ -74,6 +74,24 @@ func (s *xmlStream) next() (xml.Token, error) {
 	return tok, nil
 }
 
+// find reads on to the next start tag with one of the given local names;
+// it returns io.EOF at the end of the part.
+func (s *xmlStream) find(locals ...string) (xml.StartElement, error) {
+	for {
+		tok, err := s.next()
+		if err != nil {
+			return xml.StartElement{}, err
+		}
+		if e, ok := tok.(xml.StartElement); ok {
+			for _, l := range locals {
+				if e.Name.Local == l {
+					return e, nil
+				}
+			}
+		}
+	}
+}
+
 // skip consumes the rest of the element whose start tag was just read.
 func (s *xmlStream) skip() error {
 	for d := 1; d > 0; {

@@ -125,6 +125,24 @@ func (a *zipArchive) xml(ctx context.Context, name string) (*xmlStream, io.Close
 	return newXMLStream(ctx, rc, a.format+": "+name), rc, nil
 }
 
+// firstText returns the text of the first element named local in part
+// (a title in a metadata part), or "" when there is none.
+func (a *zipArchive) firstText(ctx context.Context, part, local string) string {
+	if !a.has(part) {
+		return ""
+	}
+	s, c, err := a.xml(ctx, part)
+	if err != nil {
+		return ""
+	}
+	defer c.Close()
+	if _, err := s.find(local); err != nil {
+		return ""
+	}
+	t, _ := s.text()
+	return collapseSpace(t)
+}
+
 var errMissingPart = errors.New("part missing from the archive")
 
 type boundedReader struct {
