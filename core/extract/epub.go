@@ -93,25 +93,15 @@ func (r *Registry) extractEPUB(ctx context.Context, f File, lim Limits) (*Docume
 // epubDRM refuses books whose META-INF/encryption.xml encrypts content with
 // anything but the font-obfuscation algorithms.
 func epubDRM(ctx context.Context, a *zipArchive) error {
-	const enc = "META-INF/encryption.xml"
-	if !a.has(enc) {
-		return nil
+	alg := ""
+	drm := a.anyElement(ctx, "META-INF/encryption.xml", "EncryptionMethod", func(e xml.StartElement) bool {
+		alg = attr(e, "Algorithm")
+		return alg != "http://www.idpf.org/2008/embedding" && alg != "http://ns.adobe.com/pdf/enc#RC"
+	})
+	if drm {
+		return fmt.Errorf("%w: epub: the book is protected by DRM (%s)", ErrEncrypted, alg)
 	}
-	s, c, err := a.xml(ctx, enc)
-	if err != nil {
-		return nil
-	}
-	defer c.Close()
-	for {
-		e, err := s.find("EncryptionMethod")
-		if err != nil {
-			return nil
-		}
-		alg := attr(e, "Algorithm")
-		if alg != "http://www.idpf.org/2008/embedding" && alg != "http://ns.adobe.com/pdf/enc#RC" {
-			return fmt.Errorf("%w: epub: the book is protected by DRM (%s)", ErrEncrypted, alg)
-		}
-	}
+	return nil
 }
 
 func epubRootfile(ctx context.Context, a *zipArchive) (string, error) {

@@ -64,16 +64,7 @@ func (r *Registry) extractODF(ctx context.Context, f File, lim Limits) (*Documen
 // odfEncrypted reports password-protected ODF packages: their manifest
 // lists encryption data for the parts.
 func odfEncrypted(ctx context.Context, a *zipArchive) error {
-	const manifest = "META-INF/manifest.xml"
-	if !a.has(manifest) {
-		return nil
-	}
-	s, c, err := a.xml(ctx, manifest)
-	if err != nil {
-		return nil
-	}
-	defer c.Close()
-	if _, err := s.find("encryption-data"); err == nil {
+	if a.anyElement(ctx, "META-INF/manifest.xml", "encryption-data", nil) {
 		return fmt.Errorf("%w: %s: password-protected document", ErrEncrypted, a.format)
 	}
 	return nil

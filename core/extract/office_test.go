@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -232,4 +234,46 @@ func fuzzExtractor(f *testing.F, name string, seeds ...string) {
 			checkDocument(t, d)
 		}
 	})
+}
+
+// withEntry returns a copy of a zip fixture with one more entry.
+func withEntry(t *testing.T, fixture, name, content string) []byte {
+	t.Helper()
+	src, err := zip.NewReader(bytes.NewReader(fixtureBytes(t, fixture)), int64(len(fixtureBytes(t, fixture))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for _, f := range src.File {
+		if err := w.Copy(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fw, err := w.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write([]byte(content))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestEPUBEncryption(t *testing.T) {
+	enc := func(alg string) string {
+		return `<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><EncryptedData xmlns="http://www.w3.org/2001/04/xmlenc#">` +
+			`<EncryptionMethod Algorithm="` + alg + `"/><CipherData><CipherReference URI="EPUB/text/ch001.xhtml"/></CipherData></EncryptedData></encryption>`
+	}
+	r := NewRegistry(DefaultLimits())
+	drm := withEntry(t, "book.epub", "META-INF/encryption.xml", enc("http://www.w3.org/2001/04/xmlenc#aes128-cbc"))
+	_, err := r.Extract(context.Background(), fileOf("drm.epub", drm))
+	wantErr(t, "drm.epub", err, ErrEncrypted, "protected by DRM")
+	// Font obfuscation (the IDPF algorithm) is not DRM: the book is read.
+	fonts := withEntry(t, "book.epub", "META-INF/encryption.xml", enc("http://www.idpf.org/2008/embedding"))
+	d, err := r.Extract(context.Background(), fileOf("fonts.epub", fonts))
+	if err != nil || len(d.Units) != 4 {
+		t.Fatalf("font-obfuscated book: %v", err)
+	}
 }

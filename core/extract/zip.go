@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -123,6 +124,28 @@ func (a *zipArchive) xml(ctx context.Context, name string) (*xmlStream, io.Close
 		return nil, nil, err
 	}
 	return newXMLStream(ctx, rc, a.format+": "+name), rc, nil
+}
+
+// anyElement reports whether part has an element named local for which
+// match is true (nil: any); a missing or unreadable part has none.
+func (a *zipArchive) anyElement(ctx context.Context, part, local string, match func(xml.StartElement) bool) bool {
+	if !a.has(part) {
+		return false
+	}
+	s, c, err := a.xml(ctx, part)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	for {
+		e, err := s.find(local)
+		if err != nil {
+			return false
+		}
+		if match == nil || match(e) {
+			return true
+		}
+	}
 }
 
 // firstText returns the text of the first element named local in part
