@@ -84,6 +84,7 @@ type glyph struct {
 // goFont is what the interpreter needs of a font, computed once.
 type goFont struct {
 	enc     pdf.TextEncoding
+	codes   map[byte]string // overrides of enc for single-byte codes
 	twoByte bool // Type0 fonts: two-byte codes (Identity-H and most CJK CMaps)
 	first   int
 	widths  []float64       // simple fonts: FirstChar.. widths, 1/1000 em
@@ -107,6 +108,9 @@ func (f *goFont) width(code int) float64 {
 func loadGoFont(v pdf.Value) *goFont {
 	font := pdf.Font{V: v}
 	f := &goFont{enc: font.Encoder(), dw: 1000}
+	if v.Key("ToUnicode").IsNull() && v.Key("Encoding").IsNull() && isTeXTextFont(v.Key("BaseFont").Name()) {
+		f.codes = ot1Codes
+	}
 	if v.Key("Subtype").Name() == "Type0" {
 		f.twoByte = true
 		d := v.Key("DescendantFonts").Index(0)
@@ -211,8 +215,12 @@ func goPDFGlyphs(page pdf.Page, shared map[string]*goFont) []glyph {
 				tx += tw * th
 			}
 			scaleX := math.Hypot(trm[0], trm[1])
+			text, ok := font.codes[raw[i]]
+			if !ok || step != 1 {
+				text = font.enc.Decode(raw[i : i+step])
+			}
 			out = append(out, glyph{
-				s: font.enc.Decode(raw[i : i+step]),
+				s: text,
 				x: trm[4] + rise*trm[2], y: trm[5] + rise*trm[3],
 				w: w0 / 1000 * tfs * th * scaleX,
 				h: tfs * math.Hypot(trm[2], trm[3]),
@@ -357,10 +365,13 @@ func goPDFPage(r *pdf.Reader, i int, shared map[string]*goFont) (text string, er
 		if have {
 			dy := math.Abs(g.y - prev.y)
 			gap := g.x - (prev.x + prev.w)
+			// Measured against the larger of the two sizes, so that a
+			// superscript or subscript stays on its line.
+			line := max(size, prev.h)
 			switch {
-			case dy > 0.5*size:
+			case dy > 0.5*line:
 				sb.WriteByte('\n')
-				if dy > 2.2*size && g.y < prev.y {
+				if dy > 2.2*line && g.y < prev.y {
 					sb.WriteByte('\n') // a wide vertical gap: new paragraph
 				}
 			case space || gap > size/6 || gap < -size:
@@ -503,6 +514,35 @@ func isSubsetName(s string) bool {
 	}
 	for i := 0; i < 6; i++ {
 		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// ot1Codes are the codes of TeX's OT1 text encoding that differ from
+// ASCII. pdfTeX embeds Computer Modern fonts with their built-in encoding
+// and, by default, no ToUnicode map, so without this table the ligatures
+// "fi", "ff", ... and the dashes and quotes come out as U+FFFD or as the
+// wrong ASCII character.
+var ot1Codes = map[byte]string{
+	0x0B: "ff", 0x0C: "fi", 0x0D: "fl", 0x0E: "ffi", 0x0F: "ffl",
+	0x10: "ı", 0x11: "ȷ", 0x19: "ß", 0x1A: "æ", 0x1B: "œ", 0x1C: "ø",
+	0x1D: "Æ", 0x1E: "Œ", 0x1F: "Ø", 0x22: "”", 0x3C: "¡", 0x3E: "¿",
+	0x5C: "“", 0x7B: "–", 0x7C: "—",
+}
+
+// isTeXTextFont reports Computer Modern text fonts, which use OT1 (the
+// typewriter, math and symbol fonts use other encodings).
+func isTeXTextFont(base string) bool {
+	if isSubsetName(base) {
+		base = base[7:]
+	}
+	if !strings.HasPrefix(base, "CM") || len(base) < 3 {
+		return false
+	}
+	for _, other := range []string{"CMTT", "CMITT", "CMSLTT", "CMTCSC", "CMMI", "CMSY", "CMEX", "CMBSY", "CMMIB"} {
+		if strings.HasPrefix(base, other) {
 			return false
 		}
 	}
