@@ -85,7 +85,7 @@ type glyph struct {
 type goFont struct {
 	enc     pdf.TextEncoding
 	codes   map[byte]string // overrides of enc for single-byte codes
-	twoByte bool // Type0 fonts: two-byte codes (Identity-H and most CJK CMaps)
+	twoByte bool            // Type0 fonts: two-byte codes (Identity-H and most CJK CMaps)
 	first   int
 	widths  []float64       // simple fonts: FirstChar.. widths, 1/1000 em
 	cid     map[int]float64 // Type0 fonts: /W widths
