@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"image"
 	_ "image/gif" // DecodeConfig of every format Tesseract is given
@@ -59,5 +60,40 @@ func (r *Registry) extractImage(ctx context.Context, f File, lim Limits) (*Docum
 	b.startUnit(UnitPage, 1, "")
 	b.block(cleanPDFPage(text))
 	b.endUnit()
-	return b.document("image", ""), nil
+	doc := b.document("image", "")
+	if n := tiffPages(data); n > 1 {
+		// Leptonica hands Tesseract the first page of a TIFF only.
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("tiff: only the first of %d pages was read", n))
+	}
+	return doc, nil
+}
+
+// tiffPages counts the images (IFDs) of a TIFF file; 0 if it is not one.
+func tiffPages(b []byte) int {
+	if len(b) < 8 {
+		return 0
+	}
+	var order binary.ByteOrder
+	switch string(b[:4]) {
+	case "II*\x00":
+		order = binary.LittleEndian
+	case "MM\x00*":
+		order = binary.BigEndian
+	default:
+		return 0
+	}
+	n := 0
+	for off := int64(order.Uint32(b[4:8])); off > 0 && n < 10000; n++ {
+		if off+2 > int64(len(b)) {
+			break
+		}
+		entries := int64(order.Uint16(b[off:]))
+		next := off + 2 + 12*entries
+		if next+4 > int64(len(b)) {
+			n++
+			break
+		}
+		off = int64(order.Uint32(b[next:]))
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
+	"strings"
 	"testing"
 )
 
@@ -49,4 +50,15 @@ func FuzzImage(f *testing.F) {
 		// Header parsing before OCR must survive any bytes.
 		_, _ = r.extractImage(t.Context(), fileOf("x.png", data), DefaultLimits())
 	})
+}
+
+func TestTIFFPages(t *testing.T) {
+	if n := tiffPages(fixtureBytes(t, "scan.tif")); n != 1 {
+		t.Errorf("scan.tif: %d pages, want 1", n)
+	}
+	if n := tiffPages(fixtureBytes(t, "scan2.tif")); n != 2 {
+		t.Errorf("scan2.tif: %d pages, want 2", n)
+	}
+	d := mustExtract(t, "scan2.tif", WithOCR(&fakeOCR{text: "first page"}))
+	contains(t, "warnings", strings.Join(d.Warnings, "\n"), "tiff: only the first of 2 pages was read")
 }

@@ -40,6 +40,7 @@ img2pdf "$work/page-1.png" "$work/page-2.png" -o "$out/scanned.pdf"
 cp "$work/page-1.png" "$out/scan.png"
 for x in jpg tif gif webp; do convert-im6.q16 "$work/page-1.png" "$out/scan.$x"; done
 convert-im6.q16 "$work/page-1.png" -monochrome "$out/scan.bmp"
+convert-im6.q16 "$work/page-1.png" "$work/page-2.png" -compress Group4 -monochrome "$out/scan2.tif"
 
 # A PDF whose first page has text and whose second is a scan, stored as a
 # JPEG as scanners do (the pure-Go reader hands JPEG page images to OCR).
