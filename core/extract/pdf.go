@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -151,6 +152,9 @@ func (r *Registry) ocrPDFPage(ctx context.Context, f File, n int, rd pdfReader) 
 		img, err = p.render(ctx, f, n, ocrDPI)
 	} else {
 		img, err = renderGoPDF(f, n)
+		if errors.Is(err, errNoPageImage) {
+			return "", nil // a blank page: nothing to recognise
+		}
 	}
 	if err != nil {
 		return "", err

@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -412,7 +413,7 @@ func renderGoPDF(f File, n int) (img []byte, err error) {
 		}
 	}
 	if bestArea == 0 {
-		return nil, fmt.Errorf("no image on the page")
+		return nil, errNoPageImage
 	}
 	filter := best.Key("Filter")
 	if filter.Kind() == pdf.Array && filter.Len() > 0 {
@@ -426,6 +427,10 @@ func renderGoPDF(f File, n int) (img []byte, err error) {
 	}
 	return nil, fmt.Errorf("page image uses %s, which the pure-Go reader cannot decode", filter.Name())
 }
+
+// errNoPageImage means a page without text has no image either: a blank
+// page, not a scan.
+var errNoPageImage = errors.New("no image on the page")
 
 // rawJPEG finds the bytes of a DCTDecode image stream, which are a JPEG
 // file as they stand. ledongthuc/pdf refuses to read DCT streams and does
