@@ -213,6 +213,7 @@ func FuzzEmail(f *testing.F) { fuzzExtractor(f, "x.eml", "message.eml") }
 func FuzzMbox(f *testing.F)  { fuzzExtractor(f, "x.mbox", "mailbox.mbox") }
 func FuzzMSG(f *testing.F)   { fuzzExtractor(f, "x.msg", "outlook.msg") }
 func FuzzHTML(f *testing.F)  { fuzzExtractor(f, "x.html") }
+func FuzzCSV(f *testing.F)   { fuzzExtractor(f, "x.csv") }
 
 // fuzzExtractor feeds mutated fixtures to the extractor for name's
 // extension directly, past the registry's panic recovery, so a panic is a

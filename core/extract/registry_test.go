@@ -71,3 +71,26 @@ func TestHTMLTables(t *testing.T) {
 		t.Errorf("text %q title %q", d.Text, d.Title)
 	}
 }
+
+func TestCSVAsTable(t *testing.T) {
+	r := NewRegistry(DefaultLimits())
+	src := "Site,Elevation,Note\r\nCairn A,412 m,\"intact, mossy\"\r\nCairn B,398 m\r\n\r\n"
+	d, err := r.Extract(context.Background(), fileOf("sites.csv", []byte(src)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDocument(t, d)
+	if want := "Site: Cairn A | Elevation: 412 m | Note: intact, mossy\nSite: Cairn B | Elevation: 398 m"; d.Text != want {
+		t.Errorf("text %q, want %q", d.Text, want)
+	}
+	equalStrings(t, "units", unitSummary(d), []string{"sheet 1 sites"})
+	d, err = r.Extract(context.Background(), fileOf("list.tsv", []byte("name\tdays\nAna\t14\n")))
+	if err != nil || d.Text != "name: Ana | days: 14" {
+		t.Errorf("tsv: %v %q", err, d.Text)
+	}
+	// Not a table: kept as text.
+	d, err = r.Extract(context.Background(), fileOf("notes.csv", []byte("just a line of prose\nand \"another\" one\n")))
+	if err != nil || d.Text != "just a line of prose\nand \"another\" one\n" || len(d.Units) != 0 {
+		t.Errorf("prose csv: %v %q", err, d.Text)
+	}
+}
