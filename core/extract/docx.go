@@ -12,8 +12,11 @@ import (
 // extractDOCX reads a Word document (also .docm, .dotx): paragraphs in
 // order, headings from paragraph styles (or outline levels), tables as
 // "Header: value" rows, text boxes, then footnotes and endnotes, then the
-// page headers and footers once each. Word has no pages until it lays the
-// text out, so a DOCX has no units.
+// page headers and footers once each. A DOCX has pages only as its last
+// layout left them: Word records each page start it rendered as a
+// w:lastRenderedPageBreak, and when those are present the body gets page
+// units from them. (LibreOffice does not write them, so its files have no
+// units; explicit page breaks alone would miscount the pages between.)
 func (r *Registry) extractDOCX(ctx context.Context, f File, lim Limits) (*Document, error) {
 	a, err := openZip(f, lim, "docx")
 	if err != nil {
@@ -45,7 +48,7 @@ func (r *Registry) extractDOCX(ctx context.Context, f File, lim Limits) (*Docume
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
-	writeDOCXBlocks(b, blocks)
+	writeDOCXPages(b, blocks)
 	var warnings []string
 	notes := map[string][]docxBlock{}
 	var seenHF []string
@@ -88,6 +91,36 @@ func (r *Registry) extractDOCX(ctx context.Context, f File, lim Limits) (*Docume
 type docxBlock struct {
 	text  string
 	level int // heading level; 0 for body text
+	// Rendered page breaks (w:lastRenderedPageBreak) before the block's
+	// first text, and inside it after that.
+	pagesBefore, pagesInside int
+}
+
+// writeDOCXPages writes the body blocks, in page units when the file
+// records where Word's layout broke the pages.
+func writeDOCXPages(b *builder, blocks []docxBlock) {
+	paged := false
+	for _, bl := range blocks {
+		paged = paged || bl.pagesBefore > 0 || bl.pagesInside > 0
+	}
+	if !paged {
+		writeDOCXBlocks(b, blocks)
+		return
+	}
+	page, pending := 1, 0
+	b.startUnit(UnitPage, page, "")
+	for _, bl := range blocks {
+		if b.full() {
+			break
+		}
+		if n := pending + bl.pagesBefore; n > 0 {
+			page += n
+			b.startUnit(UnitPage, page, "")
+		}
+		pending = bl.pagesInside // a block that runs onto the next page cites its first
+		writeDOCXBlocks(b, []docxBlock{bl})
+	}
+	b.endUnit()
 }
 
 func writeDOCXBlocks(b *builder, blocks []docxBlock) {
@@ -243,6 +276,7 @@ func (p *docxParser) part(ctx context.Context, a *zipArchive, rel ooxmlRel) ([]d
 func (p *docxParser) blocks(end string) ([]docxBlock, error) {
 	var out []docxBlock
 	depth := 0
+	carry := 0 // page breaks of empty blocks, for the next block
 	for {
 		tok, err := p.s.next()
 		if err != nil {
@@ -260,17 +294,24 @@ func (p *docxParser) blocks(end string) ([]docxBlock, error) {
 					bl.text = p.noteMark(p.noteKind, p.note) + " " + bl.text
 					p.note = ""
 				}
-				if bl.text != "" {
+				bl.pagesBefore += carry
+				carry = 0
+				if bl.text == "" {
+					carry = bl.pagesBefore + bl.pagesInside // an empty paragraph passes its breaks on
+				} else {
 					out = append(out, bl)
 				}
 				out = append(out, extra...)
 			case "tbl":
-				t, err := p.table()
+				t, pages, err := p.table()
 				if err != nil {
 					return out, err
 				}
 				if t != "" {
-					out = append(out, docxBlock{text: t})
+					out = append(out, docxBlock{text: t, pagesBefore: carry, pagesInside: pages})
+					carry = 0
+				} else {
+					carry += pages
 				}
 			case "footnote", "endnote":
 				if typ := attr(e, "type"); typ == "separator" || typ == "continuationSeparator" || typ == "continuationNotice" {
@@ -303,6 +344,7 @@ func (p *docxParser) paragraph() (docxBlock, []docxBlock, error) {
 	var sb strings.Builder
 	var extra []docxBlock
 	level, outline, list := 0, 0, false
+	before, inside := 0, 0
 	depth := 0
 	for {
 		tok, err := p.s.next()
@@ -338,6 +380,13 @@ func (p *docxParser) paragraph() (docxBlock, []docxBlock, error) {
 			case "noBreakHyphen":
 				sb.WriteByte('-')
 				depth++
+			case "lastRenderedPageBreak":
+				if strings.TrimSpace(sb.String()) == "" {
+					before++
+				} else {
+					inside++
+				}
+				depth++
 			case "footnoteReference", "endnoteReference":
 				sb.WriteString(p.noteMark(strings.TrimSuffix(e.Name.Local, "Reference"), attr(e, "id")))
 				depth++
@@ -366,7 +415,7 @@ func (p *docxParser) paragraph() (docxBlock, []docxBlock, error) {
 				if level > 0 {
 					text = collapseSpace(text)
 				}
-				return docxBlock{text: text, level: level}, extra, nil
+				return docxBlock{text: text, level: level, pagesBefore: before, pagesInside: inside}, extra, nil
 			}
 			depth--
 		}
@@ -376,8 +425,9 @@ func (p *docxParser) paragraph() (docxBlock, []docxBlock, error) {
 // table reads a w:tbl into "Header: value" lines. The header is the rows
 // marked as repeating header rows, else the first row of a table of two or
 // more rows: a table's first row names its columns far more often than not.
-func (p *docxParser) table() (string, error) {
+func (p *docxParser) table() (string, int, error) {
 	var rows [][]string
+	pages := 0 // rendered page breaks inside the table
 	var header []string
 	var row []string
 	rowIsHeader := false
@@ -385,7 +435,7 @@ func (p *docxParser) table() (string, error) {
 	for {
 		tok, err := p.s.next()
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		switch e := tok.(type) {
 		case xml.StartElement:
@@ -401,10 +451,11 @@ func (p *docxParser) table() (string, error) {
 			case "tc":
 				bl, err := p.blocks("tc")
 				if err != nil {
-					return "", err
+					return "", 0, err
 				}
 				var parts []string
 				for _, b := range bl {
+					pages += b.pagesBefore + b.pagesInside
 					if t := strings.TrimSpace(b.text); t != "" {
 						parts = append(parts, strings.ReplaceAll(t, "\n", "; "))
 					}
@@ -412,7 +463,7 @@ func (p *docxParser) table() (string, error) {
 				row = append(row, strings.Join(parts, " "))
 			case "tblPr", "tblGrid":
 				if err := p.s.skip(); err != nil {
-					return "", err
+					return "", 0, err
 				}
 			default:
 				depth++
@@ -422,7 +473,7 @@ func (p *docxParser) table() (string, error) {
 				if header == nil && len(rows) >= 2 {
 					header, rows = rows[0], rows[1:]
 				}
-				return TableText(header, rows), nil
+				return TableText(header, rows), pages, nil
 			}
 			depth--
 			if e.Name.Local == "tr" && len(row) > 0 {

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -277,4 +278,70 @@ func TestEPUBEncryption(t *testing.T) {
 	if err != nil || len(d.Units) != 4 {
 		t.Fatalf("font-obfuscated book: %v", err)
 	}
+}
+
+// withReplaced returns a copy of a zip fixture whose entry name has each
+// old string of pairs replaced by the new one after it.
+func withReplaced(t *testing.T, fixture, name string, pairs ...string) []byte {
+	t.Helper()
+	raw := fixtureBytes(t, fixture)
+	src, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for _, f := range src.File {
+		if f.Name != name {
+			if err := w.Copy(f); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(pairs); i += 2 {
+			if !bytes.Contains(data, []byte(pairs[i])) {
+				t.Fatalf("%s of %s has no %q", name, fixture, pairs[i])
+			}
+			data = bytes.ReplaceAll(data, []byte(pairs[i]), []byte(pairs[i+1]))
+		}
+		fw, _ := w.Create(name)
+		fw.Write(data)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Word marks where its last layout started each page; LibreOffice does
+// not. The fixture gets the marks Word writes at the first run of each new
+// page (after LibreOffice's explicit page breaks).
+func TestDOCXRenderedPages(t *testing.T) {
+	const findings, conclusions = `<w:t>Findings</w:t>`, `<w:t>Conclusions</w:t>`
+	word := withReplaced(t, "report.docx", "word/document.xml",
+		findings, `<w:lastRenderedPageBreak/>`+findings, conclusions, `<w:lastRenderedPageBreak/>`+conclusions)
+	d, err := NewRegistry(DefaultLimits()).Extract(context.Background(), fileOf("word.docx", word))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDocument(t, d)
+	equalStrings(t, "units", unitSummary(d), []string{"page 1", "page 2", "page 3"})
+	contains(t, "page 1", unitText(d, 0), "Introduction", reportTable)
+	if !strings.HasPrefix(unitText(d, 1), "Findings\n\nThe second page records") {
+		t.Errorf("page 2 = %q", unitText(d, 1))
+	}
+	if got := unitText(d, 2); got != "Conclusions\n\nOn the third page: the ridge deserves protection as a scheduled monument." {
+		t.Errorf("page 3 = %q", got)
+	}
+	// Footnotes and headers follow the pages, outside them.
+	contains(t, "after the pages", d.Text[d.Units[2].End:], "Footnotes", "Cairn Field Guide: internal")
 }
