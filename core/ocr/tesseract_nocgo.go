@@ -1,4 +1,4 @@
-//go:build !cgo
+//go:build !cgo || noocr
 
 package ocr
 
@@ -7,12 +7,15 @@ import (
 	"fmt"
 )
 
-// Engine is unavailable in builds without cgo.
+// Engine is unavailable in builds without cgo or with the noocr tag.
 type Engine struct{}
 
-// New reports that this build has no OCR: Tesseract is linked through cgo.
+// New reports that this build has no OCR: Tesseract is linked through cgo,
+// and builds without cgo or with the noocr tag leave it out (for a package
+// that must run where libtesseract is not installed: a cgo build links it
+// dynamically, so its absence would stop the program from starting).
 func New(opt Options) (*Engine, error) {
-	return nil, fmt.Errorf("%w: this build of Cairn was compiled without cgo, so it cannot link Tesseract", ErrUnavailable)
+	return nil, fmt.Errorf("%w: this build of Cairn was compiled without Tesseract (no cgo, or the noocr tag)", ErrUnavailable)
 }
 
 // Recognize always fails in builds without cgo.
