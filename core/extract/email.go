@@ -35,9 +35,38 @@ func extractEmail(r *Registry) func(ctx context.Context, f File, lim Limits) (*D
 }
 
 func (r *Registry) emailDocument(ctx context.Context, raw []byte, lim Limits) (*Document, error) {
+	m, err := r.parseEmail(ctx, raw, lim)
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder(lim)
+	b.message(m, 1)
+	doc := b.document("email", m.subject)
+	doc.Warnings = m.warnings
+	return doc, nil
+}
+
+// message is an e-mail (from .eml, .mbox or .msg) ready to be written out.
+type message struct {
+	headers     [][2]string // From, To, Cc, Date, Subject, in that order
+	subject     string
+	body        string
+	attachments []attachment
+	warnings    []string
+}
+
+type attachment struct {
+	name string
+	doc  *Document
+}
+
+// parseEmail reads an RFC 5322 message: the main headers, the text body
+// (text/plain preferred, else HTML rendered as text) and, through the
+// registry, every attachment it can read.
+func (r *Registry) parseEmail(ctx context.Context, raw []byte, lim Limits) (*message, error) {
 	msg, err := mail.ReadMessage(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fmt.Errorf("not a readable e-mail message: %w", err)
+		return nil, fmt.Errorf("email: not a readable message: %w", err)
 	}
 	dec := &mime.WordDecoder{CharsetReader: charsetReader}
 	header := func(k string) string {
@@ -47,56 +76,66 @@ func (r *Registry) emailDocument(ctx context.Context, raw []byte, lim Limits) (*
 		}
 		return v
 	}
-	doc := &Document{Format: "email", Title: header("Subject")}
-	var sb strings.Builder
+	m := &message{subject: header("Subject")}
 	for _, k := range []string{"From", "To", "Cc", "Date", "Subject"} {
 		if v := header(k); v != "" {
-			fmt.Fprintf(&sb, "%s: %s\n", k, v)
+			m.headers = append(m.headers, [2]string{k, v})
 		}
 	}
-	sb.WriteByte('\n')
 	w := &mimeWalker{ctx: ctx, reg: r, lim: lim}
 	w.part(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), "", msg.Body, 0)
 	if w.err != nil {
 		return nil, w.err
 	}
-	body := w.plain
-	if strings.TrimSpace(body) == "" {
-		body = w.html
+	m.body = w.plain
+	if strings.TrimSpace(m.body) == "" {
+		m.body = w.html
 	}
-	sb.WriteString(strings.TrimSpace(body))
-	doc.Units = append(doc.Units, Unit{Kind: UnitMessage, Number: 1, Start: 0, End: sb.Len()})
-	for _, a := range w.attachments {
-		sb.WriteString("\n\n")
-		start := sb.Len()
-		fmt.Fprintf(&sb, "Attachment: %s\n", a.name)
-		base := sb.Len()
-		sb.WriteString(a.doc.Text)
-		if len(a.doc.Units) == 0 {
-			doc.Units = append(doc.Units, Unit{Kind: UnitAttachment, Number: len(doc.Units) + 1, Label: a.name, Start: start, End: sb.Len()})
+	m.attachments = w.attachments
+	m.warnings = w.warnings
+	return m, nil
+}
+
+// message writes m as a message unit numbered number, then each attachment
+// after it: as one attachment unit, or as its own units (the pages of an
+// attached PDF) labelled with the attachment's name, so a citation of an
+// attachment's page names both.
+func (b *builder) message(m *message, number int) {
+	b.startUnit(UnitMessage, number, m.subject)
+	for _, h := range m.headers {
+		b.line(h[0] + ": " + h[1])
+	}
+	b.block(tidyLines(m.body))
+	b.endUnit()
+	for _, a := range m.attachments {
+		text := strings.TrimRight(a.doc.Text, " \t\r\n")
+		if strings.TrimSpace(text) == "" {
+			continue
 		}
-		for _, u := range a.doc.Units {
-			u.Start += base
-			u.End += base
-			if u.Number == 1 && u.Start == base {
+		b.sep(2)
+		start := b.len()
+		b.sb.WriteString("Attachment: " + a.name + "\n")
+		base := b.len()
+		b.sb.WriteString(text)
+		end := b.len()
+		if len(a.doc.Units) == 0 {
+			b.units = append(b.units, Unit{Kind: UnitAttachment, Number: len(b.units) + 1, Label: a.name, Start: start, End: end})
+		}
+		for i, u := range a.doc.Units {
+			u.Start, u.End = min(u.Start+base, end), min(u.End+base, end)
+			if i == 0 {
 				u.Start = start // the "Attachment:" line belongs to its first unit
 			}
 			u.Label = strings.TrimSpace(a.name + " " + u.Label)
-			doc.Units = append(doc.Units, u)
+			b.units = append(b.units, u)
 		}
 		for _, h := range a.doc.Headings {
-			h.Offset += base
-			doc.Headings = append(doc.Headings, h)
+			if h.Offset+base <= end {
+				h.Offset += base
+				b.headings = append(b.headings, h)
+			}
 		}
 	}
-	doc.Warnings = append(doc.Warnings, w.warnings...)
-	doc.Text = sb.String()
-	return doc, nil
-}
-
-type attachment struct {
-	name string
-	doc  *Document
 }
 
 type mimeWalker struct {

@@ -6,6 +6,16 @@
 // extractor never panics the caller: Registry.Extract recovers, bounds the
 // work by Limits, and returns errors that say whether the file was skipped on
 // purpose (ErrUnsupported, ErrBinary, ErrEncrypted, ErrTooLarge) or failed.
+//
+// Formats: plain text, Markdown and source code (text.go), HTML (html.go),
+// PDF through poppler's pdftotext or a pure-Go reader, with OCR of pages
+// without text (pdf.go, pdfpoppler.go, pdfgo.go), DOCX, PPTX, XLSX
+// (docx.go, pptx.go, xlsx.go), ODT/ODS/ODP (odf.go), EPUB (epub.go), RTF
+// (rtf.go), e-mail as .eml, .mbox and Outlook .msg (email.go, mbox.go,
+// msg.go), images through OCR (image.go); legacy .doc/.xls/.ppt and
+// password-protected files are recognised and skipped with a reason
+// (ole.go). The package is pure Go: OCR comes in through the OCR interface
+// (core/ocr implements it with Tesseract), poppler through a subprocess.
 package extract
 
 import (

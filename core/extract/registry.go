@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -21,6 +22,7 @@ type Limits struct {
 	MaxUncompressed int64         // total bytes an archive-based format may inflate
 	MaxRatio        float64       // per-entry compression ratio treated as a zip bomb
 	MaxDepth        int           // nesting of attachments and embedded documents
+	MaxCells        int64         // spreadsheet cells read per file; 0 = no limit
 	Timeout         time.Duration // wall time per file, including OCR
 	Depth           int           // current nesting depth; set by the registry
 }
@@ -33,6 +35,7 @@ func DefaultLimits() Limits {
 		MaxUncompressed: 512 << 20,
 		MaxRatio:        200,
 		MaxDepth:        3,
+		MaxCells:        2_000_000,
 		Timeout:         2 * time.Minute,
 	}
 }
@@ -43,6 +46,10 @@ type Registry struct {
 	byKind map[string]Extractor // sniffed kinds: "pdf", "zip", "png", ...
 	lim    Limits
 	ocr    OCR
+
+	pdfEngine   PDFEngine
+	popplerOnce sync.Once // poppler is looked up on the first PDF, not at start-up
+	poppler     *popplerPDF
 }
 
 // OCR recognises text in images. core/ocr provides one backed by Tesseract;
@@ -65,6 +72,18 @@ func NewRegistry(lim Limits, opts ...Option) *Registry {
 		o(r)
 	}
 	registerText(r)
+	registerOLE(r)
+	registerImages(r)
+	r.Register(ExtractorFunc(r.extractPDF), ".pdf")
+	r.RegisterKind(ExtractorFunc(r.extractPDF), "pdf")
+	r.Register(ExtractorFunc(r.extractDOCX), ".docx", ".docm", ".dotx", ".dotm")
+	r.Register(ExtractorFunc(r.extractPPTX), ".pptx", ".pptm", ".ppsx", ".potx")
+	r.Register(ExtractorFunc(r.extractXLSX), ".xlsx", ".xlsm", ".xltx")
+	r.Register(ExtractorFunc(r.extractODF), ".odt", ".ott", ".ods", ".ots", ".odp", ".otp")
+	r.Register(ExtractorFunc(r.extractEPUB), ".epub")
+	r.Register(ExtractorFunc(r.extractRTF), ".rtf")
+	r.RegisterKind(ExtractorFunc(r.extractRTF), "rtf")
+	r.Register(ExtractorFunc(r.extractMbox), ".mbox", ".mbx")
 	return r
 }
 

@@ -14,7 +14,7 @@ import (
 var (
 	plainExts = []string{
 		".txt", ".text", ".log", ".rst", ".adoc", ".org", ".tex", ".srt", ".vtt",
-		".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".xml", ".yaml", ".yml",
+		".json", ".jsonl", ".ndjson", ".xml", ".yaml", ".yml",
 		".ini", ".cfg", ".conf", ".toml", ".properties", ".env", ".diff", ".patch",
 	}
 	codeExts = []string{
@@ -34,6 +34,7 @@ func registerText(r *Registry) {
 	r.Register(ExtractorFunc(extractPlain("code")), codeExts...)
 	r.Register(ExtractorFunc(extractPlain("markdown")), markdownExts...)
 	r.Register(ExtractorFunc(extractHTML), ".html", ".htm", ".xhtml")
+	r.Register(ExtractorFunc(extractCSV), ".csv", ".tsv")
 	r.Register(ExtractorFunc(extractEmail(r)), ".eml")
 }
 

@@ -1,0 +1,409 @@
+// Package bench measures Cairn's pipeline stages on real files and prints
+// the figures the README and docs quote.
+package bench
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/ledongthuc/pdf"
+	"golang.org/x/text/unicode/norm"
+
+	"cairn/core/extract"
+	"cairn/core/ocr"
+)
+
+// DebianPDFs are the PDFs the PDF comparison runs on: real manuals from
+// Debian documentation packages, made by several producers (pdfTeX of
+// several vintages, LuaTeX, dvipdfmx, Ghostscript, Apache FOP). Install
+// them with
+//
+//	apt-get install zlib1g-dev nettle-dev fontconfig libtasn1-doc gnuplot-doc valgrind \
+//	  shared-mime-info r-doc-pdf bzip2-doc texlive-latex-base-doc texlive-base
+//
+// Files ending in .gz are read decompressed.
+var DebianPDFs = []string{
+	"/usr/share/doc/zlib1g-dev/crc-doc.1.0.pdf.gz",
+	"/usr/share/doc/nettle-dev/nettle.pdf.gz",
+	"/usr/share/doc/fontconfig/fontconfig-user.pdf.gz",
+	"/usr/share/doc/libtasn1-doc/libtasn1.pdf",
+	"/usr/share/doc/gnuplot/gnuplot.pdf",
+	"/usr/share/doc/valgrind/valgrind_manual.pdf.gz",
+	"/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf",
+	"/usr/share/R/doc/manual/R-FAQ.pdf",
+	"/usr/share/R/doc/manual/R-intro.pdf",
+	"/usr/share/R/doc/manual/R-data.pdf",
+	"/usr/share/R/doc/manual/R-lang.pdf",
+	"/usr/share/R/doc/manual/R-ints.pdf",
+	"/usr/share/R/doc/manual/R-admin.pdf",
+	"/usr/share/R/doc/manual/R-exts.pdf",
+	"/usr/share/doc/bzip2/manual.pdf.gz",
+	"/usr/share/doc/texlive-doc/latex/base/usrguide.pdf",
+	"/usr/share/doc/texlive-doc/latex/base/clsguide.pdf",
+	"/usr/share/doc/texlive-doc/latex/base/fntguide.pdf",
+	"/usr/share/doc/texlive-doc/latex/base/encguide.pdf",
+	"/usr/share/doc/texlive-doc/latex/amsmath/amsldoc.pdf",
+	"/usr/share/doc/texlive-doc/bibtex/base/btxdoc.pdf",
+	"/usr/share/doc/texlive-doc/kpathsea/kpathsea.pdf",
+	"/usr/share/doc/texlive-doc/latex/babel/babel.pdf",
+	"/usr/share/doc/texlive-doc/dvips/dvips.pdf",
+	"/usr/share/doc/texlive-doc/dvipdfmx/tug2003-slides.pdf",
+}
+
+// ExtractOptions configure Extract.
+type ExtractOptions struct {
+	PDFs     []string // default DebianPDFs; missing files are reported and left out
+	Fixtures string   // folder of sample files per format for MB/s; default testdata/formats
+	Runs     int      // timing runs; the median is reported; default 3
+	OCR      bool     // also measure OCR pages/s (needs Tesseract)
+	PerFile  bool     // print F1 per PDF
+	Only     string   // "pdf", "formats" or "ocr" runs one part; "" runs all
+}
+
+// engine is one way of reading a PDF's pages.
+type engine struct {
+	name, licence string
+	pages         func(ctx context.Context, f extract.File) ([]string, error)
+}
+
+func engines() []engine {
+	es := []engine{
+		{"ledongthuc/pdf GetPlainText", "BSD-3-Clause", ledongthucPlain},
+		{"ledongthuc/pdf + Cairn layout (pure Go)", "BSD-3-Clause", func(ctx context.Context, f extract.File) ([]string, error) {
+			return extract.PDFPageTexts(ctx, f, extract.PDFPureGo)
+		}},
+	}
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		es = append(es, engine{"poppler pdftotext (subprocess)", "GPL-2.0 (not linked)", func(ctx context.Context, f extract.File) ([]string, error) {
+			return extract.PDFPageTexts(ctx, f, extract.PDFPoppler)
+		}})
+	}
+	return es
+}
+
+// Extract measures extraction and writes a report to w: PDF word-level F1
+// of each engine against `pdftotext -layout` with pages/s, MB/s per format
+// over the fixtures, and OCR pages/s.
+func Extract(ctx context.Context, w io.Writer, opt ExtractOptions) error {
+	if len(opt.PDFs) == 0 {
+		opt.PDFs = DebianPDFs
+	}
+	if opt.Fixtures == "" {
+		opt.Fixtures = "testdata/formats"
+	}
+	if opt.Runs <= 0 {
+		opt.Runs = 3
+	}
+	host, _ := os.Hostname()
+	fmt.Fprintf(w, "machine: %s, %s/%s, %d CPUs, %s; median of %d runs\n\n", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), opt.Runs)
+	if opt.Only == "" || opt.Only == "pdf" {
+		if err := pdfComparison(ctx, w, opt); err != nil {
+			return err
+		}
+	}
+	if opt.Only == "" || opt.Only == "formats" {
+		if err := formatThroughput(ctx, w, opt); err != nil {
+			return err
+		}
+	}
+	if opt.OCR && (opt.Only == "" || opt.Only == "ocr") {
+		return ocrThroughput(ctx, w, opt)
+	}
+	return nil
+}
+
+type pdfFile struct {
+	name string
+	data []byte
+	ref  []string // words of `pdftotext -layout`
+	page int
+}
+
+func loadPDFs(ctx context.Context, w io.Writer, paths []string) ([]pdfFile, error) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		return nil, fmt.Errorf("bench: the reference text needs pdftotext (Debian package poppler-utils)")
+	}
+	var out []pdfFile
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			fmt.Fprintf(w, "left out %s: %v\n", p, err)
+			continue
+		}
+		if strings.HasSuffix(p, ".gz") {
+			zr, err := gzip.NewReader(bytes.NewReader(data))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			if data, err = io.ReadAll(zr); err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+		}
+		cmd := exec.CommandContext(ctx, "pdftotext", "-layout", "-enc", "UTF-8", "-", "-")
+		cmd.Stdin = bytes.NewReader(data)
+		ref, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("pdftotext -layout %s: %w", p, err)
+		}
+		out = append(out, pdfFile{name: strings.TrimSuffix(filepath.Base(p), ".gz"), data: data, ref: words(string(ref)), page: strings.Count(string(ref), "\f")})
+	}
+	return out, nil
+}
+
+func pdfComparison(ctx context.Context, w io.Writer, opt ExtractOptions) error {
+	files, err := loadPDFs(ctx, w, opt.PDFs)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("bench: none of the PDFs is installed (Debian packages are listed with bench.DebianPDFs)")
+	}
+	pages := 0
+	for _, f := range files {
+		pages += f.page
+	}
+	fmt.Fprintf(w, "PDF text vs `pdftotext -layout` (word-level F1, NFKC + lower case): %d files, %d pages\n\n", len(files), pages)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "engine\tlicence\tmean F1\tmin F1\tpages/s\tfailures")
+	perFile := map[string][]float64{}
+	for _, e := range engines() {
+		var f1s []float64
+		failures := 0
+		var times []time.Duration
+		for run := 0; run < opt.Runs; run++ {
+			start := time.Now()
+			for _, pf := range files {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				got, err := e.pages(ctx, extract.File{Name: pf.name, Size: int64(len(pf.data)), R: bytes.NewReader(pf.data)})
+				if run > 0 {
+					continue
+				}
+				if err != nil {
+					failures++
+					f1s = append(f1s, 0)
+					fmt.Fprintf(w, "%s failed on %s: %v\n", e.name, pf.name, err)
+					continue
+				}
+				f1s = append(f1s, F1(words(strings.Join(got, "\n")), pf.ref))
+			}
+			times = append(times, time.Since(start))
+		}
+		perFile[e.name] = f1s
+		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.0f\t%d\n", e.name, e.licence, mean(f1s), slices.Min(f1s), float64(pages)/median(times).Seconds(), failures)
+	}
+	tw.Flush()
+	if opt.PerFile {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		names := make([]string, 0, len(perFile))
+		for n := range perFile {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(tw, "file\tpages\t%s\n", strings.Join(names, "\t"))
+		for i, pf := range files {
+			fmt.Fprintf(tw, "%s\t%d", pf.name, pf.page)
+			for _, n := range names {
+				fmt.Fprintf(tw, "\t%.3f", perFile[n][i])
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+func ledongthucPlain(ctx context.Context, f extract.File) (pages []string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	r, err := pdf.NewReader(f.R, f.Size)
+	if err != nil {
+		return nil, err
+	}
+	for i := 1; i <= r.NumPage(); i++ {
+		t, err := r.Page(i).GetPlainText(nil)
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, t)
+	}
+	return pages, nil
+}
+
+// formatThroughput extracts every fixture of each format and reports MB/s.
+func formatThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) error {
+	entries, err := os.ReadDir(opt.Fixtures)
+	if err != nil {
+		fmt.Fprintf(w, "no fixtures for MB/s (%v)\n", err)
+		return nil
+	}
+	reg := extract.NewRegistry(extract.DefaultLimits())
+	byExt := map[string][][]byte{}
+	names := map[string][]string{}
+	for _, e := range entries {
+		x := strings.ToLower(filepath.Ext(e.Name()))
+		if e.IsDir() || x == "" || x == ".sh" || x == ".md" || hostile(e.Name()) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(opt.Fixtures, e.Name()))
+		if err != nil {
+			return err
+		}
+		if _, err := reg.Extract(ctx, extract.File{Name: e.Name(), Size: int64(len(b)), R: bytes.NewReader(b)}); err != nil {
+			continue // skips (legacy formats, scans without OCR) measure nothing
+		}
+		byExt[x] = append(byExt[x], b)
+		names[x] = append(names[x], e.Name())
+	}
+	fmt.Fprintf(w, "Throughput per format over %s (no OCR; PDF engine %s)\n\n", opt.Fixtures, reg.PDFEngineName())
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "format\tfiles\tKB\tMB/s\tms/file")
+	exts := make([]string, 0, len(byExt))
+	for x := range byExt {
+		exts = append(exts, x)
+	}
+	sort.Strings(exts)
+	for _, x := range exts {
+		var total int
+		for _, b := range byExt[x] {
+			total += len(b)
+		}
+		extractAll := func(reps int) time.Duration {
+			start := time.Now()
+			for range reps {
+				for i, b := range byExt[x] {
+					_, _ = reg.Extract(ctx, extract.File{Name: names[x][i], Size: int64(len(b)), R: bytes.NewReader(b)})
+				}
+			}
+			return time.Since(start)
+		}
+		// One untimed pass warms caches and sizes the repetitions so that a
+		// timing covers at least ~200 ms of work.
+		once := max(extractAll(1), time.Microsecond)
+		reps := max(1, int(200*time.Millisecond/once))
+		var times []time.Duration
+		for range opt.Runs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			times = append(times, extractAll(reps))
+		}
+		med := median(times).Seconds() / float64(reps)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f\t%.1f\n", x, len(byExt[x]), float64(total)/1024, float64(total)/(1<<20)/med, med*1000/float64(len(byExt[x])))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	return nil
+}
+
+// hostile reports the fixtures that test refusals (bombs, broken and
+// encrypted files): they say nothing about throughput.
+func hostile(name string) bool {
+	for _, s := range []string{"bomb", "laughs", "deep", "huge", "truncated", "encrypted", "-named", "scan"} {
+		if strings.Contains(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// ocrThroughput OCRs the scanned-page fixtures and reports pages/s.
+func ocrThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) error {
+	eng, err := ocr.New(ocr.Options{Languages: "eng"})
+	if err != nil {
+		fmt.Fprintf(w, "OCR: %v\n", err)
+		return nil
+	}
+	defer eng.Close()
+	path := filepath.Join(opt.Fixtures, "scanned.pdf")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(w, "OCR: no %s: %v\n", path, err)
+		return nil
+	}
+	reg := extract.NewRegistry(extract.DefaultLimits(), extract.WithOCR(eng))
+	var times []time.Duration
+	pages := 0
+	for run := 0; run < opt.Runs; run++ {
+		start := time.Now()
+		doc, err := reg.Extract(ctx, extract.File{Name: "scanned.pdf", Size: int64(len(b)), R: bytes.NewReader(b)})
+		if err != nil {
+			return fmt.Errorf("OCR bench: %w", err)
+		}
+		times = append(times, time.Since(start))
+		pages = len(doc.Units)
+	}
+	fmt.Fprintf(w, "OCR (Tesseract %s, %s, %d dpi render via %s): %d pages, %.2f pages/s\n", eng.Version(), eng.Languages(), 300, reg.PDFEngineName(), pages, float64(pages)/median(times).Seconds())
+	return nil
+}
+
+// words splits text into lower-case NFKC words of letters and digits, the
+// unit F1 is counted in: punctuation and layout spacing do not count.
+func words(s string) []string {
+	s = strings.ToLower(norm.NFKC.String(s))
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// F1 is the harmonic mean of precision and recall of got's words against
+// want's, counted as multisets (order does not matter).
+func F1(got, want []string) float64 {
+	if len(got) == 0 && len(want) == 0 {
+		return 1
+	}
+	counts := make(map[string]int, len(want))
+	for _, w := range want {
+		counts[w]++
+	}
+	match := 0
+	for _, g := range got {
+		if counts[g] > 0 {
+			counts[g]--
+			match++
+		}
+	}
+	if match == 0 {
+		return 0
+	}
+	p := float64(match) / float64(len(got))
+	r := float64(match) / float64(len(want))
+	return 2 * p * r / (p + r)
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

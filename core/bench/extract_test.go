@@ -1,0 +1,57 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestF1(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+		f1        float64
+	}{
+		{"the ﬁeld office", "The field, office!", 1},
+		{"a b c d", "a b", 2 * (0.5 * 1) / 1.5},
+		{"x", "y", 0},
+		{"", "", 1},
+		{"word word", "word", 2 * 0.5 / 1.5}, // multisets: the second "word" is unmatched
+	} {
+		if got := F1(words(c.got), words(c.want)); math.Abs(got-c.f1) > 1e-9 {
+			t.Errorf("F1(%q, %q) = %.4f, want %.4f", c.got, c.want, got, c.f1)
+		}
+	}
+}
+
+// TestExtractReport runs the whole report on the fixtures (not the Debian
+// corpus, which tests do not install) and checks that every part is there.
+func TestExtractReport(t *testing.T) {
+	var out bytes.Buffer
+	opt := ExtractOptions{
+		PDFs:     []string{"../../testdata/formats/report.pdf", "../../testdata/formats/ligatures.pdf"},
+		Fixtures: "../../testdata/formats",
+		Runs:     1,
+		PerFile:  true,
+	}
+	if err := Extract(context.Background(), &out, opt); err != nil {
+		t.Fatal(err)
+	}
+	report := out.String()
+	for _, want := range []string{
+		"2 files, 6 pages",
+		"poppler pdftotext (subprocess)",
+		"ledongthuc/pdf + Cairn layout (pure Go)",
+		"ligatures.pdf",
+		"Throughput per format",
+		".docx", ".xlsx", ".epub", ".msg",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, "zipbomb") || strings.Contains(report, ".doc ") {
+		t.Errorf("report measures refusals:\n%s", report)
+	}
+}

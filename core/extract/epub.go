@@ -1,0 +1,242 @@
+package extract
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// extractEPUB reads an EPUB 2 or 3 book: the XHTML documents of the spine
+// in reading order, each a chapter unit labelled with its title from the
+// table of contents (else its first heading), with the headings inside.
+// Books encrypted with DRM are skipped; font obfuscation is not DRM.
+func (r *Registry) extractEPUB(ctx context.Context, f File, lim Limits) (*Document, error) {
+	a, err := openZip(f, lim, "epub")
+	if err != nil {
+		return nil, err
+	}
+	if err := epubDRM(ctx, a); err != nil {
+		return nil, err
+	}
+	if err := requirePart(a, "META-INF/container.xml"); err != nil {
+		return nil, err
+	}
+	opf, err := epubRootfile(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := readOPF(ctx, a, opf)
+	if err != nil {
+		return nil, err
+	}
+	titles := map[string]string{}
+	if pkg.nav != "" {
+		epubTOC(ctx, a, pkg.nav, titles)
+	}
+	if pkg.ncx != "" {
+		epubTOC(ctx, a, pkg.ncx, titles)
+	}
+	b := newBuilder(lim)
+	var warnings []string
+	n := 0
+	for _, item := range pkg.spine {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if b.full() {
+			warnings = append(warnings, "epub: text limit reached; later chapters left out")
+			break
+		}
+		if item == pkg.nav {
+			continue // the table of contents repeats the chapter titles
+		}
+		data, err := a.read(item)
+		if err != nil {
+			if IsSkip(err) {
+				return nil, err
+			}
+			warnings = append(warnings, fmt.Sprintf("epub: %s: %v", item, err))
+			continue
+		}
+		d, err := htmlDocument(ctx, data)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			warnings = append(warnings, fmt.Sprintf("epub: %s: %v", item, err))
+			continue
+		}
+		if strings.TrimSpace(d.Text) == "" {
+			continue
+		}
+		label := titles[item]
+		if label == "" && len(d.Headings) > 0 {
+			label = d.Headings[0].Text
+		}
+		if label == "" {
+			label = d.Title
+		}
+		n++
+		b.startUnit(UnitChapter, n, collapseSpace(label))
+		b.embed(d)
+		b.endUnit()
+	}
+	doc := b.document("epub", pkg.title)
+	doc.Warnings = warnings
+	return doc, nil
+}
+
+// epubDRM refuses books whose META-INF/encryption.xml encrypts content with
+// anything but the font-obfuscation algorithms.
+func epubDRM(ctx context.Context, a *zipArchive) error {
+	alg := ""
+	drm := a.anyElement(ctx, "META-INF/encryption.xml", "EncryptionMethod", func(e xml.StartElement) bool {
+		alg = attr(e, "Algorithm")
+		return alg != "http://www.idpf.org/2008/embedding" && alg != "http://ns.adobe.com/pdf/enc#RC"
+	})
+	if drm {
+		return fmt.Errorf("%w: epub: the book is protected by DRM (%s)", ErrEncrypted, alg)
+	}
+	return nil
+}
+
+func epubRootfile(ctx context.Context, a *zipArchive) (string, error) {
+	s, c, err := a.xml(ctx, "META-INF/container.xml")
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	e, err := s.find("rootfile")
+	if err != nil {
+		return "", fmt.Errorf("epub: META-INF/container.xml names no package document")
+	}
+	p := strings.TrimPrefix(path.Clean("/"+attr(e, "full-path")), "/")
+	if !a.has(p) {
+		return "", fmt.Errorf("epub: package document %s is missing", p)
+	}
+	return p, nil
+}
+
+type opfPackage struct {
+	title    string
+	spine    []string // archive paths in reading order
+	nav, ncx string   // archive paths of the tables of contents
+}
+
+func readOPF(ctx context.Context, a *zipArchive, opf string) (*opfPackage, error) {
+	s, c, err := a.xml(ctx, opf)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	pkg := &opfPackage{}
+	hrefs := map[string]string{}
+	var idrefs []string
+	tocID := ""
+	for {
+		tok, err := s.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		e, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch e.Name.Local {
+		case "title":
+			if pkg.title == "" {
+				t, err := s.text()
+				if err != nil {
+					return nil, err
+				}
+				pkg.title = collapseSpace(t)
+			}
+		case "item":
+			href := resolvePart(opf, urlPath(attr(e, "href")))
+			hrefs[attr(e, "id")] = href
+			if strings.Contains(" "+attr(e, "properties")+" ", " nav ") {
+				pkg.nav = href
+			}
+			if attr(e, "media-type") == "application/x-dtbncx+xml" {
+				pkg.ncx = href
+			}
+		case "spine":
+			tocID = attr(e, "toc")
+		case "itemref":
+			idrefs = append(idrefs, attr(e, "idref"))
+		}
+	}
+	if h, ok := hrefs[tocID]; ok {
+		pkg.ncx = h
+	}
+	for _, id := range idrefs {
+		if h, ok := hrefs[id]; ok && a.has(h) {
+			pkg.spine = append(pkg.spine, h)
+		}
+	}
+	if len(pkg.spine) == 0 {
+		return nil, fmt.Errorf("epub: %s has an empty spine: no chapters to read", opf)
+	}
+	return pkg, nil
+}
+
+// epubTOC maps chapter files to their titles from an EPUB 3 nav document
+// (<a href>) or an EPUB 2 NCX (<navPoint>: <text> then <content src>). The
+// first title naming a file wins: it is the chapter's, not a section's.
+func epubTOC(ctx context.Context, a *zipArchive, toc string, titles map[string]string) {
+	s, c, err := a.xml(ctx, toc)
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	label := ""
+	for {
+		tok, err := s.next()
+		if err != nil {
+			return
+		}
+		e, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch e.Name.Local {
+		case "a":
+			href := attr(e, "href")
+			t, err := s.text()
+			if err != nil {
+				return
+			}
+			if p := resolvePart(toc, urlPath(href)); href != "" && titles[p] == "" {
+				titles[p] = collapseSpace(t)
+			}
+		case "text":
+			t, err := s.text()
+			if err != nil {
+				return
+			}
+			label = collapseSpace(t)
+		case "content":
+			if p := resolvePart(toc, urlPath(attr(e, "src"))); titles[p] == "" && label != "" {
+				titles[p] = label
+			}
+		}
+	}
+}
+
+// urlPath strips the fragment and undoes %-escapes of an href.
+func urlPath(href string) string {
+	if i := strings.IndexByte(href, '#'); i >= 0 {
+		href = href[:i]
+	}
+	if p, err := url.PathUnescape(href); err == nil {
+		return p
+	}
+	return href
+}

@@ -1,0 +1,64 @@
+package extract
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"strings"
+	"testing"
+)
+
+func TestImagesThroughOCR(t *testing.T) {
+	for _, name := range []string{"scan.png", "scan.jpg", "scan.tif", "scan.bmp", "scan.gif", "scan.webp"} {
+		t.Run(name, func(t *testing.T) {
+			ocr := &fakeOCR{text: "Scanned survey notes\nThe north cairn leans west.\n"}
+			d := mustExtract(t, name, WithOCR(ocr))
+			if len(ocr.images) != 1 || !bytes.Equal(ocr.images[0], fixtureBytes(t, name)) {
+				t.Fatalf("OCR was not given the image file (%d calls)", len(ocr.images))
+			}
+			equalStrings(t, "units", unitSummary(d), []string{"page 1"})
+			if d.Text != "Scanned survey notes\nThe north cairn leans west." || d.Format != "image" {
+				t.Errorf("text %q format %q", d.Text, d.Format)
+			}
+		})
+	}
+}
+
+func TestImagesWithoutOCR(t *testing.T) {
+	_, err := extractFixture(t, "scan.png")
+	wantErr(t, "scan.png", err, ErrUnsupported, "needs OCR, which is unavailable (install Tesseract")
+}
+
+func TestImageRefusals(t *testing.T) {
+	r := NewRegistry(DefaultLimits(), WithOCR(&fakeOCR{text: "x"}))
+	_, err := r.Extract(t.Context(), fileOf("notes.png", []byte("just some text, not an image at all")))
+	wantErr(t, "text named .png", err, nil, "image: .png is not an image")
+	// A 100000x100000 PNG header: ten gigapixels declared in 33 bytes.
+	ihdr := []byte("IHDR\x00\x01\x86\xa0\x00\x01\x86\xa0\x08\x00\x00\x00\x00")
+	bomb := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0d"), ihdr...)
+	bomb = binary.BigEndian.AppendUint32(bomb, crc32.ChecksumIEEE(ihdr))
+	_, err = r.Extract(t.Context(), fileOf("bomb.png", bomb))
+	wantErr(t, "bomb.png", err, ErrTooLarge, "megapixels")
+}
+
+func FuzzImage(f *testing.F) {
+	for _, name := range []string{"scan.png", "scan.gif", "scan.bmp", "scan.webp"} {
+		f.Add(fixtureBytes(f, name))
+	}
+	r := NewRegistry(DefaultLimits(), WithOCR(&fakeOCR{text: "x"}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// Header parsing before OCR must survive any bytes.
+		_, _ = r.extractImage(t.Context(), fileOf("x.png", data), DefaultLimits())
+	})
+}
+
+func TestTIFFPages(t *testing.T) {
+	if n := tiffPages(fixtureBytes(t, "scan.tif")); n != 1 {
+		t.Errorf("scan.tif: %d pages, want 1", n)
+	}
+	if n := tiffPages(fixtureBytes(t, "scan2.tif")); n != 2 {
+		t.Errorf("scan2.tif: %d pages, want 2", n)
+	}
+	d := mustExtract(t, "scan2.tif", WithOCR(&fakeOCR{text: "first page"}))
+	contains(t, "warnings", strings.Join(d.Warnings, "\n"), "tiff: only the first of 2 pages was read")
+}

@@ -1,0 +1,184 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pdfEngines are the engines each PDF test runs with. Poppler is a runtime
+// dependency of the tests (Debian poppler-utils, installed by make deps).
+func pdfEngines(t *testing.T) []PDFEngine {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Fatalf("pdftotext not found: install poppler-utils (make deps)")
+	}
+	return []PDFEngine{PDFPoppler, PDFPureGo}
+}
+
+func TestPDFPagesHeadersLigatures(t *testing.T) {
+	for _, e := range pdfEngines(t) {
+		t.Run(string(e), func(t *testing.T) {
+			d := mustExtract(t, "report.pdf", WithPDFEngine(e))
+			if d.Title != "Cairn Field Report" || d.Format != "pdf" {
+				t.Errorf("title %q format %q", d.Title, d.Format)
+			}
+			// Page numbers printed in the footers become the page labels.
+			equalStrings(t, "units", unitSummary(d), []string{"page 1 1", "page 2 2", "page 3 3"})
+			p1, p2, p3 := unitText(d, 0), unitText(d, 1), unitText(d, 2)
+			contains(t, "page 1", p1, "Introduction", "The eastern ridge survey began in April",
+				// U+FB01 ﬁ, U+FB03 ﬃ, U+FB02 ﬂ, U+FB00 ﬀ in the source:
+				"stored the field office and the fluffy flag as ligature characters.",
+				"Survey permit 2024-117 was issued by the county archaeologist.", "Page 1")
+			contains(t, "page 2", p2, "Findings", "reused in the Bronze Age.", "Page 2")
+			// "exam-" + line break + "ination": the hyphen is repaired.
+			contains(t, "page 2", collapseSpace(p2), "a follow-up examination of the southern slope.")
+			if !strings.HasPrefix(p3, "Conclusions") || !strings.HasSuffix(p3, "Page 3") {
+				t.Errorf("page 3 = %q", p3)
+			}
+			contains(t, "page 3", p3, "On the third page: the ridge deserves protection as a scheduled monument.")
+			// The running header repeats on every page and is dropped.
+			lacks(t, "text", d.Text, "Cairn Field Guide", "ﬁ", "ﬃ")
+		})
+	}
+}
+
+func TestPDFTeXLigaturesAndHyphenation(t *testing.T) {
+	for _, e := range pdfEngines(t) {
+		t.Run(string(e), func(t *testing.T) {
+			d := mustExtract(t, "ligatures.pdf", WithPDFEngine(e))
+			if d.Title != "Ligature and hyphenation sample" {
+				t.Errorf("title %q", d.Title)
+			}
+			equalStrings(t, "units", unitSummary(d), []string{"page 1 1", "page 2 2", "page 3 3"})
+			p1 := collapseSpace(unitText(d, 0))
+			contains(t, "page 1", p1, "The office staff filed the affidavits efficiently;",
+				"the difficult fieldwork on the bluffs finished at the fjord.",
+				"the officials reaffirmed the significance of the archaeological classification.")
+			contains(t, "page 3", collapseSpace(unitText(d, 2)), "nothing superfluous was found in the affluent settlement.")
+			lacks(t, "text", d.Text, "Cairn Typesetting Sample", "reaf-")
+		})
+	}
+}
+
+func TestPDFSkipsAndFailures(t *testing.T) {
+	for _, e := range pdfEngines(t) {
+		t.Run(string(e), func(t *testing.T) {
+			_, err := extractFixture(t, "encrypted.pdf", WithPDFEngine(e))
+			wantErr(t, "encrypted.pdf", err, ErrEncrypted, "password")
+			_, err = extractFixture(t, "truncated.pdf", WithPDFEngine(e))
+			wantErr(t, "truncated.pdf", err, nil, "pdf: broken file")
+			_, err = extractFixture(t, "docx-named.pdf", WithPDFEngine(e))
+			wantErr(t, "docx-named.pdf", err, nil, "not a PDF file")
+		})
+	}
+}
+
+func TestPDFScannedPagesGoThroughOCR(t *testing.T) {
+	for _, e := range pdfEngines(t) {
+		t.Run(string(e), func(t *testing.T) {
+			// mixed.pdf: page 1 has a text layer, page 2 is a JPEG scan.
+			ocr := &fakeOCR{text: "Recognised ﬁeld notes\n"}
+			d := mustExtract(t, "mixed.pdf", WithPDFEngine(e), WithOCR(ocr))
+			if len(ocr.images) != 1 {
+				t.Fatalf("OCR ran %d times, want once (page 2 only)", len(ocr.images))
+			}
+			img := ocr.images[0]
+			if !bytes.HasPrefix(img, []byte("\x89PNG")) && !bytes.HasPrefix(img, []byte{0xFF, 0xD8, 0xFF}) {
+				t.Errorf("OCR was given %q..., not a PNG or JPEG", img[:min(8, len(img))])
+			}
+			equalStrings(t, "units", unitSummary(d), []string{"page 1", "page 2"})
+			if got := unitText(d, 1); got != "Recognised field notes" {
+				t.Errorf("page 2 = %q", got)
+			}
+			contains(t, "page 1", unitText(d, 0), "Scanned survey notes\nThe north cairn leans west.")
+		})
+	}
+}
+
+func TestPDFScannedWithoutOCR(t *testing.T) {
+	d := mustExtract(t, "mixed.pdf")
+	equalStrings(t, "units", unitSummary(d), []string{"page 1"})
+	contains(t, "warnings", strings.Join(d.Warnings, "\n"), "page 2: no text layer and OCR unavailable")
+	_, err := extractFixture(t, "scanned.pdf")
+	wantErr(t, "scanned.pdf", err, ErrEmpty, "OCR is unavailable")
+}
+
+func TestPDFHonoursContext(t *testing.T) {
+	for _, e := range pdfEngines(t) {
+		b := fixtureBytes(t, "report.pdf")
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := NewRegistry(DefaultLimits(), WithPDFEngine(e)).Extract(ctx, fileOf("report.pdf", b))
+		if err == nil {
+			t.Errorf("%s: extraction with a cancelled context succeeded", e)
+		}
+	}
+}
+
+func TestDehyphenate(t *testing.T) {
+	for in, want := range map[string]string{
+		"a follow-up exam-\nination of it":   "a follow-up examination\nof it",
+		"the well-\nKnown case":              "the well-\nKnown case", // capital: a name, not a split word
+		"page 12-\n14":                       "page 12-\n14",
+		"re-\nport":                          "report",
+		"hyphen at end-\n":                   "hyphen at end-\n",
+		"mid-\nword, then more":              "midword,\nthen more",
+		"ﬁeld oﬃce":                          "ﬁeld oﬃce", // dehyphenate leaves ligatures to cleanPDFPage
+		"no hyphen here\nat all":             "no hyphen here\nat all",
+		"dash – \nstays":                     "dash – \nstays",
+		"double--\nhyphen":                   "double--\nhyphen",
+		"Straße-\nnbahn überall":             "Straßenbahn\nüberall",
+		"line one-\n\nnew paragraph":         "line one-\n\nnew paragraph",
+		"trailing-\nword":                    "trailingword",
+		"x-\ny":                              "xy",
+		"The office-\nstaff were efficient.": "The officestaff\nwere efficient.",
+	} {
+		if got := dehyphenate(in); got != want {
+			t.Errorf("dehyphenate(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := cleanPDFPage("the ﬁeld oﬃce  \n\n\n\nnext"); got != "the field office\n\nnext" {
+		t.Errorf("cleanPDFPage = %q", got)
+	}
+}
+
+func TestRunningLinesAndPageLabels(t *testing.T) {
+	pages := []string{
+		"Annual Report 2024\nIntro text one\nmore\niii",
+		"Annual Report 2024\nChapter 1\nbody text\n1",
+		"Annual Report 2024\nbody text two\n2",
+		"Annual Report 2024\n3\nbody with a section number 3 at the top\nConfidential: page 3 of 4",
+	}
+	labels := dropRunningLines(pages)
+	equalStrings(t, "labels", labels, []string{"iii", "1", "2", "3"})
+	for i, p := range pages {
+		if strings.Contains(p, "Annual Report 2024") {
+			t.Errorf("page %d keeps the running header: %q", i+1, p)
+		}
+	}
+	if !strings.HasSuffix(pages[1], "\n1") {
+		t.Errorf("page number line dropped from page 2: %q", pages[1])
+	}
+}
+
+func FuzzPDF(f *testing.F) {
+	for _, name := range []string{"report.pdf", "ligatures.pdf", "truncated.pdf", "mixed.pdf"} {
+		f.Add(fixtureBytes(f, name))
+	}
+	f.Add([]byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF"))
+	// The pure-Go engine is the one that parses hostile bytes in process;
+	// poppler runs in a subprocess and cannot crash Cairn.
+	r := NewRegistry(DefaultLimits(), WithPDFEngine(PDFPureGo))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		d, err := r.extractPDF(ctx, fileOf("fuzz.pdf", data), DefaultLimits())
+		if err == nil {
+			finish(d, DefaultLimits())
+			checkDocument(t, d)
+		}
+	})
+}

@@ -1,0 +1,134 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// popplerPDF reads PDFs with poppler-utils' pdftotext, pdfinfo and pdftoppm
+// run as subprocesses (Debian package poppler-utils, GPL: run, not linked, so
+// Cairn's licence is unaffected). It is the most accurate reader measured
+// (see docs/pdf-extraction.md) and a crash inside poppler cannot take Cairn
+// down with it. The file is fed on stdin, so nothing is written to disk.
+type popplerPDF struct {
+	pdftotext, pdfinfo, pdftoppm string // absolute paths
+}
+
+// findPoppler returns the poppler tools on PATH, or nil when pdftotext is
+// missing (pdfinfo and pdftoppm are optional).
+func findPoppler() *popplerPDF {
+	p := &popplerPDF{}
+	var err error
+	if p.pdftotext, err = exec.LookPath("pdftotext"); err != nil {
+		return nil
+	}
+	p.pdfinfo, _ = exec.LookPath("pdfinfo")
+	p.pdftoppm, _ = exec.LookPath("pdftoppm")
+	return p
+}
+
+func (p *popplerPDF) name() string { return "poppler" }
+
+func (p *popplerPDF) read(ctx context.Context, f File, lim Limits) (*pdfText, error) {
+	out := &pdfText{}
+	if p.pdfinfo != "" {
+		info, err := p.run(ctx, f, p.pdfinfo, "-enc", "UTF-8", "-")
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range strings.Split(string(info), "\n") {
+			k, v, ok := strings.Cut(l, ":")
+			if !ok {
+				continue
+			}
+			v = strings.TrimSpace(v)
+			switch k {
+			case "Title":
+				out.title = v
+			case "Pages":
+				out.pageCount, _ = strconv.Atoi(v)
+			}
+		}
+	}
+	// Default mode (not -layout, not -raw): poppler orders text in reading
+	// order, one column after the other, which is what a passage needs.
+	text, err := p.run(ctx, f, p.pdftotext, "-enc", "UTF-8", "-eol", "unix", "-", "-")
+	if err != nil {
+		return nil, err
+	}
+	pages := strings.Split(string(text), "\f")
+	if len(pages) > 0 && strings.TrimSpace(pages[len(pages)-1]) == "" {
+		pages = pages[:len(pages)-1] // pdftotext ends every page with a form feed
+	}
+	out.pages = pages
+	if out.pageCount > len(pages) {
+		for len(out.pages) < out.pageCount {
+			out.pages = append(out.pages, "")
+		}
+	}
+	return out, nil
+}
+
+// render draws page n (1-based) as a grey PNG at dpi for OCR.
+func (p *popplerPDF) render(ctx context.Context, f File, n, dpi int) ([]byte, error) {
+	if p.pdftoppm == "" {
+		return nil, fmt.Errorf("pdftoppm not found")
+	}
+	s := strconv.Itoa(n)
+	// Without an output root, pdftoppm writes the single page to stdout.
+	return p.run(ctx, f, p.pdftoppm, "-f", s, "-l", s, "-r", strconv.Itoa(dpi), "-gray", "-png", "-singlefile", "-")
+}
+
+// run feeds f to tool on stdin and returns its stdout, turning poppler's
+// complaints into errors that say what is wrong with the file.
+func (p *popplerPDF) run(ctx context.Context, f File, tool string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, tool, args...)
+	cmd.Stdin = io.NewSectionReader(f.R, 0, f.Size)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err == nil {
+		return stdout.Bytes(), nil
+	}
+	msg := popplerMessage(stderr.String())
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return nil, fmt.Errorf("pdf: run %s: %w", tool, err)
+	}
+	low := strings.ToLower(msg)
+	switch {
+	case strings.Contains(low, "incorrect password"):
+		return nil, fmt.Errorf("%w: pdf: the file is password-protected", ErrEncrypted)
+	case strings.Contains(low, "copying of text from this document is not allowed"):
+		return nil, fmt.Errorf("%w: pdf: the author's permissions forbid copying its text", ErrEncrypted)
+	}
+	if msg == "" {
+		msg = err.Error()
+	}
+	return nil, fmt.Errorf("pdf: broken file: %s", msg)
+}
+
+// popplerMessage picks the most telling lines of poppler's stderr: errors
+// first, without the warnings it prints for every recoverable quirk.
+func popplerMessage(stderr string) string {
+	var errs []string
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.Contains(l, "Warning") {
+			continue
+		}
+		if len(errs) < 3 {
+			errs = append(errs, l)
+		}
+	}
+	return strings.Join(errs, "; ")
+}

@@ -1,0 +1,45 @@
+// Package ocr recognises text in images with Tesseract. It is the only
+// package of Cairn's core that links Tesseract (through cgo and
+// github.com/otiai10/gosseract/v2); core/extract reaches it through the
+// extract.OCR interface, so the extractors stay pure Go and can be tested
+// with a fake.
+//
+// Tesseract is detected when New is called: without the library or without
+// the language data asked for, New returns an error wrapping ErrUnavailable
+// that says what to install, and the caller runs without OCR (images are
+// then skipped and scanned PDF pages produce a warning).
+package ocr
+
+import (
+	"errors"
+	"strings"
+)
+
+// ErrUnavailable means Tesseract or the requested language data is missing.
+var ErrUnavailable = errors.New("OCR unavailable")
+
+// Options configure the engine.
+type Options struct {
+	// Languages are Tesseract language codes joined by '+', e.g. "eng" or
+	// "eng+deu"; default "eng". Each needs its traineddata file (Debian
+	// package tesseract-ocr-LANG).
+	Languages string
+	// TessdataDir overrides where the traineddata files are looked up;
+	// empty means Tesseract's compiled-in default (or TESSDATA_PREFIX).
+	TessdataDir string
+	// Workers is how many images may be recognised at once; each worker
+	// holds a Tesseract instance (about 30-100 MB). Default 1.
+	Workers int
+}
+
+func (o Options) languages() []string {
+	l := strings.TrimSpace(o.Languages)
+	if l == "" {
+		l = "eng"
+	}
+	var out []string
+	for _, s := range strings.FieldsFunc(l, func(r rune) bool { return r == '+' || r == ',' || r == ' ' }) {
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,137 @@
+//go:build cgo && !noocr
+
+package ocr
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"slices"
+	"strings"
+
+	"github.com/otiai10/gosseract/v2"
+)
+
+// Engine recognises text through a small pool of Tesseract instances. It is
+// safe for concurrent use; Close releases the instances.
+type Engine struct {
+	pool  chan *gosseract.Client
+	langs []string
+	ver   string
+}
+
+// New starts Tesseract with the configured languages and checks that it
+// really works by recognising a blank image, so a missing or broken
+// installation is reported now rather than on the first scanned page.
+func New(opt Options) (*Engine, error) {
+	langs := opt.languages()
+	if opt.TessdataDir == "" {
+		have, err := gosseract.GetAvailableLanguages()
+		if err == nil && len(have) > 0 {
+			for _, l := range langs {
+				if !slices.Contains(have, l) {
+					return nil, fmt.Errorf("%w: Tesseract has no language data for %q (installed: %s); on Debian install tesseract-ocr-%s",
+						ErrUnavailable, l, strings.Join(have, ", "), l)
+				}
+			}
+		}
+	}
+	n := max(1, opt.Workers)
+	e := &Engine{pool: make(chan *gosseract.Client, n), langs: langs}
+	for range n {
+		c := gosseract.NewClient()
+		if opt.TessdataDir != "" {
+			_ = c.SetTessdataPrefix(opt.TessdataDir)
+		}
+		_ = c.SetLanguage(langs...)
+		e.pool <- c
+	}
+	c := <-e.pool
+	e.ver = c.Version()
+	_, err := recognize(c, blankPNG())
+	e.pool <- c
+	if err != nil {
+		e.Close()
+		return nil, fmt.Errorf("%w: Tesseract %s could not start with languages %s: %v (on Debian: apt-get install libtesseract5 tesseract-ocr-eng)",
+			ErrUnavailable, e.ver, strings.Join(langs, "+"), err)
+	}
+	return e, nil
+}
+
+// Recognize returns the text of one encoded image (PNG, JPEG, TIFF, BMP,
+// GIF or WebP, whatever Leptonica reads). Tesseract cannot be interrupted
+// mid-page, so ctx is checked before and after.
+func (e *Engine) Recognize(ctx context.Context, img []byte) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	var c *gosseract.Client
+	select {
+	case c = <-e.pool:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	defer func() { e.pool <- c }()
+	text, err := recognize(c, img)
+	if err != nil {
+		return "", err
+	}
+	return text, ctx.Err()
+}
+
+func recognize(c *gosseract.Client, img []byte) (string, error) {
+	// Leptonica answers an unknown format with no image and Tesseract then
+	// returns "" without an error, so the format is checked here.
+	if !knownImage(img) {
+		return "", fmt.Errorf("ocr: not an image format Tesseract reads (PNG, JPEG, TIFF, BMP, GIF, WebP)")
+	}
+	if err := c.SetImageFromBytes(img); err != nil {
+		return "", fmt.Errorf("ocr: %w", err)
+	}
+	text, err := c.Text()
+	if err != nil {
+		return "", fmt.Errorf("ocr: %w", err)
+	}
+	return text, nil
+}
+
+// Languages reports the languages the engine recognises, e.g. "eng".
+func (e *Engine) Languages() string { return strings.Join(e.langs, "+") }
+
+// Version reports Tesseract's version.
+func (e *Engine) Version() string { return e.ver }
+
+// Close releases the Tesseract instances. It is safe on a nil Engine.
+func (e *Engine) Close() error {
+	if e == nil {
+		return nil
+	}
+	for range cap(e.pool) {
+		c := <-e.pool
+		c.Close()
+	}
+	return nil
+}
+
+// blankPNG is a small white image: enough for Tesseract to load its
+// language data and prove it runs.
+func blankPNG() []byte {
+	img := image.NewGray(image.Rect(0, 0, 32, 32))
+	for i := range img.Pix {
+		img.Pix[i] = 0xFF
+	}
+	var buf bytes.Buffer
+	_ = png.Encode(&buf, img)
+	return buf.Bytes()
+}
+
+func knownImage(b []byte) bool {
+	for _, magic := range []string{"\x89PNG\r\n\x1a\n", "\xff\xd8\xff", "II*\x00", "MM\x00*", "BM", "GIF87a", "GIF89a"} {
+		if bytes.HasPrefix(b, []byte(magic)) {
+			return true
+		}
+	}
+	return len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP"
+}

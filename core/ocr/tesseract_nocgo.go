@@ -1,0 +1,33 @@
+//go:build !cgo || noocr
+
+package ocr
+
+import (
+	"context"
+	"fmt"
+)
+
+// Engine is unavailable in builds without cgo or with the noocr tag.
+type Engine struct{}
+
+// New reports that this build has no OCR: Tesseract is linked through cgo,
+// and builds without cgo or with the noocr tag leave it out (for a package
+// that must run where libtesseract is not installed: a cgo build links it
+// dynamically, so its absence would stop the program from starting).
+func New(opt Options) (*Engine, error) {
+	return nil, fmt.Errorf("%w: this build of Cairn was compiled without Tesseract (no cgo, or the noocr tag)", ErrUnavailable)
+}
+
+// Recognize always fails in builds without cgo.
+func (e *Engine) Recognize(ctx context.Context, img []byte) (string, error) {
+	return "", ErrUnavailable
+}
+
+// Languages reports no languages.
+func (e *Engine) Languages() string { return "" }
+
+// Version reports no version.
+func (e *Engine) Version() string { return "" }
+
+// Close does nothing.
+func (e *Engine) Close() error { return nil }
