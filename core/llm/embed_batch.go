@@ -30,9 +30,9 @@ const minWindowText = 8
 // convention writes it; a longer one repeats the prefix (instruction,
 // title) and special tokens in every window so each is a valid input.
 func (e *Embedder) windows(prefix, text string) ([]window, error) {
-	whole, err := e.model.Tokenize(prefix+text, true, false)
+	whole, err := e.tokenize(prefix+text, true)
 	if err != nil {
-		return nil, fmt.Errorf("%s: tokenizing: %w", e.path, err)
+		return nil, err
 	}
 	if len(whole) == 0 {
 		return nil, fmt.Errorf("%s: input is empty", e.path)
@@ -42,13 +42,13 @@ func (e *Embedder) windows(prefix, text string) ([]window, error) {
 	}
 	var pre []int
 	if prefix != "" {
-		if pre, err = e.model.Tokenize(prefix, false, false); err != nil {
-			return nil, fmt.Errorf("%s: tokenizing: %w", e.path, err)
+		if pre, err = e.tokenize(prefix, false); err != nil {
+			return nil, err
 		}
 	}
-	body, err := e.model.Tokenize(text, false, false)
+	body, err := e.tokenize(text, false)
 	if err != nil {
-		return nil, fmt.Errorf("%s: tokenizing: %w", e.path, err)
+		return nil, err
 	}
 	room := e.window - len(e.head) - len(e.tail) - len(pre)
 	if room < minWindowText {
@@ -95,6 +95,8 @@ func (e *Embedder) embedWindows(ctx context.Context, ws []window) ([][]float32, 
 func (e *Embedder) decode(ws []window, out [][]float32) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.life.RLock()
+	defer e.life.RUnlock()
 	if e.closed {
 		return fmt.Errorf("%s: %w", e.path, errClosed)
 	}

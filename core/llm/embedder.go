@@ -107,9 +107,12 @@ type Embedder struct {
 	// causal models keep a KV cache that must be cleared between batches.
 	causal bool
 
-	mu     sync.Mutex // guards lc, batch and closed
-	lc     *llama.Context
-	batch  *llama.Batch
+	mu    sync.Mutex // serializes decodes: guards lc and batch
+	lc    *llama.Context
+	batch *llama.Batch
+
+	// life guards the model against Close while tokenizing or decoding.
+	life   sync.RWMutex
 	closed bool
 }
 
@@ -282,7 +285,20 @@ func (e *Embedder) FormatPassage(p Passage) string { return e.conv.PassagePrefix
 // Tokenize returns the token ids of text, with the special tokens an
 // embedding input gets.
 func (e *Embedder) Tokenize(text string) ([]int, error) {
-	return e.model.Tokenize(text, true, false)
+	return e.tokenize(text, true)
+}
+
+func (e *Embedder) tokenize(text string, special bool) ([]int, error) {
+	e.life.RLock()
+	defer e.life.RUnlock()
+	if e.closed {
+		return nil, fmt.Errorf("%s: %w", e.path, errClosed)
+	}
+	toks, err := e.model.Tokenize(text, special, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: tokenizing: %w", e.path, err)
+	}
+	return toks, nil
 }
 
 // EmbedQuery embeds a search query.
@@ -333,6 +349,8 @@ func (e *Embedder) Close() error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.life.Lock()
+	defer e.life.Unlock()
 	if e.closed {
 		return nil
 	}
