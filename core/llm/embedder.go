@@ -158,6 +158,9 @@ func LoadEmbedder(path string, opt EmbedderOptions) (*Embedder, error) {
 		}
 	}
 	e.maxSeqs = min(e.maxSeqs, 256) // llama.cpp's LLAMA_MAX_SEQ
+	// llama.cpp sizes its worst-case graph for n_ubatch/n_seq_max tokens per
+	// sequence and fails an assertion when that does not divide evenly.
+	e.batchTokens = (e.batchTokens + e.maxSeqs - 1) / e.maxSeqs * e.maxSeqs
 	threads := opt.Threads
 	if threads <= 0 {
 		threads = runtime.NumCPU()
