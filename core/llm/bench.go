@@ -47,6 +47,12 @@ type EmbedBenchReport struct {
 	Raw            []float64
 	PipelineMedian float64
 	RawMedian      float64
+	// PipelineCPU and RawCPU are the medians in chunks per CPU-second of
+	// the whole process (0 where not measured). On a machine shared with
+	// other work they are steadier than wall-clock rates; with Threads 1
+	// they measure one core's speed.
+	PipelineCPU float64
+	RawCPU      float64
 	// Overhead is the share of time the pipeline adds to the bare loop:
 	// 1 - PipelineMedian/RawMedian.
 	Overhead float64
@@ -91,25 +97,31 @@ func BenchEmbed(ctx context.Context, w io.Writer, opt EmbedBenchOptions) (EmbedB
 	if _, _, err := e.EmbedPassages(ctx, ps[:1]); err != nil {
 		return rep, err
 	}
+	var pipeCPU, rawCPU []float64
+	n := float64(len(ps))
 	for run := range opt.Runs {
-		t := time.Now()
+		t, c := time.Now(), processCPUTime()
 		if _, _, err := e.EmbedPassages(ctx, ps); err != nil {
 			return rep, err
 		}
-		pipe := float64(len(ps)) / time.Since(t).Seconds()
-		t = time.Now()
+		pipe, pc := n/time.Since(t).Seconds(), perCPU(n, c)
+		t, c = time.Now(), processCPUTime()
 		if err := rawEmbedLoop(ctx, e, ws); err != nil {
 			return rep, err
 		}
-		raw := float64(len(ps)) / time.Since(t).Seconds()
+		raw, rc := n/time.Since(t).Seconds(), perCPU(n, c)
 		rep.Pipeline = append(rep.Pipeline, pipe)
 		rep.Raw = append(rep.Raw, raw)
-		fmt.Fprintf(w, "  run %d: pipeline %.1f chunks/s, raw decode %.1f chunks/s\n", run+1, pipe, raw)
+		pipeCPU, rawCPU = append(pipeCPU, pc), append(rawCPU, rc)
+		fmt.Fprintf(w, "  run %d: pipeline %.2f chunks/s (%.2f per CPU-s), raw decode %.2f chunks/s (%.2f per CPU-s)\n",
+			run+1, pipe, pc, raw, rc)
 	}
 	rep.PipelineMedian, rep.RawMedian = median(rep.Pipeline), median(rep.Raw)
+	rep.PipelineCPU, rep.RawCPU = median(pipeCPU), median(rawCPU)
 	rep.Overhead = 1 - rep.PipelineMedian/rep.RawMedian
-	fmt.Fprintf(w, "  median: pipeline %.1f chunks/s (%.0f tokens/s), raw %.1f chunks/s, pipeline overhead %.1f%%\n",
-		rep.PipelineMedian, rep.PipelineMedian*float64(opt.ChunkTokens), rep.RawMedian, 100*rep.Overhead)
+	fmt.Fprintf(w, "  median: pipeline %.2f chunks/s (%.0f tokens/s), raw %.2f chunks/s, pipeline overhead %.1f%%; per CPU-second: pipeline %.2f, raw %.2f (overhead %.1f%%)\n",
+		rep.PipelineMedian, rep.PipelineMedian*float64(opt.ChunkTokens), rep.RawMedian, 100*rep.Overhead,
+		rep.PipelineCPU, rep.RawCPU, 100*(1-rep.PipelineCPU/max(rep.RawCPU, 1e-9)))
 	return rep, nil
 }
 
@@ -291,6 +303,15 @@ func benchModel(path string, spec testmodel.Spec) (string, func(), error) {
 		return "", nil, err
 	}
 	return p, func() { os.RemoveAll(dir) }, nil
+}
+
+// perCPU is n divided by the process CPU time spent since start.
+func perCPU(n float64, start time.Duration) float64 {
+	d := processCPUTime() - start
+	if d <= 0 {
+		return 0
+	}
+	return n / d.Seconds()
 }
 
 func median(xs []float64) float64 {
