@@ -16,21 +16,18 @@ import (
 // TestBenchReport runs BenchEmbed or BenchGenerate at full size when
 // CAIRN_BENCH is "embed" or "generate", printing the summary; knobs:
 // CAIRN_BENCH_THREADS, CAIRN_BENCH_BATCH, CAIRN_BENCH_FA (on/off),
-// CAIRN_BENCH_WEIGHTS (f16/q8_0/f32), CAIRN_BENCH_RUNS.
+// CAIRN_BENCH_WEIGHTS (f16/q8_0), CAIRN_BENCH_RUNS, CAIRN_BENCH_CHUNKS.
 func TestBenchReport(t *testing.T) {
 	env := func(k string) int {
 		n, _ := strconv.Atoi(os.Getenv(k))
 		return n
 	}
-	weights := map[string]testmodel.WeightType{"f16": testmodel.F16, "q8_0": testmodel.Q8_0, "f32": testmodel.F32}[os.Getenv("CAIRN_BENCH_WEIGHTS")]
+	weights := map[string]testmodel.WeightType{"f16": testmodel.F16, "q8_0": testmodel.Q8_0}[os.Getenv("CAIRN_BENCH_WEIGHTS")]
 	fa := map[string]FlashAttention{"on": FlashAttentionOn, "off": FlashAttentionOff}[os.Getenv("CAIRN_BENCH_FA")]
 	switch os.Getenv("CAIRN_BENCH") {
 	case "embed":
-		if weights == testmodel.F32 && os.Getenv("CAIRN_BENCH_WEIGHTS") == "f32" {
-			t.Skip("BenchEmbed generates F16 or Q8_0 models")
-		}
 		_, err := BenchEmbed(context.Background(), os.Stdout, EmbedBenchOptions{
-			Weights: weights, Runs: env("CAIRN_BENCH_RUNS"),
+			Weights: weights, Runs: env("CAIRN_BENCH_RUNS"), Chunks: env("CAIRN_BENCH_CHUNKS"),
 			Embedder: EmbedderOptions{Threads: env("CAIRN_BENCH_THREADS"), BatchTokens: env("CAIRN_BENCH_BATCH"), FlashAttention: fa},
 		})
 		if err != nil {
