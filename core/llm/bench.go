@@ -148,9 +148,7 @@ func rawEmbedLoop(ctx context.Context, e *Embedder, ws []window) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if e.causal {
-			e.lc.KvCacheClear()
-		}
+		e.lc.KvCacheClear()
 		e.batch.Clear()
 		j, total := i, 0
 		for j < len(ws) && j-i < e.maxSeqs && total+len(ws[j].tokens) <= e.batchTokens {

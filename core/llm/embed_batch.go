@@ -100,9 +100,10 @@ func (e *Embedder) decode(ws []window, out [][]float32) error {
 	if e.closed {
 		return fmt.Errorf("%s: %w", e.path, errClosed)
 	}
-	if e.causal {
-		e.lc.KvCacheClear()
-	}
+	// Every batch starts its sequences at position 0. Encoders have no
+	// KV cache and this does nothing; clearing unconditionally keeps a
+	// model whose causality we misjudged from filling its cache.
+	e.lc.KvCacheClear()
 	e.batch.Clear()
 	for seq, w := range ws {
 		for pos, t := range w.tokens {

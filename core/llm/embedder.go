@@ -104,7 +104,7 @@ type Embedder struct {
 	// head and tail are the special tokens the tokenizer wraps a text in
 	// ([CLS] ... [SEP] for BERT), repeated around every window.
 	head, tail []int
-	// causal models keep a KV cache that must be cleared between batches.
+	// causal models keep a KV cache, which bounds how many sequences fit.
 	causal bool
 
 	mu    sync.Mutex // serializes decodes: guards lc and batch

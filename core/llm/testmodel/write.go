@@ -69,19 +69,27 @@ func uniform(fanIn int) float32 {
 	return float32(math.Sqrt(3 / float64(fanIn)))
 }
 
+// shapeKV holds the keys every architecture needs for its shape.
+func shapeKV(s Spec) ggml.KV {
+	a := string(s.Arch)
+	return ggml.KV{
+		"general.architecture":      a,
+		a + ".context_length":       uint32(s.Context),
+		a + ".embedding_length":     uint32(s.Hidden),
+		a + ".block_count":          uint32(s.Layers),
+		a + ".feed_forward_length":  uint32(s.FFN),
+		a + ".attention.head_count": uint32(s.Heads),
+	}
+}
+
 func bertModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 	v, err := wordPiece(s.Vocab)
 	if err != nil {
 		return nil, nil, err
 	}
 	a := string(s.Arch)
-	kv := ggml.KV{
-		"general.architecture":                    a,
-		a + ".context_length":                     uint32(s.Context),
-		a + ".embedding_length":                   uint32(s.Hidden),
-		a + ".block_count":                        uint32(s.Layers),
-		a + ".feed_forward_length":                uint32(s.FFN),
-		a + ".attention.head_count":               uint32(s.Heads),
+	kv := shapeKV(s)
+	for key, val := range map[string]any{
 		a + ".attention.layer_norm_epsilon":       float32(1e-12),
 		a + ".attention.causal":                   false,
 		a + ".pooling_type":                       uint32(s.Pooling),
@@ -99,6 +107,8 @@ func bertModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 		"tokenizer.ggml.add_eos_token":            false,
 		"tokenizer.ggml.add_sep_token":            true,
 		"tokenizer.ggml.remove_extra_whitespaces": true,
+	} {
+		kv[key] = val
 	}
 
 	h, f, w := s.Hidden, s.FFN, s.Weights
@@ -143,13 +153,8 @@ func decoderModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 	if s.Arch == Qwen2 {
 		ropeBase = 1000000
 	}
-	kv := ggml.KV{
-		"general.architecture":                  a,
-		a + ".context_length":                   uint32(s.Context),
-		a + ".embedding_length":                 uint32(s.Hidden),
-		a + ".block_count":                      uint32(s.Layers),
-		a + ".feed_forward_length":              uint32(s.FFN),
-		a + ".attention.head_count":             uint32(s.Heads),
+	kv := shapeKV(s)
+	for key, val := range map[string]any{
 		a + ".attention.head_count_kv":          uint32(s.kvHeads()),
 		a + ".attention.layer_norm_rms_epsilon": float32(1e-6),
 		a + ".rope.freq_base":                   ropeBase,
@@ -162,6 +167,8 @@ func decoderModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 		"tokenizer.ggml.unknown_token_id":       uint32(spmUNK),
 		"tokenizer.ggml.add_bos_token":          s.Arch == LLaMA,
 		"tokenizer.ggml.add_eos_token":          false,
+	} {
+		kv[key] = val
 	}
 	if s.Pooling != PoolingNone {
 		kv[a+".pooling_type"] = uint32(s.Pooling)
