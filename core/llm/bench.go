@@ -256,6 +256,7 @@ func BenchGenerate(ctx context.Context, w io.Writer, opt GenerateBenchOptions) (
 			{Role: "system", Content: "Answer the question from the numbered sources and cite them."},
 			{Role: "user", Content: testmodel.Text(opt.PromptWords, uint64(100+run))},
 		}
+		cpu0 := processCPUTime()
 		ch, err := g.Generate(ctx, GenerateRequest{Messages: msgs, MaxTokens: opt.MaxTokens})
 		if err != nil {
 			return rep, err
@@ -269,6 +270,7 @@ func BenchGenerate(ctx context.Context, w io.Writer, opt GenerateBenchOptions) (
 				st = tok.Stats
 			}
 		}
+		cpu := processCPUTime() - cpu0
 		if run < 0 {
 			continue
 		}
@@ -277,9 +279,10 @@ func BenchGenerate(ctx context.Context, w io.Writer, opt GenerateBenchOptions) (
 		ttft = append(ttft, st.TimeToFirstToken)
 		pp = append(pp, st.PromptTokensPerSecond)
 		tg = append(tg, st.GenerationTokensPerSecond)
-		fmt.Fprintf(w, "  run %d: %d prompt tokens, %d generated (%s); first token %v, prompt %.1f tokens/s, generation %.1f tokens/s\n",
+		fmt.Fprintf(w, "  run %d: %d prompt tokens, %d generated (%s); first token %v, prompt %.1f tokens/s, generation %.1f tokens/s; process CPU %v for %v wall\n",
 			run+1, st.PromptTokens, st.GeneratedTokens, st.StopReason, st.TimeToFirstToken.Round(time.Millisecond),
-			st.PromptTokensPerSecond, st.GenerationTokensPerSecond)
+			st.PromptTokensPerSecond, st.GenerationTokensPerSecond, cpu.Round(time.Millisecond),
+			(st.TimeToFirstToken + st.GenerationDuration).Round(time.Millisecond))
 	}
 	slices.Sort(ttft)
 	rep.TimeToFirstToken = ttft[len(ttft)/2]

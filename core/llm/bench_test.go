@@ -16,7 +16,8 @@ import (
 // TestBenchReport runs BenchEmbed or BenchGenerate at full size when
 // CAIRN_BENCH is "embed" or "generate", printing the summary; knobs:
 // CAIRN_BENCH_THREADS, CAIRN_BENCH_BATCH, CAIRN_BENCH_FA (on/off),
-// CAIRN_BENCH_WEIGHTS (f16/q8_0), CAIRN_BENCH_RUNS, CAIRN_BENCH_CHUNKS.
+// CAIRN_BENCH_WEIGHTS (f16/q8_0), CAIRN_BENCH_RUNS, CAIRN_BENCH_CHUNKS,
+// CAIRN_BENCH_PROMPT_WORDS, CAIRN_BENCH_MAX_TOKENS.
 func TestBenchReport(t *testing.T) {
 	env := func(k string) int {
 		n, _ := strconv.Atoi(os.Getenv(k))
@@ -35,7 +36,8 @@ func TestBenchReport(t *testing.T) {
 		}
 	case "generate":
 		_, err := BenchGenerate(context.Background(), os.Stdout, GenerateBenchOptions{
-			Weights: weights, Runs: env("CAIRN_BENCH_RUNS"),
+			Weights: weights, Runs: env("CAIRN_BENCH_RUNS"), PromptWords: env("CAIRN_BENCH_PROMPT_WORDS"),
+			MaxTokens: env("CAIRN_BENCH_MAX_TOKENS"),
 			Generator: GeneratorOptions{Threads: env("CAIRN_BENCH_THREADS")},
 		})
 		if err != nil {
