@@ -66,9 +66,11 @@ const (
 	// (Qwen3-Embedding declares 32768): attention cost grows with the
 	// square of the window, and retrieval chunks are far shorter.
 	DefaultEmbedWindow = 2048
-	// DefaultEmbedBatchTokens was the fastest setting for a MiniLM-shaped
-	// model on 256-token chunks (see BenchEmbed).
-	DefaultEmbedBatchTokens = 1024
+	// DefaultEmbedBatchTokens was the fastest setting per CPU-second for a
+	// MiniLM-shaped model on 256-token chunks (BenchEmbed, 512 to 2048
+	// tried): sequences packed together still pay for attention across the
+	// whole batch, so bigger batches stop paying off early.
+	DefaultEmbedBatchTokens = 512
 )
 
 // Passage is one piece of a document to embed: its title (document title or
