@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -37,7 +36,7 @@ func (f FlashAttention) ml() ml.FlashAttentionType {
 // EmbedderOptions tunes LoadEmbedder. Zero values pick the defaults noted.
 type EmbedderOptions struct {
 	// Threads is the number of CPU threads llama.cpp uses per decode;
-	// 0 means runtime.NumCPU().
+	// 0 means DefaultThreads().
 	Threads int
 	// ContextSize caps the window, in tokens, one sequence may fill; longer
 	// inputs are split into windows. 0 means the model's context length,
@@ -165,7 +164,7 @@ func LoadEmbedder(path string, opt EmbedderOptions) (*Embedder, error) {
 	e.batchTokens = (e.batchTokens + e.maxSeqs - 1) / e.maxSeqs * e.maxSeqs
 	threads := opt.Threads
 	if threads <= 0 {
-		threads = runtime.NumCPU()
+		threads = DefaultThreads()
 	}
 
 	initBackend()

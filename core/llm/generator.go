@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
@@ -22,7 +21,7 @@ type GeneratorOptions struct {
 	// together; 0 means the model's context length capped at
 	// DefaultGeneratorContext.
 	ContextSize int
-	// Threads is the number of CPU threads; 0 means runtime.NumCPU().
+	// Threads is the number of CPU threads; 0 means DefaultThreads().
 	Threads int
 	// BatchSize is how many prompt tokens one decode processes; 0 means 512.
 	BatchSize int
@@ -144,7 +143,7 @@ func LoadGenerator(path string, opt GeneratorOptions) (*Generator, error) {
 	g.batchSize = min(g.batchSize, g.nCtx)
 	threads := opt.Threads
 	if threads <= 0 {
-		threads = runtime.NumCPU()
+		threads = DefaultThreads()
 	}
 
 	initBackend()
