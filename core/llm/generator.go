@@ -191,6 +191,18 @@ func (g *Generator) FormatPrompt(msgs []Message) (string, error) {
 	return p, nil
 }
 
+// PromptTokens is the number of tokens msgs take once formatted, exactly
+// as Generate will feed them: with ContextSize, what is left for sources
+// and the answer.
+func (g *Generator) PromptTokens(msgs []Message) (int, error) {
+	prompt, err := g.FormatPrompt(msgs)
+	if err != nil {
+		return 0, err
+	}
+	toks, err := g.tokenize(prompt, true)
+	return len(toks), err
+}
+
 // Generate starts a chat completion and streams its tokens. Errors in the
 // request (no messages, a prompt too long for the context) are returned at
 // once; later failures arrive on the Done token. The caller must read the

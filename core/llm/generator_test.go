@@ -62,6 +62,9 @@ func TestGenerateStreamsTokensWithStats(t *testing.T) {
 	if st.GeneratedTokens != 12 || st.StopReason != StopMaxTokens {
 		t.Errorf("stats = %+v, want 12 tokens stopped by length", st)
 	}
+	if n, err := g.PromptTokens(question); err != nil || n != st.PromptTokens {
+		t.Errorf("PromptTokens(question) = %d, %v; the generation used %d", n, err, st.PromptTokens)
+	}
 	prompt, _ := g.FormatPrompt(question)
 	if want := g.TokenCount(prompt); st.PromptTokens >= want || st.PromptTokens < 10 {
 		// The template's control tokens are single tokens in the prompt,
