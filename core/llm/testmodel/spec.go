@@ -1,0 +1,169 @@
+// Package testmodel writes random-weight GGUF models that llama.cpp loads and
+// runs: BERT-style embedders with a WordPiece vocabulary and LLaMA/Qwen2-style
+// decoders with a SentencePiece vocabulary. No weights can be downloaded on
+// Cairn's build machines, so tests and `cairn bench` use these files: their
+// shapes (and therefore their speed) match real models, their vocabularies
+// are built from real English words so real tokenization happens, and their
+// outputs are meaningless.
+//
+// It is a normal package, not a _test file, so that other packages' tests
+// and the bench command can use it.
+package testmodel
+
+import "fmt"
+
+// Arch is the llama.cpp architecture written to general.architecture.
+type Arch string
+
+// Architectures the writer knows how to lay out.
+const (
+	// BERT is an encoder (all-MiniLM, bge, e5 shapes) with a WordPiece vocabulary.
+	BERT Arch = "bert"
+	// LLaMA is a decoder with untied output and no attention biases.
+	LLaMA Arch = "llama"
+	// Qwen2 is a decoder with q/k/v biases, usually with tied output (Qwen2.5).
+	Qwen2 Arch = "qwen2"
+)
+
+// Pooling mirrors llama.cpp's enum llama_pooling_type as stored in
+// <arch>.pooling_type.
+type Pooling uint32
+
+// Pooling types, numbered as in llama.cpp.
+const (
+	PoolingNone Pooling = 0
+	PoolingMean Pooling = 1
+	PoolingCLS  Pooling = 2
+	PoolingLast Pooling = 3
+)
+
+// WeightType is the storage type of the matrices (norms and biases are
+// always F32, as convert_hf_to_gguf writes them).
+type WeightType uint32
+
+// Weight types, numbered as ggml_type.
+const (
+	F32  WeightType = 0
+	F16  WeightType = 1
+	Q8_0 WeightType = 8
+)
+
+// String returns the ggml name of the type.
+func (w WeightType) String() string {
+	switch w {
+	case F32:
+		return "F32"
+	case F16:
+		return "F16"
+	case Q8_0:
+		return "Q8_0"
+	}
+	return fmt.Sprintf("WeightType(%d)", uint32(w))
+}
+
+// Spec describes a model to write. Zero values take the defaults noted on
+// each field.
+type Spec struct {
+	Arch    Arch
+	Name    string // general.name; empty writes none, so file-name based identity is exercised
+	Layers  int
+	Hidden  int // embedding length
+	Heads   int
+	KVHeads int // decoders only; 0 means Heads
+	FFN     int // feed-forward length
+	Vocab   int // exact number of tokens; must leave room for the special and byte tokens
+	Context int // <arch>.context_length
+	Pooling Pooling
+	Weights WeightType
+	Seed    uint64
+
+	// TiedOutput omits output.weight so the decoder reuses token_embd, as
+	// Qwen2.5-0.5B does.
+	TiedOutput bool
+	// ChatTemplate is written to tokenizer.chat_template when not empty.
+	ChatTemplate string
+	// Extra holds further metadata keys, written as given (use uint32,
+	// int32, float32, bool, string, []string, []int32 or []float32: the
+	// GGUF writer rejects plain int).
+	Extra map[string]any
+}
+
+// ChatML is the chat template of Qwen2.5 instruct models, in the form
+// llama.cpp recognises as "chatml".
+const ChatML = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+
+// Tiny is a 2-layer, 32-wide BERT embedder with mean pooling and a 64-token
+// context: it loads and embeds in milliseconds, and a few sentences already
+// overflow its context.
+func Tiny() Spec {
+	return Spec{
+		Arch: BERT, Name: "tiny-minilm-test", Layers: 2, Hidden: 32, Heads: 4, FFN: 64,
+		Vocab: 4096, Context: 64, Pooling: PoolingMean, Weights: F32, Seed: 1,
+	}
+}
+
+// MiniLML6 has all-MiniLM-L6-v2's exact shape: 6 layers, 384 wide, 12
+// heads, 1536 FFN, 30522 tokens, 512 context, mean pooling, F16 weights as
+// the common GGUF conversions ship it.
+func MiniLML6() Spec {
+	return Spec{
+		Arch: BERT, Name: "all-MiniLM-L6-v2", Layers: 6, Hidden: 384, Heads: 12, FFN: 1536,
+		Vocab: 30522, Context: 512, Pooling: PoolingMean, Weights: F16, Seed: 6,
+	}
+}
+
+// TinyChat is a 2-layer, 64-wide LLaMA decoder with the ChatML template and
+// a 512-token context, for generation tests.
+func TinyChat() Spec {
+	return Spec{
+		Arch: LLaMA, Name: "tiny-chat-test", Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2, FFN: 128,
+		Vocab: 4096, Context: 512, Weights: F32, Seed: 2, ChatTemplate: ChatML,
+	}
+}
+
+// TinyLastToken is a 2-layer causal Qwen2 decoder with last-token pooling,
+// shaped like a miniature Qwen3-Embedding: it exercises the KV-cache path of
+// embedding.
+func TinyLastToken() Spec {
+	return Spec{
+		Arch: Qwen2, Name: "Qwen3-Embedding-tiny-test", Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2,
+		FFN: 128, Vocab: 4096, Context: 128, Pooling: PoolingLast, Weights: F32, Seed: 3,
+		TiedOutput: true,
+	}
+}
+
+// Qwen25_05B has Qwen2.5-0.5B-Instruct's shape: 24 layers, 896 wide, 14
+// heads, 2 KV heads, 4864 FFN, 151936 tokens, tied output, ChatML; weights
+// default to F16 (about 1 GB on disk). Use it for generation benchmarks.
+func Qwen25_05B() Spec {
+	return Spec{
+		Arch: Qwen2, Name: "Qwen2.5-0.5B-Instruct-shape", Layers: 24, Hidden: 896, Heads: 14, KVHeads: 2,
+		FFN: 4864, Vocab: 151936, Context: 32768, Weights: F16, Seed: 5, TiedOutput: true,
+		ChatTemplate: ChatML,
+	}
+}
+
+func (s Spec) validate() error {
+	switch {
+	case s.Arch != BERT && s.Arch != LLaMA && s.Arch != Qwen2:
+		return fmt.Errorf("unknown architecture %q", s.Arch)
+	case s.Layers <= 0 || s.Hidden <= 0 || s.Heads <= 0 || s.FFN <= 0 || s.Context <= 0:
+		return fmt.Errorf("layers, hidden, heads, ffn and context must be positive: %+v", s)
+	case s.Hidden%s.Heads != 0:
+		return fmt.Errorf("hidden %d is not a multiple of heads %d", s.Hidden, s.Heads)
+	case s.kvHeads() <= 0 || s.Heads%s.kvHeads() != 0:
+		return fmt.Errorf("heads %d is not a multiple of kv heads %d", s.Heads, s.kvHeads())
+	case s.Weights != F32 && s.Weights != F16 && s.Weights != Q8_0:
+		return fmt.Errorf("unsupported weight type %v", s.Weights)
+	case s.Weights == Q8_0 && (s.Hidden%32 != 0 || s.FFN%32 != 0):
+		return fmt.Errorf("Q8_0 needs hidden and ffn multiples of 32, have %d and %d", s.Hidden, s.FFN)
+	}
+	return nil
+}
+
+func (s Spec) kvHeads() int {
+	if s.Arch == BERT || s.KVHeads == 0 {
+		return s.Heads
+	}
+	return s.KVHeads
+}
