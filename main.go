@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -35,6 +36,7 @@ func commands() []command {
 		{"search", "QUERY [--top-k N] [--json] | --batch FILE --format trec", "search the knowledge base", runSearch},
 		{"ask", "QUESTION [--json]", "answer a question from your documents, with citations", runAsk},
 		{"status", "[--json] [--issues]", "what the knowledge base holds", runStatus},
+		{"models", "list | use PATH | pull NAME", "list, choose or download GGUF models", runModels},
 		{"bench", "[index|all] [--runs N] [--limit N]", "measure indexing, search and quality on the installed man pages", runBench},
 		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
 			fmt.Fprintln(env.stdout, "cairn", version)
@@ -63,6 +65,8 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Warnings and errors only on the terminal; llama.cpp's chatter is Info.
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	dirs, err := config.UserDirs()
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn:", err)

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,8 +16,10 @@ import (
 	"cairn/core/config"
 	"cairn/core/extract"
 	"cairn/core/index"
+	"cairn/core/ocr"
 	"cairn/core/search"
 	"cairn/core/store"
+	"cairn/core/vecindex"
 )
 
 // Engine is one open knowledge base with everything needed to index and
@@ -27,11 +28,14 @@ type Engine struct {
 	cfg  config.Config
 	dirs config.Dirs
 	db   *store.DB
-	reg  *extract.Registry
+	vix  *vecindex.Index // fast vector search over db
 
-	mu       sync.RWMutex // guards searcher and indexer (models can change)
-	searcher *search.Searcher
-	indexer  *index.Indexer
+	regOnce sync.Once // the extractors, with OCR, are built on the first index run
+	reg     *extract.Registry
+	ocr     *ocr.Engine
+	ocrErr  error
+
+	models models
 }
 
 // Options say which knowledge base to open.
@@ -45,7 +49,8 @@ func KBPath(cfg config.Config, name string) string {
 	return filepath.Join(cfg.Paths.DataDir, "kb", name+".db")
 }
 
-// Open opens (creating if needed) a knowledge base.
+// Open opens (creating if needed) a knowledge base. Models load on first
+// use, so opening is fast.
 func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) (*Engine, error) {
 	path := opt.DB
 	if path == "" {
@@ -62,35 +67,60 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 	if err != nil {
 		return nil, err
 	}
-	lim := extract.DefaultLimits()
-	lim.MaxFileBytes = int64(cfg.Index.MaxFileMB) << 20
-	if t := cfg.IndexTimeout(); t > 0 {
-		lim.Timeout = t
-	}
-	e := &Engine{cfg: cfg, dirs: dirs, db: db, reg: extract.NewRegistry(lim)}
-	e.rebuild()
-	return e, nil
+	return &Engine{cfg: cfg, dirs: dirs, db: db, vix: vecindex.New(db)}, nil
 }
 
-// rebuild makes the searcher and indexer from the current models.
-func (e *Engine) rebuild() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.searcher = search.New(e.db, nil, nil)
-	e.indexer = index.New(e.db, e.reg, index.Options{
+// registry returns the extractors, starting Tesseract if OCR is enabled and
+// installed; without it, images are skipped with a reason.
+func (e *Engine) registry() *extract.Registry {
+	e.regOnce.Do(func() {
+		lim := extract.DefaultLimits()
+		lim.MaxFileBytes = int64(e.cfg.Index.MaxFileMB) << 20
+		if t := e.cfg.IndexTimeout(); t > 0 {
+			lim.Timeout = t
+		}
+		var opts []extract.Option
+		if e.cfg.OCR.Enabled {
+			e.ocr, e.ocrErr = ocr.New(ocr.Options{Languages: e.cfg.OCR.Languages})
+			if e.ocrErr == nil {
+				opts = append(opts, extract.WithOCR(e.ocr))
+			}
+		} else {
+			e.ocrErr = errors.New("OCR is switched off (ocr.enabled)")
+		}
+		e.reg = extract.NewRegistry(lim, opts...)
+	})
+	return e.reg
+}
+
+// indexer builds an indexer with the current embedding model.
+func (e *Engine) indexer(ctx context.Context) (*index.Indexer, error) {
+	opt := index.Options{
 		Chunk:         chunk.Params{Size: e.cfg.Chunking.Size, Overlap: e.cfg.Chunking.Overlap, MaxHeadingLen: e.cfg.Chunking.MaxHeadingLen},
 		MaxFileBytes:  int64(e.cfg.Index.MaxFileMB) << 20,
 		Workers:       e.cfg.Index.Workers,
 		IncludeHidden: e.cfg.Index.IncludeHidden,
 		Ignore:        e.cfg.Index.Ignore,
 		EmbedBatch:    e.cfg.Embedding.BatchSize,
-	})
+	}
+	emb, err := e.Embedder(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("embedding model: %w", err)
+	}
+	if emb != nil {
+		opt.Embedder = passageEmbedder{emb}
+	}
+	return index.New(e.db, e.registry(), opt), nil
 }
 
-// Close closes the knowledge base.
+// Close unloads the models and closes the knowledge base.
 func (e *Engine) Close() error {
 	if e == nil {
 		return nil
+	}
+	e.closeModels()
+	if e.ocr != nil {
+		e.ocr.Close()
 	}
 	return e.db.Close()
 }
@@ -101,12 +131,31 @@ func (e *Engine) Config() config.Config { return e.cfg }
 // DB exposes the store for status views and tests.
 func (e *Engine) DB() *store.DB { return e.db }
 
-// Index indexes folder; see index.Indexer.Run.
+// Index indexes folder; see index.Indexer.Run. With an embedding model,
+// new chunks are embedded and chunks stored before (or under another
+// model) are re-embedded from their text.
 func (e *Engine) Index(ctx context.Context, folder string, progress chan<- index.Progress) (store.Run, error) {
-	e.mu.RLock()
-	ix := e.indexer
-	e.mu.RUnlock()
+	ix, err := e.indexer(ctx)
+	if err != nil {
+		if progress != nil {
+			close(progress)
+		}
+		return store.Run{}, err
+	}
 	return ix.Run(ctx, folder, progress)
+}
+
+// Reembed computes the vectors of every chunk that lacks one for the
+// current embedding model (after a model change), from stored text.
+func (e *Engine) Reembed(ctx context.Context, progress chan<- index.Progress) error {
+	ix, err := e.indexer(ctx)
+	if err != nil {
+		if progress != nil {
+			close(progress)
+		}
+		return err
+	}
+	return ix.Reembed(ctx, progress)
 }
 
 // SearchRequest returns a request for query with the configured knobs.
@@ -122,15 +171,43 @@ func (e *Engine) SearchRequest(query string) search.Request {
 	}
 }
 
-// Search runs a search.
+// Search runs a search: hybrid when the embedding model is loaded and the
+// knowledge base holds its vectors, BM25 otherwise (with a note saying why).
 func (e *Engine) Search(ctx context.Context, req search.Request) (*search.Response, error) {
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, errors.New("empty question: type what you are looking for")
 	}
-	e.mu.RLock()
-	s := e.searcher
-	e.mu.RUnlock()
-	return s.Search(ctx, req)
+	var qe search.QueryEmbedder
+	var note string
+	emb, err := e.Embedder(ctx)
+	switch {
+	case err != nil:
+		note = "keyword search only: the embedding model could not be loaded: " + err.Error()
+	case emb != nil:
+		model, _, err := e.db.VectorModel(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if model == emb.ModelID() {
+			qe = emb
+		} else {
+			note = "keyword search only: the knowledge base has no vectors from " + emb.ModelID() + " yet; run `cairn index` (or Re-index) to compute them"
+		}
+	}
+	if qe == nil && req.Mode == "" {
+		req.Mode = search.ModeBM25
+	}
+	if qe == nil && req.Mode != search.ModeBM25 {
+		if note != "" {
+			return nil, errors.New(strings.TrimPrefix(note, "keyword search only: "))
+		}
+		return nil, search.ErrNoVectors
+	}
+	resp, err := search.New(e.db, qe, e.vix).Search(ctx, req)
+	if err == nil && note != "" {
+		resp.Candidates.Notes = append(resp.Candidates.Notes, note)
+	}
+	return resp, err
 }
 
 // Status describes the engine for status bars and `cairn status`.
@@ -141,13 +218,23 @@ type Status struct {
 	NetworkMode    string
 }
 
-// Status reports what the knowledge base holds and which models are loaded.
+// Status reports what the knowledge base holds and which models are
+// loaded (it does not load them).
 func (e *Engine) Status(ctx context.Context) (Status, error) {
 	st, err := e.db.Stats(ctx)
 	if err != nil {
 		return Status{}, err
 	}
-	return Status{Stats: st, NetworkMode: e.cfg.Network.Mode}, nil
+	out := Status{Stats: st, NetworkMode: e.cfg.Network.Mode}
+	e.models.mu.Lock()
+	if e.models.emb != nil {
+		out.EmbeddingModel = e.models.emb.ModelID()
+	}
+	if e.models.gen != nil {
+		out.ChatModel = filepath.Base(e.models.genPath)
+	}
+	e.models.mu.Unlock()
+	return out, nil
 }
 
 // Folders lists the knowledge base's folders.
@@ -180,10 +267,3 @@ func (e *Engine) IsEmpty(ctx context.Context) (bool, error) {
 	return len(fs) == 0, err
 }
 
-// ensureDir creates dir for the user only.
-func ensureDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	return nil
-}

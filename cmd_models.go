@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"cairn/core/llm"
+)
+
+func runModels(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) == 0 {
+		args = []string{"list"}
+	}
+	fs := flag.NewFlagSet("models", flag.ContinueOnError)
+	var kb kbFlags
+	kb.add(fs)
+	pos, err := parseFlags(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	eng, err := kb.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	w := env.stdout
+	switch args[0] {
+	case "list":
+		ms, err := eng.Models(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "Models folder: %s\n", env.cfg.Paths.ModelsDir)
+		if len(ms) == 0 {
+			fmt.Fprintln(w, "  (no GGUF files: put one there, or run `cairn models use PATH` or `cairn models pull NAME`)")
+		}
+		emb, gen := env.cfg.Embedding.Model, env.cfg.Generation.Model
+		for _, m := range ms {
+			mark := " "
+			if m.Path == emb || m.Path == gen {
+				mark = "*"
+			}
+			if m.Err != "" {
+				fmt.Fprintf(w, "%s %s: unusable: %s\n", mark, m.Path, m.Err)
+				continue
+			}
+			detail := string(m.Kind)
+			if m.Kind == llm.KindEmbedding {
+				detail = fmt.Sprintf("embedding, %s, %d dimensions", m.Family, m.Dim)
+			}
+			fmt.Fprintf(w, "%s %s (%s, %.0f MB) %s\n", mark, m.Name, detail, float64(m.Size)/(1<<20), m.Path)
+		}
+		fmt.Fprintln(w, "\nDownloadable with `cairn models pull NAME` (needs network mode online):")
+		for _, c := range llm.Catalog() {
+			fmt.Fprintf(w, "  %-24s %-10s %5.0f MB  %s\n", c.Name, c.Kind, float64(c.Size)/(1<<20), c.Notes)
+		}
+		return nil
+	case "use":
+		if len(pos) != 1 {
+			return usageError{"models use needs one GGUF file: cairn models use PATH"}
+		}
+		m, err := eng.UseModel(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "Using %s as the %s model.\n", m.Path, m.Kind)
+		if m.Kind == llm.KindEmbedding {
+			fmt.Fprintln(w, "Run `cairn index FOLDER` (or Re-index in the window) to compute the vectors of what is already indexed.")
+		}
+		return nil
+	case "pull":
+		return pullModel(ctx, env, pos)
+	}
+	return usageError{fmt.Sprintf("unknown models command %q (list, use, pull)", args[0])}
+}
