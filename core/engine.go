@@ -266,4 +266,3 @@ func (e *Engine) IsEmpty(ctx context.Context) (bool, error) {
 	fs, err := e.db.Folders(ctx)
 	return len(fs) == 0, err
 }
-
