@@ -138,10 +138,41 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	return &Response{Results: res, Candidates: c, Timing: tm}, nil
 }
 
+// Above pruneFrom chunks, terms found in more than commonShare of them are
+// left out of candidate generation (see RareFirst). Measured with 1000
+// known-item queries on 84K man-page chunks: latency about 10 times lower,
+// MRR@10 unchanged (0.604) at shares from 0.2 down to 0.02.
+const (
+	pruneFrom   = 10000
+	commonShare = 0.02
+)
+
 func (s *Searcher) bm25(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, error) {
 	match := MatchQuery(terms)
 	if match == "" {
 		return nil, nil
+	}
+	if len(terms) > 1 {
+		words := make([]string, len(terms))
+		for i, t := range terms {
+			words[i] = t.String()
+		}
+		dfs, n, err := s.db.TermDocFreqs(ctx, words)
+		if err != nil {
+			return nil, err
+		}
+		if n >= pruneFrom {
+			common := make([]bool, len(terms))
+			rarest := 0
+			for i, df := range dfs {
+				common[i] = float64(df) > commonShare*float64(n)
+				if df < dfs[rarest] {
+					rarest = i
+				}
+			}
+			common[rarest] = false // at least one term selects candidates
+			match = RareFirst(terms, common)
+		}
 	}
 	hits, err := s.db.SearchFTS(ctx, match, pool, f)
 	if err != nil {

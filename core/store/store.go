@@ -40,6 +40,8 @@ type DB struct {
 	vqSum    vqSum // running vector sum, valid within a transaction once vqLoaded
 	vqLoaded bool
 
+	countCache
+
 	readers chan *sqlite3.Conn
 	opened  chan struct{} // capacity = max readers; a token per open reader
 	closed  chan struct{}
@@ -234,9 +236,15 @@ func (db *DB) getReader() (*sqlite3.Conn, error) {
 	select {
 	case db.opened <- struct{}{}:
 		c, err := openConn(db.path, db.ro)
+		if err == nil {
+			err = c.Exec(readerSetup)
+		}
 		if err != nil {
+			if c != nil {
+				c.Close()
+			}
 			<-db.opened
-			return nil, err
+			return nil, fmt.Errorf("open a reader of %s: %w", db.path, err)
 		}
 		return c, nil
 	case c := <-db.readers:
