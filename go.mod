@@ -11,6 +11,8 @@ require (
 )
 
 require (
+	fyne.io/fyne/v2 v2.7.1 // indirect
+	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect
 	github.com/tetratelabs/wazero v1.8.2 // indirect
 	golang.org/x/sys v0.49.0 // indirect
