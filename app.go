@@ -2,30 +2,44 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+
+	"cairn/core"
+	"cairn/ui"
 )
 
-// runApp opens the window. Until the window lands, it prepares the default
-// knowledge base (the bundled user guide) and shows a search over it.
+// benchGUIEnv carries a ui.BenchSpec (JSON) to the window that
+// `cairn bench gui` starts in a child process.
+const benchGUIEnv = "CAIRN_BENCH_GUI"
+
+// runApp opens the window. The window appears at once; the knowledge base
+// opens in the background (on first start it indexes the bundled user
+// guide), and the panels become functional when it is ready.
 func runApp(ctx context.Context, env *cliEnv) error {
-	eng, err := kbFlags{}.open(ctx, env)
-	if err != nil {
-		return err
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return errors.New("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset); " +
+			"run it from a desktop session, or use the command line: cairn help")
 	}
-	defer eng.Close()
-	indexed, err := eng.EnsureStarterKB(ctx, nil)
-	if err != nil {
-		return err
+	opt := ui.Options{
+		Config:  env.cfg,
+		Dirs:    env.dirs,
+		Version: version,
+		Open: func(ctx context.Context, kb string) (ui.Engine, error) {
+			e, err := core.Open(ctx, env.cfg, env.dirs, core.Options{KB: kb})
+			if err != nil {
+				return nil, err
+			}
+			return e, nil
+		},
 	}
-	if indexed {
-		fmt.Fprintln(env.stdout, "Indexed the bundled user guide into the default knowledge base.")
+	if spec := os.Getenv(benchGUIEnv); spec != "" {
+		opt.Bench = new(ui.BenchSpec)
+		if err := json.Unmarshal([]byte(spec), opt.Bench); err != nil {
+			return fmt.Errorf("%s: %w", benchGUIEnv, err)
+		}
 	}
-	st, err := eng.Status(ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(env.stdout, "Knowledge base %s: %d documents, %d chunks.\n", st.Path, st.Documents, st.Chunks)
-	q := "how do I add a folder"
-	fmt.Fprintf(env.stdout, "\nExample search: %q\n", q)
-	return printSearch(ctx, env, eng, eng.SearchRequest(q), false)
+	return ui.Run(ctx, opt)
 }

@@ -1,0 +1,45 @@
+package ui
+
+import "context"
+
+// pump carries a worker's events to the window. It collects events while
+// the window is busy and hands them over in batches, one do call at a time,
+// so a worker never waits for the window and the window never waits for a
+// worker: a flood of progress events becomes one update per frame.
+//
+// do runs a function on the window's goroutine without waiting (fyne.Do in
+// the app, a test loop in tests); apply runs there with the batch.
+func pump[E any](ctx context.Context, do func(func()), in <-chan E, apply func([]E)) {
+	applied := make(chan struct{}, 1) // the window finished a batch; never blocks it
+	var pending []E
+	busy := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-in:
+			pending = append(pending, e)
+		case <-applied:
+			busy = false
+		}
+		if !busy && len(pending) > 0 {
+			batch := pending
+			pending = nil
+			busy = true
+			do(func() {
+				apply(batch)
+				applied <- struct{}{}
+			})
+		}
+	}
+}
+
+// send delivers v on ch unless ctx ends first; it reports whether it did.
+func send[T any](ctx context.Context, ch chan<- T, v T) bool {
+	select {
+	case ch <- v:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
