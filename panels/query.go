@@ -35,7 +35,7 @@ type Query struct {
 	running  bool
 	question string         // the question the answer and sources belong to
 	answer   *answer.Answer // the last finished answer
-	cited    map[int64]int  // chunk id -> [n] in the answer
+	cited    map[int64]int  // chunk id -> [n] it is cited as in the answer
 	chatless bool           // no chat model: answers are extractive
 	bm25Only bool           // no embedding model
 }
@@ -128,8 +128,8 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.running = false
 			q.answer = ev.Answer
 			clear(q.cited)
-			for _, s := range ev.Answer.Sources {
-				q.cited[s.ChunkID] = s.N
+			for _, c := range ev.Answer.Citations {
+				q.cited[c.ChunkID] = c.N
 			}
 			q.Answer.show(ev.Answer)
 			q.State.SetText(answeredState(ev.Answer))

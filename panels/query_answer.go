@@ -47,7 +47,7 @@ func newAnswerView(onCite func(n int)) *answerView {
 	v.Timing.Importance = widget.LowImportance
 	v.Mode.Importance = widget.LowImportance
 	v.badge = container.NewHBox(v.verdictIcon, v.Verdict)
-	v.badge.Hide()
+	v.hideVerdict()
 	v.Claims.Hide()
 	v.content = container.NewVBox(v.Text, v.badge, v.Claims)
 	return v
@@ -57,7 +57,7 @@ func newAnswerView(onCite func(n int)) *answerView {
 func (v *answerView) reset() {
 	v.buf.Reset()
 	v.Text.ParseMarkdown("")
-	v.badge.Hide()
+	v.hideVerdict()
 	v.Claims.Hide()
 	v.Timing.SetText("")
 }
@@ -65,28 +65,36 @@ func (v *answerView) reset() {
 // appendText adds streamed text.
 func (v *answerView) appendText(s string) {
 	v.buf.WriteString(s)
-	v.Text.ParseMarkdown(v.buf.String())
+	v.render(nil)
+}
+
+// render parses the answer so far as Markdown, with the citations of cited
+// as links and any other [n] as plain text. Citations are swapped for
+// placeholders while the Markdown is parsed: the parser would take "[1]"
+// for the start of a link and split it.
+func (v *answerView) render(cited map[int]bool) {
+	v.Text.ParseMarkdown(citationRE.ReplaceAllString(v.buf.String(), citeOpen+"$1"+citeClose))
+	v.Text.Segments = linkCitations(v.Text.Segments, cited, v.onCite)
+	v.Text.Refresh()
 }
 
 // show renders a finished answer with live citations and its verdict.
 func (v *answerView) show(a *answer.Answer) {
 	v.buf.Reset()
 	v.buf.WriteString(a.Text)
-	v.Text.ParseMarkdown(a.Text)
 	cited := map[int]bool{}
 	for _, c := range a.Citations {
 		cited[c.N] = true
 	}
-	v.Text.Segments = linkCitations(v.Text.Segments, cited, v.onCite)
-	v.Text.Refresh()
+	v.render(cited)
 
 	msg, icon, imp := verdictText(a.Verdict)
 	if msg == "" {
-		v.badge.Hide()
+		v.hideVerdict()
 	} else {
 		v.Verdict.SetText(msg)
 		v.Verdict.Importance = imp
-		v.Verdict.Refresh()
+		v.Verdict.Show()
 		v.verdictIcon.SetResource(icon)
 		v.badge.Show()
 	}
@@ -107,6 +115,12 @@ func (v *answerView) show(a *answer.Answer) {
 		v.Claims.Show()
 	}
 	v.Timing.SetText(timingLine(a))
+}
+
+func (v *answerView) hideVerdict() {
+	v.Verdict.SetText("")
+	v.Verdict.Hide()
+	v.badge.Hide()
 }
 
 // verdictText is the badge for a verdict; "" hides it.
@@ -141,10 +155,18 @@ func timingLine(a *answer.Answer) string {
 	return strings.Join(parts, " · ")
 }
 
-var citationRE = regexp.MustCompile(`\[(\d+)\]`)
+// Citations are written [n]; while Markdown is parsed they are held as
+// placeholders of private-use characters.
+var (
+	citationRE    = regexp.MustCompile(`\[(\d+)\]`)
+	placeholderRE = regexp.MustCompile(citeOpen + `(\d+)` + citeClose)
+)
 
-// linkCitations replaces each [n] of cited in the text segments with a link
-// calling onCite(n), descending into paragraphs and lists.
+const citeOpen, citeClose = "\ue000", "\ue001"
+
+// linkCitations turns the citation placeholders in the text segments into
+// links calling onCite(n) when n is in cited, and back into "[n]" text
+// otherwise, descending into paragraphs and lists.
 func linkCitations(segs []widget.RichTextSegment, cited map[int]bool, onCite func(int)) []widget.RichTextSegment {
 	var out []widget.RichTextSegment
 	for _, s := range segs {
@@ -165,31 +187,37 @@ func linkCitations(segs []widget.RichTextSegment, cited map[int]bool, onCite fun
 }
 
 func splitCitations(s *widget.TextSegment, cited map[int]bool, onCite func(int)) []widget.RichTextSegment {
-	locs := citationRE.FindAllStringSubmatchIndex(s.Text, -1)
+	locs := placeholderRE.FindAllStringSubmatchIndex(s.Text, -1)
 	if len(locs) == 0 {
 		return []widget.RichTextSegment{s}
 	}
 	var out []widget.RichTextSegment
-	text := func(t string, inline bool) {
-		if t == "" {
+	var plain strings.Builder
+	flush := func(inline bool) {
+		if plain.Len() == 0 && inline {
 			return
 		}
 		st := s.Style
 		st.Inline = inline
-		out = append(out, &widget.TextSegment{Style: st, Text: t})
+		out = append(out, &widget.TextSegment{Style: st, Text: plain.String()})
+		plain.Reset()
 	}
 	at := 0
 	for _, l := range locs {
+		plain.WriteString(s.Text[at:l[0]])
+		at = l[1]
 		n, _ := strconv.Atoi(s.Text[l[2]:l[3]])
+		label := "[" + strconv.Itoa(n) + "]"
 		if !cited[n] {
+			plain.WriteString(label)
 			continue
 		}
-		text(s.Text[at:l[0]], true)
-		out = append(out, &widget.HyperlinkSegment{Text: s.Text[l[0]:l[1]], OnTapped: func() { onCite(n) }})
-		at = l[1]
+		flush(true)
+		out = append(out, &widget.HyperlinkSegment{Text: label, OnTapped: func() { onCite(n) }})
 	}
-	// The segment's last piece keeps its block-ness, so paragraphs still
-	// end where they ended.
-	text(s.Text[at:], s.Style.Inline)
+	plain.WriteString(s.Text[at:])
+	// The last piece keeps the segment's block-ness, so that a paragraph
+	// still ends where it ended.
+	flush(s.Style.Inline)
 	return out
 }

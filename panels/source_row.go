@@ -32,8 +32,8 @@ type SourceRow struct {
 	Explain *widget.Button
 	Right   *widget.Check
 
-	box    *fyne.Container
-	res    search.Result
+	box     *fyne.Container
+	res     search.Result
 	filling bool // update is setting Right; do not report it as a click
 }
 

@@ -49,7 +49,7 @@ func Run(ctx context.Context, opt Options) error {
 	a.SetIcon(fyne.NewStaticResource("icon.png", resources.IconPNG()))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	win := newWindow(ctx, a, opt)
+	win := newWindow(ctx, a, opt, desktopEnv(opt))
 	go func() { // quit when the caller's context ends (Ctrl+C in the terminal)
 		<-ctx.Done()
 		fyne.Do(a.Quit)
@@ -60,6 +60,30 @@ func Run(ctx context.Context, opt Options) error {
 	return win.benchErr()
 }
 
+// windowEnv is how the window reaches the world outside Fyne: the real
+// desktop in the app, fakes in tests.
+type windowEnv struct {
+	do            func(func()) // runs on the window's goroutine without waiting
+	open          func(context.Context, panels.OpenSource) error
+	pick          func(context.Context) (string, bool, error)
+	save          func(config.Config) error
+	statusEvery   time.Duration // 0: statusEvery
+	watchDebounce time.Duration // 0: debounce
+}
+
+func desktopEnv(opt Options) windowEnv {
+	return windowEnv{
+		do: fyne.Do,
+		open: func(ctx context.Context, o panels.OpenSource) error {
+			return desktop.Open(ctx, o.Path, o.Page, o.Label)
+		},
+		pick: func(ctx context.Context) (string, bool, error) {
+			return desktop.PickFolder(ctx, "Choose a folder to index")
+		},
+		save: func(c config.Config) error { return config.Save(opt.Dirs, c) },
+	}
+}
+
 // window is the main window and what it shows: the current shell, and the
 // knowledge-base worker that opens and closes engines for it.
 type window struct {
@@ -67,6 +91,7 @@ type window struct {
 	w     fyne.Window
 	opt   Options
 	prefs fyne.Preferences
+	env   windowEnv
 	ctx   context.Context // the window's lifetime, for the shells its menus open
 
 	shell  *shell // current; touched on the window's goroutine only
@@ -78,8 +103,8 @@ type window struct {
 	bench   *benchRun
 }
 
-func newWindow(ctx context.Context, a fyne.App, opt Options) *window {
-	win := &window{app: a, opt: opt, prefs: a.Preferences(), ctx: ctx, kbReqs: make(chan kbSwitch, 4), started: time.Now()}
+func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *window {
+	win := &window{app: a, opt: opt, prefs: a.Preferences(), env: env, ctx: ctx, kbReqs: make(chan kbSwitch, 4), started: time.Now()}
 	a.Settings().SetTheme(cairntheme.New(cairntheme.ParseChoice(win.prefs.String(prefTheme))))
 	win.w = a.NewWindow("Cairn")
 	win.w.SetMaster()
@@ -126,20 +151,18 @@ func (win *window) shellDeps(kb string) shellDeps {
 		observe = win.bench.observe
 	}
 	return shellDeps{
-		observe: observe,
-		win:  win.w,
-		clip: win.app.Clipboard(),
-		do:   fyne.Do,
-		open: func(ctx context.Context, o panels.OpenSource) error {
-			return desktop.Open(ctx, o.Path, o.Page, o.Label)
-		},
-		pick: func(ctx context.Context) (string, bool, error) {
-			return desktop.PickFolder(ctx, "Choose a folder to index")
-		},
-		save:    func(c config.Config) error { return config.Save(win.opt.Dirs, c) },
-		watched: splitList(win.prefs.String(prefWatched + kb)),
-		onWatch: func(folders []string) { win.prefs.SetString(prefWatched+kb, strings.Join(folders, "\n")) },
-		onReady: win.ready,
+		observe:       observe,
+		win:           win.w,
+		clip:          win.app.Clipboard(),
+		do:            win.env.do,
+		open:          win.env.open,
+		pick:          win.env.pick,
+		save:          win.env.save,
+		statusEvery:   win.env.statusEvery,
+		watchDebounce: win.env.watchDebounce,
+		watched:       splitList(win.prefs.String(prefWatched + kb)),
+		onWatch:       func(folders []string) { win.prefs.SetString(prefWatched+kb, strings.Join(folders, "\n")) },
+		onReady:       win.ready,
 	}
 }
 

@@ -16,17 +16,18 @@ import (
 
 // shellDeps is what a shell needs from the window around it.
 type shellDeps struct {
-	win         fyne.Window
-	clip        fyne.Clipboard
-	do          func(func()) // runs on the window's goroutine, without waiting
-	open        func(context.Context, panels.OpenSource) error
-	pick        func(context.Context) (string, bool, error)
-	save        func(config.Config) error
-	watched     []string       // folders to watch from the start
-	onWatch     func([]string) // the watched folders changed
-	onReady     func()         // on the window's goroutine, once every panel works
-	observe     func(any)      // if set, sees every event after its panel applied it
-	statusEvery time.Duration
+	win           fyne.Window
+	clip          fyne.Clipboard
+	do            func(func()) // runs on the window's goroutine, without waiting
+	open          func(context.Context, panels.OpenSource) error
+	pick          func(context.Context) (string, bool, error)
+	save          func(config.Config) error
+	watched       []string       // folders to watch from the start
+	onWatch       func([]string) // the watched folders changed
+	onReady       func()         // on the window's goroutine, once every panel works
+	observe       func(any)      // if set, sees every event after its panel applied it
+	statusEvery   time.Duration
+	watchDebounce time.Duration
 }
 
 // shell is one knowledge base in the window: the panels, and the workers
@@ -65,6 +66,9 @@ const (
 func newShell(parent context.Context, d shellDeps) *shell {
 	if d.statusEvery <= 0 {
 		d.statusEvery = statusEvery
+	}
+	if d.watchDebounce <= 0 {
+		d.watchDebounce = debounce
 	}
 	s := &shell{
 		deps: d,
@@ -108,7 +112,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 	qw := newQueryWorker(eng, s.queryReqs, queryEv, tuneEv, s.deps.open, models)
 	iw := newIndexWorker(eng, s.indexReqs, indexEv)
 	iw.pick, iw.starter = s.deps.pick, starter
-	iw.watchOpt = watch.Options{Debounce: debounce, Skip: watchSkip(cfg.Paths.DataDir, cfg.Index.IncludeHidden, cfg.Index.Ignore)}
+	iw.watchOpt = watch.Options{Debounce: s.deps.watchDebounce, Skip: watchSkip(cfg.Paths.DataDir, cfg.Index.IncludeHidden, cfg.Index.Ignore)}
 	if s.deps.onWatch != nil {
 		iw.onWatch = s.deps.onWatch
 	}

@@ -22,7 +22,7 @@ import (
 type queryWorker struct {
 	eng      Engine
 	requests <-chan panels.QueryRequest
-	events   chan<- panels.QueryEvent      // to the query panel
+	events   chan<- panels.QueryEvent       // to the query panel
 	metrics  chan<- panels.EngineeringEvent // to the engineering panel
 	open     func(context.Context, panels.OpenSource) error
 	models   panels.QueryReady

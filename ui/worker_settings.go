@@ -85,7 +85,9 @@ func (w *settingsWorker) run(ctx context.Context) {
 	}
 }
 
-func (w *settingsWorker) emit(ctx context.Context, ev panels.EngineeringEvent) { send(ctx, w.events, ev) }
+func (w *settingsWorker) emit(ctx context.Context, ev panels.EngineeringEvent) {
+	send(ctx, w.events, ev)
+}
 
 // handle applies a request and reports whether the settings changed.
 func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) bool {
