@@ -19,7 +19,9 @@ func TestAskStreamsAnswerWithVerdictTimingModeAndRankedSources(t *testing.T) {
 	q := h.shell().Query
 
 	h.ask("how do I reset the router")
-	h.until("the answer", func() bool { return q.Answer.Text.String() == "Reset the router with the pin [1]. Hold it ten seconds [2]." })
+	h.until("the answer", func() bool {
+		return q.Answer.Text.String() == "Reset the router with the pin [1]. Hold it ten seconds [2]."
+	})
 	h.until("the sources", func() bool { return len(q.Rows()) == 4 })
 
 	if got, want := titles(q), []string{"Charlie manual", "Bravo guide", "Alpha notes", "Delta page"}; !slices.Equal(got, want) {
