@@ -61,7 +61,8 @@ type askResult struct {
 // judged questions, after the pools changed or judgments were added.
 type findResult struct {
 	id        int
-	judgments []store.Judgment // nil: unchanged
+	loaded    bool             // judgments holds the test set as read now
+	judgments []store.Judgment // when loaded
 	cands     map[string]*search.Candidates
 	err       error
 }
@@ -285,7 +286,7 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 				send(ctx, w.found, findResult{id: id, err: err})
 				return
 			}
-			res.judgments, judgments = js, js
+			res.loaded, res.judgments, judgments = true, js, js
 		}
 		var qs []string
 		if all && last != "" {
@@ -314,7 +315,7 @@ func (w *queryWorker) refound(ctx context.Context, res findResult) {
 	}
 	w.findStop()
 	w.findStop = nil
-	if res.judgments != nil {
+	if res.loaded {
 		w.judgments = res.judgments
 	}
 	for q, c := range res.cands {
