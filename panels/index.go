@@ -42,6 +42,7 @@ type Index struct {
 	running  string // folder being indexed; "" when idle
 	folders  []store.Folder
 	watching map[string]bool
+	ranOnce  bool   // a run was shown in the file list
 	selected string // folder selected in the list
 	filling  bool   // code is setting Watch; not a click
 }
@@ -179,18 +180,19 @@ func (p *Index) Apply(events ...IndexEvent) {
 			p.State.SetText("Choose a folder and press Start, or drop a folder on the window.")
 		case FoldersListed:
 			p.folders, p.watching = ev.Folders, ev.Watching
-			p.Folders.UnselectAll()
-			p.selected = ""
 			p.Folders.Refresh()
+			p.reselect()
 		case IssuesListed:
-			if p.running == "" {
+			// Until a run is shown, the list holds the files that earlier
+			// runs could not index; after, it keeps the last run's files.
+			if p.running == "" && !p.ranOnce {
 				p.Files.reset()
 				p.Files.addIssues(ev.Issues)
 			}
 		case Progressed:
 			pr := ev.Progress
 			if p.running == "" || pr.Folder != "" && pr.Folder != p.running {
-				p.running = pr.Folder
+				p.running, p.ranOnce = pr.Folder, true
 				p.Files.reset()
 			}
 			if pr.File != nil {
@@ -230,6 +232,18 @@ func (p *Index) Apply(events ...IndexEvent) {
 		p.Files.refilter()
 	}
 	p.sync()
+}
+
+// reselect keeps the selected folder selected when the list changes.
+func (p *Index) reselect() {
+	for i, f := range p.folders {
+		if f.Path == p.selected {
+			p.Folders.Select(i)
+			return
+		}
+	}
+	p.selected = ""
+	p.Folders.UnselectAll()
 }
 
 func (p *Index) showDialog(start bool) {

@@ -28,7 +28,7 @@ func progressText(p index.Progress) string {
 	parts := []string{
 		fmt.Sprintf("%s / %s files", formatCount(p.FilesDone), formatCount(p.FilesTotal)),
 		plural(p.Chunks, "chunk", "chunks"),
-		fmt.Sprintf("%.1f / %.1f MB", mb(p.Bytes), mb(p.BytesTotal)),
+		formatBytes(p.Bytes) + " / " + formatBytes(p.BytesTotal),
 	}
 	if p.Elapsed > time.Second && p.Bytes > 0 {
 		parts = append(parts, fmt.Sprintf("%.1f MB/s", mb(p.Bytes)/p.Elapsed.Seconds()))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -141,7 +142,8 @@ func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- i
 	p.Phase, p.File, p.Run = index.PhaseDone, nil, &run
 	progress <- p
 	f.mu.Lock()
-	f.folders = append(f.folders[:0:0], append(f.folders, store.Folder{ID: 1, Path: folder, Documents: 1, Chunks: 2, Issues: 2, LastRun: &run})...)
+	f.folders = slices.DeleteFunc(f.folders, func(fo store.Folder) bool { return fo.Path == folder })
+	f.folders = append(f.folders, store.Folder{ID: int64(len(f.folders) + 1), Path: folder, Documents: 1, Chunks: 2, Issues: 2, LastRun: &run})
 	f.mu.Unlock()
 	return run, nil
 }
