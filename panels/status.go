@@ -41,7 +41,7 @@ type StatusBar struct {
 	Gate   *canvas.Text // white on the mode's colour
 	Memory *widget.Label
 
-	gateBG  *canvas.Rectangle
+	GateBG  *canvas.Rectangle // the mode's colour behind Gate
 	content fyne.CanvasObject
 	mode    string
 }
@@ -54,14 +54,14 @@ func NewStatusBar() *StatusBar {
 		Models: widget.NewLabel(""),
 		Gate:   canvas.NewText("", color.White),
 		Memory: widget.NewLabel(""),
-		gateBG: canvas.NewRectangle(color.Transparent),
+		GateBG: canvas.NewRectangle(color.Transparent),
 	}
 	s.KB.TextStyle.Bold = true
 	s.Models.Truncation = fyne.TextTruncateEllipsis
 	s.Gate.TextStyle.Bold = true
 	s.Gate.Alignment = fyne.TextAlignCenter
-	s.gateBG.CornerRadius = 4
-	gate := container.NewStack(s.gateBG, container.NewPadded(s.Gate))
+	s.GateBG.CornerRadius = 4
+	gate := container.NewStack(s.GateBG, container.NewPadded(s.Gate))
 	s.content = container.NewBorder(widget.NewSeparator(), nil,
 		container.NewHBox(s.KB, s.Counts), container.NewHBox(s.Memory, gate), s.Models)
 	return s
@@ -111,6 +111,6 @@ func (s *StatusBar) Apply(r StatusReport) {
 	s.mode = r.NetworkMode
 	s.Gate.Text = "Network: " + r.NetworkMode
 	s.Gate.Refresh()
-	s.gateBG.FillColor = theme.Color(GateColor(r.NetworkMode))
-	s.gateBG.Refresh()
+	s.GateBG.FillColor = theme.Color(GateColor(r.NetworkMode))
+	s.GateBG.Refresh()
 }

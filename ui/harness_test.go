@@ -75,6 +75,14 @@ func newHarness(t *testing.T, eng Engine) *harness {
 
 func newHarnessWith(t *testing.T, open Opener, cfg config.Config) *harness {
 	t.Helper()
+	h := startHarness(t, open, cfg)
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
+	return h
+}
+
+// startHarness opens the window without waiting for the knowledge base.
+func startHarness(t *testing.T, open Opener, cfg config.Config) *harness {
+	t.Helper()
 	h := &harness{t: t, loop: newLoop(), app: test.NewTempApp(t)}
 	ctx, cancel := context.WithCancel(context.Background())
 	env := windowEnv{
@@ -106,7 +114,6 @@ func newHarnessWith(t *testing.T, open Opener, cfg config.Config) *harness {
 		cancel()
 		h.win.close() // stops the workers and waits for every goroutine
 	})
-	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
 	return h
 }
 
