@@ -146,12 +146,14 @@ func NewEngineering(query chan<- QueryRequest, settings chan<- SettingsRequest) 
 	grid := container.New(newFormGrid(), cells...)
 	tuning := widget.NewCard("Retrieval", "Moving a slider re-ranks the sources of the last question at once.", grid)
 	testSet := widget.NewCard("Personal test set", "", container.NewBorder(e.Metrics, e.Forget, nil, nil, e.Judged))
+	gate := widget.NewFormItem("Network gate", e.Gate)
+	gate.HintText = "Switching the gate is not in this build yet (core/netgate); set network.mode in the settings file."
 	models := widget.NewCard("Models and profile", "", container.NewVBox(
 		widget.NewForm(
 			widget.NewFormItem("Profile", e.Profile),
 			widget.NewFormItem("Embedding model", e.Embedding),
 			widget.NewFormItem("Chat model", e.Chat),
-			widget.NewFormItem("Network gate", e.Gate),
+			gate,
 		),
 		e.ModelNote, e.State))
 	left := container.NewVScroll(container.NewVBox(tuning, models))
@@ -294,6 +296,7 @@ func (e *Engineering) load(ev TuningLoaded) {
 	e.Mode.SetSelected(mode)
 	e.Profile.SetOptions(ev.Profiles)
 	e.Profile.SetSelected(ev.Profile)
+	e.Gate.SetSelected(ev.NetworkMode)
 	e.filling = false
 	e.ready = true
 	e.changed(false)

@@ -51,9 +51,10 @@ type EngineeringEvent interface{ engineeringEvent() }
 
 // TuningLoaded sets every knob, e.g. at start or after a profile switch.
 type TuningLoaded struct {
-	Tuning   Tuning
-	Profile  string
-	Profiles []string
+	Tuning      Tuning
+	Profile     string
+	Profiles    []string
+	NetworkMode string // the network gate's mode (shown; not switchable yet)
 }
 
 // MetricsComputed is the personal test set's quality under the current

@@ -44,7 +44,8 @@ func TestProgressText(t *testing.T) {
 			Elapsed: 4 * time.Second, ETA: 90 * time.Second, Unchanged: 7},
 			"10 / 40 files · 300 chunks · 10.0 MB / 40.0 MB · 2.5 MB/s · about 1:30 left · 7 unchanged", 0.25},
 		{index.Progress{Phase: index.PhaseEmbedding, FilesDone: 500, FilesTotal: 2000, ETA: time.Minute}, "Embedding 500 / 2,000 passages · about 1:00 left", 0.25},
-		{index.Progress{Phase: index.PhaseDone}, "Finished.", 1},
+		{index.Progress{Phase: index.PhaseDone, FilesDone: 3, Chunks: 12, Bytes: 5 << 10, Elapsed: 65 * time.Second},
+			"Finished: 3 files read, 12 chunks, 5 KB in 1:05.", 1},
 	} {
 		if got := progressText(c.p); got != c.want {
 			t.Errorf("progressText = %q\nwant            %q", got, c.want)

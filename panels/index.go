@@ -67,7 +67,6 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, requests chan<- IndexRequest) 
 			path.TextStyle.Bold = true
 			path.Truncation = fyne.TextTruncateEllipsis
 			info := widget.NewLabel("")
-			info.Importance = widget.LowImportance
 			return container.NewBorder(nil, nil, nil, info, path)
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
@@ -102,7 +101,9 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, requests chan<- IndexRequest) 
 	p.Progress = widget.NewLabel("")
 	p.Current = widget.NewLabel("")
 	p.Current.Truncation = fyne.TextTruncateEllipsis
-	p.Current.Importance = widget.LowImportance
+	p.Current.TextStyle.Italic = true
+	p.Current.Hide()
+	p.Progress.Hide()
 	p.State = widget.NewLabel("Opening the knowledge base…")
 	p.State.Wrapping = fyne.TextWrapWord
 	p.Files = newFileLog(clip, func(s string) { p.State.SetText(s) })
@@ -205,6 +206,7 @@ func (p *Index) Apply(events ...IndexEvent) {
 		case IndexFinished:
 			p.running = ""
 			p.Current.SetText("")
+			p.Current.Hide()
 			p.State.SetText(finishedText(ev))
 			if ev.Err == nil {
 				p.Bar.SetValue(1)
@@ -222,11 +224,15 @@ func (p *Index) Apply(events ...IndexEvent) {
 			p.State.SetText(ev.Text)
 		}
 	}
-	if last != nil && p.running != "" {
+	if last != nil {
 		p.Bar.SetValue(progressFraction(*last))
 		p.Progress.SetText(progressText(*last))
-		p.Current.SetText(last.Current)
-		p.State.SetText("Indexing " + p.running + "…")
+		p.Progress.Show()
+		if p.running != "" {
+			p.Current.SetText(last.Current)
+			p.Current.Show()
+			p.State.SetText("Indexing " + p.running + "…")
+		}
 	}
 	if files {
 		p.Files.refilter()
@@ -314,7 +320,4 @@ func (p *Index) sync() {
 	p.filling = true
 	p.Watch.SetChecked(p.watching[p.selected])
 	p.filling = false
-	if p.running == "" {
-		p.Progress.SetText("")
-	}
 }

@@ -84,7 +84,7 @@ func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 		notify(fmt.Sprintf("Copied %s to the clipboard (status, path, reason; tab-separated).", plural(len(l.shown), "row", "rows")))
 	})
 	l.Summary = widget.NewLabel("No indexing run yet.")
-	l.Summary.Importance = widget.LowImportance
+	l.Summary.TextStyle.Italic = true
 	bar := container.NewBorder(nil, nil, l.Filter, l.Copy, l.Search)
 	l.content = container.NewBorder(container.NewVBox(bar, l.Summary), nil, nil, nil, l.List)
 	return l

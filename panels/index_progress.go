@@ -23,7 +23,8 @@ func progressText(p index.Progress) string {
 		}
 		return s
 	case index.PhaseDone:
-		return "Finished."
+		return fmt.Sprintf("Finished: %s read, %s, %s in %s.", plural(p.FilesDone, "file", "files"),
+			plural(p.Chunks, "chunk", "chunks"), formatBytes(p.Bytes), formatClock(p.Elapsed))
 	}
 	parts := []string{
 		fmt.Sprintf("%s / %s files", formatCount(p.FilesDone), formatCount(p.FilesTotal)),

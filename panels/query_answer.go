@@ -44,8 +44,8 @@ func newAnswerView(onCite func(n int)) *answerView {
 	}
 	v.Text.Wrapping = fyne.TextWrapWord
 	v.Claims.Wrapping = fyne.TextWrapWord
-	v.Timing.Importance = widget.LowImportance
-	v.Mode.Importance = widget.LowImportance
+	v.Timing.TextStyle.Italic = true
+	v.Mode.TextStyle.Italic = true
 	v.badge = container.NewHBox(v.verdictIcon, v.Verdict)
 	v.hideVerdict()
 	v.Claims.Hide()

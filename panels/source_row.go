@@ -57,8 +57,7 @@ func newSourceRow(act sourceActions) *SourceRow {
 	r.Title.TextStyle.Bold = true
 	r.Title.Truncation = fyne.TextTruncateEllipsis
 	r.Cite.Importance = widget.HighImportance
-	r.Where.Importance = widget.LowImportance
-	r.Score.Importance = widget.LowImportance
+	r.Score.TextStyle.Monospace = true
 	r.Snippet.Wrapping = fyne.TextWrapWord
 	r.Why.Wrapping = fyne.TextWrapWord
 	r.Why.TextStyle.Monospace = true

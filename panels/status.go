@@ -38,7 +38,7 @@ type StatusBar struct {
 	KB     *widget.Label
 	Counts *widget.Label
 	Models *widget.Label
-	Gate   *canvas.Text // white on the mode's colour
+	Gate   *canvas.Text // on the mode's colour
 	Memory *widget.Label
 
 	GateBG  *canvas.Rectangle // the mode's colour behind Gate
@@ -86,6 +86,18 @@ func GateColor(mode string) fyne.ThemeColorName {
 	}
 }
 
+// gateInk is the text colour on the gate badge.
+func gateInk(mode string) fyne.ThemeColorName {
+	switch GateColor(mode) {
+	case theme.ColorNameSuccess:
+		return theme.ColorNameForegroundOnSuccess
+	case theme.ColorNameWarning:
+		return theme.ColorNameForegroundOnWarning
+	default:
+		return theme.ColorNameForegroundOnError
+	}
+}
+
 // Apply shows a report; call it on the window's goroutine.
 func (s *StatusBar) Apply(r StatusReport) {
 	if r.Err != nil {
@@ -113,4 +125,6 @@ func (s *StatusBar) Apply(r StatusReport) {
 	s.Gate.Refresh()
 	s.GateBG.FillColor = theme.Color(GateColor(r.NetworkMode))
 	s.GateBG.Refresh()
+	s.Gate.Color = theme.Color(gateInk(r.NetworkMode))
+	s.Gate.Refresh()
 }

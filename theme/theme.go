@@ -50,15 +50,25 @@ func New(c Choice) fyne.Theme { return &cairn{choice: c} }
 
 type cairn struct{ choice Choice }
 
-// Cairn's colours: a slate blue accent, and the status colours the network
-// gate badge uses (offline green, online amber, admin red), chosen to keep
-// a 4.5:1 contrast with white text in both variants.
+// Cairn's colours: a slate blue accent, and the status colours (verdict
+// badges, the network gate: offline green, online amber, admin red). Each
+// status colour is dark on the light variant and light on the dark one, so
+// that as text it keeps a 4.5:1 contrast with the background, and the
+// "foreground on" colours keep that contrast on it as a badge.
 var (
 	accentLight = color.NRGBA{R: 0x2f, G: 0x5d, B: 0x8a, A: 0xff}
 	accentDark  = color.NRGBA{R: 0x7f, G: 0xa8, B: 0xd4, A: 0xff}
-	green       = color.NRGBA{R: 0x1e, G: 0x7b, B: 0x34, A: 0xff}
-	amber       = color.NRGBA{R: 0x9a, G: 0x5b, B: 0x00, A: 0xff}
-	red         = color.NRGBA{R: 0xb3, G: 0x26, B: 0x1e, A: 0xff}
+	status      = map[fyne.ThemeColorName][2]color.NRGBA{ // light, dark
+		fynetheme.ColorNameSuccess: {{R: 0x1e, G: 0x7b, B: 0x34, A: 0xff}, {R: 0x6c, G: 0xcf, B: 0x84, A: 0xff}},
+		fynetheme.ColorNameWarning: {{R: 0x9a, G: 0x5b, B: 0x00, A: 0xff}, {R: 0xf2, G: 0xb1, B: 0x4c, A: 0xff}},
+		fynetheme.ColorNameError:   {{R: 0xb3, G: 0x26, B: 0x1e, A: 0xff}, {R: 0xff, G: 0x8a, B: 0x80, A: 0xff}},
+	}
+	onStatus = map[fyne.ThemeColorName]fyne.ThemeColorName{
+		fynetheme.ColorNameForegroundOnSuccess: fynetheme.ColorNameSuccess,
+		fynetheme.ColorNameForegroundOnWarning: fynetheme.ColorNameWarning,
+		fynetheme.ColorNameForegroundOnError:   fynetheme.ColorNameError,
+	}
+	ink = [2]color.NRGBA{{R: 0xff, G: 0xff, B: 0xff, A: 0xff}, {R: 0x14, G: 0x14, B: 0x14, A: 0xff}} // on light, on dark
 )
 
 func (t *cairn) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
@@ -78,12 +88,16 @@ func (t *cairn) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
 			c.A = 0x80
 		}
 		return c
-	case fynetheme.ColorNameSuccess:
-		return green
-	case fynetheme.ColorNameWarning:
-		return amber
-	case fynetheme.ColorNameError:
-		return red
+	}
+	dark := 0
+	if v == fynetheme.VariantDark {
+		dark = 1
+	}
+	if c, ok := status[n]; ok {
+		return c[dark]
+	}
+	if _, ok := onStatus[n]; ok {
+		return ink[dark]
 	}
 	return fynetheme.DefaultTheme().Color(n, v)
 }

@@ -20,11 +20,15 @@ import (
 // copyCorpus copies the repository's test corpus to a temporary folder.
 func copyCorpus(t testing.TB) string {
 	t.Helper()
+	return copyCorpusTo(t, filepath.Join(t.TempDir(), "corpus"))
+}
+
+func copyCorpusTo(t testing.TB, dst string) string {
+	t.Helper()
 	src, err := filepath.Abs("../testdata/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := filepath.Join(t.TempDir(), "corpus")
 	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -49,7 +53,11 @@ func copyCorpus(t testing.TB) string {
 // temporary data folder.
 func realEngine(t testing.TB) (config.Config, Opener) {
 	t.Helper()
-	home := t.TempDir()
+	return realEngineIn(t.TempDir())
+}
+
+// realEngineIn is realEngine with its data under home.
+func realEngineIn(home string) (config.Config, Opener) {
 	dirs := config.Dirs{Config: filepath.Join(home, "config"), Data: filepath.Join(home, "data"), State: filepath.Join(home, "state")}
 	cfg := config.Default("desktop")
 	cfg.Paths.DataDir, cfg.Paths.ModelsDir, cfg.Paths.KB = dirs.Data, filepath.Join(dirs.Data, "models"), "default"

@@ -119,7 +119,8 @@ func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) b
 }
 
 func (w *settingsWorker) loaded() panels.TuningLoaded {
-	return panels.TuningLoaded{Tuning: tuningFromConfig(w.cfg.Retrieval), Profile: w.cfg.Profile, Profiles: config.Profiles()}
+	return panels.TuningLoaded{Tuning: tuningFromConfig(w.cfg.Retrieval), Profile: w.cfg.Profile, Profiles: config.Profiles(),
+		NetworkMode: w.cfg.Network.Mode}
 }
 
 // useModel switches a model when the engine can, and otherwise records the
