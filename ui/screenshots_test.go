@@ -68,4 +68,3 @@ func TestScreenshots(t *testing.T) {
 	shoot("engineering-light.png", cairntheme.Light, tabEngineering)
 	shoot("engineering-dark.png", cairntheme.Dark, tabEngineering)
 }
-
