@@ -23,6 +23,7 @@ func runApp(ctx context.Context, env *cliEnv) error {
 		return errors.New("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset); " +
 			"run it from a desktop session, or use the command line: cairn help")
 	}
+	useSQLiteCompileCache()
 	opt := ui.Options{
 		Config:  env.cfg,
 		Dirs:    env.dirs,

@@ -235,7 +235,7 @@ func (p *Index) Apply(events ...IndexEvent) {
 		}
 	}
 	if files {
-		p.Files.refilter()
+		p.Files.update()
 	}
 	p.sync()
 }

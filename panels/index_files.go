@@ -44,6 +44,7 @@ type fileLog struct {
 
 	rows    []FileRow
 	shown   []int // indexes into rows that pass the filter
+	checked int   // rows[:checked] have been run through the filter
 	counts  map[string]int
 	content fyne.CanvasObject
 }
@@ -105,7 +106,7 @@ func statusImportance(s string) widget.Importance {
 
 // reset empties the list for a new run.
 func (l *fileLog) reset() {
-	l.rows = l.rows[:0]
+	l.rows = nil
 	clear(l.counts)
 	l.refilter()
 }
@@ -118,7 +119,7 @@ func (l *fileLog) addIssues(issues []store.Issue) {
 	l.refilter()
 }
 
-// addEvent records one file's outcome; call refilter after a batch.
+// addEvent records one file's outcome; call update after a batch.
 func (l *fileLog) addEvent(ev *index.FileEvent) {
 	l.add(FileRow{Path: ev.Path, Status: string(ev.Status), Reason: ev.Reason})
 }
@@ -128,7 +129,9 @@ func (l *fileLog) add(r FileRow) {
 	l.counts[r.Status]++
 }
 
-func (l *fileLog) matches(r FileRow) bool {
+// matches reports whether r passes the status filter and contains q (lower
+// case).
+func (l *fileLog) matches(r FileRow, q string) bool {
 	switch f := l.Filter.Selected; f {
 	case FilterAll, "":
 	case FilterProblems:
@@ -140,18 +143,26 @@ func (l *fileLog) matches(r FileRow) bool {
 			return false
 		}
 	}
-	q := strings.ToLower(strings.TrimSpace(l.Search.Text))
 	return q == "" || strings.Contains(strings.ToLower(r.Path), q) || strings.Contains(strings.ToLower(r.Reason), q)
 }
 
-// refilter recomputes the shown rows and the summary.
+// refilter runs every row through the filter again (the filter changed).
 func (l *fileLog) refilter() {
-	l.shown = l.shown[:0]
-	for i, r := range l.rows {
-		if l.matches(r) {
+	l.shown, l.checked = l.shown[:0], 0
+	l.update()
+}
+
+// update filters the rows added since the last update and refreshes the
+// list and the summary: a run of 20,000 files costs each batch only its
+// own rows, so the window keeps up.
+func (l *fileLog) update() {
+	q := strings.ToLower(strings.TrimSpace(l.Search.Text))
+	for i := l.checked; i < len(l.rows); i++ {
+		if l.matches(l.rows[i], q) {
 			l.shown = append(l.shown, i)
 		}
 	}
+	l.checked = len(l.rows)
 	l.List.Refresh()
 	if len(l.rows) == 0 {
 		l.Summary.SetText("No files yet.")

@@ -28,7 +28,8 @@ type Query struct {
 	win      fyne.Window
 	clip     fyne.Clipboard
 	requests chan<- QueryRequest
-	rows     []*SourceRow // pool; the first len(Sources.Objects) are shown
+	rows     map[int64]*SourceRow // by chunk id, for the question shown
+	shown    []*SourceRow         // in rank order
 	content  fyne.CanvasObject
 
 	ready    bool
@@ -43,7 +44,7 @@ type Query struct {
 // NewQuery builds the query panel. It sends its requests on requests and
 // stays disabled until a QueryReady event arrives.
 func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) *Query {
-	q := &Query{win: w, clip: clip, requests: requests, cited: map[int64]int{}}
+	q := &Query{win: w, clip: clip, requests: requests, cited: map[int64]int{}, rows: map[int64]*SourceRow{}}
 	q.Question = NewHistoryEntry()
 	q.Question.SetPlaceHolder("Ask a question about your documents (Ctrl+L)")
 	q.Question.OnSubmitted = func(string) { q.Submit() }
@@ -77,7 +78,7 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 func (q *Query) Content() fyne.CanvasObject { return q.content }
 
 // Rows returns the visible source rows, best first.
-func (q *Query) Rows() []*SourceRow { return q.rows[:len(q.Sources.Objects)] }
+func (q *Query) Rows() []*SourceRow { return q.shown }
 
 // FocusQuestion puts the keyboard focus in the question entry.
 func (q *Query) FocusQuestion() { q.win.Canvas().Focus(q.Question) }
@@ -109,12 +110,16 @@ func (q *Query) Apply(events ...QueryEvent) {
 		switch ev := ev.(type) {
 		case QueryReady:
 			q.ready = true
-			q.bm25Only, q.chatless = ev.EmbeddingModel == "", ev.ChatModel == ""
 			q.State.SetText("Ready. Ask a question; answers cite the file and page they come from.")
-			q.Answer.Mode.SetText(modeLine(q.bm25Only, "", q.chatless, "", ev.ChatModel))
+		case ModelsKnown:
+			q.bm25Only, q.chatless = ev.EmbeddingModel == "", ev.ChatModel == ""
+			if q.answer == nil {
+				q.Answer.Mode.SetText(modeLine(q.bm25Only, "", q.chatless, "", ev.ChatModel))
+			}
 		case Asking:
 			q.running = true
 			q.question = ev.Question
+			clear(q.rows) // rows belong to one question's passages
 			q.answer = nil
 			clear(q.cited)
 			q.Answer.reset()
@@ -169,16 +174,25 @@ func (q *Query) showRanked(ev Ranked) {
 	if ev.Question != q.question {
 		return // the ranking of an earlier question
 	}
-	for len(q.rows) < len(ev.Results) {
-		q.rows = append(q.rows, newSourceRow(sourceActions{open: q.open, copy: q.copyPassage, judge: q.judge}))
-	}
+	shown := make([]*SourceRow, len(ev.Results))
 	objs := make([]fyne.CanvasObject, len(ev.Results))
+	same := len(ev.Results) == len(q.shown)
 	for i, r := range ev.Results {
-		q.rows[i].update(r, q.cited[r.ChunkID], ev.Right[r.Path], ev.Params, ev.Mode)
-		objs[i] = q.rows[i].box
+		row := q.rows[r.ChunkID]
+		if row == nil {
+			row = newSourceRow(sourceActions{open: q.open, copy: q.copyPassage, judge: q.judge})
+			row.show(r)
+			q.rows[r.ChunkID] = row
+		}
+		row.rank(r, q.cited[r.ChunkID], ev.Right[r.Path], ev.Params, ev.Mode)
+		shown[i], objs[i] = row, row.box
+		same = same && q.shown[i] == row
 	}
-	q.Sources.Objects = objs
-	q.Sources.Refresh()
+	q.shown = shown
+	if !same { // a new order: lay the rows out again; their contents are laid out already
+		q.Sources.Objects = objs
+		q.Sources.Refresh()
+	}
 	if len(objs) == 0 {
 		q.Empty.SetText("No passage scores above the minimum score. Lower min_score in Engineering, try other words, or index the folder that holds the answer.")
 		q.Empty.Show()

@@ -38,12 +38,15 @@ func (CancelAsk) queryRequest()   {}
 func (OpenSource) queryRequest()  {}
 func (JudgeSource) queryRequest() {}
 
-// QueryEvent is news from the query worker: QueryReady, Asking, Token,
-// Answered, AskFailed, Ranked or QueryNotice.
+// QueryEvent is news from the query worker: QueryReady, ModelsKnown,
+// Asking, Token, Answered, AskFailed, Ranked or QueryNotice.
 type QueryEvent interface{ queryEvent() }
 
-// QueryReady says the knowledge base is open and which modes it can run.
-type QueryReady struct {
+// QueryReady says the knowledge base is open: questions can be asked.
+type QueryReady struct{}
+
+// ModelsKnown says which models the engine runs, hence which modes.
+type ModelsKnown struct {
 	EmbeddingModel string // "" when retrieval is BM25 only
 	ChatModel      string // "" when answers are extractive
 }
@@ -83,6 +86,7 @@ type QueryNotice struct {
 }
 
 func (QueryReady) queryEvent()  {}
+func (ModelsKnown) queryEvent() {}
 func (Asking) queryEvent()      {}
 func (Token) queryEvent()       {}
 func (Answered) queryEvent()    {}

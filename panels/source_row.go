@@ -17,8 +17,12 @@ import (
 // SourceRow shows one ranked passage: rank, citation number when the answer
 // cites it, title, place, fused score, the snippet with the query's terms
 // highlighted, and buttons to open the file, copy the passage, explain the
-// ranking and mark the file as the right answer. Rows are reused as the
-// ranking changes; update fills one in.
+// ranking and mark the file as the right answer.
+//
+// A row belongs to one passage for as long as a question's sources are
+// shown, so that re-ranking as a slider moves only reorders rows and
+// updates their rank and score: the snippet's text layout, the costly part,
+// is done once.
 type SourceRow struct {
 	Rank    *widget.Label
 	Cite    *widget.Label
@@ -34,6 +38,9 @@ type SourceRow struct {
 
 	box     *fyne.Container
 	res     search.Result
+	params  search.Params // the fusion behind res, for the explanation
+	mode    search.Mode
+	cited   int
 	filling bool // update is setting Right; do not report it as a click
 }
 
@@ -83,34 +90,56 @@ func (r *SourceRow) toggleWhy() {
 	if r.Why.Visible() {
 		r.Why.Hide()
 	} else {
+		r.Why.SetText(whyText(r.res, r.params, r.mode))
 		r.Why.Show()
 	}
 	r.box.Refresh()
 }
 
-// update shows res; cited is its [n] in the answer (0: not cited).
-func (r *SourceRow) update(res search.Result, cited int, right bool, p search.Params, mode search.Mode) {
+// show fills a new row with its passage.
+func (r *SourceRow) show(res search.Result) {
 	r.res = res
-	r.Rank.SetText(fmt.Sprintf("%d.", res.Rank))
-	if cited > 0 {
-		r.Cite.SetText(fmt.Sprintf("[%d]", cited))
-		r.Cite.Show()
-	} else {
-		r.Cite.Hide()
-	}
 	title := res.Title
 	if title == "" {
 		title = filepath.Base(res.Path)
 	}
 	r.Title.SetText(title)
 	r.Where.SetText(location(res.Passage))
-	r.Score.SetText(fmt.Sprintf("%.2f", res.Score))
 	r.Snippet.Segments = highlighted(res.Snippet, res.Highlights)
 	r.Snippet.Refresh()
-	r.Why.SetText(whyText(res, p, mode))
+	r.Cite.Hide()
+}
+
+// rank updates what a new ranking changes: rank, score, the fusion terms
+// behind them, the citation mark and the judgment. cited is the passage's
+// [n] in the answer (0: not cited).
+func (r *SourceRow) rank(res search.Result, cited int, right bool, p search.Params, mode search.Mode) {
+	r.res, r.params, r.mode = res, p, mode
+	setText(r.Rank, fmt.Sprintf("%d.", res.Rank))
+	setText(r.Score, fmt.Sprintf("%.2f", res.Score))
+	if cited != r.cited {
+		r.cited = cited
+		if cited > 0 {
+			r.Cite.SetText(fmt.Sprintf("[%d]", cited))
+			r.Cite.Show()
+		} else {
+			r.Cite.Hide()
+		}
+	}
+	if r.Why.Visible() {
+		setText(r.Why, whyText(res, p, mode))
+	}
 	r.filling = true
 	r.Right.SetChecked(right)
 	r.filling = false
+}
+
+// setText changes a label only when its text changes: a label lays its
+// text out again on every SetText.
+func setText(l *widget.Label, s string) {
+	if l.Text != s {
+		l.SetText(s)
+	}
 }
 
 // location is where the passage sits in its file, for a person.

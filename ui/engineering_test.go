@@ -44,6 +44,8 @@ func TestDraggingRRFKReranksTheCachedCandidates(t *testing.T) {
 	if got := titles(q); !slices.Equal(got, []string{"Charlie manual", "Bravo guide", "Alpha notes", "Delta page"}) {
 		t.Fatalf("at rrf_k 60: %q", got)
 	}
+	before := slices.Clone(q.Rows())
+	test.Tap(q.Rows()[1].Explain) // Bravo's explanation stays open while it moves
 	h.frame()
 	drag(e.RRFK.Slider, 0) // all the way left: rrf_k 0
 	if e.RRFK.Slider.Value != 0 || e.RRFK.Value.Text != "0" {
@@ -51,13 +53,17 @@ func TestDraggingRRFKReranksTheCachedCandidates(t *testing.T) {
 	}
 	want := []string{"Charlie manual", "Alpha notes", "Bravo guide", "Delta page"}
 	h.until("the re-ranked list", func() bool { return slices.Equal(titles(q), want) })
+	after := q.Rows()
+	if after[0] != before[0] || after[1] != before[2] || after[2] != before[1] || after[3] != before[3] {
+		t.Error("re-ranking rebuilt the rows instead of reordering them (each row's text would be laid out again)")
+	}
 	eng.locked(func() {
 		if eng.searches != searches {
 			t.Errorf("moving rrf_k searched the engine again (%d searches, was %d); it must re-fuse the cached candidates", eng.searches, searches)
 		}
 	})
-	if !strings.Contains(q.Rows()[1].Why.Text, "(RRF, k = 0, normalized to 0..1)") {
-		t.Errorf("why-this-result does not follow the slider: %q", q.Rows()[1].Why.Text)
+	if why := q.Rows()[2].Why.Text; !strings.Contains(why, "/docs/b.md") || !strings.Contains(why, "(RRF, k = 0, normalized to 0..1)") {
+		t.Errorf("why-this-result does not follow the slider: %q", why)
 	}
 	h.until("the settings to be saved", func() bool {
 		s := h.savedConfigs()

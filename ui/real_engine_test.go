@@ -117,13 +117,13 @@ func TestRealEngineIndexAskOpenAndRerank(t *testing.T) {
 	h.ask("how do I reset the device")
 	h.until("the answer", func() bool { return q.Answer.Verdict.Visible() || strings.HasPrefix(q.State.Text, "Answered") })
 	h.until("the sources", func() bool { return len(q.Rows()) > 0 })
-	router := filepath.Join(corpus, "manuals", "router-x200.md")
-	var paths []string
-	for _, r := range q.Rows() {
-		paths = append(paths, strings.SplitN(r.Why.Text, "\n", 2)[0])
+	if got := titles(q); got[0] != "router-x200" {
+		t.Fatalf("sources %q, want router-x200 first", got)
 	}
-	if !strings.HasSuffix(paths[0], router) {
-		t.Fatalf("first source %q, want %s; all: %q", paths[0], router, paths)
+	test.Tap(q.Rows()[0].Explain)
+	router := filepath.Join(corpus, "manuals", "router-x200.md")
+	if why := q.Rows()[0].Why.Text; !strings.HasPrefix(why, "File:    "+router+"\n") {
+		t.Errorf("why-this-result %q", why)
 	}
 	if q.Answer.Mode.Text != "Retrieval: BM25 only (no embedding model) · Answers: extractive (best passages quoted; no chat model loaded)" {
 		t.Errorf("mode line %q", q.Answer.Mode.Text)
@@ -147,8 +147,8 @@ func TestRealEngineIndexAskOpenAndRerank(t *testing.T) {
 	if before < 2 {
 		t.Logf("only %d sources before top_k 1", before)
 	}
-	if !strings.HasSuffix(strings.SplitN(q.Rows()[0].Why.Text, "\n", 2)[0], router) {
-		t.Errorf("top_k 1 kept %q", q.Rows()[0].Why.Text)
+	if got := titles(q); !slices.Equal(got, []string{"router-x200"}) {
+		t.Errorf("top_k 1 kept %q", got)
 	}
 	s := h.shell().Status
 	h.until("the status bar to count the corpus", func() bool { return strings.HasPrefix(s.Counts.Text, "8 documents · ") })

@@ -103,13 +103,9 @@ func (s *shell) attach(eng Engine, starter bool) {
 	statusEv := make(chan panels.StatusReport)
 	poke := make(chan struct{}, 1)
 
-	models := panels.QueryReady{}
-	if st, err := eng.Status(ctx); err == nil {
-		models.EmbeddingModel, models.ChatModel = st.EmbeddingModel, st.ChatModel
-	}
 	cfg := eng.Config()
 
-	qw := newQueryWorker(eng, s.queryReqs, queryEv, tuneEv, s.deps.open, models)
+	qw := newQueryWorker(eng, s.queryReqs, queryEv, tuneEv, s.deps.open)
 	iw := newIndexWorker(eng, s.indexReqs, indexEv)
 	iw.pick, iw.starter = s.deps.pick, starter
 	iw.watchOpt = watch.Options{Debounce: s.deps.watchDebounce, Skip: watchSkip(cfg.Paths.DataDir, cfg.Index.IncludeHidden, cfg.Index.Ignore)}

@@ -25,7 +25,6 @@ type queryWorker struct {
 	events   chan<- panels.QueryEvent       // to the query panel
 	metrics  chan<- panels.EngineeringEvent // to the engineering panel
 	open     func(context.Context, panels.OpenSource) error
-	models   panels.QueryReady
 
 	tuning    panels.Tuning
 	question  string             // the last answered question
@@ -41,7 +40,7 @@ type queryWorker struct {
 	tokens  chan tokenMsg
 	asked   chan askResult
 	found   chan findResult
-	notices chan panels.QueryNotice
+	notices chan panels.QueryEvent // from jobs, passed on as they are
 	jobs    sync.WaitGroup
 }
 
@@ -68,20 +67,25 @@ type findResult struct {
 }
 
 func newQueryWorker(eng Engine, requests <-chan panels.QueryRequest, events chan<- panels.QueryEvent,
-	metrics chan<- panels.EngineeringEvent, open func(context.Context, panels.OpenSource) error, models panels.QueryReady) *queryWorker {
+	metrics chan<- panels.EngineeringEvent, open func(context.Context, panels.OpenSource) error) *queryWorker {
 	return &queryWorker{
-		eng: eng, requests: requests, events: events, metrics: metrics, open: open, models: models,
+		eng: eng, requests: requests, events: events, metrics: metrics, open: open,
 		tuning: tuningFromConfig(eng.Config().Retrieval),
 		judged: map[string]*search.Candidates{},
 		tokens: make(chan tokenMsg), asked: make(chan askResult), found: make(chan findResult),
-		notices: make(chan panels.QueryNotice),
+		notices: make(chan panels.QueryEvent),
 	}
 }
 
 // run is the worker's loop; it returns when ctx ends, after its jobs.
 func (w *queryWorker) run(ctx context.Context) {
 	defer w.jobs.Wait()
-	w.emit(ctx, w.models)
+	w.emit(ctx, panels.QueryReady{})
+	w.spawn(func() { // the status counts the whole knowledge base: not on the way to ready
+		if st, err := w.eng.Status(ctx); err == nil {
+			send(ctx, w.notices, panels.QueryEvent(panels.ModelsKnown{EmbeddingModel: st.EmbeddingModel, ChatModel: st.ChatModel}))
+		}
+	})
 	w.find(ctx, true)
 	for {
 		select {
@@ -124,7 +128,7 @@ func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 	case panels.OpenSource:
 		w.spawn(func() {
 			if err := w.open(ctx, r); err != nil {
-				send(ctx, w.notices, panels.QueryNotice{Text: "Could not open the source: " + err.Error(), Err: true})
+				send(ctx, w.notices, panels.QueryEvent(panels.QueryNotice{Text: "Could not open the source: " + err.Error(), Err: true}))
 			}
 		})
 	}
