@@ -75,8 +75,8 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, requests chan<- IndexRequest) 
 			}
 			f := p.folders[id]
 			c := o.(*fyne.Container)
-			c.Objects[0].(*widget.Label).SetText(f.Path)
-			c.Objects[1].(*widget.Label).SetText(folderInfo(f, p.watching[f.Path], time.Now()))
+			setText(c.Objects[0].(*widget.Label), f.Path)
+			setText(c.Objects[1].(*widget.Label), folderInfo(f, p.watching[f.Path], time.Now()))
 		})
 	p.Folders.OnSelected = func(id widget.ListItemID) {
 		if id < len(p.folders) {

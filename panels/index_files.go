@@ -67,13 +67,18 @@ func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 			r := l.rows[l.shown[id]]
 			c := o.(*fyne.Container)
 			path, status := c.Objects[0].(*widget.Label), c.Objects[1].(*widget.Label)
-			status.Importance = statusImportance(r.Status)
-			status.SetText(r.Status)
+			// The list refreshes its visible rows on every update; a label
+			// whose text is unchanged is left alone, or it would lay its
+			// text out again each time.
+			if imp := statusImportance(r.Status); status.Text != r.Status || status.Importance != imp {
+				status.Importance = imp
+				status.SetText(r.Status)
+			}
 			text := r.Path
 			if r.Reason != "" {
 				text += "  —  " + r.Reason
 			}
-			path.SetText(text)
+			setText(path, text)
 		})
 	l.Filter = widget.NewSelect(fileFilters, func(string) { l.refilter() })
 	l.Filter.Selected = FilterAll

@@ -135,7 +135,8 @@ func (r *SourceRow) rank(res search.Result, cited int, right bool, p search.Para
 }
 
 // setText changes a label only when its text changes: a label lays its
-// text out again on every SetText.
+// text out again on every SetText, which lists and re-rankings would
+// otherwise pay for every row they refresh.
 func setText(l *widget.Label, s string) {
 	if l.Text != s {
 		l.SetText(s)

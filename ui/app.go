@@ -50,12 +50,21 @@ func Run(ctx context.Context, opt Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	win := newWindow(ctx, a, opt, desktopEnv(opt))
+	stopped := make(chan struct{})
+	var quitter sync.WaitGroup
+	quitter.Add(1)
 	go func() { // quit when the caller's context ends (Ctrl+C in the terminal)
-		<-ctx.Done()
-		fyne.Do(a.Quit)
+		defer quitter.Done()
+		select {
+		case <-ctx.Done():
+			fyne.Do(a.Quit)
+		case <-stopped:
+		}
 	}()
 	win.w.ShowAndRun()
+	close(stopped)
 	cancel()
+	quitter.Wait()
 	win.close()
 	return win.benchErr()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -21,10 +22,12 @@ type BenchSpec struct {
 	// re-ranked list, after asking Question).
 	Scenario string `json:"scenario"`
 	Folder   string `json:"folder,omitempty"`
+	Tab      string `json:"tab,omitempty"` // index: "ask" keeps the Ask tab in front (searching while indexing); default the Index tab
 	Question string `json:"question,omitempty"`
-	Moves    int    `json:"moves,omitempty"` // rerank: slider moves measured
-	TopK     int    `json:"top_k,omitempty"` // rerank: results shown
-	Out      string `json:"out"`             // where the JSON results go
+	Moves    int    `json:"moves,omitempty"`   // rerank: slider moves measured
+	TopK     int    `json:"top_k,omitempty"`   // rerank: results shown
+	Out      string `json:"out"`               // where the JSON results go
+	Profile  string `json:"profile,omitempty"` // if set, a CPU profile of the scenario goes there
 }
 
 // BenchResult is what a scenario measured; times are nanoseconds, and
@@ -88,6 +91,13 @@ func (b *benchRun) interactive(d time.Duration) {
 
 func (b *benchRun) run() {
 	defer fyne.Do(b.win.app.Quit)
+	if b.spec.Profile != "" {
+		if f, err := os.Create(b.spec.Profile); err == nil {
+			pprof.StartCPUProfile(f)
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
+	}
 	var err error
 	switch b.spec.Scenario {
 	case "startup":
@@ -136,7 +146,9 @@ func (b *benchRun) waitAt(timeout time.Duration, match func(any) bool) (observed
 func (b *benchRun) index() error {
 	s := b.win.shell
 	fyne.DoAndWait(func() {
-		s.showTab(tabIndex) // the person watches the progress
+		if b.spec.Tab != "ask" {
+			s.showTab(tabIndex) // the person watches the progress
+		}
 		s.Index.IndexPath(b.spec.Folder)
 	})
 	stop := make(chan struct{})

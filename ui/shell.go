@@ -54,6 +54,10 @@ type shell struct {
 	ready  int // panels that became functional; on the window's goroutine
 }
 
+// progressEvery spaces the index panel's updates: ten a second is smooth
+// for a progress bar and leaves the window free for input.
+const progressEvery = 100 * time.Millisecond
+
 // Tabs of the window, in order.
 const (
 	tabAsk = iota
@@ -130,7 +134,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 				}
 				s.observed(ev)
 			}
-		})
+		}, 0)
 	})
 	s.goWait(func() {
 		pump(ctx, s.deps.do, indexEv, func(evs []panels.IndexEvent) {
@@ -141,7 +145,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 				}
 				s.observed(ev)
 			}
-		})
+		}, progressEvery)
 	})
 	s.goWait(func() {
 		pump(ctx, s.deps.do, tuneEv, func(evs []panels.EngineeringEvent) {
@@ -152,13 +156,13 @@ func (s *shell) attach(eng Engine, starter bool) {
 				}
 				s.observed(ev)
 			}
-		})
+		}, 0)
 	})
 	s.goWait(func() {
 		pump(ctx, s.deps.do, statusEv, func(rs []panels.StatusReport) {
 			s.Status.Apply(rs[len(rs)-1])
 			s.observed(rs[len(rs)-1])
-		})
+		}, 0)
 	})
 	s.goWait(func() { qw.run(ctx) })
 	s.goWait(func() { iw.run(ctx, s.deps.watched) })
