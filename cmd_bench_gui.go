@@ -135,9 +135,9 @@ func benchGUI(ctx context.Context, env *cliEnv, dir string) (map[string]any, err
 	return map[string]any{
 		"chunks": chunks, "display": display,
 		"window_shown_ns": shown, "interactive_ns": interactive,
-		"index_files": files,
-		"stall_index_tab": map[string]any{"max_ns": stalls["index"].max, "p99_ns": stalls["index"].p99, "median_ns": stalls["index"].median},
-		"stall_ask_tab":   map[string]any{"max_ns": stalls["ask"].max, "p99_ns": stalls["ask"].p99, "median_ns": stalls["ask"].median},
+		"index_files":       files,
+		"stall_index_tab":   map[string]any{"max_ns": stalls["index"].max, "p99_ns": stalls["index"].p99, "median_ns": stalls["index"].median},
+		"stall_ask_tab":     map[string]any{"max_ns": stalls["ask"].max, "p99_ns": stalls["ask"].p99, "median_ns": stalls["ask"].median},
 		"rerank_candidates": candidates, "rerank_ns": rerank, "fuse_ns": fuse,
 	}, nil
 }
