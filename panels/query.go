@@ -24,6 +24,7 @@ type Query struct {
 	Answer       *answerView
 	Sources      *fyne.Container // the visible source rows, best first
 	Empty        *widget.Label   // shown instead of sources when there are none
+	Notes        *widget.Label   // what the search decided, e.g. a fall back to BM25
 
 	win      fyne.Window
 	clip     fyne.Clipboard
@@ -59,6 +60,10 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 	q.Empty = widget.NewLabel("Sources appear here: the passages an answer is drawn from, best first.")
 	q.Empty.Wrapping = fyne.TextWrapWord
 	q.Empty.Importance = widget.LowImportance
+	q.Notes = widget.NewLabel("")
+	q.Notes.Wrapping = fyne.TextWrapWord
+	q.Notes.Importance = widget.WarningImportance
+	q.Notes.Hide()
 
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, nil, container.NewHBox(q.AskButton, q.CancelButton), q.Question),
@@ -68,7 +73,7 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 	sources := container.NewBorder(sourcesHead, nil, nil, nil, container.NewVScroll(container.NewVBox(q.Empty, q.Sources)))
 	split := container.NewVSplit(container.NewVScroll(q.Answer.content), sources)
 	split.Offset = 0.4
-	bottom := container.NewVBox(widget.NewSeparator(), q.Answer.Timing, q.Answer.Mode)
+	bottom := container.NewVBox(widget.NewSeparator(), q.Notes, q.Answer.Timing, q.Answer.Mode)
 	q.content = container.NewBorder(top, bottom, nil, nil, split)
 	q.sync()
 	return q
@@ -192,6 +197,11 @@ func (q *Query) showRanked(ev Ranked) {
 	if !same { // a new order: lay the rows out again; their contents are laid out already
 		q.Sources.Objects = objs
 		q.Sources.Refresh()
+	}
+	if notes := strings.Join(ev.Notes, " "); notes != q.Notes.Text {
+		q.Notes.SetText(notes)
+		q.Notes.Hidden = notes == ""
+		q.Notes.Refresh()
 	}
 	if len(objs) == 0 {
 		q.Empty.SetText("No passage scores above the minimum score. Lower min_score in Engineering, try other words, or index the folder that holds the answer.")

@@ -94,6 +94,16 @@ func TestTopKMinScoreAndWeightedFusion(t *testing.T) {
 	}
 }
 
+func TestRetrievalModeSearchesAgainAndShowsTheSearchsNotes(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	q := askedAndRanked(t, h)
+	h.shell().Tuning.Mode.SetSelected("bm25")
+	h.until("keyword-only ranking", func() bool { return slices.Equal(titles(q), []string{"Alpha notes", "Bravo guide", "Charlie manual"}) })
+	if !q.Notes.Visible() || q.Notes.Text != "ranked by keywords only" {
+		t.Errorf("notes %q (visible %v)", q.Notes.Text, q.Notes.Visible())
+	}
+}
+
 func TestPoolChangeSearchesAgain(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	h := newHarness(t, eng)

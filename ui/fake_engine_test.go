@@ -193,6 +193,10 @@ func (f *fakeEngine) Search(ctx context.Context, req search.Request) (*search.Re
 	f.mu.Unlock()
 	c := f.cands()
 	c.Query = req.Query
+	if req.Mode == search.ModeBM25 {
+		c.Mode = search.ModeBM25
+		c.Notes = append(c.Notes, "ranked by keywords only")
+	}
 	return &search.Response{Results: search.Fuse(c, req.Params), Candidates: c, Timing: search.Timing{Total: 3 * time.Millisecond}}, nil
 }
 
