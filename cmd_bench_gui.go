@@ -242,7 +242,11 @@ func xDisplay(log interface{ Write([]byte) (int, error) }) (display string, stop
 		if _, err := os.Stat(sock); err == nil {
 			continue
 		}
-		cmd := exec.Command(xvfb, fmt.Sprintf(":%d", n), "-screen", "0", "1280x900x24", "-nolisten", "tcp")
+		// A screen larger than twice the window keeps the pointer (at the
+		// screen's centre) off the window: Fyne 2.7 can crash when the
+		// pointer moves over a window that is closing (fyne-io/fyne#5981),
+		// and the bench closes its windows within a second.
+		cmd := exec.Command(xvfb, fmt.Sprintf(":%d", n), "-screen", "0", "2560x1800x24", "-nolisten", "tcp")
 		if err := cmd.Start(); err != nil {
 			return "", nil, err
 		}
