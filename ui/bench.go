@@ -42,6 +42,7 @@ type BenchResult struct {
 	Rerank        []time.Duration `json:"rerank,omitempty"`
 	Candidates    int             `json:"candidates,omitempty"`
 	Files         int             `json:"files,omitempty"`
+	IndexTook     time.Duration   `json:"index_took,omitempty"`
 	Error         string          `json:"error,omitempty"`
 }
 
@@ -178,6 +179,7 @@ func (b *benchRun) index() error {
 	}
 	fin := ev.(panels.IndexFinished)
 	b.res.Files = fin.Run.FilesSeen
+	b.res.IndexTook = fin.Run.FinishedAt.Sub(fin.Run.StartedAt)
 	if fin.Err != nil {
 		return fin.Err
 	}
