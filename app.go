@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 
@@ -19,11 +18,12 @@ const benchGUIEnv = "CAIRN_BENCH_GUI"
 // opens in the background (on first start it indexes the bundled user
 // guide), and the panels become functional when it is ready.
 func runApp(ctx context.Context, env *cliEnv) error {
-	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		return errors.New("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset); " +
-			"run it from a desktop session, or use the command line: cairn help")
-	}
 	useSQLiteCompileCache()
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		fmt.Fprintln(env.stderr, "cairn: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset);",
+			"showing the knowledge base instead. `cairn help` lists the commands.")
+		return runHeadless(ctx, env)
+	}
 	opt := ui.Options{
 		Config:  env.cfg,
 		Dirs:    env.dirs,
@@ -43,4 +43,30 @@ func runApp(ctx context.Context, env *cliEnv) error {
 		}
 	}
 	return ui.Run(ctx, opt)
+}
+
+// runHeadless is `cairn` without a display: it prepares the default
+// knowledge base (on first start, the bundled user guide) and shows what it
+// holds with an example search.
+func runHeadless(ctx context.Context, env *cliEnv) error {
+	eng, err := kbFlags{}.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	indexed, err := eng.EnsureStarterKB(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if indexed {
+		fmt.Fprintln(env.stdout, "Indexed the bundled user guide into the default knowledge base.")
+	}
+	st, err := eng.Status(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "Knowledge base %s: %d documents, %d chunks.\n", st.Path, st.Documents, st.Chunks)
+	q := "how do I add a folder"
+	fmt.Fprintf(env.stdout, "\nExample search: %q\n", q)
+	return printSearch(ctx, env, eng, eng.SearchRequest(q), false)
 }
