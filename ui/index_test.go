@@ -26,6 +26,17 @@ func startIndexing(h *harness, folder string) *panels.Index {
 	return p
 }
 
+// indexedFolder indexes a new folder through the panel, waits for the run
+// and the folder list, and selects the folder.
+func indexedFolder(h *harness) (*panels.Index, string) {
+	h.t.Helper()
+	dir := h.t.TempDir()
+	p := startIndexing(h, dir)
+	h.until("the folder list", func() bool { return p.Folders.Length() == 1 && strings.HasPrefix(p.State.Text, "Indexed") })
+	p.Folders.Select(0)
+	return p, dir
+}
+
 func fileRows(p *panels.Index) []string {
 	var out []string
 	for _, r := range p.Files.Shown() {
@@ -135,12 +146,8 @@ func TestIndexingAFileOrAMissingFolderSaysWhy(t *testing.T) {
 }
 
 func TestRemoveFolderAsksFirst(t *testing.T) {
-	eng := newFakeEngine(t.TempDir())
-	h := newHarness(t, eng)
-	dir := t.TempDir()
-	p := startIndexing(h, dir)
-	h.until("the folder list", func() bool { return p.Folders.Length() == 1 && strings.HasPrefix(p.State.Text, "Indexed") })
-	p.Folders.Select(0)
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	p, dir := indexedFolder(h)
 	if p.Remove.Disabled() || p.Reindex.Disabled() {
 		t.Fatalf("with a folder selected: Remove disabled %v, Re-index disabled %v", p.Remove.Disabled(), p.Reindex.Disabled())
 	}
@@ -155,10 +162,7 @@ func TestRemoveFolderAsksFirst(t *testing.T) {
 func TestReindexSelectedFolder(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	h := newHarness(t, eng)
-	dir := t.TempDir()
-	p := startIndexing(h, dir)
-	h.until("the folder list", func() bool { return p.Folders.Length() == 1 && strings.HasPrefix(p.State.Text, "Indexed") })
-	p.Folders.Select(0)
+	p, _ := indexedFolder(h)
 	test.Tap(p.Reindex)
 	h.until("a second run", func() bool {
 		n := 0
@@ -187,15 +191,12 @@ func TestChooseUsesTheNativePickerElseFynesDialog(t *testing.T) {
 func TestWatchedFolderIsReindexedWhenAFileChanges(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	h := newHarness(t, eng)
-	dir := t.TempDir()
-	p := startIndexing(h, dir)
-	h.until("the folder list", func() bool { return p.Folders.Length() == 1 && strings.HasPrefix(p.State.Text, "Indexed") })
+	p, dir := indexedFolder(h)
 	runs := func() int {
 		n := 0
 		eng.locked(func() { n = len(eng.indexed) })
 		return n
 	}
-	p.Folders.Select(0)
 	test.Tap(p.Watch)
 	h.until("the watch", func() bool { return p.Watch.Checked && h.win.prefs.String(prefWatched+"default") == dir })
 	time.Sleep(100 * time.Millisecond) // let the watch be set up

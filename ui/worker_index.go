@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"cairn/core/index"
@@ -40,7 +39,7 @@ type indexWorker struct {
 	changed chan string // a watched folder changed
 	stopped chan watchStop
 	notices chan panels.IndexEvent
-	jobs    sync.WaitGroup
+	jobs
 }
 
 type runResult struct {
@@ -67,7 +66,7 @@ func newIndexWorker(eng Engine, requests <-chan panels.IndexRequest, events chan
 
 // run is the worker's loop; it returns when ctx ends, after its jobs.
 func (w *indexWorker) run(ctx context.Context, watched []string) {
-	defer w.jobs.Wait()
+	defer w.jobs.wait()
 	w.emit(ctx, panels.IndexReady{})
 	if w.starter {
 		w.start(ctx, "")
@@ -96,18 +95,10 @@ func (w *indexWorker) run(ctx context.Context, watched []string) {
 
 func (w *indexWorker) emit(ctx context.Context, ev panels.IndexEvent) { send(ctx, w.events, ev) }
 
-func (w *indexWorker) spawn(fn func()) {
-	w.jobs.Add(1)
-	go func() {
-		defer w.jobs.Done()
-		fn()
-	}()
-}
-
 func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 	switch r := r.(type) {
 	case panels.ChooseFolder:
-		w.spawn(func() {
+		w.jobs.spawn(func() {
 			path, ok, err := w.pick(ctx)
 			switch {
 			case err != nil:
@@ -140,7 +131,7 @@ func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 		}
 		w.unwatch(r.Path)
 		watching := w.watchingSet()
-		w.spawn(func() {
+		w.jobs.spawn(func() {
 			if err := w.eng.RemoveFolder(ctx, r.Path); err != nil {
 				send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not remove " + r.Path + ": " + err.Error(), Err: true}))
 				return
@@ -205,7 +196,7 @@ func (w *indexWorker) start(ctx context.Context, folder string) {
 	if folder == "" {
 		w.running = "the user guide"
 	}
-	w.spawn(func() {
+	w.jobs.spawn(func() {
 		progress := make(chan index.Progress, 64)
 		type outcome struct {
 			run store.Run
@@ -257,7 +248,7 @@ func (w *indexWorker) finished(ctx context.Context, res runResult) {
 // list sends the folders and the files not indexed, in a job.
 func (w *indexWorker) list(ctx context.Context) {
 	watching := w.watchingSet()
-	w.spawn(func() { w.listWith(ctx, watching) })
+	w.jobs.spawn(func() { w.listWith(ctx, watching) })
 }
 
 func (w *indexWorker) watchingSet() map[string]bool {
@@ -292,7 +283,7 @@ func (w *indexWorker) watch(ctx context.Context, folder string) {
 	w.watches[folder] = stop
 	w.onWatch(w.watchedFolders())
 	opt := w.watchOpt
-	w.spawn(func() {
+	w.jobs.spawn(func() {
 		batches := make(chan []string)
 		errc := make(chan error, 1)
 		go func() { errc <- watch.Watch(wctx, folder, opt, batches) }() // waited for below

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"sync"
 
 	"cairn/core/answer"
 	"cairn/core/eval"
@@ -41,7 +40,7 @@ type queryWorker struct {
 	asked   chan askResult
 	found   chan findResult
 	notices chan panels.QueryEvent // from jobs, passed on as they are
-	jobs    sync.WaitGroup
+	jobs
 }
 
 type tokenMsg struct {
@@ -79,9 +78,9 @@ func newQueryWorker(eng Engine, requests <-chan panels.QueryRequest, events chan
 
 // run is the worker's loop; it returns when ctx ends, after its jobs.
 func (w *queryWorker) run(ctx context.Context) {
-	defer w.jobs.Wait()
+	defer w.jobs.wait()
 	w.emit(ctx, panels.QueryReady{})
-	w.spawn(func() { // the status counts the whole knowledge base: not on the way to ready
+	w.jobs.spawn(func() { // the status counts the whole knowledge base: not on the way to ready
 		if st, err := w.eng.Status(ctx); err == nil {
 			send(ctx, w.notices, panels.QueryEvent(panels.ModelsKnown{EmbeddingModel: st.EmbeddingModel, ChatModel: st.ChatModel}))
 		}
@@ -126,20 +125,12 @@ func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 	case panels.JudgeSource:
 		w.judge(ctx, r)
 	case panels.OpenSource:
-		w.spawn(func() {
+		w.jobs.spawn(func() {
 			if err := w.open(ctx, r); err != nil {
 				send(ctx, w.notices, panels.QueryEvent(panels.QueryNotice{Text: "Could not open the source: " + err.Error(), Err: true}))
 			}
 		})
 	}
-}
-
-func (w *queryWorker) spawn(fn func()) {
-	w.jobs.Add(1)
-	go func() {
-		defer w.jobs.Done()
-		fn()
-	}()
 }
 
 func (w *queryWorker) emit(ctx context.Context, ev panels.QueryEvent) { send(ctx, w.events, ev) }
@@ -163,7 +154,7 @@ func (w *queryWorker) ask(ctx context.Context, q string) {
 	w.askStop = stop
 	req := searchRequest(w.eng, w.tuning, q)
 	w.emit(ctx, panels.Asking{Question: q})
-	w.spawn(func() {
+	w.jobs.spawn(func() {
 		ans, err := w.eng.Ask(actx, req, func(s string) { send(ctx, w.tokens, tokenMsg{id, s}) })
 		send(ctx, w.asked, askResult{id: id, question: q, ans: ans, err: err})
 	})
@@ -282,7 +273,7 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 		clear(cached)
 	}
 	last, tuning := w.question, w.tuning
-	w.spawn(func() {
+	w.jobs.spawn(func() {
 		res := findResult{id: id, cands: map[string]*search.Candidates{}}
 		if before != nil {
 			js, err := before(fctx)

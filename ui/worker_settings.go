@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"cairn/core/config"
@@ -32,7 +31,7 @@ type settingsWorker struct {
 	dirty    bool
 	running  bool // a model switch is running
 	switched chan switchResult
-	jobs     sync.WaitGroup
+	jobs
 }
 
 type switchResult struct {
@@ -52,7 +51,7 @@ func (w *settingsWorker) run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer func() {
-		w.jobs.Wait()
+		w.jobs.wait()
 		if w.dirty { // the last change before closing is kept
 			w.save(w.cfg)
 		}
@@ -145,12 +144,10 @@ func (w *settingsWorker) useModel(ctx context.Context, r panels.UseModel) bool {
 	// re-embed with progress on the index panel. The settings are saved
 	// when it succeeds.
 	w.running = true
-	w.jobs.Add(1)
-	go func() {
-		defer w.jobs.Done()
+	w.jobs.spawn(func() {
 		err := w.switchModel(ctx, sw, r.Kind, path)
 		send(ctx, w.switched, switchResult{kind: r.Kind, path: r.Path, err: err})
-	}()
+	})
 	return false
 }
 
