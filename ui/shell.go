@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -48,10 +47,10 @@ type shell struct {
 	indexReqs    chan panels.IndexRequest
 	settingsReqs chan panels.SettingsRequest
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	ready  int // panels that became functional; on the window's goroutine
+	ctx     context.Context
+	cancel  context.CancelFunc
+	running jobs // the workers and pumps
+	ready   int  // panels that became functional; on the window's goroutine
 }
 
 // progressEvery spaces the index panel's updates: ten a second is smooth
@@ -125,7 +124,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 	sw := newSettingsWorker(eng, s.deps.save, s.settingsReqs, tuneEv, indexEv)
 	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery}
 
-	s.goWait(func() {
+	s.running.spawn(func() {
 		pump(ctx, s.deps.do, queryEv, func(evs []panels.QueryEvent) {
 			s.Query.Apply(evs...)
 			for _, ev := range evs {
@@ -136,7 +135,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 			}
 		}, 0)
 	})
-	s.goWait(func() {
+	s.running.spawn(func() {
 		pump(ctx, s.deps.do, indexEv, func(evs []panels.IndexEvent) {
 			s.Index.Apply(evs...)
 			for _, ev := range evs {
@@ -147,7 +146,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 			}
 		}, progressEvery)
 	})
-	s.goWait(func() {
+	s.running.spawn(func() {
 		pump(ctx, s.deps.do, tuneEv, func(evs []panels.EngineeringEvent) {
 			s.Tuning.Apply(evs...)
 			for _, ev := range evs {
@@ -158,16 +157,16 @@ func (s *shell) attach(eng Engine, starter bool) {
 			}
 		}, 0)
 	})
-	s.goWait(func() {
+	s.running.spawn(func() {
 		pump(ctx, s.deps.do, statusEv, func(rs []panels.StatusReport) {
 			s.Status.Apply(rs[len(rs)-1])
 			s.observed(rs[len(rs)-1])
 		}, 0)
 	})
-	s.goWait(func() { qw.run(ctx) })
-	s.goWait(func() { iw.run(ctx, s.deps.watched) })
-	s.goWait(func() { sw.run(ctx) })
-	s.goWait(func() { stw.run(ctx) })
+	s.running.spawn(func() { qw.run(ctx) })
+	s.running.spawn(func() { iw.run(ctx, s.deps.watched) })
+	s.running.spawn(func() { sw.run(ctx) })
+	s.running.spawn(func() { stw.run(ctx) })
 }
 
 // panelReady counts panels that became functional; runs on the window's
@@ -195,19 +194,12 @@ func (s *shell) failed(err error) {
 	})
 }
 
-func (s *shell) goWait(fn func()) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		fn()
-	}()
-}
-
 // stop cancels the workers and waits for them and their jobs. Call it from
-// any goroutine but the window's: workers may be waiting for the window.
+// any goroutine but the window's: a job inside the engine may take a moment
+// to notice the cancellation, and the window must not freeze meanwhile.
 func (s *shell) stop() {
 	s.cancel()
-	s.wg.Wait()
+	s.running.wait()
 }
 
 // showTab brings a tab to the front.
