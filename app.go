@@ -2,12 +2,53 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+
+	"cairn/core"
+	"cairn/ui"
 )
 
-// runApp opens the window. Until the window lands, it prepares the default
-// knowledge base (the bundled user guide) and shows a search over it.
+// benchGUIEnv carries a ui.BenchSpec (JSON) to the window that
+// `cairn bench gui` starts in a child process.
+const benchGUIEnv = "CAIRN_BENCH_GUI"
+
+// runApp opens the window. The window appears at once; the knowledge base
+// opens in the background (on first start it indexes the bundled user
+// guide), and the panels become functional when it is ready.
 func runApp(ctx context.Context, env *cliEnv) error {
+	useSQLiteCompileCache()
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		fmt.Fprintln(env.stderr, "cairn: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset);",
+			"showing the knowledge base instead. `cairn help` lists the commands.")
+		return runHeadless(ctx, env)
+	}
+	opt := ui.Options{
+		Config:  env.cfg,
+		Dirs:    env.dirs,
+		Version: version,
+		Open: func(ctx context.Context, kb string) (ui.Engine, error) {
+			e, err := core.Open(ctx, env.cfg, env.dirs, core.Options{KB: kb})
+			if err != nil {
+				return nil, err
+			}
+			return e, nil
+		},
+	}
+	if spec := os.Getenv(benchGUIEnv); spec != "" {
+		opt.Bench = new(ui.BenchSpec)
+		if err := json.Unmarshal([]byte(spec), opt.Bench); err != nil {
+			return fmt.Errorf("%s: %w", benchGUIEnv, err)
+		}
+	}
+	return ui.Run(ctx, opt)
+}
+
+// runHeadless is `cairn` without a display: it prepares the default
+// knowledge base (on first start, the bundled user guide) and shows what it
+// holds with an example search.
+func runHeadless(ctx context.Context, env *cliEnv) error {
 	eng, err := kbFlags{}.open(ctx, env)
 	if err != nil {
 		return err

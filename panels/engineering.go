@@ -1,0 +1,313 @@
+package panels
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"cairn/core/search"
+	"cairn/core/store"
+)
+
+// knob is a slider with its name and value.
+type knob struct {
+	Slider *widget.Slider
+	Value  *widget.Label
+	format func(float64) string
+}
+
+// Engineering is the tuning panel: retrieval sliders that re-rank the last
+// question's sources as they move, the personal test set's Recall@k and MRR
+// under the current values, model pickers and the hardware profile.
+type Engineering struct {
+	TopK         knob
+	MinScore     knob
+	RRFK         knob
+	VectorWeight knob
+	PerDocCap    knob
+	BM25Pool     knob
+	VectorPool   knob
+	Fusion       *widget.RadioGroup
+	Mode         *widget.Select
+	Profile      *widget.Select
+	Metrics      *widget.Label
+	Judged       *widget.List
+	Forget       *widget.Button
+	Embedding    *widget.Select
+	Chat         *widget.Select
+	ModelNote    *widget.Label
+	Gate         *widget.Select
+	State        *widget.Label
+
+	query    chan<- QueryRequest
+	settings chan<- SettingsRequest
+	content  fyne.CanvasObject
+
+	ready     bool
+	filling   bool // code is setting the knobs; do not send
+	judgments []store.Judgment
+	selected  int
+}
+
+// Mode choices of the retrieval mode picker.
+const (
+	modeAuto   = "auto (hybrid when an embedding model is loaded)"
+	modeHybrid = "hybrid"
+	modeBM25   = "bm25"
+	modeVector = "vector"
+	noModel    = "(none)"
+)
+
+// NewEngineering builds the engineering panel. Knob changes go to the query
+// worker on query (to re-rank) and to the settings worker on settings (to
+// persist).
+func NewEngineering(query chan<- QueryRequest, settings chan<- SettingsRequest) *Engineering {
+	e := &Engineering{query: query, settings: settings, selected: -1}
+	integer := func(v float64) string { return strconv.Itoa(int(v)) }
+	twoPlaces := func(v float64) string { return fmt.Sprintf("%.2f", v) }
+	capText := func(v float64) string {
+		if v == 0 {
+			return "none"
+		}
+		return integer(v)
+	}
+	e.TopK = e.newKnob(1, 50, 1, integer)
+	e.MinScore = e.newKnob(0, 1, 0.01, twoPlaces)
+	e.RRFK = e.newKnob(0, 200, 1, integer)
+	e.VectorWeight = e.newKnob(0, 1, 0.05, twoPlaces)
+	e.PerDocCap = e.newKnob(0, 10, 1, capText)
+	e.BM25Pool = e.newKnob(10, 200, 10, integer)
+	e.VectorPool = e.newKnob(10, 200, 10, integer)
+	e.Fusion = widget.NewRadioGroup([]string{string(search.FusionRRF), string(search.FusionWeighted)}, func(string) { e.changed(true) })
+	e.Fusion.Horizontal = true
+	e.Fusion.Required = true
+	e.Mode = widget.NewSelect([]string{modeAuto, modeHybrid, modeBM25, modeVector}, func(string) { e.changed(true) })
+	e.Profile = widget.NewSelect(nil, func(name string) {
+		if !e.filling {
+			e.settings <- UseProfile{Name: name}
+		}
+	})
+	e.Metrics = widget.NewLabel("Mark a source as the right answer (in Ask) to build your personal test set; its Recall@k and MRR follow the sliders here.")
+	e.Metrics.Wrapping = fyne.TextWrapWord
+	e.Judged = widget.NewList(
+		func() int { return len(e.judgments) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < len(e.judgments) {
+				j := e.judgments[id]
+				o.(*widget.Label).SetText(fmt.Sprintf("%q → %s", j.Query, filepath.Base(j.Path)))
+			}
+		})
+	e.Judged.OnSelected = func(id widget.ListItemID) { e.selected = id; e.sync() }
+	e.Judged.OnUnselected = func(widget.ListItemID) { e.selected = -1; e.sync() }
+	e.Forget = widget.NewButtonWithIcon("Forget", theme.DeleteIcon(), func() {
+		if e.selected >= 0 && e.selected < len(e.judgments) {
+			j := e.judgments[e.selected]
+			e.query <- JudgeSource{Question: j.Query, Path: j.Path, ChunkID: j.ChunkID, Right: false}
+		}
+	})
+	e.Embedding = widget.NewSelect(nil, func(s string) { e.pickModel(ModelEmbedding, s) })
+	e.Chat = widget.NewSelect(nil, func(s string) { e.pickModel(ModelChat, s) })
+	e.ModelNote = widget.NewLabel("")
+	e.ModelNote.Wrapping = fyne.TextWrapWord
+	e.ModelNote.Importance = widget.WarningImportance
+	e.Gate = widget.NewSelect([]string{"offline", "online", "admin"}, nil)
+	e.Gate.Disable()
+	e.State = widget.NewLabel("")
+	e.State.Wrapping = fyne.TextWrapWord
+
+	var cells []fyne.CanvasObject
+	for _, r := range []struct {
+		name, help string
+		k          knob
+	}{
+		{"top_k", "results kept", e.TopK},
+		{"min_score", "drop results below this fused score (0..1)", e.MinScore},
+		{"rrf_k", "RRF smoothing: higher flattens rank differences", e.RRFK},
+		{"vector weight", "weighted fusion: share of the vector score", e.VectorWeight},
+		{"per-document cap", "most results from one file", e.PerDocCap},
+		{"BM25 pool", "keyword candidates (new search)", e.BM25Pool},
+		{"vector pool", "vector candidates (new search)", e.VectorPool},
+	} {
+		cells = append(cells, widget.NewLabel(r.name), container.NewBorder(nil, nil, nil, r.k.Value, r.k.Slider), widget.NewLabel(r.help))
+	}
+	cells = append(cells,
+		widget.NewLabel("fusion"), e.Fusion, widget.NewLabel("RRF ranks, or weighted scores"),
+		widget.NewLabel("retrieval"), e.Mode, widget.NewLabel("which retrievers run (new search)"))
+	grid := container.New(newFormGrid(), cells...)
+	tuning := widget.NewCard("Retrieval", "Moving a slider re-ranks the sources of the last question at once.", grid)
+	testSet := widget.NewCard("Personal test set", "", container.NewBorder(e.Metrics, e.Forget, nil, nil, e.Judged))
+	gate := widget.NewFormItem("Network gate", e.Gate)
+	gate.HintText = "Switching the gate is not in this build yet (core/netgate); set network.mode in the settings file."
+	models := widget.NewCard("Models and profile", "", container.NewVBox(
+		widget.NewForm(
+			widget.NewFormItem("Profile", e.Profile),
+			widget.NewFormItem("Embedding model", e.Embedding),
+			widget.NewFormItem("Chat model", e.Chat),
+			gate,
+		),
+		e.ModelNote, e.State))
+	left := container.NewVScroll(container.NewVBox(tuning, models))
+	split := container.NewHSplit(left, testSet)
+	split.Offset = 0.62
+	e.content = split
+	e.sync()
+	return e
+}
+
+func (e *Engineering) newKnob(lo, hi, step float64, format func(float64) string) knob {
+	k := knob{Slider: widget.NewSlider(lo, hi), Value: widget.NewLabel(format(lo)), format: format}
+	k.Slider.Step = step
+	k.Slider.OnChanged = func(v float64) {
+		k.Value.SetText(format(v))
+		e.changed(false)
+	}
+	k.Slider.OnChangeEnded = func(float64) { e.save() }
+	return k
+}
+
+// Content is the panel's root object.
+func (e *Engineering) Content() fyne.CanvasObject { return e.content }
+
+// Tuning is the knobs' current values.
+func (e *Engineering) Tuning() Tuning {
+	t := Tuning{
+		Params: search.Params{
+			TopK:         int(e.TopK.Slider.Value),
+			MinScore:     e.MinScore.Slider.Value,
+			Fusion:       search.Fusion(e.Fusion.Selected),
+			RRFK:         e.RRFK.Slider.Value,
+			VectorWeight: e.VectorWeight.Slider.Value,
+			PerDocCap:    int(e.PerDocCap.Slider.Value),
+		},
+		BM25Pool:   int(e.BM25Pool.Slider.Value),
+		VectorPool: int(e.VectorPool.Slider.Value),
+	}
+	switch e.Mode.Selected {
+	case modeHybrid, modeBM25, modeVector:
+		t.Mode = search.Mode(e.Mode.Selected)
+	}
+	return t
+}
+
+// changed sends the knobs to the query worker, and with persist to the
+// settings worker too (pickers, which have no drag to wait for).
+func (e *Engineering) changed(persist bool) {
+	if e.filling || !e.ready {
+		return
+	}
+	e.query <- Tune{Tuning: e.Tuning()}
+	if persist {
+		e.save()
+	}
+}
+
+func (e *Engineering) save() {
+	if !e.filling && e.ready {
+		e.settings <- SaveTuning{Tuning: e.Tuning()}
+	}
+}
+
+func (e *Engineering) pickModel(kind, choice string) {
+	if e.filling {
+		return
+	}
+	if choice == noModel {
+		choice = ""
+	}
+	e.settings <- UseModel{Kind: kind, Path: choice}
+}
+
+// Apply shows the workers' events; call it on the window's goroutine.
+func (e *Engineering) Apply(events ...EngineeringEvent) {
+	for _, ev := range events {
+		switch ev := ev.(type) {
+		case TuningLoaded:
+			e.load(ev)
+		case MetricsComputed:
+			e.judgments = ev.Judgments
+			e.selected = -1
+			e.Judged.UnselectAll()
+			e.Judged.Refresh()
+			if ev.Queries == 0 {
+				e.Metrics.SetText("No judged questions yet. In Ask, tick \"Right answer\" on the source that answers a question; " +
+					"Recall@k and MRR of those questions then follow the sliders here.")
+			} else {
+				e.Metrics.SetText(fmt.Sprintf("%s judged · Recall@%d %.2f · MRR %.2f (under the current sliders)",
+					plural(ev.Queries, "question", "questions"), ev.K, ev.Recall, ev.MRR))
+			}
+		case ModelsListed:
+			e.filling = true
+			opts := append([]string{noModel}, ev.Files...)
+			e.Embedding.SetOptions(opts)
+			e.Chat.SetOptions(opts)
+			e.Embedding.SetSelected(orNone(ev.Embedding))
+			e.Chat.SetSelected(orNone(ev.Chat))
+			e.filling = false
+			e.ModelNote.SetText(ev.Note)
+			enable(e.Embedding, ev.Switchable || len(ev.Files) > 0)
+			enable(e.Chat, ev.Switchable || len(ev.Files) > 0)
+		case SettingsNotice:
+			e.State.SetText(ev.Text)
+		}
+	}
+	e.sync()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return noModel
+	}
+	return s
+}
+
+func (e *Engineering) load(ev TuningLoaded) {
+	e.filling = true
+	t := ev.Tuning
+	set := func(k knob, v float64) {
+		k.Slider.SetValue(v)
+		k.Value.SetText(k.format(k.Slider.Value))
+	}
+	set(e.TopK, float64(t.Params.TopK))
+	set(e.MinScore, t.Params.MinScore)
+	set(e.RRFK, t.Params.RRFK)
+	set(e.VectorWeight, t.Params.VectorWeight)
+	set(e.PerDocCap, float64(t.Params.PerDocCap))
+	set(e.BM25Pool, float64(t.BM25Pool))
+	set(e.VectorPool, float64(t.VectorPool))
+	fusion := string(t.Params.Fusion)
+	if fusion == "" {
+		fusion = string(search.FusionRRF)
+	}
+	e.Fusion.SetSelected(fusion)
+	mode := modeAuto
+	if t.Mode != "" {
+		mode = string(t.Mode)
+	}
+	e.Mode.SetSelected(mode)
+	e.Profile.SetOptions(ev.Profiles)
+	e.Profile.SetSelected(ev.Profile)
+	e.Gate.SetSelected(ev.NetworkMode)
+	e.filling = false
+	e.ready = true
+	e.changed(false)
+}
+
+func (e *Engineering) sync() {
+	for _, k := range []knob{e.TopK, e.MinScore, e.RRFK, e.VectorWeight, e.PerDocCap, e.BM25Pool, e.VectorPool} {
+		enable(k.Slider, e.ready)
+	}
+	enable(e.Fusion, e.ready)
+	enable(e.Mode, e.ready)
+	enable(e.Profile, e.ready)
+	enable(e.Forget, e.ready && e.selected >= 0)
+}

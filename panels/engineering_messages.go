@@ -1,0 +1,91 @@
+package panels
+
+import (
+	"cairn/core/search"
+	"cairn/core/store"
+)
+
+// Tuning is every retrieval knob of the engineering panel.
+type Tuning struct {
+	Params     search.Params // re-rank the cached candidates: no new search
+	Mode       search.Mode   // "" picks hybrid when an embedding model is loaded
+	BM25Pool   int           // candidate pool sizes: a change needs a new search
+	VectorPool int
+}
+
+// Tune re-ranks the last question's candidates (and the personal test set)
+// under new knobs; it goes to the query worker.
+type Tune struct{ Tuning Tuning }
+
+func (Tune) queryRequest() {}
+
+// SettingsRequest is a request to the settings worker: SaveTuning,
+// UseProfile or UseModel.
+type SettingsRequest interface{ settingsRequest() }
+
+// SaveTuning persists the knobs to the settings file.
+type SaveTuning struct{ Tuning Tuning }
+
+// UseProfile switches to a hardware profile's defaults (laptop, desktop,
+// server) and persists the choice.
+type UseProfile struct{ Name string }
+
+// UseModel picks the embedding or chat model (a GGUF file; "" for none).
+type UseModel struct {
+	Kind string // ModelEmbedding or ModelChat
+	Path string
+}
+
+// Model kinds.
+const (
+	ModelEmbedding = "embedding"
+	ModelChat      = "chat"
+)
+
+func (SaveTuning) settingsRequest() {}
+func (UseProfile) settingsRequest() {}
+func (UseModel) settingsRequest()   {}
+
+// EngineeringEvent is news for the engineering panel.
+type EngineeringEvent interface{ engineeringEvent() }
+
+// TuningLoaded sets every knob, e.g. at start or after a profile switch.
+type TuningLoaded struct {
+	Tuning      Tuning
+	Profile     string
+	Profiles    []string
+	NetworkMode string // the network gate's mode (shown; not switchable yet)
+}
+
+// MetricsComputed is the personal test set's quality under the current
+// knobs.
+type MetricsComputed struct {
+	K         int
+	Queries   int
+	Recall    float64
+	MRR       float64
+	Judgments []store.Judgment
+}
+
+// ModelsListed is the GGUF files in the models folder and the models in
+// use. Switchable is false while the engine cannot change models; Note
+// says why and what happens to a choice.
+type ModelsListed struct {
+	Dir        string
+	Files      []string
+	Embedding  string
+	Chat       string
+	Switchable bool
+	Note       string
+}
+
+// SettingsNotice is a message for the person.
+type SettingsNotice struct {
+	Text string
+	Err  bool
+}
+
+func (TuningLoaded) engineeringEvent()    {}
+func (MetricsComputed) engineeringEvent() {}
+func (ModelsListed) engineeringEvent()    {}
+func (SettingsNotice) engineeringEvent()  {}

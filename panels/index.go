@@ -1,0 +1,323 @@
+package panels
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"cairn/core/index"
+	"cairn/core/store"
+)
+
+// Index is the indexing panel: a folder picker with Start and Cancel, the
+// knowledge base's folders with Re-index, Remove and Watch, a progress bar
+// with files, chunks, MB, rate and time left, and the per-file status list.
+type Index struct {
+	Folder       *widget.Entry
+	ChooseButton *widget.Button
+	StartButton  *widget.Button
+	CancelButton *widget.Button
+	Folders      *widget.List
+	Reindex      *widget.Button
+	Remove       *widget.Button
+	Watch        *widget.Check
+	Bar          *widget.ProgressBar
+	Progress     *widget.Label // files, chunks, MB, rate, time left
+	Current      *widget.Label // the file being read
+	State        *widget.Label // what happened last
+	Files        *fileLog
+
+	win      fyne.Window
+	requests chan<- IndexRequest
+	content  fyne.CanvasObject
+
+	ready    bool
+	running  string // folder being indexed; "" when idle
+	folders  []store.Folder
+	watching map[string]bool
+	ranOnce  bool   // a run was shown in the file list
+	selected string // folder selected in the list
+	filling  bool   // code is setting Watch; not a click
+}
+
+// NewIndex builds the index panel. It sends its requests on requests and
+// stays disabled until an IndexReady event arrives.
+func NewIndex(w fyne.Window, clip fyne.Clipboard, requests chan<- IndexRequest) *Index {
+	p := &Index{win: w, requests: requests, watching: map[string]bool{}}
+	p.Folder = widget.NewEntry()
+	p.Folder.SetPlaceHolder("Folder to index, e.g. " + filepath.Join("~", "Documents"))
+	p.Folder.OnChanged = func(string) { p.sync() }
+	p.Folder.OnSubmitted = func(string) { p.Start() }
+	p.ChooseButton = widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), func() { p.Choose(false) })
+	p.StartButton = widget.NewButtonWithIcon("Start", theme.MediaPlayIcon(), p.Start)
+	p.StartButton.Importance = widget.HighImportance
+	p.CancelButton = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), p.Cancel)
+
+	p.Folders = widget.NewList(
+		func() int { return len(p.folders) },
+		func() fyne.CanvasObject {
+			path := widget.NewLabel("")
+			path.TextStyle.Bold = true
+			path.Truncation = fyne.TextTruncateEllipsis
+			info := widget.NewLabel("")
+			return container.NewBorder(nil, nil, nil, info, path)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(p.folders) {
+				return
+			}
+			f := p.folders[id]
+			c := o.(*fyne.Container)
+			setText(c.Objects[0].(*widget.Label), f.Path)
+			setText(c.Objects[1].(*widget.Label), folderInfo(f, p.watching[f.Path], time.Now()))
+		})
+	p.Folders.OnSelected = func(id widget.ListItemID) {
+		if id < len(p.folders) {
+			p.selected = p.folders[id].Path
+		}
+		p.sync()
+	}
+	p.Folders.OnUnselected = func(widget.ListItemID) { p.selected = ""; p.sync() }
+	p.Reindex = widget.NewButtonWithIcon("Re-index", theme.ViewRefreshIcon(), func() {
+		if p.selected != "" {
+			p.requests <- IndexFolder{Path: p.selected}
+		}
+	})
+	p.Remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), p.confirmRemove)
+	p.Watch = widget.NewCheck("Re-index when files change", func(on bool) {
+		if !p.filling && p.selected != "" {
+			p.requests <- WatchFolder{Path: p.selected, On: on}
+		}
+	})
+
+	p.Bar = widget.NewProgressBar()
+	p.Progress = widget.NewLabel("")
+	p.Current = widget.NewLabel("")
+	p.Current.Truncation = fyne.TextTruncateEllipsis
+	p.Current.TextStyle.Italic = true
+	p.Current.Hide()
+	p.Progress.Hide()
+	p.State = widget.NewLabel("Opening the knowledge base…")
+	p.State.Wrapping = fyne.TextWrapWord
+	p.Files = newFileLog(clip, func(s string) { p.State.SetText(s) })
+
+	picker := container.NewBorder(nil, nil, widget.NewLabel("Folder"),
+		container.NewHBox(p.ChooseButton, p.StartButton, p.CancelButton), p.Folder)
+	run := container.NewVBox(picker, p.Bar, p.Progress, p.Current, p.State)
+	folders := container.NewBorder(
+		widget.NewLabelWithStyle("Folders in this knowledge base", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		container.NewHBox(p.Reindex, p.Remove, p.Watch), nil, nil, p.Folders)
+	files := container.NewBorder(
+		widget.NewLabelWithStyle("Files", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.Files.content)
+	split := container.NewVSplit(folders, files)
+	split.Offset = 0.35
+	p.content = container.NewBorder(run, nil, nil, nil, split)
+	p.sync()
+	return p
+}
+
+// Content is the panel's root object.
+func (p *Index) Content() fyne.CanvasObject { return p.content }
+
+// Choose opens the folder picker; with start, the chosen folder is indexed.
+func (p *Index) Choose(start bool) {
+	if p.ready {
+		p.requests <- ChooseFolder{Start: start}
+	}
+}
+
+// Start indexes the folder in the entry.
+func (p *Index) Start() {
+	path := strings.TrimSpace(p.Folder.Text)
+	if !p.ready || p.running != "" || path == "" {
+		return
+	}
+	p.requests <- IndexFolder{Path: path}
+}
+
+// Cancel stops the running run.
+func (p *Index) Cancel() {
+	if p.running != "" {
+		p.requests <- CancelIndex{}
+	}
+}
+
+// IndexPath indexes path, e.g. a folder dropped on the window.
+func (p *Index) IndexPath(path string) {
+	if p.ready {
+		p.requests <- IndexFolder{Path: path}
+	}
+}
+
+func (p *Index) confirmRemove() {
+	path := p.selected
+	if path == "" {
+		return
+	}
+	dialog.ShowConfirm("Remove folder?",
+		fmt.Sprintf("Forget %s and everything indexed from it?\nThe files themselves are not touched.", path),
+		func(ok bool) {
+			if ok {
+				p.requests <- RemoveFolder{Path: path}
+			}
+		}, p.win)
+}
+
+// Apply shows the worker's events; call it on the window's goroutine.
+func (p *Index) Apply(events ...IndexEvent) {
+	var last *index.Progress
+	files := false
+	for _, ev := range events {
+		switch ev := ev.(type) {
+		case IndexReady:
+			p.ready = true
+			p.State.SetText("Choose a folder and press Start, or drop a folder on the window.")
+		case FoldersListed:
+			p.folders, p.watching = ev.Folders, ev.Watching
+			p.Folders.Refresh()
+			p.reselect()
+		case IssuesListed:
+			// Until a run is shown, the list holds the files that earlier
+			// runs could not index; after, it keeps the last run's files.
+			if p.running == "" && !p.ranOnce {
+				p.Files.reset()
+				p.Files.addIssues(ev.Issues)
+			}
+		case Progressed:
+			pr := ev.Progress
+			if p.running == "" || pr.Folder != "" && pr.Folder != p.running {
+				p.running, p.ranOnce = pr.Folder, true
+				p.Files.reset()
+			}
+			if pr.File != nil {
+				p.Files.addEvent(pr.File)
+				files = true
+			}
+			last = &pr
+		case IndexQueued:
+			p.State.SetText(fmt.Sprintf("%s will be indexed when the current run ends.", ev.Path))
+		case IndexFinished:
+			p.running = ""
+			p.Current.SetText("")
+			p.Current.Hide()
+			p.State.SetText(finishedText(ev))
+			if ev.Err == nil {
+				p.Bar.SetValue(1)
+			}
+		case FolderChosen:
+			if ev.Path != "" {
+				p.Folder.SetText(ev.Path)
+				if ev.Start {
+					p.Start()
+				}
+			}
+		case ShowFolderDialog:
+			p.showDialog(ev.Start)
+		case IndexNotice:
+			p.State.SetText(ev.Text)
+		}
+	}
+	if last != nil {
+		p.Bar.SetValue(progressFraction(*last))
+		p.Progress.SetText(progressText(*last))
+		p.Progress.Show()
+		if p.running != "" {
+			p.Current.SetText(last.Current)
+			p.Current.Show()
+			p.State.SetText("Indexing " + p.running + "…")
+		}
+	}
+	if files {
+		p.Files.update()
+	}
+	p.sync()
+}
+
+// reselect keeps the selected folder selected when the list changes.
+func (p *Index) reselect() {
+	for i, f := range p.folders {
+		if f.Path == p.selected {
+			p.Folders.Select(i)
+			return
+		}
+	}
+	p.selected = ""
+	p.Folders.UnselectAll()
+}
+
+func (p *Index) showDialog(start bool) {
+	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
+		if err != nil {
+			p.State.SetText("Could not open the folder picker: " + err.Error())
+			return
+		}
+		if u != nil {
+			p.Apply(FolderChosen{Path: u.Path(), Start: start})
+		}
+	}, p.win)
+	d.Resize(fyne.NewSize(720, 520))
+	d.Show()
+}
+
+func finishedText(ev IndexFinished) string {
+	r := ev.Run
+	took := r.FinishedAt.Sub(r.StartedAt)
+	if r.FinishedAt.IsZero() {
+		took = 0
+	}
+	sum := runSummary(r.FilesSeen, r.FilesIndexed, r.FilesUnchanged, r.FilesSkipped, r.FilesFailed, r.FilesRemoved, r.Chunks, took)
+	switch {
+	case ev.Cancelled:
+		return "Cancelled " + ev.Path + ". What was indexed stays; Start again to continue where it stopped. " + sum
+	case ev.Err != nil:
+		return "Indexing " + ev.Path + " failed: " + ev.Err.Error()
+	default:
+		s := "Indexed " + ev.Path + ". " + sum
+		if n := r.FilesSkipped + r.FilesFailed; n > 0 {
+			s += " See why in the file list (filter: not indexed)."
+		}
+		return s
+	}
+}
+
+// folderInfo is a folder's one-line summary.
+func folderInfo(f store.Folder, watching bool, now time.Time) string {
+	parts := []string{plural(f.Documents, "document", "documents"), plural(f.Chunks, "chunk", "chunks")}
+	if f.Issues > 0 {
+		parts = append(parts, plural(f.Issues, "file not indexed", "files not indexed"))
+	}
+	if r := f.LastRun; r != nil {
+		at := r.FinishedAt
+		if at.IsZero() {
+			at = r.StartedAt
+		}
+		parts = append(parts, "last run "+r.Status+" "+formatAgo(at, now))
+	} else {
+		parts = append(parts, "never indexed")
+	}
+	if watching {
+		parts = append(parts, "watching")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// sync enables the controls that make sense now.
+func (p *Index) sync() {
+	idle := p.ready && p.running == ""
+	enable(p.ChooseButton, p.ready)
+	enable(p.StartButton, idle && strings.TrimSpace(p.Folder.Text) != "")
+	enable(p.CancelButton, p.running != "")
+	enable(p.Reindex, idle && p.selected != "")
+	enable(p.Remove, idle && p.selected != "")
+	enable(p.Watch, p.ready && p.selected != "")
+	p.filling = true
+	p.Watch.SetChecked(p.watching[p.selected])
+	p.filling = false
+}

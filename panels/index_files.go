@@ -1,0 +1,203 @@
+package panels
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"cairn/core/index"
+	"cairn/core/store"
+)
+
+// FileRow is one file's outcome in the file list.
+type FileRow struct {
+	Path   string
+	Status string // indexed, unchanged, skipped, failed, removed
+	Reason string
+}
+
+// String is the row as copied: status, path and reason, tab-separated.
+func (r FileRow) String() string { return r.Status + "\t" + r.Path + "\t" + r.Reason }
+
+// File list filters.
+const (
+	FilterAll      = "All files"
+	FilterProblems = "Not indexed (skipped or failed)"
+)
+
+var fileFilters = []string{FilterAll, FilterProblems,
+	string(index.StatusIndexed), string(index.StatusUnchanged), string(index.StatusSkipped),
+	string(index.StatusFailed), string(index.StatusRemoved)}
+
+// fileLog is the per-file status list: every file a run looked at, with
+// what happened to it and why, filterable by status and text, copyable.
+type fileLog struct {
+	List    *widget.List
+	Filter  *widget.Select
+	Search  *widget.Entry
+	Copy    *widget.Button
+	Summary *widget.Label
+
+	rows    []FileRow
+	shown   []int // indexes into rows that pass the filter
+	checked int   // rows[:checked] have been run through the filter
+	counts  map[string]int
+	content fyne.CanvasObject
+}
+
+func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
+	l := &fileLog{counts: map[string]int{}}
+	l.List = widget.NewList(
+		func() int { return len(l.shown) },
+		func() fyne.CanvasObject {
+			status := widget.NewLabel("unchanged")
+			status.TextStyle.Bold = true
+			path := widget.NewLabel("")
+			path.Truncation = fyne.TextTruncateEllipsis
+			return container.NewBorder(nil, nil, status, nil, path)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(l.shown) {
+				return
+			}
+			r := l.rows[l.shown[id]]
+			c := o.(*fyne.Container)
+			path, status := c.Objects[0].(*widget.Label), c.Objects[1].(*widget.Label)
+			// The list refreshes its visible rows on every update; a label
+			// whose text is unchanged is left alone, or it would lay its
+			// text out again each time.
+			if imp := statusImportance(r.Status); status.Text != r.Status || status.Importance != imp {
+				status.Importance = imp
+				status.SetText(r.Status)
+			}
+			text := r.Path
+			if r.Reason != "" {
+				text += "  —  " + r.Reason
+			}
+			setText(path, text)
+		})
+	l.Filter = widget.NewSelect(fileFilters, func(string) { l.refilter() })
+	l.Filter.Selected = FilterAll
+	l.Search = widget.NewEntry()
+	l.Search.SetPlaceHolder("Filter by path or reason")
+	l.Search.OnChanged = func(string) { l.refilter() }
+	l.Copy = widget.NewButtonWithIcon("Copy list", theme.ContentCopyIcon(), func() {
+		clip.SetContent(l.Text())
+		notify(fmt.Sprintf("Copied %s to the clipboard (status, path, reason; tab-separated).", plural(len(l.shown), "row", "rows")))
+	})
+	l.Summary = widget.NewLabel("No indexing run yet.")
+	l.Summary.TextStyle.Italic = true
+	bar := container.NewBorder(nil, nil, l.Filter, l.Copy, l.Search)
+	l.content = container.NewBorder(container.NewVBox(bar, l.Summary), nil, nil, nil, l.List)
+	return l
+}
+
+func statusImportance(s string) widget.Importance {
+	switch index.Status(s) {
+	case index.StatusIndexed:
+		return widget.SuccessImportance
+	case index.StatusSkipped:
+		return widget.WarningImportance
+	case index.StatusFailed:
+		return widget.DangerImportance
+	default:
+		return widget.LowImportance
+	}
+}
+
+// reset empties the list for a new run.
+func (l *fileLog) reset() {
+	l.rows = nil
+	clear(l.counts)
+	l.refilter()
+}
+
+// addIssues lists files that earlier runs could not index.
+func (l *fileLog) addIssues(issues []store.Issue) {
+	for _, is := range issues {
+		l.add(FileRow{Path: is.Path, Status: is.Kind, Reason: is.Reason + " (" + is.At.Format("2 Jan 15:04") + ")"})
+	}
+	l.refilter()
+}
+
+// addEvent records one file's outcome; call update after a batch.
+func (l *fileLog) addEvent(ev *index.FileEvent) {
+	l.add(FileRow{Path: ev.Path, Status: string(ev.Status), Reason: ev.Reason})
+}
+
+func (l *fileLog) add(r FileRow) {
+	l.rows = append(l.rows, r)
+	l.counts[r.Status]++
+}
+
+// matches reports whether r passes the status filter and contains q (lower
+// case).
+func (l *fileLog) matches(r FileRow, q string) bool {
+	switch f := l.Filter.Selected; f {
+	case FilterAll, "":
+	case FilterProblems:
+		if r.Status != string(index.StatusSkipped) && r.Status != string(index.StatusFailed) {
+			return false
+		}
+	default:
+		if r.Status != f {
+			return false
+		}
+	}
+	return q == "" || strings.Contains(strings.ToLower(r.Path), q) || strings.Contains(strings.ToLower(r.Reason), q)
+}
+
+// refilter runs every row through the filter again (the filter changed).
+func (l *fileLog) refilter() {
+	l.shown, l.checked = l.shown[:0], 0
+	l.update()
+}
+
+// update filters the rows added since the last update and refreshes the
+// list and the summary: a run of 20,000 files costs each batch only its
+// own rows, so the window keeps up.
+func (l *fileLog) update() {
+	q := strings.ToLower(strings.TrimSpace(l.Search.Text))
+	for i := l.checked; i < len(l.rows); i++ {
+		if l.matches(l.rows[i], q) {
+			l.shown = append(l.shown, i)
+		}
+	}
+	l.checked = len(l.rows)
+	l.List.Refresh()
+	if len(l.rows) == 0 {
+		l.Summary.SetText("No files yet.")
+		return
+	}
+	var parts []string
+	for _, s := range []index.Status{index.StatusIndexed, index.StatusUnchanged, index.StatusSkipped, index.StatusFailed, index.StatusRemoved} {
+		if n := l.counts[string(s)]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", formatCount(n), s))
+		}
+	}
+	l.Summary.SetText(fmt.Sprintf("%s (%s); showing %s.", plural(len(l.rows), "file", "files"),
+		strings.Join(parts, ", "), formatCount(len(l.shown))))
+}
+
+// Shown returns the rows that pass the filter, in order.
+func (l *fileLog) Shown() []FileRow {
+	out := make([]FileRow, len(l.shown))
+	for i, j := range l.shown {
+		out[i] = l.rows[j]
+	}
+	return out
+}
+
+// Text is the shown rows as tab-separated lines, for the clipboard.
+func (l *fileLog) Text() string {
+	var b strings.Builder
+	for _, r := range l.Shown() {
+		b.WriteString(r.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

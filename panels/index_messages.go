@@ -1,0 +1,93 @@
+package panels
+
+import (
+	"cairn/core/index"
+	"cairn/core/store"
+)
+
+// IndexRequest is a request of the index panel to its worker: ChooseFolder,
+// IndexFolder, CancelIndex, RemoveFolder or WatchFolder.
+type IndexRequest interface{ indexRequest() }
+
+// ChooseFolder asks for the system's folder picker; the answer comes back
+// as FolderChosen (or ShowFolderDialog when there is no native picker).
+// With Start, the chosen folder is indexed at once.
+type ChooseFolder struct{ Start bool }
+
+// IndexFolder indexes (or re-indexes) a folder; it waits its turn when
+// another folder is being indexed.
+type IndexFolder struct{ Path string }
+
+// CancelIndex stops the running indexing run; what was written stays.
+type CancelIndex struct{}
+
+// RemoveFolder forgets a folder and everything indexed from it.
+type RemoveFolder struct{ Path string }
+
+// WatchFolder turns re-indexing on change on or off for a folder.
+type WatchFolder struct {
+	Path string
+	On   bool
+}
+
+func (ChooseFolder) indexRequest() {}
+func (IndexFolder) indexRequest()  {}
+func (CancelIndex) indexRequest()  {}
+func (RemoveFolder) indexRequest() {}
+func (WatchFolder) indexRequest()  {}
+
+// IndexEvent is news from the index worker.
+type IndexEvent interface{ indexEvent() }
+
+// IndexReady says the knowledge base is open.
+type IndexReady struct{}
+
+// FoldersListed is the knowledge base's folders with their counts.
+type FoldersListed struct {
+	Folders  []store.Folder
+	Watching map[string]bool
+}
+
+// IssuesListed is every file a run could not index, with the reason.
+type IssuesListed struct{ Issues []store.Issue }
+
+// Progressed is one progress report of the running run.
+type Progressed struct{ Progress index.Progress }
+
+// IndexQueued says a folder waits for the running run to finish.
+type IndexQueued struct{ Path string }
+
+// IndexFinished says a run ended: done, cancelled or failed (Err).
+type IndexFinished struct {
+	Path      string
+	Run       store.Run
+	Err       error
+	Cancelled bool
+}
+
+// FolderChosen is the folder the person picked; Path is "" when they
+// closed the picker without choosing.
+type FolderChosen struct {
+	Path  string
+	Start bool
+}
+
+// ShowFolderDialog asks the panel to show Fyne's folder dialog, because the
+// desktop has no native picker.
+type ShowFolderDialog struct{ Start bool }
+
+// IndexNotice is a message for the person.
+type IndexNotice struct {
+	Text string
+	Err  bool
+}
+
+func (IndexReady) indexEvent()       {}
+func (FoldersListed) indexEvent()    {}
+func (IssuesListed) indexEvent()     {}
+func (Progressed) indexEvent()       {}
+func (IndexQueued) indexEvent()      {}
+func (IndexFinished) indexEvent()    {}
+func (FolderChosen) indexEvent()     {}
+func (ShowFolderDialog) indexEvent() {}
+func (IndexNotice) indexEvent()      {}

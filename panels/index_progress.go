@@ -1,0 +1,68 @@
+package panels
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"cairn/core/index"
+)
+
+// progressText describes a run's progress for a person: files, chunks, MB,
+// rate and time left.
+func progressText(p index.Progress) string {
+	switch p.Phase {
+	case index.PhaseScanning:
+		return fmt.Sprintf("Looking for files in %s… %s found", p.Folder, formatCount(p.FilesSeen))
+	case index.PhaseRemoving:
+		return "Forgetting files that were deleted…"
+	case index.PhaseEmbedding:
+		s := fmt.Sprintf("Embedding %s / %s passages", formatCount(p.FilesDone), formatCount(p.FilesTotal))
+		if p.ETA > 0 {
+			s += " · about " + formatClock(p.ETA) + " left"
+		}
+		return s
+	case index.PhaseDone:
+		return fmt.Sprintf("Finished: %s read, %s, %s in %s.", plural(p.FilesDone, "file", "files"),
+			plural(p.Chunks, "chunk", "chunks"), formatBytes(p.Bytes), formatClock(p.Elapsed))
+	}
+	parts := []string{
+		fmt.Sprintf("%s / %s files", formatCount(p.FilesDone), formatCount(p.FilesTotal)),
+		plural(p.Chunks, "chunk", "chunks"),
+		formatBytes(p.Bytes) + " / " + formatBytes(p.BytesTotal),
+	}
+	if p.Elapsed > time.Second && p.Bytes > 0 {
+		parts = append(parts, fmt.Sprintf("%.1f MB/s", mb(p.Bytes)/p.Elapsed.Seconds()))
+	}
+	if p.ETA > 0 {
+		parts = append(parts, "about "+formatClock(p.ETA)+" left")
+	}
+	if n := p.Unchanged; n > 0 {
+		parts = append(parts, formatCount(n)+" unchanged")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// progressFraction is how far a run is, 0..1.
+func progressFraction(p index.Progress) float64 {
+	switch {
+	case p.Phase == index.PhaseDone:
+		return 1
+	case p.FilesTotal <= 0:
+		return 0
+	case p.BytesTotal > 0 && p.Phase == index.PhaseIndexing:
+		// Bytes track the work better than files when sizes vary.
+		return min(1, float64(p.Bytes)/float64(p.BytesTotal))
+	default:
+		return min(1, float64(p.FilesDone)/float64(p.FilesTotal))
+	}
+}
+
+// runSummary is the one-line outcome of a finished run.
+func runSummary(files, indexed, unchanged, skipped, failed, removed, chunks int, took time.Duration) string {
+	return fmt.Sprintf("%s seen: %s indexed, %s unchanged, %s skipped, %s failed, %s removed; %s in %s.",
+		plural(files, "file", "files"), formatCount(indexed), formatCount(unchanged), formatCount(skipped),
+		formatCount(failed), formatCount(removed), plural(chunks, "chunk", "chunks"), formatClock(took))
+}
+
+func mb(n int64) float64 { return float64(n) / (1 << 20) }

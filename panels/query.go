@@ -1,0 +1,290 @@
+package panels
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"cairn/core/answer"
+	"cairn/core/search"
+)
+
+// Query is the question-and-answer panel: the question with its history,
+// Ask and Cancel, the streamed answer with clickable citations, its
+// verification, timing and mode, and the ranked sources with why each
+// ranked where it did.
+type Query struct {
+	Question     *HistoryEntry
+	AskButton    *widget.Button
+	CancelButton *widget.Button
+	State        *widget.Label // what is happening, or what went wrong
+	Answer       *answerView
+	Sources      *fyne.Container // the visible source rows, best first
+	Empty        *widget.Label   // shown instead of sources when there are none
+	Notes        *widget.Label   // what the search decided, e.g. a fall back to BM25
+
+	win      fyne.Window
+	clip     fyne.Clipboard
+	requests chan<- QueryRequest
+	rows     map[int64]*SourceRow // by chunk id, for the question shown
+	shown    []*SourceRow         // in rank order
+	content  fyne.CanvasObject
+
+	ready    bool
+	running  bool
+	question string         // the question the answer and sources belong to
+	answer   *answer.Answer // the last finished answer
+	cited    map[int64]int  // chunk id -> [n] it is cited as in the answer
+	chatless bool           // no chat model: answers are extractive
+	bm25Only bool           // no embedding model
+}
+
+// NewQuery builds the query panel. It sends its requests on requests and
+// stays disabled until a QueryReady event arrives.
+func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) *Query {
+	q := &Query{win: w, clip: clip, requests: requests, cited: map[int64]int{}, rows: map[int64]*SourceRow{}}
+	q.Question = NewHistoryEntry()
+	q.Question.SetPlaceHolder("Ask a question about your documents (Ctrl+L)")
+	q.Question.OnSubmitted = func(string) { q.Submit() }
+	q.Question.OnEscape = q.Cancel
+	q.AskButton = widget.NewButtonWithIcon("Ask", theme.SearchIcon(), q.Submit)
+	q.AskButton.Importance = widget.HighImportance
+	q.CancelButton = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), q.Cancel)
+	q.State = widget.NewLabel("Opening the knowledge base…")
+	q.State.Wrapping = fyne.TextWrapWord
+	q.Answer = newAnswerView(q.openCitation)
+	q.Sources = container.NewVBox()
+	q.Empty = widget.NewLabel("Sources appear here: the passages an answer is drawn from, best first.")
+	q.Empty.Wrapping = fyne.TextWrapWord
+	q.Empty.Importance = widget.LowImportance
+	q.Notes = widget.NewLabel("")
+	q.Notes.Wrapping = fyne.TextWrapWord
+	q.Notes.Importance = widget.WarningImportance
+	q.Notes.Hide()
+
+	top := container.NewVBox(
+		container.NewBorder(nil, nil, nil, container.NewHBox(q.AskButton, q.CancelButton), q.Question),
+		q.State,
+	)
+	sourcesHead := widget.NewLabelWithStyle("Sources", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	sources := container.NewBorder(sourcesHead, nil, nil, nil, container.NewVScroll(container.NewVBox(q.Empty, q.Sources)))
+	split := container.NewVSplit(container.NewVScroll(q.Answer.content), sources)
+	split.Offset = 0.4
+	bottom := container.NewVBox(widget.NewSeparator(), q.Notes, q.Answer.Timing, q.Answer.Mode)
+	q.content = container.NewBorder(top, bottom, nil, nil, split)
+	q.sync()
+	return q
+}
+
+// Content is the panel's root object.
+func (q *Query) Content() fyne.CanvasObject { return q.content }
+
+// Rows returns the visible source rows, best first.
+func (q *Query) Rows() []*SourceRow { return q.shown }
+
+// FocusQuestion puts the keyboard focus in the question entry.
+func (q *Query) FocusQuestion() { q.win.Canvas().Focus(q.Question) }
+
+// Submit asks the question in the entry.
+func (q *Query) Submit() {
+	text := strings.TrimSpace(q.Question.Text)
+	if !q.ready || q.running {
+		return
+	}
+	if text == "" {
+		q.State.SetText("Type a question first, then press Enter.")
+		return
+	}
+	q.Question.Remember(text)
+	q.requests <- Ask{Question: text}
+}
+
+// Cancel stops the question being answered.
+func (q *Query) Cancel() {
+	if q.running {
+		q.requests <- CancelAsk{}
+	}
+}
+
+// Apply shows the worker's events; call it on the window's goroutine.
+func (q *Query) Apply(events ...QueryEvent) {
+	for _, ev := range events {
+		switch ev := ev.(type) {
+		case QueryReady:
+			q.ready = true
+			q.State.SetText("Ready. Ask a question; answers cite the file and page they come from.")
+		case ModelsKnown:
+			q.bm25Only, q.chatless = ev.EmbeddingModel == "", ev.ChatModel == ""
+			if q.answer == nil {
+				q.Answer.Mode.SetText(modeLine(q.bm25Only, "", q.chatless, "", ev.ChatModel))
+			}
+		case Asking:
+			q.running = true
+			q.question = ev.Question
+			clear(q.rows) // rows belong to one question's passages
+			q.answer = nil
+			clear(q.cited)
+			q.Answer.reset()
+			q.State.SetText("Searching your documents…")
+		case Token:
+			if q.running {
+				q.State.SetText("Writing the answer…")
+				q.Answer.appendText(ev.Text)
+			}
+		case Answered:
+			q.running = false
+			q.answer = ev.Answer
+			clear(q.cited)
+			for _, c := range ev.Answer.Citations {
+				q.cited[c.ChunkID] = c.N
+			}
+			q.Answer.show(ev.Answer)
+			q.State.SetText(answeredState(ev.Answer))
+			var searchMode search.Mode
+			if ev.Answer.Search != nil && ev.Answer.Search.Candidates != nil {
+				searchMode = ev.Answer.Search.Candidates.Mode
+			}
+			q.Answer.Mode.SetText(modeLine(q.bm25Only, searchMode, q.chatless, ev.Answer.Mode, ev.Answer.Model))
+		case AskFailed:
+			q.running = false
+			if ev.Cancelled {
+				q.State.SetText("Cancelled. Ask again when you are ready.")
+			} else {
+				q.State.SetText("Could not answer: " + ev.Err.Error())
+			}
+		case Ranked:
+			q.showRanked(ev)
+		case QueryNotice:
+			q.State.SetText(ev.Text)
+		}
+	}
+	q.sync()
+}
+
+// sync enables the controls that make sense now.
+func (q *Query) sync() {
+	enable(q.AskButton, q.ready && !q.running)
+	enable(q.CancelButton, q.running)
+	if q.ready {
+		q.Question.Enable()
+	} else {
+		q.Question.Disable()
+	}
+}
+
+func (q *Query) showRanked(ev Ranked) {
+	if ev.Question != q.question {
+		return // the ranking of an earlier question
+	}
+	shown := make([]*SourceRow, len(ev.Results))
+	objs := make([]fyne.CanvasObject, len(ev.Results))
+	same := len(ev.Results) == len(q.shown)
+	for i, r := range ev.Results {
+		row := q.rows[r.ChunkID]
+		if row == nil {
+			row = newSourceRow(sourceActions{open: q.open, copy: q.copyPassage, judge: q.judge})
+			row.show(r)
+			q.rows[r.ChunkID] = row
+		}
+		row.rank(r, q.cited[r.ChunkID], ev.Right[r.Path], ev.Params, ev.Mode)
+		shown[i], objs[i] = row, row.box
+		same = same && q.shown[i] == row
+	}
+	q.shown = shown
+	if !same { // a new order: lay the rows out again; their contents are laid out already
+		q.Sources.Objects = objs
+		q.Sources.Refresh()
+	}
+	if notes := strings.Join(ev.Notes, " "); notes != q.Notes.Text {
+		q.Notes.SetText(notes)
+		q.Notes.Hidden = notes == ""
+		q.Notes.Refresh()
+	}
+	if len(objs) == 0 {
+		q.Empty.SetText("No passage scores above the minimum score. Lower min_score in Engineering, try other words, or index the folder that holds the answer.")
+		q.Empty.Show()
+	} else {
+		q.Empty.Hide()
+	}
+}
+
+func (q *Query) open(r search.Result) {
+	q.requests <- OpenSource{Path: r.Path, Page: r.Page, Label: r.Label, Line: r.LineStart}
+}
+
+func (q *Query) openCitation(n int) {
+	if q.answer == nil {
+		return
+	}
+	for _, s := range q.answer.Sources {
+		if s.N == n {
+			q.open(s.Result)
+			return
+		}
+	}
+}
+
+func (q *Query) copyPassage(r search.Result) {
+	q.clip.SetContent(r.Text)
+	q.State.SetText("Copied the passage from " + r.Path + ".")
+}
+
+func (q *Query) judge(r search.Result, right bool) {
+	if q.question == "" {
+		return
+	}
+	q.requests <- JudgeSource{Question: q.question, Path: r.Path, ChunkID: r.ChunkID, Right: right}
+}
+
+func answeredState(a *answer.Answer) string {
+	switch {
+	case a.NoSources:
+		return "Nothing in your documents matched. Try other words, or index the folder that holds the answer."
+	case a.Refused:
+		return "Your documents do not seem to answer this. The closest passages are listed below."
+	default:
+		return "Answered from " + plural(len(a.Sources), "source", "sources") + ". Click a [n] to open the cited page."
+	}
+}
+
+// modeLine says how retrieval and answering run: BM25 only or hybrid,
+// extractive or generative.
+func modeLine(bm25Only bool, sm search.Mode, chatless bool, am answer.Mode, model string) string {
+	retrieval := "hybrid (BM25 + vectors)"
+	switch {
+	case sm == search.ModeBM25 || (sm == "" && bm25Only):
+		retrieval = "BM25 only"
+		if bm25Only {
+			retrieval += " (no embedding model)"
+		}
+	case sm == search.ModeVector:
+		retrieval = "vectors only"
+	}
+	ans := "generative"
+	switch {
+	case am == answer.ModeExtractive || (am == "" && chatless):
+		ans = "extractive (best passages quoted"
+		if chatless {
+			ans += "; no chat model loaded"
+		}
+		ans += ")"
+	case am == answer.ModeOnline:
+		ans = "online (through the network gate)"
+	}
+	if model != "" && am != answer.ModeExtractive {
+		ans += ", " + model
+	}
+	return "Retrieval: " + retrieval + " · Answers: " + ans
+}
+
+// enable enables or disables a widget.
+func enable(w fyne.Disableable, on bool) {
+	if on {
+		w.Enable()
+	} else {
+		w.Disable()
+	}
+}

@@ -1,0 +1,95 @@
+package panels
+
+import (
+	"cairn/core/answer"
+	"cairn/core/search"
+)
+
+// QueryRequest is a request of the query panel to its worker: Ask,
+// CancelAsk, OpenSource or JudgeSource.
+type QueryRequest interface{ queryRequest() }
+
+// Ask answers a question.
+type Ask struct{ Question string }
+
+// CancelAsk stops the question being answered.
+type CancelAsk struct{}
+
+// OpenSource opens a passage's file with the system viewer, at its page
+// where the viewer supports it.
+type OpenSource struct {
+	Path  string
+	Page  int    // 0 when the format has no pages
+	Label string // printed page label, when the document has one
+	Line  int
+}
+
+// JudgeSource marks (Right) or unmarks a file as the right answer to a
+// question, for the personal test set.
+type JudgeSource struct {
+	Question string
+	Path     string
+	ChunkID  int64
+	Right    bool
+}
+
+func (Ask) queryRequest()         {}
+func (CancelAsk) queryRequest()   {}
+func (OpenSource) queryRequest()  {}
+func (JudgeSource) queryRequest() {}
+
+// QueryEvent is news from the query worker: QueryReady, ModelsKnown,
+// Asking, Token, Answered, AskFailed, Ranked or QueryNotice.
+type QueryEvent interface{ queryEvent() }
+
+// QueryReady says the knowledge base is open: questions can be asked.
+type QueryReady struct{}
+
+// ModelsKnown says which models the engine runs, hence which modes.
+type ModelsKnown struct {
+	EmbeddingModel string // "" when retrieval is BM25 only
+	ChatModel      string // "" when answers are extractive
+}
+
+// Asking says a question is being answered.
+type Asking struct{ Question string }
+
+// Token is the next piece of the answer being written.
+type Token struct{ Text string }
+
+// Answered carries the finished answer.
+type Answered struct{ Answer *answer.Answer }
+
+// AskFailed says the question could not be answered, or was cancelled.
+type AskFailed struct {
+	Question  string
+	Err       error
+	Cancelled bool
+}
+
+// Ranked is the current ranking of the last question's candidates under the
+// tuning sliders, and which files are marked as the right answer.
+type Ranked struct {
+	Question string
+	Mode     search.Mode
+	Results  []search.Result
+	Params   search.Params   // the fusion behind the ranking, for "why this result"
+	Right    map[string]bool // path -> marked right for Question
+	Notes    []string
+}
+
+// QueryNotice is a message for the person, e.g. a file that could not be
+// opened.
+type QueryNotice struct {
+	Text string
+	Err  bool
+}
+
+func (QueryReady) queryEvent()  {}
+func (ModelsKnown) queryEvent() {}
+func (Asking) queryEvent()      {}
+func (Token) queryEvent()       {}
+func (Answered) queryEvent()    {}
+func (AskFailed) queryEvent()   {}
+func (Ranked) queryEvent()      {}
+func (QueryNotice) queryEvent() {}

@@ -1,0 +1,205 @@
+package panels
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"cairn/core/search"
+)
+
+// SourceRow shows one ranked passage: rank, citation number when the answer
+// cites it, title, place, fused score, the snippet with the query's terms
+// highlighted, and buttons to open the file, copy the passage, explain the
+// ranking and mark the file as the right answer.
+//
+// A row belongs to one passage for as long as a question's sources are
+// shown, so that re-ranking as a slider moves only reorders rows and
+// updates their rank and score: the snippet's text layout, the costly part,
+// is done once.
+type SourceRow struct {
+	Rank    *widget.Label
+	Cite    *widget.Label
+	Title   *widget.Label
+	Where   *widget.Label
+	Score   *widget.Label
+	Snippet *widget.RichText
+	Why     *widget.Label
+	Open    *widget.Button
+	Copy    *widget.Button
+	Explain *widget.Button
+	Right   *widget.Check
+
+	box     *fyne.Container
+	res     search.Result
+	params  search.Params // the fusion behind res, for the explanation
+	mode    search.Mode
+	cited   int
+	filling bool // update is setting Right; do not report it as a click
+}
+
+// sourceActions are what a row's buttons do, given the row's result.
+type sourceActions struct {
+	open  func(search.Result)
+	copy  func(search.Result)
+	judge func(r search.Result, right bool)
+}
+
+func newSourceRow(act sourceActions) *SourceRow {
+	r := &SourceRow{
+		Rank:    widget.NewLabel(""),
+		Cite:    widget.NewLabel(""),
+		Title:   widget.NewLabel(""),
+		Where:   widget.NewLabel(""),
+		Score:   widget.NewLabel(""),
+		Snippet: widget.NewRichText(),
+		Why:     widget.NewLabel(""),
+	}
+	r.Title.TextStyle.Bold = true
+	r.Title.Truncation = fyne.TextTruncateEllipsis
+	r.Cite.Importance = widget.HighImportance
+	r.Score.TextStyle.Monospace = true
+	r.Snippet.Wrapping = fyne.TextWrapWord
+	r.Why.Wrapping = fyne.TextWrapWord
+	r.Why.TextStyle.Monospace = true
+	r.Why.Hide()
+	r.Open = widget.NewButtonWithIcon("Open", theme.FileIcon(), func() { act.open(r.res) })
+	r.Copy = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { act.copy(r.res) })
+	r.Explain = widget.NewButtonWithIcon("Why", theme.InfoIcon(), r.toggleWhy)
+	r.Right = widget.NewCheck("Right answer", func(on bool) {
+		if !r.filling {
+			act.judge(r.res, on)
+		}
+	})
+	for _, b := range []*widget.Button{r.Open, r.Copy, r.Explain} {
+		b.Importance = widget.LowImportance
+	}
+	head := container.NewBorder(nil, nil, container.NewHBox(r.Rank, r.Cite), container.NewHBox(r.Where, r.Score), r.Title)
+	buttons := container.NewHBox(r.Open, r.Copy, r.Explain, layout.NewSpacer(), r.Right)
+	r.box = container.NewVBox(head, r.Snippet, buttons, r.Why, widget.NewSeparator())
+	return r
+}
+
+func (r *SourceRow) toggleWhy() {
+	if r.Why.Visible() {
+		r.Why.Hide()
+	} else {
+		r.Why.SetText(whyText(r.res, r.params, r.mode))
+		r.Why.Show()
+	}
+	r.box.Refresh()
+}
+
+// show fills a new row with its passage.
+func (r *SourceRow) show(res search.Result) {
+	r.res = res
+	title := res.Title
+	if title == "" {
+		title = filepath.Base(res.Path)
+	}
+	r.Title.SetText(title)
+	r.Where.SetText(location(res.Passage))
+	r.Snippet.Segments = highlighted(res.Snippet, res.Highlights)
+	r.Snippet.Refresh()
+	r.Cite.Hide()
+}
+
+// rank updates what a new ranking changes: rank, score, the fusion terms
+// behind them, the citation mark and the judgment. cited is the passage's
+// [n] in the answer (0: not cited).
+func (r *SourceRow) rank(res search.Result, cited int, right bool, p search.Params, mode search.Mode) {
+	r.res, r.params, r.mode = res, p, mode
+	setText(r.Rank, fmt.Sprintf("%d.", res.Rank))
+	setText(r.Score, fmt.Sprintf("%.2f", res.Score))
+	if cited != r.cited {
+		r.cited = cited
+		if cited > 0 {
+			r.Cite.SetText(fmt.Sprintf("[%d]", cited))
+			r.Cite.Show()
+		} else {
+			r.Cite.Hide()
+		}
+	}
+	if r.Why.Visible() {
+		setText(r.Why, whyText(res, p, mode))
+	}
+	r.filling = true
+	r.Right.SetChecked(right)
+	r.filling = false
+}
+
+// setText changes a label only when its text changes: a label lays its
+// text out again on every SetText, which lists and re-rankings would
+// otherwise pay for every row they refresh.
+func setText(l *widget.Label, s string) {
+	if l.Text != s {
+		l.SetText(s)
+	}
+}
+
+// location is where the passage sits in its file, for a person.
+func location(p *search.Passage) string {
+	var parts []string
+	if p.Page > 0 {
+		unit := p.UnitKind
+		if unit == "" {
+			unit = "page"
+		}
+		label := fmt.Sprint(p.Page)
+		if p.Label != "" {
+			label = p.Label
+		}
+		parts = append(parts, unit+" "+label)
+	}
+	if p.LineStart > 0 {
+		if p.LineEnd > p.LineStart {
+			parts = append(parts, fmt.Sprintf("lines %d-%d", p.LineStart, p.LineEnd))
+		} else {
+			parts = append(parts, fmt.Sprintf("line %d", p.LineStart))
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// whyText explains a result's rank: each retriever's rank and score, each
+// fusion term, and the terms it matched.
+func whyText(r search.Result, p search.Params, mode search.Mode) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "File:    %s\n", r.Path)
+	if r.Heading != "" {
+		fmt.Fprintf(&b, "Section: %s\n", r.Heading)
+	}
+	switch {
+	case mode == search.ModeVector:
+		b.WriteString("BM25:    not used (vector search only)\n")
+	case r.BM25Rank > 0:
+		fmt.Fprintf(&b, "BM25:    rank %d, score %.3f -> fusion term %.3f\n", r.BM25Rank, r.BM25Score, r.BM25Term)
+	default:
+		b.WriteString("BM25:    not among the keyword matches\n")
+	}
+	switch {
+	case mode == search.ModeBM25:
+		b.WriteString("Vectors: not used (keyword search only)\n")
+	case r.VecRank > 0:
+		fmt.Fprintf(&b, "Vectors: rank %d, similarity %.3f -> fusion term %.3f\n", r.VecRank, r.VecSim, r.VectorTerm)
+	default:
+		b.WriteString("Vectors: not among the nearest passages\n")
+	}
+	if p.Fusion == search.FusionWeighted {
+		fmt.Fprintf(&b, "Fused:   %.3f = %.3f + %.3f (weighted, vector weight %.2f)\n", r.Score, r.BM25Term, r.VectorTerm, p.VectorWeight)
+	} else {
+		fmt.Fprintf(&b, "Fused:   %.3f = %.3f + %.3f (RRF, k = %g, normalized to 0..1)\n", r.Score, r.BM25Term, r.VectorTerm, p.RRFK)
+	}
+	if len(r.Matched) > 0 {
+		fmt.Fprintf(&b, "Matched: %s", strings.Join(r.Matched, ", "))
+	} else {
+		b.WriteString("Matched: no query term (found by meaning)")
+	}
+	return b.String()
+}

@@ -1,0 +1,130 @@
+package panels
+
+import (
+	"fmt"
+	"image/color"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"cairn/core/store"
+)
+
+// StatusReport is what the status bar shows; the status worker sends one
+// every few seconds.
+type StatusReport struct {
+	KB             string // knowledge base file
+	Documents      int
+	Chunks         int
+	Vectors        int
+	Bytes          int64 // on disk
+	EmbeddingModel string
+	ChatModel      string
+	NetworkMode    string // offline, online or admin
+	Memory         int64  // resident memory of the process
+	LastRun        *store.Run
+	Err            error
+}
+
+// StatusBar is the strip along the bottom of the window: knowledge base,
+// documents, chunks, size on disk, models, the network gate's mode
+// (colour-coded: offline green, online amber, admin red) and memory.
+type StatusBar struct {
+	KB     *widget.Label
+	Counts *widget.Label
+	Models *widget.Label
+	Gate   *canvas.Text // on the mode's colour
+	Memory *widget.Label
+
+	GateBG  *canvas.Rectangle // the mode's colour behind Gate
+	content fyne.CanvasObject
+	mode    string
+}
+
+// NewStatusBar builds an empty status bar.
+func NewStatusBar() *StatusBar {
+	s := &StatusBar{
+		KB:     widget.NewLabel("Opening…"),
+		Counts: widget.NewLabel(""),
+		Models: widget.NewLabel(""),
+		Gate:   canvas.NewText("", color.White),
+		Memory: widget.NewLabel(""),
+		GateBG: canvas.NewRectangle(color.Transparent),
+	}
+	s.KB.TextStyle.Bold = true
+	s.Models.Truncation = fyne.TextTruncateEllipsis
+	s.Gate.TextStyle.Bold = true
+	s.Gate.Alignment = fyne.TextAlignCenter
+	s.GateBG.CornerRadius = 4
+	gate := container.NewStack(s.GateBG, container.NewPadded(s.Gate))
+	s.content = container.NewBorder(widget.NewSeparator(), nil,
+		container.NewHBox(s.KB, s.Counts), container.NewHBox(s.Memory, gate), s.Models)
+	return s
+}
+
+// Content is the bar's root object.
+func (s *StatusBar) Content() fyne.CanvasObject { return s.content }
+
+// GateMode is the network mode shown.
+func (s *StatusBar) GateMode() string { return s.mode }
+
+// GateColor is the badge's colour name: success (offline), warning (online)
+// or error (admin, and anything unknown).
+func GateColor(mode string) fyne.ThemeColorName {
+	switch mode {
+	case "offline":
+		return theme.ColorNameSuccess
+	case "online":
+		return theme.ColorNameWarning
+	default:
+		return theme.ColorNameError
+	}
+}
+
+// gateInk is the text colour on the gate badge.
+func gateInk(mode string) fyne.ThemeColorName {
+	switch GateColor(mode) {
+	case theme.ColorNameSuccess:
+		return theme.ColorNameForegroundOnSuccess
+	case theme.ColorNameWarning:
+		return theme.ColorNameForegroundOnWarning
+	default:
+		return theme.ColorNameForegroundOnError
+	}
+}
+
+// Apply shows a report; call it on the window's goroutine.
+func (s *StatusBar) Apply(r StatusReport) {
+	if r.Err != nil {
+		s.Counts.SetText("status unavailable: " + r.Err.Error())
+		return
+	}
+	s.KB.SetText(strings.TrimSuffix(filepath.Base(r.KB), ".db"))
+	counts := []string{plural(r.Documents, "document", "documents"), plural(r.Chunks, "chunk", "chunks")}
+	if r.Vectors > 0 {
+		counts = append(counts, plural(r.Vectors, "vector", "vectors"))
+	}
+	counts = append(counts, formatBytes(r.Bytes)+" on disk")
+	s.Counts.SetText(strings.Join(counts, " · "))
+	emb, chat := r.EmbeddingModel, r.ChatModel
+	if emb == "" {
+		emb = "none (BM25 only)"
+	}
+	if chat == "" {
+		chat = "none (extractive answers)"
+	}
+	s.Models.SetText(fmt.Sprintf("Embedding: %s · Chat: %s", emb, chat))
+	s.Memory.SetText("Memory " + formatBytes(r.Memory))
+	s.mode = r.NetworkMode
+	s.Gate.Text = "Network: " + r.NetworkMode
+	s.Gate.Refresh()
+	s.GateBG.FillColor = theme.Color(GateColor(r.NetworkMode))
+	s.GateBG.Refresh()
+	s.Gate.Color = theme.Color(gateInk(r.NetworkMode))
+	s.Gate.Refresh()
+}

@@ -1,0 +1,63 @@
+package theme
+
+import (
+	"image/color"
+	"math"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	fynetheme "fyne.io/fyne/v2/theme"
+)
+
+// contrast is the WCAG contrast ratio of two colours.
+func contrast(a, b color.Color) float64 {
+	lum := func(c color.Color) float64 {
+		r, g, b, _ := c.RGBA()
+		ch := func(v uint32) float64 {
+			x := float64(v) / 0xffff
+			if x <= 0.03928 {
+				return x / 12.92
+			}
+			return math.Pow((x+0.055)/1.055, 2.4)
+		}
+		return 0.2126*ch(r) + 0.7152*ch(g) + 0.0722*ch(b)
+	}
+	l1, l2 := lum(a), lum(b)
+	return (max(l1, l2) + 0.05) / (min(l1, l2) + 0.05)
+}
+
+func TestStatusColoursAreReadableInBothVariants(t *testing.T) {
+	test.NewTempApp(t)
+	th := New(System)
+	for _, v := range []fyne.ThemeVariant{fynetheme.VariantLight, fynetheme.VariantDark} {
+		bg := th.Color(fynetheme.ColorNameBackground, v)
+		for n, on := range map[fyne.ThemeColorName]fyne.ThemeColorName{
+			fynetheme.ColorNameSuccess: fynetheme.ColorNameForegroundOnSuccess,
+			fynetheme.ColorNameWarning: fynetheme.ColorNameForegroundOnWarning,
+			fynetheme.ColorNameError:   fynetheme.ColorNameForegroundOnError,
+		} {
+			c := th.Color(n, v)
+			if r := contrast(c, bg); r < 4.5 {
+				t.Errorf("variant %d: %s text on the background: contrast %.1f < 4.5", v, n, r)
+			}
+			if r := contrast(th.Color(on, v), c); r < 4.5 {
+				t.Errorf("variant %d: text on a %s badge: contrast %.1f < 4.5", v, n, r)
+			}
+		}
+	}
+}
+
+func TestChoiceOverridesTheSystemVariant(t *testing.T) {
+	test.NewTempApp(t)
+	light := fynetheme.VariantLight
+	if New(Dark).Color(fynetheme.ColorNameBackground, light) != fynetheme.DefaultTheme().Color(fynetheme.ColorNameBackground, fynetheme.VariantDark) {
+		t.Error("Dark does not give the dark background when the system is light")
+	}
+	if New(System).Color(fynetheme.ColorNameBackground, light) != fynetheme.DefaultTheme().Color(fynetheme.ColorNameBackground, light) {
+		t.Error("System does not follow the system's variant")
+	}
+	if ParseChoice("purple") != System || ParseChoice("dark") != Dark {
+		t.Error("ParseChoice")
+	}
+}

@@ -1,0 +1,229 @@
+// Package ui is Cairn's window: the application and its menus, shortcuts,
+// window state and drag and drop, and the workers that drive the engine.
+//
+// Threading: workers are goroutines that own the engine; panels send them
+// typed requests on channels, and their events come back through pumps that
+// apply them inside fyne.Do. Every goroutine stops when its context ends and
+// is waited for by whoever started it.
+package ui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+
+	"cairn/core/config"
+	"cairn/panels"
+	"cairn/resources"
+	cairntheme "cairn/theme"
+	"cairn/ui/desktop"
+)
+
+// AppID is the application's identifier, as in FyneApp.toml.
+const AppID = "io.cairn.app"
+
+// Options configure the window.
+type Options struct {
+	Config  config.Config
+	Dirs    config.Dirs
+	Open    Opener // opens a knowledge base by name
+	KB      string // knowledge base to open; "" for the configured one
+	Version string
+
+	// Bench, when set, runs a measurement scenario in the live window and
+	// quits; see bench.go.
+	Bench *BenchSpec
+}
+
+// Run opens the window and returns when it is closed. The window appears at
+// once; the knowledge base opens in the background, and the panels become
+// functional when it is ready.
+func Run(ctx context.Context, opt Options) error {
+	a := app.NewWithID(AppID)
+	a.SetIcon(fyne.NewStaticResource("icon.png", resources.IconPNG()))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	win := newWindow(ctx, a, opt, desktopEnv(opt))
+	stopped := make(chan struct{})
+	var quitter sync.WaitGroup
+	quitter.Add(1)
+	go func() { // quit when the caller's context ends (Ctrl+C in the terminal)
+		defer quitter.Done()
+		select {
+		case <-ctx.Done():
+			fyne.Do(a.Quit)
+		case <-stopped:
+		}
+	}()
+	win.w.ShowAndRun()
+	close(stopped)
+	cancel()
+	quitter.Wait()
+	win.close()
+	return win.benchErr()
+}
+
+// windowEnv is how the window reaches the world outside Fyne: the real
+// desktop in the app, fakes in tests.
+type windowEnv struct {
+	do            func(func()) // runs on the window's goroutine without waiting
+	open          func(context.Context, panels.OpenSource) error
+	pick          func(context.Context) (string, bool, error)
+	save          func(config.Config) error
+	statusEvery   time.Duration // 0: statusEvery
+	watchDebounce time.Duration // 0: debounce
+}
+
+func desktopEnv(opt Options) windowEnv {
+	return windowEnv{
+		do: fyne.Do,
+		open: func(ctx context.Context, o panels.OpenSource) error {
+			return desktop.Open(ctx, o.Path, o.Page, o.Label)
+		},
+		pick: func(ctx context.Context) (string, bool, error) {
+			return desktop.PickFolder(ctx, "Choose a folder to index")
+		},
+		save: func(c config.Config) error { return config.Save(opt.Dirs, c) },
+	}
+}
+
+// window is the main window and what it shows: the current shell, and the
+// knowledge-base worker that opens and closes engines for it.
+type window struct {
+	app   fyne.App
+	w     fyne.Window
+	opt   Options
+	prefs fyne.Preferences
+	env   windowEnv
+	ctx   context.Context // the window's lifetime, for the shells its menus open
+
+	shell  *shell // current; touched on the window's goroutine only
+	kb     string
+	kbReqs chan kbSwitch
+	kbDone sync.WaitGroup
+
+	started time.Time
+	bench   *benchRun
+}
+
+func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *window {
+	win := &window{app: a, opt: opt, prefs: a.Preferences(), env: env, ctx: ctx, kbReqs: make(chan kbSwitch, 4), started: time.Now()}
+	a.Settings().SetTheme(cairntheme.New(cairntheme.ParseChoice(win.prefs.String(prefTheme))))
+	win.w = a.NewWindow("Cairn")
+	win.w.SetMaster()
+	win.restoreSize()
+	win.w.SetMainMenu(win.menu())
+	win.addShortcuts()
+	win.w.SetOnDropped(win.dropped)
+	win.w.SetCloseIntercept(func() {
+		win.saveState()
+		win.w.Close()
+	})
+	a.Lifecycle().SetOnStarted(win.restorePosition)
+	if opt.Bench != nil {
+		win.startBench(opt.Bench) // before the first shell, which reports to it
+	}
+
+	kw := &kbWorker{open: opt.Open, requests: win.kbReqs}
+	win.kbDone.Add(1)
+	go func() {
+		defer win.kbDone.Done()
+		kw.run(ctx)
+	}()
+	kb := opt.KB
+	if kb == "" {
+		kb = opt.Config.Paths.KB
+	}
+	win.openKB(kb, kb == opt.Config.Paths.KB)
+	return win
+}
+
+// openKB replaces the shell with a new one for knowledge base kb; the
+// knowledge-base worker stops the old one and opens kb in the background.
+func (win *window) openKB(kb string, starter bool) {
+	s := newShell(win.ctx, win.shellDeps(kb))
+	win.shell, win.kb = s, kb
+	win.w.SetContent(s.content)
+	win.w.SetTitle("Cairn — " + kb)
+	win.kbReqs <- kbSwitch{name: kb, shell: s, starter: starter}
+}
+
+func (win *window) shellDeps(kb string) shellDeps {
+	var observe func(any)
+	if win.bench != nil {
+		observe = win.bench.observe
+	}
+	return shellDeps{
+		observe:       observe,
+		win:           win.w,
+		clip:          win.app.Clipboard(),
+		do:            win.env.do,
+		open:          win.env.open,
+		pick:          win.env.pick,
+		save:          win.env.save,
+		statusEvery:   win.env.statusEvery,
+		watchDebounce: win.env.watchDebounce,
+		watched:       splitList(win.prefs.String(prefWatched + kb)),
+		onWatch:       func(folders []string) { win.prefs.SetString(prefWatched+kb, strings.Join(folders, "\n")) },
+		onReady:       win.ready,
+	}
+}
+
+// ready runs when the panels of the current shell work.
+func (win *window) ready() {
+	if win.bench != nil {
+		win.bench.interactive(time.Since(win.started))
+	}
+}
+
+// dropped indexes the folders dropped on the window.
+func (win *window) dropped(_ fyne.Position, uris []fyne.URI) {
+	s := win.shell
+	var files []string
+	for _, u := range uris {
+		if u.Scheme() != "file" {
+			continue
+		}
+		if _, err := folderPath(u.Path()); err != nil {
+			files = append(files, filepath.Base(u.Path()))
+			continue
+		}
+		s.Index.IndexPath(u.Path())
+	}
+	s.showTab(tabIndex)
+	if len(files) > 0 {
+		s.Index.Apply(panels.IndexNotice{Text: fmt.Sprintf("Drop folders, not files (%s): Cairn indexes whole folders.", strings.Join(files, ", "))})
+	}
+}
+
+// close stops the knowledge-base worker, which stops the shell and closes
+// the engine. It runs after the window's loop has ended.
+func (win *window) close() {
+	win.kbDone.Wait()
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Preference keys.
+const (
+	prefTheme   = "theme"
+	prefWidth   = "window.width"
+	prefHeight  = "window.height"
+	prefX       = "window.x"
+	prefY       = "window.y"
+	prefWatched = "watched." // + knowledge base name
+)

@@ -1,0 +1,250 @@
+package ui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"slices"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"cairn/panels"
+)
+
+// BenchSpec is a measurement to take in the live window (cairn bench gui
+// runs the app in a child process, under Xvfb, with one of these).
+type BenchSpec struct {
+	// Scenario: "startup" (time to interactive), "index" (longest stall of
+	// the window's loop while Folder is indexed) or "rerank" (slider to
+	// re-ranked list, after asking Question).
+	Scenario string `json:"scenario"`
+	Folder   string `json:"folder,omitempty"`
+	Tab      string `json:"tab,omitempty"` // index: "ask" keeps the Ask tab in front (searching while indexing); default the Index tab
+	Question string `json:"question,omitempty"`
+	Moves    int    `json:"moves,omitempty"`   // rerank: slider moves measured
+	TopK     int    `json:"top_k,omitempty"`   // rerank: results shown
+	Out      string `json:"out"`               // where the JSON results go
+	Profile  string `json:"profile,omitempty"` // if set, a CPU profile of the scenario goes there
+}
+
+// BenchResult is what a scenario measured; times are nanoseconds, and
+// At fields are wall-clock Unix nanoseconds so the parent can measure from
+// the moment it started the process.
+type BenchResult struct {
+	Scenario      string          `json:"scenario"`
+	ShownAt       int64           `json:"shown_at"`       // the window's loop started
+	InteractiveAt int64           `json:"interactive_at"` // every panel works
+	Interactive   time.Duration   `json:"interactive"`    // since ui.Run began
+	Stalls        []time.Duration `json:"stalls,omitempty"`
+	Rerank        []time.Duration `json:"rerank,omitempty"`
+	Candidates    int             `json:"candidates,omitempty"`
+	Files         int             `json:"files,omitempty"`
+	IndexTook     time.Duration   `json:"index_took,omitempty"`
+	Error         string          `json:"error,omitempty"`
+}
+
+// benchRun drives a scenario: the window's goroutine feeds it events, a
+// goroutine of its own waits for them and acts through fyne.DoAndWait.
+type benchRun struct {
+	spec   BenchSpec
+	win    *window
+	res    BenchResult
+	events chan observed // applied events, from the window's goroutine
+	done   chan struct{}
+	err    error
+}
+
+func (win *window) startBench(spec *BenchSpec) {
+	win.bench = &benchRun{spec: *spec, win: win, res: BenchResult{Scenario: spec.Scenario},
+		events: make(chan observed, 4096), done: make(chan struct{})}
+	win.app.Lifecycle().SetOnStarted(func() {
+		win.bench.res.ShownAt = time.Now().UnixNano()
+		win.restorePosition()
+	})
+}
+
+// observed is an event and when its panel had applied it.
+type observed struct {
+	ev any
+	at time.Time
+}
+
+// observe receives every event the panels applied, on the window's
+// goroutine; it never blocks it.
+func (b *benchRun) observe(ev any) {
+	select {
+	case b.events <- observed{ev, time.Now()}:
+	default:
+	}
+}
+
+// interactive runs on the window's goroutine when the panels work.
+func (b *benchRun) interactive(d time.Duration) {
+	if b.res.InteractiveAt != 0 {
+		return
+	}
+	b.res.InteractiveAt, b.res.Interactive = time.Now().UnixNano(), d
+	go b.run() // ends by quitting the app, which Run waits for
+}
+
+func (b *benchRun) run() {
+	defer fyne.Do(b.win.app.Quit)
+	if b.spec.Profile != "" {
+		if f, err := os.Create(b.spec.Profile); err == nil {
+			pprof.StartCPUProfile(f)
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
+	}
+	var err error
+	switch b.spec.Scenario {
+	case "startup":
+	case "index":
+		err = b.index()
+	case "rerank":
+		err = b.rerank()
+	default:
+		err = fmt.Errorf("unknown bench scenario %q", b.spec.Scenario)
+	}
+	if err != nil {
+		b.res.Error = err.Error()
+	}
+	data, _ := json.MarshalIndent(b.res, "", "  ")
+	if werr := os.WriteFile(b.spec.Out, data, 0o644); werr != nil && err == nil {
+		err = werr
+	}
+	b.err = err
+}
+
+// wait returns the first applied event for which match is true.
+func (b *benchRun) wait(timeout time.Duration, match func(any) bool) (any, error) {
+	o, err := b.waitAt(timeout, match)
+	return o.ev, err
+}
+
+// waitAt is wait with the time the event was applied.
+func (b *benchRun) waitAt(timeout time.Duration, match func(any) bool) (observed, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		select {
+		case o := <-b.events:
+			if match(o.ev) {
+				return o, nil
+			}
+		case <-t.C:
+			return observed{}, errors.New("timed out waiting for the window")
+		}
+	}
+}
+
+// index measures the window loop's responsiveness while a folder is
+// indexed: a probe asks the loop to run an empty function every 10 ms and
+// records how long each round trip took.
+func (b *benchRun) index() error {
+	s := b.win.shell
+	fyne.DoAndWait(func() {
+		if b.spec.Tab != "ask" {
+			s.showTab(tabIndex) // the person watches the progress
+		}
+		s.Index.IndexPath(b.spec.Folder)
+	})
+	stop := make(chan struct{})
+	probed := make(chan []time.Duration)
+	go func() {
+		var rtts []time.Duration
+		for {
+			select {
+			case <-stop:
+				probed <- rtts
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			t := time.Now()
+			fyne.DoAndWait(func() {})
+			rtts = append(rtts, time.Since(t))
+		}
+	}()
+	ev, err := b.wait(2*time.Hour, func(ev any) bool {
+		f, ok := ev.(panels.IndexFinished)
+		return ok && f.Path == b.spec.Folder // not the user guide's run on a new knowledge base
+	})
+	close(stop)
+	b.res.Stalls = <-probed
+	if err != nil {
+		return err
+	}
+	fin := ev.(panels.IndexFinished)
+	b.res.Files = fin.Run.FilesSeen
+	b.res.IndexTook = fin.Run.FinishedAt.Sub(fin.Run.StartedAt)
+	if fin.Err != nil {
+		return fin.Err
+	}
+	return nil
+}
+
+// rerank asks a question with candidate pools of 200, then moves the rrf_k
+// slider and times each move, from the change on the window's goroutine to
+// the re-ranked list applied there. Moves are 50 ms apart, like a slow
+// drag, so that each starts from a drawn frame.
+func (b *benchRun) rerank() error {
+	s := b.win.shell
+	e := s.Tuning
+	fyne.DoAndWait(func() {
+		e.BM25Pool.Slider.SetValue(200)
+		e.VectorPool.Slider.SetValue(200)
+		e.TopK.Slider.SetValue(float64(max(b.spec.TopK, 1)))
+		e.MinScore.Slider.SetValue(0)
+		s.Query.Question.SetText(b.spec.Question)
+		s.Query.Submit()
+	})
+	ev, err := b.wait(5*time.Minute, func(ev any) bool { _, ok := ev.(panels.Answered); return ok })
+	if err != nil {
+		return fmt.Errorf("asking %q: %w", b.spec.Question, err)
+	}
+	if sr := ev.(panels.Answered).Answer.Search; sr != nil && sr.Candidates != nil {
+		b.res.Candidates = len(sr.Candidates.Passages)
+	}
+	if _, err := b.wait(time.Minute, func(ev any) bool { _, ok := ev.(panels.Ranked); return ok }); err != nil {
+		return err
+	}
+	moves := max(b.spec.Moves, 1)
+	for i := range moves {
+		k := float64(10 + (i%2)*90) // alternate rrf_k 10 and 100: the order changes each time
+		time.Sleep(50 * time.Millisecond)
+		var t0 time.Time
+		fyne.DoAndWait(func() {
+			t0 = time.Now()
+			e.RRFK.Slider.SetValue(k)
+		})
+		o, err := b.waitAt(10*time.Second, func(ev any) bool {
+			r, ok := ev.(panels.Ranked)
+			return ok && r.Params.RRFK == k
+		})
+		if err != nil {
+			return err
+		}
+		b.res.Rerank = append(b.res.Rerank, o.at.Sub(t0))
+	}
+	return nil
+}
+
+func (win *window) benchErr() error {
+	if win.bench == nil {
+		return nil
+	}
+	return win.bench.err
+}
+
+// Median is the middle of ds (0 for none).
+func Median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

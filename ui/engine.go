@@ -1,0 +1,52 @@
+package ui
+
+import (
+	"context"
+
+	"cairn/core"
+	"cairn/core/answer"
+	"cairn/core/config"
+	"cairn/core/index"
+	"cairn/core/search"
+	"cairn/core/store"
+)
+
+// Engine is what the workers need of a knowledge base. *core.Engine
+// satisfies it; tests use a fake.
+type Engine interface {
+	Config() config.Config
+	Close() error
+
+	Index(ctx context.Context, folder string, progress chan<- index.Progress) (store.Run, error)
+	EnsureStarterKB(ctx context.Context, progress chan<- index.Progress) (bool, error)
+	Folders(ctx context.Context) ([]store.Folder, error)
+	RemoveFolder(ctx context.Context, path string) error
+	Issues(ctx context.Context) ([]store.Issue, error)
+
+	SearchRequest(query string) search.Request
+	Search(ctx context.Context, req search.Request) (*search.Response, error)
+	Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
+
+	Status(ctx context.Context) (core.Status, error)
+
+	Judge(ctx context.Context, query, path string, chunkID int64) error
+	Unjudge(ctx context.Context, query, path string) error
+	Judgments(ctx context.Context) ([]store.Judgment, error)
+}
+
+var _ Engine = (*core.Engine)(nil)
+
+// ModelSwitcher is implemented by an engine that can change its models
+// while open. The engine does not have it yet (core/llm is being built);
+// until it does, the engineering panel saves the choice for the next start
+// and says so.
+type ModelSwitcher interface {
+	// UseEmbeddingModel loads path ("" for none) and re-embeds the stored
+	// chunks, reporting through progress with phase "embedding".
+	UseEmbeddingModel(ctx context.Context, path string, progress chan<- index.Progress) error
+	// UseChatModel loads path ("" for extractive answers).
+	UseChatModel(ctx context.Context, path string) error
+}
+
+// Opener opens a knowledge base by name ("" for the configured default).
+type Opener func(ctx context.Context, kb string) (Engine, error)

@@ -1,0 +1,199 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"cairn/core/search"
+	"cairn/panels"
+)
+
+// drag moves a slider with the pointer to the given fraction of its track
+// and lets go, as a person would.
+func drag(s interface {
+	fyne.Draggable
+	Size() fyne.Size
+}, frac float32) {
+	size := s.Size()
+	s.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(size.Width*frac, size.Height/2)}})
+	s.DragEnd()
+}
+
+func askedAndRanked(t *testing.T, h *harness) *panels.Query {
+	t.Helper()
+	q := h.shell().Query
+	h.ask("how do I reset the router")
+	h.until("the ranked sources", func() bool { return len(q.Rows()) == 4 && q.Answer.Verdict.Visible() })
+	return q
+}
+
+func TestDraggingRRFKReranksTheCachedCandidates(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	q := askedAndRanked(t, h)
+	e := h.shell().Tuning
+	var searches int
+	eng.locked(func() { searches = eng.searches })
+
+	if got := titles(q); !slices.Equal(got, []string{"Charlie manual", "Bravo guide", "Alpha notes", "Delta page"}) {
+		t.Fatalf("at rrf_k 60: %q", got)
+	}
+	before := slices.Clone(q.Rows())
+	test.Tap(q.Rows()[1].Explain) // Bravo's explanation stays open while it moves
+	h.frame()
+	drag(e.RRFK.Slider, 0) // all the way left: rrf_k 0
+	if e.RRFK.Slider.Value != 0 || e.RRFK.Value.Text != "0" {
+		t.Fatalf("slider at %v, label %q", e.RRFK.Slider.Value, e.RRFK.Value.Text)
+	}
+	want := []string{"Charlie manual", "Alpha notes", "Bravo guide", "Delta page"}
+	h.until("the re-ranked list", func() bool { return slices.Equal(titles(q), want) })
+	after := q.Rows()
+	if after[0] != before[0] || after[1] != before[2] || after[2] != before[1] || after[3] != before[3] {
+		t.Error("re-ranking rebuilt the rows instead of reordering them (each row's text would be laid out again)")
+	}
+	eng.locked(func() {
+		if eng.searches != searches {
+			t.Errorf("moving rrf_k searched the engine again (%d searches, was %d); it must re-fuse the cached candidates", eng.searches, searches)
+		}
+	})
+	if why := q.Rows()[2].Why.Text; !strings.Contains(why, "/docs/b.md") || !strings.Contains(why, "(RRF, k = 0, normalized to 0..1)") {
+		t.Errorf("why-this-result does not follow the slider: %q", why)
+	}
+	h.until("the settings to be saved", func() bool {
+		s := h.savedConfigs()
+		return len(s) > 0 && s[len(s)-1].Retrieval.RRFK == 0
+	})
+}
+
+func TestTopKMinScoreAndWeightedFusion(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	q := askedAndRanked(t, h)
+	e := h.shell().Tuning
+	steps := []struct {
+		name string
+		move func()
+		want []string
+	}{
+		{"top_k 2", func() { e.TopK.Slider.SetValue(2) }, []string{"Charlie manual", "Bravo guide"}},
+		{"min_score 0.98", func() { e.TopK.Slider.SetValue(12); e.MinScore.Slider.SetValue(0.98) }, []string{"Charlie manual"}},
+		{"weighted, vector weight 0.6", func() {
+			e.MinScore.Slider.SetValue(0)
+			e.Fusion.SetSelected(string(search.FusionWeighted))
+		}, []string{"Charlie manual", "Alpha notes", "Delta page", "Bravo guide"}},
+		{"vector weight 0", func() { e.VectorWeight.Slider.SetValue(0) }, []string{"Alpha notes", "Bravo guide", "Charlie manual", "Delta page"}},
+	}
+	for _, s := range steps {
+		s.move()
+		h.until(s.name+" -> "+strings.Join(s.want, ", "), func() bool { return slices.Equal(titles(q), s.want) })
+	}
+}
+
+func TestRetrievalModeSearchesAgainAndShowsTheSearchsNotes(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	q := askedAndRanked(t, h)
+	h.shell().Tuning.Mode.SetSelected("bm25")
+	h.until("keyword-only ranking", func() bool { return slices.Equal(titles(q), []string{"Alpha notes", "Bravo guide", "Charlie manual"}) })
+	if !q.Notes.Visible() || q.Notes.Text != "ranked by keywords only" {
+		t.Errorf("notes %q (visible %v)", q.Notes.Text, q.Notes.Visible())
+	}
+}
+
+func TestPoolChangeSearchesAgain(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	askedAndRanked(t, h)
+	var before int
+	eng.locked(func() { before = eng.searches })
+	h.shell().Tuning.BM25Pool.Slider.SetValue(120)
+	h.until("a new search", func() bool {
+		n := 0
+		eng.locked(func() { n = eng.searches })
+		return n == before+1
+	})
+}
+
+func TestPersonalTestSetMetricsFollowTheSliders(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	q := askedAndRanked(t, h)
+	e := h.shell().Tuning
+	if !strings.HasPrefix(e.Metrics.Text, "No judged questions yet") {
+		t.Fatalf("metrics before any judgment: %q", e.Metrics.Text)
+	}
+	bravo := q.Rows()[1]
+	test.Tap(bravo.Right)
+	h.until("Recall and MRR of the new judgment", func() bool {
+		return e.Metrics.Text == "1 question judged · Recall@12 1.00 · MRR 0.50 (under the current sliders)"
+	})
+	eng.locked(func() {
+		if len(eng.judgments) != 1 || eng.judgments[0].Path != "/docs/b.md" || eng.judgments[0].Query != "how do I reset the router" || eng.judgments[0].ChunkID != 2 {
+			t.Errorf("judgments %+v", eng.judgments)
+		}
+	})
+	e.RRFK.Slider.SetValue(0) // Bravo drops to rank 3
+	h.until("MRR at rrf_k 0", func() bool { return strings.Contains(e.Metrics.Text, "Recall@12 1.00 · MRR 0.33") })
+	h.until("the re-ranked list", func() bool { return q.Rows()[2].Title.Text == "Bravo guide" })
+	if !q.Rows()[2].Right.Checked {
+		t.Errorf("the judged row lost its mark when re-ranked")
+	}
+	e.TopK.Slider.SetValue(2) // Bravo falls out of the list
+	h.until("Recall@2 0", func() bool { return strings.Contains(e.Metrics.Text, "Recall@2 0.00 · MRR 0.00") })
+
+	e.Judged.Select(0)
+	if e.Forget.Disabled() {
+		t.Fatal("Forget is disabled with a judgment selected")
+	}
+	test.Tap(e.Forget)
+	h.until("the judgment to be forgotten", func() bool { return strings.HasPrefix(e.Metrics.Text, "No judged questions yet") })
+	eng.locked(func() {
+		if len(eng.judgments) != 0 {
+			t.Errorf("judgments left: %+v", eng.judgments)
+		}
+	})
+}
+
+func TestProfileSwitchResetsTheKnobsAndSaves(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	e := h.shell().Tuning
+	e.Profile.SetSelected("server")
+	h.until("the server defaults", func() bool { return e.TopK.Slider.Value == 15 && e.BM25Pool.Slider.Value == 120 })
+	h.until("the profile to be saved", func() bool {
+		s := h.savedConfigs()
+		return len(s) > 0 && s[len(s)-1].Profile == "server" && s[len(s)-1].Answer.TopK == 15
+	})
+	if !strings.Contains(e.State.Text, "Profile server") {
+		t.Errorf("state %q", e.State.Text)
+	}
+}
+
+func TestModelPickerSavesTheChoiceAndSaysItCannotLoadYet(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	if err := os.MkdirAll(eng.cfg.Paths.ModelsDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"qwen3-0.6b.gguf", "all-MiniLM-L6-v2.gguf", "notes.txt"} {
+		os.WriteFile(filepath.Join(eng.cfg.Paths.ModelsDir, f), nil, 0o600)
+	}
+	h := newHarness(t, eng)
+	e := h.shell().Tuning
+	want := []string{"(none)", "all-MiniLM-L6-v2.gguf", "qwen3-0.6b.gguf"}
+	h.until("the models folder's GGUF files as choices", func() bool { return slices.Equal(e.Chat.Options, want) })
+	if !strings.Contains(e.ModelNote.Text, "Model switching is not in this build yet") {
+		t.Errorf("model note %q", e.ModelNote.Text)
+	}
+	e.Chat.SetSelected("qwen3-0.6b.gguf")
+	h.until("the notice", func() bool { return strings.Contains(e.State.Text, "This build cannot load models yet") })
+	h.until("the choice to be saved", func() bool {
+		s := h.savedConfigs()
+		return len(s) > 0 && s[len(s)-1].Generation.Model == "qwen3-0.6b.gguf"
+	})
+	if !e.Gate.Disabled() {
+		t.Error("the network gate picker is enabled, but this build cannot switch the gate")
+	}
+}

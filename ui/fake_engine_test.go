@@ -1,0 +1,281 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"cairn/core"
+	"cairn/core/answer"
+	"cairn/core/config"
+	"cairn/core/index"
+	"cairn/core/search"
+	"cairn/core/store"
+)
+
+// fakeEngine stands in for core.Engine behind the Engine interface: every
+// search finds the same four passages, answers stream a fixed text, and
+// indexing runs a script. Gates let a test hold a question or a run in the
+// middle, to look at the window while it works.
+type fakeEngine struct {
+	cfg config.Config
+
+	mu           sync.Mutex
+	cands        func() *search.Candidates
+	tokens       []string
+	askGate      chan struct{} // Ask waits here after the first token (or for ctx)
+	asks         []search.Request
+	askCancelled int
+	indexFiles   []index.FileEvent
+	indexGate    chan struct{} // Index waits here after the first file (or for ctx)
+	indexed      []string
+	cancelledRun int
+	folders      []store.Folder
+	issues       []store.Issue
+	judgments    []store.Judgment
+	searches     int
+	status       core.Status
+	closed       bool
+}
+
+// Passages of the fake corpus. BM25 ranks A, B, C; vectors rank C, D, B.
+// Under RRF (both lists count) the order is C, B, A, D at rrf_k 60 and
+// C, A, B, D at rrf_k 0.
+var (
+	passA = &search.Passage{ChunkID: 1, DocumentID: 1, Path: "/docs/a.md", Title: "Alpha notes", Text: "Alpha: the router manual says reset.",
+		LineStart: 3, LineEnd: 5, Snippet: "the router manual says reset", Highlights: []search.Span{{Start: 4, End: 10}}, Matched: []string{"router"}}
+	passB = &search.Passage{ChunkID: 2, DocumentID: 2, Path: "/docs/b.md", Title: "Bravo guide", Text: "Bravo: hold the pin ten seconds.",
+		LineStart: 10, LineEnd: 12, Snippet: "hold the pin ten seconds", Highlights: []search.Span{{Start: 9, End: 12}}, Matched: []string{"pin"}}
+	passC = &search.Passage{ChunkID: 3, DocumentID: 3, Path: "/docs/c.pdf", Title: "Charlie manual", Text: "Charlie: reset the router with the pin.",
+		UnitKind: "page", Page: 7, Label: "vii", Snippet: "reset the router with the pin", Highlights: []search.Span{{Start: 0, End: 5}, {Start: 10, End: 16}}, Matched: []string{"reset", "router"}}
+	passD = &search.Passage{ChunkID: 4, DocumentID: 4, Path: "/docs/d.html", Title: "Delta page", Text: "Delta: network lights.",
+		LineStart: 1, LineEnd: 1, Snippet: "network lights"}
+)
+
+func fakeCandidates() *search.Candidates {
+	return &search.Candidates{
+		Mode:     search.ModeHybrid,
+		BM25:     []search.Hit{{ChunkID: 1, Score: 9}, {ChunkID: 2, Score: 7}, {ChunkID: 3, Score: 5}},
+		Vector:   []search.Hit{{ChunkID: 3, Score: 0.9}, {ChunkID: 4, Score: 0.8}, {ChunkID: 2, Score: 0.7}},
+		Passages: map[int64]*search.Passage{1: passA, 2: passB, 3: passC, 4: passD},
+	}
+}
+
+func newFakeEngine(dataDir string) *fakeEngine {
+	cfg := config.Default("desktop")
+	cfg.Paths.DataDir, cfg.Paths.ModelsDir, cfg.Paths.KB = dataDir, dataDir+"/models", "default"
+	cfg.Retrieval.Mode = "hybrid"
+	return &fakeEngine{
+		cfg:    cfg,
+		cands:  fakeCandidates,
+		tokens: []string{"Reset the router ", "with the pin [1]. ", "Hold it ten seconds [2]."},
+		indexFiles: []index.FileEvent{
+			{Path: "/docs/a.md", Status: index.StatusIndexed, Chunks: 2, Bytes: 100},
+			{Path: "/docs/scan.png", Status: index.StatusSkipped, Reason: "image without OCR"},
+			{Path: "/docs/broken.pdf", Status: index.StatusFailed, Reason: "pdf: bad xref table"},
+			{Path: "/docs/b.md", Status: index.StatusUnchanged, Unchanged: true},
+		},
+		status: core.Status{Stats: store.Stats{Path: dataDir + "/kb/default.db", Documents: 4, Chunks: 4, Bytes: 3 << 20}, NetworkMode: "offline"},
+	}
+}
+
+func (f *fakeEngine) Config() config.Config { return f.cfg }
+
+func (f *fakeEngine) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	return nil
+}
+
+func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- index.Progress) (store.Run, error) {
+	defer close(progress)
+	f.mu.Lock()
+	files, gate := f.indexFiles, f.indexGate
+	f.indexed = append(f.indexed, folder)
+	f.mu.Unlock()
+	run := store.Run{ID: 1, Folder: folder, StartedAt: time.Now(), FilesSeen: len(files)}
+	p := index.Progress{Folder: folder, Phase: index.PhaseScanning, FilesSeen: len(files)}
+	progress <- p
+	p.Phase, p.FilesTotal, p.BytesTotal = index.PhaseIndexing, len(files)-1, 400
+	progress <- p
+	for i, ev := range files {
+		if i == 1 && gate != nil {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				f.mu.Lock()
+				f.cancelledRun++
+				f.mu.Unlock()
+				run.Status = store.RunCancelled
+				return run, fmt.Errorf("indexing %s: %w", folder, ctx.Err())
+			}
+		}
+		ev := ev
+		switch ev.Status {
+		case index.StatusIndexed:
+			p.Indexed++
+			run.FilesIndexed++
+		case index.StatusSkipped:
+			p.Skipped++
+			run.FilesSkipped++
+		case index.StatusFailed:
+			p.Failed++
+			run.FilesFailed++
+		case index.StatusUnchanged:
+			p.Unchanged++
+			run.FilesUnchanged++
+		}
+		if !ev.Unchanged {
+			p.FilesDone++
+			p.Bytes += 100
+		}
+		p.Chunks += ev.Chunks
+		p.Current, p.File, p.ETA = ev.Path, &ev, 42*time.Second
+		progress <- p
+	}
+	run.Status, run.FinishedAt, run.Chunks = store.RunDone, time.Now(), p.Chunks
+	p.Phase, p.File, p.Run = index.PhaseDone, nil, &run
+	progress <- p
+	f.mu.Lock()
+	f.folders = slices.DeleteFunc(f.folders, func(fo store.Folder) bool { return fo.Path == folder })
+	f.folders = append(f.folders, store.Folder{ID: int64(len(f.folders) + 1), Path: folder, Documents: 1, Chunks: 2, Issues: 2, LastRun: &run})
+	f.mu.Unlock()
+	return run, nil
+}
+
+func (f *fakeEngine) EnsureStarterKB(ctx context.Context, progress chan<- index.Progress) (bool, error) {
+	close(progress)
+	return false, nil
+}
+
+func (f *fakeEngine) Folders(context.Context) ([]store.Folder, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]store.Folder(nil), f.folders...), nil
+}
+
+func (f *fakeEngine) RemoveFolder(_ context.Context, path string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, fo := range f.folders {
+		if fo.Path == path {
+			f.folders = append(f.folders[:i], f.folders[i+1:]...)
+			return nil
+		}
+	}
+	return errors.New("no such folder")
+}
+
+func (f *fakeEngine) Issues(context.Context) ([]store.Issue, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]store.Issue(nil), f.issues...), nil
+}
+
+func (f *fakeEngine) SearchRequest(q string) search.Request {
+	r := f.cfg.Retrieval
+	return search.Request{Query: q, Mode: search.Mode(r.Mode), BM25Pool: r.BM25Pool, VectorPool: r.VectorPool,
+		Params: search.Params{TopK: r.TopK, MinScore: r.MinScore, Fusion: search.Fusion(r.Fusion), RRFK: r.RRFK,
+			VectorWeight: r.VectorWeight, PerDocCap: r.PerDocCap}}
+}
+
+func (f *fakeEngine) Search(ctx context.Context, req search.Request) (*search.Response, error) {
+	if strings.TrimSpace(req.Query) == "" {
+		return nil, errors.New("empty question")
+	}
+	f.mu.Lock()
+	f.searches++
+	f.mu.Unlock()
+	c := f.cands()
+	c.Query = req.Query
+	if req.Mode == search.ModeBM25 {
+		c.Mode = search.ModeBM25
+		c.Notes = append(c.Notes, "ranked by keywords only")
+	}
+	return &search.Response{Results: search.Fuse(c, req.Params), Candidates: c, Timing: search.Timing{Total: 3 * time.Millisecond}}, nil
+}
+
+func (f *fakeEngine) Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error) {
+	f.mu.Lock()
+	f.asks = append(f.asks, req)
+	tokens, gate := f.tokens, f.askGate
+	f.mu.Unlock()
+	resp, err := f.Search(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	a := &answer.Answer{Question: req.Query, Mode: answer.ModeExtractive, Search: resp, Verdict: answer.VerdictPartial,
+		Timing: answer.Timing{Retrieval: 12 * time.Millisecond, Total: 15 * time.Millisecond}}
+	for i, r := range resp.Results {
+		a.Sources = append(a.Sources, answer.Source{N: i + 1, Result: r})
+	}
+	for i, tok := range tokens {
+		if i == 1 && gate != nil {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				f.mu.Lock()
+				f.askCancelled++
+				f.mu.Unlock()
+				return nil, fmt.Errorf("generate: %w", ctx.Err())
+			}
+		}
+		onToken(tok)
+		a.Text += tok
+	}
+	for _, n := range []int{1, 2} {
+		if n <= len(a.Sources) {
+			s := a.Sources[n-1]
+			a.Citations = append(a.Citations, answer.Citation{N: n, ChunkID: s.ChunkID, Path: s.Path, Title: s.Title,
+				Unit: s.UnitKind, Page: s.Page, Line: s.LineStart, Quote: s.Text})
+		}
+	}
+	a.Claims = []answer.Claim{
+		{Text: "Reset the router with the pin [1].", Citations: []int{1}, Supported: true, Support: 1},
+		{Text: "Hold it ten seconds [2].", Citations: []int{2}, Supported: false, Support: 0.4, Reason: "\"ten seconds\" is not in source [2]"},
+	}
+	return a, nil
+}
+
+func (f *fakeEngine) Status(context.Context) (core.Status, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.status, nil
+}
+
+func (f *fakeEngine) Judge(_ context.Context, q, path string, chunkID int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.judgments = append(f.judgments, store.Judgment{ID: int64(len(f.judgments) + 1), Query: q, Path: path, ChunkID: chunkID})
+	return nil
+}
+
+func (f *fakeEngine) Unjudge(_ context.Context, q, path string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, j := range f.judgments {
+		if j.Query == q && j.Path == path {
+			f.judgments = append(f.judgments[:i], f.judgments[i+1:]...)
+			break
+		}
+	}
+	return nil
+}
+
+func (f *fakeEngine) Judgments(context.Context) ([]store.Judgment, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]store.Judgment(nil), f.judgments...), nil
+}
+
+// locked runs fn with the engine's lock held, to read what it recorded.
+func (f *fakeEngine) locked(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn()
+}

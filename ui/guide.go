@@ -1,0 +1,54 @@
+package ui
+
+import (
+	"io/fs"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"cairn/resources"
+)
+
+// showGuide opens the bundled user guide in its own window: chapters on
+// the left, the chapter's Markdown on the right. It needs no network and
+// no knowledge base.
+func (win *window) showGuide() {
+	g := resources.Guide()
+	files, _ := fs.Glob(g, "*.md")
+	titles := make([]string, len(files))
+	for i, f := range files {
+		titles[i] = chapterTitle(g, f)
+	}
+	page := widget.NewRichTextFromMarkdown("")
+	page.Wrapping = fyne.TextWrapWord
+	list := widget.NewList(
+		func() int { return len(files) },
+		func() fyne.CanvasObject { return widget.NewLabel("Troubleshooting and more") },
+		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(titles[id]) })
+	list.OnSelected = func(id widget.ListItemID) {
+		b, _ := fs.ReadFile(g, files[id])
+		page.ParseMarkdown(string(b))
+	}
+	split := container.NewHSplit(list, container.NewVScroll(page))
+	split.Offset = 0.25
+	w := win.app.NewWindow("Cairn user guide")
+	w.SetContent(split)
+	w.Resize(fyne.NewSize(900, 640))
+	if len(files) > 0 {
+		list.Select(0)
+	}
+	w.Show()
+}
+
+// chapterTitle is the first heading of a guide file.
+func chapterTitle(g fs.FS, name string) string {
+	b, _ := fs.ReadFile(g, name)
+	for _, line := range strings.Split(string(b), "\n") {
+		if t, ok := strings.CutPrefix(line, "# "); ok {
+			return t
+		}
+	}
+	return name
+}

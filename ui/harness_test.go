@@ -1,0 +1,212 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"cairn/core/config"
+	"cairn/panels"
+)
+
+// loop stands in for the window's goroutine: pumps post functions to it and
+// the test goroutine runs them, so that, as in the app, one goroutine alone
+// touches the widgets (and the race detector can tell if anything else does).
+type loop struct{ fns chan func() }
+
+func newLoop() *loop { return &loop{fns: make(chan func(), 4096)} }
+
+func (l *loop) do(fn func()) { l.fns <- fn }
+
+// until runs posted functions until cond holds.
+func (l *loop) until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for !cond() {
+		select {
+		case fn := <-l.fns:
+			fn()
+		case <-deadline.C:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// settle runs what is posted for d (the status bar posts every 50 ms, so
+// waiting for quiet would never end).
+func (l *loop) settle(d time.Duration) {
+	end := time.After(d)
+	for {
+		select {
+		case fn := <-l.fns:
+			fn()
+		case <-end:
+			return
+		}
+	}
+}
+
+// harness is the window on the Fyne test driver, driving an engine through
+// the real workers, with the desktop (viewer, picker, settings file) faked.
+type harness struct {
+	t    *testing.T
+	loop *loop
+	app  fyne.App
+	win  *window
+
+	mu     sync.Mutex
+	opened []panels.OpenSource
+	saved  []config.Config
+	picked string // what the fake native picker returns; "" means none installed
+}
+
+func newHarness(t *testing.T, eng Engine) *harness {
+	t.Helper()
+	return newHarnessWith(t, func(context.Context, string) (Engine, error) { return eng, nil }, eng.Config())
+}
+
+func newHarnessWith(t *testing.T, open Opener, cfg config.Config) *harness {
+	t.Helper()
+	h := startHarness(t, open, cfg)
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
+	return h
+}
+
+// startHarness opens the window without waiting for the knowledge base.
+func startHarness(t *testing.T, open Opener, cfg config.Config) *harness {
+	t.Helper()
+	h := &harness{t: t, loop: newLoop(), app: test.NewTempApp(t)}
+	ctx, cancel := context.WithCancel(context.Background())
+	env := windowEnv{
+		do: h.loop.do,
+		open: func(_ context.Context, o panels.OpenSource) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.opened = append(h.opened, o)
+			return nil
+		},
+		pick: func(context.Context) (string, bool, error) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return h.picked, h.picked != "", nil
+		},
+		save: func(c config.Config) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.saved = append(h.saved, c)
+			return nil
+		},
+		statusEvery:   50 * time.Millisecond,
+		watchDebounce: 100 * time.Millisecond,
+	}
+	dirs := config.Dirs{Config: t.TempDir(), Data: cfg.Paths.DataDir, State: t.TempDir()}
+	h.win = newWindow(ctx, h.app, Options{Config: cfg, Dirs: dirs, Open: open, Version: "test"}, env)
+	h.win.w.Resize(fyne.NewSize(1100, 760))
+	t.Cleanup(func() {
+		cancel()
+		h.win.close() // stops the workers and waits for every goroutine
+	})
+	return h
+}
+
+func (h *harness) shell() *shell { return h.win.shell }
+
+// frame lays the window out again, as the desktop driver does before each
+// frame it draws; the test driver lays out only on resize.
+func (h *harness) frame() {
+	size := h.win.w.Canvas().Size()
+	h.win.w.Resize(size.AddWidthHeight(1, 1))
+	h.win.w.Resize(size)
+}
+
+func (h *harness) until(what string, cond func() bool) {
+	h.t.Helper()
+	h.loop.until(h.t, what, cond)
+}
+
+func (h *harness) openedSources() []panels.OpenSource {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]panels.OpenSource(nil), h.opened...)
+}
+
+func (h *harness) savedConfigs() []config.Config {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]config.Config(nil), h.saved...)
+}
+
+// ask types a question into the entry and presses Enter, as a person would.
+func (h *harness) ask(q string) {
+	h.t.Helper()
+	e := h.shell().Query.Question
+	e.SetText("")
+	test.Type(e, q)
+	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+}
+
+// titles are the visible source rows' titles, best first.
+func titles(q *panels.Query) []string {
+	var out []string
+	for _, r := range q.Rows() {
+		out = append(out, r.Title.Text)
+	}
+	return out
+}
+
+// find returns the objects under root (through containers and widget
+// renderers, visible ones only) for which match is true.
+func find(root fyne.CanvasObject, match func(fyne.CanvasObject) bool) []fyne.CanvasObject {
+	var out []fyne.CanvasObject
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if o == nil || !o.Visible() {
+			return
+		}
+		if match(o) {
+			out = append(out, o)
+		}
+		switch o := o.(type) {
+		case *fyne.Container:
+			for _, c := range o.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(o).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	return out
+}
+
+// button finds the visible button labelled text under root.
+func button(t *testing.T, root fyne.CanvasObject, text string) *widget.Button {
+	t.Helper()
+	bs := find(root, func(o fyne.CanvasObject) bool { b, ok := o.(*widget.Button); return ok && b.Text == text })
+	if len(bs) == 0 {
+		t.Fatalf("no %q button", text)
+	}
+	return bs[0].(*widget.Button)
+}
+
+// overlay is the top overlay (dialog) of the window.
+func (h *harness) overlay() fyne.CanvasObject {
+	h.t.Helper()
+	top := h.win.w.Canvas().Overlays().Top()
+	if top == nil {
+		h.t.Fatal("no dialog is shown")
+	}
+	return top
+}
+
+func typeName(v any) string { return fmt.Sprint(reflect.TypeOf(v)) }

@@ -1,0 +1,245 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"cairn/core/store"
+	"cairn/panels"
+)
+
+// startIndexing types folder into the panel and presses Start.
+func startIndexing(h *harness, folder string) *panels.Index {
+	p := h.shell().Index
+	p.Folder.SetText("")
+	test.Type(p.Folder, folder)
+	test.Tap(p.StartButton)
+	return p
+}
+
+// indexedFolder indexes a new folder through the panel, waits for the run
+// and the folder list, and selects the folder.
+func indexedFolder(h *harness) (*panels.Index, string) {
+	h.t.Helper()
+	dir := h.t.TempDir()
+	p := startIndexing(h, dir)
+	h.until("the folder list", func() bool { return p.Folders.Length() == 1 && strings.HasPrefix(p.State.Text, "Indexed") })
+	p.Folders.Select(0)
+	return p, dir
+}
+
+func fileRows(p *panels.Index) []string {
+	var out []string
+	for _, r := range p.Files.Shown() {
+		out = append(out, r.String())
+	}
+	return out
+}
+
+func TestIndexingShowsProgressAndDisablesWhatCannotRun(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.indexGate = make(chan struct{})
+	h := newHarness(t, eng)
+	dir := t.TempDir()
+	p := startIndexing(h, dir)
+
+	h.until("the first file", func() bool { return len(p.Files.Shown()) == 1 })
+	if got, want := p.Progress.Text, "1 / 3 files · 2 chunks · 100 B / 400 B · about 0:42 left"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	if p.Bar.Value != 0.25 {
+		t.Errorf("progress bar at %v, want 0.25 (100 of 400 bytes)", p.Bar.Value)
+	}
+	if p.Current.Text != "/docs/a.md" {
+		t.Errorf("current file %q", p.Current.Text)
+	}
+	if !p.StartButton.Disabled() || p.CancelButton.Disabled() || !p.Reindex.Disabled() || !p.Remove.Disabled() {
+		t.Errorf("while running: Start disabled %v, Cancel disabled %v, Re-index disabled %v, Remove disabled %v",
+			p.StartButton.Disabled(), p.CancelButton.Disabled(), p.Reindex.Disabled(), p.Remove.Disabled())
+	}
+
+	close(eng.indexGate)
+	h.until("the end of the run", func() bool { return strings.HasPrefix(p.State.Text, "Indexed ") })
+	want := "Indexed " + dir + ". 4 files seen: 1 indexed, 1 unchanged, 1 skipped, 1 failed, 0 removed; 2 chunks in 0:00." +
+		" See why in the file list (filter: not indexed)."
+	if p.State.Text != want {
+		t.Errorf("state %q\nwant  %q", p.State.Text, want)
+	}
+	if p.Bar.Value != 1 || !p.StartButton.Disabled() == true && p.CancelButton.Disabled() != true {
+		t.Errorf("after the run: bar %v, Cancel disabled %v", p.Bar.Value, p.CancelButton.Disabled())
+	}
+	if p.StartButton.Disabled() || !p.CancelButton.Disabled() {
+		t.Errorf("after the run: Start disabled %v, Cancel disabled %v", p.StartButton.Disabled(), p.CancelButton.Disabled())
+	}
+	if got := fileRows(p); !slices.Equal(got, []string{
+		"indexed\t/docs/a.md\t", "skipped\t/docs/scan.png\timage without OCR",
+		"failed\t/docs/broken.pdf\tpdf: bad xref table", "unchanged\t/docs/b.md\t"}) {
+		t.Errorf("file list %q", got)
+	}
+
+	p.Files.Filter.SetSelected(panels.FilterProblems)
+	want2 := []string{"skipped\t/docs/scan.png\timage without OCR", "failed\t/docs/broken.pdf\tpdf: bad xref table"}
+	if got := fileRows(p); !slices.Equal(got, want2) {
+		t.Errorf("not indexed: %q", got)
+	}
+	test.Tap(p.Files.Copy)
+	if got := h.app.Clipboard().Content(); got != strings.Join(want2, "\n")+"\n" {
+		t.Errorf("copied %q", got)
+	}
+	test.Type(p.Files.Search, "xref")
+	if got := fileRows(p); !slices.Equal(got, want2[1:]) {
+		t.Errorf("filtered by text: %q", got)
+	}
+
+	h.until("the folder list", func() bool { return p.Folders.Length() == 1 })
+	h.shell().showTab(tabIndex)
+	h.frame()
+	infos := find(p.Folders, func(o fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		return ok && strings.Contains(l.Text, "chunks")
+	})
+	if len(infos) != 1 || infos[0].(*widget.Label).Text != "1 document · 2 chunks · 2 files not indexed · last run done just now" {
+		var texts []string
+		for _, o := range infos {
+			texts = append(texts, o.(*widget.Label).Text)
+		}
+		t.Errorf("folder row %q", texts)
+	}
+}
+
+func TestCancelStopsIndexing(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.indexGate = make(chan struct{}) // never opened: only Cancel ends the run
+	h := newHarness(t, eng)
+	dir := t.TempDir()
+	p := startIndexing(h, dir)
+	h.until("the run to start", func() bool { return !p.CancelButton.Disabled() })
+	test.Tap(p.CancelButton)
+	h.until("the cancellation", func() bool { return strings.HasPrefix(p.State.Text, "Cancelled "+dir) })
+	eng.locked(func() {
+		if eng.cancelledRun != 1 {
+			t.Errorf("the engine's Index saw %d cancellations, want 1", eng.cancelledRun)
+		}
+	})
+	if p.StartButton.Disabled() || !p.CancelButton.Disabled() {
+		t.Errorf("after cancel: Start disabled %v, Cancel disabled %v", p.StartButton.Disabled(), p.CancelButton.Disabled())
+	}
+}
+
+func TestIndexingAFileOrAMissingFolderSaysWhy(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(file, []byte("x"), 0o600)
+	p := startIndexing(h, file)
+	h.until("the refusal", func() bool { return p.State.Text == file+" is a file; choose the folder that holds it" })
+	startIndexing(h, "/no/such/folder")
+	h.until("the refusal", func() bool { return strings.HasPrefix(p.State.Text, "cannot index /no/such/folder") })
+}
+
+func TestRemoveFolderAsksFirst(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	p, dir := indexedFolder(h)
+	if p.Remove.Disabled() || p.Reindex.Disabled() {
+		t.Fatalf("with a folder selected: Remove disabled %v, Re-index disabled %v", p.Remove.Disabled(), p.Reindex.Disabled())
+	}
+	test.Tap(p.Remove)
+	test.Tap(button(t, h.overlay(), "Yes"))
+	h.until("the folder to go", func() bool { return p.Folders.Length() == 0 })
+	if !strings.HasPrefix(p.State.Text, "Removed "+dir) {
+		t.Errorf("state %q", p.State.Text)
+	}
+}
+
+func TestReindexSelectedFolder(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	p, _ := indexedFolder(h)
+	test.Tap(p.Reindex)
+	h.until("a second run", func() bool {
+		n := 0
+		eng.locked(func() { n = len(eng.indexed) })
+		return n == 2
+	})
+}
+
+func TestChooseUsesTheNativePickerElseFynesDialog(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	p := h.shell().Index
+	dir := t.TempDir()
+	h.mu.Lock()
+	h.picked = dir
+	h.mu.Unlock()
+	test.Tap(p.ChooseButton)
+	h.until("the chosen folder", func() bool { return p.Folder.Text == dir })
+
+	h.mu.Lock()
+	h.picked = "" // no zenity or kdialog
+	h.mu.Unlock()
+	test.Tap(p.ChooseButton)
+	h.until("Fyne's folder dialog", func() bool { return h.win.w.Canvas().Overlays().Top() != nil })
+}
+
+func TestWatchedFolderIsReindexedWhenAFileChanges(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	p, dir := indexedFolder(h)
+	runs := func() int {
+		n := 0
+		eng.locked(func() { n = len(eng.indexed) })
+		return n
+	}
+	test.Tap(p.Watch)
+	h.until("the watch", func() bool { return p.Watch.Checked && h.win.prefs.String(prefWatched+"default") == dir })
+	time.Sleep(100 * time.Millisecond) // let the watch be set up
+	os.WriteFile(filepath.Join(dir, "new.md"), []byte("# new"), 0o600)
+	h.until("a run after the change", func() bool { return runs() == 2 })
+
+	h.until("the run to end", func() bool { return strings.HasPrefix(p.State.Text, "Indexed") && p.Folders.Length() == 1 })
+	p.Folders.Select(0)
+	test.Tap(p.Watch) // off
+	h.until("the watch to stop", func() bool { return !p.Watch.Checked && h.win.prefs.String(prefWatched+"default") == "" })
+	os.WriteFile(filepath.Join(dir, "later.md"), []byte("# later"), 0o600)
+	h.loop.settle(500 * time.Millisecond)
+	if n := runs(); n != 2 {
+		t.Errorf("%d runs after the watch was turned off, want 2", n)
+	}
+}
+
+func TestIssuesOfEarlierRunsAreListed(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.issues = []store.Issue{{Path: "/docs/secret.pdf", Kind: "failed", Reason: "encrypted PDF: needs a password", At: time.Date(2026, 11, 2, 9, 30, 0, 0, time.Local)}}
+	h := newHarness(t, eng)
+	p := h.shell().Index
+	h.until("the issue", func() bool { return len(p.Files.Shown()) == 1 })
+	if got := fileRows(p)[0]; got != "failed\t/docs/secret.pdf\tencrypted PDF: needs a password (2 Nov 09:30)" {
+		t.Errorf("row %q", got)
+	}
+}
+
+func TestDroppedFolderIsIndexed(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "report.pdf")
+	os.WriteFile(file, []byte("%PDF"), 0o600)
+	h.win.dropped(fyne.NewPos(10, 10), []fyne.URI{storage.NewFileURI(dir), storage.NewFileURI(file)})
+	if h.shell().Tabs.SelectedIndex() != tabIndex {
+		t.Error("dropping did not show the Index tab")
+	}
+	h.until("the dropped folder's run", func() bool {
+		var got []string
+		eng.locked(func() { got = eng.indexed })
+		return slices.Equal(got, []string{dir})
+	})
+	p := h.shell().Index
+	h.until("the end of the run", func() bool { return strings.HasPrefix(p.State.Text, "Indexed") })
+}

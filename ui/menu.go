@@ -1,0 +1,110 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+
+	cairntheme "cairn/theme"
+)
+
+// Keyboard shortcuts. Enter asks (in the question entry) and Escape
+// cancels what the visible tab is doing.
+var (
+	shortcutAddFolder = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault}
+	shortcutQuestion  = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+)
+
+// menu builds the main menu: File (add folder, open and new knowledge
+// base; Fyne appends Quit), View (theme, question) and Help (user guide,
+// about).
+func (win *window) menu() *fyne.MainMenu {
+	addFolder := fyne.NewMenuItem("Add folder…", win.addFolder)
+	addFolder.Shortcut = shortcutAddFolder
+	question := fyne.NewMenuItem("Ask a question", win.focusQuestion)
+	question.Shortcut = shortcutQuestion
+
+	var themeItems []*fyne.MenuItem
+	current := cairntheme.ParseChoice(win.prefs.String(prefTheme))
+	for _, c := range cairntheme.Choices() {
+		item := fyne.NewMenuItem(c.Label(), nil)
+		item.Checked = c == current
+		themeItems = append(themeItems, item)
+	}
+	themeMenu := fyne.NewMenuItem("Theme", nil)
+	themeMenu.ChildMenu = fyne.NewMenu("", themeItems...)
+	main := fyne.NewMainMenu(
+		fyne.NewMenu("File",
+			addFolder,
+			fyne.NewMenuItemSeparator(),
+			fyne.NewMenuItem("Open knowledge base…", win.showOpenKB),
+			fyne.NewMenuItem("New knowledge base…", win.showNewKB),
+		),
+		fyne.NewMenu("View", question, themeMenu),
+		fyne.NewMenu("Help",
+			fyne.NewMenuItem("User guide", win.showGuide),
+			fyne.NewMenuItem("About Cairn", win.showAbout),
+		),
+	)
+	for i, c := range cairntheme.Choices() {
+		item := themeItems[i]
+		item.Action = func() {
+			win.prefs.SetString(prefTheme, string(c))
+			win.app.Settings().SetTheme(cairntheme.New(c))
+			for _, it := range themeItems {
+				it.Checked = it == item
+			}
+			main.Refresh()
+		}
+	}
+	return main
+}
+
+// addShortcuts registers the shortcuts on the canvas too: the menu handles
+// them in the desktop driver, the canvas when no menu is shown (and in
+// tests). Escape reaches the canvas when no entry has the focus.
+func (win *window) addShortcuts() {
+	c := win.w.Canvas()
+	c.AddShortcut(shortcutAddFolder, func(fyne.Shortcut) { win.addFolder() })
+	c.AddShortcut(shortcutQuestion, func(fyne.Shortcut) { win.focusQuestion() })
+	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if k.Name == fyne.KeyEscape {
+			win.escape()
+		}
+	})
+}
+
+func (win *window) addFolder() {
+	win.shell.showTab(tabIndex)
+	win.shell.Index.Choose(true)
+}
+
+func (win *window) focusQuestion() {
+	win.shell.showTab(tabAsk)
+	win.shell.Query.FocusQuestion()
+}
+
+// escape cancels what the visible tab is doing: the question being
+// answered, or the indexing run.
+func (win *window) escape() {
+	switch win.shell.Tabs.SelectedIndex() {
+	case tabAsk:
+		win.shell.Query.Cancel()
+	case tabIndex:
+		win.shell.Index.Cancel()
+	}
+}
+
+func (win *window) showAbout() {
+	msg := widget.NewRichTextFromMarkdown(fmt.Sprintf("**Cairn %s**\n\n"+
+		"Answers questions from your own documents, offline, citing file and page.\n\n"+
+		"Knowledge base: %s  \nData folder: %s  \nSettings: %s",
+		win.opt.Version, win.kb, win.opt.Config.Paths.DataDir, win.opt.Dirs.SettingsFile()))
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom("About Cairn", "Close", msg, win.w)
+	d.Resize(fyne.NewSize(520, 260))
+	d.Show()
+}

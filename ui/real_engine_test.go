@@ -1,0 +1,155 @@
+package ui
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"cairn/core"
+	"cairn/core/config"
+)
+
+// copyCorpus copies the repository's test corpus to a temporary folder.
+func copyCorpus(t testing.TB) string {
+	t.Helper()
+	return copyCorpusTo(t, filepath.Join(t.TempDir(), "corpus"))
+}
+
+func copyCorpusTo(t testing.TB, dst string) string {
+	t.Helper()
+	src, err := filepath.Abs("../testdata/corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// realEngine returns settings and an opener for real knowledge bases in a
+// temporary data folder.
+func realEngine(t testing.TB) (config.Config, Opener) {
+	t.Helper()
+	return realEngineIn(t.TempDir())
+}
+
+// realEngineIn is realEngine with its data under home.
+func realEngineIn(home string) (config.Config, Opener) {
+	dirs := config.Dirs{Config: filepath.Join(home, "config"), Data: filepath.Join(home, "data"), State: filepath.Join(home, "state")}
+	cfg := config.Default("desktop")
+	cfg.Paths.DataDir, cfg.Paths.ModelsDir, cfg.Paths.KB = dirs.Data, filepath.Join(dirs.Data, "models"), "default"
+	return cfg, func(ctx context.Context, kb string) (Engine, error) {
+		e, err := core.Open(ctx, cfg, dirs, core.Options{KB: kb})
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
+}
+
+func TestRealEngineIndexAskOpenAndRerank(t *testing.T) {
+	cfg, open := realEngine(t)
+	h := newHarnessWith(t, open, cfg)
+	p, q := h.shell().Index, h.shell().Query
+
+	// First start: the bundled user guide is indexed into the empty knowledge base.
+	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
+
+	corpus := copyCorpus(t)
+	startIndexing(h, corpus)
+	h.until("the corpus", func() bool { return strings.HasPrefix(p.State.Text, "Indexed "+corpus+".") })
+	if !strings.Contains(p.State.Text, "8 files seen: 8 indexed, 0 unchanged, 0 skipped, 0 failed, 0 removed") {
+		t.Errorf("state %q", p.State.Text)
+	}
+	var indexed []string
+	for _, r := range p.Files.Shown() {
+		if r.Status == "indexed" {
+			indexed = append(indexed, filepath.Base(r.Path))
+		}
+	}
+	slices.Sort(indexed)
+	want := []string{"coffee-machine.txt", "network-setup.html", "parts.csv", "pieces-latin1.txt", "retry.go", "router-x200.md", "service.yaml", "ward-move.eml"}
+	if !slices.Equal(indexed, want) {
+		t.Errorf("indexed files %q\nwant %q", indexed, want)
+	}
+	h.until("both folders listed", func() bool { return p.Folders.Length() == 2 })
+
+	// Remove the user guide, so that only the corpus answers.
+	h.shell().showTab(tabIndex)
+	h.frame()
+	var shown []string
+	for _, o := range find(p.Folders, func(o fyne.CanvasObject) bool { l, ok := o.(*widget.Label); return ok && l.TextStyle.Bold }) {
+		shown = append(shown, o.(*widget.Label).Text)
+	}
+	guide := slices.IndexFunc(shown, func(s string) bool { return strings.HasSuffix(s, string(filepath.Separator)+"guide") })
+	if len(shown) != 2 || guide < 0 {
+		t.Fatalf("folders shown %q", shown)
+	}
+	p.Folders.Select(guide)
+	test.Tap(p.Remove)
+	test.Tap(button(t, h.overlay(), "Yes"))
+	h.until("the guide to go", func() bool { return p.Folders.Length() == 1 })
+	h.shell().showTab(tabAsk)
+
+	h.ask("how do I reset the device")
+	h.until("the answer", func() bool { return q.Answer.Verdict.Visible() || strings.HasPrefix(q.State.Text, "Answered") })
+	h.until("the sources", func() bool { return len(q.Rows()) > 0 })
+	if got := titles(q); got[0] != "router-x200" {
+		t.Fatalf("sources %q, want router-x200 first", got)
+	}
+	test.Tap(q.Rows()[0].Explain)
+	router := filepath.Join(corpus, "manuals", "router-x200.md")
+	if why := q.Rows()[0].Why.Text; !strings.HasPrefix(why, "File:    "+router+"\n") {
+		t.Errorf("why-this-result %q", why)
+	}
+	if q.Answer.Mode.Text != "Retrieval: BM25 only (no embedding model) · Answers: extractive (best passages quoted; no chat model loaded)" {
+		t.Errorf("mode line %q", q.Answer.Mode.Text)
+	}
+
+	h.frame()
+	links := find(q.Answer.Text, func(o fyne.CanvasObject) bool { _, ok := o.(*widget.Hyperlink); return ok })
+	if len(links) == 0 {
+		t.Fatalf("the answer %q has no citation links", q.Answer.Text.String())
+	}
+	link := links[0].(*widget.Hyperlink)
+	test.TapAt(link, fyne.NewPos(link.Size().Width/2, link.Size().Height/2))
+	h.until("the cited file to open", func() bool { return len(h.openedSources()) == 1 })
+	if got := h.openedSources()[0].Path; !strings.HasPrefix(got, corpus) {
+		t.Errorf("opened %q, not a corpus file", got)
+	}
+
+	before := len(q.Rows())
+	h.shell().Tuning.TopK.Slider.SetValue(1)
+	h.until("one source", func() bool { return len(q.Rows()) == 1 })
+	if before < 2 {
+		t.Logf("only %d sources before top_k 1", before)
+	}
+	if got := titles(q); !slices.Equal(got, []string{"router-x200"}) {
+		t.Errorf("top_k 1 kept %q", got)
+	}
+	s := h.shell().Status
+	h.until("the status bar to count the corpus", func() bool { return strings.HasPrefix(s.Counts.Text, "8 documents · ") })
+}

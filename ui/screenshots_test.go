@@ -1,0 +1,70 @@
+package ui
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	cairntheme "cairn/theme"
+)
+
+// TestScreenshots renders the window's tabs into PNGs for the README with
+// the test driver's software painter, on a real knowledge base of the test
+// corpus: `make screenshots` runs it with CAIRN_SCREENSHOTS set to the
+// output folder.
+func TestScreenshots(t *testing.T) {
+	out := os.Getenv("CAIRN_SCREENSHOTS")
+	if out == "" {
+		t.Skip("set CAIRN_SCREENSHOTS to a folder to render the screenshots")
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Short, readable paths in the pictures.
+	home := filepath.Join(os.TempDir(), "cairn-demo")
+	os.RemoveAll(home)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	cfg, open := realEngineIn(home)
+	h := newHarnessWith(t, open, cfg)
+	s := h.shell()
+	p, q := s.Index, s.Query
+	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
+	corpus := copyCorpusTo(t, filepath.Join(home, "Documents"))
+	startIndexing(h, corpus)
+	h.until("the corpus", func() bool { return strings.HasPrefix(p.State.Text, "Indexed "+corpus+".") })
+	h.until("the status bar", func() bool { return strings.Contains(s.Status.Counts.Text, "chunks") })
+
+	h.ask("how do I reset the router to factory settings")
+	h.until("the answer", func() bool { return strings.HasPrefix(q.State.Text, "Answered") && len(q.Rows()) > 1 })
+	test.Tap(q.Rows()[0].Explain)
+	test.Tap(q.Rows()[0].Right)
+	h.until("the test set", func() bool { return strings.Contains(s.Tuning.Metrics.Text, "1 question judged") })
+	h.until("the status bar", func() bool { return s.Status.Memory.Text != "" })
+
+	shoot := func(name string, choice cairntheme.Choice, tab int) {
+		h.app.Settings().SetTheme(cairntheme.New(choice))
+		s.showTab(tab)
+		h.win.w.Resize(fyne.NewSize(1200, 800))
+		h.frame()
+		img := h.win.w.Canvas().Capture()
+		f, err := os.Create(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := png.Encode(f, img); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", f.Name())
+	}
+	shoot("ask-light.png", cairntheme.Light, tabAsk)
+	shoot("ask-dark.png", cairntheme.Dark, tabAsk)
+	shoot("index-light.png", cairntheme.Light, tabIndex)
+	shoot("engineering-light.png", cairntheme.Light, tabEngineering)
+	shoot("engineering-dark.png", cairntheme.Dark, tabEngineering)
+}

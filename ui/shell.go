@@ -1,0 +1,206 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+
+	"cairn/core/config"
+	"cairn/core/watch"
+	"cairn/panels"
+)
+
+// shellDeps is what a shell needs from the window around it.
+type shellDeps struct {
+	win           fyne.Window
+	clip          fyne.Clipboard
+	do            func(func()) // runs on the window's goroutine, without waiting
+	open          func(context.Context, panels.OpenSource) error
+	pick          func(context.Context) (string, bool, error)
+	save          func(config.Config) error
+	watched       []string       // folders to watch from the start
+	onWatch       func([]string) // the watched folders changed
+	onReady       func()         // on the window's goroutine, once every panel works
+	observe       func(any)      // if set, sees every event after its panel applied it
+	statusEvery   time.Duration
+	watchDebounce time.Duration
+}
+
+// shell is one knowledge base in the window: the panels, and the workers
+// and pumps that connect them to its engine. It is built (on the window's
+// goroutine) while the knowledge base opens, attached to the engine once it
+// is open, and stopped when the window switches to another knowledge base
+// or closes.
+type shell struct {
+	Query   *panels.Query
+	Index   *panels.Index
+	Status  *panels.StatusBar
+	Tuning  *panels.Engineering
+	Tabs    *container.AppTabs
+	content fyne.CanvasObject
+
+	deps         shellDeps
+	queryReqs    chan panels.QueryRequest
+	indexReqs    chan panels.IndexRequest
+	settingsReqs chan panels.SettingsRequest
+
+	ctx     context.Context
+	cancel  context.CancelFunc
+	running jobs // the workers and pumps
+	ready   int  // panels that became functional; on the window's goroutine
+}
+
+// progressEvery spaces the index panel's updates: ten a second is smooth
+// for a progress bar and leaves the window free for input.
+const progressEvery = 100 * time.Millisecond
+
+// Tabs of the window, in order.
+const (
+	tabAsk = iota
+	tabIndex
+	tabEngineering
+)
+
+// newShell builds the panels, disabled until attach; call it on the window's
+// goroutine.
+func newShell(parent context.Context, d shellDeps) *shell {
+	if d.statusEvery <= 0 {
+		d.statusEvery = statusEvery
+	}
+	if d.watchDebounce <= 0 {
+		d.watchDebounce = debounce
+	}
+	s := &shell{
+		deps: d,
+		// Buffered so that the window never waits on a worker that is busy
+		// routing; workers' loops receive at once in any case.
+		queryReqs:    make(chan panels.QueryRequest, 16),
+		indexReqs:    make(chan panels.IndexRequest, 16),
+		settingsReqs: make(chan panels.SettingsRequest, 16),
+	}
+	s.ctx, s.cancel = context.WithCancel(parent)
+	s.Query = panels.NewQuery(d.win, d.clip, s.queryReqs)
+	s.Index = panels.NewIndex(d.win, d.clip, s.indexReqs)
+	s.Status = panels.NewStatusBar()
+	s.Tuning = panels.NewEngineering(s.queryReqs, s.settingsReqs)
+	s.Tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Ask", theme.SearchIcon(), s.Query.Content()),
+		container.NewTabItemWithIcon("Index", theme.FolderIcon(), s.Index.Content()),
+		container.NewTabItemWithIcon("Engineering", theme.SettingsIcon(), s.Tuning.Content()),
+	)
+	s.content = container.NewBorder(nil, s.Status.Content(), nil, nil, s.Tabs)
+	return s
+}
+
+// attach starts the workers that drive eng, and the pumps that bring their
+// events to the panels. With starter, an empty knowledge base first gets
+// the bundled user guide. Call it from any goroutine but the window's.
+func (s *shell) attach(eng Engine, starter bool) {
+	ctx := s.ctx
+	queryEv := make(chan panels.QueryEvent)
+	indexEv := make(chan panels.IndexEvent)
+	tuneEv := make(chan panels.EngineeringEvent)
+	statusEv := make(chan panels.StatusReport)
+	poke := make(chan struct{}, 1)
+
+	cfg := eng.Config()
+
+	qw := newQueryWorker(eng, s.queryReqs, queryEv, tuneEv, s.deps.open)
+	iw := newIndexWorker(eng, s.indexReqs, indexEv)
+	iw.pick, iw.starter = s.deps.pick, starter
+	iw.watchOpt = watch.Options{Debounce: s.deps.watchDebounce, Skip: watchSkip(cfg.Paths.DataDir, cfg.Index.IncludeHidden, cfg.Index.Ignore)}
+	if s.deps.onWatch != nil {
+		iw.onWatch = s.deps.onWatch
+	}
+	iw.onRun = func() {
+		select {
+		case poke <- struct{}{}:
+		default:
+		}
+	}
+	sw := newSettingsWorker(eng, s.deps.save, s.settingsReqs, tuneEv, indexEv)
+	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery}
+
+	s.running.spawn(func() {
+		pump(ctx, s.deps.do, queryEv, func(evs []panels.QueryEvent) {
+			s.Query.Apply(evs...)
+			for _, ev := range evs {
+				if _, ok := ev.(panels.QueryReady); ok {
+					s.panelReady()
+				}
+				s.observed(ev)
+			}
+		}, 0)
+	})
+	s.running.spawn(func() {
+		pump(ctx, s.deps.do, indexEv, func(evs []panels.IndexEvent) {
+			s.Index.Apply(evs...)
+			for _, ev := range evs {
+				if _, ok := ev.(panels.IndexReady); ok {
+					s.panelReady()
+				}
+				s.observed(ev)
+			}
+		}, progressEvery)
+	})
+	s.running.spawn(func() {
+		pump(ctx, s.deps.do, tuneEv, func(evs []panels.EngineeringEvent) {
+			s.Tuning.Apply(evs...)
+			for _, ev := range evs {
+				if _, ok := ev.(panels.TuningLoaded); ok && s.ready < 3 {
+					s.panelReady()
+				}
+				s.observed(ev)
+			}
+		}, 0)
+	})
+	s.running.spawn(func() {
+		pump(ctx, s.deps.do, statusEv, func(rs []panels.StatusReport) {
+			s.Status.Apply(rs[len(rs)-1])
+			s.observed(rs[len(rs)-1])
+		}, 0)
+	})
+	s.running.spawn(func() { qw.run(ctx) })
+	s.running.spawn(func() { iw.run(ctx, s.deps.watched) })
+	s.running.spawn(func() { sw.run(ctx) })
+	s.running.spawn(func() { stw.run(ctx) })
+}
+
+// panelReady counts panels that became functional; runs on the window's
+// goroutine.
+func (s *shell) panelReady() {
+	s.ready++
+	if s.ready == 3 && s.deps.onReady != nil {
+		s.deps.onReady()
+	}
+}
+
+func (s *shell) observed(ev any) {
+	if s.deps.observe != nil {
+		s.deps.observe(ev)
+	}
+}
+
+// failed tells the panels that the knowledge base could not be opened.
+func (s *shell) failed(err error) {
+	msg := "Could not open the knowledge base: " + err.Error() + ". Choose File > Open knowledge base, or File > New knowledge base."
+	s.deps.do(func() {
+		s.Query.Apply(panels.QueryNotice{Text: msg, Err: true})
+		s.Index.Apply(panels.IndexNotice{Text: msg, Err: true})
+		s.Status.Apply(panels.StatusReport{Err: err})
+	})
+}
+
+// stop cancels the workers and waits for them and their jobs. Call it from
+// any goroutine but the window's: a job inside the engine may take a moment
+// to notice the cancellation, and the window must not freeze meanwhile.
+func (s *shell) stop() {
+	s.cancel()
+	s.running.wait()
+}
+
+// showTab brings a tab to the front.
+func (s *shell) showTab(i int) { s.Tabs.SelectIndex(i) }

@@ -1,0 +1,175 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+
+	cairntheme "cairn/theme"
+)
+
+func shortcut(h *harness, s fyne.Shortcut) {
+	h.win.w.Canvas().(fyne.Shortcutable).TypedShortcut(s)
+}
+
+func TestMainMenu(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	var got []string
+	for _, m := range h.win.w.MainMenu().Items {
+		var items []string
+		for _, it := range m.Items {
+			if !it.IsSeparator {
+				items = append(items, it.Label)
+			}
+		}
+		got = append(got, m.Label+": "+strings.Join(items, ", "))
+	}
+	want := []string{
+		"File: Add folder…, Open knowledge base…, New knowledge base…",
+		"View: Ask a question, Theme",
+		"Help: User guide, About Cairn",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("menu\n%q\nwant\n%q (Fyne appends Quit to File)", got, want)
+	}
+	if it := h.win.w.MainMenu().Items[0].Items[0]; it.Shortcut == nil || it.Shortcut.ShortcutName() != shortcutAddFolder.ShortcutName() {
+		t.Errorf("Add folder has no Ctrl+O shortcut")
+	}
+}
+
+func TestCtrlLFocusesTheQuestion(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	h.shell().showTab(tabEngineering)
+	shortcut(h, shortcutQuestion)
+	if h.shell().Tabs.SelectedIndex() != tabAsk {
+		t.Error("Ctrl+L did not show the Ask tab")
+	}
+	if h.win.w.Canvas().Focused() != h.shell().Query.Question {
+		t.Errorf("focused %v, want the question entry", h.win.w.Canvas().Focused())
+	}
+}
+
+func TestCtrlOChoosesAFolderAndIndexesIt(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	dir := t.TempDir()
+	h.mu.Lock()
+	h.picked = dir
+	h.mu.Unlock()
+	shortcut(h, shortcutAddFolder)
+	if h.shell().Tabs.SelectedIndex() != tabIndex {
+		t.Error("Ctrl+O did not show the Index tab")
+	}
+	h.until("the chosen folder's run", func() bool {
+		var got []string
+		eng.locked(func() { got = eng.indexed })
+		return slices.Equal(got, []string{dir})
+	})
+}
+
+func TestEscapeCancelsTheVisibleTabsWork(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.askGate = make(chan struct{})
+	eng.indexGate = make(chan struct{})
+	h := newHarness(t, eng)
+	q, p := h.shell().Query, h.shell().Index
+	h.ask("how do I reset the router")
+	startIndexing(h, t.TempDir())
+	h.until("both to run", func() bool { return !q.CancelButton.Disabled() && !p.CancelButton.Disabled() })
+	h.win.w.Canvas().Unfocus()
+	esc := &fyne.KeyEvent{Name: fyne.KeyEscape}
+
+	h.shell().showTab(tabIndex)
+	h.win.w.Canvas().OnTypedKey()(esc)
+	h.until("indexing to stop", func() bool { return strings.HasPrefix(p.State.Text, "Cancelled") })
+	if q.CancelButton.Disabled() {
+		t.Fatal("Escape on the Index tab also cancelled the question")
+	}
+	h.shell().showTab(tabAsk)
+	h.win.w.Canvas().OnTypedKey()(esc)
+	h.until("the question to stop", func() bool { return strings.HasPrefix(q.State.Text, "Cancelled") })
+}
+
+func TestThemeMenuSwitchesAndRemembers(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	view := h.win.w.MainMenu().Items[1]
+	themes := view.Items[1].ChildMenu.Items
+	if got := []string{themes[0].Label, themes[1].Label, themes[2].Label}; !slices.Equal(got, []string{"Follow the system", "Light", "Dark"}) {
+		t.Fatalf("theme choices %q", got)
+	}
+	if !themes[0].Checked {
+		t.Error("the theme does not follow the system by default")
+	}
+	themes[2].Action()
+	if h.win.prefs.String(prefTheme) != "dark" || !themes[2].Checked || themes[0].Checked {
+		t.Errorf("dark: pref %q, checked %v %v", h.win.prefs.String(prefTheme), themes[0].Checked, themes[2].Checked)
+	}
+	bg := h.app.Settings().Theme().Color(theme.ColorNameBackground, theme.VariantLight)
+	if want := cairntheme.New(cairntheme.Dark).Color(theme.ColorNameBackground, theme.VariantDark); bg != want {
+		t.Errorf("background %v, want the dark one %v even when the system is light", bg, want)
+	}
+}
+
+func TestWindowSizeIsRemembered(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	h.win.w.Resize(fyne.NewSize(900, 640))
+	h.win.saveState()
+	other := &window{w: h.app.NewWindow("again"), prefs: h.win.prefs}
+	other.restoreSize()
+	if got := other.w.Canvas().Size(); got != fyne.NewSize(900, 640) {
+		t.Errorf("restored size %v, want 900x640", got)
+	}
+}
+
+func TestOpenAnotherKnowledgeBaseClosesTheFirst(t *testing.T) {
+	var mu sync.Mutex
+	engines := map[string]*fakeEngine{}
+	var opened []string
+	dataDir := t.TempDir()
+	open := func(_ context.Context, kb string) (Engine, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		opened = append(opened, kb)
+		e := newFakeEngine(dataDir)
+		e.status.Path = dataDir + "/kb/" + kb + ".db"
+		engines[kb] = e
+		return e, nil
+	}
+	h := newHarnessWith(t, open, newFakeEngine(dataDir).Config())
+	h.win.openKB("work", false)
+	h.until("the new knowledge base", func() bool { return h.shell().ready == 3 && h.shell().Status.KB.Text == "work" })
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(opened, []string{"default", "work"}) {
+		t.Errorf("opened %q", opened)
+	}
+	engines["default"].locked(func() {
+		if !engines["default"].closed {
+			t.Error("the first knowledge base was not closed")
+		}
+	})
+	if h.win.w.Title() != "Cairn — work" {
+		t.Errorf("title %q", h.win.w.Title())
+	}
+}
+
+func TestAKnowledgeBaseThatCannotOpenSaysWhatToDo(t *testing.T) {
+	dataDir := t.TempDir()
+	open := func(context.Context, string) (Engine, error) {
+		return nil, errors.New("database disk image is malformed")
+	}
+	h := startHarness(t, open, newFakeEngine(dataDir).Config())
+	q := h.shell().Query
+	h.until("the error", func() bool {
+		return strings.HasPrefix(q.State.Text, "Could not open the knowledge base: database disk image is malformed. Choose File > Open knowledge base")
+	})
+	if !q.AskButton.Disabled() || !h.shell().Index.ChooseButton.Disabled() {
+		t.Error("the panels work without a knowledge base")
+	}
+}

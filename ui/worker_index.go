@@ -1,0 +1,354 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"cairn/core/index"
+	"cairn/core/store"
+	"cairn/core/watch"
+	"cairn/panels"
+)
+
+// indexWorker owns everything behind the index panel: one indexing run at a
+// time with a queue behind it, removing folders, the folder picker, and the
+// folder watches that re-index on change. Like every worker, its loop only
+// routes: engine calls and watches run in jobs that report back to it.
+type indexWorker struct {
+	eng      Engine
+	requests <-chan panels.IndexRequest
+	events   chan<- panels.IndexEvent
+	pick     func(context.Context) (path string, ok bool, err error)
+	starter  bool // index the bundled user guide into an empty knowledge base first
+	watchOpt watch.Options
+	onWatch  func(folders []string) // remembers the watched folders
+	onRun    func()                 // a run ended (the status bar refreshes)
+
+	running string             // folder being indexed; "" when idle
+	stopRun context.CancelFunc // cancels it
+	queue   []string
+	watches map[string]context.CancelFunc
+
+	runDone chan runResult
+	changed chan string // a watched folder changed
+	stopped chan watchStop
+	notices chan panels.IndexEvent
+	jobs
+}
+
+type runResult struct {
+	folder string
+	run    store.Run
+	err    error
+}
+
+type watchStop struct {
+	folder string
+	err    error
+}
+
+func newIndexWorker(eng Engine, requests <-chan panels.IndexRequest, events chan<- panels.IndexEvent) *indexWorker {
+	return &indexWorker{
+		eng: eng, requests: requests, events: events,
+		pick:    func(context.Context) (string, bool, error) { return "", false, nil },
+		onWatch: func([]string) {}, onRun: func() {},
+		watches: map[string]context.CancelFunc{},
+		runDone: make(chan runResult), changed: make(chan string),
+		stopped: make(chan watchStop), notices: make(chan panels.IndexEvent),
+	}
+}
+
+// run is the worker's loop; it returns when ctx ends, after its jobs.
+func (w *indexWorker) run(ctx context.Context, watched []string) {
+	defer w.jobs.wait()
+	w.emit(ctx, panels.IndexReady{})
+	if w.starter {
+		w.start(ctx, "")
+	}
+	for _, f := range watched {
+		w.watch(ctx, f)
+	}
+	w.list(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case r := <-w.requests:
+			w.handle(ctx, r)
+		case res := <-w.runDone:
+			w.finished(ctx, res)
+		case folder := <-w.changed:
+			w.enqueue(ctx, folder)
+		case s := <-w.stopped:
+			w.unwatched(ctx, s)
+		case ev := <-w.notices:
+			w.emit(ctx, ev)
+		}
+	}
+}
+
+func (w *indexWorker) emit(ctx context.Context, ev panels.IndexEvent) { send(ctx, w.events, ev) }
+
+func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
+	switch r := r.(type) {
+	case panels.ChooseFolder:
+		w.jobs.spawn(func() {
+			path, ok, err := w.pick(ctx)
+			switch {
+			case err != nil:
+				send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "The folder picker failed: " + err.Error(), Err: true}))
+			case !ok:
+				send(ctx, w.notices, panels.IndexEvent(panels.ShowFolderDialog{Start: r.Start}))
+			default:
+				send(ctx, w.notices, panels.IndexEvent(panels.FolderChosen{Path: path, Start: r.Start}))
+			}
+		})
+	case panels.IndexFolder:
+		path, err := folderPath(r.Path)
+		if err != nil {
+			w.emit(ctx, panels.IndexNotice{Text: err.Error(), Err: true})
+			return
+		}
+		w.enqueue(ctx, path)
+	case panels.CancelIndex:
+		if w.stopRun != nil {
+			w.stopRun()
+		}
+		if len(w.queue) > 0 {
+			w.emit(ctx, panels.IndexNotice{Text: fmt.Sprintf("Also dropped %s waiting to be indexed.", strings.Join(w.queue, ", "))})
+			w.queue = nil
+		}
+	case panels.RemoveFolder:
+		if w.running != "" {
+			w.emit(ctx, panels.IndexNotice{Text: "Wait for the indexing run to end (or cancel it), then remove the folder.", Err: true})
+			return
+		}
+		w.unwatch(r.Path)
+		watching := w.watchingSet()
+		w.jobs.spawn(func() {
+			if err := w.eng.RemoveFolder(ctx, r.Path); err != nil {
+				send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not remove " + r.Path + ": " + err.Error(), Err: true}))
+				return
+			}
+			send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Removed " + r.Path + " from the knowledge base; the files themselves are untouched."}))
+			w.listWith(ctx, watching)
+		})
+	case panels.WatchFolder:
+		if r.On {
+			w.watch(ctx, r.Path)
+		} else {
+			w.unwatch(r.Path)
+		}
+		w.list(ctx)
+	}
+}
+
+// folderPath checks that p names a folder and makes it absolute.
+func folderPath(p string) (string, error) {
+	p = strings.TrimSpace(p)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[1:])
+		}
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("%s is not a usable folder path: %w", p, err)
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("cannot index %s: %w; check the path", abs, err)
+	case !fi.IsDir():
+		return "", fmt.Errorf("%s is a file; choose the folder that holds it", abs)
+	}
+	return abs, nil
+}
+
+// enqueue indexes folder now, or after the running run.
+func (w *indexWorker) enqueue(ctx context.Context, folder string) {
+	switch {
+	case w.running == "":
+		w.start(ctx, folder)
+	case folder == w.running || slices.Contains(w.queue, folder):
+		// The running run or a queued one already covers it; a change
+		// during the run re-runs it after, though.
+		if folder == w.running && !slices.Contains(w.queue, folder) && w.watches[folder] != nil {
+			w.queue = append(w.queue, folder)
+		}
+	default:
+		w.queue = append(w.queue, folder)
+		w.emit(ctx, panels.IndexQueued{Path: folder})
+	}
+}
+
+// start runs the indexer over folder ("" for the bundled user guide); its
+// progress goes straight to the panel and its end back to the loop.
+func (w *indexWorker) start(ctx context.Context, folder string) {
+	rctx, stop := context.WithCancel(ctx)
+	w.running, w.stopRun = folder, stop
+	if folder == "" {
+		w.running = "the user guide"
+	}
+	w.jobs.spawn(func() {
+		progress := make(chan index.Progress, 64)
+		type outcome struct {
+			run store.Run
+			err error
+		}
+		done := make(chan outcome, 1)
+		go func() { // ends when the indexer returns; the loop below waits for it
+			var o outcome
+			if folder == "" {
+				_, o.err = w.eng.EnsureStarterKB(rctx, progress)
+			} else {
+				o.run, o.err = w.eng.Index(rctx, folder, progress)
+			}
+			done <- o
+		}()
+		for p := range progress { // closed by the indexer when it returns
+			send(ctx, w.events, panels.IndexEvent(panels.Progressed{Progress: p}))
+		}
+		o := <-done
+		send(ctx, w.runDone, runResult{folder: folder, run: o.run, err: o.err})
+	})
+}
+
+func (w *indexWorker) finished(ctx context.Context, res runResult) {
+	w.stopRun()
+	w.running, w.stopRun = "", nil
+	cancelled := errors.Is(res.err, context.Canceled)
+	name := res.folder
+	if name == "" {
+		name = "the user guide"
+	}
+	ev := panels.IndexFinished{Path: name, Run: res.run, Err: res.err, Cancelled: cancelled}
+	if cancelled {
+		ev.Err = nil
+	}
+	if errors.Is(res.err, store.ErrIndexing) {
+		ev.Err = errors.New("another Cairn (a window or `cairn index`) is indexing this knowledge base; try again when it is done")
+	}
+	w.emit(ctx, ev)
+	w.onRun()
+	w.list(ctx)
+	if len(w.queue) > 0 {
+		next := w.queue[0]
+		w.queue = w.queue[1:]
+		w.start(ctx, next)
+	}
+}
+
+// list sends the folders and the files not indexed, in a job.
+func (w *indexWorker) list(ctx context.Context) {
+	watching := w.watchingSet()
+	w.jobs.spawn(func() { w.listWith(ctx, watching) })
+}
+
+func (w *indexWorker) watchingSet() map[string]bool {
+	watching := map[string]bool{}
+	for f := range w.watches {
+		watching[f] = true
+	}
+	return watching
+}
+
+func (w *indexWorker) listWith(ctx context.Context, watching map[string]bool) {
+	folders, err := w.eng.Folders(ctx)
+	if err != nil {
+		send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not list the folders: " + err.Error(), Err: true}))
+		return
+	}
+	issues, err := w.eng.Issues(ctx)
+	if err != nil {
+		send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not list the files not indexed: " + err.Error(), Err: true}))
+		return
+	}
+	send(ctx, w.notices, panels.IndexEvent(panels.FoldersListed{Folders: folders, Watching: watching}))
+	send(ctx, w.notices, panels.IndexEvent(panels.IssuesListed{Issues: issues}))
+}
+
+// watch starts re-indexing folder when its files change.
+func (w *indexWorker) watch(ctx context.Context, folder string) {
+	if w.watches[folder] != nil {
+		return
+	}
+	wctx, stop := context.WithCancel(ctx)
+	w.watches[folder] = stop
+	w.onWatch(w.watchedFolders())
+	opt := w.watchOpt
+	w.jobs.spawn(func() {
+		batches := make(chan []string)
+		errc := make(chan error, 1)
+		go func() { errc <- watch.Watch(wctx, folder, opt, batches) }() // waited for below
+		for {
+			select {
+			case <-batches:
+				select {
+				case w.changed <- folder:
+				case <-wctx.Done():
+				}
+			case err := <-errc:
+				send(ctx, w.stopped, watchStop{folder: folder, err: err})
+				return
+			}
+		}
+	})
+}
+
+func (w *indexWorker) unwatch(folder string) {
+	if stop := w.watches[folder]; stop != nil {
+		stop()
+		delete(w.watches, folder)
+		w.onWatch(w.watchedFolders())
+	}
+}
+
+func (w *indexWorker) unwatched(ctx context.Context, s watchStop) {
+	if s.err == nil || errors.Is(s.err, context.Canceled) {
+		return
+	}
+	w.unwatch(s.folder)
+	w.emit(ctx, panels.IndexNotice{Text: "Stopped watching " + s.folder + ": " + s.err.Error(), Err: true})
+	w.list(ctx)
+}
+
+func (w *indexWorker) watchedFolders() []string {
+	var fs []string
+	for f := range w.watches {
+		fs = append(fs, f)
+	}
+	slices.Sort(fs)
+	return fs
+}
+
+// watchSkip leaves out what the indexer would skip anyway (hidden files,
+// ignore patterns) and the knowledge base's own folder, whose writes would
+// otherwise trigger a run after every run.
+func watchSkip(dataDir string, includeHidden bool, ignore []string) func(string, bool) bool {
+	return func(path string, _ bool) bool {
+		base := filepath.Base(path)
+		if !includeHidden && strings.HasPrefix(base, ".") {
+			return true
+		}
+		if dataDir != "" && (path == dataDir || strings.HasPrefix(path, dataDir+string(filepath.Separator))) {
+			return true
+		}
+		for _, pat := range ignore {
+			if ok, _ := filepath.Match(pat, base); ok {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// debounce is how long a watched folder must be quiet before it is
+// re-indexed.
+const debounce = 2 * time.Second

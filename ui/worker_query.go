@@ -1,0 +1,332 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+
+	"cairn/core/answer"
+	"cairn/core/eval"
+	"cairn/core/search"
+	"cairn/core/store"
+	"cairn/panels"
+)
+
+// queryWorker owns everything behind the query panel: answering, the last
+// question's candidates, re-ranking them as the sliders move, the personal
+// test set and its metrics, and opening sources. Its loop never blocks:
+// engine calls run in jobs whose results come back to the loop, which is
+// the only sender of events.
+type queryWorker struct {
+	eng      Engine
+	requests <-chan panels.QueryRequest
+	events   chan<- panels.QueryEvent       // to the query panel
+	metrics  chan<- panels.EngineeringEvent // to the engineering panel
+	open     func(context.Context, panels.OpenSource) error
+
+	tuning    panels.Tuning
+	question  string             // the last answered question
+	cands     *search.Candidates // its candidates
+	judgments []store.Judgment
+	judged    map[string]*search.Candidates // judged question -> candidates
+
+	askID    int
+	askStop  context.CancelFunc // nil when no question is being answered
+	findID   int
+	findStop context.CancelFunc // the running re-search, if any
+
+	tokens  chan tokenMsg
+	asked   chan askResult
+	found   chan findResult
+	notices chan panels.QueryEvent // from jobs, passed on as they are
+	jobs
+}
+
+type tokenMsg struct {
+	id   int
+	text string
+}
+
+type askResult struct {
+	id       int
+	question string
+	ans      *answer.Answer
+	err      error
+}
+
+// findResult is a re-search: candidates for the last question and the
+// judged questions, after the pools changed or judgments were added.
+type findResult struct {
+	id        int
+	loaded    bool             // judgments holds the test set as read now
+	judgments []store.Judgment // when loaded
+	cands     map[string]*search.Candidates
+	err       error
+}
+
+func newQueryWorker(eng Engine, requests <-chan panels.QueryRequest, events chan<- panels.QueryEvent,
+	metrics chan<- panels.EngineeringEvent, open func(context.Context, panels.OpenSource) error) *queryWorker {
+	return &queryWorker{
+		eng: eng, requests: requests, events: events, metrics: metrics, open: open,
+		tuning: tuningFromConfig(eng.Config().Retrieval),
+		judged: map[string]*search.Candidates{},
+		tokens: make(chan tokenMsg), asked: make(chan askResult), found: make(chan findResult),
+		notices: make(chan panels.QueryEvent),
+	}
+}
+
+// run is the worker's loop; it returns when ctx ends, after its jobs.
+func (w *queryWorker) run(ctx context.Context) {
+	defer w.jobs.wait()
+	w.emit(ctx, panels.QueryReady{})
+	w.jobs.spawn(func() { // the status counts the whole knowledge base: not on the way to ready
+		if st, err := w.eng.Status(ctx); err == nil {
+			send(ctx, w.notices, panels.QueryEvent(panels.ModelsKnown{EmbeddingModel: st.EmbeddingModel, ChatModel: st.ChatModel}))
+		}
+	})
+	w.find(ctx, true)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case r := <-w.requests:
+			w.handle(ctx, r)
+		case t := <-w.tokens:
+			if t.id == w.askID && w.askStop != nil {
+				w.emit(ctx, panels.Token{Text: t.text})
+			}
+		case res := <-w.asked:
+			w.answered(ctx, res)
+		case res := <-w.found:
+			w.refound(ctx, res)
+		case n := <-w.notices:
+			w.emit(ctx, n)
+		}
+	}
+}
+
+func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
+	switch r := r.(type) {
+	case panels.Ask:
+		w.ask(ctx, r.Question)
+	case panels.CancelAsk:
+		if w.askStop != nil {
+			w.askStop()
+		}
+	case panels.Tune:
+		old := w.tuning
+		w.tuning = r.Tuning
+		if old.BM25Pool != r.Tuning.BM25Pool || old.VectorPool != r.Tuning.VectorPool || old.Mode != r.Tuning.Mode {
+			w.find(ctx, false) // the pools changed: the candidates must be fetched again
+			return
+		}
+		w.rerank(ctx)
+	case panels.JudgeSource:
+		w.judge(ctx, r)
+	case panels.OpenSource:
+		w.jobs.spawn(func() {
+			if err := w.open(ctx, r); err != nil {
+				send(ctx, w.notices, panels.QueryEvent(panels.QueryNotice{Text: "Could not open the source: " + err.Error(), Err: true}))
+			}
+		})
+	}
+}
+
+func (w *queryWorker) emit(ctx context.Context, ev panels.QueryEvent) { send(ctx, w.events, ev) }
+
+// searchRequest is a search request for q under the knobs t.
+func searchRequest(eng Engine, t panels.Tuning, q string) search.Request {
+	req := eng.SearchRequest(q)
+	req.Params = t.Params
+	req.Mode = t.Mode
+	req.BM25Pool, req.VectorPool = t.BM25Pool, t.VectorPool
+	return req
+}
+
+func (w *queryWorker) ask(ctx context.Context, q string) {
+	if w.askStop != nil {
+		w.askStop()
+	}
+	w.askID++
+	id := w.askID
+	actx, stop := context.WithCancel(ctx)
+	w.askStop = stop
+	req := searchRequest(w.eng, w.tuning, q)
+	w.emit(ctx, panels.Asking{Question: q})
+	w.jobs.spawn(func() {
+		ans, err := w.eng.Ask(actx, req, func(s string) { send(ctx, w.tokens, tokenMsg{id, s}) })
+		send(ctx, w.asked, askResult{id: id, question: q, ans: ans, err: err})
+	})
+}
+
+func (w *queryWorker) answered(ctx context.Context, res askResult) {
+	if res.id != w.askID {
+		return // a question that was replaced by a newer one
+	}
+	w.askStop()
+	w.askStop = nil
+	if res.err != nil {
+		w.emit(ctx, panels.AskFailed{Question: res.question, Err: res.err, Cancelled: errors.Is(res.err, context.Canceled)})
+		return
+	}
+	w.question = res.question
+	w.cands = nil
+	if res.ans.Search != nil {
+		w.cands = res.ans.Search.Candidates
+		w.judged[w.question] = w.cands
+	}
+	w.emit(ctx, panels.Answered{Answer: res.ans})
+	w.rerank(ctx)
+}
+
+// rerank fuses the cached candidates under the current knobs: the source
+// list and the test set's metrics follow the sliders without a search.
+func (w *queryWorker) rerank(ctx context.Context) {
+	if w.cands != nil {
+		w.emit(ctx, w.ranked())
+	}
+	send(ctx, w.metrics, panels.EngineeringEvent(w.evaluate()))
+}
+
+func (w *queryWorker) ranked() panels.Ranked {
+	right := map[string]bool{}
+	for _, j := range w.judgments {
+		if j.Query == w.question {
+			right[j.Path] = true
+		}
+	}
+	return panels.Ranked{Question: w.question, Mode: w.cands.Mode, Results: search.Fuse(w.cands, w.tuning.Params),
+		Params: w.tuning.Params, Right: right, Notes: w.cands.Notes}
+}
+
+// evaluate scores the personal test set: each judged question's cached
+// candidates fused under the current knobs, files ranked by their best
+// passage, against the files marked right.
+func (w *queryWorker) evaluate() panels.MetricsComputed {
+	k := max(w.tuning.Params.TopK, 1)
+	qrels, run := eval.Qrels{}, eval.Run{}
+	for _, j := range w.judgments {
+		if qrels[j.Query] == nil {
+			qrels[j.Query] = map[string]int{}
+		}
+		qrels[j.Query][j.Path] = 1
+	}
+	for q := range qrels {
+		c := w.judged[q]
+		if c == nil {
+			continue
+		}
+		var files []string
+		for _, r := range search.Fuse(c, w.tuning.Params) {
+			if !slices.Contains(files, r.Path) {
+				files = append(files, r.Path)
+			}
+		}
+		run[q] = files
+	}
+	m := eval.Evaluate(qrels, run, k)
+	return panels.MetricsComputed{K: k, Queries: m.Queries, Recall: m.Recall, MRR: m.MRR, Judgments: slices.Clone(w.judgments)}
+}
+
+func (w *queryWorker) judge(ctx context.Context, r panels.JudgeSource) {
+	w.findJob(ctx, func(fctx context.Context) ([]store.Judgment, error) {
+		var err error
+		if r.Right {
+			err = w.eng.Judge(fctx, r.Question, r.Path, r.ChunkID)
+		} else {
+			err = w.eng.Unjudge(fctx, r.Question, r.Path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return w.eng.Judgments(fctx)
+	}, false)
+}
+
+// find re-fetches candidates: with loadJudgments the judgments are read
+// first (at start); otherwise every cached question is searched again
+// under the new pools.
+func (w *queryWorker) find(ctx context.Context, loadJudgments bool) {
+	if loadJudgments {
+		w.findJob(ctx, w.eng.Judgments, false)
+		return
+	}
+	w.findJob(ctx, nil, true)
+}
+
+// findJob runs before (if any) and then searches the questions that need
+// candidates: every cached one with all (the pools changed), else the
+// judged ones not cached yet. A newer findJob replaces a running one. The
+// job gets copies of the loop's state, so it shares nothing with the loop.
+func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) ([]store.Judgment, error), all bool) {
+	if w.findStop != nil {
+		w.findStop()
+	}
+	w.findID++
+	id := w.findID
+	fctx, stop := context.WithCancel(ctx)
+	w.findStop = stop
+	judgments := slices.Clone(w.judgments)
+	cached := maps.Clone(w.judged)
+	if all {
+		clear(cached)
+	}
+	last, tuning := w.question, w.tuning
+	w.jobs.spawn(func() {
+		res := findResult{id: id, cands: map[string]*search.Candidates{}}
+		if before != nil {
+			js, err := before(fctx)
+			if err != nil {
+				send(ctx, w.found, findResult{id: id, err: err})
+				return
+			}
+			res.loaded, res.judgments, judgments = true, js, js
+		}
+		var qs []string
+		if all && last != "" {
+			qs = append(qs, last)
+		}
+		for _, j := range judgments {
+			if cached[j.Query] == nil && !slices.Contains(qs, j.Query) {
+				qs = append(qs, j.Query)
+			}
+		}
+		for _, q := range qs {
+			resp, err := w.eng.Search(fctx, searchRequest(w.eng, tuning, q))
+			if err != nil {
+				res.err = err
+				break
+			}
+			res.cands[q] = resp.Candidates
+		}
+		send(ctx, w.found, res)
+	})
+}
+
+func (w *queryWorker) refound(ctx context.Context, res findResult) {
+	if res.id != w.findID {
+		return
+	}
+	w.findStop()
+	w.findStop = nil
+	if res.loaded {
+		w.judgments = res.judgments
+	}
+	for q, c := range res.cands {
+		if q == w.question {
+			w.cands = c
+		}
+		w.judged[q] = c
+	}
+	// Forget candidates of questions that are neither judged nor the last.
+	for q := range w.judged {
+		if q != w.question && !slices.ContainsFunc(w.judgments, func(j store.Judgment) bool { return j.Query == q }) {
+			delete(w.judged, q)
+		}
+	}
+	if res.err != nil && !errors.Is(res.err, context.Canceled) {
+		w.emit(ctx, panels.QueryNotice{Text: "Could not update the test set: " + res.err.Error(), Err: true})
+	}
+	w.rerank(ctx)
+}
