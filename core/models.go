@@ -94,6 +94,10 @@ func (e *Engine) Models(ctx context.Context) ([]ModelInfo, error) {
 	return out, nil
 }
 
+// NoModel in the settings means "no model of this kind", as opposed to ""
+// which means "the first one found in the models folder".
+const NoModel = "none"
+
 // models holds the loaded models; loading happens on first use, since a
 // model can take seconds and most commands need none.
 type models struct {
@@ -111,6 +115,9 @@ type models struct {
 // resolveModel finds the file for a configured model: a path, a file name
 // in the models folder, or "" for the first model of that kind there.
 func (e *Engine) resolveModel(ctx context.Context, setting string, kind llm.Kind) (string, error) {
+	if setting == NoModel {
+		return "", nil
+	}
 	if setting != "" {
 		p := setting
 		if !strings.ContainsRune(p, filepath.Separator) {
@@ -209,28 +216,79 @@ func (e *Engine) UseModel(ctx context.Context, path string) (ModelInfo, error) {
 		return ModelInfo{}, err
 	}
 	mi := ModelInfo{Path: abs, Name: md.Name, Kind: kind, Size: md.Size, InUse: true}
-	m := &e.models
-	m.mu.Lock()
-	switch kind {
-	case llm.KindEmbedding:
-		e.cfg.Embedding.Model = abs
-		if m.emb != nil {
-			m.emb.Close()
-		}
-		m.emb, m.embDone, m.embErr = nil, false, nil
+	if kind == llm.KindEmbedding {
 		mi.Family, mi.Dim = llm.DetectFamily(md), md.EmbeddingLength
-	default:
-		e.cfg.Generation.Model = abs
-		if m.gen != nil {
-			m.gen.Close()
-		}
-		m.gen, m.genDone, m.genErr = nil, false, nil
 	}
-	m.mu.Unlock()
+	e.setModel(kind, abs)
 	if err := config.Save(e.dirs, e.cfg); err != nil {
 		return mi, err
 	}
 	return mi, nil
+}
+
+// UseEmbeddingModel switches the embedding model to path ("" for none,
+// keyword search only), saves the choice, and re-embeds the stored chunks
+// from their text, reporting on progress (closed on return).
+func (e *Engine) UseEmbeddingModel(ctx context.Context, path string, progress chan<- index.Progress) error {
+	if path == "" {
+		e.setModel(llm.KindEmbedding, NoModel)
+		if progress != nil {
+			close(progress)
+		}
+		return config.Save(e.dirs, e.cfg)
+	}
+	mi, err := e.UseModel(ctx, path)
+	if err == nil && mi.Kind != llm.KindEmbedding {
+		err = fmt.Errorf("%s is a %s model, not an embedding model", filepath.Base(path), mi.Kind)
+	}
+	if err == nil {
+		_, err = e.Embedder(ctx)
+	}
+	if err != nil {
+		if progress != nil {
+			close(progress)
+		}
+		return err
+	}
+	return e.Reembed(ctx, progress)
+}
+
+// UseChatModel switches the chat model to path ("" for none: extractive
+// answers) and saves the choice; the model loads on the next question.
+func (e *Engine) UseChatModel(ctx context.Context, path string) error {
+	if path == "" {
+		e.setModel(llm.KindGeneration, NoModel)
+		return config.Save(e.dirs, e.cfg)
+	}
+	mi, err := e.UseModel(ctx, path)
+	if err == nil && mi.Kind != llm.KindGeneration {
+		return fmt.Errorf("%s is an %s model, not a chat model", filepath.Base(path), mi.Kind)
+	}
+	if err == nil {
+		_, err = e.Generator(ctx)
+	}
+	return err
+}
+
+// setModel records the model setting for kind and unloads the current
+// model of that kind.
+func (e *Engine) setModel(kind llm.Kind, setting string) {
+	m := &e.models
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if kind == llm.KindEmbedding {
+		e.cfg.Embedding.Model = setting
+		if m.emb != nil {
+			m.emb.Close()
+		}
+		m.emb, m.embDone, m.embErr = nil, false, nil
+		return
+	}
+	e.cfg.Generation.Model = setting
+	if m.gen != nil {
+		m.gen.Close()
+	}
+	m.gen, m.genDone, m.genErr = nil, false, nil
 }
 
 // closeModels unloads every model.

@@ -34,12 +34,14 @@ type Engine interface {
 	Judgments(ctx context.Context) ([]store.Judgment, error)
 }
 
-var _ Engine = (*core.Engine)(nil)
+var (
+	_ Engine        = (*core.Engine)(nil)
+	_ ModelSwitcher = (*core.Engine)(nil)
+)
 
 // ModelSwitcher is implemented by an engine that can change its models
-// while open. The engine does not have it yet (core/llm is being built);
-// until it does, the engineering panel saves the choice for the next start
-// and says so.
+// while open (*core.Engine does); without it, the engineering panel saves
+// the choice for the next start and says so.
 type ModelSwitcher interface {
 	// UseEmbeddingModel loads path ("" for none) and re-embeds the stored
 	// chunks, reporting through progress with phase "embedding".

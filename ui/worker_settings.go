@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cairn/core"
 	"context"
 	"fmt"
 	"os"
@@ -152,6 +153,9 @@ func (w *settingsWorker) useModel(ctx context.Context, r panels.UseModel) bool {
 }
 
 func (w *settingsWorker) setModel(kind, path string) {
+	if path == "" {
+		path = core.NoModel // "" would mean "the first model found"
+	}
 	if kind == panels.ModelChat {
 		w.cfg.Generation.Model = path
 	} else {
@@ -173,7 +177,7 @@ func (w *settingsWorker) switchModel(ctx context.Context, sw ModelSwitcher, kind
 }
 
 func orNone(s string) string {
-	if s == "" {
+	if s == "" || s == core.NoModel {
 		return "none"
 	}
 	return s

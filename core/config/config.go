@@ -72,7 +72,7 @@ type Retrieval struct {
 
 // Embedding selects the embedding model.
 type Embedding struct {
-	Model     string `json:"model"`      // GGUF path or file name in models_dir; "" = first embedding model found
+	Model     string `json:"model"`      // GGUF path or file name in models_dir; "" = first embedding model found; "none" = keyword search only
 	Dim       int    `json:"dim"`        // Matryoshka truncation; 0 = model's full dimension
 	BatchSize int    `json:"batch_size"` // chunks per embedding call
 	Threads   int    `json:"threads"`    // 0: one per CPU
@@ -80,7 +80,7 @@ type Embedding struct {
 
 // Generation selects and tunes the chat model.
 type Generation struct {
-	Model       string  `json:"model"` // GGUF path or file name in models_dir; "" = extractive answers
+	Model       string  `json:"model"` // GGUF path or file name in models_dir; "" = first chat model found; "none" = extractive answers
 	ContextSize int     `json:"context_size"`
 	MaxTokens   int     `json:"max_tokens"`
 	Temperature float64 `json:"temperature"`
@@ -223,6 +223,27 @@ func (d Dirs) SettingsFile() string { return filepath.Join(d.Config, "settings.j
 // (if any), then CAIRN_* environment variables. Unknown keys in the file are
 // an error naming them, so a typo is not silently ignored.
 func Load(d Dirs) (Config, error) {
+	c, err := loadFile(d)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := applyEnv(&c, os.Environ()); err != nil {
+		return Config{}, err
+	}
+	if c.Paths.DataDir == "" {
+		c.Paths.DataDir = d.Data
+	}
+	if c.Paths.ModelsDir == "" {
+		c.Paths.ModelsDir = filepath.Join(c.Paths.DataDir, "models")
+	}
+	if c.Paths.KB == "" {
+		c.Paths.KB = "default"
+	}
+	return c, c.Validate()
+}
+
+// loadFile returns the profile defaults overlaid with the settings file.
+func loadFile(d Dirs) (Config, error) {
 	profile := os.Getenv("CAIRN_PROFILE")
 	raw, err := os.ReadFile(d.SettingsFile())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -243,23 +264,22 @@ func Load(d Dirs) (Config, error) {
 			return Config{}, fmt.Errorf("settings %s: %w (fix or delete the file)", d.SettingsFile(), err)
 		}
 	}
-	if err := applyEnv(&c, os.Environ()); err != nil {
-		return Config{}, err
-	}
-	if c.Paths.DataDir == "" {
-		c.Paths.DataDir = d.Data
-	}
-	if c.Paths.ModelsDir == "" {
-		c.Paths.ModelsDir = filepath.Join(c.Paths.DataDir, "models")
-	}
-	if c.Paths.KB == "" {
-		c.Paths.KB = "default"
-	}
-	return c, c.Validate()
+	return c, nil
 }
 
-// Save writes c to the settings file, readable by the user only.
+// Save writes c to the settings file, readable by the user only. Values
+// that came from CAIRN_* environment variables, and folder defaults derived
+// from d, are not written: the file keeps what the person chose.
 func Save(d Dirs, c Config) error {
+	if err := unEnv(d, &c, os.Environ()); err != nil {
+		return err
+	}
+	if c.Paths.DataDir == d.Data {
+		if c.Paths.ModelsDir == filepath.Join(c.Paths.DataDir, "models") {
+			c.Paths.ModelsDir = ""
+		}
+		c.Paths.DataDir = ""
+	}
 	if err := os.MkdirAll(d.Config, 0o700); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
@@ -355,6 +375,40 @@ func applyEnv(c *Config, environ []string) error {
 				}
 				if err := setFromString(sv.Field(j), val); err != nil {
 					return fmt.Errorf("%s=%q: %w", name, val, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// unEnv puts back, for every field a CAIRN_ variable overrides, the value
+// the settings file (or the defaults) has.
+func unEnv(d Dirs, c *Config, environ []string) error {
+	base, err := loadFile(d)
+	if err != nil {
+		return err
+	}
+	cv, bv := reflect.ValueOf(c).Elem(), reflect.ValueOf(&base).Elem()
+	t := cv.Type()
+	for _, kv := range environ {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(name, "CAIRN_") {
+			continue
+		}
+		key := strings.ToLower(strings.TrimPrefix(name, "CAIRN_"))
+		for i := 0; i < t.NumField(); i++ {
+			if t.Field(i).Type.Kind() != reflect.Struct {
+				continue
+			}
+			field, ok := strings.CutPrefix(key, jsonName(t.Field(i))+"_")
+			if !ok {
+				continue
+			}
+			st := t.Field(i).Type
+			for j := 0; j < st.NumField(); j++ {
+				if jsonName(st.Field(j)) == field {
+					cv.Field(i).Field(j).Set(bv.Field(i).Field(j))
 				}
 			}
 		}

@@ -1,0 +1,79 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func dirsIn(t *testing.T) Dirs {
+	h := t.TempDir()
+	return Dirs{Config: filepath.Join(h, "config"), Data: filepath.Join(h, "data"), State: filepath.Join(h, "state")}
+}
+
+func TestLoadDefaultsFileAndEnv(t *testing.T) {
+	d := dirsIn(t)
+	t.Setenv("CAIRN_PROFILE", "")
+	os.MkdirAll(d.Config, 0o700)
+	os.WriteFile(d.SettingsFile(), []byte(`{"profile":"server","retrieval":{"rrf_k":30}}`), 0o600)
+	t.Setenv("CAIRN_RETRIEVAL_TOP_K", "7")
+	t.Setenv("CAIRN_INDEX_IGNORE", "a, b")
+	c, err := Load(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Profile != "server" || c.Retrieval.RRFK != 30 || c.Retrieval.TopK != 7 || c.Retrieval.BM25Pool != 120 {
+		t.Errorf("%+v", c.Retrieval)
+	}
+	if strings.Join(c.Index.Ignore, "|") != "a|b" || c.Paths.ModelsDir != filepath.Join(d.Data, "models") || c.Paths.KB != "default" {
+		t.Errorf("ignore %v models %s kb %s", c.Index.Ignore, c.Paths.ModelsDir, c.Paths.KB)
+	}
+}
+
+func TestSaveKeepsEnvironmentOut(t *testing.T) {
+	d := dirsIn(t)
+	t.Setenv("CAIRN_RETRIEVAL_TOP_K", "3")
+	c, err := Load(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Retrieval.MinScore = 0.25 // a change the person made
+	if err := Save(d, c); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(d.SettingsFile())
+	if strings.Contains(string(raw), d.Data) {
+		t.Error("derived folders were written to the settings file")
+	}
+	os.Unsetenv("CAIRN_RETRIEVAL_TOP_K")
+	c2, err := Load(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.Retrieval.TopK == 3 || c2.Retrieval.MinScore != 0.25 {
+		t.Errorf("top_k %d (env leaked into the file?), min_score %v", c2.Retrieval.TopK, c2.Retrieval.MinScore)
+	}
+	if fi, _ := os.Stat(d.SettingsFile()); fi.Mode().Perm() != 0o600 {
+		t.Errorf("settings mode %v", fi.Mode().Perm())
+	}
+}
+
+func TestValidateAndBadFile(t *testing.T) {
+	d := dirsIn(t)
+	os.MkdirAll(d.Config, 0o700)
+	os.WriteFile(d.SettingsFile(), []byte(`{"retrieval":{"top_kk":3}}`), 0o600)
+	if _, err := Load(d); err == nil || !strings.Contains(err.Error(), `unknown field "top_kk"`) {
+		t.Errorf("typo accepted: %v", err)
+	}
+	os.WriteFile(d.SettingsFile(), []byte(`{"retrieval":{"min_score":2,"fusion":"magic"}}`), 0o600)
+	_, err := Load(d)
+	if err == nil || !strings.Contains(err.Error(), "retrieval.min_score must be between 0 and 1") || !strings.Contains(err.Error(), `retrieval.fusion "magic"`) {
+		t.Errorf("invalid settings: %v", err)
+	}
+	os.Remove(d.SettingsFile())
+	t.Setenv("CAIRN_RETRIEVAL_TOP_K", "many")
+	if _, err := Load(d); err == nil || !strings.Contains(err.Error(), "CAIRN_RETRIEVAL_TOP_K") {
+		t.Errorf("bad env: %v", err)
+	}
+}
