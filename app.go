@@ -18,7 +18,6 @@ const benchGUIEnv = "CAIRN_BENCH_GUI"
 // opens in the background (on first start it indexes the bundled user
 // guide), and the panels become functional when it is ready.
 func runApp(ctx context.Context, env *cliEnv) error {
-	useSQLiteCompileCache()
 	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		fmt.Fprintln(env.stderr, "cairn: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset);",
 			"showing the knowledge base instead. `cairn help` lists the commands.")

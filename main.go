@@ -12,11 +12,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/store"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -71,6 +73,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn:", err)
 		return 1
+	}
+	// Compiling SQLite's WebAssembly takes a second; cache it across runs.
+	if err := store.UseCompileCache(filepath.Join(dirs.Cache, "wazero")); err != nil {
+		slog.Warn("no SQLite compile cache", "err", err)
 	}
 	cfg, err := config.Load(dirs)
 	if err != nil {

@@ -8,6 +8,7 @@
 package ui
 
 import (
+	_ "cairn/ui/localefix" // before Fyne initialises; see the package
 	"context"
 	"fmt"
 	"path/filepath"

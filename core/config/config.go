@@ -191,13 +191,15 @@ type Dirs struct {
 	Config string // settings.json
 	Data   string // knowledge bases and models
 	State  string // logs, audit log
+	Cache  string // compiled SQLite engine; safe to delete
 }
 
 // UserDirs follows the XDG base directory spec, with CAIRN_HOME overriding
 // all three (tests and portable installs).
 func UserDirs() (Dirs, error) {
 	if h := os.Getenv("CAIRN_HOME"); h != "" {
-		return Dirs{Config: filepath.Join(h, "config"), Data: filepath.Join(h, "data"), State: filepath.Join(h, "state")}, nil
+		return Dirs{Config: filepath.Join(h, "config"), Data: filepath.Join(h, "data"), State: filepath.Join(h, "state"),
+			Cache: filepath.Join(h, "cache")}, nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -213,6 +215,7 @@ func UserDirs() (Dirs, error) {
 		Config: filepath.Join(env("XDG_CONFIG_HOME", ".config"), "cairn"),
 		Data:   filepath.Join(env("XDG_DATA_HOME", ".local/share"), "cairn"),
 		State:  filepath.Join(env("XDG_STATE_HOME", ".local/state"), "cairn"),
+		Cache:  filepath.Join(env("XDG_CACHE_HOME", ".cache"), "cairn"),
 	}, nil
 }
 
