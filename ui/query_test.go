@@ -136,6 +136,8 @@ func TestCitationOpensTheSourceAtItsPage(t *testing.T) {
 		t.Errorf("opened %+v, want %+v", got, want)
 	}
 
+	// The ranked sources are their own event, which may follow the answer.
+	h.until("the sources", func() bool { return len(q.Rows()) == 4 })
 	test.Tap(q.Rows()[1].Open)
 	h.until("the second open", func() bool { return len(h.openedSources()) == 2 })
 	if got := h.openedSources()[1]; got.Path != "/docs/b.md" || got.Line != 10 {

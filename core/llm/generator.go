@@ -203,6 +203,10 @@ func (g *Generator) PromptTokens(msgs []Message) (int, error) {
 	return len(toks), err
 }
 
+// streamBuffer is how many tokens a stream holds unread. After a cancel no
+// new token is sent, but up to this many sent before it may still arrive.
+const streamBuffer = 8
+
 // Generate starts a chat completion and streams its tokens. Errors in the
 // request (no messages, a prompt too long for the context) are returned at
 // once; later failures arrive on the Done token. The caller must read the
@@ -224,7 +228,10 @@ func (g *Generator) Generate(ctx context.Context, req GenerateRequest) (<-chan T
 	if len(tokens) >= g.nCtx {
 		return nil, fmt.Errorf("%s: prompt is %d tokens and the context holds %d: %w", g.path, len(tokens), g.nCtx, ErrPromptTooLong)
 	}
-	out := make(chan Token, 8)
+	// A small buffer keeps decoding while the reader is busy; requests wait
+	// their turn in any order, so a reader draining one stream before
+	// another's must not stall the model on an unread channel.
+	out := make(chan Token, streamBuffer)
 	go g.run(ctx, req, tokens, start, out)
 	return out, nil
 }
@@ -335,6 +342,9 @@ func (g *Generator) generate(ctx context.Context, req GenerateRequest, prompt []
 	send := func(text string) bool {
 		if text == "" {
 			return true
+		}
+		if ctx.Err() != nil {
+			return false
 		}
 		select {
 		case out <- Token{Text: text}:

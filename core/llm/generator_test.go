@@ -164,7 +164,9 @@ func TestGenerateCancelStopsPromptly(t *testing.T) {
 		select {
 		case tok, ok := <-ch:
 			if !ok {
-				if extra > 2 {
+				// Only tokens already buffered when cancel came may follow
+				// it; an uncancelled run would send ~250 more.
+				if extra > streamBuffer {
 					t.Errorf("%d tokens arrived after cancel", extra)
 				}
 				// The model is free again at once.
