@@ -3,24 +3,115 @@ package core
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"cairn/core/answer"
+	"cairn/core/llm"
 	"cairn/core/search"
 )
 
 // Ask answers req.Query from the passages req retrieves. onToken, when not
-// nil, receives the answer as it is written.
+// nil, receives the answer as it is written. With a chat model the answer
+// is generated and verified; without one (or when it cannot be loaded, which
+// a note says) it is extractive.
 func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error) {
 	if strings.TrimSpace(req.Query) == "" {
-		return nil, errors.New("empty question: type what you want to know")
+		return nil, answer.ErrNoQuestion
 	}
 	// The writer sees Answer.TopK sources; retrieve at least that many.
 	req.TopK = max(req.TopK, e.cfg.Answer.TopK)
+	g := e.cfg.Generation
+	opt := answer.Options{TopK: e.cfg.Answer.TopK, Verify: e.cfg.Answer.Verify, Rewrite: e.cfg.Answer.Rewrite,
+		MaxTokens: g.MaxTokens, Temperature: g.Temperature, TopP: g.TopP, Seed: g.Seed}
+	var notes []string
+	gen, err := e.Generator(ctx)
+	switch {
+	case err != nil:
+		notes = append(notes, "Extractive answer: the chat model could not be loaded: "+err.Error())
+	case gen != nil:
+		opt.Generator = localWriter{gen}
+	}
+	if opt.Generator != nil {
+		// Verification compares meaning too when an embedder is loaded.
+		if emb, err := e.Embedder(ctx); err == nil && emb != nil {
+			opt.Embedder = sentenceEmbedder{emb}
+		}
+	}
 	a := answer.New(func(ctx context.Context, q string) (*search.Response, error) {
 		r := req
 		r.Query = q
 		return e.Search(ctx, r)
-	}, answer.Options{TopK: e.cfg.Answer.TopK, Verify: e.cfg.Answer.Verify})
-	return a.Ask(ctx, req.Query, onToken)
+	}, opt)
+	ans, err := a.Ask(ctx, req.Query, onToken)
+	if err != nil {
+		return nil, err
+	}
+	ans.Notes = append(notes, ans.Notes...)
+	return ans, nil
+}
+
+// localWriter is the local llama.cpp chat model as an answer.Generator.
+type localWriter struct{ g *llm.Generator }
+
+func (w localWriter) ContextSize() int           { return w.g.ContextSize() }
+func (w localWriter) TokenCount(text string) int { return w.g.TokenCount(text) }
+
+func (w localWriter) Name() string {
+	if md := w.g.Metadata(); md != nil && md.Name != "" {
+		return md.Name
+	}
+	return filepath.Base(w.g.Path())
+}
+
+func (w localWriter) Generate(ctx context.Context, req answer.GenerateRequest, onToken func(string)) (answer.Generation, error) {
+	start := time.Now()
+	msgs := make([]llm.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = llm.Message{Role: m.Role, Content: m.Content}
+	}
+	ch, err := w.g.Generate(ctx, llm.GenerateRequest{Messages: msgs, MaxTokens: req.MaxTokens,
+		Temperature: float32(req.Temperature), TopP: float32(req.TopP), Seed: uint32(req.Seed), Stop: req.Stop})
+	if err != nil {
+		return answer.Generation{}, err
+	}
+	var b strings.Builder
+	var out answer.Generation
+	for tok := range ch {
+		if tok.Done {
+			if tok.Err != nil {
+				return answer.Generation{}, tok.Err
+			}
+			st := tok.Stats
+			out.PromptTokens, out.Tokens, out.StopReason = st.PromptTokens, st.GeneratedTokens, string(st.StopReason)
+			out.TimeToFirstToken = st.TimeToFirstToken
+			continue
+		}
+		b.WriteString(tok.Text)
+		if onToken != nil {
+			onToken(tok.Text)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return answer.Generation{}, err // the final token may be dropped on cancel
+	}
+	out.Text, out.Duration = b.String(), time.Since(start)
+	return out, nil
+}
+
+// sentenceEmbedder embeds sentences as passages for verification, so that a
+// claim and a source sentence get the same treatment.
+type sentenceEmbedder struct{ e *llm.Embedder }
+
+func (s sentenceEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	ps := make([]llm.Passage, len(texts))
+	for i, t := range texts {
+		ps[i] = llm.Passage{Text: t}
+	}
+	vecs, _, err := s.e.EmbedPassages(ctx, ps)
+	if err != nil {
+		return nil, errors.Join(errors.New("embedding sentences for verification"), err)
+	}
+	return vecs, nil
 }

@@ -165,6 +165,9 @@ func LoadGenerator(path string, opt GeneratorOptions) (*Generator, error) {
 	return g, nil
 }
 
+// Path is the model file.
+func (g *Generator) Path() string { return g.path }
+
 // ContextSize is the number of tokens prompt and answer share.
 func (g *Generator) ContextSize() int { return g.nCtx }
 
