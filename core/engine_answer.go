@@ -17,6 +17,26 @@ import (
 // is generated and verified; without one (or when it cannot be loaded, which
 // a note says) it is extractive.
 func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error) {
+	var notes []string
+	var writer answer.Generator
+	gen, err := e.Generator(ctx)
+	switch {
+	case err != nil:
+		notes = append(notes, "Extractive answer: the chat model could not be loaded: "+err.Error())
+	case gen != nil:
+		writer = localWriter{gen}
+	}
+	ans, err := e.AskWith(ctx, req, writer, onToken)
+	if err != nil {
+		return nil, err
+	}
+	ans.Notes = append(notes, ans.Notes...)
+	return ans, nil
+}
+
+// AskWith answers like Ask with the writer given (nil: extractive), for
+// evaluations that compare writers on the same knowledge base.
+func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.Generator, onToken func(string)) (*answer.Answer, error) {
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, answer.ErrNoQuestion
 	}
@@ -24,15 +44,7 @@ func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(strin
 	req.TopK = max(req.TopK, e.cfg.Answer.TopK)
 	g := e.cfg.Generation
 	opt := answer.Options{TopK: e.cfg.Answer.TopK, Verify: e.cfg.Answer.Verify, Rewrite: e.cfg.Answer.Rewrite,
-		MaxTokens: g.MaxTokens, Temperature: g.Temperature, TopP: g.TopP, Seed: g.Seed}
-	var notes []string
-	gen, err := e.Generator(ctx)
-	switch {
-	case err != nil:
-		notes = append(notes, "Extractive answer: the chat model could not be loaded: "+err.Error())
-	case gen != nil:
-		opt.Generator = localWriter{gen}
-	}
+		MaxTokens: g.MaxTokens, Temperature: g.Temperature, TopP: g.TopP, Seed: g.Seed, Generator: writer}
 	if opt.Generator != nil {
 		// Verification compares meaning too when an embedder is loaded.
 		if emb, err := e.Embedder(ctx); err == nil && emb != nil {
@@ -44,12 +56,17 @@ func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(strin
 		r.Query = q
 		return e.Search(ctx, r)
 	}, opt)
-	ans, err := a.Ask(ctx, req.Query, onToken)
-	if err != nil {
+	return a.Ask(ctx, req.Query, onToken)
+}
+
+// LocalWriter returns the local chat model as an answer writer; nil
+// without error when there is none.
+func (e *Engine) LocalWriter(ctx context.Context) (answer.Generator, error) {
+	gen, err := e.Generator(ctx)
+	if err != nil || gen == nil {
 		return nil, err
 	}
-	ans.Notes = append(notes, ans.Notes...)
-	return ans, nil
+	return localWriter{gen}, nil
 }
 
 // localWriter is the local llama.cpp chat model as an answer.Generator.

@@ -140,6 +140,12 @@ func (e *Engine) resolveModel(ctx context.Context, setting string, kind llm.Kind
 	return "", nil
 }
 
+// ChatModelPath is the chat model file the settings select ("" for none),
+// without loading it.
+func (e *Engine) ChatModelPath(ctx context.Context) (string, error) {
+	return e.resolveModel(ctx, e.cfg.Generation.Model, llm.KindGeneration)
+}
+
 // Embedder returns the embedding model, loading it on first use; nil
 // without error when none is configured or found (keyword search only).
 func (e *Engine) Embedder(ctx context.Context) (*llm.Embedder, error) {

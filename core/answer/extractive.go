@@ -17,6 +17,9 @@ import (
 const (
 	maxExtracted = 3
 	keepShare    = 0.85
+	// maxTitleWords is the longest line without a full stop, alone in
+	// its paragraph, that Sentences takes for a title.
+	maxTitleWords = 10
 )
 
 // extract writes an extractive answer: the sentences of the sources that
@@ -25,6 +28,7 @@ const (
 // When no sentence shares a term with the question, the answer is the
 // refusal.
 //
+// Sentences that read as instructions planted for an AI are never quoted.
 // A sentence scores the sum of its matched terms' weights, rarer terms
 // (among the sources' sentences) weighing more, so "reset" outweighs
 // "router" in a router manual. A heading's terms count for the sentence
@@ -46,7 +50,11 @@ func extract(ans *Answer, terms []search.Term) {
 		for _, t := range matchedTerms(s.Heading, terms) {
 			heading[t] = true
 		}
-		for pi, sent := range Sentences(s.Text) {
+		st := prepare(s)
+		for pi, sent := range st.sentences {
+			if st.plantedAt[pi] {
+				continue // never quote instructions planted for an AI
+			}
 			m := matchedTerms(sent.Text, terms)
 			if sent.Heading {
 				heading = map[string]bool{}
@@ -163,18 +171,23 @@ func Sentences(text string) []Sentence {
 			}
 		})
 	}
-	flush := func() {
+	// flush ends a paragraph; titled says it ended at a blank line or the
+	// end of the text, so that a lone short line without a full stop
+	// ("Pump P-101 maintenance log") reads as a title.
+	flush := func(titled bool) {
 		if prose.Len() == 0 {
 			return
 		}
 		ps := pieces
-		emit(prose.String(), func(i int) int {
+		p := prose.String()
+		title := titled && len(ps) == 1 && len(strings.Fields(p)) <= maxTitleWords && !strings.ContainsAny(p[len(p)-1:], ".!?:;,")
+		emit(p, func(i int) int {
 			k := 0
 			for k+1 < len(ps) && ps[k+1].joined <= i {
 				k++
 			}
 			return ps[k].orig + (i - ps[k].joined)
-		}, false)
+		}, title)
 		prose.Reset()
 		pieces = nil
 	}
@@ -185,12 +198,12 @@ func Sentences(text string) []Sentence {
 		start := off + lead
 		switch {
 		case t == "":
-			flush()
+			flush(true)
 		case isItem(t):
-			flush()
+			flush(false)
 			emit(t, func(i int) int { return start + i }, strings.HasPrefix(t, "#"))
 		case chunk.IsAllCaps(t): // "WARRANTY": a title, as the chunker reads it
-			flush()
+			flush(false)
 			emit(t, func(i int) int { return start + i }, true)
 		default:
 			if prose.Len() > 0 {
@@ -201,7 +214,7 @@ func Sentences(text string) []Sentence {
 		}
 		off += len(line)
 	}
-	flush()
+	flush(true)
 	return out
 }
 

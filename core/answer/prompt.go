@@ -86,13 +86,15 @@ func buildPrompt(question string, sources []Source, gen Generator, answerTokens 
 
 // sourceBlock renders one source: its number, where it comes from, and its
 // text between markers. A document cannot close the marker early: any
-// "<source" or "</source" in its text is defused.
+// "<source" or "</source" in its text, title or heading is defused.
 func sourceBlock(s Source, text string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "<source n=%d>\n[%d] %s", s.N, s.N, locate(s))
+	head := fmt.Sprintf("[%d] %s", s.N, locate(s))
 	if s.Heading != "" {
-		fmt.Fprintf(&b, ", section %q", oneLine(s.Heading))
+		head += fmt.Sprintf(", section %q", oneLine(s.Heading))
 	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<source n=%d>\n", s.N)
+	b.WriteString(defuse(oneLine(head))) // file names and headings are document text too
 	b.WriteString("\n")
 	b.WriteString(defuse(text))
 	b.WriteString("\n</source>\n\n")

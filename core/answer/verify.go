@@ -35,6 +35,11 @@ var planted = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\b(you are now|from now on,? you|new instructions?\s*:|system prompt|developer mode|jailbreak)`),
 	regexp.MustCompile(`(?i)\b(as an? (ai|assistant|language model)|(ai|assistant|chatbot|language model|llm)s?\b[^.!?\n]{0,30}\b(must|should|will|shall)\b)`),
 	regexp.MustCompile(`(?i)\b(tell|inform) the user\b|\b(respond|reply|answer)\s+(only\s+)?with\b`),
+	regexp.MustCompile(`(?i)\b(note|message|instructions?) (to|for) (any |all )?(ai|assistants?|chatbots?|language models?|llms?|bots?)\b`),
+	regexp.MustCompile(`(?i)\b(when|if) (you are |you're |you )(summariz|answer|respond|asked|repl)\w*\b[^.!?\n]{0,60}\b(say|state|tell|claim|write|reply|answer|mention)\b`),
+	regexp.MustCompile(`(?i)\[/?INST\]|<\|im_start\|>|<\|system\|>|###\s*(instruction|system)|</?source\b`),
+	regexp.MustCompile(`(?i)^\W*(say|state|claim|answer|reply|respond|write)\s+(that|only|with|exactly)\b`),
+	regexp.MustCompile(`(?i)\bignorier\w*\s+(alle\s+)?(vorherigen|bisherigen|obigen)\s+(anweisungen|regeln)`),
 }
 
 // isPlanted reports whether a sentence reads as instructions planted for an
@@ -55,28 +60,73 @@ var absence = regexp.MustCompile(`(?i)\b(do|does|did)\s+not\s+(say|mention|state
 // sourceText is a cited source prepared for verification.
 type sourceText struct {
 	sentences []Sentence
-	plantedAt []bool          // sentences that read as planted instructions
-	words     map[string]bool // stemmed content words of the other sentences
-	allWords  map[string]bool // ... of every sentence, planted ones included
+	plantedAt []bool            // sentences that read as planted instructions
+	words     []map[string]bool // stemmed content words of each sentence
+	negated   []bool            // sentences that say no, not, never…
+	heading   map[string]bool   // the passage's heading gives its sentences their subject
+	all       map[string]bool   // words of the sentences that are not planted, and the heading
 }
 
+// negation matches the words that turn a statement into its opposite.
+var negation = regexp.MustCompile(`(?i)\b(no|not|never|none|nothing|neither|nor|without|cannot)\b|n't\b`)
+
 func prepare(s Source) *sourceText {
-	st := &sourceText{sentences: Sentences(s.Text), words: map[string]bool{}, allWords: map[string]bool{}}
-	// A passage's heading gives its sentences their subject.
+	st := &sourceText{sentences: Sentences(s.Text), heading: map[string]bool{}, all: map[string]bool{}}
 	for _, w := range contentWords(s.Heading) {
-		st.words[w], st.allWords[w] = true, true
+		st.heading[w], st.all[w] = true, true
 	}
+	inBlock := false // inside a fake [INST] … [/INST] turn
 	for _, sent := range st.sentences {
-		p := isPlanted(sent.Text)
-		st.plantedAt = append(st.plantedAt, p)
+		opens, closes := instOpen.MatchString(sent.Text), instClose.MatchString(sent.Text)
+		p := inBlock || opens || isPlanted(sent.Text)
+		inBlock = (inBlock || opens) && !closes
+		ws := map[string]bool{}
 		for _, w := range contentWords(sent.Text) {
-			st.allWords[w] = true
+			ws[w] = true
 			if !p {
-				st.words[w] = true
+				st.all[w] = true
+			}
+		}
+		st.plantedAt = append(st.plantedAt, p)
+		st.words = append(st.words, ws)
+		st.negated = append(st.negated, negation.MatchString(sent.Text))
+	}
+	return st
+}
+
+var (
+	instOpen  = regexp.MustCompile(`(?i)\[INST\]|<\|im_start\|>`)
+	instClose = regexp.MustCompile(`(?i)\[/INST\]|<\|im_end\|>`)
+)
+
+// window is up to two neighbouring sentences of a source: a claim usually
+// restates one sentence, sometimes joins two.
+type window struct {
+	found   int
+	negated bool
+}
+
+// bestWindow finds the window of st that holds most of words; planted
+// sentences take part only when withPlanted.
+func (st *sourceText) bestWindow(words []string, withPlanted bool) (window, bool) {
+	best, ok := window{}, false
+	for i := range st.sentences {
+		for j := i; j < min(i+2, len(st.sentences)); j++ {
+			if !withPlanted && (st.plantedAt[i] || st.plantedAt[j]) {
+				continue
+			}
+			w := window{negated: st.negated[i] || st.negated[j]}
+			for _, word := range words {
+				if st.heading[word] || st.words[i][word] || st.words[j][word] {
+					w.found++
+				}
+			}
+			if !ok || w.found > best.found {
+				best, ok = w, true
 			}
 		}
 	}
-	return st
+	return best, ok
 }
 
 // contentWords lists the stemmed words of s that carry meaning: no
@@ -176,40 +226,46 @@ func (v *verifier) claims(ctx context.Context, text string) []Claim {
 	return out
 }
 
-// lexical scores c by the share of its content words found in its cited
-// sources; every number must be found.
+// lexical scores c by the share of its content words found in the best
+// window of its cited sources. Every number it states must be in a cited
+// source, and a claim must not negate what that window says (or the
+// reverse): "no known allergies" is not supported by "allergic to
+// penicillin".
 func (v *verifier) lexical(c *Claim, words []string) {
 	if len(c.Citations) == 0 {
 		c.Reason = "no source is cited"
 		return
 	}
-	found, foundAll := 0, 0
+	var best, bestAll window
 	var missingNumber string
 	for _, w := range words {
-		in, inAll := false, false
+		in := false
 		for _, n := range c.Citations {
-			st := v.source(n)
-			in = in || st.words[w]
-			inAll = inAll || st.allWords[w]
-		}
-		if in {
-			found++
-		}
-		if inAll {
-			foundAll++
+			in = in || v.source(n).all[w]
 		}
 		if !in && hasDigit(w) && missingNumber == "" {
 			missingNumber = w
 		}
 	}
-	c.Support = math.Round(100*float64(found)/float64(len(words))) / 100
-	all := float64(foundAll) / float64(len(words))
+	for _, n := range c.Citations {
+		st := v.source(n)
+		if w, ok := st.bestWindow(words, false); ok && w.found > best.found {
+			best = w
+		}
+		if w, ok := st.bestWindow(words, true); ok && w.found > bestAll.found {
+			bestAll = w
+		}
+	}
+	c.Support = math.Round(100*float64(best.found)/float64(len(words))) / 100
+	claimNegated := negation.MatchString(c.Text)
 	switch {
 	case missingNumber != "":
 		c.Reason = fmt.Sprintf("the number %s is not in %s", missingNumber, citeList(c.Citations))
+	case c.Support >= lexicalSupport && claimNegated != best.negated:
+		c.Reason = fmt.Sprintf("it says the opposite of %s (one of them is negated)", citeList(c.Citations))
 	case c.Support >= lexicalSupport:
 		c.Supported = true
-	case all >= lexicalSupport:
+	case float64(bestAll.found)/float64(len(words)) >= lexicalSupport:
 		c.Reason = fmt.Sprintf("its words come from text in %s that reads as instructions planted for an AI, not from what the document states", citeList(c.Citations))
 	default:
 		c.Reason = fmt.Sprintf("only %.0f%% of its words are in %s", 100*c.Support, citeList(c.Citations))
