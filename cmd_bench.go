@@ -15,7 +15,7 @@ import (
 )
 
 // benchSuites are the suites `cairn bench` knows, in the order "all" runs them.
-var benchSuites = []string{"index", "vector", "gui"}
+var benchSuites = []string{"index", "vector", "gui", "ask"}
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -60,6 +60,12 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 				return fmt.Errorf("bench vector: %w", err)
 			}
 			results["vector"] = r
+		case "ask":
+			r, err := benchAsk(ctx, env, *dir, work, *runs, *limit)
+			if err != nil {
+				return fmt.Errorf("bench ask: %w", err)
+			}
+			results["ask"] = r
 		case "gui":
 			r, err := benchGUI(ctx, env, *dir)
 			if err != nil {
