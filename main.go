@@ -18,6 +18,8 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/netgate"
+	"cairn/core/remote"
 	"cairn/core/store"
 )
 
@@ -38,7 +40,8 @@ func commands() []command {
 		{"search", "QUERY [--top-k N] [--json] | --batch FILE --format trec", "search the knowledge base", runSearch},
 		{"ask", "QUESTION [--json]", "answer a question from your documents, with citations", runAsk},
 		{"status", "[--json] [--issues]", "what the knowledge base holds", runStatus},
-		{"models", "list | use PATH | pull NAME", "list, choose or download GGUF models", runModels},
+		{"models", "list | use PATH | pull NAME [--sha256 HEX]", "list, choose or download GGUF models", runModels},
+		{"network", "[offline|online|admin] | key [show|set|delete]", "show or switch the network gate's mode; manage the API key", runNetwork},
 		{"bench", "[index|all] [--runs N] [--limit N]", "measure indexing, search and quality on the installed man pages", runBench},
 		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
 			fmt.Fprintln(env.stdout, "cairn", version)
@@ -47,12 +50,24 @@ func commands() []command {
 	}
 }
 
-// cliEnv is what every command gets: the configuration and output streams.
+// cliEnv is what every command gets: the configuration, the standard
+// streams and, for tests, how the network gate dials and where the API key
+// is kept.
 type cliEnv struct {
-	cfg    config.Config
-	dirs   config.Dirs
-	stdout io.Writer
-	stderr io.Writer
+	cfg  config.Config
+	dirs config.Dirs
+	cliIO
+}
+
+// cliIO is a command's outside world: the standard streams, the network
+// gate's inner dialer (nil: the real one) and the keyring (nil: the
+// system's).
+type cliIO struct {
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	dial    netgate.DialFunc
+	keyring remote.Keyring
 }
 
 // usageError marks errors that deserve the usage text and exit code 2.
@@ -65,6 +80,11 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	return runIO(args, cliIO{stdin: os.Stdin, stdout: stdout, stderr: stderr})
+}
+
+func runIO(args []string, cio cliIO) int {
+	stderr := cio.stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Warnings and errors only on the terminal; llama.cpp's chatter is Info.
@@ -83,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "cairn:", err)
 		return 1
 	}
-	env := &cliEnv{cfg: cfg, dirs: dirs, stdout: stdout, stderr: stderr}
+	env := &cliEnv{cfg: cfg, dirs: dirs, cliIO: cio}
 	if len(args) == 0 {
 		err = runApp(ctx, env)
 	} else {
@@ -138,7 +158,7 @@ func (k *kbFlags) add(fs *flag.FlagSet) {
 }
 
 func (k kbFlags) open(ctx context.Context, env *cliEnv) (*core.Engine, error) {
-	return core.Open(ctx, env.cfg, env.dirs, core.Options{KB: k.kb, DB: k.db})
+	return core.Open(ctx, env.cfg, env.dirs, core.Options{KB: k.kb, DB: k.db, Dial: env.dial, Keyring: env.keyring})
 }
 
 // parseFlags parses args allowing flags before and after positional
