@@ -149,8 +149,7 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	tuning := widget.NewCard("Retrieval", "Moving a slider re-ranks the sources of the last question at once.", grid)
 	testSet := widget.NewCard("Personal test set", "", container.NewBorder(e.Metrics, e.Forget, nil, nil, e.Judged))
 	gate := widget.NewFormItem("Network gate", e.Gate)
-	gate.HintText = "offline: this computer only · online: also the answer endpoint, the model catalogue and network.allow · " +
-		"admin: any host. Every connection is recorded in the audit log."
+	gate.HintText = "offline: this computer · online: + answer endpoint, model catalogue, network.allow · admin: any host"
 	models := widget.NewCard("Models and profile", "", container.NewVBox(
 		widget.NewForm(
 			widget.NewFormItem("Profile", e.Profile),
