@@ -18,6 +18,8 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/netgate"
+	"cairn/core/remote"
 	"cairn/core/store"
 )
 
@@ -39,7 +41,8 @@ func commands() []command {
 		{"ask", "QUESTION [--json]", "answer a question from your documents, with citations", runAsk},
 		{"status", "[--json] [--issues]", "what the knowledge base holds", runStatus},
 		{"eval", "golden FILE [--k N] | injection [--model PATH]", "retrieval metrics on your own golden set; planted-instruction resistance", runEval},
-		{"models", "list | use PATH | pull NAME", "list, choose or download GGUF models", runModels},
+		{"models", "list | use PATH | pull NAME [--sha256 HEX]", "list, choose or download GGUF models", runModels},
+		{"network", "[offline|online|admin] | key [show|set|delete]", "show or switch the network gate's mode; manage the API key", runNetwork},
 		{"bench", "[index|all] [--runs N] [--limit N]", "measure indexing, search and quality on the installed man pages", runBench},
 		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
 			fmt.Fprintln(env.stdout, "cairn", version)
@@ -48,12 +51,24 @@ func commands() []command {
 	}
 }
 
-// cliEnv is what every command gets: the configuration and output streams.
+// cliEnv is what every command gets: the configuration, the standard
+// streams and, for tests, how the network gate dials and where the API key
+// is kept.
 type cliEnv struct {
-	cfg    config.Config
-	dirs   config.Dirs
-	stdout io.Writer
-	stderr io.Writer
+	cfg  config.Config
+	dirs config.Dirs
+	cliIO
+}
+
+// cliIO is a command's outside world: the standard streams, the network
+// gate's inner dialer (nil: the real one) and the keyring (nil: the
+// system's).
+type cliIO struct {
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	dial    netgate.DialFunc
+	keyring remote.Keyring
 }
 
 // usageError marks errors that deserve the usage text and exit code 2.
@@ -66,6 +81,11 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	return runIO(args, cliIO{stdin: os.Stdin, stdout: stdout, stderr: stderr})
+}
+
+func runIO(args []string, cio cliIO) int {
+	stderr := cio.stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Warnings and errors only on the terminal; llama.cpp's chatter is Info.
@@ -84,7 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "cairn:", err)
 		return 1
 	}
-	env := &cliEnv{cfg: cfg, dirs: dirs, stdout: stdout, stderr: stderr}
+	env := &cliEnv{cfg: cfg, dirs: dirs, cliIO: cio}
 	if len(args) == 0 {
 		err = runApp(ctx, env)
 	} else {
@@ -139,7 +159,7 @@ func (k *kbFlags) add(fs *flag.FlagSet) {
 }
 
 func (k kbFlags) open(ctx context.Context, env *cliEnv) (*core.Engine, error) {
-	return core.Open(ctx, env.cfg, env.dirs, core.Options{KB: k.kb, DB: k.db})
+	return core.Open(ctx, env.cfg, env.dirs, core.Options{KB: k.kb, DB: k.db, Dial: env.dial, Keyring: env.keyring})
 }
 
 // parseFlags parses args allowing flags before and after positional

@@ -16,7 +16,9 @@ import (
 	"cairn/core/config"
 	"cairn/core/extract"
 	"cairn/core/index"
+	"cairn/core/netgate"
 	"cairn/core/ocr"
+	"cairn/core/remote"
 	"cairn/core/search"
 	"cairn/core/store"
 	"cairn/core/vecindex"
@@ -36,12 +38,22 @@ type Engine struct {
 	ocrErr  error
 
 	models models
+
+	gate    *netgate.Gate  // every connection goes through it
+	netMu   sync.Mutex     // one mode switch (and its save) at a time
+	keyring remote.Keyring // where the online endpoint's API key may be
 }
 
 // Options say which knowledge base to open.
 type Options struct {
 	KB string // knowledge base name under <data_dir>/kb; default cfg.Paths.KB
 	DB string // explicit database path; overrides KB
+
+	// Dial is the network gate's inner dialer; nil dials for real. Tests
+	// map host names onto servers on 127.0.0.1 and record every dial.
+	Dial netgate.DialFunc
+	// Keyring holds the API key; nil uses the system's (Secret Service).
+	Keyring remote.Keyring
 }
 
 // KBPath returns the database path of knowledge base name.
@@ -63,11 +75,19 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 		}
 		path = KBPath(cfg, name)
 	}
+	gate, err := newGate(cfg, dirs, opt.Dial)
+	if err != nil {
+		return nil, fmt.Errorf("network gate: %w (fix the network section of the settings)", err)
+	}
+	kr := opt.Keyring
+	if kr == nil {
+		kr = remote.SystemKeyring{}
+	}
 	db, err := store.Open(path, store.Options{})
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{cfg: cfg, dirs: dirs, db: db, vix: vecindex.New(db)}, nil
+	return &Engine{cfg: cfg, dirs: dirs, db: db, vix: vecindex.New(db), gate: gate, keyring: kr}, nil
 }
 
 // registry returns the extractors, starting Tesseract if OCR is enabled and
@@ -125,8 +145,13 @@ func (e *Engine) Close() error {
 	return e.db.Close()
 }
 
-// Config returns the configuration the engine was built with.
-func (e *Engine) Config() config.Config { return e.cfg }
+// Config returns the configuration the engine was built with, and the
+// network gate's current mode.
+func (e *Engine) Config() config.Config {
+	c := e.cfg
+	c.Network.Mode = e.NetworkMode()
+	return c
+}
 
 // DB exposes the store for status views and tests.
 func (e *Engine) DB() *store.DB { return e.db }
@@ -225,7 +250,7 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	out := Status{Stats: st, NetworkMode: e.cfg.Network.Mode}
+	out := Status{Stats: st, NetworkMode: e.NetworkMode()}
 	e.models.mu.Lock()
 	if e.models.emb != nil {
 		out.EmbeddingModel = e.models.emb.ModelID()

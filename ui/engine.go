@@ -29,6 +29,11 @@ type Engine interface {
 
 	Status(ctx context.Context) (core.Status, error)
 
+	// NetworkMode is the network gate's mode; SetNetworkMode switches and
+	// saves it.
+	NetworkMode() string
+	SetNetworkMode(mode string) error
+
 	Judge(ctx context.Context, query, path string, chunkID int64) error
 	Unjudge(ctx context.Context, query, path string) error
 	Judgments(ctx context.Context) ([]store.Judgment, error)

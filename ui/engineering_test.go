@@ -193,7 +193,4 @@ func TestModelPickerSavesTheChoiceAndSaysItCannotLoadYet(t *testing.T) {
 		s := h.savedConfigs()
 		return len(s) > 0 && s[len(s)-1].Generation.Model == "qwen3-0.6b.gguf"
 	})
-	if !e.Gate.Disabled() {
-		t.Error("the network gate picker is enabled, but this build cannot switch the gate")
-	}
 }

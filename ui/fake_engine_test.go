@@ -40,6 +40,8 @@ type fakeEngine struct {
 	searches     int
 	status       core.Status
 	closed       bool
+	netErr       error    // SetNetworkMode fails with it when set
+	netSwitches  []string // modes SetNetworkMode was asked for
 }
 
 // Passages of the fake corpus. BM25 ranks A, B, C; vectors rank C, D, B.
@@ -246,6 +248,25 @@ func (f *fakeEngine) Status(context.Context) (core.Status, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.status, nil
+}
+
+func (f *fakeEngine) NetworkMode() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.status.NetworkMode
+}
+
+// SetNetworkMode switches the mode the status reports, as the engine's
+// gate would.
+func (f *fakeEngine) SetNetworkMode(mode string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.netSwitches = append(f.netSwitches, mode)
+	if f.netErr != nil {
+		return f.netErr
+	}
+	f.status.NetworkMode = mode
+	return nil
 }
 
 func (f *fakeEngine) Judge(_ context.Context, q, path string, chunkID int64) error {

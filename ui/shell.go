@@ -85,7 +85,7 @@ func newShell(parent context.Context, d shellDeps) *shell {
 	s.Query = panels.NewQuery(d.win, d.clip, s.queryReqs)
 	s.Index = panels.NewIndex(d.win, d.clip, s.indexReqs)
 	s.Status = panels.NewStatusBar()
-	s.Tuning = panels.NewEngineering(s.queryReqs, s.settingsReqs)
+	s.Tuning = panels.NewEngineering(d.win, s.queryReqs, s.settingsReqs)
 	s.Tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Ask", theme.SearchIcon(), s.Query.Content()),
 		container.NewTabItemWithIcon("Index", theme.FolderIcon(), s.Index.Content()),
@@ -115,13 +115,15 @@ func (s *shell) attach(eng Engine, starter bool) {
 	if s.deps.onWatch != nil {
 		iw.onWatch = s.deps.onWatch
 	}
-	iw.onRun = func() {
+	pokeStatus := func() {
 		select {
 		case poke <- struct{}{}:
 		default:
 		}
 	}
+	iw.onRun = pokeStatus
 	sw := newSettingsWorker(eng, s.deps.save, s.settingsReqs, tuneEv, indexEv)
+	sw.onNetwork = pokeStatus // the status bar shows the new mode at once
 	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery}
 
 	s.running.spawn(func() {

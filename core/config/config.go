@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -96,13 +97,16 @@ type Answer struct {
 	Rewrite bool   `json:"rewrite"` // let the model rewrite the question into a retrieval query
 }
 
-// Network is the network gate's setting.
+// Network is the network gate's setting and the online answer endpoint.
+// It has no API key on purpose: keys come from CAIRN_API_KEY or the
+// system keyring and are never written to the settings file.
 type Network struct {
 	Mode      string   `json:"mode"`     // offline, online or admin
 	Endpoint  string   `json:"endpoint"` // OpenAI-compatible or Ollama base URL for online answers
 	API       string   `json:"api"`      // openai or ollama
 	ChatModel string   `json:"chat_model"`
-	Allow     []string `json:"allow"` // extra hosts allowed online
+	Allow     []string `json:"allow"`   // extra hosts allowed online
+	Catalog   string   `json:"catalog"` // base URL of a mirror of the model catalogue's host; "" = huggingface.co
 }
 
 // OCR configures Tesseract.
@@ -264,6 +268,10 @@ func loadFile(d Dirs) (Config, error) {
 		dec := json.NewDecoder(strings.NewReader(string(raw)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
+			if strings.Contains(err.Error(), `unknown field "api_key"`) {
+				return Config{}, fmt.Errorf("settings %s: API keys are not read from the settings file, where any program could "+
+					"copy them: remove \"api_key\" and set CAIRN_API_KEY or store the key in the keyring (`cairn network key set`)", d.SettingsFile())
+			}
 			return Config{}, fmt.Errorf("settings %s: %w (fix or delete the file)", d.SettingsFile(), err)
 		}
 	}
@@ -333,6 +341,19 @@ func (c Config) Validate() error {
 	case "offline", "online", "admin":
 	default:
 		errs = append(errs, fmt.Sprintf("network.mode %q: use offline, online or admin", c.Network.Mode))
+	}
+	switch c.Network.API {
+	case "openai", "ollama":
+	default:
+		errs = append(errs, fmt.Sprintf("network.api %q: use openai or ollama", c.Network.API))
+	}
+	for _, u := range []struct{ key, val string }{{"network.endpoint", c.Network.Endpoint}, {"network.catalog", c.Network.Catalog}} {
+		if u.val == "" {
+			continue
+		}
+		if p, err := url.Parse(u.val); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			errs = append(errs, fmt.Sprintf("%s %q: use an http:// or https:// URL", u.key, u.val))
+		}
 	}
 	switch c.Answer.Verify {
 	case "off", "warn", "block":
