@@ -9,6 +9,7 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/llm"
+	"cairn/core/remote"
 	"cairn/core/search"
 )
 
@@ -16,15 +17,26 @@ import (
 // nil, receives the answer as it is written. With a chat model the answer
 // is generated and verified; without one (or when it cannot be loaded, which
 // a note says) it is extractive.
+//
+// When the network gate is online and an endpoint is configured, the online
+// model writes instead of the local one.
 func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error) {
 	var notes []string
 	var writer answer.Generator
-	gen, err := e.Generator(ctx)
-	switch {
-	case err != nil:
-		notes = append(notes, "Extractive answer: the chat model could not be loaded: "+err.Error())
-	case gen != nil:
-		writer = localWriter{gen}
+	online, err := e.Remote()
+	if err != nil {
+		notes = append(notes, "The online endpoint is not usable ("+err.Error()+"); answering locally.")
+	}
+	if online != nil {
+		writer = remoteWriter{online}
+	} else {
+		gen, err := e.Generator(ctx)
+		switch {
+		case err != nil:
+			notes = append(notes, "Extractive answer: the chat model could not be loaded: "+err.Error())
+		case gen != nil:
+			writer = localWriter{gen}
+		}
 	}
 	ans, err := e.AskWith(ctx, req, writer, onToken)
 	if err != nil {
@@ -45,6 +57,9 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 	g := e.cfg.Generation
 	opt := answer.Options{TopK: e.cfg.Answer.TopK, Verify: e.cfg.Answer.Verify, Rewrite: e.cfg.Answer.Rewrite,
 		MaxTokens: g.MaxTokens, Temperature: g.Temperature, TopP: g.TopP, Seed: g.Seed, Generator: writer}
+	if _, ok := writer.(remoteWriter); ok {
+		opt.Mode = answer.ModeOnline
+	}
 	if opt.Generator != nil {
 		// Verification compares meaning too when an embedder is loaded.
 		if emb, err := e.Embedder(ctx); err == nil && emb != nil {
@@ -131,4 +146,31 @@ func (s sentenceEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 		return nil, errors.Join(errors.New("embedding sentences for verification"), err)
 	}
 	return vecs, nil
+}
+
+// remoteWriter is an online endpoint (through the network gate) as an
+// answer.Generator.
+type remoteWriter struct{ c *remote.Client }
+
+// ContextSize is unknown for a remote model: sources are not trimmed, and
+// answer.top_k bounds the prompt.
+func (w remoteWriter) ContextSize() int { return 0 }
+
+// TokenCount estimates: about four bytes a token for English text.
+func (w remoteWriter) TokenCount(text string) int { return (len(text) + 3) / 4 }
+
+func (w remoteWriter) Name() string { return w.c.Model() + " at " + w.c.Host() }
+
+func (w remoteWriter) Generate(ctx context.Context, req answer.GenerateRequest, onToken func(string)) (answer.Generation, error) {
+	msgs := make([]remote.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = remote.Message{Role: m.Role, Content: m.Content}
+	}
+	r, err := w.c.Chat(ctx, remote.Request{Messages: msgs, MaxTokens: req.MaxTokens, Temperature: req.Temperature,
+		TopP: req.TopP, Seed: req.Seed, Stop: req.Stop}, onToken)
+	if err != nil {
+		return answer.Generation{}, err
+	}
+	return answer.Generation{Text: r.Text, PromptTokens: r.PromptTokens, Tokens: r.Tokens,
+		TimeToFirstToken: r.TimeToFirstToken, Duration: r.Duration, StopReason: r.StopReason}, nil
 }

@@ -2,7 +2,12 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +21,11 @@ import (
 // testEngine opens a knowledge base in a private home with the repository's
 // test corpus indexed and the given generated models in its models folder.
 func testEngine(t *testing.T, tune func(*config.Config), models ...testmodel.Spec) *Engine {
+	t.Helper()
+	return testEngineWith(t, tune, Options{KB: "test"}, models...)
+}
+
+func testEngineWith(t *testing.T, tune func(*config.Config), opt Options, models ...testmodel.Spec) *Engine {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("CAIRN_HOME", home)
@@ -39,7 +49,7 @@ func testEngine(t *testing.T, tune func(*config.Config), models ...testmodel.Spe
 			t.Fatal(err)
 		}
 	}
-	eng, err := Open(context.Background(), cfg, dirs, Options{KB: "test"})
+	eng, err := Open(context.Background(), cfg, dirs, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,5 +165,72 @@ func TestAskVerifiesWithTheEmbedderLoaded(t *testing.T) {
 	}
 	if ans.Mode != answer.ModeGenerative || ans.Search.Candidates.Mode != "hybrid" {
 		t.Errorf("mode %s, retrieval %s; notes %q", ans.Mode, ans.Search.Candidates.Mode, ans.Notes)
+	}
+}
+
+func TestAskOnlineThroughTheGate(t *testing.T) {
+	var prompt string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Model    string `json:"model"`
+			Messages []struct{ Role, Content string }
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		if r.URL.Path != "/v1/chat/completions" || body.Model != "fake-gpt" || r.Header.Get("Authorization") != "Bearer sk-test-1234" {
+			http.Error(w, "unexpected request", http.StatusBadRequest)
+			return
+		}
+		prompt = body.Messages[len(body.Messages)-1].Content
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, piece := range []string{"Press and hold the RESET button", " for ten seconds [1]."} {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", piece)
+		}
+		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":300,\"completion_tokens\":12}}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	var dialed []string
+	// The endpoint's name is mapped onto the local test server; nothing
+	// else is reachable.
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dialed = append(dialed, addr)
+		if addr != "api.example.test:80" {
+			return nil, errors.New("test dialer: only the endpoint")
+		}
+		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
+	}
+	t.Setenv("CAIRN_API_KEY", "sk-test-1234")
+	eng := testEngineWith(t, func(c *config.Config) {
+		c.Network.Mode, c.Network.API, c.Network.Endpoint, c.Network.ChatModel = "online", "openai", "http://api.example.test/v1", "fake-gpt"
+	}, Options{KB: "test", Dial: dial}, testmodel.TinyChat())
+
+	var streamed strings.Builder
+	ans, err := eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), func(s string) { streamed.WriteString(s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Press and hold the RESET button for ten seconds [1]."
+	if ans.Text != want || streamed.String() != want || ans.Mode != answer.ModeOnline || ans.Model != "fake-gpt at api.example.test" {
+		t.Fatalf("answer %q (streamed %q), mode %s, model %q, notes %q", ans.Text, streamed.String(), ans.Mode, ans.Model, ans.Notes)
+	}
+	if ans.Verdict != answer.VerdictSupported || len(ans.Citations) != 1 || !strings.HasSuffix(ans.Citations[0].Path, "router-x200.md") {
+		t.Errorf("verdict %s, citations %+v", ans.Verdict, ans.Citations)
+	}
+	if ans.Timing.PromptTokens != 300 || ans.Timing.Tokens != 12 {
+		t.Errorf("timing %+v", ans.Timing)
+	}
+	if !strings.Contains(prompt, "<source n=1>") || !strings.Contains(prompt, "Question: how do I reset the router") {
+		t.Errorf("prompt sent:\n%s", prompt)
+	}
+	if len(dialed) != 1 {
+		t.Errorf("dialed %q", dialed)
+	}
+
+	// Back offline, the local model answers and nothing is dialled.
+	if err := eng.SetNetworkMode("offline"); err != nil {
+		t.Fatal(err)
+	}
+	ans, err = eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), nil)
+	if err != nil || ans.Mode != answer.ModeGenerative || len(dialed) != 1 {
+		t.Errorf("offline: mode %s, err %v, dialed %q", ans.Mode, err, dialed)
 	}
 }
