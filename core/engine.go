@@ -42,6 +42,9 @@ type Engine struct {
 	gate    *netgate.Gate  // every connection goes through it
 	netMu   sync.Mutex     // one mode switch (and its save) at a time
 	keyring remote.Keyring // where the online endpoint's API key may be
+
+	answerMu sync.Mutex    // the answer settings change while the window runs
+	answer   config.Answer // guarded by answerMu; cfg.Answer is the value at open
 }
 
 // Options say which knowledge base to open.
@@ -87,7 +90,7 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{cfg: cfg, dirs: dirs, db: db, vix: vecindex.New(db), gate: gate, keyring: kr}, nil
+	return &Engine{cfg: cfg, dirs: dirs, db: db, vix: vecindex.New(db), gate: gate, keyring: kr, answer: cfg.Answer}, nil
 }
 
 // registry returns the extractors, starting Tesseract if OCR is enabled and

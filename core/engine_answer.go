@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"cairn/core/answer"
+	"cairn/core/config"
 	"cairn/core/llm"
 	"cairn/core/remote"
 	"cairn/core/search"
@@ -52,10 +53,10 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, answer.ErrNoQuestion
 	}
-	// The writer sees Answer.TopK sources; retrieve at least that many.
-	req.TopK = max(req.TopK, e.cfg.Answer.TopK)
-	g := e.cfg.Generation
-	opt := answer.Options{TopK: e.cfg.Answer.TopK, Verify: e.cfg.Answer.Verify, Rewrite: e.cfg.Answer.Rewrite,
+	// The writer sees answer.top_k sources; retrieve at least that many.
+	req.TopK = max(req.TopK, e.Answering().TopK)
+	g, as := e.cfg.Generation, e.Answering()
+	opt := answer.Options{TopK: as.TopK, Verify: as.Verify, Rewrite: as.Rewrite,
 		MaxTokens: g.MaxTokens, Temperature: g.Temperature, TopP: g.TopP, Seed: g.Seed, Generator: writer}
 	if _, ok := writer.(remoteWriter); ok {
 		opt.Mode = answer.ModeOnline
@@ -72,6 +73,27 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 		return e.Search(ctx, r)
 	}, opt)
 	return a.Ask(ctx, req.Query, onToken)
+}
+
+// Answering is the answer settings in force.
+func (e *Engine) Answering() config.Answer {
+	e.answerMu.Lock()
+	defer e.answerMu.Unlock()
+	return e.answer
+}
+
+// SetAnswering changes the answer settings for the next questions (the
+// caller saves them); an invalid verify mode is refused.
+func (e *Engine) SetAnswering(a config.Answer) error {
+	c := e.cfg
+	c.Answer = a
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	e.answerMu.Lock()
+	defer e.answerMu.Unlock()
+	e.answer = a
+	return nil
 }
 
 // LocalWriter returns the local chat model as an answer writer; nil

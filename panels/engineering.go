@@ -43,6 +43,8 @@ type Engineering struct {
 	Chat         *widget.Select
 	ModelNote    *widget.Label
 	Gate         *widget.Select
+	Verify       *widget.Select // what happens to unsupported claims
+	Rewrite      *widget.Check  // query rewriting before retrieval
 	State        *widget.Label
 
 	win      fyne.Window // parent of the confirmation dialog
@@ -124,6 +126,8 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	e.ModelNote.Wrapping = fyne.TextWrapWord
 	e.ModelNote.Importance = widget.WarningImportance
 	e.Gate = widget.NewSelect([]string{gateOffline, gateOnline, gateAdmin}, e.pickGate)
+	e.Verify = widget.NewSelect([]string{verifyWarn, verifyBlock, verifyOff}, func(string) { e.answering() })
+	e.Rewrite = widget.NewCheck("let the chat model rewrite the question into a search query", func(bool) { e.answering() })
 	e.State = widget.NewLabel("")
 	e.State.Wrapping = fyne.TextWrapWord
 
@@ -158,7 +162,12 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 			gate,
 		),
 		e.ModelNote, e.State))
-	left := container.NewVScroll(container.NewVBox(tuning, models))
+	verify := widget.NewFormItem("Unsupported claims", e.Verify)
+	verify.HintText = "claims whose words, numbers or meaning are not in the sources they cite"
+	rewrite := widget.NewFormItem("Query rewriting", e.Rewrite)
+	rewrite.HintText = "your own words are searched too when the rewrite drifts from them"
+	answers := widget.NewCard("Answers", "", widget.NewForm(verify, rewrite))
+	left := container.NewVScroll(container.NewVBox(tuning, answers, models))
 	split := container.NewHSplit(left, testSet)
 	split.Offset = 0.62
 	e.content = split
@@ -227,6 +236,23 @@ func (e *Engineering) pickModel(kind, choice string) {
 		choice = ""
 	}
 	e.settings <- UseModel{Kind: kind, Path: choice}
+}
+
+// Choices of the verification picker, and the answer.verify value of each.
+const (
+	verifyWarn  = "flag them (warn)"
+	verifyBlock = "withhold the answer (block)"
+	verifyOff   = "do not check (off)"
+)
+
+var verifyValues = map[string]string{verifyWarn: "warn", verifyBlock: "block", verifyOff: "off"}
+
+// answering sends the answer settings to the settings worker.
+func (e *Engineering) answering() {
+	if e.filling || !e.ready {
+		return
+	}
+	e.settings <- SetAnswering{Verify: verifyValues[e.Verify.Selected], Rewrite: e.Rewrite.Checked}
 }
 
 // Network gate modes, from the strictest.
@@ -357,6 +383,12 @@ func (e *Engineering) load(ev TuningLoaded) {
 	e.Profile.SetSelected(ev.Profile)
 	e.Gate.SetSelected(ev.NetworkMode)
 	e.gateMode = ev.NetworkMode
+	for label, v := range verifyValues {
+		if v == ev.Verify {
+			e.Verify.SetSelected(label)
+		}
+	}
+	e.Rewrite.SetChecked(ev.Rewrite)
 	e.filling = false
 	e.ready = true
 	e.changed(false)
@@ -370,5 +402,7 @@ func (e *Engineering) sync() {
 	enable(e.Mode, e.ready)
 	enable(e.Profile, e.ready)
 	enable(e.Gate, e.ready)
+	enable(e.Verify, e.ready)
+	enable(e.Rewrite, e.ready)
 	enable(e.Forget, e.ready && e.selected >= 0)
 }

@@ -47,6 +47,15 @@ const (
 // allows more than the current one.
 type SetNetworkMode struct{ Mode string }
 
+// SetAnswering changes how answers are checked and whether the question
+// is rewritten into a search query first; it applies to the next question
+// and is saved.
+type SetAnswering struct {
+	Verify  string // off, warn or block
+	Rewrite bool
+}
+
+func (SetAnswering) settingsRequest()   {}
 func (SaveTuning) settingsRequest()     {}
 func (UseProfile) settingsRequest()     {}
 func (UseModel) settingsRequest()       {}
@@ -61,6 +70,8 @@ type TuningLoaded struct {
 	Profile     string
 	Profiles    []string
 	NetworkMode string // the network gate's mode
+	Verify      string // answer.verify: off, warn or block
+	Rewrite     bool   // answer.rewrite
 }
 
 // MetricsComputed is the personal test set's quality under the current

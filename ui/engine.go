@@ -34,6 +34,10 @@ type Engine interface {
 	NetworkMode() string
 	SetNetworkMode(mode string) error
 
+	// SetAnswering changes the answer settings (verification, rewriting)
+	// for the next questions; the settings worker saves them.
+	SetAnswering(a config.Answer) error
+
 	Judge(ctx context.Context, query, path string, chunkID int64) error
 	Unjudge(ctx context.Context, query, path string) error
 	Judgments(ctx context.Context) ([]store.Judgment, error)

@@ -40,8 +40,9 @@ type fakeEngine struct {
 	searches     int
 	status       core.Status
 	closed       bool
-	netErr       error    // SetNetworkMode fails with it when set
-	netSwitches  []string // modes SetNetworkMode was asked for
+	netErr       error           // SetNetworkMode fails with it when set
+	netSwitches  []string        // modes SetNetworkMode was asked for
+	answering    []config.Answer // what SetAnswering was given
 }
 
 // Passages of the fake corpus. BM25 ranks A, B, C; vectors rank C, D, B.
@@ -266,6 +267,18 @@ func (f *fakeEngine) SetNetworkMode(mode string) error {
 		return f.netErr
 	}
 	f.status.NetworkMode = mode
+	return nil
+}
+
+// SetAnswering records the answer settings, refusing a verify mode the
+// engine would refuse.
+func (f *fakeEngine) SetAnswering(a config.Answer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if a.Verify != "off" && a.Verify != "warn" && a.Verify != "block" {
+		return fmt.Errorf("answer.verify %q: use off, warn or block", a.Verify)
+	}
+	f.answering = append(f.answering, a)
 	return nil
 }
 

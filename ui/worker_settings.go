@@ -119,6 +119,15 @@ func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) b
 		return w.useModel(ctx, r)
 	case panels.SetNetworkMode:
 		return w.setNetworkMode(ctx, r.Mode)
+	case panels.SetAnswering:
+		a := w.cfg.Answer
+		a.Verify, a.Rewrite = r.Verify, r.Rewrite
+		if err := w.eng.SetAnswering(a); err != nil {
+			w.emit(ctx, panels.SettingsNotice{Text: "Could not change the answer settings: " + err.Error(), Err: true})
+			return false
+		}
+		w.cfg.Answer = a
+		return true
 	}
 	return false
 }
@@ -148,7 +157,7 @@ func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
 
 func (w *settingsWorker) loaded() panels.TuningLoaded {
 	return panels.TuningLoaded{Tuning: tuningFromConfig(w.cfg.Retrieval), Profile: w.cfg.Profile, Profiles: config.Profiles(),
-		NetworkMode: w.eng.NetworkMode()}
+		NetworkMode: w.eng.NetworkMode(), Verify: w.cfg.Answer.Verify, Rewrite: w.cfg.Answer.Rewrite}
 }
 
 // useModel switches a model when the engine can, and otherwise records the
