@@ -28,7 +28,7 @@ func runApp(ctx context.Context, env *cliEnv) error {
 		Dirs:    env.dirs,
 		Version: version,
 		Open: func(ctx context.Context, kb string) (ui.Engine, error) {
-			e, err := core.Open(ctx, env.cfg, env.dirs, core.Options{KB: kb})
+			e, err := core.Open(ctx, env.cfg, env.dirs, core.Options{KB: kb, Log: env.log})
 			if err != nil {
 				return nil, err
 			}

@@ -18,6 +18,8 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/fault"
+	"cairn/core/logs"
 	"cairn/core/store"
 )
 
@@ -51,6 +53,7 @@ func commands() []command {
 type cliEnv struct {
 	cfg    config.Config
 	dirs   config.Dirs
+	log    *slog.Logger // the log file; never the terminal
 	stdout io.Writer
 	stderr io.Writer
 }
@@ -67,11 +70,14 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Warnings and errors only on the terminal; llama.cpp's chatter is Info.
+	// Warnings and errors only on the terminal until the log file is open;
+	// llama.cpp's chatter is Info. Tests call run repeatedly in one process,
+	// so the previous default comes back on return.
+	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	dirs, err := config.UserDirs()
 	if err != nil {
-		fmt.Fprintln(stderr, "cairn:", err)
+		printError(stderr, err)
 		return 1
 	}
 	// Compiling SQLite's WebAssembly takes a second; cache it across runs.
@@ -80,10 +86,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := config.Load(dirs)
 	if err != nil {
-		fmt.Fprintln(stderr, "cairn:", err)
+		printError(stderr, err)
 		return 1
 	}
-	env := &cliEnv{cfg: cfg, dirs: dirs, stdout: stdout, stderr: stderr}
+	log := openLog(dirs, cfg, stderr)
+	defer log.Close()
+	slog.SetDefault(log.Terminal)
+	env := &cliEnv{cfg: cfg, dirs: dirs, log: log.Logger, stdout: stdout, stderr: stderr}
+	name := "window"
+	if len(args) > 0 {
+		name = args[0] // never the rest: it holds questions and paths
+	}
+	log.Info("start", "command", name, "version", version, "pid", os.Getpid())
 	if len(args) == 0 {
 		err = runApp(ctx, env)
 	} else {
@@ -92,18 +106,44 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue usageError
 	switch {
 	case err == nil:
+		log.Info("done", "command", name)
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "cairn:", err)
 		fmt.Fprintln(stderr, "Run `cairn help` for usage.")
 		return 2
 	case errors.Is(err, context.Canceled):
+		log.Info("stopped", "command", name)
 		fmt.Fprintln(stderr, "cairn: stopped")
 		return 130
 	default:
-		fmt.Fprintln(stderr, "cairn:", oneLine(err.Error()))
+		log.Error("failed", "command", name, "code", string(fault.CodeOf(err)), "err", err)
+		printError(stderr, err)
 		return 1
 	}
+}
+
+// printError shows err as a person should see it: one line, and a second
+// with the fix and the fault's code when there is one.
+func printError(w io.Writer, err error) {
+	fmt.Fprintln(w, "cairn:", oneLine(err.Error()))
+	if fix := fault.FixLine(err); fix != "" {
+		fmt.Fprintln(w, "  fix:", fix)
+	}
+}
+
+// openLog opens the log file in the state folder at the configured level.
+// Without it (a read-only home, say) Cairn still runs, logging to nowhere
+// but the terminal's warnings.
+func openLog(dirs config.Dirs, cfg config.Config, stderr io.Writer) *logs.Logger {
+	level, _ := logs.ParseLevel(cfg.Log.Level) // validated with the settings
+	l, err := logs.Open(logs.Options{Dir: dirs.State, Level: level, Terminal: stderr})
+	if err != nil {
+		fmt.Fprintln(stderr, "cairn: warning: no log file:", err)
+		term := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		return &logs.Logger{Logger: logs.Discard(), Terminal: term}
+	}
+	return l
 }
 
 func dispatch(ctx context.Context, env *cliEnv, args []string) error {
@@ -138,7 +178,7 @@ func (k *kbFlags) add(fs *flag.FlagSet) {
 }
 
 func (k kbFlags) open(ctx context.Context, env *cliEnv) (*core.Engine, error) {
-	return core.Open(ctx, env.cfg, env.dirs, core.Options{KB: k.kb, DB: k.db})
+	return core.Open(ctx, env.cfg, env.dirs, core.Options{KB: k.kb, DB: k.db, Log: env.log})
 }
 
 // parseFlags parses args allowing flags before and after positional

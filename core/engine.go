@@ -8,14 +8,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"cairn/core/chunk"
 	"cairn/core/config"
 	"cairn/core/extract"
+	"cairn/core/fault"
 	"cairn/core/index"
+	"cairn/core/logs"
 	"cairn/core/ocr"
 	"cairn/core/search"
 	"cairn/core/store"
@@ -27,6 +31,7 @@ import (
 type Engine struct {
 	cfg  config.Config
 	dirs config.Dirs
+	log  *slog.Logger
 	db   *store.DB
 	vix  *vecindex.Index // fast vector search over db
 
@@ -40,8 +45,9 @@ type Engine struct {
 
 // Options say which knowledge base to open.
 type Options struct {
-	KB string // knowledge base name under <data_dir>/kb; default cfg.Paths.KB
-	DB string // explicit database path; overrides KB
+	KB  string       // knowledge base name under <data_dir>/kb; default cfg.Paths.KB
+	DB  string       // explicit database path; overrides KB
+	Log *slog.Logger // the log file (see core/logs); nil: no log
 }
 
 // KBPath returns the database path of knowledge base name.
@@ -63,11 +69,17 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 		}
 		path = KBPath(cfg, name)
 	}
+	log := opt.Log
+	if log == nil {
+		log = logs.Discard()
+	}
 	db, err := store.Open(path, store.Options{})
 	if err != nil {
+		log.Error("open knowledge base", "path", path, "code", string(fault.CodeOf(err)), "err", err)
 		return nil, err
 	}
-	return &Engine{cfg: cfg, dirs: dirs, db: db, vix: vecindex.New(db)}, nil
+	log.Info("knowledge base opened", "path", db.Path())
+	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db)}, nil
 }
 
 // registry returns the extractors, starting Tesseract if OCR is enabled and
@@ -102,6 +114,8 @@ func (e *Engine) indexer(ctx context.Context) (*index.Indexer, error) {
 		IncludeHidden: e.cfg.Index.IncludeHidden,
 		Ignore:        e.cfg.Index.Ignore,
 		EmbedBatch:    e.cfg.Embedding.BatchSize,
+		EmbedBudget:   int64(e.cfg.Embedding.BatchMB) << 20,
+		Log:           e.log,
 	}
 	emb, err := e.Embedder(ctx)
 	if err != nil {
@@ -203,11 +217,18 @@ func (e *Engine) Search(ctx context.Context, req search.Request) (*search.Respon
 		}
 		return nil, search.ErrNoVectors
 	}
+	start := time.Now()
 	resp, err := search.New(e.db, qe, e.vix).Search(ctx, req)
-	if err == nil && note != "" {
+	e.log.Debug("search", "query", req.Query)
+	if err != nil {
+		e.log.Warn("search failed", "code", string(fault.CodeOf(err)), "err", err)
+		return nil, err
+	}
+	e.log.Info("search", "mode", string(resp.Candidates.Mode), "results", len(resp.Results), "ms", time.Since(start).Milliseconds())
+	if note != "" {
 		resp.Candidates.Notes = append(resp.Candidates.Notes, note)
 	}
-	return resp, err
+	return resp, nil
 }
 
 // Status describes the engine for status bars and `cairn status`.

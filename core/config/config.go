@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"cairn/core/fault"
 )
 
 // Config is every setting. JSON names are the settings file's keys and,
@@ -75,6 +77,7 @@ type Embedding struct {
 	Model     string `json:"model"`      // GGUF path or file name in models_dir; "" = first embedding model found; "none" = keyword search only
 	Dim       int    `json:"dim"`        // Matryoshka truncation; 0 = model's full dimension
 	BatchSize int    `json:"batch_size"` // chunks per embedding call
+	BatchMB   int    `json:"batch_mb"`   // estimated memory of one embedding call (text, tokens, vectors)
 	Threads   int    `json:"threads"`    // 0: one per CPU
 }
 
@@ -147,7 +150,7 @@ func Default(profile string) Config {
 			Ignore: []string{"node_modules", "__pycache__", "*.pyc", "*~", "*.swp", "Thumbs.db", "desktop.ini"}},
 		Chunking:   Chunking{Size: 1200, Overlap: 200, MaxHeadingLen: 160},
 		Retrieval:  Retrieval{Fusion: "rrf", TopK: 12, MinScore: 0.10, RRFK: 60, VectorWeight: 0.6, BM25Pool: 60, VectorPool: 60, PerDocCap: 3},
-		Embedding:  Embedding{BatchSize: 32},
+		Embedding:  Embedding{BatchSize: 32, BatchMB: 16},
 		Generation: Generation{ContextSize: 4096, MaxTokens: 512, Temperature: 0.1, TopP: 0.9, Seed: 42},
 		Answer:     Answer{TopK: 8, Verify: "warn"},
 		Network:    Network{Mode: "offline", API: "openai"},
@@ -231,7 +234,7 @@ func Load(d Dirs) (Config, error) {
 		return Config{}, err
 	}
 	if err := applyEnv(&c, os.Environ()); err != nil {
-		return Config{}, err
+		return Config{}, fault.Wrap(fault.ConfigEnv, "correct or unset that environment variable", err)
 	}
 	if c.Paths.DataDir == "" {
 		c.Paths.DataDir = d.Data
@@ -242,7 +245,11 @@ func Load(d Dirs) (Config, error) {
 	if c.Paths.KB == "" {
 		c.Paths.KB = "default"
 	}
-	return c, c.Validate()
+	if err := c.Validate(); err != nil {
+		return Config{}, fault.Wrap(fault.ConfigInvalid,
+			"change these settings in "+d.SettingsFile()+" (or the CAIRN_* variables that set them)", err)
+	}
+	return c, nil
 }
 
 // loadFile returns the profile defaults overlaid with the settings file.
@@ -250,7 +257,8 @@ func loadFile(d Dirs) (Config, error) {
 	profile := os.Getenv("CAIRN_PROFILE")
 	raw, err := os.ReadFile(d.SettingsFile())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Config{}, fmt.Errorf("read settings %s: %w", d.SettingsFile(), err)
+		return Config{}, fault.New(fault.ConfigUnreadable, "read settings "+d.SettingsFile(),
+			"make the file readable by your user, or delete it to start from the defaults", err)
 	}
 	if profile == "" && len(raw) > 0 {
 		var p struct {
@@ -264,7 +272,8 @@ func loadFile(d Dirs) (Config, error) {
 		dec := json.NewDecoder(strings.NewReader(string(raw)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
-			return Config{}, fmt.Errorf("settings %s: %w (fix or delete the file)", d.SettingsFile(), err)
+			return Config{}, fault.New(fault.ConfigUnreadable, "settings "+d.SettingsFile(),
+				"fix the file (the message says what is wrong) or delete it to start from the defaults", err)
 		}
 	}
 	return c, nil
@@ -341,6 +350,14 @@ func (c Config) Validate() error {
 	}
 	if c.Index.MaxFileMB < 1 {
 		errs = append(errs, "index.max_file_mb must be at least 1")
+	}
+	if c.Embedding.BatchMB < 1 {
+		errs = append(errs, "embedding.batch_mb must be at least 1")
+	}
+	switch strings.ToLower(c.Log.Level) {
+	case "", "debug", "info", "warn", "warning", "error":
+	default:
+		errs = append(errs, fmt.Sprintf("log.level %q: use debug, info, warn or error", c.Log.Level))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid settings: %s", strings.Join(errs, "; "))

@@ -7,8 +7,8 @@ import (
 	"syscall"
 )
 
-// ErrIndexing is returned by LockIndexing while another indexing run (in
-// this or another process) holds the knowledge base.
+// ErrIndexing is returned by LockIndexing, inside a fault.StoreBusy, while
+// another indexing run (in this or another process) holds the knowledge base.
 var ErrIndexing = errors.New("another indexing run is using this knowledge base")
 
 // LockIndexing takes the knowledge base's indexing lock: an advisory lock on
@@ -22,7 +22,7 @@ func (db *DB) LockIndexing() (unlock func(), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, ErrIndexing
+			return nil, classify(db.path, ErrIndexing)
 		}
 		return nil, fmt.Errorf("indexing lock: %w", err)
 	}
