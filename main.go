@@ -41,6 +41,9 @@ func commands() []command {
 		{"ask", "QUESTION [--json]", "answer a question from your documents, with citations", runAsk},
 		{"status", "[--json] [--issues]", "what the knowledge base holds", runStatus},
 		{"models", "list | use PATH | pull NAME", "list, choose or download GGUF models", runModels},
+		{"doctor", "[--load]", "check the knowledge base, models, OCR, disk and settings; non-zero exit when a check fails", runDoctor},
+		{"backup", "DEST.db", "write a consistent copy of the knowledge base (safe while indexing)", runBackup},
+		{"restore", "SRC.db", "replace the knowledge base with a checked backup, keeping the old file as .bak", runRestore},
 		{"bench", "[index|all] [--runs N] [--limit N]", "measure indexing, search and quality on the installed man pages", runBench},
 		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
 			fmt.Fprintln(env.stdout, "cairn", version)
@@ -52,6 +55,7 @@ func commands() []command {
 // cliEnv is what every command gets: the configuration and output streams.
 type cliEnv struct {
 	cfg    config.Config
+	cfgErr error // why the settings did not load (only `cairn doctor` runs then)
 	dirs   config.Dirs
 	log    *slog.Logger // the log file; never the terminal
 	stdout io.Writer
@@ -84,15 +88,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := store.UseCompileCache(filepath.Join(dirs.Cache, "wazero")); err != nil {
 		slog.Warn("no SQLite compile cache", "err", err)
 	}
-	cfg, err := config.Load(dirs)
-	if err != nil {
-		printError(stderr, err)
-		return 1
+	cfg, cfgErr := config.Load(dirs)
+	if cfgErr != nil {
+		// The doctor reports broken settings among its checks; every other
+		// command stops here.
+		if len(args) == 0 || args[0] != "doctor" {
+			printError(stderr, cfgErr)
+			return 1
+		}
+		cfg = config.Fallback(dirs)
 	}
 	log := openLog(dirs, cfg, stderr)
 	defer log.Close()
 	slog.SetDefault(log.Terminal)
-	env := &cliEnv{cfg: cfg, dirs: dirs, log: log.Logger, stdout: stdout, stderr: stderr}
+	env := &cliEnv{cfg: cfg, cfgErr: cfgErr, dirs: dirs, log: log.Logger, stdout: stdout, stderr: stderr}
 	name := "window"
 	if len(args) > 0 {
 		name = args[0] // never the rest: it holds questions and paths

@@ -55,24 +55,37 @@ func KBPath(cfg config.Config, name string) string {
 	return filepath.Join(cfg.Paths.DataDir, "kb", name+".db")
 }
 
+// logger is opt.Log, or a logger that writes nothing.
+func (opt Options) logger() *slog.Logger {
+	if opt.Log == nil {
+		return logs.Discard()
+	}
+	return opt.Log
+}
+
+// path is the database file opt names.
+func (opt Options) path(cfg config.Config) (string, error) {
+	if opt.DB != "" {
+		return opt.DB, nil
+	}
+	name := opt.KB
+	if name == "" {
+		name = cfg.Paths.KB
+	}
+	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return "", fmt.Errorf("knowledge base name %q must not contain a path; use --db for a file path", name)
+	}
+	return KBPath(cfg, name), nil
+}
+
 // Open opens (creating if needed) a knowledge base. Models load on first
 // use, so opening is fast.
 func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) (*Engine, error) {
-	path := opt.DB
-	if path == "" {
-		name := opt.KB
-		if name == "" {
-			name = cfg.Paths.KB
-		}
-		if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-			return nil, fmt.Errorf("knowledge base name %q must not contain a path; use --db for a file path", name)
-		}
-		path = KBPath(cfg, name)
+	path, err := opt.path(cfg)
+	if err != nil {
+		return nil, err
 	}
-	log := opt.Log
-	if log == nil {
-		log = logs.Discard()
-	}
+	log := opt.logger()
 	db, err := store.Open(path, store.Options{})
 	if err != nil {
 		log.Error("open knowledge base", "path", path, "code", string(fault.CodeOf(err)), "err", err)

@@ -236,6 +236,25 @@ func Load(d Dirs) (Config, error) {
 	if err := applyEnv(&c, os.Environ()); err != nil {
 		return Config{}, fault.Wrap(fault.ConfigEnv, "correct or unset that environment variable", err)
 	}
+	c.fillPaths(d)
+	if err := c.Validate(); err != nil {
+		return Config{}, fault.Wrap(fault.ConfigInvalid,
+			"change these settings in "+d.SettingsFile()+" (or the CAIRN_* variables that set them)", err)
+	}
+	return c, nil
+}
+
+// Fallback is the configuration to carry on with when the settings cannot
+// be loaded (`cairn doctor` reports on the rest): the defaults for this
+// machine, with the folders derived from d.
+func Fallback(d Dirs) Config {
+	c := Default(os.Getenv("CAIRN_PROFILE"))
+	c.fillPaths(d)
+	return c
+}
+
+// fillPaths derives the folders that are not set.
+func (c *Config) fillPaths(d Dirs) {
 	if c.Paths.DataDir == "" {
 		c.Paths.DataDir = d.Data
 	}
@@ -245,11 +264,6 @@ func Load(d Dirs) (Config, error) {
 	if c.Paths.KB == "" {
 		c.Paths.KB = "default"
 	}
-	if err := c.Validate(); err != nil {
-		return Config{}, fault.Wrap(fault.ConfigInvalid,
-			"change these settings in "+d.SettingsFile()+" (or the CAIRN_* variables that set them)", err)
-	}
-	return c, nil
 }
 
 // loadFile returns the profile defaults overlaid with the settings file.

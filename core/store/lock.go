@@ -15,14 +15,19 @@ var ErrIndexing = errors.New("another indexing run is using this knowledge base"
 // "<db>.lock", released by unlock or when the process dies, so a crash never
 // leaves a stale lock behind. Searches need no lock.
 func (db *DB) LockIndexing() (unlock func(), err error) {
-	f, err := os.OpenFile(db.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	return lockPath(db.path)
+}
+
+// lockPath takes the indexing lock of the knowledge base at path.
+func lockPath(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("indexing lock: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, classify(db.path, ErrIndexing)
+			return nil, classify(path, ErrIndexing)
 		}
 		return nil, fmt.Errorf("indexing lock: %w", err)
 	}
