@@ -124,11 +124,21 @@ func Restore(ctx context.Context, src, dst string) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	if _, err := Verify(ctx, src); err != nil {
-		return Stats{}, err
-	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return Stats{}, classify(dst, err)
+	}
+	// Refuse at once when another process holds or uses dst, before the
+	// backup's checks, which take a while on a large file.
+	unlock, err := lockPath(dst)
+	if err != nil {
+		return Stats{}, classify(dst, err)
+	}
+	defer unlock()
+	if err := closeWAL(dst); err != nil {
+		return Stats{}, err
+	}
+	if _, err := Verify(ctx, src); err != nil {
+		return Stats{}, err
 	}
 	// A copy beside dst, made by SQLite rather than by copying bytes, so a
 	// source still in WAL mode comes with its log's content.
@@ -145,11 +155,7 @@ func Restore(ctx context.Context, src, dst string) (Stats, error) {
 		return Stats{}, fault.New(fault.StoreBackup, src+" fails the knowledge base checks",
 			"choose another backup file; `cairn doctor --db FILE` shows what is wrong with this one", err)
 	}
-	unlock, err := lockPath(dst)
-	if err != nil {
-		return Stats{}, classify(dst, err)
-	}
-	defer unlock()
+	// closeWAL again: a window may have opened dst during the checks.
 	if err := closeWAL(dst); err != nil {
 		return Stats{}, err
 	}

@@ -95,9 +95,21 @@ func (db *DB) Check(ctx context.Context) ([]string, error) {
 // Health runs every check: SQLite's integrity check, the FTS5 index against
 // the chunks, chunks whose document is gone, and vectors against the chunks
 // marked as embedded and the dimension the meta table records.
+//
+// It runs on a connection of its own: FTS5's part of PRAGMA integrity_check
+// (SQLite 3.47) judges by the structure a connection cached when it last
+// read the index, so a pooled reader that searched before the latest writes
+// reports a sound index as malformed.
 func (db *DB) Health(ctx context.Context) (Health, error) {
 	var h Health
-	err := db.read(ctx, func(c *sqlite3.Conn) error {
+	c, err := openConn(db.path, db.ro)
+	if err != nil {
+		return h, classify(db.path, err)
+	}
+	defer c.Close()
+	old := c.SetInterrupt(ctx)
+	defer c.SetInterrupt(old)
+	err = classify(db.path, func() error {
 		err := query(c, `PRAGMA integrity_check(20)`, nil, func(s *sqlite3.Stmt) error {
 			if v := s.ColumnText(0); v != "ok" {
 				h.Integrity = append(h.Integrity, v)
@@ -168,7 +180,7 @@ func (db *DB) Health(ctx context.Context) (Health, error) {
 			return err
 		}
 		return run(vectors, &h.Vectors)
-	})
+	}())
 	return h, err
 }
 
