@@ -34,7 +34,7 @@ func (db *DB) Backup(ctx context.Context, dest string) error {
 	}
 	defer os.Remove(tmp)
 	err = db.read(ctx, func(c *sqlite3.Conn) error {
-		return exec(c, `VACUUM INTO ?`, tmp)
+		return vacuumInto(c, tmp)
 	})
 	if err != nil {
 		return fmt.Errorf("backup to %s: %w", dest, classify(dest, err))
@@ -147,7 +147,7 @@ func Restore(ctx context.Context, src, dst string) (Stats, error) {
 		return Stats{}, classify(dst, err)
 	}
 	defer removeDB(tmp)
-	if err := vacuumInto(ctx, src, tmp); err != nil {
+	if err := copyInto(src, tmp); err != nil {
 		return Stats{}, fault.New(fault.StoreBackup, "copy "+src, "choose another backup file", err)
 	}
 	st, err := checkCopy(ctx, tmp)
@@ -177,16 +177,24 @@ func Restore(ctx context.Context, src, dst string) (Stats, error) {
 	return st, nil
 }
 
-// vacuumInto copies the database at src into the empty file dst.
-func vacuumInto(ctx context.Context, src, dst string) error {
+// copyInto copies the database at src into the empty file dst.
+func copyInto(src, dst string) error {
 	c, err := sqlite3.OpenFlags(src, sqlite3.OPEN_READONLY)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	old := c.SetInterrupt(ctx)
-	defer c.SetInterrupt(old)
-	return exec(c, `VACUUM INTO ?`, dst)
+	return vacuumInto(c, dst)
+}
+
+// vacuumInto copies c's database into the empty file dst. VACUUM refuses to
+// run beside another statement, and a connection with a cancellable
+// interrupt context keeps one busy (ncruces' SetInterrupt), so the copy runs
+// without one: it cannot be cancelled half-way.
+func vacuumInto(c *sqlite3.Conn, dst string) error {
+	prev := c.SetInterrupt(context.Background())
+	defer c.SetInterrupt(prev)
+	return c.Exec(`VACUUM INTO ` + sqlite3.Quote(dst))
 }
 
 // checkCopy opens the restored copy as a knowledge base (migrating an older

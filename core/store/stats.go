@@ -112,7 +112,9 @@ func (db *DB) Health(ctx context.Context) (Health, error) {
 	err = classify(db.path, func() error {
 		err := query(c, `PRAGMA integrity_check(20)`, nil, func(s *sqlite3.Stmt) error {
 			if v := s.ColumnText(0); v != "ok" {
-				h.Integrity = append(h.Integrity, v)
+				// Rows may carry a "*** in database main ***" header line.
+				v = strings.TrimSpace(strings.TrimPrefix(v, "*** in database main ***"))
+				h.Integrity = append(h.Integrity, strings.ReplaceAll(v, "\n", "; "))
 			}
 			return nil
 		})
