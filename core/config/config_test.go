@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"cairn/core/fault"
 )
 
 func dirsIn(t *testing.T) Dirs {
@@ -75,5 +77,35 @@ func TestValidateAndBadFile(t *testing.T) {
 	t.Setenv("CAIRN_RETRIEVAL_TOP_K", "many")
 	if _, err := Load(d); err == nil || !strings.Contains(err.Error(), "CAIRN_RETRIEVAL_TOP_K") {
 		t.Errorf("bad env: %v", err)
+	}
+}
+
+func TestLoadErrorsAreFaults(t *testing.T) {
+	d := dirsIn(t)
+	os.MkdirAll(d.Config, 0o700)
+	for _, tt := range []struct {
+		file string
+		env  string
+		code fault.Code
+		msg  string
+	}{
+		{`{"retrieval":`, "", fault.ConfigUnreadable, "unexpected EOF"},
+		{`{"log":{"level":"loud"}}`, "", fault.ConfigInvalid, `log.level "loud"`},
+		{`{"embedding":{"batch_mb":0}}`, "", fault.ConfigInvalid, "embedding.batch_mb must be at least 1"},
+		{`{}`, "many", fault.ConfigEnv, `CAIRN_RETRIEVAL_TOP_K="many"`},
+	} {
+		os.WriteFile(d.SettingsFile(), []byte(tt.file), 0o600)
+		if tt.env != "" {
+			t.Setenv("CAIRN_RETRIEVAL_TOP_K", tt.env)
+		}
+		_, err := Load(d)
+		if fault.CodeOf(err) != tt.code || !strings.Contains(err.Error(), tt.msg) || fault.FixLine(err) == "" {
+			t.Errorf("%s: %v (code %q, fix %q)", tt.file, err, fault.CodeOf(err), fault.FixLine(err))
+		}
+	}
+	// Fallback carries on with the defaults and the folders.
+	c := Fallback(d)
+	if c.Paths.DataDir != d.Data || c.Paths.KB != "default" || c.Validate() != nil {
+		t.Errorf("fallback %+v", c.Paths)
 	}
 }
