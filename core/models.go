@@ -355,7 +355,7 @@ func modelFault(path string, want llm.Kind, err error) error {
 			return fault.New(fault.ModelWrongUse, "", "choose a "+string(want)+" model; "+list, err)
 		}
 	}
-	return fault.New(fault.ModelLoad, "", "check free memory and that llama.cpp supports the model's architecture (`cairn doctor --load` tries it), or choose another model", err)
+	return fault.New(fault.ModelLoad, "", "the file may be incomplete (download it again), need more memory than is free, or have an architecture llama.cpp does not run; `cairn doctor --load` tries it, or choose another model", err)
 }
 
 // logLoad records a model load in the log.
