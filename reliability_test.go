@@ -324,6 +324,22 @@ func TestDamagedKnowledgeBaseIsRefusedClearly(t *testing.T) {
 	os.Remove(kb + "-shm")
 	_, errs, code = cli(t, home, "status")
 	wantFault(t, "status of a non-database", errs, code, "is not a Cairn knowledge base", "STORE-006")
+
+	// The way out: restore a backup over the damaged file, which is kept.
+	backup := filepath.Join(t.TempDir(), "good.db")
+	cli(t, home, "index", corpusDir(t), "--kb", "good")
+	if _, errs, code := cli(t, home, "backup", "--kb", "good", backup); code != 0 {
+		t.Fatal(errs)
+	}
+	if out, errs, code := cli(t, home, "restore", backup); code != 0 || !strings.Contains(out, "Restored 8 documents") {
+		t.Fatalf("restore over a damaged file: %d %s %s", code, out, errs)
+	}
+	if out, _, code := cli(t, home, "search", "reset the router", "--json"); code != 0 || !strings.Contains(out, "router-x200.md") {
+		t.Errorf("search after restore: %d %s", code, out)
+	}
+	if b, _ := os.ReadFile(kb + ".bak"); string(b) != string(junk) {
+		t.Error("the damaged file was not kept as the .bak")
+	}
 }
 
 // TestFilesArePrivate checks the modes of what Cairn writes, under a

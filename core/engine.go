@@ -230,9 +230,9 @@ func (e *Engine) Search(ctx context.Context, req search.Request) (*search.Respon
 		}
 		return nil, search.ErrNoVectors
 	}
+	e.log.Debug("search", "query", req.Query) // questions only at debug level
 	start := time.Now()
 	resp, err := search.New(e.db, qe, e.vix).Search(ctx, req)
-	e.log.Debug("search", "query", req.Query)
 	if err != nil {
 		e.log.Warn("search failed", "code", string(fault.CodeOf(err)), "err", err)
 		return nil, err

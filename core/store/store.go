@@ -103,8 +103,7 @@ func Open(path string, opt Options) (*DB, error) {
 		w.Close()
 		return nil, classify(abs, fmt.Errorf("knowledge base %s: %w", abs, err))
 	}
-	// SQLite creates the -wal and -shm files readable by everyone the umask
-	// allows; they hold the same text as the database.
+	// A knowledge base made by an older version may have readable files.
 	restrictFiles(abs)
 	return db, nil
 }
