@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,89 +11,11 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ncruces/go-sqlite3"
-
 	"cairn/core/config"
 	"cairn/core/ocr"
 	"cairn/core/store"
+	"cairn/core/store/storetest"
 )
-
-// chunkCounts reads each document's number of chunks straight from a
-// knowledge base file.
-func chunkCounts(t *testing.T, path string) map[string]int {
-	t.Helper()
-	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, _, err := c.Prepare(`SELECT d.path, count(c.id) FROM documents d LEFT JOIN chunks c ON c.document_id = d.id GROUP BY d.id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	out := map[string]int{}
-	for s.Step() {
-		out[s.ColumnText(0)] = s.ColumnInt(1)
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// sqlExec runs statements on a knowledge base file directly, as a damaged
-// or hand-edited file would have them; foreign keys stay off.
-func sqlExec(t *testing.T, path string, sql ...string) {
-	t.Helper()
-	c, err := sqlite3.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for _, q := range append([]string{`PRAGMA foreign_keys=OFF`}, sql...) {
-		if err := c.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-}
-
-// corruptTable overwrites the root page of table in a closed knowledge base
-// (its write-ahead log already folded in) with random bytes.
-func corruptTable(t *testing.T, path, table string) {
-	t.Helper()
-	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _, err := c.Prepare(`SELECT rootpage FROM sqlite_schema WHERE name = ?`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.BindText(1, table)
-	if !s.Step() {
-		t.Fatalf("no table %s: %v", table, s.Err())
-	}
-	page := s.ColumnInt64(0)
-	s.Close()
-	c.Close()
-	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
-		t.Fatalf("%s still has a write-ahead log", path)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	hdr := make([]byte, 100)
-	f.ReadAt(hdr, 0)
-	size := int64(binary.BigEndian.Uint16(hdr[16:18]))
-	junk := make([]byte, size)
-	rand.Read(junk)
-	if _, err := f.WriteAt(junk, (page-1)*size); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func lines(s string) []string { return strings.Split(strings.TrimRight(s, "\n"), "\n") }
 
@@ -234,7 +155,7 @@ func TestDoctor(t *testing.T) {
 	t.Run("orphan chunk", func(t *testing.T) {
 		bad := filepath.Join(home, "data", "kb", "orphan.db")
 		copyFile(t, kb, bad)
-		sqlExec(t, bad, `INSERT INTO chunks(document_id, ordinal, text, char_start, char_end) VALUES (9999, 0, 'stray', 0, 5)`)
+		storetest.Exec(t, bad, `INSERT INTO chunks(document_id, ordinal, text, char_start, char_end) VALUES (9999, 0, 'stray', 0, 5)`)
 		checks, out, code := doctorLines(t, home, "--kb", "orphan")
 		c := checks["consistency"]
 		if code != 1 || len(c) != 3 || c[0] != "FAIL" || !strings.Contains(c[1], "chunks without a document: 1") ||
@@ -249,7 +170,7 @@ func TestDoctor(t *testing.T) {
 	t.Run("missing full-text row", func(t *testing.T) {
 		bad := filepath.Join(home, "data", "kb", "nofts.db")
 		copyFile(t, kb, bad)
-		sqlExec(t, bad, `INSERT INTO chunks_fts(chunks_fts, rowid, text, heading, title)
+		storetest.Exec(t, bad, `INSERT INTO chunks_fts(chunks_fts, rowid, text, heading, title)
 			SELECT 'delete', c.id, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.document_id LIMIT 1`)
 		checks, out, code := doctorLines(t, home, "--kb", "nofts")
 		c := checks["full-text index"]
@@ -261,7 +182,7 @@ func TestDoctor(t *testing.T) {
 	t.Run("damaged page", func(t *testing.T) {
 		bad := filepath.Join(home, "data", "kb", "damaged.db")
 		copyFile(t, kb, bad)
-		corruptTable(t, bad, "chunks")
+		storetest.CorruptTable(t, bad, "chunks")
 		checks, out, code := doctorLines(t, home, "--kb", "damaged")
 		c := checks["integrity"]
 		if code != 1 || len(c) != 3 || c[0] != "FAIL" || !strings.Contains(c[1], "damaged") ||
@@ -310,7 +231,7 @@ func TestDamagedKnowledgeBaseIsRefusedClearly(t *testing.T) {
 		t.Fatal(errs)
 	}
 	kb := filepath.Join(home, "data", "kb", "default.db")
-	corruptTable(t, kb, "chunks")
+	storetest.CorruptTable(t, kb, "chunks")
 	_, errs, code := cli(t, home, "search", "reset the router")
 	wantFault(t, "search of a damaged page", errs, code, "the knowledge base "+kb+" is damaged", "STORE-003")
 	if !strings.Contains(errs, "run `cairn doctor`") || !strings.Contains(errs, "cairn restore") {
@@ -463,8 +384,8 @@ func TestTwoProcessesShareAKnowledgeBase(t *testing.T) {
 		t.Fatalf("indexer: %v", child.err)
 	}
 
-	final := chunkCounts(t, live)
-	snap := chunkCounts(t, backup)
+	final := storetest.ChunkCounts(t, live)
+	snap := storetest.ChunkCounts(t, backup)
 	if len(final) != 3000 || len(snap) == 0 || len(snap) >= len(final) {
 		t.Fatalf("backup holds %d of %d documents; want a state taken mid-run", len(snap), len(final))
 	}
@@ -485,10 +406,10 @@ func TestTwoProcessesShareAKnowledgeBase(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Restored") {
 		t.Fatalf("restore: %d %s %s", code, out, errs)
 	}
-	if got := chunkCounts(t, live); len(got) != len(snap) {
+	if got := storetest.ChunkCounts(t, live); len(got) != len(snap) {
 		t.Errorf("restored %d documents, the backup holds %d", len(got), len(snap))
 	}
-	if got := chunkCounts(t, live+".bak"); len(got) != len(final) {
+	if got := storetest.ChunkCounts(t, live+".bak"); len(got) != len(final) {
 		t.Errorf("the .bak holds %d documents, want the replaced %d", len(got), len(final))
 	}
 	if checks, out, code := doctorLines(t, home, "--kb", "live"); code != 0 || checks["integrity"][0] != "PASS" {
@@ -498,10 +419,10 @@ func TestTwoProcessesShareAKnowledgeBase(t *testing.T) {
 	// A damaged backup is refused and the knowledge base is left alone.
 	bad := filepath.Join(t.TempDir(), "bad.db")
 	copyFile(t, backup, bad)
-	corruptTable(t, bad, "chunks")
+	storetest.CorruptTable(t, bad, "chunks")
 	_, errs, code = cli(t, home, "restore", bad, "--kb", "live")
 	wantFault(t, "damaged backup", errs, code, bad+": damaged", "STORE-010")
-	if got := chunkCounts(t, live); len(got) != len(snap) {
+	if got := storetest.ChunkCounts(t, live); len(got) != len(snap) {
 		t.Errorf("a refused restore changed the knowledge base: %d documents", len(got))
 	}
 

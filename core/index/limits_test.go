@@ -17,6 +17,7 @@ import (
 	"cairn/core/extract"
 	"cairn/core/fault"
 	"cairn/core/store"
+	"cairn/core/store/storetest"
 )
 
 // writeDocs writes n Markdown files of random words, a few chunks each.
@@ -41,30 +42,6 @@ func writeDocs(t *testing.T, n int) string {
 	return dir
 }
 
-// chunkCounts reads each document's number of chunks straight from the
-// database file.
-func chunkCounts(t *testing.T, path string) map[string]int {
-	t.Helper()
-	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, _, err := c.Prepare(`SELECT d.path, count(c.id) FROM documents d LEFT JOIN chunks c ON c.document_id = d.id GROUP BY d.id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	out := map[string]int{}
-	for s.Step() {
-		out[s.ColumnText(0)] = s.ColumnInt(1)
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestDiskFullStopsCleanly fills the knowledge base's size cap (SQLite
 // reports SQLITE_FULL exactly as for a full disk) in the middle of a run:
 // the run stops with the disk-full fault, the database passes every check,
@@ -73,7 +50,7 @@ func TestDiskFullStopsCleanly(t *testing.T) {
 	dir := writeDocs(t, 200)
 	clean, cleanDB := newIndexer(t, Options{Workers: 2})
 	runCollect(t, clean, dir)
-	want := chunkCounts(t, cleanDB.Path())
+	want := storetest.ChunkCounts(t, cleanDB.Path())
 
 	path := filepath.Join(t.TempDir(), "full.db")
 	db, err := store.Open(path, store.Options{MaxBytes: 1 << 20})
@@ -99,7 +76,7 @@ func TestDiskFullStopsCleanly(t *testing.T) {
 	}
 	defer db.Close()
 	healthy(t, db)
-	got := chunkCounts(t, path)
+	got := storetest.ChunkCounts(t, path)
 	if len(got) == 0 || len(got) >= len(want) {
 		t.Fatalf("%d of %d files stored before the disk filled; the test needs a run stopped half-way", len(got), len(want))
 	}
@@ -111,7 +88,7 @@ func TestDiskFullStopsCleanly(t *testing.T) {
 	// With room again, the next run finishes the job.
 	runCollect(t, New(db, extract.NewRegistry(extract.DefaultLimits()), Options{Workers: 2}), dir)
 	healthy(t, db)
-	if got := chunkCounts(t, path); len(got) != len(want) {
+	if got := storetest.ChunkCounts(t, path); len(got) != len(want) {
 		t.Errorf("after the second run: %d files, want %d", len(got), len(want))
 	}
 }

@@ -7,26 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ncruces/go-sqlite3"
-
 	"cairn/core/fault"
+	"cairn/core/store/storetest"
 )
-
-// rawExec runs SQL on the file directly, foreign keys off, as a damaged or
-// hand-edited file would have it.
-func rawExec(t *testing.T, path string, sql ...string) {
-	t.Helper()
-	c, err := sqlite3.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for _, q := range append([]string{`PRAGMA foreign_keys=OFF`}, sql...) {
-		if err := c.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-}
 
 func TestHealthFindsVectorsOutOfStep(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kb.db")
@@ -50,7 +33,7 @@ func TestHealthFindsVectorsOutOfStep(t *testing.T) {
 
 	// The meta table claims another dimension, and a chunk is marked as
 	// embedded without a vector.
-	rawExec(t, path, `UPDATE meta SET value = '4' WHERE key = 'vector_dim'`, `UPDATE chunks SET vec = 1 WHERE text = 'z'`)
+	storetest.Exec(t, path, `UPDATE meta SET value = '4' WHERE key = 'vector_dim'`, `UPDATE chunks SET vec = 1 WHERE text = 'z'`)
 	db, err = Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +65,7 @@ func TestNewerSchemaIsRefusedWithFix(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	rawExec(t, path, `PRAGMA user_version = 99`)
+	storetest.Exec(t, path, `PRAGMA user_version = 99`)
 	_, err = Open(path, Options{})
 	if fault.CodeOf(err) != fault.StoreNewer || !strings.Contains(err.Error(), "schema version 99 is newer") ||
 		!strings.Contains(fault.FixLine(err), "update Cairn") {
