@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -145,5 +146,41 @@ func TestLevelAndRedaction(t *testing.T) {
 	}
 	if _, err := ParseLevel("loud"); err == nil {
 		t.Error("an unknown level was accepted")
+	}
+}
+
+// TestConcurrentWritesStayWhole writes from several goroutines through a
+// small limit: every line lands whole in one of the kept files.
+func TestConcurrentWritesStayWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.log")
+	r, err := OpenRotator(path, 4000, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				fmt.Fprintf(r, "g%d line %03d %s\n", g, i, strings.Repeat("y", 30))
+			}
+		}()
+	}
+	wg.Wait()
+	r.Close()
+	seen := map[string]bool{}
+	files, _ := filepath.Glob(path + "*")
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if len(l) != 42 {
+				t.Fatalf("torn line %q in %s", l, f)
+			}
+			seen[l[:12]] = true
+		}
+	}
+	if len(seen) != 800 {
+		t.Errorf("%d of 800 lines kept", len(seen))
 	}
 }
