@@ -90,9 +90,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, cfgErr := config.Load(dirs)
 	if cfgErr != nil {
-		// The doctor reports broken settings among its checks; every other
-		// command stops here.
-		if len(args) == 0 || args[0] != "doctor" {
+		// The window starts on the defaults and says why, and the doctor
+		// reports broken settings among its checks; every other command
+		// stops here.
+		switch {
+		case len(args) == 0:
+			fmt.Fprintln(stderr, "cairn: warning: using the default settings:", oneLine(cfgErr.Error()))
+			if fix := fault.FixLine(cfgErr); fix != "" {
+				fmt.Fprintln(stderr, "  fix:", fix)
+			}
+		case args[0] != "doctor":
 			printError(stderr, cfgErr)
 			return 1
 		}

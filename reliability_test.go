@@ -438,3 +438,25 @@ func TestTwoProcessesShareAKnowledgeBase(t *testing.T) {
 	wantFault(t, "restore while open", errs, code, "is open in another Cairn", "STORE-008")
 	db.Close()
 }
+
+// TestBrokenSettingsDoNotStopTheApp starts `cairn` (no command, no display)
+// with a settings file that does not parse: it warns with the fix and runs
+// on the defaults; the file is left as it was.
+func TestBrokenSettingsDoNotStopTheApp(t *testing.T) {
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	home := t.TempDir()
+	dirs := config.Dirs{Config: filepath.Join(home, "config")}
+	os.MkdirAll(dirs.Config, 0o700)
+	broken := []byte(`{"retrieval": {"top_kk": 8}}`)
+	os.WriteFile(dirs.SettingsFile(), broken, 0o600)
+	out, errs, code := cli(t, home)
+	if code != 0 || !strings.Contains(out, "Indexed the bundled user guide") ||
+		!strings.Contains(errs, "cairn: warning: using the default settings: settings "+dirs.SettingsFile()+`: json: unknown field "top_kk"`) ||
+		!strings.Contains(errs, "[CONF-001]") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(dirs.SettingsFile()); string(b) != string(broken) {
+		t.Errorf("the settings file changed: %s", b)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/fault"
 	cairntheme "cairn/theme"
@@ -196,4 +197,22 @@ func TestAFailedRunShowsTheFix(t *testing.T) {
 	p := startIndexing(h, dir)
 	want := "Indexing " + dir + " failed: the disk is full: could not write to /kb/default.db\nFix: free space on the disk that holds /kb [STORE-004]"
 	h.until("the failure with its fix", func() bool { return p.State.Text == want })
+}
+
+func TestBrokenSettingsStartOnTheDefaultsAndSaySo(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	settingsErr := fault.New(fault.ConfigUnreadable, "settings /home/ann/.config/cairn/settings.json",
+		"fix the file or delete it", errors.New(`json: unknown field "top_kk"`))
+	h := startHarness(t, func(context.Context, string) (Engine, error) { return eng, nil }, eng.Config(),
+		func(o *Options) { o.SettingsErr = settingsErr })
+	want := `Cairn started with the default settings, because settings /home/ann/.config/cairn/settings.json: json: unknown field "top_kk"` +
+		"\nFix: fix the file or delete it [CONF-001]"
+	labels := find(h.overlay(), func(o fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		return ok && strings.HasPrefix(l.Text, want)
+	})
+	if len(labels) != 1 {
+		t.Errorf("the dialog does not say why the settings did not load")
+	}
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
 }

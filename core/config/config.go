@@ -34,6 +34,10 @@ type Config struct {
 	Network    Network    `json:"network"`
 	OCR        OCR        `json:"ocr"`
 	Log        Log        `json:"log"`
+
+	// fallback marks the defaults Cairn runs on when the settings did not
+	// load: Save refuses them, so the person's file is never replaced.
+	fallback bool
 }
 
 // Paths are where Cairn keeps its files.
@@ -250,6 +254,7 @@ func Load(d Dirs) (Config, error) {
 func Fallback(d Dirs) Config {
 	c := Default(os.Getenv("CAIRN_PROFILE"))
 	c.fillPaths(d)
+	c.fallback = true
 	return c
 }
 
@@ -295,8 +300,13 @@ func loadFile(d Dirs) (Config, error) {
 
 // Save writes c to the settings file, readable by the user only. Values
 // that came from CAIRN_* environment variables, and folder defaults derived
-// from d, are not written: the file keeps what the person chose.
+// from d, are not written: the file keeps what the person chose. A Fallback
+// configuration is refused.
 func Save(d Dirs, c Config) error {
+	if c.fallback {
+		return fault.New(fault.ConfigUnreadable, "the settings did not load, so changes are not saved",
+			"fix "+d.SettingsFile()+" (`cairn doctor` says what is wrong) and start Cairn again", nil)
+	}
 	if err := unEnv(d, &c, os.Environ()); err != nil {
 		return err
 	}

@@ -103,9 +103,18 @@ func TestLoadErrorsAreFaults(t *testing.T) {
 			t.Errorf("%s: %v (code %q, fix %q)", tt.file, err, fault.CodeOf(err), fault.FixLine(err))
 		}
 	}
-	// Fallback carries on with the defaults and the folders.
+	// Fallback carries on with the defaults and the folders, and is never
+	// saved over the file that failed to load.
 	c := Fallback(d)
 	if c.Paths.DataDir != d.Data || c.Paths.KB != "default" || c.Validate() != nil {
 		t.Errorf("fallback %+v", c.Paths)
+	}
+	before, _ := os.ReadFile(d.SettingsFile())
+	c.Retrieval.TopK = 3
+	if err := Save(d, c); fault.CodeOf(err) != fault.ConfigUnreadable {
+		t.Errorf("saving the fallback: %v", err)
+	}
+	if after, _ := os.ReadFile(d.SettingsFile()); string(after) != string(before) {
+		t.Errorf("the settings file changed: %q", after)
 	}
 }
