@@ -19,8 +19,12 @@ import (
 // the snapshot of one read transaction, so an indexing run writing at the
 // same time (in this or another process) is either wholly in it or not at
 // all, file by file. The copy is written next to dest and renamed into
-// place once complete, readable by the user only.
+// place once complete, readable by the user only. ctx is checked before the
+// copy starts; the copy itself cannot be interrupted (see vacuumInto).
 func (db *DB) Backup(ctx context.Context, dest string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	dest, err := filepath.Abs(dest)
 	if err != nil {
 		return err
@@ -33,11 +37,20 @@ func (db *DB) Backup(ctx context.Context, dest string) error {
 		return fmt.Errorf("backup: %w", err)
 	}
 	defer os.Remove(tmp)
-	err = db.read(ctx, func(c *sqlite3.Conn) error {
-		return vacuumInto(c, tmp)
-	})
+	c, err := db.getReader()
 	if err != nil {
-		return fmt.Errorf("backup to %s: %w", dest, classify(dest, err))
+		return classify(db.path, err)
+	}
+	err = vacuumInto(c, tmp)
+	db.putReader(c)
+	if err != nil {
+		// Damage is the knowledge base's; a full disk or a refused write is
+		// the backup's.
+		blame := dest
+		if errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB) {
+			blame = db.path
+		}
+		return fmt.Errorf("backup to %s: %w", dest, classify(blame, err))
 	}
 	if err := os.Rename(tmp, dest); err != nil {
 		return fmt.Errorf("backup: %w", err)
