@@ -24,11 +24,12 @@ func runApp(ctx context.Context, env *cliEnv) error {
 		return runHeadless(ctx, env)
 	}
 	opt := ui.Options{
-		Config:  env.cfg,
-		Dirs:    env.dirs,
-		Version: version,
+		Config:      env.cfg,
+		Dirs:        env.dirs,
+		Version:     version,
+		SettingsErr: env.cfgErr,
 		Open: func(ctx context.Context, kb string) (ui.Engine, error) {
-			e, err := core.Open(ctx, env.cfg, env.dirs, core.Options{KB: kb})
+			e, err := core.Open(ctx, env.cfg, env.dirs, core.Options{KB: kb, Log: env.log})
 			if err != nil {
 				return nil, err
 			}

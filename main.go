@@ -18,6 +18,8 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/fault"
+	"cairn/core/logs"
 	"cairn/core/netgate"
 	"cairn/core/remote"
 	"cairn/core/store"
@@ -43,6 +45,9 @@ func commands() []command {
 		{"eval", "golden FILE [--k N] | injection [--model PATH]", "retrieval metrics on your own golden set; planted-instruction resistance", runEval},
 		{"models", "list | use PATH | pull NAME [--sha256 HEX]", "list, choose or download GGUF models", runModels},
 		{"network", "[offline|online|admin] | key [show|set|delete]", "show or switch the network gate's mode; manage the API key", runNetwork},
+		{"doctor", "[--load]", "check the knowledge base, models, OCR, disk and settings; non-zero exit when a check fails", runDoctor},
+		{"backup", "DEST.db", "write a consistent copy of the knowledge base (safe while indexing)", runBackup},
+		{"restore", "SRC.db", "replace the knowledge base with a checked backup, keeping the old file as .bak", runRestore},
 		{"bench", "[index|all] [--runs N] [--limit N]", "measure indexing, search and quality on the installed man pages", runBench},
 		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
 			fmt.Fprintln(env.stdout, "cairn", version)
@@ -55,8 +60,10 @@ func commands() []command {
 // streams and, for tests, how the network gate dials and where the API key
 // is kept.
 type cliEnv struct {
-	cfg  config.Config
-	dirs config.Dirs
+	cfg    config.Config
+	cfgErr error // why the settings did not load (only `cairn doctor` runs then)
+	dirs   config.Dirs
+	log    *slog.Logger // the log file; never the terminal
 	cliIO
 }
 
@@ -88,23 +95,46 @@ func runIO(args []string, cio cliIO) int {
 	stderr := cio.stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Warnings and errors only on the terminal; llama.cpp's chatter is Info.
+	// Warnings and errors only on the terminal until the log file is open;
+	// llama.cpp's chatter is Info. Tests call run repeatedly in one process,
+	// so the previous default comes back on return.
+	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	dirs, err := config.UserDirs()
 	if err != nil {
-		fmt.Fprintln(stderr, "cairn:", err)
+		printError(stderr, err)
 		return 1
 	}
 	// Compiling SQLite's WebAssembly takes a second; cache it across runs.
 	if err := store.UseCompileCache(filepath.Join(dirs.Cache, "wazero")); err != nil {
 		slog.Warn("no SQLite compile cache", "err", err)
 	}
-	cfg, err := config.Load(dirs)
-	if err != nil {
-		fmt.Fprintln(stderr, "cairn:", err)
-		return 1
+	cfg, cfgErr := config.Load(dirs)
+	if cfgErr != nil {
+		// The window starts on the defaults and says why, and the doctor
+		// reports broken settings among its checks; every other command
+		// stops here.
+		switch {
+		case len(args) == 0:
+			fmt.Fprintln(stderr, "cairn: warning: using the default settings:", oneLine(cfgErr.Error()))
+			if fix := fault.FixLine(cfgErr); fix != "" {
+				fmt.Fprintln(stderr, "  fix:", fix)
+			}
+		case args[0] != "doctor":
+			printError(stderr, cfgErr)
+			return 1
+		}
+		cfg = config.Fallback(dirs)
 	}
-	env := &cliEnv{cfg: cfg, dirs: dirs, cliIO: cio}
+	log := openLog(dirs, cfg, stderr)
+	defer log.Close()
+	slog.SetDefault(log.Terminal)
+	env := &cliEnv{cfg: cfg, cfgErr: cfgErr, dirs: dirs, log: log.Logger, cliIO: cio}
+	name := "window"
+	if len(args) > 0 {
+		name = args[0] // never the rest: it holds questions and paths
+	}
+	log.Info("start", "command", name, "version", version, "pid", os.Getpid())
 	if len(args) == 0 {
 		err = runApp(ctx, env)
 	} else {
@@ -113,18 +143,44 @@ func runIO(args []string, cio cliIO) int {
 	var ue usageError
 	switch {
 	case err == nil:
+		log.Info("done", "command", name)
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "cairn:", err)
 		fmt.Fprintln(stderr, "Run `cairn help` for usage.")
 		return 2
 	case errors.Is(err, context.Canceled):
+		log.Info("stopped", "command", name)
 		fmt.Fprintln(stderr, "cairn: stopped")
 		return 130
 	default:
-		fmt.Fprintln(stderr, "cairn:", oneLine(err.Error()))
+		log.Error("failed", "command", name, "code", string(fault.CodeOf(err)), "err", err)
+		printError(stderr, err)
 		return 1
 	}
+}
+
+// printError shows err as a person should see it: one line, and a second
+// with the fix and the fault's code when there is one.
+func printError(w io.Writer, err error) {
+	fmt.Fprintln(w, "cairn:", oneLine(err.Error()))
+	if fix := fault.FixLine(err); fix != "" {
+		fmt.Fprintln(w, "  fix:", fix)
+	}
+}
+
+// openLog opens the log file in the state folder at the configured level.
+// Without it (a read-only home, say) Cairn still runs, logging to nowhere
+// but the terminal's warnings.
+func openLog(dirs config.Dirs, cfg config.Config, stderr io.Writer) *logs.Logger {
+	level, _ := logs.ParseLevel(cfg.Log.Level) // validated with the settings
+	l, err := logs.Open(logs.Options{Dir: dirs.State, Level: level, Terminal: stderr})
+	if err != nil {
+		fmt.Fprintln(stderr, "cairn: warning: no log file:", err)
+		term := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		return &logs.Logger{Logger: logs.Discard(), Terminal: term}
+	}
+	return l
 }
 
 func dispatch(ctx context.Context, env *cliEnv, args []string) error {
@@ -159,7 +215,7 @@ func (k *kbFlags) add(fs *flag.FlagSet) {
 }
 
 func (k kbFlags) open(ctx context.Context, env *cliEnv) (*core.Engine, error) {
-	return core.Open(ctx, env.cfg, env.dirs, core.Options{KB: k.kb, DB: k.db, Dial: env.dial, Keyring: env.keyring})
+	return core.Open(ctx, env.cfg, env.dirs, core.Options{KB: k.kb, DB: k.db, Log: env.log, Dial: env.dial, Keyring: env.keyring})
 }
 
 // parseFlags parses args allowing flags before and after positional

@@ -9,6 +9,7 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/config"
+	"cairn/core/fault"
 	"cairn/core/llm"
 	"cairn/core/remote"
 	"cairn/core/search"
@@ -41,9 +42,15 @@ func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(strin
 	}
 	ans, err := e.AskWith(ctx, req, writer, onToken)
 	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("ask failed", "code", string(fault.CodeOf(err)), "err", err)
+		}
 		return nil, err
 	}
 	ans.Notes = append(notes, ans.Notes...)
+	// Never the question or the answer: only what kind of answer it was.
+	e.log.Info("ask", "mode", string(ans.Mode), "model", ans.Model, "sources", len(ans.Sources), "verdict", string(ans.Verdict),
+		"refused", ans.Refused, "tokens", ans.Timing.Tokens, "ms", ans.Timing.Total.Milliseconds())
 	return ans, nil
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/dialog"
 
 	"cairn/core/config"
 	"cairn/panels"
@@ -36,6 +37,10 @@ type Options struct {
 	Open    Opener // opens a knowledge base by name
 	KB      string // knowledge base to open; "" for the configured one
 	Version string
+	// SettingsErr is why the settings file could not be loaded; the window
+	// then runs on config.Fallback and says so (Fallback is never saved, so
+	// the person's file is not overwritten).
+	SettingsErr error
 
 	// Bench, when set, runs a measurement scenario in the live window and
 	// quits; see bench.go.
@@ -142,6 +147,11 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 		kb = opt.Config.Paths.KB
 	}
 	win.openKB(kb, kb == opt.Config.Paths.KB)
+	if opt.SettingsErr != nil {
+		dialog.ShowInformation("Settings not loaded",
+			"Cairn started with the default settings, because "+panels.ErrorText(opt.SettingsErr)+
+				"\n\nChanges are not saved until the file is fixed; `cairn doctor` checks it.", win.w)
+	}
 	return win
 }
 

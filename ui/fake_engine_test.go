@@ -32,6 +32,7 @@ type fakeEngine struct {
 	askCancelled int
 	indexFiles   []index.FileEvent
 	indexGate    chan struct{} // Index waits here after the first file (or for ctx)
+	indexErr     error         // Index fails with it after the files
 	indexed      []string
 	cancelledRun int
 	folders      []store.Folder
@@ -145,6 +146,11 @@ func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- i
 	p.Phase, p.File, p.Run = index.PhaseDone, nil, &run
 	progress <- p
 	f.mu.Lock()
+	if err := f.indexErr; err != nil {
+		f.mu.Unlock()
+		run.Status = store.RunFailed
+		return run, err
+	}
 	f.folders = slices.DeleteFunc(f.folders, func(fo store.Folder) bool { return fo.Path == folder })
 	f.folders = append(f.folders, store.Folder{ID: int64(len(f.folders) + 1), Path: folder, Documents: 1, Chunks: 2, Issues: 2, LastRun: &run})
 	f.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"cairn/core/config"
+	"cairn/core/fault"
 	"cairn/core/watch"
 	"cairn/panels"
 )
@@ -188,7 +189,12 @@ func (s *shell) observed(ev any) {
 
 // failed tells the panels that the knowledge base could not be opened.
 func (s *shell) failed(err error) {
-	msg := "Could not open the knowledge base: " + err.Error() + ". Choose File > Open knowledge base, or File > New knowledge base."
+	msg := "Could not open the knowledge base: " + panels.ErrorText(err)
+	if fault.FixLine(err) != "" {
+		msg += "\nOr choose File > Open knowledge base, or File > New knowledge base."
+	} else {
+		msg += ". Choose File > Open knowledge base, or File > New knowledge base."
+	}
 	s.deps.do(func() {
 		s.Query.Apply(panels.QueryNotice{Text: msg, Err: true})
 		s.Index.Apply(panels.IndexNotice{Text: msg, Err: true})

@@ -72,7 +72,7 @@ func (w *settingsWorker) run(ctx context.Context) {
 		case r := <-w.switched:
 			w.running = false
 			if r.err != nil {
-				w.emit(ctx, panels.SettingsNotice{Text: "Could not load " + r.path + ": " + r.err.Error(), Err: true})
+				w.emit(ctx, panels.SettingsNotice{Text: "Could not load " + r.path + ": " + panels.ErrorText(r.err), Err: true})
 				continue
 			}
 			w.setModel(r.kind, r.path)
