@@ -35,6 +35,9 @@ func runApp(ctx context.Context, env *cliEnv) error {
 			}
 			return e, nil
 		},
+		Doctor: func(ctx context.Context, kb string) []core.Check {
+			return core.Doctor(ctx, env.cfg, env.dirs, core.DoctorOptions{KB: kb, ConfigErr: env.cfgErr})
+		},
 	}
 	if spec := os.Getenv(benchGUIEnv); spec != "" {
 		opt.Bench = new(ui.BenchSpec)

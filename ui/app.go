@@ -19,7 +19,9 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
 
+	"cairn/core"
 	"cairn/core/config"
 	"cairn/panels"
 	"cairn/resources"
@@ -41,6 +43,10 @@ type Options struct {
 	// then runs on config.Fallback and says so (Fallback is never saved, so
 	// the person's file is not overwritten).
 	SettingsErr error
+
+	// Doctor runs the health checks of knowledge base kb (`cairn doctor`);
+	// nil leaves Help > Check health out.
+	Doctor func(ctx context.Context, kb string) []core.Check
 
 	// Bench, when set, runs a measurement scenario in the live window and
 	// quits; see bench.go.
@@ -116,6 +122,8 @@ type window struct {
 
 	started time.Time
 	bench   *benchRun
+
+	healthView *widget.RichText // the last health dialog's text, for tests
 }
 
 func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *window {

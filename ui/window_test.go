@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core"
 	"cairn/core/fault"
 	cairntheme "cairn/theme"
 )
@@ -215,4 +216,55 @@ func TestBrokenSettingsStartOnTheDefaultsAndSaySo(t *testing.T) {
 		t.Errorf("the dialog does not say why the settings did not load")
 	}
 	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
+}
+
+func TestHealthChecksFromTheHelpMenu(t *testing.T) {
+	var asked []string
+	var mu sync.Mutex
+	eng := newFakeEngine(t.TempDir())
+	h := startHarness(t, func(context.Context, string) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
+		o.KB = "work"
+		o.Doctor = func(_ context.Context, kb string) []core.Check {
+			mu.Lock()
+			asked = append(asked, kb)
+			mu.Unlock()
+			return []core.Check{
+				{Verdict: core.Pass, Name: "integrity", Detail: "ok"},
+				{Verdict: core.Fail, Name: "chat model", Detail: "/m/broken_model.gguf: not a GGUF file", Fix: "download it again", Code: fault.ModelNotGGUF},
+			}
+		}
+	})
+	help := h.win.w.MainMenu().Items[2]
+	if help.Items[1].Label != "Check health…" {
+		t.Fatalf("Help menu %q", help.Items[1].Label)
+	}
+	help.Items[1].Action()
+	h.until("the checks", func() bool {
+		return h.win.healthView != nil && strings.Contains(h.win.healthView.String(), "1 of 2 checks failed")
+	})
+	want := []string{"1 of 2 checks failed. The fixes say what to do.", "PASS integrity: ok",
+		"FAIL chat model: /m/broken_model.gguf: not a GGUF file", "fix: download it again [MODEL-002]"}
+	if got := richLines(h.win.healthView); !slices.Equal(got, want) {
+		t.Errorf("dialog lines\n%q\nwant\n%q", got, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(asked, []string{"work"}) {
+		t.Errorf("checked %q, want the open knowledge base", asked)
+	}
+}
+
+// richLines is a rich text's paragraphs: inline segments join the next.
+func richLines(rt *widget.RichText) []string {
+	var out []string
+	var line strings.Builder
+	for _, seg := range rt.Segments {
+		line.WriteString(seg.Textual())
+		if ts, ok := seg.(*widget.TextSegment); ok && ts.Style.Inline {
+			continue
+		}
+		out = append(out, line.String())
+		line.Reset()
+	}
+	return out
 }
