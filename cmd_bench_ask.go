@@ -97,13 +97,13 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 			fmt.Fprintf(log, "  %d/%d: nothing retrieved for %q; skipped\n", i+1, len(qs), q)
 			continue
 		}
-		fmt.Fprintf(log, "  %d/%d: %d prompt tokens, first token %s, %d tokens, total %s\n", i+1, len(qs),
-			tm.PromptTokens, tm.PromptProcessing.Round(time.Millisecond), tm.Tokens, tm.Total.Round(time.Millisecond))
+		fmt.Fprintf(log, "  %d/%d: %d prompt tokens (%d cached), first token %s, %d tokens, total %s\n", i+1, len(qs),
+			tm.PromptTokens, tm.CachedTokens, tm.PromptProcessing.Round(time.Millisecond), tm.Tokens, tm.Total.Round(time.Millisecond))
 		retr = append(retr, float64(tm.Retrieval.Microseconds())/1000)
 		ptoks = append(ptoks, float64(tm.PromptTokens))
 		pp = append(pp, tm.PromptProcessing.Seconds())
 		if tm.PromptProcessing > 0 {
-			ptps = append(ptps, float64(tm.PromptTokens)/tm.PromptProcessing.Seconds())
+			ptps = append(ptps, float64(tm.PromptTokens-tm.CachedTokens)/tm.PromptProcessing.Seconds())
 		}
 		gen = append(gen, tm.Generation.Seconds())
 		toks = append(toks, float64(tm.Tokens))

@@ -145,7 +145,7 @@ func (w localWriter) Generate(ctx context.Context, req answer.GenerateRequest, o
 				return answer.Generation{}, tok.Err
 			}
 			st := tok.Stats
-			out.PromptTokens, out.Tokens, out.StopReason = st.PromptTokens, st.GeneratedTokens, string(st.StopReason)
+			out.PromptTokens, out.CachedTokens, out.Tokens, out.StopReason = st.PromptTokens, st.CachedTokens, st.GeneratedTokens, string(st.StopReason)
 			out.TimeToFirstToken = st.TimeToFirstToken
 			continue
 		}

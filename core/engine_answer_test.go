@@ -91,6 +91,11 @@ func TestAskWithTheLocalChatModel(t *testing.T) {
 	if err != nil || again.Text != ans.Text {
 		t.Errorf("second answer %q (%v), first %q", again.Text, err, ans.Text)
 	}
+	// ... and its prompt was already in the model's cache but for the
+	// last token.
+	if ans.Timing.CachedTokens != 0 || again.Timing.CachedTokens != again.Timing.PromptTokens-1 {
+		t.Errorf("cached prompt tokens: first %d, second %d of %d", ans.Timing.CachedTokens, again.Timing.CachedTokens, again.Timing.PromptTokens)
+	}
 }
 
 func TestAskTrimsSourcesToTheModelsContext(t *testing.T) {

@@ -63,6 +63,7 @@ type GenerateRequest struct {
 type Generation struct {
 	Text             string
 	PromptTokens     int
+	CachedTokens     int // prompt tokens a previous request left in the model's cache
 	Tokens           int
 	TimeToFirstToken time.Duration // from the call to the first piece of text: queueing and prompt processing
 	Duration         time.Duration // from the call to the end
@@ -124,6 +125,7 @@ type Timing struct {
 	Generation       time.Duration `json:"generation_ns"` // first token to last
 	Total            time.Duration `json:"total_ns"`
 	PromptTokens     int           `json:"prompt_tokens"`
+	CachedTokens     int           `json:"cached_prompt_tokens"` // of PromptTokens, not processed again
 	Tokens           int           `json:"tokens"`
 	TokensPerSec     float64       `json:"tokens_per_sec"`
 }

@@ -157,7 +157,7 @@ func (a *Answerer) generate(ctx context.Context, ans *Answer, terms []search.Ter
 		}
 		return fmt.Errorf("writing the answer with %s: %w", gen.Name(), err)
 	}
-	ans.Timing.PromptTokens, ans.Timing.Tokens = g.PromptTokens, g.Tokens
+	ans.Timing.PromptTokens, ans.Timing.CachedTokens, ans.Timing.Tokens = g.PromptTokens, g.CachedTokens, g.Tokens
 	ans.Timing.PromptProcessing = g.TimeToFirstToken
 	ans.Timing.Generation = max(0, g.Duration-g.TimeToFirstToken)
 	if ans.Timing.Generation > 0 && g.Tokens > 1 {
