@@ -167,16 +167,27 @@ func (a *Answerer) generate(ctx context.Context, ans *Answer, terms []search.Ter
 		ans.Notes = append(ans.Notes, "The answer was cut off at the token limit (generation.max_tokens).")
 	}
 
-	text := strings.TrimSpace(g.Text)
+	a.check(ctx, ans, g.Text, terms)
+	if stream == nil {
+		emit(onToken, ans.Text)
+	}
+	return nil
+}
+
+// check turns the generator's text into the answer shown: a refusal, or
+// the text with its citations resolved and its claims verified (and, under
+// verify=block, withheld when they fail).
+func (a *Answerer) check(ctx context.Context, ans *Answer, written string, terms []search.Term) {
+	text := strings.TrimSpace(written)
 	if isRefusal(text) {
 		ans.Refused, ans.Text = true, Refusal
-		return nil
+		return
 	}
 	text, ans.Removed = cleanCitations(text, len(ans.Sources))
 	if text == "" {
 		ans.Refused, ans.Text = true, Refusal
 		ans.Notes = append(ans.Notes, "The chat model wrote nothing; no answer is given.")
-		return nil
+		return
 	}
 	ans.Text = text
 	v := newVerifier(ans.Sources, a.opt.Embedder)
@@ -189,10 +200,6 @@ func (a *Answerer) generate(ctx context.Context, ans *Answer, terms []search.Ter
 	if a.opt.Verify == "block" && ans.Verdict != VerdictSupported && ans.Verdict != VerdictNone {
 		a.withhold(ans, terms)
 	}
-	if stream == nil {
-		emit(onToken, ans.Text)
-	}
-	return nil
 }
 
 // withhold replaces a generated answer that verification rejected by the

@@ -252,9 +252,15 @@ func TestCitationForms(t *testing.T) {
 
 func TestRefusalIsTheFixedSentence(t *testing.T) {
 	for _, reply := range []string{Refusal, "I don’t have that information in your documents. Sorry!", "**I don't have that information in your documents**"} {
-		ans, _, _ := ask(t, &script{replies: []string{reply}}, Options{}, "warranty period", passRouter)
-		if !ans.Refused || ans.Text != Refusal || len(ans.Citations) != 0 || ans.Verdict != VerdictNone {
-			t.Errorf("reply %q: %+v", reply, ans)
+		for _, verify := range []string{"warn", "block"} {
+			ans, streamed, _ := ask(t, &script{replies: []string{reply}}, Options{Verify: verify}, "warranty period", passRouter)
+			if !ans.Refused || ans.Text != Refusal || len(ans.Citations) != 0 || ans.Verdict != VerdictNone {
+				t.Errorf("reply %q, verify %s: %+v", reply, verify, ans)
+			}
+			// Streamed as written, or under block once checked.
+			if want := map[string]string{"warn": reply, "block": Refusal}[verify]; streamed != want {
+				t.Errorf("reply %q, verify %s: streamed %q, want %q", reply, verify, streamed, want)
+			}
 		}
 	}
 }
