@@ -126,13 +126,22 @@ func (w localWriter) Name() string {
 	return filepath.Base(w.g.Path())
 }
 
+// PromptTokens counts msgs as the model's chat template renders them.
+func (w localWriter) PromptTokens(msgs []answer.Message) (int, error) {
+	return w.g.PromptTokens(llmMessages(msgs))
+}
+
+func llmMessages(msgs []answer.Message) []llm.Message {
+	out := make([]llm.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = llm.Message{Role: m.Role, Content: m.Content}
+	}
+	return out
+}
+
 func (w localWriter) Generate(ctx context.Context, req answer.GenerateRequest, onToken func(string)) (answer.Generation, error) {
 	start := time.Now()
-	msgs := make([]llm.Message, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = llm.Message{Role: m.Role, Content: m.Content}
-	}
-	ch, err := w.g.Generate(ctx, llm.GenerateRequest{Messages: msgs, MaxTokens: req.MaxTokens,
+	ch, err := w.g.Generate(ctx, llm.GenerateRequest{Messages: llmMessages(req.Messages), MaxTokens: req.MaxTokens,
 		Temperature: float32(req.Temperature), TopP: float32(req.TopP), Seed: uint32(req.Seed), Stop: req.Stop})
 	if err != nil {
 		return answer.Generation{}, err

@@ -134,7 +134,7 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 // resolves and verifies its citations.
 func (a *Answerer) generate(ctx context.Context, ans *Answer, terms []search.Term, onToken func(string)) error {
 	gen := a.opt.Generator
-	p := buildPrompt(ans.Question, ans.Sources, gen, a.opt.MaxTokens)
+	p := fitPrompt(ans.Question, ans.Sources, gen, a.opt.MaxTokens)
 	if p.given == 0 {
 		return fmt.Errorf("the chat model's context (%d tokens) has no room for a source after the instructions and a %d-token answer: raise generation.context_size or lower generation.max_tokens",
 			gen.ContextSize(), a.opt.MaxTokens)

@@ -455,3 +455,42 @@ func TestPlantedInstructionPatterns(t *testing.T) {
 		}
 	}
 }
+
+// heavyTemplate is a script whose chat template adds many tokens the
+// estimate does not see; it counts the whole prompt exactly.
+type heavyTemplate struct {
+	*script
+	overhead int
+}
+
+func (h heavyTemplate) PromptTokens(msgs []Message) (int, error) {
+	n := h.overhead
+	for _, m := range msgs {
+		n += h.TokenCount(m.Content)
+	}
+	return n, nil
+}
+
+func TestExactCountDropsSourcesUntilThePromptFits(t *testing.T) {
+	first := len(strings.Fields(sourceBlock(Source{N: 1, Result: search.Result{Passage: passRouter}}, passRouter.Text)))
+	second := len(strings.Fields(sourceBlock(Source{N: 2, Result: search.Result{Passage: passAdmin}}, passAdmin.Text)))
+	s := &script{replies: []string{"The default admin port is 8443 [1]."}}
+	// By the estimate both sources fit; with the template's 80 tokens
+	// only the first does.
+	s.ctxSize = len(strings.Fields(rules)) + 40 + first + second + 512 + promptOverhead
+	gen := heavyTemplate{s, 80}
+	a := New(func(context.Context, string) (*search.Response, error) { return retrieved(passRouter, passAdmin), nil }, Options{Generator: gen})
+	ans, err := a.Ask(context.Background(), "port", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Sources) != 1 || strings.Contains(s.userPrompt(0), "[2]") {
+		t.Errorf("%d sources given; prompt:\n%s", len(ans.Sources), s.userPrompt(0))
+	}
+	if n, _ := gen.PromptTokens(s.calls[0].Messages); n+512 > s.ctxSize {
+		t.Errorf("prompt %d tokens + 512 > context %d", n, s.ctxSize)
+	}
+	if len(ans.Notes) == 0 || !strings.HasPrefix(ans.Notes[0], "Only the first 1 of 2 sources fit") {
+		t.Errorf("notes %q", ans.Notes)
+	}
+}

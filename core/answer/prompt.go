@@ -32,6 +32,32 @@ type prompt struct {
 	trimmed  bool
 }
 
+// PromptCounter is implemented by generators that can count a whole
+// conversation's tokens exactly as they will feed it (chat template
+// included); the prompt is then checked, not only estimated.
+type PromptCounter interface {
+	PromptTokens(msgs []Message) (int, error)
+}
+
+// fitPrompt builds the prompt and, when gen can count it exactly, drops the
+// last source until the prompt and the answer fit its context.
+func fitPrompt(question string, sources []Source, gen Generator, answerTokens int) prompt {
+	p := buildPrompt(question, sources, gen, answerTokens)
+	pc, ok := gen.(PromptCounter)
+	if !ok || gen.ContextSize() <= 0 {
+		return p
+	}
+	for p.given > 0 {
+		n, err := pc.PromptTokens(p.messages)
+		if err != nil || n+answerTokens <= gen.ContextSize() {
+			return p // an error here will recur, clearer, when generating
+		}
+		p = buildPrompt(question, sources[:p.given-1], gen, answerTokens)
+		p.trimmed = true
+	}
+	return p
+}
+
 // buildPrompt numbers the sources in rank order and keeps as many as fit
 // in the generator's context with room for an answer of answerTokens; the
 // last one that fits only in part is cut at a sentence end. With no room
