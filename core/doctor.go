@@ -184,7 +184,6 @@ func kbCheckName(err error) string {
 // log readable by the user only: they hold document text and questions.
 func checkPermissions(kb string, dirs config.Dirs) Check {
 	var loose []string
-	var fixes []string
 	files := store.PrivateFiles(kb)
 	files[dirs.SettingsFile()] = 0
 	if m, err := filepath.Glob(filepath.Join(dirs.State, logs.FileName+"*")); err == nil {
@@ -204,7 +203,6 @@ func checkPermissions(kb string, dirs config.Dirs) Check {
 		}
 		if fi.Mode().Perm()&0o077 != 0 {
 			loose = append(loose, fmt.Sprintf("%s is %04o", p, fi.Mode().Perm()))
-			fixes = append(fixes, p)
 		}
 	}
 	for _, d := range []string{filepath.Dir(kb), dirs.Config, dirs.State} {

@@ -2,8 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
-	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -213,5 +211,3 @@ func (h *harness) overlay() fyne.CanvasObject {
 	}
 	return top
 }
-
-func typeName(v any) string { return fmt.Sprint(reflect.TypeOf(v)) }

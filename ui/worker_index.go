@@ -105,7 +105,7 @@ func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 			case err != nil:
 				send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "The folder picker failed: " + err.Error(), Err: true}))
 			case !ok:
-				send(ctx, w.notices, panels.IndexEvent(panels.ShowFolderDialog{Start: r.Start}))
+				send(ctx, w.notices, panels.IndexEvent(panels.ShowFolderDialog(r)))
 			default:
 				send(ctx, w.notices, panels.IndexEvent(panels.FolderChosen{Path: path, Start: r.Start}))
 			}

@@ -65,7 +65,7 @@ func extractCSV(ctx context.Context, f File, lim Limits) (*Document, error) {
 		}
 		rows = append(rows, rec)
 	}
-	if header == nil || len(header) < 2 {
+	if len(header) < 2 {
 		return plain(ctx, f, lim) // one column is a list, not a table
 	}
 	name := strings.TrimSuffix(filepath.Base(f.Name), filepath.Ext(f.Name))

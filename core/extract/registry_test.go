@@ -11,9 +11,8 @@ import (
 func TestRegistryRecoversPanics(t *testing.T) {
 	r := NewRegistry(DefaultLimits())
 	r.Register(ExtractorFunc(func(ctx context.Context, f File, lim Limits) (*Document, error) {
-		var m map[string]int
-		m["boom"]++ // nil map write: a bug inside an extractor
-		return nil, nil
+		var pages []string
+		return nil, errors.New(pages[len(f.Name)]) // index out of range: a bug inside an extractor
 	}), ".boom")
 	_, err := r.Extract(context.Background(), fileOf("x.boom", []byte("data")))
 	if err == nil || !strings.Contains(err.Error(), "extractor crashed on x.boom") {

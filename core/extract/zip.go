@@ -71,17 +71,6 @@ func (a *zipArchive) has(name string) bool {
 	return ok
 }
 
-// names lists the entries whose names start with prefix, in archive order.
-func (a *zipArchive) names(prefix string) []string {
-	var out []string
-	for _, zf := range a.zr.File {
-		if strings.HasPrefix(zf.Name, prefix) {
-			out = append(out, zf.Name)
-		}
-	}
-	return out
-}
-
 // open returns a reader of entry name that fails with ErrTooLarge once the
 // entry or the archive exceeds its budget.
 func (a *zipArchive) open(name string) (io.ReadCloser, error) {

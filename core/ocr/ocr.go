@@ -37,9 +37,5 @@ func (o Options) languages() []string {
 	if l == "" {
 		l = "eng"
 	}
-	var out []string
-	for _, s := range strings.FieldsFunc(l, func(r rune) bool { return r == '+' || r == ',' || r == ' ' }) {
-		out = append(out, s)
-	}
-	return out
+	return strings.FieldsFunc(l, func(r rune) bool { return r == '+' || r == ',' || r == ' ' })
 }

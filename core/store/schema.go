@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/ncruces/go-sqlite3"
@@ -136,7 +137,7 @@ CREATE TABLE judgments (
 var SchemaVersion = len(migrations)
 
 func (db *DB) migrate() error {
-	return db.write(nil, func(c *sqlite3.Conn) error {
+	return db.write(context.Background(), func(c *sqlite3.Conn) error {
 		v, err := userVersion(c)
 		if err != nil {
 			return err

@@ -178,7 +178,7 @@ func (db *DB) write(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
 	if db.w == nil {
 		return errors.New("knowledge base is closed")
 	}
-	if ctx != nil {
+	if ctx.Done() != nil { // an interrupt context keeps a statement busy; see backup.go
 		old := db.w.SetInterrupt(ctx)
 		defer db.w.SetInterrupt(old)
 	}
