@@ -39,7 +39,7 @@ func commands() []command {
 		{"ask", "QUESTION [--json]", "answer a question from your documents, with citations", runAsk},
 		{"status", "[--json] [--issues]", "what the knowledge base holds", runStatus},
 		{"models", "list | use PATH | pull NAME", "list, choose or download GGUF models", runModels},
-		{"bench", "[index|all] [--runs N] [--limit N]", "measure indexing, search and quality on the installed man pages", runBench},
+		{"bench", "[all|index|extract|embed|generate|vector|load|gui] [--runs N] [--limit N] [--duration D]", "measure indexing, search, extraction, models and the window (README: Performance)", runBench},
 		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
 			fmt.Fprintln(env.stdout, "cairn", version)
 			return nil
