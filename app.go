@@ -24,15 +24,19 @@ func runApp(ctx context.Context, env *cliEnv) error {
 		return runHeadless(ctx, env)
 	}
 	opt := ui.Options{
-		Config:  env.cfg,
-		Dirs:    env.dirs,
-		Version: version,
+		Config:      env.cfg,
+		Dirs:        env.dirs,
+		Version:     version,
+		SettingsErr: env.cfgErr,
 		Open: func(ctx context.Context, kb string) (ui.Engine, error) {
-			e, err := core.Open(ctx, env.cfg, env.dirs, core.Options{KB: kb})
+			e, err := core.Open(ctx, env.cfg, env.dirs, core.Options{KB: kb, Log: env.log})
 			if err != nil {
 				return nil, err
 			}
 			return e, nil
+		},
+		Doctor: func(ctx context.Context, kb string) []core.Check {
+			return core.Doctor(ctx, env.cfg, env.dirs, core.DoctorOptions{KB: kb, ConfigErr: env.cfgErr})
 		},
 	}
 	if spec := os.Getenv(benchGUIEnv); spec != "" {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"time"
 
 	"cairn/core/answer"
 )
@@ -44,16 +45,29 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
-// printAnswerFooter prints, after the streamed answer, its label, the
-// verification verdicts and the sources the citations point to.
+// printAnswerFooter prints, after the streamed answer, what it is (label,
+// verification), its notes, and the sources the citations point to.
 func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 	w := env.stdout
 	fmt.Fprintln(w)
-	switch {
-	case ans.NoSources:
+	if ans.NoSources {
 		return
+	}
+	fmt.Fprintln(w)
+	switch {
 	case ans.Mode == answer.ModeExtractive && !ans.Refused:
-		fmt.Fprintln(w, "\n(Extracted from your documents: no chat model is loaded.)")
+		fmt.Fprintln(w, "(Extracted from your documents: no chat model is loaded.)")
+	case ans.Mode != answer.ModeExtractive:
+		fmt.Fprintf(w, "(Written by %s%s; %s.)\n", ans.Model, onlineNote(ans.Mode), verdictLine(ans.Verdict))
+		t := ans.Timing
+		fmt.Fprintf(w, "(Retrieval %s, first token after %s, %d tokens at %.1f tokens/s, total %s.)\n",
+			t.Retrieval.Round(time.Millisecond), t.PromptProcessing.Round(time.Millisecond), t.Tokens, t.TokensPerSec, t.Total.Round(time.Millisecond))
+	}
+	if ans.Query != "" {
+		fmt.Fprintf(w, "Searched for: %s\n", ans.Query)
+	}
+	for _, n := range ans.Notes {
+		fmt.Fprintln(w, "Note:", n)
 	}
 	for _, c := range ans.Claims {
 		if !c.Supported {
@@ -73,6 +87,27 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 		}
 		fmt.Fprintf(w, "[%d] %s\n    %q\n", c.N, loc, c.Quote)
 	}
+}
+
+func onlineNote(m answer.Mode) string {
+	if m == answer.ModeOnline {
+		return " online, through the network gate"
+	}
+	return ""
+}
+
+func verdictLine(v answer.Verdict) string {
+	switch v {
+	case answer.VerdictSupported:
+		return "every claim is supported by a cited source"
+	case answer.VerdictPartial:
+		return "some claims are not supported by their sources (below)"
+	case answer.VerdictUnsupported:
+		return "no claim is supported by its sources (below)"
+	case answer.VerdictBlocked:
+		return "the generated answer was withheld because verification failed"
+	}
+	return "nothing to verify"
 }
 
 func orPage(unit string) string {

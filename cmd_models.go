@@ -15,6 +15,7 @@ func runModels(ctx context.Context, env *cliEnv, args []string) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	var kb kbFlags
 	kb.add(fs)
+	sha := fs.String("sha256", "", "expected SHA-256 `digest` of the file (pull)")
 	pos, err := parseFlags(fs, args[1:])
 	if err != nil {
 		return err
@@ -70,7 +71,7 @@ func runModels(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		return nil
 	case "pull":
-		return pullModel(ctx, env, pos)
+		return pullModel(ctx, env, eng, pos, *sha)
 	}
 	return usageError{fmt.Sprintf("unknown models command %q (list, use, pull)", args[0])}
 }

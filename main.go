@@ -18,6 +18,10 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/fault"
+	"cairn/core/logs"
+	"cairn/core/netgate"
+	"cairn/core/remote"
 	"cairn/core/store"
 )
 
@@ -38,8 +42,13 @@ func commands() []command {
 		{"search", "QUERY [--top-k N] [--json] | --batch FILE --format trec", "search the knowledge base", runSearch},
 		{"ask", "QUESTION [--json]", "answer a question from your documents, with citations", runAsk},
 		{"status", "[--json] [--issues]", "what the knowledge base holds", runStatus},
-		{"models", "list | use PATH | pull NAME", "list, choose or download GGUF models", runModels},
-		{"bench", "[all|index|extract|embed|generate|vector|load|gui] [--runs N] [--limit N] [--duration D]", "measure indexing, search, extraction, models and the window (README: Performance)", runBench},
+		{"eval", "golden FILE [--k N] | injection [--model PATH]", "retrieval metrics on your own golden set; planted-instruction resistance", runEval},
+		{"models", "list | use PATH | pull NAME [--sha256 HEX]", "list, choose or download GGUF models", runModels},
+		{"network", "[offline|online|admin] | key [show|set|delete]", "show or switch the network gate's mode; manage the API key", runNetwork},
+		{"doctor", "[--load]", "check the knowledge base, models, OCR, disk and settings; non-zero exit when a check fails", runDoctor},
+		{"backup", "DEST.db", "write a consistent copy of the knowledge base (safe while indexing)", runBackup},
+		{"restore", "SRC.db", "replace the knowledge base with a checked backup, keeping the old file as .bak", runRestore},
+		{"bench", "[all|index|extract|embed|generate|vector|load|gui|ask] [--runs N] [--limit N] [--duration D]", "measure indexing, search, extraction, models, answers and the window (README: Performance)", runBench},
 		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
 			fmt.Fprintln(env.stdout, "cairn", version)
 			return nil
@@ -47,12 +56,26 @@ func commands() []command {
 	}
 }
 
-// cliEnv is what every command gets: the configuration and output streams.
+// cliEnv is what every command gets: the configuration, the standard
+// streams and, for tests, how the network gate dials and where the API key
+// is kept.
 type cliEnv struct {
 	cfg    config.Config
+	cfgErr error // why the settings did not load (only `cairn doctor` runs then)
 	dirs   config.Dirs
-	stdout io.Writer
-	stderr io.Writer
+	log    *slog.Logger // the log file; never the terminal
+	cliIO
+}
+
+// cliIO is a command's outside world: the standard streams, the network
+// gate's inner dialer (nil: the real one) and the keyring (nil: the
+// system's).
+type cliIO struct {
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	dial    netgate.DialFunc
+	keyring remote.Keyring
 }
 
 // usageError marks errors that deserve the usage text and exit code 2.
@@ -65,25 +88,53 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	return runIO(args, cliIO{stdin: os.Stdin, stdout: stdout, stderr: stderr})
+}
+
+func runIO(args []string, cio cliIO) int {
+	stderr := cio.stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Warnings and errors only on the terminal; llama.cpp's chatter is Info.
+	// Warnings and errors only on the terminal until the log file is open;
+	// llama.cpp's chatter is Info. Tests call run repeatedly in one process,
+	// so the previous default comes back on return.
+	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	dirs, err := config.UserDirs()
 	if err != nil {
-		fmt.Fprintln(stderr, "cairn:", err)
+		printError(stderr, err)
 		return 1
 	}
 	// Compiling SQLite's WebAssembly takes a second; cache it across runs.
 	if err := store.UseCompileCache(filepath.Join(dirs.Cache, "wazero")); err != nil {
 		slog.Warn("no SQLite compile cache", "err", err)
 	}
-	cfg, err := config.Load(dirs)
-	if err != nil {
-		fmt.Fprintln(stderr, "cairn:", err)
-		return 1
+	cfg, cfgErr := config.Load(dirs)
+	if cfgErr != nil {
+		// The window starts on the defaults and says why, and the doctor
+		// reports broken settings among its checks; every other command
+		// stops here.
+		switch {
+		case len(args) == 0:
+			fmt.Fprintln(stderr, "cairn: warning: using the default settings:", oneLine(cfgErr.Error()))
+			if fix := fault.FixLine(cfgErr); fix != "" {
+				fmt.Fprintln(stderr, "  fix:", fix)
+			}
+		case args[0] != "doctor":
+			printError(stderr, cfgErr)
+			return 1
+		}
+		cfg = config.Fallback(dirs)
 	}
-	env := &cliEnv{cfg: cfg, dirs: dirs, stdout: stdout, stderr: stderr}
+	log := openLog(dirs, cfg, stderr)
+	defer log.Close()
+	slog.SetDefault(log.Terminal)
+	env := &cliEnv{cfg: cfg, cfgErr: cfgErr, dirs: dirs, log: log.Logger, cliIO: cio}
+	name := "window"
+	if len(args) > 0 {
+		name = args[0] // never the rest: it holds questions and paths
+	}
+	log.Info("start", "command", name, "version", version, "pid", os.Getpid())
 	if len(args) == 0 {
 		err = runApp(ctx, env)
 	} else {
@@ -92,18 +143,44 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue usageError
 	switch {
 	case err == nil:
+		log.Info("done", "command", name)
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "cairn:", err)
 		fmt.Fprintln(stderr, "Run `cairn help` for usage.")
 		return 2
 	case errors.Is(err, context.Canceled):
+		log.Info("stopped", "command", name)
 		fmt.Fprintln(stderr, "cairn: stopped")
 		return 130
 	default:
-		fmt.Fprintln(stderr, "cairn:", oneLine(err.Error()))
+		log.Error("failed", "command", name, "code", string(fault.CodeOf(err)), "err", err)
+		printError(stderr, err)
 		return 1
 	}
+}
+
+// printError shows err as a person should see it: one line, and a second
+// with the fix and the fault's code when there is one.
+func printError(w io.Writer, err error) {
+	fmt.Fprintln(w, "cairn:", oneLine(err.Error()))
+	if fix := fault.FixLine(err); fix != "" {
+		fmt.Fprintln(w, "  fix:", fix)
+	}
+}
+
+// openLog opens the log file in the state folder at the configured level.
+// Without it (a read-only home, say) Cairn still runs, logging to nowhere
+// but the terminal's warnings.
+func openLog(dirs config.Dirs, cfg config.Config, stderr io.Writer) *logs.Logger {
+	level, _ := logs.ParseLevel(cfg.Log.Level) // validated with the settings
+	l, err := logs.Open(logs.Options{Dir: dirs.State, Level: level, Terminal: stderr})
+	if err != nil {
+		fmt.Fprintln(stderr, "cairn: warning: no log file:", err)
+		term := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		return &logs.Logger{Logger: logs.Discard(), Terminal: term}
+	}
+	return l
 }
 
 func dispatch(ctx context.Context, env *cliEnv, args []string) error {
@@ -138,7 +215,7 @@ func (k *kbFlags) add(fs *flag.FlagSet) {
 }
 
 func (k kbFlags) open(ctx context.Context, env *cliEnv) (*core.Engine, error) {
-	return core.Open(ctx, env.cfg, env.dirs, core.Options{KB: k.kb, DB: k.db})
+	return core.Open(ctx, env.cfg, env.dirs, core.Options{KB: k.kb, DB: k.db, Log: env.log, Dial: env.dial, Keyring: env.keyring})
 }
 
 // parseFlags parses args allowing flags before and after positional

@@ -188,23 +188,8 @@ func TestSIGKILLDuringIndexing(t *testing.T) {
 	if s := os.Getenv("CAIRN_SOAK_RUNS"); s != "" {
 		runs, _ = strconv.Atoi(s)
 	}
-	corpus := t.TempDir()
+	corpus := writeCorpus(t, 1500)
 	rng := rand.New(rand.NewPCG(1, 2))
-	words := strings.Fields("pump valve seal reset device router network firmware warranty schedule patient ward budget " +
-		"invoice contract filter pressure sensor calibration report meeting agenda policy backup server")
-	for i := range 1500 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "# Document %d\n\n", i)
-		for j := range 400 {
-			b.WriteString(words[rng.IntN(len(words))])
-			if j%12 == 11 {
-				b.WriteString(".\n")
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		os.WriteFile(filepath.Join(corpus, fmt.Sprintf("doc%04d.md", i)), []byte(b.String()), 0o644)
-	}
 	home := t.TempDir()
 	// The clean run, for the expected counts.
 	if _, errs, code := cli(t, home, "index", corpus, "--kb", "clean", "--quiet"); code != 0 {
@@ -248,6 +233,31 @@ func TestSIGKILLDuringIndexing(t *testing.T) {
 			t.Fatalf("after resuming: %d documents, %d chunks; clean run: %d, %d", done.Documents, done.Chunks, clean.Documents, clean.Chunks)
 		}
 	}
+}
+
+// writeCorpus writes n Markdown documents of 400 random words each.
+func writeCorpus(t *testing.T, n int) string {
+	t.Helper()
+	corpus := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := strings.Fields("pump valve seal reset device router network firmware warranty schedule patient ward budget " +
+		"invoice contract filter pressure sensor calibration report meeting agenda policy backup server")
+	for i := range n {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Document %d\n\n", i)
+		for j := range 400 {
+			b.WriteString(words[rng.IntN(len(words))])
+			if j%12 == 11 {
+				b.WriteString(".\n")
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		if err := os.WriteFile(filepath.Join(corpus, fmt.Sprintf("doc%04d.md", i)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return corpus
 }
 
 // waitForDocuments polls the knowledge base until it holds n documents or

@@ -8,15 +8,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"cairn/core/chunk"
 	"cairn/core/config"
 	"cairn/core/extract"
+	"cairn/core/fault"
 	"cairn/core/index"
+	"cairn/core/logs"
+	"cairn/core/netgate"
 	"cairn/core/ocr"
+	"cairn/core/remote"
 	"cairn/core/search"
 	"cairn/core/store"
 	"cairn/core/vecindex"
@@ -27,6 +33,7 @@ import (
 type Engine struct {
 	cfg  config.Config
 	dirs config.Dirs
+	log  *slog.Logger
 	db   *store.DB
 	vix  *vecindex.Index // fast vector search over db
 
@@ -36,12 +43,26 @@ type Engine struct {
 	ocrErr  error
 
 	models models
+
+	gate    *netgate.Gate  // every connection goes through it
+	netMu   sync.Mutex     // one mode switch (and its save) at a time
+	keyring remote.Keyring // where the online endpoint's API key may be
+
+	answerMu sync.Mutex    // the answer settings change while the window runs
+	answer   config.Answer // guarded by answerMu; cfg.Answer is the value at open
 }
 
 // Options say which knowledge base to open.
 type Options struct {
-	KB string // knowledge base name under <data_dir>/kb; default cfg.Paths.KB
-	DB string // explicit database path; overrides KB
+	KB  string       // knowledge base name under <data_dir>/kb; default cfg.Paths.KB
+	DB  string       // explicit database path; overrides KB
+	Log *slog.Logger // the log file (see core/logs); nil: no log
+
+	// Dial is the network gate's inner dialer; nil dials for real. Tests
+	// map host names onto servers on 127.0.0.1 and record every dial.
+	Dial netgate.DialFunc
+	// Keyring holds the API key; nil uses the system's (Secret Service).
+	Keyring remote.Keyring
 }
 
 // KBPath returns the database path of knowledge base name.
@@ -49,25 +70,52 @@ func KBPath(cfg config.Config, name string) string {
 	return filepath.Join(cfg.Paths.DataDir, "kb", name+".db")
 }
 
+// logger is opt.Log, or a logger that writes nothing.
+func (opt Options) logger() *slog.Logger {
+	if opt.Log == nil {
+		return logs.Discard()
+	}
+	return opt.Log
+}
+
+// path is the database file opt names.
+func (opt Options) path(cfg config.Config) (string, error) {
+	if opt.DB != "" {
+		return opt.DB, nil
+	}
+	name := opt.KB
+	if name == "" {
+		name = cfg.Paths.KB
+	}
+	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return "", fmt.Errorf("knowledge base name %q must not contain a path; use --db for a file path", name)
+	}
+	return KBPath(cfg, name), nil
+}
+
 // Open opens (creating if needed) a knowledge base. Models load on first
 // use, so opening is fast.
 func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) (*Engine, error) {
-	path := opt.DB
-	if path == "" {
-		name := opt.KB
-		if name == "" {
-			name = cfg.Paths.KB
-		}
-		if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-			return nil, fmt.Errorf("knowledge base name %q must not contain a path; use --db for a file path", name)
-		}
-		path = KBPath(cfg, name)
-	}
-	db, err := store.Open(path, store.Options{})
+	path, err := opt.path(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{cfg: cfg, dirs: dirs, db: db, vix: vecindex.New(db)}, nil
+	log := opt.logger()
+	gate, err := newGate(cfg, dirs, opt.Dial)
+	if err != nil {
+		return nil, fault.New(fault.ConfigInvalid, "network gate", "fix the network section of the settings", err)
+	}
+	kr := opt.Keyring
+	if kr == nil {
+		kr = remote.SystemKeyring{}
+	}
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		log.Error("open knowledge base", "path", path, "code", string(fault.CodeOf(err)), "err", err)
+		return nil, err
+	}
+	log.Info("knowledge base opened", "path", db.Path())
+	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), gate: gate, keyring: kr, answer: cfg.Answer}, nil
 }
 
 // registry returns the extractors, starting Tesseract if OCR is enabled and
@@ -102,6 +150,8 @@ func (e *Engine) indexer(ctx context.Context) (*index.Indexer, error) {
 		IncludeHidden: e.cfg.Index.IncludeHidden,
 		Ignore:        e.cfg.Index.Ignore,
 		EmbedBatch:    e.cfg.Embedding.BatchSize,
+		EmbedBudget:   int64(e.cfg.Embedding.BatchMB) << 20,
+		Log:           e.log,
 	}
 	emb, err := e.Embedder(ctx)
 	if err != nil {
@@ -125,8 +175,13 @@ func (e *Engine) Close() error {
 	return e.db.Close()
 }
 
-// Config returns the configuration the engine was built with.
-func (e *Engine) Config() config.Config { return e.cfg }
+// Config returns the configuration the engine was built with, and the
+// network gate's current mode.
+func (e *Engine) Config() config.Config {
+	c := e.cfg
+	c.Network.Mode = e.NetworkMode()
+	return c
+}
 
 // DB exposes the store for status views and tests.
 func (e *Engine) DB() *store.DB { return e.db }
@@ -203,11 +258,18 @@ func (e *Engine) Search(ctx context.Context, req search.Request) (*search.Respon
 		}
 		return nil, search.ErrNoVectors
 	}
+	e.log.Debug("search", "query", req.Query) // questions only at debug level
+	start := time.Now()
 	resp, err := search.New(e.db, qe, e.vix).Search(ctx, req)
-	if err == nil && note != "" {
+	if err != nil {
+		e.log.Warn("search failed", "code", string(fault.CodeOf(err)), "err", err)
+		return nil, err
+	}
+	e.log.Info("search", "mode", string(resp.Candidates.Mode), "results", len(resp.Results), "ms", time.Since(start).Milliseconds())
+	if note != "" {
 		resp.Candidates.Notes = append(resp.Candidates.Notes, note)
 	}
-	return resp, err
+	return resp, nil
 }
 
 // Status describes the engine for status bars and `cairn status`.
@@ -225,7 +287,7 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	out := Status{Stats: st, NetworkMode: e.cfg.Network.Mode}
+	out := Status{Stats: st, NetworkMode: e.NetworkMode()}
 	e.models.mu.Lock()
 	if e.models.emb != nil {
 		out.EmbeddingModel = e.models.emb.ModelID()

@@ -3,24 +3,212 @@ package core
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"cairn/core/answer"
+	"cairn/core/config"
+	"cairn/core/fault"
+	"cairn/core/llm"
+	"cairn/core/remote"
 	"cairn/core/search"
 )
 
 // Ask answers req.Query from the passages req retrieves. onToken, when not
-// nil, receives the answer as it is written.
+// nil, receives the answer as it is written. With a chat model the answer
+// is generated and verified; without one (or when it cannot be loaded, which
+// a note says) it is extractive.
+//
+// When the network gate is online and an endpoint is configured, the online
+// model writes instead of the local one.
 func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error) {
-	if strings.TrimSpace(req.Query) == "" {
-		return nil, errors.New("empty question: type what you want to know")
+	var notes []string
+	var writer answer.Generator
+	online, err := e.Remote()
+	if err != nil {
+		notes = append(notes, "The online endpoint is not usable ("+err.Error()+"); answering locally.")
 	}
-	// The writer sees Answer.TopK sources; retrieve at least that many.
-	req.TopK = max(req.TopK, e.cfg.Answer.TopK)
+	if online != nil {
+		writer = remoteWriter{online}
+	} else {
+		gen, err := e.Generator(ctx)
+		switch {
+		case err != nil:
+			notes = append(notes, "Extractive answer: the chat model could not be loaded: "+err.Error())
+		case gen != nil:
+			writer = localWriter{gen}
+		}
+	}
+	ans, err := e.AskWith(ctx, req, writer, onToken)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("ask failed", "code", string(fault.CodeOf(err)), "err", err)
+		}
+		return nil, err
+	}
+	ans.Notes = append(notes, ans.Notes...)
+	// Never the question or the answer: only what kind of answer it was.
+	e.log.Info("ask", "mode", string(ans.Mode), "model", ans.Model, "sources", len(ans.Sources), "verdict", string(ans.Verdict),
+		"refused", ans.Refused, "tokens", ans.Timing.Tokens, "ms", ans.Timing.Total.Milliseconds())
+	return ans, nil
+}
+
+// AskWith answers like Ask with the writer given (nil: extractive), for
+// evaluations that compare writers on the same knowledge base.
+func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.Generator, onToken func(string)) (*answer.Answer, error) {
+	if strings.TrimSpace(req.Query) == "" {
+		return nil, answer.ErrNoQuestion
+	}
+	// The writer sees answer.top_k sources; retrieve at least that many.
+	req.TopK = max(req.TopK, e.Answering().TopK)
+	g, as := e.cfg.Generation, e.Answering()
+	opt := answer.Options{TopK: as.TopK, Verify: as.Verify, Rewrite: as.Rewrite,
+		MaxTokens: g.MaxTokens, Temperature: g.Temperature, TopP: g.TopP, Seed: g.Seed, Generator: writer}
+	if _, ok := writer.(remoteWriter); ok {
+		opt.Mode = answer.ModeOnline
+	}
+	if opt.Generator != nil {
+		// Verification compares meaning too when an embedder is loaded.
+		if emb, err := e.Embedder(ctx); err == nil && emb != nil {
+			opt.Embedder = sentenceEmbedder{emb}
+		}
+	}
 	a := answer.New(func(ctx context.Context, q string) (*search.Response, error) {
 		r := req
 		r.Query = q
 		return e.Search(ctx, r)
-	}, answer.Options{TopK: e.cfg.Answer.TopK, Verify: e.cfg.Answer.Verify})
+	}, opt)
 	return a.Ask(ctx, req.Query, onToken)
+}
+
+// Answering is the answer settings in force.
+func (e *Engine) Answering() config.Answer {
+	e.answerMu.Lock()
+	defer e.answerMu.Unlock()
+	return e.answer
+}
+
+// SetAnswering changes the answer settings for the next questions (the
+// caller saves them); an invalid verify mode is refused.
+func (e *Engine) SetAnswering(a config.Answer) error {
+	c := e.cfg
+	c.Answer = a
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	e.answerMu.Lock()
+	defer e.answerMu.Unlock()
+	e.answer = a
+	return nil
+}
+
+// LocalWriter returns the local chat model as an answer writer; nil
+// without error when there is none.
+func (e *Engine) LocalWriter(ctx context.Context) (answer.Generator, error) {
+	gen, err := e.Generator(ctx)
+	if err != nil || gen == nil {
+		return nil, err
+	}
+	return localWriter{gen}, nil
+}
+
+// localWriter is the local llama.cpp chat model as an answer.Generator.
+type localWriter struct{ g *llm.Generator }
+
+func (w localWriter) ContextSize() int           { return w.g.ContextSize() }
+func (w localWriter) TokenCount(text string) int { return w.g.TokenCount(text) }
+
+func (w localWriter) Name() string {
+	if md := w.g.Metadata(); md != nil && md.Name != "" {
+		return md.Name
+	}
+	return filepath.Base(w.g.Path())
+}
+
+// PromptTokens counts msgs as the model's chat template renders them.
+func (w localWriter) PromptTokens(msgs []answer.Message) (int, error) {
+	return w.g.PromptTokens(llmMessages(msgs))
+}
+
+func llmMessages(msgs []answer.Message) []llm.Message {
+	out := make([]llm.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = llm.Message{Role: m.Role, Content: m.Content}
+	}
+	return out
+}
+
+func (w localWriter) Generate(ctx context.Context, req answer.GenerateRequest, onToken func(string)) (answer.Generation, error) {
+	start := time.Now()
+	ch, err := w.g.Generate(ctx, llm.GenerateRequest{Messages: llmMessages(req.Messages), MaxTokens: req.MaxTokens,
+		Temperature: float32(req.Temperature), TopP: float32(req.TopP), Seed: uint32(req.Seed), Stop: req.Stop})
+	if err != nil {
+		return answer.Generation{}, err
+	}
+	var b strings.Builder
+	var out answer.Generation
+	for tok := range ch {
+		if tok.Done {
+			if tok.Err != nil {
+				return answer.Generation{}, tok.Err
+			}
+			st := tok.Stats
+			out.PromptTokens, out.CachedTokens, out.Tokens, out.StopReason = st.PromptTokens, st.CachedTokens, st.GeneratedTokens, string(st.StopReason)
+			out.TimeToFirstToken = st.TimeToFirstToken
+			continue
+		}
+		b.WriteString(tok.Text)
+		if onToken != nil {
+			onToken(tok.Text)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return answer.Generation{}, err // the final token may be dropped on cancel
+	}
+	out.Text, out.Duration = b.String(), time.Since(start)
+	return out, nil
+}
+
+// sentenceEmbedder embeds sentences as passages for verification, so that a
+// claim and a source sentence get the same treatment.
+type sentenceEmbedder struct{ e *llm.Embedder }
+
+func (s sentenceEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	ps := make([]llm.Passage, len(texts))
+	for i, t := range texts {
+		ps[i] = llm.Passage{Text: t}
+	}
+	vecs, _, err := s.e.EmbedPassages(ctx, ps)
+	if err != nil {
+		return nil, errors.Join(errors.New("embedding sentences for verification"), err)
+	}
+	return vecs, nil
+}
+
+// remoteWriter is an online endpoint (through the network gate) as an
+// answer.Generator.
+type remoteWriter struct{ c *remote.Client }
+
+// ContextSize is unknown for a remote model: sources are not trimmed, and
+// answer.top_k bounds the prompt.
+func (w remoteWriter) ContextSize() int { return 0 }
+
+// TokenCount estimates: about four bytes a token for English text.
+func (w remoteWriter) TokenCount(text string) int { return (len(text) + 3) / 4 }
+
+func (w remoteWriter) Name() string { return w.c.Model() + " at " + w.c.Host() }
+
+func (w remoteWriter) Generate(ctx context.Context, req answer.GenerateRequest, onToken func(string)) (answer.Generation, error) {
+	msgs := make([]remote.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = remote.Message{Role: m.Role, Content: m.Content}
+	}
+	r, err := w.c.Chat(ctx, remote.Request{Messages: msgs, MaxTokens: req.MaxTokens, Temperature: req.Temperature,
+		TopP: req.TopP, Seed: req.Seed, Stop: req.Stop}, onToken)
+	if err != nil {
+		return answer.Generation{}, err
+	}
+	return answer.Generation{Text: r.Text, PromptTokens: r.PromptTokens, Tokens: r.Tokens,
+		TimeToFirstToken: r.TimeToFirstToken, Duration: r.Duration, StopReason: r.StopReason}, nil
 }

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"cairn/core/config"
+	"cairn/core/fault"
 	"cairn/core/index"
 	"cairn/core/llm"
 )
@@ -124,7 +127,8 @@ func (e *Engine) resolveModel(ctx context.Context, setting string, kind llm.Kind
 			p = filepath.Join(e.cfg.Paths.ModelsDir, p)
 		}
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("model %s: %w (fix the setting or put the file in %s)", setting, err, e.cfg.Paths.ModelsDir)
+			return "", fault.New(fault.ModelMissing, "model "+setting,
+				"put the file in "+e.cfg.Paths.ModelsDir+" or choose another with `cairn models use PATH` (or the Engineering tab)", err)
 		}
 		return p, nil
 	}
@@ -138,6 +142,12 @@ func (e *Engine) resolveModel(ctx context.Context, setting string, kind llm.Kind
 		}
 	}
 	return "", nil
+}
+
+// ChatModelPath is the chat model file the settings select ("" for none),
+// without loading it.
+func (e *Engine) ChatModelPath(ctx context.Context) (string, error) {
+	return e.resolveModel(ctx, e.cfg.Generation.Model, llm.KindGeneration)
 }
 
 // Embedder returns the embedding model, loading it on first use; nil
@@ -164,8 +174,11 @@ func (e *Engine) Embedder(ctx context.Context) (*llm.Embedder, error) {
 		m.embErr = err
 		return nil, err
 	}
+	start := time.Now()
 	m.emb, m.embErr = llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: e.cfg.Embedding.Threads, Dim: e.cfg.Embedding.Dim})
+	m.embErr = modelFault(path, llm.KindEmbedding, m.embErr)
 	m.embPath = path
+	e.logLoad(path, llm.KindEmbedding, start, m.embErr)
 	return m.emb, m.embErr
 }
 
@@ -193,8 +206,11 @@ func (e *Engine) Generator(ctx context.Context) (*llm.Generator, error) {
 		m.genErr = err
 		return nil, err
 	}
+	start := time.Now()
 	m.gen, m.genErr = llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: e.cfg.Generation.ContextSize, Threads: e.cfg.Generation.Threads})
+	m.genErr = modelFault(path, llm.KindGeneration, m.genErr)
 	m.genPath = path
+	e.logLoad(path, llm.KindGeneration, start, m.genErr)
 	return m.gen, m.genErr
 }
 
@@ -209,11 +225,11 @@ func (e *Engine) UseModel(ctx context.Context, path string) (ModelInfo, error) {
 	}
 	md, err := llm.ReadMetadata(abs)
 	if err != nil {
-		return ModelInfo{}, err
+		return ModelInfo{}, modelFault(abs, "", err)
 	}
 	kind, err := modelKind(md)
 	if err != nil {
-		return ModelInfo{}, err
+		return ModelInfo{}, fault.New(fault.ModelWrongUse, "", "choose an embedding model (with a pooling type) or a chat model; `cairn models list` says which kind each file is", err)
 	}
 	mi := ModelInfo{Path: abs, Name: md.Name, Kind: kind, Size: md.Size, InUse: true}
 	if kind == llm.KindEmbedding {
@@ -239,7 +255,8 @@ func (e *Engine) UseEmbeddingModel(ctx context.Context, path string, progress ch
 	}
 	mi, err := e.UseModel(ctx, path)
 	if err == nil && mi.Kind != llm.KindEmbedding {
-		err = fmt.Errorf("%s is a %s model, not an embedding model", filepath.Base(path), mi.Kind)
+		err = fault.New(fault.ModelWrongUse, fmt.Sprintf("%s is a %s model, not an embedding model", filepath.Base(path), mi.Kind),
+			"choose an embedding model; `cairn models list` says which kind each file is", nil)
 	}
 	if err == nil {
 		_, err = e.Embedder(ctx)
@@ -262,7 +279,8 @@ func (e *Engine) UseChatModel(ctx context.Context, path string) error {
 	}
 	mi, err := e.UseModel(ctx, path)
 	if err == nil && mi.Kind != llm.KindGeneration {
-		return fmt.Errorf("%s is an %s model, not a chat model", filepath.Base(path), mi.Kind)
+		return fault.New(fault.ModelWrongUse, fmt.Sprintf("%s is an %s model, not a chat model", filepath.Base(path), mi.Kind),
+			"choose a chat (instruct) model; `cairn models list` says which kind each file is", nil)
 	}
 	if err == nil {
 		_, err = e.Generator(ctx)
@@ -318,4 +336,39 @@ func (p passageEmbedder) EmbedPassages(ctx context.Context, ps []index.Passage) 
 	}
 	vecs, _, err := p.e.EmbedPassages(ctx, in)
 	return vecs, err
+}
+
+// modelFault gives a model's load error a code and a fix, telling a missing
+// file, a file that is not a GGUF model, a model of the other kind and a
+// model llama.cpp refused apart. want "" skips the kind check.
+func modelFault(path string, want llm.Kind, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := fault.As(err); ok {
+		return err
+	}
+	list := "`cairn models list` says which kind each file is"
+	if errors.Is(err, fs.ErrNotExist) {
+		return fault.New(fault.ModelMissing, "", "put the file back, or choose another model with `cairn models use PATH`", err)
+	}
+	md, merr := llm.ReadMetadata(path)
+	if merr != nil {
+		return fault.New(fault.ModelNotGGUF, "", "the file is not a complete GGUF model: download it again (`cairn models pull NAME` checks its SHA-256) or choose another", err)
+	}
+	if want != "" {
+		if kind, kerr := modelKind(md); kerr != nil || kind != want {
+			return fault.New(fault.ModelWrongUse, "", "choose a "+string(want)+" model; "+list, err)
+		}
+	}
+	return fault.New(fault.ModelLoad, "", "the file may be incomplete (download it again), need more memory than is free, or have an architecture llama.cpp does not run; `cairn doctor --load` tries it, or choose another model", err)
+}
+
+// logLoad records a model load in the log.
+func (e *Engine) logLoad(path string, kind llm.Kind, start time.Time, err error) {
+	if err != nil {
+		e.log.Error("model load failed", "kind", string(kind), "path", path, "code", string(fault.CodeOf(err)), "err", err)
+		return
+	}
+	e.log.Info("model loaded", "kind", string(kind), "path", path, "ms", time.Since(start).Milliseconds())
 }

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -42,8 +43,12 @@ type Engineering struct {
 	Chat         *widget.Select
 	ModelNote    *widget.Label
 	Gate         *widget.Select
+	Verify       *widget.Select // what happens to unsupported claims
+	Rewrite      *widget.Check  // query rewriting before retrieval
 	State        *widget.Label
 
+	win      fyne.Window // parent of the confirmation dialog
+	gateMode string      // the gate's mode as the worker last reported it
 	query    chan<- QueryRequest
 	settings chan<- SettingsRequest
 	content  fyne.CanvasObject
@@ -65,9 +70,9 @@ const (
 
 // NewEngineering builds the engineering panel. Knob changes go to the query
 // worker on query (to re-rank) and to the settings worker on settings (to
-// persist).
-func NewEngineering(query chan<- QueryRequest, settings chan<- SettingsRequest) *Engineering {
-	e := &Engineering{query: query, settings: settings, selected: -1}
+// persist); win is the parent of its dialogs.
+func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- SettingsRequest) *Engineering {
+	e := &Engineering{win: win, query: query, settings: settings, selected: -1}
 	integer := func(v float64) string { return strconv.Itoa(int(v)) }
 	twoPlaces := func(v float64) string { return fmt.Sprintf("%.2f", v) }
 	capText := func(v float64) string {
@@ -120,8 +125,9 @@ func NewEngineering(query chan<- QueryRequest, settings chan<- SettingsRequest) 
 	e.ModelNote = widget.NewLabel("")
 	e.ModelNote.Wrapping = fyne.TextWrapWord
 	e.ModelNote.Importance = widget.WarningImportance
-	e.Gate = widget.NewSelect([]string{"offline", "online", "admin"}, nil)
-	e.Gate.Disable()
+	e.Gate = widget.NewSelect([]string{gateOffline, gateOnline, gateAdmin}, e.pickGate)
+	e.Verify = widget.NewSelect([]string{verifyWarn, verifyBlock, verifyOff}, func(string) { e.answering() })
+	e.Rewrite = widget.NewCheck("let the chat model rewrite the question into a search query", func(bool) { e.answering() })
 	e.State = widget.NewLabel("")
 	e.State.Wrapping = fyne.TextWrapWord
 
@@ -147,7 +153,7 @@ func NewEngineering(query chan<- QueryRequest, settings chan<- SettingsRequest) 
 	tuning := widget.NewCard("Retrieval", "Moving a slider re-ranks the sources of the last question at once.", grid)
 	testSet := widget.NewCard("Personal test set", "", container.NewBorder(e.Metrics, e.Forget, nil, nil, e.Judged))
 	gate := widget.NewFormItem("Network gate", e.Gate)
-	gate.HintText = "Switching the gate is not in this build yet (core/netgate); set network.mode in the settings file."
+	gate.HintText = "offline: this computer · online: + answer endpoint, model catalogue, network.allow · admin: any host"
 	models := widget.NewCard("Models and profile", "", container.NewVBox(
 		widget.NewForm(
 			widget.NewFormItem("Profile", e.Profile),
@@ -156,7 +162,12 @@ func NewEngineering(query chan<- QueryRequest, settings chan<- SettingsRequest) 
 			gate,
 		),
 		e.ModelNote, e.State))
-	left := container.NewVScroll(container.NewVBox(tuning, models))
+	verify := widget.NewFormItem("Unsupported claims", e.Verify)
+	verify.HintText = "claims whose words, numbers or meaning are not in the sources they cite"
+	rewrite := widget.NewFormItem("Query rewriting", e.Rewrite)
+	rewrite.HintText = "your own words are searched too when the rewrite drifts from them"
+	answers := widget.NewCard("Answers", "", widget.NewForm(verify, rewrite))
+	left := container.NewVScroll(container.NewVBox(tuning, answers, models))
 	split := container.NewHSplit(left, testSet)
 	split.Offset = 0.62
 	e.content = split
@@ -227,6 +238,77 @@ func (e *Engineering) pickModel(kind, choice string) {
 	e.settings <- UseModel{Kind: kind, Path: choice}
 }
 
+// Choices of the verification picker, and the answer.verify value of each.
+const (
+	verifyWarn  = "flag them (warn)"
+	verifyBlock = "withhold the answer (block)"
+	verifyOff   = "do not check (off)"
+)
+
+var verifyValues = map[string]string{verifyWarn: "warn", verifyBlock: "block", verifyOff: "off"}
+
+// answering sends the answer settings to the settings worker.
+func (e *Engineering) answering() {
+	if e.filling || !e.ready {
+		return
+	}
+	e.settings <- SetAnswering{Verify: verifyValues[e.Verify.Selected], Rewrite: e.Rewrite.Checked}
+}
+
+// Network gate modes, from the strictest.
+const (
+	gateOffline = "offline"
+	gateOnline  = "online"
+	gateAdmin   = "admin"
+)
+
+func gateRank(mode string) int {
+	switch mode {
+	case gateOnline:
+		return 1
+	case gateAdmin:
+		return 2
+	}
+	return 0
+}
+
+// pickGate switches the network gate, after asking when the new mode lets
+// more through than the current one.
+func (e *Engineering) pickGate(mode string) {
+	if e.filling || !e.ready || mode == e.gateMode {
+		return
+	}
+	if gateRank(mode) <= gateRank(e.gateMode) {
+		e.settings <- SetNetworkMode{Mode: mode}
+		return
+	}
+	what := "the answer endpoint, the model catalogue and the hosts in network.allow"
+	if mode == gateAdmin {
+		what = "any host on the network (admin mode is meant for maintenance)"
+	}
+	msg := widget.NewLabel(fmt.Sprintf("In %s mode Cairn may connect to %s, besides this computer.\n"+
+		"Questions and passages of your documents can then leave the machine when an online endpoint answers.\n"+
+		"Every connection is recorded in the audit log.", mode, what))
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Switch the network gate to "+mode+"?", "Switch to "+mode, "Stay "+e.gateMode, msg,
+		func(ok bool) {
+			if ok {
+				e.settings <- SetNetworkMode{Mode: mode}
+				return
+			}
+			e.showGate(e.gateMode)
+		}, e.win)
+	d.Resize(fyne.NewSize(520, 240))
+	d.Show()
+}
+
+// showGate sets the picker without sending anything.
+func (e *Engineering) showGate(mode string) {
+	e.filling = true
+	e.Gate.SetSelected(mode)
+	e.filling = false
+}
+
 // Apply shows the workers' events; call it on the window's goroutine.
 func (e *Engineering) Apply(events ...EngineeringEvent) {
 	for _, ev := range events {
@@ -256,6 +338,9 @@ func (e *Engineering) Apply(events ...EngineeringEvent) {
 			e.ModelNote.SetText(ev.Note)
 			enable(e.Embedding, ev.Switchable || len(ev.Files) > 0)
 			enable(e.Chat, ev.Switchable || len(ev.Files) > 0)
+		case NetworkModeChanged:
+			e.gateMode = ev.Mode
+			e.showGate(ev.Mode)
 		case SettingsNotice:
 			e.State.SetText(ev.Text)
 		}
@@ -297,6 +382,13 @@ func (e *Engineering) load(ev TuningLoaded) {
 	e.Profile.SetOptions(ev.Profiles)
 	e.Profile.SetSelected(ev.Profile)
 	e.Gate.SetSelected(ev.NetworkMode)
+	e.gateMode = ev.NetworkMode
+	for label, v := range verifyValues {
+		if v == ev.Verify {
+			e.Verify.SetSelected(label)
+		}
+	}
+	e.Rewrite.SetChecked(ev.Rewrite)
 	e.filling = false
 	e.ready = true
 	e.changed(false)
@@ -309,5 +401,8 @@ func (e *Engineering) sync() {
 	enable(e.Fusion, e.ready)
 	enable(e.Mode, e.ready)
 	enable(e.Profile, e.ready)
+	enable(e.Gate, e.ready)
+	enable(e.Verify, e.ready)
+	enable(e.Rewrite, e.ready)
 	enable(e.Forget, e.ready && e.selected >= 0)
 }

@@ -20,7 +20,7 @@ type Tune struct{ Tuning Tuning }
 func (Tune) queryRequest() {}
 
 // SettingsRequest is a request to the settings worker: SaveTuning,
-// UseProfile or UseModel.
+// UseProfile, UseModel or SetNetworkMode.
 type SettingsRequest interface{ settingsRequest() }
 
 // SaveTuning persists the knobs to the settings file.
@@ -42,9 +42,24 @@ const (
 	ModelChat      = "chat"
 )
 
-func (SaveTuning) settingsRequest() {}
-func (UseProfile) settingsRequest() {}
-func (UseModel) settingsRequest()   {}
+// SetNetworkMode switches the network gate (offline, online or admin) and
+// persists the choice. The panel asks the person first when the new mode
+// allows more than the current one.
+type SetNetworkMode struct{ Mode string }
+
+// SetAnswering changes how answers are checked and whether the question
+// is rewritten into a search query first; it applies to the next question
+// and is saved.
+type SetAnswering struct {
+	Verify  string // off, warn or block
+	Rewrite bool
+}
+
+func (SetAnswering) settingsRequest()   {}
+func (SaveTuning) settingsRequest()     {}
+func (UseProfile) settingsRequest()     {}
+func (UseModel) settingsRequest()       {}
+func (SetNetworkMode) settingsRequest() {}
 
 // EngineeringEvent is news for the engineering panel.
 type EngineeringEvent interface{ engineeringEvent() }
@@ -54,7 +69,9 @@ type TuningLoaded struct {
 	Tuning      Tuning
 	Profile     string
 	Profiles    []string
-	NetworkMode string // the network gate's mode (shown; not switchable yet)
+	NetworkMode string // the network gate's mode
+	Verify      string // answer.verify: off, warn or block
+	Rewrite     bool   // answer.rewrite
 }
 
 // MetricsComputed is the personal test set's quality under the current
@@ -79,13 +96,18 @@ type ModelsListed struct {
 	Note       string
 }
 
+// NetworkModeChanged is the network gate's mode after a switch, or after a
+// failed one (the picker goes back to it).
+type NetworkModeChanged struct{ Mode string }
+
 // SettingsNotice is a message for the person.
 type SettingsNotice struct {
 	Text string
 	Err  bool
 }
 
-func (TuningLoaded) engineeringEvent()    {}
-func (MetricsComputed) engineeringEvent() {}
-func (ModelsListed) engineeringEvent()    {}
-func (SettingsNotice) engineeringEvent()  {}
+func (TuningLoaded) engineeringEvent()       {}
+func (MetricsComputed) engineeringEvent()    {}
+func (ModelsListed) engineeringEvent()       {}
+func (SettingsNotice) engineeringEvent()     {}
+func (NetworkModeChanged) engineeringEvent() {}

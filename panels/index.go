@@ -277,7 +277,7 @@ func finishedText(ev IndexFinished) string {
 	case ev.Cancelled:
 		return "Cancelled " + ev.Path + ". What was indexed stays; Start again to continue where it stopped. " + sum
 	case ev.Err != nil:
-		return "Indexing " + ev.Path + " failed: " + ev.Err.Error()
+		return "Indexing " + ev.Path + " failed: " + ErrorText(ev.Err)
 	default:
 		s := "Indexed " + ev.Path + ". " + sum
 		if n := r.FilesSkipped + r.FilesFailed; n > 0 {

@@ -153,7 +153,7 @@ func (q *Query) Apply(events ...QueryEvent) {
 			if ev.Cancelled {
 				q.State.SetText("Cancelled. Ask again when you are ready.")
 			} else {
-				q.State.SetText("Could not answer: " + ev.Err.Error())
+				q.State.SetText("Could not answer: " + ErrorText(ev.Err))
 			}
 		case Ranked:
 			q.showRanked(ev)

@@ -18,7 +18,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
 
+	"cairn/core"
 	"cairn/core/config"
 	"cairn/panels"
 	"cairn/resources"
@@ -36,6 +39,14 @@ type Options struct {
 	Open    Opener // opens a knowledge base by name
 	KB      string // knowledge base to open; "" for the configured one
 	Version string
+	// SettingsErr is why the settings file could not be loaded; the window
+	// then runs on config.Fallback and says so (Fallback is never saved, so
+	// the person's file is not overwritten).
+	SettingsErr error
+
+	// Doctor runs the health checks of knowledge base kb (`cairn doctor`);
+	// nil leaves Help > Check health out.
+	Doctor func(ctx context.Context, kb string) []core.Check
 
 	// Bench, when set, runs a measurement scenario in the live window and
 	// quits; see bench.go.
@@ -111,6 +122,8 @@ type window struct {
 
 	started time.Time
 	bench   *benchRun
+
+	healthView *widget.RichText // the last health dialog's text, for tests
 }
 
 func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *window {
@@ -142,6 +155,11 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 		kb = opt.Config.Paths.KB
 	}
 	win.openKB(kb, kb == opt.Config.Paths.KB)
+	if opt.SettingsErr != nil {
+		dialog.ShowInformation("Settings not loaded",
+			"Cairn started with the default settings, because "+panels.ErrorText(opt.SettingsErr)+
+				"\n\nChanges are not saved until the file is fixed; `cairn doctor` checks it.", win.w)
+	}
 	return win
 }
 

@@ -29,6 +29,15 @@ type Engine interface {
 
 	Status(ctx context.Context) (core.Status, error)
 
+	// NetworkMode is the network gate's mode; SetNetworkMode switches and
+	// saves it.
+	NetworkMode() string
+	SetNetworkMode(mode string) error
+
+	// SetAnswering changes the answer settings (verification, rewriting)
+	// for the next questions; the settings worker saves them.
+	SetAnswering(a config.Answer) error
+
 	Judge(ctx context.Context, query, path string, chunkID int64) error
 	Unjudge(ctx context.Context, query, path string) error
 	Judgments(ctx context.Context) ([]store.Judgment, error)

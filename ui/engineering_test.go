@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"cairn/core/config"
 	"cairn/core/search"
 	"cairn/panels"
 )
@@ -193,7 +194,25 @@ func TestModelPickerSavesTheChoiceAndSaysItCannotLoadYet(t *testing.T) {
 		s := h.savedConfigs()
 		return len(s) > 0 && s[len(s)-1].Generation.Model == "qwen3-0.6b.gguf"
 	})
-	if !e.Gate.Disabled() {
-		t.Error("the network gate picker is enabled, but this build cannot switch the gate")
+}
+
+func TestAnswerSettingsApplyToTheEngineAndAreSaved(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	e := h.shell().Tuning
+	h.until("the panel to be ready", func() bool { return !e.Verify.Disabled() })
+	if e.Verify.Selected != "flag them (warn)" || e.Rewrite.Checked {
+		t.Fatalf("loaded verify %q, rewrite %v; want the defaults warn and off", e.Verify.Selected, e.Rewrite.Checked)
 	}
+	e.Verify.SetSelected("withhold the answer (block)")
+	test.Tap(e.Rewrite)
+	h.until("the engine to get both", func() bool {
+		var got []config.Answer
+		eng.locked(func() { got = slices.Clone(eng.answering) })
+		return len(got) == 2 && got[1].Verify == "block" && got[1].Rewrite && got[1].TopK == eng.cfg.Answer.TopK
+	})
+	h.until("the settings to be saved", func() bool {
+		s := h.savedConfigs()
+		return len(s) > 0 && s[len(s)-1].Answer.Verify == "block" && s[len(s)-1].Answer.Rewrite
+	})
 }

@@ -32,6 +32,7 @@ type fakeEngine struct {
 	askCancelled int
 	indexFiles   []index.FileEvent
 	indexGate    chan struct{} // Index waits here after the first file (or for ctx)
+	indexErr     error         // Index fails with it after the files
 	indexed      []string
 	cancelledRun int
 	folders      []store.Folder
@@ -40,6 +41,9 @@ type fakeEngine struct {
 	searches     int
 	status       core.Status
 	closed       bool
+	netErr       error           // SetNetworkMode fails with it when set
+	netSwitches  []string        // modes SetNetworkMode was asked for
+	answering    []config.Answer // what SetAnswering was given
 }
 
 // Passages of the fake corpus. BM25 ranks A, B, C; vectors rank C, D, B.
@@ -142,6 +146,11 @@ func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- i
 	p.Phase, p.File, p.Run = index.PhaseDone, nil, &run
 	progress <- p
 	f.mu.Lock()
+	if err := f.indexErr; err != nil {
+		f.mu.Unlock()
+		run.Status = store.RunFailed
+		return run, err
+	}
 	f.folders = slices.DeleteFunc(f.folders, func(fo store.Folder) bool { return fo.Path == folder })
 	f.folders = append(f.folders, store.Folder{ID: int64(len(f.folders) + 1), Path: folder, Documents: 1, Chunks: 2, Issues: 2, LastRun: &run})
 	f.mu.Unlock()
@@ -246,6 +255,37 @@ func (f *fakeEngine) Status(context.Context) (core.Status, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.status, nil
+}
+
+func (f *fakeEngine) NetworkMode() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.status.NetworkMode
+}
+
+// SetNetworkMode switches the mode the status reports, as the engine's
+// gate would.
+func (f *fakeEngine) SetNetworkMode(mode string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.netSwitches = append(f.netSwitches, mode)
+	if f.netErr != nil {
+		return f.netErr
+	}
+	f.status.NetworkMode = mode
+	return nil
+}
+
+// SetAnswering records the answer settings, refusing a verify mode the
+// engine would refuse.
+func (f *fakeEngine) SetAnswering(a config.Answer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if a.Verify != "off" && a.Verify != "warn" && a.Verify != "block" {
+		return fmt.Errorf("answer.verify %q: use off, warn or block", a.Verify)
+	}
+	f.answering = append(f.answering, a)
+	return nil
 }
 
 func (f *fakeEngine) Judge(_ context.Context, q, path string, chunkID int64) error {

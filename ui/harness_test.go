@@ -80,8 +80,9 @@ func newHarnessWith(t *testing.T, open Opener, cfg config.Config) *harness {
 	return h
 }
 
-// startHarness opens the window without waiting for the knowledge base.
-func startHarness(t *testing.T, open Opener, cfg config.Config) *harness {
+// startHarness opens the window without waiting for the knowledge base;
+// with options adjust the window's Options.
+func startHarness(t *testing.T, open Opener, cfg config.Config, options ...func(*Options)) *harness {
 	t.Helper()
 	h := &harness{t: t, loop: newLoop(), app: test.NewTempApp(t)}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -108,7 +109,11 @@ func startHarness(t *testing.T, open Opener, cfg config.Config) *harness {
 		watchDebounce: 100 * time.Millisecond,
 	}
 	dirs := config.Dirs{Config: t.TempDir(), Data: cfg.Paths.DataDir, State: t.TempDir()}
-	h.win = newWindow(ctx, h.app, Options{Config: cfg, Dirs: dirs, Open: open, Version: "test"}, env)
+	opt := Options{Config: cfg, Dirs: dirs, Open: open, Version: "test"}
+	for _, o := range options {
+		o(&opt)
+	}
+	h.win = newWindow(ctx, h.app, opt, env)
 	h.win.w.Resize(fyne.NewSize(1100, 760))
 	t.Cleanup(func() {
 		cancel()

@@ -20,7 +20,7 @@ var (
 
 // menu builds the main menu: File (add folder, open and new knowledge
 // base; Fyne appends Quit), View (theme, question) and Help (user guide,
-// about).
+// health checks, about).
 func (win *window) menu() *fyne.MainMenu {
 	addFolder := fyne.NewMenuItem("Add folder…", win.addFolder)
 	addFolder.Shortcut = shortcutAddFolder
@@ -36,6 +36,11 @@ func (win *window) menu() *fyne.MainMenu {
 	}
 	themeMenu := fyne.NewMenuItem("Theme", nil)
 	themeMenu.ChildMenu = fyne.NewMenu("", themeItems...)
+	help := []*fyne.MenuItem{fyne.NewMenuItem("User guide", win.showGuide)}
+	if win.opt.Doctor != nil {
+		help = append(help, fyne.NewMenuItem("Check health…", win.showHealth))
+	}
+	help = append(help, fyne.NewMenuItem("About Cairn", win.showAbout))
 	main := fyne.NewMainMenu(
 		fyne.NewMenu("File",
 			addFolder,
@@ -44,10 +49,7 @@ func (win *window) menu() *fyne.MainMenu {
 			fyne.NewMenuItem("New knowledge base…", win.showNewKB),
 		),
 		fyne.NewMenu("View", question, themeMenu),
-		fyne.NewMenu("Help",
-			fyne.NewMenuItem("User guide", win.showGuide),
-			fyne.NewMenuItem("About Cairn", win.showAbout),
-		),
+		fyne.NewMenu("Help", help...),
 	)
 	for i, c := range cairntheme.Choices() {
 		item := themeItems[i]

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"cairn/core/config"
+	"cairn/core/fault"
 	"cairn/core/watch"
 	"cairn/panels"
 )
@@ -85,7 +86,7 @@ func newShell(parent context.Context, d shellDeps) *shell {
 	s.Query = panels.NewQuery(d.win, d.clip, s.queryReqs)
 	s.Index = panels.NewIndex(d.win, d.clip, s.indexReqs)
 	s.Status = panels.NewStatusBar()
-	s.Tuning = panels.NewEngineering(s.queryReqs, s.settingsReqs)
+	s.Tuning = panels.NewEngineering(d.win, s.queryReqs, s.settingsReqs)
 	s.Tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Ask", theme.SearchIcon(), s.Query.Content()),
 		container.NewTabItemWithIcon("Index", theme.FolderIcon(), s.Index.Content()),
@@ -115,13 +116,15 @@ func (s *shell) attach(eng Engine, starter bool) {
 	if s.deps.onWatch != nil {
 		iw.onWatch = s.deps.onWatch
 	}
-	iw.onRun = func() {
+	pokeStatus := func() {
 		select {
 		case poke <- struct{}{}:
 		default:
 		}
 	}
+	iw.onRun = pokeStatus
 	sw := newSettingsWorker(eng, s.deps.save, s.settingsReqs, tuneEv, indexEv)
+	sw.onNetwork = pokeStatus // the status bar shows the new mode at once
 	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery}
 
 	s.running.spawn(func() {
@@ -186,7 +189,12 @@ func (s *shell) observed(ev any) {
 
 // failed tells the panels that the knowledge base could not be opened.
 func (s *shell) failed(err error) {
-	msg := "Could not open the knowledge base: " + err.Error() + ". Choose File > Open knowledge base, or File > New knowledge base."
+	msg := "Could not open the knowledge base: " + panels.ErrorText(err)
+	if fault.FixLine(err) != "" {
+		msg += "\nOr choose File > Open knowledge base, or File > New knowledge base."
+	} else {
+		msg += ". Choose File > Open knowledge base, or File > New knowledge base."
+	}
 	s.deps.do(func() {
 		s.Query.Apply(panels.QueryNotice{Text: msg, Err: true})
 		s.Index.Apply(panels.IndexNotice{Text: msg, Err: true})

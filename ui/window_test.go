@@ -10,7 +10,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
+	"cairn/core"
+	"cairn/core/fault"
 	cairntheme "cairn/theme"
 )
 
@@ -172,4 +175,96 @@ func TestAKnowledgeBaseThatCannotOpenSaysWhatToDo(t *testing.T) {
 	if !q.AskButton.Disabled() || !h.shell().Index.ChooseButton.Disabled() {
 		t.Error("the panels work without a knowledge base")
 	}
+}
+
+func TestAKnowledgeBaseThatCannotOpenShowsTheFix(t *testing.T) {
+	dataDir := t.TempDir()
+	open := func(context.Context, string) (Engine, error) {
+		return nil, fault.New(fault.StoreCorrupt, "the knowledge base /kb/default.db is damaged", "run `cairn doctor`, then `cairn restore BACKUP.db`",
+			errors.New("sqlite3: database disk image is malformed"))
+	}
+	h := startHarness(t, open, newFakeEngine(dataDir).Config())
+	want := "Could not open the knowledge base: the knowledge base /kb/default.db is damaged: sqlite3: database disk image is malformed\n" +
+		"Fix: run `cairn doctor`, then `cairn restore BACKUP.db` [STORE-003]\n" +
+		"Or choose File > Open knowledge base, or File > New knowledge base."
+	h.until("the error with its fix", func() bool { return h.shell().Query.State.Text == want && h.shell().Index.State.Text == want })
+}
+
+func TestAFailedRunShowsTheFix(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.indexErr = fault.New(fault.StoreFull, "the disk is full: could not write to /kb/default.db", "free space on the disk that holds /kb", nil)
+	h := newHarness(t, eng)
+	dir := t.TempDir()
+	p := startIndexing(h, dir)
+	want := "Indexing " + dir + " failed: the disk is full: could not write to /kb/default.db\nFix: free space on the disk that holds /kb [STORE-004]"
+	h.until("the failure with its fix", func() bool { return p.State.Text == want })
+}
+
+func TestBrokenSettingsStartOnTheDefaultsAndSaySo(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	settingsErr := fault.New(fault.ConfigUnreadable, "settings /home/ann/.config/cairn/settings.json",
+		"fix the file or delete it", errors.New(`json: unknown field "top_kk"`))
+	h := startHarness(t, func(context.Context, string) (Engine, error) { return eng, nil }, eng.Config(),
+		func(o *Options) { o.SettingsErr = settingsErr })
+	want := `Cairn started with the default settings, because settings /home/ann/.config/cairn/settings.json: json: unknown field "top_kk"` +
+		"\nFix: fix the file or delete it [CONF-001]"
+	labels := find(h.overlay(), func(o fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		return ok && strings.HasPrefix(l.Text, want)
+	})
+	if len(labels) != 1 {
+		t.Errorf("the dialog does not say why the settings did not load")
+	}
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
+}
+
+func TestHealthChecksFromTheHelpMenu(t *testing.T) {
+	var asked []string
+	var mu sync.Mutex
+	eng := newFakeEngine(t.TempDir())
+	h := startHarness(t, func(context.Context, string) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
+		o.KB = "work"
+		o.Doctor = func(_ context.Context, kb string) []core.Check {
+			mu.Lock()
+			asked = append(asked, kb)
+			mu.Unlock()
+			return []core.Check{
+				{Verdict: core.Pass, Name: "integrity", Detail: "ok"},
+				{Verdict: core.Fail, Name: "chat model", Detail: "/m/broken_model.gguf: not a GGUF file", Fix: "download it again", Code: fault.ModelNotGGUF},
+			}
+		}
+	})
+	help := h.win.w.MainMenu().Items[2]
+	if help.Items[1].Label != "Check health…" {
+		t.Fatalf("Help menu %q", help.Items[1].Label)
+	}
+	help.Items[1].Action()
+	h.until("the checks", func() bool {
+		return h.win.healthView != nil && strings.Contains(h.win.healthView.String(), "1 of 2 checks failed")
+	})
+	want := []string{"1 of 2 checks failed. The fixes say what to do.", "PASS integrity: ok",
+		"FAIL chat model: /m/broken_model.gguf: not a GGUF file", "fix: download it again [MODEL-002]"}
+	if got := richLines(h.win.healthView); !slices.Equal(got, want) {
+		t.Errorf("dialog lines\n%q\nwant\n%q", got, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(asked, []string{"work"}) {
+		t.Errorf("checked %q, want the open knowledge base", asked)
+	}
+}
+
+// richLines is a rich text's paragraphs: inline segments join the next.
+func richLines(rt *widget.RichText) []string {
+	var out []string
+	var line strings.Builder
+	for _, seg := range rt.Segments {
+		line.WriteString(seg.Textual())
+		if ts, ok := seg.(*widget.TextSegment); ok && ts.Style.Inline {
+			continue
+		}
+		out = append(out, line.String())
+		line.Reset()
+	}
+	return out
 }

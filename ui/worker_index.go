@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/fault"
 	"cairn/core/index"
 	"cairn/core/store"
 	"cairn/core/watch"
@@ -133,7 +134,7 @@ func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 		watching := w.watchingSet()
 		w.jobs.spawn(func() {
 			if err := w.eng.RemoveFolder(ctx, r.Path); err != nil {
-				send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not remove " + r.Path + ": " + err.Error(), Err: true}))
+				send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not remove " + r.Path + ": " + panels.ErrorText(err), Err: true}))
 				return
 			}
 			send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Removed " + r.Path + " from the knowledge base; the files themselves are untouched."}))
@@ -233,7 +234,8 @@ func (w *indexWorker) finished(ctx context.Context, res runResult) {
 		ev.Err = nil
 	}
 	if errors.Is(res.err, store.ErrIndexing) {
-		ev.Err = errors.New("another Cairn (a window or `cairn index`) is indexing this knowledge base; try again when it is done")
+		ev.Err = fault.New(fault.StoreBusy, "another Cairn (a window or `cairn index`) is indexing this knowledge base",
+			"try again when it is done, or cancel it there", nil)
 	}
 	w.emit(ctx, ev)
 	w.onRun()
@@ -262,12 +264,12 @@ func (w *indexWorker) watchingSet() map[string]bool {
 func (w *indexWorker) listWith(ctx context.Context, watching map[string]bool) {
 	folders, err := w.eng.Folders(ctx)
 	if err != nil {
-		send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not list the folders: " + err.Error(), Err: true}))
+		send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not list the folders: " + panels.ErrorText(err), Err: true}))
 		return
 	}
 	issues, err := w.eng.Issues(ctx)
 	if err != nil {
-		send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not list the files not indexed: " + err.Error(), Err: true}))
+		send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not list the files not indexed: " + panels.ErrorText(err), Err: true}))
 		return
 	}
 	send(ctx, w.notices, panels.IndexEvent(panels.FoldersListed{Folders: folders, Watching: watching}))

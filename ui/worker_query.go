@@ -326,7 +326,7 @@ func (w *queryWorker) refound(ctx context.Context, res findResult) {
 		}
 	}
 	if res.err != nil && !errors.Is(res.err, context.Canceled) {
-		w.emit(ctx, panels.QueryNotice{Text: "Could not update the test set: " + res.err.Error(), Err: true})
+		w.emit(ctx, panels.QueryNotice{Text: "Could not update the test set: " + panels.ErrorText(res.err), Err: true})
 	}
 	w.rerank(ctx)
 }

@@ -28,6 +28,9 @@ type settingsWorker struct {
 	requests <-chan panels.SettingsRequest
 	events   chan<- panels.EngineeringEvent
 	indexEv  chan<- panels.IndexEvent // re-embedding progress, once models can switch
+	// onNetwork, if set, runs after the network mode changed (the status
+	// bar refreshes).
+	onNetwork func()
 
 	dirty    bool
 	running  bool // a model switch is running
@@ -69,7 +72,7 @@ func (w *settingsWorker) run(ctx context.Context) {
 		case r := <-w.switched:
 			w.running = false
 			if r.err != nil {
-				w.emit(ctx, panels.SettingsNotice{Text: "Could not load " + r.path + ": " + r.err.Error(), Err: true})
+				w.emit(ctx, panels.SettingsNotice{Text: "Could not load " + r.path + ": " + panels.ErrorText(r.err), Err: true})
 				continue
 			}
 			w.setModel(r.kind, r.path)
@@ -114,13 +117,47 @@ func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) b
 		return true
 	case panels.UseModel:
 		return w.useModel(ctx, r)
+	case panels.SetNetworkMode:
+		return w.setNetworkMode(ctx, r.Mode)
+	case panels.SetAnswering:
+		a := w.cfg.Answer
+		a.Verify, a.Rewrite = r.Verify, r.Rewrite
+		if err := w.eng.SetAnswering(a); err != nil {
+			w.emit(ctx, panels.SettingsNotice{Text: "Could not change the answer settings: " + err.Error(), Err: true})
+			return false
+		}
+		w.cfg.Answer = a
+		return true
 	}
 	return false
 }
 
+// setNetworkMode switches the engine's network gate, which saves the mode;
+// the worker's copy of the settings follows so that its next save keeps it.
+func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
+	err := w.eng.SetNetworkMode(mode)
+	now := w.eng.NetworkMode()
+	w.emit(ctx, panels.NetworkModeChanged{Mode: now})
+	if err != nil {
+		w.emit(ctx, panels.SettingsNotice{Text: "The network gate stays " + now + ": " + err.Error(), Err: true})
+		return false
+	}
+	w.cfg.Network.Mode = now
+	text := map[string]string{
+		"offline": "Network gate: offline. Only this computer can be reached.",
+		"online":  "Network gate: online. The answer endpoint, the model catalogue and network.allow can be reached; every connection is in the audit log.",
+		"admin":   "Network gate: admin. Any host can be reached, and every connection is in the audit log. Switch back when the maintenance is done.",
+	}[now]
+	w.emit(ctx, panels.SettingsNotice{Text: text})
+	if w.onNetwork != nil {
+		w.onNetwork()
+	}
+	return true
+}
+
 func (w *settingsWorker) loaded() panels.TuningLoaded {
 	return panels.TuningLoaded{Tuning: tuningFromConfig(w.cfg.Retrieval), Profile: w.cfg.Profile, Profiles: config.Profiles(),
-		NetworkMode: w.cfg.Network.Mode}
+		NetworkMode: w.eng.NetworkMode(), Verify: w.cfg.Answer.Verify, Rewrite: w.cfg.Answer.Rewrite}
 }
 
 // useModel switches a model when the engine can, and otherwise records the

@@ -6,6 +6,7 @@
 package answer
 
 import (
+	"context"
 	"time"
 
 	"cairn/core/search"
@@ -17,6 +18,57 @@ const Refusal = "I don't have that information in your documents."
 // NothingFound is the answer when retrieval returns no passage at all; no
 // model is called then.
 const NothingFound = "Nothing relevant was found in your documents."
+
+// Withheld introduces the answer given instead of a generated one whose
+// claims the sources do not support, when verification blocks.
+const Withheld = "The generated answer was withheld: parts of it are not supported by your documents. What the documents say:"
+
+// OffTopic is the answer when query rewriting decides the message is not a
+// question about the documents (a greeting, thanks); nothing is searched.
+const OffTopic = "That does not look like a question about your documents. Ask about something they contain."
+
+// Generator writes a reply to a conversation: the local chat model, an
+// online endpoint, or a script in tests.
+type Generator interface {
+	// Generate streams the reply to req; onToken, when not nil, receives
+	// each piece of text as it is written.
+	Generate(ctx context.Context, req GenerateRequest, onToken func(string)) (Generation, error)
+	// ContextSize is the number of tokens the prompt and the reply share;
+	// 0 when unknown (sources are then not trimmed).
+	ContextSize() int
+	// TokenCount is the number of tokens text takes (an estimate is fine
+	// for remote models).
+	TokenCount(text string) int
+	// Name names the model for the answer's label.
+	Name() string
+}
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role    string `json:"role"` // system, user or assistant
+	Content string `json:"content"`
+}
+
+// GenerateRequest is one call to a Generator.
+type GenerateRequest struct {
+	Messages    []Message
+	MaxTokens   int
+	Temperature float64
+	TopP        float64
+	Seed        int
+	Stop        []string
+}
+
+// Generation is what a Generator reports about one reply.
+type Generation struct {
+	Text             string
+	PromptTokens     int
+	CachedTokens     int // prompt tokens a previous request left in the model's cache
+	Tokens           int
+	TimeToFirstToken time.Duration // from the call to the first piece of text: queueing and prompt processing
+	Duration         time.Duration // from the call to the end
+	StopReason       string
+}
 
 // Mode says who wrote an answer.
 type Mode string
@@ -73,6 +125,7 @@ type Timing struct {
 	Generation       time.Duration `json:"generation_ns"` // first token to last
 	Total            time.Duration `json:"total_ns"`
 	PromptTokens     int           `json:"prompt_tokens"`
+	CachedTokens     int           `json:"cached_prompt_tokens"` // of PromptTokens, not processed again
 	Tokens           int           `json:"tokens"`
 	TokensPerSec     float64       `json:"tokens_per_sec"`
 }
@@ -91,7 +144,10 @@ type Answer struct {
 	Removed   []int      `json:"removed_citations,omitempty"` // [n] that pointed to no source, taken out of Text
 	Verdict   Verdict    `json:"verdict"`
 	Notes     []string   `json:"notes,omitempty"` // e.g. sources trimmed to fit the context window
-	Timing    Timing     `json:"timing"`
+	// Query is what was searched when it differs from the question (query
+	// rewriting); "" otherwise.
+	Query  string `json:"query,omitempty"`
+	Timing Timing `json:"timing"`
 
 	// Search is the retrieval behind the answer, for re-ranking and "why
 	// this result" views.

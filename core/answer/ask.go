@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"cairn/core/search"
@@ -16,6 +17,23 @@ type Retriever func(ctx context.Context, question string) (*search.Response, err
 type Options struct {
 	TopK   int    // sources given to the writer; default 8
 	Verify string // off, warn (flag unsupported claims) or block (replace the answer); default warn
+
+	// Generator writes the answer; nil means extractive answers.
+	Generator Generator
+	// Mode labels generated answers: ModeGenerative (default) or ModeOnline.
+	Mode Mode
+	// MaxTokens caps the answer (default 512); Temperature, TopP and Seed
+	// tune sampling.
+	MaxTokens   int
+	Temperature float64
+	TopP        float64
+	Seed        int
+	// Rewrite lets the generator turn the question into a retrieval query
+	// first (or skip retrieval for small talk).
+	Rewrite bool
+	// Embedder, when not nil, lets verification accept paraphrases whose
+	// meaning is close to a cited sentence.
+	Embedder Embedder
 }
 
 // Answerer answers questions from one knowledge base.
@@ -32,19 +50,58 @@ func New(retrieve Retriever, opt Options) *Answerer {
 	if opt.Verify == "" {
 		opt.Verify = "warn"
 	}
+	if opt.MaxTokens <= 0 {
+		opt.MaxTokens = 512
+	}
+	if opt.Mode == "" {
+		opt.Mode = ModeGenerative
+	}
 	return &Answerer{retrieve: retrieve, opt: opt}
 }
 
 // Ask answers question. onToken, when not nil, receives the answer text as
-// it is written.
+// it is written (with verify=block, only once verified). Every path that
+// does not fail returns an Answer: nothing found, a refusal, a withheld
+// answer.
 func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string)) (*Answer, error) {
+	if strings.TrimSpace(question) == "" {
+		return nil, ErrNoQuestion
+	}
 	t0 := time.Now()
-	resp, err := a.retrieve(ctx, question)
+	ans := &Answer{Question: question, Mode: ModeExtractive, Verdict: VerdictNone}
+	gen := a.opt.Generator
+	if gen != nil {
+		ans.Mode, ans.Model = a.opt.Mode, gen.Name()
+	}
+
+	query := question
+	if a.opt.Rewrite && gen != nil {
+		rw, err := rewrite(ctx, gen, question)
+		if err != nil {
+			return nil, err
+		}
+		if rw.skip {
+			ans.NoSources, ans.Text = true, OffTopic
+			emit(onToken, ans.Text)
+			ans.Timing.Total = time.Since(t0)
+			return ans, nil
+		}
+		query = rw.query
+		if query != question {
+			ans.Query = query
+		}
+		if rw.note != "" {
+			ans.Notes = append(ans.Notes, rw.note)
+		}
+	}
+
+	tr := time.Now()
+	resp, err := a.retrieve(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("retrieve: %w", err)
 	}
-	ans := &Answer{Question: question, Search: resp, Mode: ModeExtractive, Verdict: VerdictNone}
-	ans.Timing.Retrieval = time.Since(t0)
+	ans.Search = resp
+	ans.Timing.Retrieval = time.Since(tr)
 	for i, r := range resp.Results {
 		if i == a.opt.TopK {
 			break
@@ -60,10 +117,132 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	extract(ans, resp.Candidates.Terms)
-	emit(onToken, ans.Text)
+	if gen == nil {
+		extract(ans, resp.Candidates.Terms)
+		emit(onToken, ans.Text)
+		ans.Timing.Total = time.Since(t0)
+		return ans, nil
+	}
+	if err := a.generate(ctx, ans, resp.Candidates.Terms, onToken); err != nil {
+		return nil, err
+	}
 	ans.Timing.Total = time.Since(t0)
 	return ans, nil
+}
+
+// generate has the generator write the answer from ans.Sources, then
+// resolves and verifies its citations.
+func (a *Answerer) generate(ctx context.Context, ans *Answer, terms []search.Term, onToken func(string)) error {
+	gen := a.opt.Generator
+	p := fitPrompt(ans.Question, ans.Sources, gen, a.opt.MaxTokens)
+	if p.given == 0 {
+		return fmt.Errorf("the chat model's context (%d tokens) has no room for a source after the instructions and a %d-token answer: raise generation.context_size or lower generation.max_tokens",
+			gen.ContextSize(), a.opt.MaxTokens)
+	}
+	if p.trimmed {
+		ans.Notes = append(ans.Notes, fmt.Sprintf("Only the first %d of %d sources fit in the chat model's context (%d tokens); the rest were left out, the most relevant kept.",
+			p.given, len(ans.Sources), gen.ContextSize()))
+	}
+	ans.Sources = ans.Sources[:p.given]
+
+	stream := onToken
+	if a.opt.Verify == "block" {
+		stream = nil // nothing is shown before it is verified
+	}
+	g, err := gen.Generate(ctx, GenerateRequest{Messages: p.messages, MaxTokens: a.opt.MaxTokens,
+		Temperature: a.opt.Temperature, TopP: a.opt.TopP, Seed: a.opt.Seed}, stream)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("writing the answer with %s: %w", gen.Name(), err)
+	}
+	ans.Timing.PromptTokens, ans.Timing.CachedTokens, ans.Timing.Tokens = g.PromptTokens, g.CachedTokens, g.Tokens
+	ans.Timing.PromptProcessing = g.TimeToFirstToken
+	ans.Timing.Generation = max(0, g.Duration-g.TimeToFirstToken)
+	if ans.Timing.Generation > 0 && g.Tokens > 1 {
+		ans.Timing.TokensPerSec = float64(g.Tokens-1) / ans.Timing.Generation.Seconds()
+	}
+	if g.StopReason == "length" || g.StopReason == "context" {
+		ans.Notes = append(ans.Notes, "The answer was cut off at the token limit (generation.max_tokens).")
+	}
+
+	a.check(ctx, ans, g.Text, terms)
+	if stream == nil {
+		emit(onToken, ans.Text)
+	}
+	return nil
+}
+
+// check turns the generator's text into the answer shown: a refusal, or
+// the text with its citations resolved and its claims verified (and, under
+// verify=block, withheld when they fail).
+func (a *Answerer) check(ctx context.Context, ans *Answer, written string, terms []search.Term) {
+	text := strings.TrimSpace(written)
+	if isRefusal(text) {
+		ans.Refused, ans.Text = true, Refusal
+		return
+	}
+	text, ans.Removed = cleanCitations(text, len(ans.Sources))
+	if text == "" {
+		ans.Refused, ans.Text = true, Refusal
+		ans.Notes = append(ans.Notes, "The chat model wrote nothing; no answer is given.")
+		return
+	}
+	ans.Text = text
+	v := newVerifier(ans.Sources, a.opt.Embedder)
+	ans.Notes = append(ans.Notes, plantedNotes(v, len(ans.Sources))...)
+	if a.opt.Verify != "off" {
+		ans.Claims = v.claims(ctx, text)
+		ans.Verdict = verdict(ans.Claims)
+	}
+	ans.Citations = citations(v, text, ans.Claims)
+	if a.opt.Verify == "block" && ans.Verdict != VerdictSupported && ans.Verdict != VerdictNone {
+		a.withhold(ans, terms)
+	}
+}
+
+// withhold replaces a generated answer that verification rejected by the
+// extractive answer, which quotes the sources and so is supported by
+// construction. The rejected claims stay in ans.Claims to show why.
+func (a *Answerer) withhold(ans *Answer, terms []search.Term) {
+	claims := ans.Claims
+	ex := &Answer{Sources: ans.Sources}
+	extract(ex, terms)
+	ans.Text = Withheld
+	if !ex.Refused {
+		ans.Text += "\n\n" + ex.Text
+	}
+	ans.Citations, ans.Claims, ans.Verdict = ex.Citations, claims, VerdictBlocked
+}
+
+// citations resolves the [n] of text, in order of first appearance, to the
+// sentence of each source that best supports the claims citing it.
+func citations(v *verifier, text string, claims []Claim) []Citation {
+	if claims == nil { // verification off: quote for the sentences as written
+		for _, sp := range splitClaims(text) {
+			claims = append(claims, Claim{Text: sp.text, Citations: sp.cites})
+		}
+	}
+	var out []Citation
+	seen := map[int]bool{}
+	for _, g := range citeGroup.FindAllString(text, -1) {
+		for _, n := range citedNumbers(g) {
+			if seen[n] || n < 1 || n > len(v.sources) {
+				continue
+			}
+			seen[n] = true
+			out = append(out, citationOf(v.sources[n-1], v.quote(n, claims)))
+		}
+	}
+	return out
+}
+
+// isRefusal reports whether the model declined as the rules tell it to; a
+// refusal with trailing words ("… documents. Sorry.") still counts.
+func isRefusal(text string) bool {
+	norm := strings.ToLower(strings.Join(strings.Fields(strings.NewReplacer("’", "'", "*", "", "\"", "").Replace(text)), " "))
+	return strings.HasPrefix(norm, strings.ToLower(Refusal[:len(Refusal)-1]))
 }
 
 func emit(onToken func(string), s string) {
@@ -73,4 +252,4 @@ func emit(onToken func(string), s string) {
 }
 
 // ErrNoQuestion is returned for an empty question.
-var ErrNoQuestion = errors.New("empty question")
+var ErrNoQuestion = errors.New("empty question: type what you want to know")

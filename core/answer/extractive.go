@@ -2,39 +2,59 @@ package answer
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"cairn/core/chunk"
 	"cairn/core/search"
 )
 
-// maxExtracted bounds the sentences of an extractive answer.
-const maxExtracted = 3
+// maxExtracted bounds the sentences of an extractive answer; keepShare is
+// how close to the best sentence's score another must come to be quoted.
+const (
+	maxExtracted = 3
+	keepShare    = 0.85
+	// maxTitleWords is the longest line without a full stop, alone in
+	// its paragraph, that Sentences takes for a title.
+	maxTitleWords = 10
+)
 
 // extract writes an extractive answer: the sentences of the sources that
-// share the most query terms, in source order, each followed by its [n].
+// best match the query terms, in source order, each followed by its [n].
 // Every claim is a verbatim quote, so each is supported by construction.
 // When no sentence shares a term with the question, the answer is the
 // refusal.
+//
+// Sentences that read as instructions planted for an AI are never quoted.
+// A sentence scores the sum of its matched terms' weights, rarer terms
+// (among the sources' sentences) weighing more, so "reset" outweighs
+// "router" in a router manual. A heading's terms count for the sentence
+// that opens its section ("## Reset the device" / "Press and hold…"), not
+// for every later sentence under it.
 func extract(ans *Answer, terms []search.Term) {
 	type cand struct {
 		src   int // index in ans.Sources
 		pos   int // sentence position in the source
 		sent  Sentence
-		terms int // distinct query terms, its heading's included
+		terms map[string]bool
 		score float64
 	}
 	var cands []cand
+	df := map[string]int{}
+	sentences := 0
 	for si, s := range ans.Sources {
-		// A sentence under a heading that names the topic ("## Reset the
-		// index") counts the heading's terms as its own.
-		heading := map[string]bool{}
+		heading := map[string]bool{} // terms of the heading over the next sentence
 		for _, t := range matchedTerms(s.Heading, terms) {
 			heading[t] = true
 		}
-		for pi, sent := range Sentences(s.Text) {
+		st := prepare(s)
+		for pi, sent := range st.sentences {
+			if st.plantedAt[pi] {
+				continue // never quote instructions planted for an AI
+			}
 			m := matchedTerms(sent.Text, terms)
 			if sent.Heading {
 				heading = map[string]bool{}
@@ -43,37 +63,40 @@ func extract(ans *Answer, terms []search.Term) {
 				}
 				continue
 			}
+			sentences++
 			all := map[string]bool{}
 			for _, t := range m {
 				all[t] = true
+				df[t]++
 			}
 			for t := range heading {
 				all[t] = true
 			}
-			if len(all) == 0 {
-				continue
+			heading = nil
+			if len(all) > 0 {
+				cands = append(cands, cand{src: si, pos: pi, sent: sent, terms: all})
 			}
-			// More distinct terms first; among equals, better-ranked sources
-			// and earlier sentences.
-			score := float64(len(all)) + 0.1*float64(len(m)) - 0.05*float64(si) - 0.001*float64(pi)
-			cands = append(cands, cand{si, pi, sent, len(all), score})
 		}
 	}
 	if len(cands) == 0 {
 		ans.Refused, ans.Text = true, Refusal
 		return
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
-	// Keep only sentences nearly as on-topic as the best one: all of its
-	// terms, or all but one when it has three or more.
-	need := cands[0].terms
-	if need >= 3 {
-		need--
+	for i := range cands {
+		c := &cands[i]
+		for t := range c.terms {
+			c.score += math.Log(1 + float64(sentences)/float64(1+df[t]))
+		}
+		// Among equals, better-ranked sources and earlier sentences.
+		c.score -= 0.001*float64(c.src) + 0.00001*float64(c.pos)
 	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	// Keep only sentences nearly as on-topic as the best one.
+	need := keepShare * cands[0].score
 	var picked []cand
 	seen := map[string]bool{}
 	for _, c := range cands {
-		if c.terms < need {
+		if c.score < need {
 			break
 		}
 		key := strings.ToLower(c.sent.Text)
@@ -148,18 +171,23 @@ func Sentences(text string) []Sentence {
 			}
 		})
 	}
-	flush := func() {
+	// flush ends a paragraph; titled says it ended at a blank line or the
+	// end of the text, so that a lone short line without a full stop
+	// ("Pump P-101 maintenance log") reads as a title.
+	flush := func(titled bool) {
 		if prose.Len() == 0 {
 			return
 		}
 		ps := pieces
-		emit(prose.String(), func(i int) int {
+		p := prose.String()
+		title := titled && len(ps) == 1 && len(strings.Fields(p)) <= maxTitleWords && !strings.ContainsAny(p[len(p)-1:], ".!?:;,")
+		emit(p, func(i int) int {
 			k := 0
 			for k+1 < len(ps) && ps[k+1].joined <= i {
 				k++
 			}
 			return ps[k].orig + (i - ps[k].joined)
-		}, false)
+		}, title)
 		prose.Reset()
 		pieces = nil
 	}
@@ -170,10 +198,13 @@ func Sentences(text string) []Sentence {
 		start := off + lead
 		switch {
 		case t == "":
-			flush()
+			flush(true)
 		case isItem(t):
-			flush()
+			flush(false)
 			emit(t, func(i int) int { return start + i }, strings.HasPrefix(t, "#"))
+		case chunk.IsAllCaps(t): // "WARRANTY": a title, as the chunker reads it
+			flush(false)
+			emit(t, func(i int) int { return start + i }, true)
 		default:
 			if prose.Len() > 0 {
 				prose.WriteByte(' ')
@@ -183,7 +214,7 @@ func Sentences(text string) []Sentence {
 		}
 		off += len(line)
 	}
-	flush()
+	flush(true)
 	return out
 }
 

@@ -106,7 +106,7 @@ func headingLine(line string, prevBlank, nextBlank bool) (level int, title strin
 		!strings.ContainsAny(line[len(line)-1:], ".,;:!?") {
 		return strings.Count(m[1], ".") + 1, line, true
 	}
-	if isAllCaps(line) {
+	if IsAllCaps(line) {
 		return 1, line, true
 	}
 	if prevBlank && strings.HasSuffix(line, ":") && len(line) <= 60 && len(line) > 2 {
@@ -118,9 +118,9 @@ func headingLine(line string, prevBlank, nextBlank bool) (level int, title strin
 	return 0, "", false
 }
 
-// isAllCaps reports whether line is a short title in capitals: at least three
+// IsAllCaps reports whether line is a short title in capitals: at least three
 // letters, none lower case, and mostly letters (so "--- 2024 ---" is not).
-func isAllCaps(line string) bool {
+func IsAllCaps(line string) bool {
 	if len(line) > 80 {
 		return false
 	}

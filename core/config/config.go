@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"cairn/core/fault"
 )
 
 // Config is every setting. JSON names are the settings file's keys and,
@@ -32,6 +35,10 @@ type Config struct {
 	Network    Network    `json:"network"`
 	OCR        OCR        `json:"ocr"`
 	Log        Log        `json:"log"`
+
+	// fallback marks the defaults Cairn runs on when the settings did not
+	// load: Save refuses them, so the person's file is never replaced.
+	fallback bool
 }
 
 // Paths are where Cairn keeps its files.
@@ -75,6 +82,7 @@ type Embedding struct {
 	Model     string `json:"model"`      // GGUF path or file name in models_dir; "" = first embedding model found; "none" = keyword search only
 	Dim       int    `json:"dim"`        // Matryoshka truncation; 0 = model's full dimension
 	BatchSize int    `json:"batch_size"` // chunks per embedding call
+	BatchMB   int    `json:"batch_mb"`   // estimated memory of one embedding call (text, tokens, vectors)
 	Threads   int    `json:"threads"`    // 0: one per CPU
 }
 
@@ -96,13 +104,16 @@ type Answer struct {
 	Rewrite bool   `json:"rewrite"` // let the model rewrite the question into a retrieval query
 }
 
-// Network is the network gate's setting.
+// Network is the network gate's setting and the online answer endpoint.
+// It has no API key on purpose: keys come from CAIRN_API_KEY or the
+// system keyring and are never written to the settings file.
 type Network struct {
 	Mode      string   `json:"mode"`     // offline, online or admin
 	Endpoint  string   `json:"endpoint"` // OpenAI-compatible or Ollama base URL for online answers
 	API       string   `json:"api"`      // openai or ollama
 	ChatModel string   `json:"chat_model"`
-	Allow     []string `json:"allow"` // extra hosts allowed online
+	Allow     []string `json:"allow"`   // extra hosts allowed online
+	Catalog   string   `json:"catalog"` // base URL of a mirror of the model catalogue's host; "" = huggingface.co
 }
 
 // OCR configures Tesseract.
@@ -147,7 +158,7 @@ func Default(profile string) Config {
 			Ignore: []string{"node_modules", "__pycache__", "*.pyc", "*~", "*.swp", "Thumbs.db", "desktop.ini"}},
 		Chunking:   Chunking{Size: 1200, Overlap: 200, MaxHeadingLen: 160},
 		Retrieval:  Retrieval{Fusion: "rrf", TopK: 12, MinScore: 0.10, RRFK: 60, VectorWeight: 0.6, BM25Pool: 60, VectorPool: 60, PerDocCap: 3},
-		Embedding:  Embedding{BatchSize: 32},
+		Embedding:  Embedding{BatchSize: 32, BatchMB: 16},
 		Generation: Generation{ContextSize: 4096, MaxTokens: 512, Temperature: 0.1, TopP: 0.9, Seed: 42},
 		Answer:     Answer{TopK: 8, Verify: "warn"},
 		Network:    Network{Mode: "offline", API: "openai"},
@@ -231,8 +242,28 @@ func Load(d Dirs) (Config, error) {
 		return Config{}, err
 	}
 	if err := applyEnv(&c, os.Environ()); err != nil {
-		return Config{}, err
+		return Config{}, fault.Wrap(fault.ConfigEnv, "correct or unset that environment variable", err)
 	}
+	c.fillPaths(d)
+	if err := c.Validate(); err != nil {
+		return Config{}, fault.Wrap(fault.ConfigInvalid,
+			"change these settings in "+d.SettingsFile()+" (or the CAIRN_* variables that set them)", err)
+	}
+	return c, nil
+}
+
+// Fallback is the configuration to carry on with when the settings cannot
+// be loaded (`cairn doctor` reports on the rest): the defaults for this
+// machine, with the folders derived from d.
+func Fallback(d Dirs) Config {
+	c := Default(os.Getenv("CAIRN_PROFILE"))
+	c.fillPaths(d)
+	c.fallback = true
+	return c
+}
+
+// fillPaths derives the folders that are not set.
+func (c *Config) fillPaths(d Dirs) {
 	if c.Paths.DataDir == "" {
 		c.Paths.DataDir = d.Data
 	}
@@ -242,7 +273,6 @@ func Load(d Dirs) (Config, error) {
 	if c.Paths.KB == "" {
 		c.Paths.KB = "default"
 	}
-	return c, c.Validate()
 }
 
 // loadFile returns the profile defaults overlaid with the settings file.
@@ -250,7 +280,8 @@ func loadFile(d Dirs) (Config, error) {
 	profile := os.Getenv("CAIRN_PROFILE")
 	raw, err := os.ReadFile(d.SettingsFile())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Config{}, fmt.Errorf("read settings %s: %w", d.SettingsFile(), err)
+		return Config{}, fault.New(fault.ConfigUnreadable, "read settings "+d.SettingsFile(),
+			"make the file readable by your user, or delete it to start from the defaults", err)
 	}
 	if profile == "" && len(raw) > 0 {
 		var p struct {
@@ -264,7 +295,12 @@ func loadFile(d Dirs) (Config, error) {
 		dec := json.NewDecoder(strings.NewReader(string(raw)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
-			return Config{}, fmt.Errorf("settings %s: %w (fix or delete the file)", d.SettingsFile(), err)
+			if strings.Contains(err.Error(), `unknown field "api_key"`) {
+				return Config{}, fault.New(fault.ConfigInvalid, "settings "+d.SettingsFile()+": API keys are not read from the settings file, where any program could copy them",
+					"remove \"api_key\" and set CAIRN_API_KEY or store the key in the keyring (`cairn network key set`)", nil)
+			}
+			return Config{}, fault.New(fault.ConfigUnreadable, "settings "+d.SettingsFile(),
+				"fix the file (the message says what is wrong) or delete it to start from the defaults", err)
 		}
 	}
 	return c, nil
@@ -272,8 +308,13 @@ func loadFile(d Dirs) (Config, error) {
 
 // Save writes c to the settings file, readable by the user only. Values
 // that came from CAIRN_* environment variables, and folder defaults derived
-// from d, are not written: the file keeps what the person chose.
+// from d, are not written: the file keeps what the person chose. A Fallback
+// configuration is refused.
 func Save(d Dirs, c Config) error {
+	if c.fallback {
+		return fault.New(fault.ConfigUnreadable, "the settings did not load, so changes are not saved",
+			"fix "+d.SettingsFile()+" (`cairn doctor` says what is wrong) and start Cairn again", nil)
+	}
 	if err := unEnv(d, &c, os.Environ()); err != nil {
 		return err
 	}
@@ -334,6 +375,19 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Sprintf("network.mode %q: use offline, online or admin", c.Network.Mode))
 	}
+	switch c.Network.API {
+	case "openai", "ollama":
+	default:
+		errs = append(errs, fmt.Sprintf("network.api %q: use openai or ollama", c.Network.API))
+	}
+	for _, u := range []struct{ key, val string }{{"network.endpoint", c.Network.Endpoint}, {"network.catalog", c.Network.Catalog}} {
+		if u.val == "" {
+			continue
+		}
+		if p, err := url.Parse(u.val); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			errs = append(errs, fmt.Sprintf("%s %q: use an http:// or https:// URL", u.key, u.val))
+		}
+	}
 	switch c.Answer.Verify {
 	case "off", "warn", "block":
 	default:
@@ -341,6 +395,14 @@ func (c Config) Validate() error {
 	}
 	if c.Index.MaxFileMB < 1 {
 		errs = append(errs, "index.max_file_mb must be at least 1")
+	}
+	if c.Embedding.BatchMB < 1 {
+		errs = append(errs, "embedding.batch_mb must be at least 1")
+	}
+	switch strings.ToLower(c.Log.Level) {
+	case "", "debug", "info", "warn", "warning", "error":
+	default:
+		errs = append(errs, fmt.Sprintf("log.level %q: use debug, info, warn or error", c.Log.Level))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid settings: %s", strings.Join(errs, "; "))

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"cairn/core/fault"
 )
 
 func dirsIn(t *testing.T) Dirs {
@@ -75,5 +77,90 @@ func TestValidateAndBadFile(t *testing.T) {
 	t.Setenv("CAIRN_RETRIEVAL_TOP_K", "many")
 	if _, err := Load(d); err == nil || !strings.Contains(err.Error(), "CAIRN_RETRIEVAL_TOP_K") {
 		t.Errorf("bad env: %v", err)
+	}
+}
+
+func TestAPIKeyIsNeverASetting(t *testing.T) {
+	d := dirsIn(t)
+	t.Setenv("CAIRN_API_KEY", "sk-test-secret-1234")
+	t.Setenv("CAIRN_NETWORK_API_KEY", "sk-test-secret-5678")
+	c, err := Load(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Network.Endpoint = "https://api.example.test/v1"
+	if err := Save(d, c); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(d.SettingsFile())
+	if strings.Contains(string(raw), "secret") || strings.Contains(string(raw), "api_key") {
+		t.Errorf("the API key reached the settings file:\n%s", raw)
+	}
+	if !strings.Contains(string(raw), `"endpoint": "https://api.example.test/v1"`) {
+		t.Errorf("the endpoint was not saved:\n%s", raw)
+	}
+	os.WriteFile(d.SettingsFile(), []byte(`{"network":{"api_key":"sk-in-file"}}`), 0o600)
+	_, err = Load(d)
+	if err == nil || !strings.Contains(err.Error()+fault.FixLine(err), `remove "api_key" and set CAIRN_API_KEY or store the key in the keyring`) ||
+		strings.Contains(err.Error(), "sk-in-file") {
+		t.Errorf("a key in the settings file: %v", err)
+	}
+}
+
+func TestNetworkSettingsAreChecked(t *testing.T) {
+	d := dirsIn(t)
+	os.MkdirAll(d.Config, 0o700)
+	os.WriteFile(d.SettingsFile(), []byte(`{"network":{"api":"grpc","endpoint":"api.example.test","catalog":"ftp://mirror.example.test"}}`), 0o600)
+	_, err := Load(d)
+	for _, want := range []string{`network.api "grpc": use openai or ollama`, `network.endpoint "api.example.test": use an http:// or https:// URL`,
+		`network.catalog "ftp://mirror.example.test"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err %v lacks %q", err, want)
+		}
+	}
+	t.Setenv("CAIRN_NETWORK_CATALOG", "http://127.0.0.1:8080")
+	os.Remove(d.SettingsFile())
+	c, err := Load(d)
+	if err != nil || c.Network.Catalog != "http://127.0.0.1:8080" {
+		t.Errorf("catalog %q, %v", c.Network.Catalog, err)
+	}
+}
+
+func TestLoadErrorsAreFaults(t *testing.T) {
+	d := dirsIn(t)
+	os.MkdirAll(d.Config, 0o700)
+	for _, tt := range []struct {
+		file string
+		env  string
+		code fault.Code
+		msg  string
+	}{
+		{`{"retrieval":`, "", fault.ConfigUnreadable, "unexpected EOF"},
+		{`{"log":{"level":"loud"}}`, "", fault.ConfigInvalid, `log.level "loud"`},
+		{`{"embedding":{"batch_mb":0}}`, "", fault.ConfigInvalid, "embedding.batch_mb must be at least 1"},
+		{`{}`, "many", fault.ConfigEnv, `CAIRN_RETRIEVAL_TOP_K="many"`},
+	} {
+		os.WriteFile(d.SettingsFile(), []byte(tt.file), 0o600)
+		if tt.env != "" {
+			t.Setenv("CAIRN_RETRIEVAL_TOP_K", tt.env)
+		}
+		_, err := Load(d)
+		if fault.CodeOf(err) != tt.code || !strings.Contains(err.Error(), tt.msg) || fault.FixLine(err) == "" {
+			t.Errorf("%s: %v (code %q, fix %q)", tt.file, err, fault.CodeOf(err), fault.FixLine(err))
+		}
+	}
+	// Fallback carries on with the defaults and the folders, and is never
+	// saved over the file that failed to load.
+	c := Fallback(d)
+	if c.Paths.DataDir != d.Data || c.Paths.KB != "default" || c.Validate() != nil {
+		t.Errorf("fallback %+v", c.Paths)
+	}
+	before, _ := os.ReadFile(d.SettingsFile())
+	c.Retrieval.TopK = 3
+	if err := Save(d, c); fault.CodeOf(err) != fault.ConfigUnreadable {
+		t.Errorf("saving the fallback: %v", err)
+	}
+	if after, _ := os.ReadFile(d.SettingsFile()); string(after) != string(before) {
+		t.Errorf("the settings file changed: %q", after)
 	}
 }

@@ -34,6 +34,9 @@ var (
 	ErrEmpty       = errors.New("no text")
 )
 
+// OCRFix is what to install when text in images cannot be read.
+const OCRFix = "install Tesseract (Debian: sudo apt-get install libtesseract5 tesseract-ocr-eng, plus tesseract-ocr-LANG for each of ocr.languages); `cairn doctor` checks it"
+
 // IsSkip reports whether err is a deliberate skip rather than a failure.
 func IsSkip(err error) bool {
 	return errors.Is(err, ErrUnsupported) || errors.Is(err, ErrBinary) ||

@@ -13,6 +13,8 @@ import (
 	_ "golang.org/x/image/bmp"
 	_ "golang.org/x/image/tiff"
 	_ "golang.org/x/image/webp"
+
+	"cairn/core/fault"
 )
 
 // maxImagePixels bounds the images given to OCR: a small file can declare
@@ -31,7 +33,7 @@ func registerImages(r *Registry) {
 // Without OCR, images are skipped with a reason that says what to install.
 func (r *Registry) extractImage(ctx context.Context, f File, lim Limits) (*Document, error) {
 	if r.ocr == nil {
-		return nil, fmt.Errorf("%w: image: text in images needs OCR, which is unavailable (install Tesseract: Debian packages libtesseract5 tesseract-ocr-eng)", ErrUnsupported)
+		return nil, fault.Wrap(fault.ExtractNoOCR, OCRFix, fmt.Errorf("%w: image: text in images needs OCR, which is unavailable", ErrUnsupported))
 	}
 	data, err := readAll(f, lim)
 	if err != nil {

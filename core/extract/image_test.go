@@ -6,6 +6,8 @@ import (
 	"hash/crc32"
 	"strings"
 	"testing"
+
+	"cairn/core/fault"
 )
 
 func TestImagesThroughOCR(t *testing.T) {
@@ -26,7 +28,10 @@ func TestImagesThroughOCR(t *testing.T) {
 
 func TestImagesWithoutOCR(t *testing.T) {
 	_, err := extractFixture(t, "scan.png")
-	wantErr(t, "scan.png", err, ErrUnsupported, "needs OCR, which is unavailable (install Tesseract")
+	wantErr(t, "scan.png", err, ErrUnsupported, "needs OCR, which is unavailable")
+	if fault.CodeOf(err) != fault.ExtractNoOCR || !strings.Contains(fault.FixLine(err), "tesseract-ocr-eng") {
+		t.Errorf("fault %q fix %q", fault.CodeOf(err), fault.FixLine(err))
+	}
 }
 
 func TestImageRefusals(t *testing.T) {

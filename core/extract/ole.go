@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/richardlehane/mscfb"
+
+	"cairn/core/fault"
 )
 
 // OLE compound files (the container of legacy Office files, of encrypted
@@ -58,11 +60,13 @@ func oleKind(f File) string {
 func oleSkip(f File, format string) error {
 	switch k := oleKind(f); k {
 	case "encrypted":
-		return fmt.Errorf("%w: %s: password-protected Office document (an encrypted package); remove the password to index it", ErrEncrypted, format)
+		return fault.Wrap(fault.ExtractEncrypted, "save a copy without the password in the indexed folder",
+			fmt.Errorf("%w: %s: password-protected Office document (an encrypted package); remove the password to index it", ErrEncrypted, format))
 	case "doc", "xls", "ppt":
 		modern := map[string]string{"doc": ".docx", "xls": ".xlsx", "ppt": ".pptx"}[k]
-		return fmt.Errorf("%w: %s: legacy Office 97-2003 binary format (.%s) has no maintained pure-Go reader; save it as %s to index it",
-			ErrUnsupported, format, k, modern)
+		return fault.Wrap(fault.ExtractLegacy, "open it in an office suite and save it as "+modern,
+			fmt.Errorf("%w: %s: legacy Office 97-2003 binary format (.%s) has no maintained pure-Go reader; save it as %s to index it",
+				ErrUnsupported, format, k, modern))
 	case "msg":
 		return fmt.Errorf("%w: %s: an Outlook message with the wrong extension; rename it to .msg", ErrUnsupported, format)
 	case "":

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"cairn/core/fault"
 )
 
 // PDFEngine names the reader used for PDF text.
@@ -129,7 +131,7 @@ func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Documen
 		b.endUnit()
 	}
 	if len(noText) > 0 && strings.TrimSpace(b.sb.String()) == "" {
-		return nil, fmt.Errorf("%w: pdf: no page has a text layer (a scanned document) and OCR is unavailable (install Tesseract: Debian packages libtesseract5 tesseract-ocr-eng)", ErrEmpty)
+		return nil, fault.Wrap(fault.ExtractNoOCR, OCRFix, fmt.Errorf("%w: pdf: no page has a text layer (a scanned document) and OCR is unavailable", ErrEmpty))
 	}
 	if len(noText) > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: no text layer and OCR unavailable (install Tesseract: Debian packages libtesseract5 tesseract-ocr-eng)", pageList(noText)))

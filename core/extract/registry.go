@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"cairn/core/fault"
 )
 
 // Limits bound the work one file may cause. Zero fields mean "no limit" only
@@ -139,7 +141,8 @@ func (r *Registry) ExtractNested(ctx context.Context, f File, lim Limits) (*Docu
 
 func (r *Registry) extract(ctx context.Context, f File, lim Limits) (doc *Document, err error) {
 	if lim.MaxFileBytes > 0 && f.Size > lim.MaxFileBytes {
-		return nil, fmt.Errorf("%w: %s is larger than the %s limit", ErrTooLarge, formatBytes(f.Size), formatBytes(lim.MaxFileBytes))
+		return nil, fault.Wrap(fault.ExtractTooLarge, "raise index.max_file_mb if the file should be indexed",
+			fmt.Errorf("%w: %s is larger than the %s limit", ErrTooLarge, formatBytes(f.Size), formatBytes(lim.MaxFileBytes)))
 	}
 	if f.Size == 0 {
 		return nil, fmt.Errorf("%w: empty file", ErrEmpty)
@@ -161,7 +164,8 @@ func (r *Registry) extract(ctx context.Context, f File, lim Limits) (doc *Docume
 	doc, err = e.Extract(ctx, f, lim)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			return nil, fmt.Errorf("extraction took longer than %s: %w", lim.Timeout, err)
+			return nil, fault.Wrap(fault.ExtractTimeout, "raise index.timeout_sec if the file should be indexed",
+				fmt.Errorf("extraction took longer than %s: %w", lim.Timeout, err))
 		}
 		return nil, err
 	}

@@ -38,7 +38,8 @@ func PassageOf(title, heading, text string) Passage {
 // catch-up pass after the run embeds it again.
 func (ix *Indexer) embedStage(ctx context.Context, in <-chan result, out chan<- result) error {
 	var batch []result
-	pending := 0
+	pending := 0           // chunks in batch
+	var pendingBytes int64 // their estimated embedding cost
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -52,7 +53,7 @@ func (ix *Indexer) embedStage(ctx context.Context, in <-chan result, out chan<- 
 		var vecs [][]float32
 		var err error
 		if len(ps) > 0 {
-			vecs, err = ix.opt.Embedder.EmbedPassages(ctx, ps)
+			vecs, err = ix.embed(ctx, ps)
 			if err != nil && ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -71,30 +72,33 @@ func (ix *Indexer) embedStage(ctx context.Context, in <-chan result, out chan<- 
 				return ctx.Err()
 			}
 		}
-		batch, pending = batch[:0], 0
+		batch, pending, pendingBytes = batch[:0], 0, 0
 		return nil
+	}
+	add := func(r result) {
+		batch = append(batch, r)
+		if r.status == StatusIndexed {
+			pending += len(r.chunks)
+			for _, c := range r.chunks {
+				pendingBytes += passageCost(len(c.Text)+len(c.Heading)+len(r.doc.Title), ix.opt.Embedder.Dim())
+			}
+		}
 	}
 	for {
 		r, ok := <-in
 		if !ok {
 			return flush()
 		}
-		batch = append(batch, r)
-		if r.status == StatusIndexed {
-			pending += len(r.chunks)
-		}
+		add(r)
 		// Keep collecting while more files are ready and the batch is small.
 	fill:
-		for pending < ix.opt.EmbedBatch {
+		for pending < ix.opt.EmbedBatch && pendingBytes < ix.opt.EmbedBudget {
 			select {
 			case r, ok := <-in:
 				if !ok {
 					return flush()
 				}
-				batch = append(batch, r)
-				if r.status == StatusIndexed {
-					pending += len(r.chunks)
-				}
+				add(r)
 			default:
 				break fill
 			}
@@ -160,7 +164,7 @@ func (ix *Indexer) reembed(ctx context.Context, rep *reporter) error {
 			ps[i] = PassageOf(c.Title, c.Heading, c.Text)
 			ids[i] = c.ID
 		}
-		vecs, err := ix.opt.Embedder.EmbedPassages(ctx, ps)
+		vecs, err := ix.embed(ctx, ps)
 		if err != nil {
 			return fmt.Errorf("embed chunks %d-%d: %w", ids[0], ids[len(ids)-1], err)
 		}
@@ -170,4 +174,41 @@ func (ix *Indexer) reembed(ctx context.Context, rep *reporter) error {
 		after = ids[len(ids)-1]
 		rep.embedded(len(cs))
 	}
+}
+
+// passageCost estimates the memory one passage takes while it is embedded:
+// its text, its token ids (about one 8-byte id per 4 bytes of text) and its
+// vector. llama.cpp's own buffers are sized when the model loads and do not
+// grow with the call.
+func passageCost(textBytes, dim int) int64 {
+	return int64(textBytes)*3 + int64(dim)*4
+}
+
+// embed embeds ps in calls of at most EmbedBatch passages and EmbedBudget
+// estimated bytes (a single larger passage goes alone), so a file of
+// thousands of chunks never tokenizes them all at once.
+func (ix *Indexer) embed(ctx context.Context, ps []Passage) ([][]float32, error) {
+	dim := ix.opt.Embedder.Dim()
+	out := make([][]float32, 0, len(ps))
+	for i := 0; i < len(ps); {
+		j, cost := i, int64(0)
+		for j < len(ps) && j-i < ix.opt.EmbedBatch {
+			c := passageCost(len(ps[j].Title)+len(ps[j].Text), dim)
+			if j > i && cost+c > ix.opt.EmbedBudget {
+				break
+			}
+			cost += c
+			j++
+		}
+		vecs, err := ix.opt.Embedder.EmbedPassages(ctx, ps[i:j])
+		if err != nil {
+			return nil, err
+		}
+		if len(vecs) != j-i {
+			return nil, fmt.Errorf("the embedding model returned %d vectors for %d passages", len(vecs), j-i)
+		}
+		out = append(out, vecs...)
+		i = j
+	}
+	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,6 +28,7 @@ import (
 
 	"cairn/core/chunk"
 	"cairn/core/extract"
+	"cairn/core/fault"
 	"cairn/core/store"
 )
 
@@ -39,7 +41,14 @@ type Options struct {
 	Ignore        []string // base-name patterns never indexed (filepath.Match syntax)
 	Embedder      Embedder // nil: keyword search only
 	EmbedBatch    int      // chunks per embedding call; default 32
+	// EmbedBudget caps the estimated memory of one embedding call (text,
+	// token ids, vectors; see passageCost); default 16 MB.
+	EmbedBudget int64
+	Log         *slog.Logger // nil: no log
 }
+
+// DefaultEmbedBudget is Options.EmbedBudget's default.
+const DefaultEmbedBudget = 16 << 20
 
 // Indexer indexes folders into one knowledge base.
 type Indexer struct {
@@ -58,6 +67,12 @@ func New(db *store.DB, reg *extract.Registry, opt Options) *Indexer {
 	}
 	if opt.EmbedBatch <= 0 {
 		opt.EmbedBatch = 32
+	}
+	if opt.EmbedBudget <= 0 {
+		opt.EmbedBudget = DefaultEmbedBudget
+	}
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Indexer{db: db, reg: reg, opt: opt}
 }
@@ -113,6 +128,7 @@ func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- Progr
 		return store.Run{}, err
 	}
 	run := store.Run{ID: runID, Folder: abs, StartedAt: time.Now(), Status: store.RunRunning}
+	ix.opt.Log.Info("index run started", "run", runID, "folder", abs)
 	rep.start(abs)
 	err = ix.run(ctx, f, &run, rep)
 	rep.fill(&run)
@@ -134,6 +150,12 @@ func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- Progr
 		err = ferr
 	}
 	run.FinishedAt = time.Now()
+	ix.opt.Log.Info("index run finished", "run", run.ID, "status", string(run.Status), "seen", run.FilesSeen,
+		"indexed", run.FilesIndexed, "unchanged", run.FilesUnchanged, "skipped", run.FilesSkipped, "failed", run.FilesFailed,
+		"removed", run.FilesRemoved, "chunks", run.Chunks, "bytes", run.Bytes, "ms", run.FinishedAt.Sub(run.StartedAt).Milliseconds())
+	if err != nil && run.Status == store.RunFailed {
+		ix.opt.Log.Error("index run failed", "run", run.ID, "code", string(fault.CodeOf(err)), "err", err)
+	}
 	rep.finish(run)
 	return run, err
 }
@@ -331,10 +353,10 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 	switch {
 	case err == nil:
 	case extract.IsSkip(err):
-		r.status, r.reason = StatusSkipped, err.Error()
+		r.status, r.reason = StatusSkipped, reasonOf(err)
 		return r
 	default:
-		r.status, r.reason = StatusFailed, err.Error()
+		r.status, r.reason = StatusFailed, reasonOf(err)
 		return r
 	}
 	r.doc = doc
@@ -345,6 +367,16 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 	}
 	r.status = StatusIndexed
 	return r
+}
+
+// reasonOf is the recorded reason a file is not indexed: the error, and its
+// fix when it has one, so the file list and `cairn status --issues` say
+// what to do.
+func reasonOf(err error) string {
+	if fix := fault.FixLine(err); fix != "" {
+		return err.Error() + " (fix: " + fix + ")"
+	}
+	return err.Error()
 }
 
 // Limits of one group commit.
@@ -399,6 +431,9 @@ func (ix *Indexer) writeBatch(ctx context.Context, f store.Folder, run *store.Ru
 		return err
 	}
 	for _, ev := range events {
+		if ev.Status == StatusSkipped || ev.Status == StatusFailed {
+			ix.opt.Log.Info("file not indexed", "path", ev.Path, "status", string(ev.Status), "reason", ev.Reason)
+		}
 		rep.file(ev)
 	}
 	return nil

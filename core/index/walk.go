@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"cairn/core/fault"
 )
 
 // entry is a file found by the walk, or a path the walk could not read.
@@ -90,7 +92,9 @@ func (w *walker) dir(ctx context.Context, dir string, fi fs.FileInfo) error {
 		case info.Mode().IsRegular():
 			e := entry{path: p, size: info.Size(), mtimeNS: info.ModTime().UnixNano()}
 			if w.opt.MaxFileBytes > 0 && info.Size() > w.opt.MaxFileBytes {
-				e.skip = fmt.Sprintf("file too large: %s is over the %s limit (index.max_file_mb)", mb(info.Size()), mb(w.opt.MaxFileBytes))
+				e.skip = fault.OneLine(fault.New(fault.ExtractTooLarge,
+					fmt.Sprintf("file too large: %s is over the %s limit (index.max_file_mb)", mb(info.Size()), mb(w.opt.MaxFileBytes)),
+					"raise index.max_file_mb if the file should be indexed", nil))
 			}
 			w.add(e)
 		default:

@@ -1,6 +1,10 @@
 package llm
 
-import "strings"
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
 
 // Kind says what a model is for.
 type Kind string
@@ -76,4 +80,22 @@ func LookupCatalog(name string) (CatalogEntry, bool) {
 		}
 	}
 	return CatalogEntry{}, false
+}
+
+// MirrorURL is the entry's URL on a mirror of its host: base (scheme,
+// host and an optional path prefix) replaces https://huggingface.co, and
+// the file's path is kept, so a mirror with huggingface.co's layout (or a
+// test server) serves the catalogue.
+func (c CatalogEntry) MirrorURL(base string) (string, error) {
+	src, err := url.Parse(c.URL)
+	if err != nil {
+		return "", err
+	}
+	b, err := url.Parse(strings.TrimRight(base, "/"))
+	if err != nil || (b.Scheme != "http" && b.Scheme != "https") || b.Host == "" {
+		return "", fmt.Errorf("model catalogue mirror %q is not an http:// or https:// URL", base)
+	}
+	b.Path += src.Path
+	b.RawPath, b.RawQuery = "", src.RawQuery
+	return b.String(), nil
 }

@@ -69,7 +69,10 @@ const (
 
 // Stats describes one generation.
 type Stats struct {
-	PromptTokens    int
+	PromptTokens int
+	// CachedTokens are the prompt's first tokens that an earlier request
+	// left in the cache, so they were not processed again.
+	CachedTokens    int
 	GeneratedTokens int
 	// Queued is the time spent waiting for another request to finish.
 	Queued time.Duration
@@ -112,6 +115,10 @@ type Generator struct {
 	sem   chan struct{}
 	lc    *llama.Context
 	batch *llama.Batch
+	// cached are the tokens whose keys and values lc holds, from position
+	// 0: the next prompt that starts with them (the same rules and
+	// sources) skips their decoding. Guarded by sem.
+	cached []int
 
 	// life guards the model against Close while tokenizing; Close takes it
 	// for writing after sem, so it never frees under a generation.
@@ -164,6 +171,9 @@ func LoadGenerator(path string, opt GeneratorOptions) (*Generator, error) {
 	}
 	return g, nil
 }
+
+// Path is the model file.
+func (g *Generator) Path() string { return g.path }
 
 // ContextSize is the number of tokens prompt and answer share.
 func (g *Generator) ContextSize() int { return g.nCtx }
@@ -244,7 +254,7 @@ func (g *Generator) run(ctx context.Context, req GenerateRequest, prompt []int, 
 	finish := func(reason StopReason, err error) {
 		st.StopReason = reason
 		if st.PromptDuration > 0 {
-			st.PromptTokensPerSecond = float64(st.PromptTokens) / st.PromptDuration.Seconds()
+			st.PromptTokensPerSecond = float64(st.PromptTokens-st.CachedTokens) / st.PromptDuration.Seconds()
 		}
 		if st.GeneratedTokens > 1 && st.GenerationDuration > 0 {
 			// The first token comes out of the prompt pass; the rate
@@ -299,7 +309,16 @@ func (g *Generator) tokenize(text string, special bool) ([]int, error) {
 // generate decodes the prompt, then samples until a stop condition. It must
 // be called with sem held.
 func (g *Generator) generate(ctx context.Context, req GenerateRequest, prompt []int, start time.Time, st *Stats, out chan<- Token) (StopReason, error) {
-	g.lc.KvCacheClear()
+	// Reuse the cache for the prompt's first tokens when they are the ones
+	// it holds; at least the last prompt token is decoded again, for its
+	// logits.
+	keep := min(commonPrefix(g.cached, prompt), len(prompt)-1)
+	if keep == 0 || !g.lc.KvCacheSeqRm(0, keep, -1) {
+		g.lc.KvCacheClear()
+		keep = 0
+	}
+	g.cached = prompt[:keep:keep]
+	st.CachedTokens = keep
 	topP := req.TopP
 	if topP <= 0 {
 		topP = 1
@@ -317,7 +336,7 @@ func (g *Generator) generate(ctx context.Context, req GenerateRequest, prompt []
 	}
 
 	tPrompt := time.Now()
-	for i := 0; i < len(prompt); i += g.batchSize {
+	for i := keep; i < len(prompt); i += g.batchSize {
 		if err := ctx.Err(); err != nil {
 			return StopCancelled, err
 		}
@@ -327,8 +346,10 @@ func (g *Generator) generate(ctx context.Context, req GenerateRequest, prompt []
 			g.batch.Add(prompt[j], nil, j, j == len(prompt)-1, 0)
 		}
 		if err := g.lc.Decode(g.batch); err != nil {
+			g.cached = nil // the cache holds part of a batch
 			return StopError, fmt.Errorf("%s: processing prompt: %w: %s", g.path, err, orUnknown(takeLlamaErrors()))
 		}
+		g.cached = append(g.cached, prompt[i:end]...)
 	}
 	for _, t := range prompt {
 		sampler.Accept(t, false) // so repetition penalties see the prompt
@@ -393,9 +414,20 @@ func (g *Generator) generate(ctx context.Context, req GenerateRequest, prompt []
 		pos++
 		idx = 0
 		if err := g.lc.Decode(g.batch); err != nil {
+			g.cached = nil
 			return StopError, fmt.Errorf("%s: generating: %w: %s", g.path, err, orUnknown(takeLlamaErrors()))
 		}
+		g.cached = append(g.cached, tok)
 	}
+}
+
+// commonPrefix is the number of leading tokens a and b share.
+func commonPrefix(a, b []int) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // Close frees the model once any generation in progress has finished

@@ -268,3 +268,36 @@ func TestLoadGeneratorRejectsEmbedder(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestGenerateReusesTheCachedPrefix(t *testing.T) {
+	// Greedy answers to a prompt must not depend on what an earlier prompt
+	// left in the cache: compare with a generator that starts empty.
+	long := []Message{{Role: "system", Content: strings.Repeat("Answer only from the numbered sources and cite them. ", 8)},
+		{Role: "user", Content: "What is the default port?"}}
+	other := []Message{long[0], {Role: "user", Content: "How do I reset the router?"}}
+	run := func(g *Generator, msgs []Message) (string, *Stats) {
+		ch, err := g.Generate(context.Background(), GenerateRequest{Messages: msgs, MaxTokens: 12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _, last := collect(t, ch)
+		return s, last.Stats
+	}
+	fresh := loadGenerator(t, GeneratorOptions{})
+	wantOther, _ := run(fresh, other)
+
+	g := loadGenerator(t, GeneratorOptions{})
+	first, st1 := run(g, long)
+	if st1.CachedTokens != 0 {
+		t.Errorf("first request found %d cached tokens", st1.CachedTokens)
+	}
+	again, st2 := run(g, long)
+	if again != first || st2.CachedTokens != st2.PromptTokens-1 {
+		t.Errorf("same prompt again: %q (cached %d of %d), first %q", again, st2.CachedTokens, st2.PromptTokens, first)
+	}
+	got, st3 := run(g, other)
+	system := g.TokenCount(long[0].Content)
+	if got != wantOther || st3.CachedTokens < system || st3.CachedTokens >= st3.PromptTokens {
+		t.Errorf("shared system prompt: %q (cached %d of %d, system %d), fresh generator %q", got, st3.CachedTokens, st3.PromptTokens, system, wantOther)
+	}
+}

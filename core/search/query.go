@@ -27,7 +27,7 @@ func ParseTerms(text string) []Term {
 	var all, content []Term
 	seen := map[string]bool{}
 	for _, word := range strings.Fields(text) {
-		toks := tokens(word)
+		toks := Tokens(word)
 		if len(toks) == 0 {
 			continue
 		}
@@ -51,8 +51,9 @@ func ParseTerms(text string) []Term {
 	return content
 }
 
-// tokens returns the lower-cased runs of letters and digits in s.
-func tokens(s string) []string {
+// Tokens returns the lower-cased runs of letters and digits in s, the
+// words SQLite's unicode61 tokenizer indexes.
+func Tokens(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r)
 	})
@@ -99,6 +100,9 @@ func RareFirst(terms []Term, common []bool) string {
 	}
 	return "(" + all + ") NOT ((" + all + ") NOT (" + MatchQuery(rare) + "))"
 }
+
+// IsStopword reports whether the lower-case word w carries no topic.
+func IsStopword(w string) bool { return stopwords[w] }
 
 // stopwords are frequent English words that carry no topic. They are
 // dropped from keyword queries, where OR-ing them would match nearly every

@@ -7,22 +7,27 @@ import (
 	"syscall"
 )
 
-// ErrIndexing is returned by LockIndexing while another indexing run (in
-// this or another process) holds the knowledge base.
+// ErrIndexing is returned by LockIndexing, inside a fault.StoreBusy, while
+// another indexing run (in this or another process) holds the knowledge base.
 var ErrIndexing = errors.New("another indexing run is using this knowledge base")
 
 // LockIndexing takes the knowledge base's indexing lock: an advisory lock on
 // "<db>.lock", released by unlock or when the process dies, so a crash never
 // leaves a stale lock behind. Searches need no lock.
 func (db *DB) LockIndexing() (unlock func(), err error) {
-	f, err := os.OpenFile(db.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	return lockPath(db.path)
+}
+
+// lockPath takes the indexing lock of the knowledge base at path.
+func lockPath(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("indexing lock: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, ErrIndexing
+			return nil, classify(path, ErrIndexing)
 		}
 		return nil, fmt.Errorf("indexing lock: %w", err)
 	}

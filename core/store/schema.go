@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/ncruces/go-sqlite3"
+
+	"cairn/core/fault"
 )
 
 // migrations are applied in order; PRAGMA user_version counts the applied
@@ -140,7 +142,8 @@ func (db *DB) migrate() error {
 			return err
 		}
 		if v > len(migrations) {
-			return fmt.Errorf("schema version %d is newer than this Cairn (%d): update Cairn", v, len(migrations))
+			return fault.New(fault.StoreNewer, fmt.Sprintf("schema version %d is newer than this Cairn's (%d)", v, len(migrations)),
+				"update Cairn, or open another knowledge base", nil)
 		}
 		for i := v; i < len(migrations); i++ {
 			err := func() (err error) {

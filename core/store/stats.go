@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/ncruces/go-sqlite3"
@@ -57,54 +59,147 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 	return st, err
 }
 
-// Check verifies the knowledge base: SQLite's integrity check, the FTS5
-// index against the chunks, chunks whose document is gone, and vectors
-// against the chunks marked as embedded. It returns one line per problem;
-// none means healthy.
+// Health is the outcome of every check of a knowledge base's consistency.
+// Empty fields mean healthy.
+type Health struct {
+	Integrity []string // PRAGMA integrity_check's complaints (at most 20)
+	FTS       string   // the FTS5 integrity-check's error: the index is out of step with the chunks
+	Orphans   []string // chunks without a document, documents without a folder
+	Vectors   []string // vectors out of step with the chunks, or with the recorded model
+	// Unembedded counts chunks still waiting for a vector of the recorded
+	// model (after a model change or a failed embedding): not damage, the
+	// next index run computes them.
+	Unembedded int
+}
+
+// Problems lists every problem on one line each; none means healthy.
+func (h Health) Problems() []string {
+	var out []string
+	for _, p := range h.Integrity {
+		out = append(out, "integrity: "+p)
+	}
+	if h.FTS != "" {
+		out = append(out, "full-text index out of step with chunks: "+h.FTS)
+	}
+	out = append(out, h.Orphans...)
+	return append(out, h.Vectors...)
+}
+
+// Check verifies the knowledge base (see Health) and returns one line per
+// problem; none means healthy.
 func (db *DB) Check(ctx context.Context) ([]string, error) {
-	var problems []string
-	err := db.read(ctx, func(c *sqlite3.Conn) error {
-		err := query(c, `PRAGMA integrity_check`, nil, func(s *sqlite3.Stmt) error {
+	h, err := db.Health(ctx)
+	return h.Problems(), err
+}
+
+// Health runs every check: SQLite's integrity check, the FTS5 index against
+// the chunks, chunks whose document is gone, and vectors against the chunks
+// marked as embedded and the dimension the meta table records.
+//
+// It runs on a connection of its own: FTS5's part of PRAGMA integrity_check
+// (SQLite 3.47) judges by the structure a connection cached when it last
+// read the index, so a pooled reader that searched before the latest writes
+// reports a sound index as malformed.
+func (db *DB) Health(ctx context.Context) (Health, error) {
+	var h Health
+	c, err := openConn(db.path, db.ro)
+	if err != nil {
+		return h, classify(db.path, err)
+	}
+	defer c.Close()
+	old := c.SetInterrupt(ctx)
+	defer c.SetInterrupt(old)
+	err = classify(db.path, func() error {
+		err := query(c, `PRAGMA integrity_check(20)`, nil, func(s *sqlite3.Stmt) error {
 			if v := s.ColumnText(0); v != "ok" {
-				problems = append(problems, "integrity: "+v)
+				// Rows may carry a "*** in database main ***" header line.
+				v = strings.TrimSpace(strings.TrimPrefix(v, "*** in database main ***"))
+				h.Integrity = append(h.Integrity, strings.ReplaceAll(v, "\n", "; "))
 			}
 			return nil
 		})
 		if err != nil {
+			if errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB) {
+				h.Integrity = append(h.Integrity, err.Error())
+				return nil // nothing further can be trusted
+			}
 			return fmt.Errorf("integrity check: %w", err)
 		}
 		if err := c.Exec(`INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
 			if !strings.Contains(err.Error(), "readonly") {
-				problems = append(problems, "full-text index out of step with chunks: "+err.Error())
+				h.FTS = err.Error()
 			}
 		}
-		counts := []struct {
-			sql, msg string
-		}{
+		type count struct{ sql, msg string }
+		orphans := []count{
 			{`SELECT count(*) FROM chunks c LEFT JOIN documents d ON d.id = c.document_id WHERE d.id IS NULL`, "chunks without a document"},
 			{`SELECT count(*) FROM documents d LEFT JOIN folders f ON f.id = d.folder_id WHERE f.id IS NULL`, "documents without a folder"},
 		}
-		if _, dim, err := vectorModel(c); err == nil && dim > 0 {
-			counts = append(counts,
-				struct{ sql, msg string }{`SELECT (SELECT count(*) FROM chunks WHERE vec = 1) - (SELECT count(*) FROM chunks_vec)`, "difference between embedded chunks and stored vectors"},
-				struct{ sql, msg string }{`SELECT (SELECT count(*) FROM chunks WHERE vec = 1) - (SELECT count(*) FROM chunk_vq)`, "difference between embedded chunks and quantized vectors"},
-				struct{ sql, msg string }{`SELECT (SELECT count(*) FROM chunk_vq) - coalesce((SELECT count FROM vq_stats), 0)`, "difference between quantized vectors and their running count"},
-			)
+		var vectors []count
+		_, dim, err := vectorModel(c)
+		if err != nil {
+			return err
 		}
-		for _, q := range counts {
-			err := query(c, q.sql, nil, func(s *sqlite3.Stmt) error {
-				if n := s.ColumnInt(0); n != 0 {
-					problems = append(problems, fmt.Sprintf("%s: %d", q.msg, n))
-				}
+		if dim > 0 {
+			vectors = []count{
+				{`SELECT (SELECT count(*) FROM chunks WHERE vec = 1) - (SELECT count(*) FROM chunks_vec)`, "difference between embedded chunks and stored vectors"},
+				{`SELECT (SELECT count(*) FROM chunks WHERE vec = 1) - (SELECT count(*) FROM chunk_vq)`, "difference between embedded chunks and quantized vectors"},
+				{`SELECT (SELECT count(*) FROM chunk_vq) - coalesce((SELECT count FROM vq_stats), 0)`, "difference between quantized vectors and their running count"},
+				{fmt.Sprintf(`SELECT count(*) FROM chunks_vec WHERE length(embedding) != %d`, 4*dim), fmt.Sprintf("vectors whose length is not the recorded %d dimensions", dim)},
+			}
+			if err := query(c, `SELECT count(*) FROM chunks WHERE vec = 0`, nil, func(s *sqlite3.Stmt) error {
+				h.Unembedded = s.ColumnInt(0)
 				return nil
-			})
-			if err != nil {
+			}); err != nil {
 				return err
 			}
+			if d := tableDim(c); d != dim {
+				h.Vectors = append(h.Vectors, fmt.Sprintf("the vector table holds %d dimensions, the meta table records %d", d, dim))
+			}
+		} else if err := query(c, `SELECT count(*) FROM chunks WHERE vec = 1`, nil, func(s *sqlite3.Stmt) error {
+			if n := s.ColumnInt(0); n != 0 {
+				h.Vectors = append(h.Vectors, fmt.Sprintf("chunks marked as embedded with no embedding model recorded: %d", n))
+			}
+			return nil
+		}); err != nil {
+			return err
 		}
+		run := func(qs []count, into *[]string) error {
+			for _, q := range qs {
+				err := query(c, q.sql, nil, func(s *sqlite3.Stmt) error {
+					if n := s.ColumnInt(0); n != 0 {
+						*into = append(*into, fmt.Sprintf("%s: %d", q.msg, n))
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := run(orphans, &h.Orphans); err != nil {
+			return err
+		}
+		return run(vectors, &h.Vectors)
+	}())
+	return h, err
+}
+
+// tableDim reads the dimension chunks_vec was created with from its
+// definition; 0 when there is no such table.
+func tableDim(c *sqlite3.Conn) int {
+	var sql string
+	query(c, `SELECT sql FROM sqlite_schema WHERE name = 'chunks_vec'`, nil, func(s *sqlite3.Stmt) error {
+		sql = s.ColumnText(0)
 		return nil
 	})
-	return problems, err
+	_, rest, ok := strings.Cut(sql, "float[")
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.Atoi(rest[:max(0, strings.IndexByte(rest, ']'))])
+	return n
 }
 
 // Checkpoint copies the write-ahead log into the database file and empties

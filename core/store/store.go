@@ -26,12 +26,16 @@ import (
 type Options struct {
 	Readers  int  // reader connections kept for searches; default 4
 	ReadOnly bool // open for searching only; never writes or migrates
+	// MaxBytes caps the database file's size (PRAGMA max_page_count); a
+	// write past it fails as a full disk does. 0: no cap.
+	MaxBytes int64
 }
 
 // DB is an open knowledge base.
 type DB struct {
-	path string
-	ro   bool
+	path     string
+	ro       bool
+	maxBytes int64 // Options.MaxBytes
 
 	wmu      sync.Mutex // guards the fields below
 	w        *sqlite3.Conn
@@ -49,8 +53,9 @@ type DB struct {
 }
 
 // Open opens (creating if needed) the knowledge base at path and brings its
-// schema up to date. The file and its directory are created readable by the
-// user only.
+// schema up to date. The file, its write-ahead log and shared-memory files,
+// and its folder are readable by the user only. Errors are faults (see
+// core/fault) naming the file and what to do.
 func Open(path string, opt Options) (*DB, error) {
 	if opt.Readers <= 0 {
 		opt.Readers = 4
@@ -60,41 +65,46 @@ func Open(path string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("knowledge base path %s: %w", path, err)
 	}
 	db := &DB{
-		path:    abs,
-		ro:      opt.ReadOnly,
-		ws:      map[string]*sqlite3.Stmt{},
-		readers: make(chan *sqlite3.Conn, opt.Readers),
-		opened:  make(chan struct{}, opt.Readers),
-		closed:  make(chan struct{}),
+		path:     abs,
+		ro:       opt.ReadOnly,
+		maxBytes: opt.MaxBytes,
+		ws:       map[string]*sqlite3.Stmt{},
+		readers:  make(chan *sqlite3.Conn, opt.Readers),
+		opened:   make(chan struct{}, opt.Readers),
+		closed:   make(chan struct{}),
 	}
 	if opt.ReadOnly {
 		if _, err := os.Stat(abs); err != nil {
-			return nil, fmt.Errorf("open knowledge base: %w", err)
+			return nil, classify(abs, fmt.Errorf("open knowledge base: %w", err))
 		}
 		return db, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, fmt.Errorf("create knowledge base folder: %w", err)
+		return nil, classify(abs, fmt.Errorf("create knowledge base folder: %w", err))
 	}
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("create knowledge base %s: %w", abs, err)
+	if err := createPrivate(abs); err != nil {
+		return nil, classify(abs, err)
 	}
-	f.Close()
 	w, err := openConn(abs, false)
 	if err != nil {
-		return nil, err
+		return nil, classify(abs, err)
 	}
 	db.w = w
+	if err := db.limitSize(w); err != nil {
+		w.Close()
+		return nil, classify(abs, err)
+	}
 	if err := db.migrate(); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("knowledge base %s: %w", abs, err)
+		return nil, classify(abs, fmt.Errorf("knowledge base %s: %w", abs, err))
 	}
 	_, db.vecDim, err = vectorModel(w)
 	if err != nil {
 		w.Close()
-		return nil, fmt.Errorf("knowledge base %s: %w", abs, err)
+		return nil, classify(abs, fmt.Errorf("knowledge base %s: %w", abs, err))
 	}
+	// A knowledge base made by an older version may have readable files.
+	restrictFiles(abs)
 	return db, nil
 }
 
@@ -172,7 +182,7 @@ func (db *DB) write(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
 		old := db.w.SetInterrupt(ctx)
 		defer db.w.SetInterrupt(old)
 	}
-	return fn(db.w)
+	return classify(db.path, fn(db.w))
 }
 
 // tx runs fn inside one transaction on the writer connection: committed if
@@ -216,13 +226,13 @@ func (db *DB) stmt(sql string) (*sqlite3.Stmt, error) {
 func (db *DB) read(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
 	c, err := db.getReader()
 	if err != nil {
-		return err
+		return classify(db.path, err)
 	}
 	old := c.SetInterrupt(ctx)
 	err = fn(c)
 	c.SetInterrupt(old)
 	db.putReader(c)
-	return err
+	return classify(db.path, err)
 }
 
 func (db *DB) getReader() (*sqlite3.Conn, error) {

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"cairn/core"
+)
+
+// kbAndFile parses `cairn NAME [--kb NAME|--db PATH] FILE`.
+func kbAndFile(name, usage string, env *cliEnv, args []string) (core.Options, string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	var kb kbFlags
+	kb.add(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return core.Options{}, "", err
+	}
+	if len(pos) != 1 {
+		return core.Options{}, "", usageError{usage}
+	}
+	return core.Options{KB: kb.kb, DB: kb.db, Log: env.log}, pos[0], nil
+}
+
+func runBackup(ctx context.Context, env *cliEnv, args []string) error {
+	opt, dest, err := kbAndFile("backup", "backup needs the file to write: cairn backup [--kb NAME] DEST.db", env, args)
+	if err != nil {
+		return err
+	}
+	st, err := core.Backup(ctx, env.cfg, opt, dest)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "Backed up %d documents, %d chunks to %s.\n", st.Documents, st.Chunks, dest)
+	return nil
+}
+
+func runRestore(ctx context.Context, env *cliEnv, args []string) error {
+	opt, src, err := kbAndFile("restore", "restore needs the backup file: cairn restore SRC.db [--kb NAME]", env, args)
+	if err != nil {
+		return err
+	}
+	st, err := core.Restore(ctx, env.cfg, opt, src)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "Restored %d documents, %d chunks into %s; the file it replaced (if any) is %s.bak.\n",
+		st.Documents, st.Chunks, st.Path, st.Path)
+	return nil
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"cairn/core"
+	"cairn/core/bench"
+	"cairn/core/eval"
+	"cairn/core/llm/testmodel"
+)
+
+// AskBenchResult is `cairn bench ask`: where the time of a whole answer
+// goes, with a chat model of a real small model's shape.
+type AskBenchResult struct {
+	Model         string  `json:"model"`
+	Pages         int     `json:"pages"`
+	Questions     int     `json:"questions"`
+	ModelLoad     float64 `json:"model_load_s"`
+	RetrievalMS   float64 `json:"retrieval_ms_median"`
+	PromptTokens  float64 `json:"prompt_tokens_median"`
+	PromptS       float64 `json:"prompt_processing_s_median"` // time to first token
+	PromptTokPerS float64 `json:"prompt_tokens_per_s_median"`
+	GenerationS   float64 `json:"generation_s_median"`
+	Tokens        float64 `json:"tokens_median"`
+	TokPerS       float64 `json:"tokens_per_s_median"`
+	OtherMS       float64 `json:"other_ms_median"` // prompt building, citations, verification
+	TotalS        float64 `json:"total_s_median"`
+}
+
+// benchAsk answers man-page questions end to end (BM25 retrieval, a
+// random-weight chat model of Qwen2.5-0.5B-Instruct's shape, verification)
+// and splits each answer's time into retrieval, prompt processing and
+// generation.
+func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, limit int) (AskBenchResult, error) {
+	log := env.stderr
+	if limit <= 0 {
+		limit = 500
+	}
+	mc, err := bench.BuildManCorpus(ctx, "/usr/share/man", filepath.Join(dir, corpusName(limit)), limit, log)
+	if err != nil {
+		return AskBenchResult{}, err
+	}
+	spec := testmodel.Qwen25_05B()
+	model := filepath.Join(dir, "models", "qwen2.5-0.5b-shape-f16.gguf")
+	if _, err := os.Stat(model); err != nil {
+		fmt.Fprintf(log, "writing a random-weight %s model (about 1 GB) to %s\n", spec.Name, model)
+		if err := os.MkdirAll(filepath.Dir(model), 0o755); err != nil {
+			return AskBenchResult{}, err
+		}
+		if err := testmodel.Write(model+".tmp", spec); err != nil {
+			return AskBenchResult{}, err
+		}
+		if err := os.Rename(model+".tmp", model); err != nil {
+			return AskBenchResult{}, err
+		}
+	}
+	cfg := env.cfg
+	cfg.Generation.Model, cfg.Embedding.Model = model, core.NoModel
+	cfg.Generation.MaxTokens, cfg.Generation.Temperature, cfg.Generation.ContextSize = 64, 0, 4096
+	cfg.Answer.TopK, cfg.Answer.Verify, cfg.Answer.Rewrite = 5, "warn", false
+	db := filepath.Join(work, "ask.db")
+	removeKB(db)
+	defer removeKB(db)
+	eng, err := core.Open(ctx, cfg, env.dirs, core.Options{DB: db})
+	if err != nil {
+		return AskBenchResult{}, err
+	}
+	defer eng.Close()
+	fmt.Fprintf(log, "indexing %d man pages\n", limit)
+	if _, err := eng.Index(ctx, mc.Dir, nil); err != nil {
+		return AskBenchResult{}, err
+	}
+	t := time.Now()
+	if _, err := eng.Generator(ctx); err != nil {
+		return AskBenchResult{}, err
+	}
+	res := AskBenchResult{Model: spec.Name, Pages: limit, ModelLoad: time.Since(t).Seconds()}
+
+	qs, err := firstQueries(mc.Queries, questions)
+	if err != nil {
+		return res, err
+	}
+	var retr, ptoks, pp, ptps, gen, toks, tps, other, total []float64
+	for i, q := range qs {
+		ans, err := eng.Ask(ctx, eng.SearchRequest(q), nil)
+		if err != nil {
+			return res, fmt.Errorf("%q: %w", q, err)
+		}
+		tm := ans.Timing
+		if ans.NoSources {
+			fmt.Fprintf(log, "  %d/%d: nothing retrieved for %q; skipped\n", i+1, len(qs), q)
+			continue
+		}
+		fmt.Fprintf(log, "  %d/%d: %d prompt tokens (%d cached), first token %s, %d tokens, total %s\n", i+1, len(qs),
+			tm.PromptTokens, tm.CachedTokens, tm.PromptProcessing.Round(time.Millisecond), tm.Tokens, tm.Total.Round(time.Millisecond))
+		retr = append(retr, float64(tm.Retrieval.Microseconds())/1000)
+		ptoks = append(ptoks, float64(tm.PromptTokens))
+		pp = append(pp, tm.PromptProcessing.Seconds())
+		if tm.PromptProcessing > 0 {
+			ptps = append(ptps, float64(tm.PromptTokens-tm.CachedTokens)/tm.PromptProcessing.Seconds())
+		}
+		gen = append(gen, tm.Generation.Seconds())
+		toks = append(toks, float64(tm.Tokens))
+		tps = append(tps, tm.TokensPerSec)
+		other = append(other, float64((tm.Total-tm.Retrieval-tm.PromptProcessing-tm.Generation).Microseconds())/1000)
+		total = append(total, tm.Total.Seconds())
+	}
+	res.Questions = len(total)
+	res.RetrievalMS, res.PromptTokens, res.PromptS, res.PromptTokPerS = eval.Median(retr), eval.Median(ptoks), eval.Median(pp), eval.Median(ptps)
+	res.GenerationS, res.Tokens, res.TokPerS = eval.Median(gen), eval.Median(toks), eval.Median(tps)
+	res.OtherMS, res.TotalS = eval.Median(other), eval.Median(total)
+
+	w := env.stdout
+	fmt.Fprintf(w, "\n## Answering end to end: %s (random weights, F16), BM25 over %d man pages, 5 sources, 64-token answers\n\n", spec.Name, limit)
+	fmt.Fprintf(w, "Medians of %d questions; model load %.1f s (once).\n\n", res.Questions, res.ModelLoad)
+	fmt.Fprintln(w, "| retrieval | prompt tokens | prompt processing (first token) | prompt tokens/s | generation | tokens/s | prompt building + verification | total |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "| %.1f ms | %.0f | %.2f s | %.0f | %.2f s | %.1f | %.1f ms | %.2f s |\n",
+		res.RetrievalMS, res.PromptTokens, res.PromptS, res.PromptTokPerS, res.GenerationS, res.TokPerS, res.OtherMS, res.TotalS)
+	return res, nil
+}
+
+// firstQueries reads the first n queries of a qid<TAB>text file.
+func firstQueries(path string, n int) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() && len(out) < n {
+		if _, q, ok := strings.Cut(sc.Text(), "\t"); ok && strings.TrimSpace(q) != "" {
+			out = append(out, q)
+		}
+	}
+	return out, sc.Err()
+}

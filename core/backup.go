@@ -1,0 +1,60 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"cairn/core/config"
+	"cairn/core/fault"
+	"cairn/core/store"
+)
+
+// Backup writes a consistent snapshot of the knowledge base opt names to
+// dest (a new file), even while an indexing run writes to it, checks the
+// copy and returns what it holds.
+func Backup(ctx context.Context, cfg config.Config, opt Options, dest string) (store.Stats, error) {
+	path, err := opt.path(cfg)
+	if err != nil {
+		return store.Stats{}, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return store.Stats{}, fault.New(fault.StoreOpen, "no knowledge base at "+path, "check --kb or --db; `cairn status` shows the default one", err)
+	}
+	log := opt.logger()
+	db, err := store.Open(path, store.Options{Readers: 1})
+	if err != nil {
+		return store.Stats{}, err
+	}
+	defer db.Close()
+	if err := db.Backup(ctx, dest); err != nil {
+		log.Error("backup failed", "path", path, "dest", dest, "code", string(fault.CodeOf(err)), "err", err)
+		return store.Stats{}, err
+	}
+	st, err := store.Verify(ctx, dest)
+	if err != nil {
+		return st, fmt.Errorf("the backup %s fails its check: %w", dest, err)
+	}
+	log.Info("backup", "path", path, "dest", dest, "documents", st.Documents, "chunks", st.Chunks)
+	return st, nil
+}
+
+// Restore replaces the knowledge base opt names with the backup at src, once
+// the backup passes every check; see store.Restore. The replaced file is
+// kept next to it with the suffix .bak.
+func Restore(ctx context.Context, cfg config.Config, opt Options, src string) (store.Stats, error) {
+	path, err := opt.path(cfg)
+	if err != nil {
+		return store.Stats{}, err
+	}
+	log := opt.logger()
+	st, err := store.Restore(ctx, src, path)
+	if err != nil {
+		log.Error("restore failed", "path", path, "src", src, "code", string(fault.CodeOf(err)), "err", err)
+		return st, err
+	}
+	log.Info("restore", "path", path, "src", src, "documents", st.Documents, "chunks", st.Chunks)
+	return st, nil
+}

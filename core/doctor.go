@@ -1,0 +1,365 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"cairn/core/config"
+	"cairn/core/extract"
+	"cairn/core/fault"
+	"cairn/core/llm"
+	"cairn/core/logs"
+	"cairn/core/ocr"
+	"cairn/core/store"
+)
+
+// Verdict is a health check's outcome.
+type Verdict string
+
+const (
+	Pass Verdict = "PASS"
+	Warn Verdict = "WARN" // works, but something is missing or worth knowing
+	Fail Verdict = "FAIL" // broken: the fix says what to do
+)
+
+// Check is one health check's result.
+type Check struct {
+	Verdict Verdict
+	Name    string
+	Detail  string
+	Fix     string     // what to do, for WARN and FAIL
+	Code    fault.Code // the fault's code, when a fault caused it
+}
+
+// DoctorOptions say what Doctor examines.
+type DoctorOptions struct {
+	KB, DB string // the knowledge base, as for Open
+	// Load loads the models through llama.cpp, rather than only reading
+	// their GGUF metadata (slower; needs the memory).
+	Load bool
+	// ConfigErr is the error the settings failed to load with, when the
+	// caller carries on with config.Fallback.
+	ConfigErr error
+}
+
+// Doctor checks Cairn's health: the settings, the knowledge base (SQLite's
+// integrity, the full-text index, orphans, vectors), file permissions, free
+// disk space, the models, OCR, the network gate's mode and the log. It
+// never changes the knowledge base beyond what opening it does (bringing
+// an older schema up to date), and creates none.
+func Doctor(ctx context.Context, cfg config.Config, dirs config.Dirs, opt DoctorOptions) []Check {
+	var out []Check
+	add := func(c Check) { out = append(out, c) }
+	add(checkSettings(dirs, opt.ConfigErr))
+	path, err := Options{KB: opt.KB, DB: opt.DB}.path(cfg)
+	if err != nil {
+		add(Check{Verdict: Fail, Name: "knowledge base", Detail: err.Error(), Fix: "give a name without a path (--kb) or a file (--db)"})
+	} else {
+		out = append(out, checkKB(ctx, path)...)
+		add(checkPermissions(path, dirs))
+	}
+	add(checkDisk(cfg.Paths.DataDir))
+	e := &Engine{cfg: cfg, dirs: dirs, log: logs.Discard()}
+	add(e.checkModel(ctx, "embedding model", cfg.Embedding.Model, llm.KindEmbedding, opt.Load))
+	add(e.checkModel(ctx, "chat model", cfg.Generation.Model, llm.KindGeneration, opt.Load))
+	add(checkOCR(cfg.OCR))
+	add(checkNetwork(cfg.Network))
+	add(checkLog(dirs, cfg.Log.Level))
+	return out
+}
+
+// Failed reports whether any check failed.
+func Failed(checks []Check) bool {
+	return slices.ContainsFunc(checks, func(c Check) bool { return c.Verdict == Fail })
+}
+
+// failFrom is a failed check caused by err, with its fault's fix and code.
+func failFrom(name string, err error, fallbackFix string) Check {
+	c := Check{Verdict: Fail, Name: name, Detail: oneLine(err.Error()), Fix: fallbackFix}
+	if f, ok := fault.As(err); ok {
+		c.Fix, c.Code = f.Fix, f.Code
+	}
+	return c
+}
+
+func checkSettings(dirs config.Dirs, loadErr error) Check {
+	file := dirs.SettingsFile()
+	if loadErr != nil {
+		c := failFrom("settings", loadErr, "fix or delete "+file)
+		c.Detail += " (this check used the defaults)"
+		return c
+	}
+	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+		return Check{Verdict: Pass, Name: "settings", Detail: "no settings file; the defaults and CAIRN_* variables apply"}
+	}
+	return Check{Verdict: Pass, Name: "settings", Detail: file + " is valid"}
+}
+
+// damaged is the fix for a knowledge base that failed its checks.
+const damaged = "restore a backup (`cairn restore BACKUP.db`, with --kb or --db), or delete the knowledge base file and index the folders again"
+
+// checkKB opens the knowledge base and runs the store's checks.
+func checkKB(ctx context.Context, path string) []Check {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []Check{{Verdict: Warn, Name: "knowledge base", Detail: path + " does not exist yet",
+			Fix: "index a folder: `cairn index FOLDER` (or File > Add folder in the window)"}}
+	}
+	if err != nil {
+		return []Check{failFrom("knowledge base", err, "check that the file is readable by you")}
+	}
+	db, err := store.Open(path, store.Options{Readers: 1})
+	if err != nil {
+		return []Check{failFrom(kbCheckName(err), err, damaged)}
+	}
+	defer db.Close()
+	h, err := db.Health(ctx)
+	if err != nil {
+		return []Check{failFrom(kbCheckName(err), err, damaged)}
+	}
+	if len(h.Integrity) > 0 {
+		return []Check{{Verdict: Fail, Name: "integrity", Code: fault.StoreCorrupt, Fix: damaged,
+			Detail: fmt.Sprintf("%s is damaged: %s", path, strings.Join(h.Integrity[:min(3, len(h.Integrity))], "; "))}}
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		return []Check{failFrom(kbCheckName(err), err, damaged)}
+	}
+	out := []Check{
+		{Verdict: Pass, Name: "knowledge base", Detail: fmt.Sprintf("%s: schema %d, %d documents, %d chunks, %.1f MB",
+			path, st.SchemaVersion, st.Documents, st.Chunks, float64(fi.Size())/(1<<20))},
+		{Verdict: Pass, Name: "integrity", Detail: "SQLite's integrity check is ok"},
+	}
+	if h.FTS != "" {
+		out = append(out, Check{Verdict: Fail, Name: "full-text index", Code: fault.StoreCorrupt, Fix: damaged,
+			Detail: "out of step with the chunks: " + h.FTS})
+	} else {
+		out = append(out, Check{Verdict: Pass, Name: "full-text index", Detail: fmt.Sprintf("in step with %d chunks", st.Chunks)})
+	}
+	if len(h.Orphans) > 0 {
+		out = append(out, Check{Verdict: Fail, Name: "consistency", Code: fault.StoreCorrupt, Fix: damaged,
+			Detail: strings.Join(h.Orphans, "; ")})
+	} else {
+		out = append(out, Check{Verdict: Pass, Name: "consistency", Detail: "every chunk has its document, every document its folder"})
+	}
+	switch {
+	case len(h.Vectors) > 0:
+		out = append(out, Check{Verdict: Fail, Name: "vectors", Code: fault.StoreCorrupt, Detail: strings.Join(h.Vectors, "; "),
+			Fix: "choose the embedding model again (`cairn models use PATH`) and run `cairn index FOLDER`, or " + damaged})
+	case st.VectorModel == "":
+		out = append(out, Check{Verdict: Pass, Name: "vectors", Detail: "none (keyword search only)"})
+	case h.Unembedded > 0:
+		out = append(out, Check{Verdict: Warn, Name: "vectors", Detail: fmt.Sprintf("%d of %d chunks wait for vectors of %s", h.Unembedded, st.Chunks, st.VectorModel),
+			Fix: "run `cairn index FOLDER` (or Re-index in the window) to compute them"})
+	default:
+		out = append(out, Check{Verdict: Pass, Name: "vectors", Detail: fmt.Sprintf("%d vectors of %s, %d dimensions as recorded", st.Vectors, st.VectorModel, st.VectorDim)})
+	}
+	if unlock, err := db.LockIndexing(); err != nil {
+		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: oneLine(err.Error()), Code: fault.CodeOf(err),
+			Fix: "the checks above saw the knowledge base as it was while that run wrote; run doctor again when it is done"})
+	} else {
+		unlock()
+		out = append(out, Check{Verdict: Pass, Name: "indexing", Detail: "no indexing run in progress"})
+	}
+	return out
+}
+
+// kbCheckName names the check a knowledge base error fails: damage is an
+// integrity failure wherever it is found.
+func kbCheckName(err error) string {
+	if c := fault.CodeOf(err); c == fault.StoreCorrupt || c == fault.StoreNotKB {
+		return "integrity"
+	}
+	return "knowledge base"
+}
+
+// checkPermissions wants the knowledge base's files, the settings and the
+// log readable by the user only: they hold document text and questions.
+func checkPermissions(kb string, dirs config.Dirs) Check {
+	var loose []string
+	var fixes []string
+	files := store.PrivateFiles(kb)
+	files[dirs.SettingsFile()] = 0
+	if m, err := filepath.Glob(filepath.Join(dirs.State, logs.FileName+"*")); err == nil {
+		for _, p := range m {
+			files[p] = 0
+		}
+	}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			loose = append(loose, fmt.Sprintf("%s is %04o", p, fi.Mode().Perm()))
+			fixes = append(fixes, p)
+		}
+	}
+	for _, d := range []string{filepath.Dir(kb), dirs.Config, dirs.State} {
+		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o077 != 0 && !sharedDir(d) {
+			loose = append(loose, fmt.Sprintf("%s/ is %04o", d, fi.Mode().Perm()))
+		}
+	}
+	if len(loose) > 0 {
+		return Check{Verdict: Warn, Name: "permissions", Detail: "readable by other users: " + strings.Join(loose, ", "),
+			Fix: "chmod 600 the files and chmod 700 the folders (Cairn creates them so)"}
+	}
+	if f, err := os.OpenFile(kb, os.O_RDWR, 0); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return Check{Verdict: Fail, Name: "permissions", Detail: kb + " is not writable: " + err.Error(), Code: fault.StoreReadOnly,
+			Fix: "give your user write permission on the file and its folder"}
+	}
+	return Check{Verdict: Pass, Name: "permissions", Detail: "knowledge base, settings and log are readable by you only"}
+}
+
+// sharedDir reports folders Cairn did not create and should not judge: a
+// knowledge base given with --db may live in any folder.
+func sharedDir(d string) bool {
+	home, _ := os.UserHomeDir()
+	return d == home || d == "/tmp" || d == os.TempDir()
+}
+
+// Free space thresholds of the data folder.
+const (
+	diskFail = 64 << 20 // below this a run stops at its next write
+	diskWarn = 1 << 30
+)
+
+func checkDisk(dir string) Check {
+	probe := dir
+	for { // the data folder may not exist yet: measure the nearest parent
+		if _, err := os.Stat(probe); err == nil || filepath.Dir(probe) == probe {
+			break
+		}
+		probe = filepath.Dir(probe)
+	}
+	free, err := store.FreeSpace(probe)
+	if err != nil {
+		return Check{Verdict: Warn, Name: "disk space", Detail: err.Error()}
+	}
+	detail := fmt.Sprintf("%.1f GB free for %s", float64(free)/(1<<30), dir)
+	switch {
+	case free < diskFail:
+		return Check{Verdict: Fail, Name: "disk space", Detail: detail, Code: fault.StoreFull,
+			Fix: "free space on that disk: indexing stops (cleanly) when it runs out"}
+	case free < diskWarn:
+		return Check{Verdict: Warn, Name: "disk space", Detail: detail, Fix: "free space on that disk before indexing large folders"}
+	}
+	return Check{Verdict: Pass, Name: "disk space", Detail: detail}
+}
+
+// checkModel finds the model the settings choose and reads its metadata
+// (or loads it, with load).
+func (e *Engine) checkModel(ctx context.Context, name, setting string, kind llm.Kind, load bool) Check {
+	path, err := e.resolveModel(ctx, setting, kind)
+	switch {
+	case err != nil:
+		return failFrom(name, err, "choose another model with `cairn models use PATH`")
+	case path == "" && kind == llm.KindEmbedding:
+		return Check{Verdict: Pass, Name: name, Detail: "none: keyword search only (an embedding GGUF in " + e.cfg.Paths.ModelsDir + " adds meaning search)"}
+	case path == "":
+		return Check{Verdict: Pass, Name: name, Detail: "none: answers are extractive (a chat GGUF in " + e.cfg.Paths.ModelsDir + " writes them)"}
+	}
+	md, err := llm.ReadMetadata(path)
+	if err != nil {
+		return failFrom(name, modelFault(path, kind, err), "")
+	}
+	if k, err := modelKind(md); err != nil || k != kind {
+		return failFrom(name, modelFault(path, kind, fmt.Errorf("%s is not a %s model", path, kind)), "")
+	}
+	label := md.Name
+	if label == "" {
+		label = filepath.Base(path)
+	}
+	detail := fmt.Sprintf("%s (%s, %.0f MB) %s", label, md.Architecture, float64(md.Size)/(1<<20), path)
+	if !load {
+		return Check{Verdict: Pass, Name: name, Detail: detail + "; metadata read (--load also loads it)"}
+	}
+	start := time.Now()
+	if kind == llm.KindEmbedding {
+		var m *llm.Embedder
+		m, err = llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: e.cfg.Embedding.Threads, Dim: e.cfg.Embedding.Dim})
+		m.Close()
+	} else {
+		var m *llm.Generator
+		m, err = llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: e.cfg.Generation.ContextSize, Threads: e.cfg.Generation.Threads})
+		m.Close()
+	}
+	if err != nil {
+		return failFrom(name, modelFault(path, kind, err), "")
+	}
+	return Check{Verdict: Pass, Name: name, Detail: fmt.Sprintf("%s; loaded in %d ms", detail, time.Since(start).Milliseconds())}
+}
+
+func checkOCR(cfg config.OCR) Check {
+	if !cfg.Enabled {
+		return Check{Verdict: Warn, Name: "OCR", Detail: "switched off (ocr.enabled): images and scanned pages are skipped",
+			Fix: "set ocr.enabled to true"}
+	}
+	eng, err := ocr.New(ocr.Options{Languages: cfg.Languages})
+	if err != nil {
+		code := fault.ExtractNoOCR
+		if strings.Contains(err.Error(), "no language data") {
+			code = fault.ExtractOCRLang
+		}
+		return Check{Verdict: Warn, Name: "OCR", Detail: oneLine(err.Error()) + "; images and scanned pages are skipped",
+			Fix: extract.OCRFix, Code: code}
+	}
+	defer eng.Close()
+	return Check{Verdict: Pass, Name: "OCR", Detail: fmt.Sprintf("Tesseract %s with %s", eng.Version(), eng.Languages())}
+}
+
+func checkNetwork(n config.Network) Check {
+	switch n.Mode {
+	case "offline":
+		return Check{Verdict: Pass, Name: "network", Detail: "offline: Cairn connects to nothing beyond this machine"}
+	case "online":
+		if n.Endpoint == "" {
+			return Check{Verdict: Warn, Name: "network", Detail: "online, but network.endpoint is empty: answers stay local",
+				Code: fault.NetNoRoute, Fix: "set network.endpoint, or network.mode back to offline"}
+		}
+		return Check{Verdict: Warn, Name: "network", Detail: "online: questions and passages may go to " + n.Endpoint,
+			Fix: "set network.mode to offline to keep everything on this machine"}
+	}
+	return Check{Verdict: Warn, Name: "network", Detail: n.Mode + ": connections are not restricted (maintenance mode)",
+		Fix: "set network.mode to offline (or online) when the maintenance is done"}
+}
+
+func checkLog(dirs config.Dirs, level string) Check {
+	path := filepath.Join(dirs.State, logs.FileName)
+	if level == "" {
+		level = "info"
+	}
+	detail := fmt.Sprintf("%s (level %s)", path, level)
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return Check{Verdict: Warn, Name: "log", Detail: detail + ": " + err.Error(), Fix: "make " + dirs.State + " writable by you"}
+	}
+	if level == "debug" {
+		return Check{Verdict: Warn, Name: "log", Detail: detail + ": document text and questions are logged",
+			Fix: "set log.level to info when you are done debugging"}
+	}
+	return Check{Verdict: Pass, Name: "log", Detail: detail}
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

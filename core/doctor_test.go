@@ -1,0 +1,87 @@
+package core
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"cairn/core/config"
+	"cairn/core/fault"
+	"cairn/core/llm/testmodel"
+)
+
+// env is a configuration in a fresh home with a models folder holding a
+// tiny embedding model and a tiny chat model.
+func env(t *testing.T) (config.Config, config.Dirs, string, string) {
+	t.Helper()
+	h := t.TempDir()
+	dirs := config.Dirs{Config: filepath.Join(h, "config"), Data: filepath.Join(h, "data"), State: filepath.Join(h, "state"), Cache: filepath.Join(h, "cache")}
+	cfg := config.Fallback(dirs)
+	os.MkdirAll(cfg.Paths.ModelsDir, 0o700)
+	emb := filepath.Join(cfg.Paths.ModelsDir, "tiny-embed.gguf")
+	chat := filepath.Join(cfg.Paths.ModelsDir, "tiny-chat.gguf")
+	if err := testmodel.Write(emb, testmodel.Tiny()); err != nil {
+		t.Fatal(err)
+	}
+	if err := testmodel.Write(chat, testmodel.TinyChat()); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, dirs, emb, chat
+}
+
+func byName(checks []Check) map[string]Check {
+	out := map[string]Check{}
+	for _, c := range checks {
+		out[c.Name] = c
+	}
+	return out
+}
+
+func TestDoctorLoadsTheModels(t *testing.T) {
+	cfg, dirs, _, _ := env(t)
+	checks := byName(Doctor(context.Background(), cfg, dirs, DoctorOptions{Load: true}))
+	for _, n := range []string{"embedding model", "chat model"} {
+		if c := checks[n]; c.Verdict != Pass || !strings.Contains(c.Detail, "loaded in") {
+			t.Errorf("%s: %+v", n, c)
+		}
+	}
+	// The knowledge base does not exist yet: a warning, and none is created.
+	if c := checks["knowledge base"]; c.Verdict != Warn || !strings.Contains(c.Fix, "cairn index FOLDER") {
+		t.Errorf("knowledge base: %+v", c)
+	}
+	if _, err := os.Stat(KBPath(cfg, "default")); err == nil {
+		t.Error("doctor created the knowledge base")
+	}
+}
+
+func TestModelFaults(t *testing.T) {
+	cfg, dirs, emb, chat := env(t)
+	ctx := context.Background()
+
+	// A chat model chosen as the embedding model, and the reverse.
+	cfg.Embedding.Model, cfg.Generation.Model = chat, emb
+	checks := byName(Doctor(ctx, cfg, dirs, DoctorOptions{}))
+	for _, n := range []string{"embedding model", "chat model"} {
+		if c := checks[n]; c.Verdict != Fail || c.Code != fault.ModelWrongUse || !strings.Contains(c.Fix, "cairn models list") {
+			t.Errorf("%s: %+v", n, c)
+		}
+	}
+	e := &Engine{cfg: cfg, dirs: dirs}
+	e.log = Options{}.logger()
+	if _, err := e.Embedder(ctx); fault.CodeOf(err) != fault.ModelWrongUse {
+		t.Errorf("Embedder with a chat model: %v", err)
+	}
+
+	// A model cut short: its header reads, llama.cpp refuses the rest.
+	b, _ := os.ReadFile(emb)
+	cut := filepath.Join(t.TempDir(), "cut.gguf")
+	os.WriteFile(cut, b[:len(b)/2], 0o600)
+	cfg.Embedding.Model, cfg.Generation.Model = cut, NoModel
+	c := byName(Doctor(ctx, cfg, dirs, DoctorOptions{Load: true}))["embedding model"]
+	if c.Verdict != Fail || c.Code != fault.ModelLoad || !strings.Contains(c.Detail, "not within the file bounds") ||
+		!strings.Contains(c.Fix, "download it again") {
+		t.Errorf("truncated model: %+v", c)
+	}
+}

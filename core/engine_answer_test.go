@@ -1,0 +1,241 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"cairn/core/answer"
+	"cairn/core/config"
+	"cairn/core/llm/testmodel"
+)
+
+// testEngine opens a knowledge base in a private home with the repository's
+// test corpus indexed and the given generated models in its models folder.
+func testEngine(t *testing.T, tune func(*config.Config), models ...testmodel.Spec) *Engine {
+	t.Helper()
+	return testEngineWith(t, tune, Options{KB: "test"}, models...)
+}
+
+func testEngineWith(t *testing.T, tune func(*config.Config), opt Options, models ...testmodel.Spec) *Engine {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("CAIRN_HOME", home)
+	dirs, err := config.UserDirs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Generation.Temperature = 0 // greedy: the same answer every run
+	if tune != nil {
+		tune(&cfg)
+	}
+	if err := os.MkdirAll(cfg.Paths.ModelsDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range models {
+		if err := testmodel.Write(filepath.Join(cfg.Paths.ModelsDir, m.Name+".gguf"), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng, err := Open(context.Background(), cfg, dirs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	corpus, _ := filepath.Abs("../testdata/corpus")
+	if _, err := eng.Index(context.Background(), corpus, nil); err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+func TestAskWithTheLocalChatModel(t *testing.T) {
+	eng := testEngine(t, func(c *config.Config) { c.Generation.MaxTokens = 24 }, testmodel.TinyChat())
+	var streamed strings.Builder
+	ans, err := eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), func(s string) { streamed.WriteString(s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Mode != answer.ModeGenerative || ans.Model != "tiny-chat-test" {
+		t.Fatalf("mode %s, model %q; notes %q", ans.Mode, ans.Model, ans.Notes)
+	}
+	if len(ans.Sources) == 0 || !strings.HasSuffix(ans.Sources[0].Path, "router-x200.md") {
+		t.Errorf("sources %+v", ans.Sources)
+	}
+	// The random-weight model writes nonsense, but the real path ran: a
+	// prompt of the sources was processed and 24 tokens streamed.
+	tm := ans.Timing
+	if tm.Tokens != 24 || tm.PromptTokens < 200 || tm.PromptProcessing <= 0 || tm.Generation <= 0 || tm.TokensPerSec <= 0 {
+		t.Errorf("timing %+v", tm)
+	}
+	if streamed.Len() == 0 || (!ans.Refused && len(ans.Removed) == 0 && ans.Text != strings.TrimSpace(streamed.String())) {
+		t.Errorf("answer %q, streamed %q", ans.Text, streamed.String())
+	}
+	if !strings.Contains(strings.Join(ans.Notes, " "), "cut off at the token limit") {
+		t.Errorf("notes %q", ans.Notes)
+	}
+	// The same question gives the same answer (greedy decoding).
+	again, err := eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), nil)
+	if err != nil || again.Text != ans.Text {
+		t.Errorf("second answer %q (%v), first %q", again.Text, err, ans.Text)
+	}
+	// ... and its prompt was already in the model's cache but for the
+	// last token.
+	if ans.Timing.CachedTokens != 0 || again.Timing.CachedTokens != again.Timing.PromptTokens-1 {
+		t.Errorf("cached prompt tokens: first %d, second %d of %d", ans.Timing.CachedTokens, again.Timing.CachedTokens, again.Timing.PromptTokens)
+	}
+}
+
+func TestAskTrimsSourcesToTheModelsContext(t *testing.T) {
+	eng := testEngine(t, func(c *config.Config) {
+		c.Generation.ContextSize, c.Generation.MaxTokens = 1024, 8
+		c.Answer.TopK, c.Retrieval.MinScore = 8, 0
+	}, testmodel.TinyChat())
+	ans, err := eng.Ask(context.Background(), eng.SearchRequest("router network port settings coffee"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Sources) == 0 || ans.Search == nil || len(ans.Sources) >= len(ans.Search.Results) {
+		t.Fatalf("%d sources given of %d retrieved", len(ans.Sources), len(ans.Search.Results))
+	}
+	if !strings.Contains(strings.Join(ans.Notes, " "), "sources fit in the chat model's context (1024 tokens)") {
+		t.Errorf("notes %q", ans.Notes)
+	}
+	if ans.Timing.PromptTokens+8 > 1024 {
+		t.Errorf("prompt of %d tokens overflows the context", ans.Timing.PromptTokens)
+	}
+}
+
+func TestAskWithoutChatModelIsExtractive(t *testing.T) {
+	eng := testEngine(t, nil)
+	ans, err := eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Mode != answer.ModeExtractive || ans.Model != "" || len(ans.Citations) == 0 || ans.Verdict != answer.VerdictSupported {
+		t.Errorf("%+v", ans)
+	}
+}
+
+func TestAskWithABrokenChatModelFallsBackWithANote(t *testing.T) {
+	eng := testEngine(t, func(c *config.Config) { c.Generation.Model = "broken.gguf" })
+	if err := os.WriteFile(filepath.Join(eng.cfg.Paths.ModelsDir, "broken.gguf"), []byte("GGUF but not really"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ans, err := eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Mode != answer.ModeExtractive || len(ans.Notes) == 0 || !strings.Contains(ans.Notes[0], "chat model could not be loaded") {
+		t.Errorf("mode %s, notes %q", ans.Mode, ans.Notes)
+	}
+}
+
+func TestAskCancelledMidAnswer(t *testing.T) {
+	eng := testEngine(t, func(c *config.Config) { c.Generation.MaxTokens = 400 }, testmodel.TinyChat())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	_, err := eng.Ask(ctx, eng.SearchRequest("how do I reset the router"), func(string) {
+		if n++; n == 3 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	// The model is free for the next question at once.
+	if _, err := eng.Ask(context.Background(), eng.SearchRequest("coffee machine"), nil); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestAskVerifiesWithTheEmbedderLoaded(t *testing.T) {
+	eng := testEngine(t, func(c *config.Config) { c.Generation.MaxTokens = 16 }, testmodel.TinyChat(), testmodel.Tiny())
+	ans, err := eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Mode != answer.ModeGenerative || ans.Search.Candidates.Mode != "hybrid" {
+		t.Errorf("mode %s, retrieval %s; notes %q", ans.Mode, ans.Search.Candidates.Mode, ans.Notes)
+	}
+}
+
+func TestAskOnlineThroughTheGate(t *testing.T) {
+	var prompt string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Model    string `json:"model"`
+			Messages []struct{ Role, Content string }
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		if r.URL.Path != "/v1/chat/completions" || body.Model != "fake-gpt" || r.Header.Get("Authorization") != "Bearer sk-test-1234" {
+			http.Error(w, "unexpected request", http.StatusBadRequest)
+			return
+		}
+		prompt = body.Messages[len(body.Messages)-1].Content
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, piece := range []string{"Press and hold the RESET button", " for ten seconds [1]."} {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", piece)
+		}
+		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":300,\"completion_tokens\":12}}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	var dialed []string
+	// The endpoint's name is mapped onto the local test server; nothing
+	// else is reachable.
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dialed = append(dialed, addr)
+		if addr != "api.example.test:80" {
+			return nil, errors.New("test dialer: only the endpoint")
+		}
+		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
+	}
+	t.Setenv("CAIRN_API_KEY", "sk-test-1234")
+	eng := testEngineWith(t, func(c *config.Config) {
+		c.Network.Mode, c.Network.API, c.Network.Endpoint, c.Network.ChatModel = "online", "openai", "http://api.example.test/v1", "fake-gpt"
+	}, Options{KB: "test", Dial: dial}, testmodel.TinyChat())
+
+	var streamed strings.Builder
+	ans, err := eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), func(s string) { streamed.WriteString(s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Press and hold the RESET button for ten seconds [1]."
+	if ans.Text != want || streamed.String() != want || ans.Mode != answer.ModeOnline || ans.Model != "fake-gpt at api.example.test" {
+		t.Fatalf("answer %q (streamed %q), mode %s, model %q, notes %q", ans.Text, streamed.String(), ans.Mode, ans.Model, ans.Notes)
+	}
+	if ans.Verdict != answer.VerdictSupported || len(ans.Citations) != 1 || !strings.HasSuffix(ans.Citations[0].Path, "router-x200.md") {
+		t.Errorf("verdict %s, citations %+v", ans.Verdict, ans.Citations)
+	}
+	if ans.Timing.PromptTokens != 300 || ans.Timing.Tokens != 12 {
+		t.Errorf("timing %+v", ans.Timing)
+	}
+	if !strings.Contains(prompt, "<source n=1>") || !strings.Contains(prompt, "Question: how do I reset the router") {
+		t.Errorf("prompt sent:\n%s", prompt)
+	}
+	if len(dialed) != 1 {
+		t.Errorf("dialed %q", dialed)
+	}
+
+	// Back offline, the local model answers and nothing is dialled.
+	if err := eng.SetNetworkMode("offline"); err != nil {
+		t.Fatal(err)
+	}
+	ans, err = eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), nil)
+	if err != nil || ans.Mode != answer.ModeGenerative || len(dialed) != 1 {
+		t.Errorf("offline: mode %s, err %v, dialed %q", ans.Mode, err, dialed)
+	}
+}

@@ -1,0 +1,48 @@
+package fault
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"testing"
+)
+
+func TestFaultKeepsItsCauseAndFix(t *testing.T) {
+	cause := fmt.Errorf("open kb.db: %w", fs.ErrPermission)
+	err := fmt.Errorf("index: %w", New(StoreReadOnly, "kb.db is not writable", "chmod u+w kb.db", cause))
+
+	if !errors.Is(err, fs.ErrPermission) {
+		t.Error("errors.Is does not see the cause through the fault")
+	}
+	f, ok := As(err)
+	if !ok || f.Code != StoreReadOnly || CodeOf(err) != "STORE-009" || !Has(err, StoreReadOnly) {
+		t.Fatalf("As: %+v %v", f, ok)
+	}
+	if got := err.Error(); got != "index: kb.db is not writable: open kb.db: permission denied" {
+		t.Errorf("Error() = %q", got)
+	}
+	if got := FixLine(err); got != "chmod u+w kb.db [STORE-009]" {
+		t.Errorf("FixLine = %q", got)
+	}
+	if got := OneLine(err); got != "index: kb.db is not writable: open kb.db: permission denied (fix: chmod u+w kb.db [STORE-009])" {
+		t.Errorf("OneLine = %q", got)
+	}
+}
+
+func TestWrap(t *testing.T) {
+	if Wrap(StoreFull, "x", nil) != nil {
+		t.Error("Wrap(nil) is not nil")
+	}
+	inner := New(StoreFull, "disk is full", "free space", nil)
+	if got := Wrap(StoreIO, "other", fmt.Errorf("write: %w", inner)); CodeOf(got) != StoreFull {
+		t.Errorf("a second Wrap replaced the first fault's code: %v", CodeOf(got))
+	}
+	plain := errors.New("unsupported file type: image")
+	w := Wrap(ExtractNoOCR, "install tesseract-ocr-eng", plain)
+	if w.Error() != plain.Error() || !errors.Is(w, plain) || FixLine(w) != "install tesseract-ocr-eng [EXTRACT-001]" {
+		t.Errorf("%q %q", w.Error(), FixLine(w))
+	}
+	if FixLine(plain) != "" || CodeOf(plain) != "" || OneLine(errors.New("a\nstack")) != "a" {
+		t.Error("an error without a fault has no fix")
+	}
+}

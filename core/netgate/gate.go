@@ -1,0 +1,475 @@
+// Package netgate is Cairn's one door to the network. Every outbound
+// connection goes through a Gate, which decides from the destination's host
+// and port alone, before anything is dialled or resolved, and writes each
+// decision to an audit log.
+//
+// Modes:
+//   - offline (the default): this computer only: the literal name
+//     "localhost", 127.0.0.0/8 and ::1. Any other name is refused without
+//     being looked up, since a DNS query is itself a leak.
+//   - online: also the answer endpoint's host, the model catalogue's hosts
+//     and the hosts of network.allow.
+//   - admin: anything, every connection logged.
+package netgate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mode is how much of the network the gate lets through.
+type Mode string
+
+// The gate's modes, from the strictest.
+const (
+	Offline Mode = "offline"
+	Online  Mode = "online"
+	Admin   Mode = "admin"
+)
+
+// Modes lists the modes, strictest first.
+func Modes() []Mode { return []Mode{Offline, Online, Admin} }
+
+// ParseMode checks a mode's name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case Offline, Online, Admin:
+		return m, nil
+	}
+	return "", fmt.Errorf("network mode %q: use offline, online or admin", s)
+}
+
+// rank orders modes by how much they allow.
+func (m Mode) rank() int {
+	switch m {
+	case Online:
+		return 1
+	case Admin:
+		return 2
+	}
+	return 0
+}
+
+// CatalogHosts are the model catalogue's hosts: huggingface.co serves the
+// catalogue's files and redirects downloads to its content servers.
+var catalogHosts = []string{"huggingface.co", "*.huggingface.co", "*.hf.co"}
+
+// CatalogHosts returns the default model catalogue's host patterns.
+func CatalogHosts() []string { return append([]string(nil), catalogHosts...) }
+
+// DialFunc dials a connection, as net.Dialer.DialContext does.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// Options configure a gate.
+type Options struct {
+	Mode Mode
+	// Endpoint is the online answer endpoint's URL; its host and port are
+	// allowed in online mode.
+	Endpoint string
+	// Catalog are the model catalogue's hosts, allowed in online mode;
+	// entries as in Allow.
+	Catalog []string
+	// Allow are network.allow's extra hosts for online mode: "host" (any
+	// port), "host:port", "*.example.com" (its subdomains), an IP address,
+	// or a URL whose host and port count.
+	Allow []string
+	// AuditLog is the JSON-lines file every decision is appended to
+	// (created readable by the user only). Required.
+	AuditLog string
+	// Dial makes the connections the gate allows; nil uses net.Dialer.
+	// Tests inject a recording dialer.
+	Dial DialFunc
+	// Now stamps the audit records; nil uses time.Now.
+	Now func() time.Time
+}
+
+// Gate decides which connections may be made and makes them. Its methods
+// are safe for concurrent use; the mode can change at any time.
+type Gate struct {
+	endpoint []rule // the answer endpoint
+	catalog  []rule
+	allow    []rule
+	dial     DialFunc
+	audit    *auditLog
+
+	mu   sync.RWMutex
+	mode Mode
+
+	transport *http.Transport // shared by every HTTPClient, so SetMode can drop its idle connections
+}
+
+// New builds a gate, checking every setting.
+func New(opt Options) (*Gate, error) {
+	mode, err := ParseMode(string(opt.Mode))
+	if err != nil {
+		return nil, err
+	}
+	if opt.AuditLog == "" {
+		return nil, errors.New("network gate: no audit log path given")
+	}
+	g := &Gate{mode: mode, dial: opt.Dial, audit: newAuditLog(opt.AuditLog, opt.Now)}
+	if g.dial == nil {
+		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+		g.dial = d.DialContext
+	}
+	if opt.Endpoint != "" {
+		r, err := endpointRule(opt.Endpoint)
+		if err != nil {
+			return nil, fmt.Errorf("network.endpoint %q: %w", opt.Endpoint, err)
+		}
+		g.endpoint = []rule{r}
+	}
+	for _, s := range opt.Catalog {
+		r, err := parseRule(s)
+		if err != nil {
+			return nil, fmt.Errorf("model catalogue host %q: %w", s, err)
+		}
+		g.catalog = append(g.catalog, r)
+	}
+	for _, s := range opt.Allow {
+		r, err := parseRule(s)
+		if err != nil {
+			return nil, fmt.Errorf("network.allow entry %q: %w (use host, host:port, *.domain or an IP address)", s, err)
+		}
+		g.allow = append(g.allow, r)
+	}
+	g.transport = &http.Transport{
+		// No proxy: an environment proxy (HTTP_PROXY) on this computer
+		// would be a loopback connection the gate allows, and would carry
+		// requests to any host past it.
+		Proxy:                 nil,
+		DialContext:           g.transportDial,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          16,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   15 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	return g, nil
+}
+
+// Mode returns the current mode.
+func (g *Gate) Mode() Mode {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.mode
+}
+
+// SetMode switches the mode; connections decided afterwards follow it. A
+// stricter mode also closes the idle connections kept for reuse, and every
+// request is checked again anyway, so a kept connection cannot outlive the
+// permission it was opened under.
+func (g *Gate) SetMode(m Mode) error {
+	m, err := ParseMode(string(m))
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	old := g.mode
+	g.mode = m
+	g.mu.Unlock()
+	if old == m {
+		return nil
+	}
+	if m.rank() < old.rank() {
+		g.transport.CloseIdleConnections()
+	}
+	return g.audit.write(Record{Mode: m, Decision: DecisionSwitched, Reason: "switched from " + string(old)})
+}
+
+// AuditLog is the audit log's path.
+func (g *Gate) AuditLog() string { return g.audit.path }
+
+// Allowed lists what online mode allows besides this computer, for
+// display: the endpoint, the catalogue and network.allow.
+func (g *Gate) Allowed() []string {
+	var out []string
+	for _, rs := range [][]rule{g.endpoint, g.catalog, g.allow} {
+		for _, r := range rs {
+			out = append(out, r.String())
+		}
+	}
+	return out
+}
+
+// Check decides whether a connection to addr ("host:port") may be made
+// for purpose (a short word such as "answer" or "models pull"), records
+// the decision and returns a *BlockedError when refused. It neither
+// resolves nor dials.
+func (g *Gate) Check(purpose, addr string) error {
+	return g.check(purpose, addr, true)
+}
+
+// check decides; with recordAllowed false only refusals are recorded (the
+// HTTP client records each request, and its dials repeat the check).
+func (g *Gate) check(purpose, addr string, recordAllowed bool) error {
+	mode := g.Mode()
+	ok, reason := g.decide(mode, addr)
+	rec := Record{Mode: mode, Addr: addr, Purpose: purpose, Decision: DecisionAllowed, Reason: reason}
+	if !ok {
+		rec.Decision = DecisionRefused
+		if err := g.audit.write(rec); err != nil {
+			reason += " (and " + err.Error() + ")"
+		}
+		return &BlockedError{Mode: mode, Addr: addr, Purpose: purpose, Reason: reason, Hint: g.hint(mode, addr)}
+	}
+	if recordAllowed {
+		if err := g.audit.write(rec); err != nil {
+			// A connection that cannot be recorded is not made.
+			return &BlockedError{Mode: mode, Addr: addr, Purpose: purpose, Reason: err.Error(),
+				Hint: "make the state folder writable (or free disk space) and try again"}
+		}
+	}
+	return nil
+}
+
+// decide is the rule: loopback always, the allowlists online, anything in
+// admin mode. Names are compared as written, never resolved.
+func (g *Gate) decide(mode Mode, addr string) (bool, string) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return false, "not a host:port address"
+	}
+	host = normalizeHost(host)
+	if isLoopback(host) {
+		return true, "this computer (loopback)"
+	}
+	switch mode {
+	case Admin:
+		return true, "admin mode allows every host"
+	case Online:
+		for _, l := range []struct {
+			rules []rule
+			what  string
+		}{{g.endpoint, "the answer endpoint"}, {g.catalog, "the model catalogue"}, {g.allow, "network.allow"}} {
+			for _, r := range l.rules {
+				if r.matches(host, port) {
+					return true, "online mode: " + l.what
+				}
+			}
+		}
+		return false, "online mode allows only this computer, the answer endpoint, the model catalogue and network.allow"
+	}
+	return false, "offline mode allows only this computer (localhost, 127.0.0.0/8, ::1)"
+}
+
+// hint says how a refused connection could be allowed.
+func (g *Gate) hint(mode Mode, addr string) string {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return "give a host and a port"
+	}
+	if mode == Offline {
+		if ok, _ := g.decide(Online, addr); ok {
+			return "switch the network gate to online: run `cairn network online`, or pick online under Network gate in the Engineering tab"
+		}
+		return "add the host to network.allow in the settings file and switch the network gate to online (`cairn network online`, or the Engineering tab)"
+	}
+	return "add the host to network.allow in the settings file (or CAIRN_NETWORK_ALLOW), or switch to admin mode for maintenance (`cairn network admin`)"
+}
+
+// DialContext dials addr if the gate allows it, as net.Dialer.DialContext
+// does; the decision is recorded with purpose "dial".
+func (g *Gate) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	if err := g.check("dial", addr, true); err != nil {
+		return nil, err
+	}
+	return g.dialAllowed(ctx, network, addr)
+}
+
+// dialAllowed dials an address the gate has allowed. "localhost" is dialled
+// as 127.0.0.1 (then ::1), so not even that name reaches a resolver.
+func (g *Gate) dialAllowed(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || normalizeHost(host) != "localhost" {
+		return g.dial(ctx, network, addr)
+	}
+	var first error
+	for _, ip := range []string{"127.0.0.1", "::1"} {
+		if (network == "tcp4" && ip == "::1") || (network == "tcp6" && ip == "127.0.0.1") {
+			continue
+		}
+		c, err := g.dial(ctx, network, net.JoinHostPort(ip, port))
+		if err == nil {
+			return c, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
+}
+
+// transportDial is the HTTP transport's dialer: the request was already
+// checked and recorded, and is checked again here in case the mode
+// changed in between.
+func (g *Gate) transportDial(ctx context.Context, network, addr string) (net.Conn, error) {
+	purpose, _ := ctx.Value(purposeKey{}).(string)
+	if purpose == "" {
+		purpose = "http"
+	}
+	if err := g.check(purpose, addr, false); err != nil {
+		return nil, err
+	}
+	return g.dialAllowed(ctx, network, addr)
+}
+
+type purposeKey struct{}
+
+// HTTPClient returns a client whose every request, redirects included, is
+// checked by the gate before it leaves, and recorded with purpose.
+// Environment proxies are ignored. Clients share one connection pool.
+func (g *Gate) HTTPClient(purpose string) *http.Client {
+	return &http.Client{
+		Transport: &roundTripper{g: g, purpose: purpose},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return fmt.Errorf("%s: stopped after 10 redirects", req.URL.Host)
+			}
+			return nil // the round trip checks the new destination
+		},
+	}
+}
+
+// roundTripper checks each request against the gate, so that a connection
+// kept from before a mode switch is not reused past it.
+type roundTripper struct {
+	g       *Gate
+	purpose string
+}
+
+func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL == nil || req.URL.Host == "" {
+		return nil, errors.New("network gate: request without a host")
+	}
+	if err := rt.g.check(rt.purpose, requestAddr(req.URL), true); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	ctx := context.WithValue(req.Context(), purposeKey{}, rt.purpose)
+	return rt.g.transport.RoundTrip(req.WithContext(ctx))
+}
+
+// requestAddr is a URL's host:port, with the scheme's default port.
+func requestAddr(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// normalizeHost lower-cases a host and drops a trailing dot and an IPv6
+// zone's brackets.
+func normalizeHost(h string) string {
+	h = strings.ToLower(strings.TrimSuffix(strings.Trim(h, "[]"), "."))
+	return h
+}
+
+// isLoopback: the name "localhost" or a loopback IP literal. Other names,
+// even ones that usually resolve to loopback, are not trusted: resolving
+// them would itself go to the network.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// rule is one allowed host pattern.
+type rule struct {
+	host     string // lower case; the suffix after "*." for wildcards
+	wildcard bool   // subdomains of host
+	ip       netip.Addr
+	port     string // "" for any
+}
+
+func (r rule) matches(host, port string) bool {
+	if r.port != "" && r.port != port {
+		return false
+	}
+	if r.ip.IsValid() {
+		ip, err := netip.ParseAddr(host)
+		return err == nil && ip.Unmap() == r.ip
+	}
+	if r.wildcard {
+		return strings.HasSuffix(host, "."+r.host)
+	}
+	return host == r.host
+}
+
+func (r rule) String() string {
+	h := r.host
+	if r.ip.IsValid() {
+		h = r.ip.String()
+	}
+	if r.wildcard {
+		h = "*." + h
+	}
+	if r.port != "" {
+		return net.JoinHostPort(h, r.port)
+	}
+	return h
+}
+
+// parseRule reads "host", "host:port", "*.domain", an IP or a URL.
+func parseRule(s string) (rule, error) {
+	s = strings.TrimSpace(s)
+	if strings.Contains(s, "://") {
+		return endpointRule(s)
+	}
+	if s == "" || strings.ContainsAny(s, "/?#@ ") {
+		return rule{}, errors.New("not a host")
+	}
+	host, port := s, ""
+	if h, p, err := net.SplitHostPort(s); err == nil {
+		host, port = h, p
+	}
+	return makeRule(host, port)
+}
+
+// endpointRule allows exactly a URL's host and port.
+func endpointRule(s string) (rule, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return rule{}, err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return rule{}, errors.New("not an http or https URL")
+	}
+	if u.Hostname() == "" {
+		return rule{}, errors.New("the URL has no host")
+	}
+	host, port, _ := net.SplitHostPort(requestAddr(u))
+	return makeRule(host, port)
+}
+
+func makeRule(host, port string) (rule, error) {
+	host = normalizeHost(host)
+	r := rule{port: port}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		r.ip = ip.Unmap()
+		return r, nil
+	}
+	if rest, ok := strings.CutPrefix(host, "*."); ok {
+		r.wildcard, host = true, rest
+	}
+	if host == "" || strings.ContainsAny(host, "*:[]") {
+		return rule{}, errors.New("not a host name")
+	}
+	r.host = host
+	return r, nil
+}

@@ -1,0 +1,272 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"cairn/core/fault"
+)
+
+// Backup writes a consistent copy of the knowledge base to dest, which
+// must not exist. It runs VACUUM INTO on a reader connection: the copy is
+// the snapshot of one read transaction, so an indexing run writing at the
+// same time (in this or another process) is either wholly in it or not at
+// all, file by file. The copy is written next to dest and renamed into
+// place once complete, readable by the user only. ctx is checked before the
+// copy starts; the copy itself cannot be interrupted (see vacuumInto).
+func (db *DB) Backup(ctx context.Context, dest string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	dest, err := filepath.Abs(dest)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(dest); err == nil {
+		return fmt.Errorf("backup: %s exists; choose a new file name", dest)
+	}
+	tmp, err := privateTemp(dest)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	defer os.Remove(tmp)
+	c, err := db.getReader()
+	if err != nil {
+		return classify(db.path, err)
+	}
+	err = vacuumInto(c, tmp)
+	db.putReader(c)
+	if err != nil {
+		// Damage is the knowledge base's; a full disk or a refused write is
+		// the backup's.
+		blame := dest
+		if errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB) {
+			blame = db.path
+		}
+		return fmt.Errorf("backup to %s: %w", dest, classify(blame, err))
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	return nil
+}
+
+// privateTemp creates an empty file, readable by the user only, in the
+// folder of path (VACUUM INTO accepts an empty file and keeps its mode).
+func privateTemp(path string) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	f.Chmod(0o600)
+	f.Close()
+	return name, nil
+}
+
+// Verify checks that the file at path is a healthy knowledge base this
+// version of Cairn can open, without changing it: SQLite's integrity check,
+// the schema version, and the tables of a knowledge base. It returns the
+// file's schema version and counts.
+func Verify(ctx context.Context, path string) (Stats, error) {
+	st := Stats{Path: path}
+	bad := func(msg string, err error) error {
+		return fault.New(fault.StoreBackup, path+": "+msg,
+			"choose another backup file; `cairn doctor --db FILE` shows what is wrong with this one", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return st, bad("cannot read it", err)
+	}
+	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY)
+	if err != nil {
+		return st, bad("cannot open it", err)
+	}
+	defer c.Close()
+	old := c.SetInterrupt(ctx)
+	defer c.SetInterrupt(old)
+	v, err := userVersion(c)
+	if err != nil {
+		return st, bad("not a knowledge base (or damaged)", err)
+	}
+	st.SchemaVersion = v
+	switch {
+	case v > SchemaVersion:
+		return st, bad(fmt.Sprintf("made by a newer Cairn (schema %d, this one reads up to %d)", v, SchemaVersion), nil)
+	case v == 0:
+		return st, bad("not a Cairn knowledge base", nil)
+	}
+	var problems []string
+	err = query(c, `PRAGMA integrity_check`, nil, func(s *sqlite3.Stmt) error {
+		if t := s.ColumnText(0); t != "ok" && len(problems) < 5 {
+			problems = append(problems, t)
+		}
+		return nil
+	})
+	if err != nil {
+		return st, bad("damaged", err)
+	}
+	if len(problems) > 0 {
+		return st, bad("damaged: "+strings.Join(problems, "; "), nil)
+	}
+	err = query(c, `SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks WHERE vec = 1)`, nil,
+		func(s *sqlite3.Stmt) error {
+			st.Documents, st.Chunks, st.Vectors = s.ColumnInt(0), s.ColumnInt(1), s.ColumnInt(2)
+			return nil
+		})
+	if err != nil {
+		return st, bad("not a Cairn knowledge base", err)
+	}
+	return st, nil
+}
+
+// Restore replaces the knowledge base at dst with a copy of the backup at
+// src, after checking the copy: Verify, then every check of Check (the
+// full-text index, orphans, vectors), and migrating it to this version's
+// schema. It refuses while an indexing run holds dst or another connection
+// (a window, a search) has it open. The replaced file is kept as dst.bak.
+// It returns the restored copy's counts.
+func Restore(ctx context.Context, src, dst string) (Stats, error) {
+	dst, err := filepath.Abs(dst)
+	if err != nil {
+		return Stats{}, err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return Stats{}, classify(dst, err)
+	}
+	// Refuse at once when another process holds or uses dst, before the
+	// backup's checks, which take a while on a large file.
+	unlock, err := lockPath(dst)
+	if err != nil {
+		return Stats{}, classify(dst, err)
+	}
+	defer unlock()
+	if err := closeWAL(dst); err != nil {
+		return Stats{}, err
+	}
+	if _, err := Verify(ctx, src); err != nil {
+		return Stats{}, err
+	}
+	// A copy beside dst, made by SQLite rather than by copying bytes, so a
+	// source still in WAL mode comes with its log's content.
+	tmp, err := privateTemp(dst)
+	if err != nil {
+		return Stats{}, classify(dst, err)
+	}
+	defer removeDB(tmp)
+	if err := copyInto(src, tmp); err != nil {
+		return Stats{}, fault.New(fault.StoreBackup, "copy "+src, "choose another backup file", err)
+	}
+	st, err := checkCopy(ctx, tmp)
+	if err != nil {
+		return Stats{}, fault.New(fault.StoreBackup, src+" fails the knowledge base checks",
+			"choose another backup file; `cairn doctor --db FILE` shows what is wrong with this one", err)
+	}
+	// closeWAL again: a window may have opened dst during the checks.
+	if err := closeWAL(dst); err != nil {
+		return Stats{}, err
+	}
+	if _, err := os.Stat(dst); err == nil {
+		// The old file keeps its log (if a damaged file still has one)
+		// under the name SQLite looks for next to the .bak.
+		removeDB(dst + ".bak")
+		for _, suffix := range companions {
+			os.Rename(dst+suffix, dst+".bak"+suffix)
+		}
+		if err := os.Rename(dst, dst+".bak"); err != nil {
+			return Stats{}, fmt.Errorf("keep the old knowledge base: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return Stats{}, fmt.Errorf("restore %s: %w", dst, err)
+	}
+	st.Path = dst
+	return st, nil
+}
+
+// copyInto copies the database at src into the empty file dst.
+func copyInto(src, dst string) error {
+	c, err := sqlite3.OpenFlags(src, sqlite3.OPEN_READONLY)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return vacuumInto(c, dst)
+}
+
+// vacuumInto copies c's database into the empty file dst. VACUUM refuses to
+// run beside another statement, and a connection with a cancellable
+// interrupt context keeps one busy (ncruces' SetInterrupt), so the copy runs
+// without one: it cannot be cancelled half-way.
+func vacuumInto(c *sqlite3.Conn, dst string) error {
+	prev := c.SetInterrupt(context.Background())
+	defer c.SetInterrupt(prev)
+	return c.Exec(`VACUUM INTO ` + sqlite3.Quote(dst))
+}
+
+// checkCopy opens the restored copy as a knowledge base (migrating an older
+// schema), runs Check on it and closes it cleanly.
+func checkCopy(ctx context.Context, path string) (Stats, error) {
+	db, err := Open(path, Options{Readers: 1})
+	if err != nil {
+		return Stats{}, err
+	}
+	defer db.Close()
+	problems, err := db.Check(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	if len(problems) > 0 {
+		return Stats{}, errors.New(strings.Join(problems, "; "))
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	if err := db.Close(); err != nil {
+		return Stats{}, err
+	}
+	return st, nil
+}
+
+// closeWAL folds dst's write-ahead log into the file and leaves WAL mode,
+// which SQLite allows only when no other connection has the file open: so
+// it doubles as the test that no window or command is using it. A damaged
+// file may refuse: it is being replaced, and is kept whole as the .bak.
+func closeWAL(dst string) error {
+	if _, err := os.Stat(dst); err != nil {
+		return nil // nothing to replace
+	}
+	c, err := sqlite3.OpenFlags(dst, sqlite3.OPEN_READWRITE)
+	if err != nil {
+		return classify(dst, err)
+	}
+	defer c.Close()
+	if err := c.BusyTimeout(200 * time.Millisecond); err != nil {
+		return err
+	}
+	if err := c.Exec(`PRAGMA journal_mode=DELETE`); err != nil {
+		if errors.Is(err, sqlite3.BUSY) || errors.Is(err, sqlite3.LOCKED) {
+			return fault.New(fault.StoreInUse, dst+" is open in another Cairn (a window or a command)",
+				"close it, then restore again", err)
+		}
+		if !errors.Is(err, sqlite3.CORRUPT) && !errors.Is(err, sqlite3.NOTADB) {
+			return classify(dst, err)
+		}
+	}
+	return nil
+}
+
+// removeDB deletes a database file and its companions.
+func removeDB(path string) {
+	os.Remove(path)
+	for _, suffix := range companions {
+		os.Remove(path + suffix)
+	}
+}

@@ -1,0 +1,105 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"cairn/core/fault"
+	"cairn/core/store/storetest"
+)
+
+func TestHealthFindsVectorsOutOfStep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kb.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := db.AddFolder(ctx, "/d")
+	db.SetVectorModel(ctx, "model-a", 3)
+	if _, _, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: "/d/a", Hash: "h"}, chunks("x", "y"), [][]float32{{1, 0, 0}, {0, 1, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: "/d/b", Hash: "h"}, chunks("z"), nil); err != nil {
+		t.Fatal(err)
+	}
+	h, err := db.Health(ctx)
+	if err != nil || len(h.Problems()) != 0 || h.Unembedded != 1 {
+		t.Fatalf("health %+v %v: one chunk waiting for its vector is not a problem", h, err)
+	}
+	db.Close()
+
+	// The meta table claims another dimension, and a chunk is marked as
+	// embedded without a vector.
+	storetest.Exec(t, path, `UPDATE meta SET value = '4' WHERE key = 'vector_dim'`, `UPDATE chunks SET vec = 1 WHERE text = 'z'`)
+	db, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	h, err = db.Health(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(h.Vectors, "\n")
+	for _, want := range []string{
+		"the vector table holds 3 dimensions, the meta table records 4",
+		"vectors whose length is not the recorded 4 dimensions: 2",
+		"difference between embedded chunks and stored vectors: 1",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if len(h.Integrity) != 0 || h.FTS != "" || len(h.Orphans) != 0 {
+		t.Errorf("health %+v", h)
+	}
+}
+
+func TestNewerSchemaIsRefusedWithFix(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kb.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	storetest.Exec(t, path, `PRAGMA user_version = 99`)
+	_, err = Open(path, Options{})
+	if fault.CodeOf(err) != fault.StoreNewer || !strings.Contains(err.Error(), "schema version 99 is newer") ||
+		!strings.Contains(fault.FixLine(err), "update Cairn") {
+		t.Errorf("err %v, fix %q", err, fault.FixLine(err))
+	}
+	if _, err := Verify(ctx, path); fault.CodeOf(err) != fault.StoreBackup || !strings.Contains(err.Error(), "made by a newer Cairn") {
+		t.Errorf("verify: %v", err)
+	}
+}
+
+func TestIndexingLockIsABusyFault(t *testing.T) {
+	db := openTemp(t)
+	unlock, err := db.LockIndexing()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	_, err = db.LockIndexing()
+	if !errors.Is(err, ErrIndexing) || fault.CodeOf(err) != fault.StoreBusy || !strings.Contains(fault.FixLine(err), "crashed run's lock is released") {
+		t.Errorf("second lock: %v (%q)", err, fault.FixLine(err))
+	}
+}
+
+func TestBackupRefusesToOverwrite(t *testing.T) {
+	db := openTemp(t)
+	dest := filepath.Join(t.TempDir(), "b.db")
+	os.WriteFile(dest, []byte("precious"), 0o600)
+	if err := db.Backup(ctx, dest); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("err %v", err)
+	}
+	if b, _ := os.ReadFile(dest); string(b) != "precious" {
+		t.Error("backup overwrote a file")
+	}
+	if _, err := Verify(ctx, filepath.Join(t.TempDir(), "none.db")); fault.CodeOf(err) != fault.StoreBackup {
+		t.Errorf("verify of a missing file: %v", err)
+	}
+}

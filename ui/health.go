@@ -1,0 +1,76 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"cairn/core"
+)
+
+// showHealth runs the health checks of `cairn doctor` on the open knowledge
+// base in the background and shows one line per check, with the fix of
+// each warning and failure.
+func (win *window) showHealth() {
+	view := widget.NewRichTextWithText("Checking the knowledge base, the models, OCR, the disk and the settings…")
+	view.Wrapping = fyne.TextWrapWord
+	busy := widget.NewProgressBarInfinite()
+	d := dialog.NewCustom("Health of Cairn", "Close", container.NewBorder(busy, nil, nil, nil, container.NewVScroll(view)), win.w)
+	d.Resize(fyne.NewSize(640, 460))
+	d.Show()
+	win.healthView = view
+	kb, doctor, ctx := win.kb, win.opt.Doctor, win.ctx
+	go func() {
+		checks := doctor(ctx, kb)
+		win.env.do(func() {
+			busy.Stop()
+			busy.Hide()
+			view.Segments = healthSegments(checks)
+			view.Refresh()
+		})
+	}()
+}
+
+// healthSegments renders checks one paragraph each, the verdict in its
+// colour, failures and warnings followed by their fixes.
+func healthSegments(checks []core.Check) []widget.RichTextSegment {
+	failed, warned := 0, 0
+	for _, c := range checks {
+		switch c.Verdict {
+		case core.Fail:
+			failed++
+		case core.Warn:
+			warned++
+		}
+	}
+	summary := fmt.Sprintf("All %d checks passed.", len(checks))
+	switch {
+	case failed > 0:
+		summary = fmt.Sprintf("%d of %d checks failed. The fixes say what to do.", failed, len(checks))
+	case warned > 0:
+		summary = fmt.Sprintf("Everything works; %d of %d checks have a warning.", warned, len(checks))
+	}
+	head := widget.RichTextStyleStrong
+	head.Inline = false // a paragraph of its own
+	segs := []widget.RichTextSegment{&widget.TextSegment{Text: summary, Style: head}}
+	for _, c := range checks {
+		verdict := widget.RichTextStyleStrong // inline: the name follows on its line
+		verdict.ColorName = map[core.Verdict]fyne.ThemeColorName{
+			core.Pass: theme.ColorNameSuccess, core.Warn: theme.ColorNameWarning, core.Fail: theme.ColorNameError}[c.Verdict]
+		segs = append(segs,
+			&widget.TextSegment{Text: string(c.Verdict) + " ", Style: verdict},
+			&widget.TextSegment{Text: c.Name + ": " + c.Detail, Style: widget.RichTextStyleParagraph})
+		if c.Verdict != core.Pass && c.Fix != "" {
+			fix := "fix: " + c.Fix
+			if c.Code != "" {
+				fix += " [" + string(c.Code) + "]"
+			}
+			segs = append(segs, &widget.TextSegment{Text: fix, Style: widget.RichTextStyleBlockquote})
+		}
+	}
+	return segs
+}

@@ -1,0 +1,94 @@
+package ui
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+)
+
+// hasLabel reports whether a visible label under root contains text.
+func hasLabel(root fyne.CanvasObject, text string) bool {
+	return len(find(root, func(o fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		return ok && strings.Contains(l.Text, text)
+	})) > 0
+}
+
+func (f *fakeEngine) switches() []string {
+	var out []string
+	f.locked(func() { out = slices.Clone(f.netSwitches) })
+	return out
+}
+
+func TestLeavingOfflineAsksFirstAndTheBadgeFollows(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	e, bar := h.shell().Tuning, h.shell().Status
+	h.until("the offline badge", func() bool { return bar.GateMode() == "offline" })
+	if e.Gate.Disabled() || e.Gate.Selected != "offline" {
+		t.Fatalf("gate picker disabled %v, showing %q", e.Gate.Disabled(), e.Gate.Selected)
+	}
+
+	e.Gate.SetSelected("online")
+	dlg := h.overlay()
+	if !hasLabel(dlg, "may connect to the answer endpoint, the model catalogue and the hosts in network.allow") {
+		t.Error("the confirmation does not say what online mode allows")
+	}
+	test.Tap(button(t, dlg, "Stay offline"))
+	if e.Gate.Selected != "offline" || len(eng.switches()) != 0 {
+		t.Fatalf("after Stay offline: picker %q, switches %v", e.Gate.Selected, eng.switches())
+	}
+
+	e.Gate.SetSelected("online")
+	test.Tap(button(t, h.overlay(), "Switch to online"))
+	h.until("the engine to switch", func() bool { return slices.Equal(eng.switches(), []string{"online"}) })
+	h.until("the amber badge", func() bool { return bar.GateMode() == "online" && bar.Gate.Text == "Network: online" })
+	h.until("the notice", func() bool { return strings.HasPrefix(e.State.Text, "Network gate: online.") })
+	h.until("the settings to keep the mode", func() bool {
+		s := h.savedConfigs()
+		return len(s) > 0 && s[len(s)-1].Network.Mode == "online"
+	})
+
+	// Back to offline is stricter: no question asked.
+	e.Gate.SetSelected("offline")
+	h.until("the switch back", func() bool { return slices.Equal(eng.switches(), []string{"online", "offline"}) })
+	if top := h.win.w.Canvas().Overlays().Top(); top != nil {
+		t.Error("a dialog opened when switching back to offline")
+	}
+	h.until("the green badge", func() bool { return bar.GateMode() == "offline" })
+}
+
+func TestAdminModeIsConfirmedToo(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	e := h.shell().Tuning
+	e.Gate.SetSelected("admin")
+	dlg := h.overlay()
+	if !hasLabel(dlg, "may connect to any host on the network") {
+		t.Error("the admin confirmation does not say it allows any host")
+	}
+	test.Tap(button(t, dlg, "Switch to admin"))
+	h.until("admin mode", func() bool { return eng.NetworkMode() == "admin" })
+	h.until("the red badge", func() bool { return h.shell().Status.GateMode() == "admin" })
+}
+
+func TestAFailedSwitchIsShownAndThePickerGoesBack(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.netErr = errors.New("the network mode comes from CAIRN_NETWORK_MODE=offline in the environment; unset it to switch the mode")
+	h := newHarness(t, eng)
+	e := h.shell().Tuning
+	e.Gate.SetSelected("online")
+	test.Tap(button(t, h.overlay(), "Switch to online"))
+	h.until("the error", func() bool {
+		return e.State.Text == "The network gate stays offline: the network mode comes from CAIRN_NETWORK_MODE=offline in the environment; unset it to switch the mode"
+	})
+	h.until("the picker to go back", func() bool { return e.Gate.Selected == "offline" })
+	if eng.NetworkMode() != "offline" {
+		t.Errorf("mode %s", eng.NetworkMode())
+	}
+}
