@@ -34,7 +34,11 @@ func benchLoad(ctx context.Context, env *cliEnv, bf benchFlags, work string) (be
 	if len(rep.Errors) > 0 {
 		fmt.Fprintf(w, ": %s", strings.Join(rep.Errors, "; "))
 	}
-	fmt.Fprintf(w, "\n- Searches with no result: %d\n", rep.EmptyResults)
+	fmt.Fprintf(w, "\n- Searches with no result: %d idle, %d while indexing", rep.IdleEmpty, rep.LoadedEmpty)
+	if len(rep.EmptyQueries) > 0 {
+		fmt.Fprintf(w, " (for example %q)", rep.EmptyQueries)
+	}
+	fmt.Fprintf(w, "\n- Largest write-ahead log while indexing: %.0f MB\n", rep.MaxWALMB)
 	fmt.Fprintf(w, "- Indexing under load: %d full runs of %d chunks completed (the last, unfinished run was cancelled), %.0f chunks/s; with nobody searching %.0f chunks/s\n",
 		rep.IndexRuns, rep.Chunks, rep.LoadedIndexCPS, rep.BaseIndexCPS)
 	if len(rep.Problems) == 0 {

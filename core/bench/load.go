@@ -47,7 +47,10 @@ type LoadReport struct {
 	Loaded         eval.Latency
 	IdleFound      float64 // share of known-item queries whose page is in the results
 	LoadedFound    float64
-	EmptyResults   int // searches that returned nothing (the first copy is always there)
+	IdleEmpty      int      // searches that returned nothing, idle
+	LoadedEmpty    int      // and while indexing
+	EmptyQueries   []string // a few of them
+	MaxWALMB       float64  // the largest the write-ahead log grew while indexing
 	SearchErrors   int
 	IndexErrors    int
 	Errors         []string // the first few errors, verbatim
@@ -142,6 +145,24 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 	wctx, stopWriter := context.WithCancel(ctx)
 	var writerErrs []string
 	var wg sync.WaitGroup
+	// Readers that never pause keep SQLite from restarting the WAL, which
+	// then grows with every commit and slows reads; its size says so.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-wctx.Done():
+				return
+			case <-tick.C:
+				if fi, err := os.Stat(e.DB().Path() + "-wal"); err == nil {
+					rep.MaxWALMB = max(rep.MaxWALMB, float64(fi.Size())/(1<<20))
+				}
+			}
+		}
+	}()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -174,7 +195,12 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 	wg.Wait()
 	rep.LoadedSeconds, rep.LoadedQueries = loaded.seconds, len(loaded.lat)
 	rep.LoadedQPS, rep.Loaded, rep.LoadedFound = float64(len(loaded.lat))/loaded.seconds, eval.Percentiles(loaded.lat), loaded.foundShare()
-	rep.EmptyResults = idle.empty + loaded.empty
+	rep.IdleEmpty, rep.LoadedEmpty = len(idle.empty), len(loaded.empty)
+	for _, q := range append(idle.empty, loaded.empty...) {
+		if len(rep.EmptyQueries) < 5 && !slices.Contains(rep.EmptyQueries, q) {
+			rep.EmptyQueries = append(rep.EmptyQueries, q)
+		}
+	}
 	rep.SearchErrors = len(idle.errs) + len(loaded.errs)
 	rep.IndexErrors = len(writerErrs)
 	for _, es := range [][]string{writerErrs, idle.errs, loaded.errs} {
@@ -207,8 +233,8 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 type searchPhase struct {
 	seconds float64
 	lat     []time.Duration
-	found   int // searches whose known item is among the results
-	empty   int // searches that returned nothing
+	found   int      // searches whose known item is among the results
+	empty   []string // queries that returned nothing
 	errs    []string
 }
 
@@ -243,7 +269,7 @@ func runSearchers(ctx context.Context, e *core.Engine, qs []knownItem, n int, d 
 				}
 				p.lat = append(p.lat, time.Since(t))
 				if len(resp.Results) == 0 {
-					p.empty++
+					p.empty = append(p.empty, q.query)
 				}
 				for _, r := range resp.Results {
 					if filepath.Base(r.Path) == q.file {
@@ -259,7 +285,7 @@ func runSearchers(ctx context.Context, e *core.Engine, qs []knownItem, n int, d 
 	for _, p := range parts {
 		out.lat = append(out.lat, p.lat...)
 		out.found += p.found
-		out.empty += p.empty
+		out.empty = append(out.empty, p.empty...)
 		out.errs = append(out.errs, p.errs...)
 	}
 	return out
