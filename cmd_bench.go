@@ -204,11 +204,12 @@ func benchVector(ctx context.Context, env *cliEnv, bin, dir, work string, limit 
 	}
 	w := env.stdout
 	fmt.Fprintf(w, "\n## Vector and hybrid search: %d-d synthetic clustered vectors, man-page chunk texts\n\n", dim)
-	fmt.Fprintln(w, "| chunks | recall@10 fast vs exact | fast KNN p50/p95 | exact sqlite-vec p50 | hybrid p50/p95 | index load | index RAM | disk | of which vectors | search RSS |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| chunks | recall@10 fast vs exact | fast KNN p50/p95 | exact sqlite-vec p50 | hybrid p50/p95 | its BM25 half p50/p95 | its KNN half p50/p95 | index load | index RAM | disk | of which vectors | search RSS |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rs {
-		fmt.Fprintf(w, "| %d | %.3f | %s / %s ms | %s ms | %s / %s ms | %s | %.0f MB | %.0f MB | %.0f MB | %.0f MB |\n",
+		fmt.Fprintf(w, "| %d | %.3f | %s / %s ms | %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s | %.0f MB | %.0f MB | %.0f MB | %.0f MB |\n",
 			r.Chunks, r.Recall10, ms(r.FastKNN.P50), ms(r.FastKNN.P95), ms(r.ExactKNN.P50), ms(r.Hybrid.P50), ms(r.Hybrid.P95),
+			ms(r.HybridBM25.P50), ms(r.HybridBM25.P95), ms(r.HybridKNN.P50), ms(r.HybridKNN.P95),
 			r.IndexLoad.Round(time.Millisecond), r.IndexMB, r.DBMB, r.VectorMB, r.PeakSearchRSS)
 	}
 	return rs, nil
