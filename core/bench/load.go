@@ -16,7 +16,6 @@ import (
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/eval"
-	"cairn/core/store"
 )
 
 // LoadOptions configure LoadBench.
@@ -119,7 +118,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 	if err != nil {
 		return rep, err
 	}
-	defer e.Close() // closed before the final check; closing twice is safe
+	defer e.Close()
 
 	fmt.Fprintf(log, "load: indexing %s (nobody searching)…\n", opt.Corpus.Dir)
 	t := time.Now()
@@ -212,18 +211,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 	fmt.Fprintf(log, "load: loaded: %d searches, %.1f/s, %s; %d indexing runs, %d errors\n",
 		rep.LoadedQueries, rep.LoadedQPS, rep.Loaded, rep.IndexRuns, rep.SearchErrors+rep.IndexErrors)
 	// Whatever the cancelled last run left must be a sound knowledge base.
-	// The check runs on a fresh connection: SQLite 3.47's FTS5 integrity
-	// check on a reader whose cached index structure predates the writer's
-	// last commits reports a "malformed inverted index" that is not there
-	// (searches refresh the cache; the check does not).
-	path := e.DB().Path()
-	e.Close()
-	db, err := store.Open(path, store.Options{})
-	if err != nil {
-		return rep, err
-	}
-	defer db.Close()
-	if rep.Problems, err = db.Check(ctx); err != nil {
+	if rep.Problems, err = e.DB().Check(ctx); err != nil {
 		return rep, err
 	}
 	return rep, nil
