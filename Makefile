@@ -95,10 +95,11 @@ bench: build
 # fuzz runs every Fuzz* target for FUZZTIME each (default 60s; FUZZ=REGEXP
 # picks targets) and prints time, executions and corpus size per target.
 # `make test` runs the committed inputs (seeds and testdata/fuzz) as tests.
-FUZZTIME ?= 60s
-FUZZ     ?= .
+FUZZTIME    ?= 60s
+FUZZMINTIME ?= 5s
+FUZZ        ?= .
 fuzz: deps
-	FUZZTIME=$(FUZZTIME) GO=$(GO) build/fuzz.sh '$(FUZZ)'
+	FUZZTIME=$(FUZZTIME) FUZZMINTIME=$(FUZZMINTIME) GO=$(GO) build/fuzz.sh '$(FUZZ)'
 
 # soak kills `cairn index` at 50 random moments and checks the database
 # after each kill (make test does 4).
