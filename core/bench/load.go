@@ -106,7 +106,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 
 	cfg := config.Default("")
 	cfg.Paths.DataDir, cfg.Paths.ModelsDir, cfg.Paths.KB = filepath.Join(home, "data"), filepath.Join(home, "models"), "load"
-	// BM25 only: embedding 80K chunks takes hours on a small CPU (see the
+	// BM25 only: embedding 100K chunks takes hours on a small CPU (see the
 	// embed suite); the figure is about SQLite's readers and writer.
 	cfg.Embedding.Model, cfg.Generation.Model = core.NoModel, core.NoModel
 	cfg.OCR.Enabled = false
@@ -144,8 +144,8 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 	wctx, stopWriter := context.WithCancel(ctx)
 	var writerErrs []string
 	var wg sync.WaitGroup
-	// Readers that never pause keep SQLite from restarting the WAL, which
-	// then grows with every commit and slows reads; its size says so.
+	// Readers that never pause can keep SQLite from restarting the WAL,
+	// which then grows with every commit and makes reads slower.
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
