@@ -24,8 +24,13 @@ export CGO_CXXFLAGS := $(CPU_FLAGS)
 APT_PACKAGES := gcc g++ make pkg-config curl unzip ca-certificates libgl1-mesa-dev xorg-dev \
 	nlohmann-json3-dev libstb-dev libtesseract-dev tesseract-ocr-eng poppler-utils xvfb
 
-# The benchmark corpus is rendered from the installed man pages.
-BENCH_PACKAGES := man-db groff-base
+# The benchmark corpora: the installed man pages (rendered by man-db and
+# groff), and 25 PDF manuals from Debian documentation packages for the PDF
+# text comparison (bench.DebianPDFs names each file's package; texlive-base
+# brings dvips.pdf and tug2003-slides.pdf).
+BENCH_PACKAGES := man-db groff-base poppler-utils tesseract-ocr-eng \
+	zlib1g-dev nettle-dev fontconfig libtasn1-doc gnuplot-doc valgrind shared-mime-info \
+	r-doc-pdf bzip2-doc texlive-latex-base-doc texlive-base
 BENCH_ARGS ?=
 
 .PHONY: all deps build run test test-race bench soak fuzz lint clean
@@ -86,6 +91,15 @@ screenshots: deps
 bench: build
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
 	./$(BIN) bench $(BENCH_ARGS)
+
+# fuzz runs every Fuzz* target for FUZZTIME each (default 60s; FUZZ=REGEXP
+# picks targets) and prints time, executions and corpus size per target.
+# `make test` runs the committed inputs (seeds and testdata/fuzz) as tests.
+FUZZTIME    ?= 60s
+FUZZMINTIME ?= 5s
+FUZZ        ?= .
+fuzz: deps
+	FUZZTIME=$(FUZZTIME) FUZZMINTIME=$(FUZZMINTIME) GO=$(GO) build/fuzz.sh '$(FUZZ)'
 
 # soak kills `cairn index` at 50 random moments and checks the database
 # after each kill (make test does 4).

@@ -354,7 +354,10 @@ func startIndexer(t *testing.T, home, corpus, kb string) *indexer {
 // (round trip), a corrupt backup is refused, and so is a restore while a
 // connection has the knowledge base open.
 func TestTwoProcessesShareAKnowledgeBase(t *testing.T) {
-	corpus := writeCorpus(t, 3000)
+	// Large enough that the indexer is still running after the checks
+	// below, each a process of its own, on a fast machine.
+	const docs = 8000
+	corpus := writeCorpus(t, docs)
 	home := t.TempDir()
 	live := filepath.Join(home, "data", "kb", "live.db")
 	backup := filepath.Join(t.TempDir(), "backup.db")
@@ -386,7 +389,7 @@ func TestTwoProcessesShareAKnowledgeBase(t *testing.T) {
 
 	final := storetest.ChunkCounts(t, live)
 	snap := storetest.ChunkCounts(t, backup)
-	if len(final) != 3000 || len(snap) == 0 || len(snap) >= len(final) {
+	if len(final) != docs || len(snap) == 0 || len(snap) >= len(final) {
 		t.Fatalf("backup holds %d of %d documents; want a state taken mid-run", len(snap), len(final))
 	}
 	for p, n := range snap {

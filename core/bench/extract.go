@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -26,46 +25,55 @@ import (
 	"cairn/core/ocr"
 )
 
+// DebianPDF is a PDF of the comparison corpus and the Debian package that
+// installs it.
+type DebianPDF struct{ Package, Path string }
+
 // DebianPDFs are the PDFs the PDF comparison runs on: real manuals from
 // Debian documentation packages, made by several producers (pdfTeX of
-// several vintages, LuaTeX, dvipdfmx, Ghostscript, Apache FOP). Install
-// them with
-//
-//	apt-get install zlib1g-dev nettle-dev fontconfig libtasn1-doc gnuplot-doc valgrind \
-//	  shared-mime-info r-doc-pdf bzip2-doc texlive-latex-base-doc texlive-base
-//
-// Files ending in .gz are read decompressed.
-var DebianPDFs = []string{
-	"/usr/share/doc/zlib1g-dev/crc-doc.1.0.pdf.gz",
-	"/usr/share/doc/nettle-dev/nettle.pdf.gz",
-	"/usr/share/doc/fontconfig/fontconfig-user.pdf.gz",
-	"/usr/share/doc/libtasn1-doc/libtasn1.pdf",
-	"/usr/share/doc/gnuplot/gnuplot.pdf",
-	"/usr/share/doc/valgrind/valgrind_manual.pdf.gz",
-	"/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf",
-	"/usr/share/R/doc/manual/R-FAQ.pdf",
-	"/usr/share/R/doc/manual/R-intro.pdf",
-	"/usr/share/R/doc/manual/R-data.pdf",
-	"/usr/share/R/doc/manual/R-lang.pdf",
-	"/usr/share/R/doc/manual/R-ints.pdf",
-	"/usr/share/R/doc/manual/R-admin.pdf",
-	"/usr/share/R/doc/manual/R-exts.pdf",
-	"/usr/share/doc/bzip2/manual.pdf.gz",
-	"/usr/share/doc/texlive-doc/latex/base/usrguide.pdf",
-	"/usr/share/doc/texlive-doc/latex/base/clsguide.pdf",
-	"/usr/share/doc/texlive-doc/latex/base/fntguide.pdf",
-	"/usr/share/doc/texlive-doc/latex/base/encguide.pdf",
-	"/usr/share/doc/texlive-doc/latex/amsmath/amsldoc.pdf",
-	"/usr/share/doc/texlive-doc/bibtex/base/btxdoc.pdf",
-	"/usr/share/doc/texlive-doc/kpathsea/kpathsea.pdf",
-	"/usr/share/doc/texlive-doc/latex/babel/babel.pdf",
-	"/usr/share/doc/texlive-doc/dvips/dvips.pdf",
-	"/usr/share/doc/texlive-doc/dvipdfmx/tug2003-slides.pdf",
+// several vintages, LuaTeX, dvipdfmx, Ghostscript, Apache FOP). The
+// Makefile's BENCH_PACKAGES installs them for `make bench`. Files ending in
+// .gz are read decompressed.
+var DebianPDFs = []DebianPDF{
+	{"zlib1g-dev", "/usr/share/doc/zlib1g-dev/crc-doc.1.0.pdf.gz"},
+	{"nettle-dev", "/usr/share/doc/nettle-dev/nettle.pdf.gz"},
+	{"fontconfig", "/usr/share/doc/fontconfig/fontconfig-user.pdf.gz"},
+	{"libtasn1-doc", "/usr/share/doc/libtasn1-doc/libtasn1.pdf"},
+	{"gnuplot-doc", "/usr/share/doc/gnuplot/gnuplot.pdf"},
+	{"valgrind", "/usr/share/doc/valgrind/valgrind_manual.pdf.gz"},
+	{"shared-mime-info", "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"},
+	{"r-doc-pdf", "/usr/share/R/doc/manual/R-FAQ.pdf"},
+	{"r-doc-pdf", "/usr/share/R/doc/manual/R-intro.pdf"},
+	{"r-doc-pdf", "/usr/share/R/doc/manual/R-data.pdf"},
+	{"r-doc-pdf", "/usr/share/R/doc/manual/R-lang.pdf"},
+	{"r-doc-pdf", "/usr/share/R/doc/manual/R-ints.pdf"},
+	{"r-doc-pdf", "/usr/share/R/doc/manual/R-admin.pdf"},
+	{"r-doc-pdf", "/usr/share/R/doc/manual/R-exts.pdf"},
+	{"bzip2-doc", "/usr/share/doc/bzip2/manual.pdf.gz"},
+	{"texlive-latex-base-doc", "/usr/share/doc/texlive-doc/latex/base/usrguide.pdf"},
+	{"texlive-latex-base-doc", "/usr/share/doc/texlive-doc/latex/base/clsguide.pdf"},
+	{"texlive-latex-base-doc", "/usr/share/doc/texlive-doc/latex/base/fntguide.pdf"},
+	{"texlive-latex-base-doc", "/usr/share/doc/texlive-doc/latex/base/encguide.pdf"},
+	{"texlive-latex-base-doc", "/usr/share/doc/texlive-doc/latex/amsmath/amsldoc.pdf"},
+	{"texlive-base", "/usr/share/doc/texlive-doc/bibtex/base/btxdoc.pdf"},
+	{"texlive-base", "/usr/share/doc/texlive-doc/kpathsea/kpathsea.pdf"},
+	{"texlive-latex-base-doc", "/usr/share/doc/texlive-doc/latex/babel/babel.pdf"},
+	{"texlive-base", "/usr/share/doc/texlive-doc/dvips/dvips.pdf"},
+	{"texlive-base", "/usr/share/doc/texlive-doc/dvipdfmx/tug2003-slides.pdf"},
+}
+
+// DebianPDFPaths are the paths of DebianPDFs.
+func DebianPDFPaths() []string {
+	out := make([]string, len(DebianPDFs))
+	for i, p := range DebianPDFs {
+		out[i] = p.Path
+	}
+	return out
 }
 
 // ExtractOptions configure Extract.
 type ExtractOptions struct {
-	PDFs     []string // default DebianPDFs; missing files are reported and left out
+	PDFs     []string // default DebianPDFPaths(); missing files are reported and left out
 	Fixtures string   // folder of sample files per format for MB/s; default testdata/formats
 	Runs     int      // timing runs; the median is reported; default 3
 	OCR      bool     // also measure OCR pages/s (needs Tesseract)
@@ -94,12 +102,49 @@ func engines() []engine {
 	return es
 }
 
+// ExtractReport holds Extract's figures.
+type ExtractReport struct {
+	PDFFiles []string      `json:"pdf_files"`
+	PDFPages []int         `json:"pdf_pages"` // per file, as pdftotext counts them
+	Engines  []EngineScore `json:"engines"`
+	Formats  []FormatSpeed `json:"formats"`
+	OCR      *OCRSpeed     `json:"ocr,omitempty"`
+}
+
+// EngineScore is one PDF reader's agreement with `pdftotext -layout`.
+type EngineScore struct {
+	Name        string    `json:"name"`
+	Licence     string    `json:"licence"`
+	F1          []float64 `json:"f1"` // per file, in PDFFiles order
+	MeanF1      float64   `json:"mean_f1"`
+	MinF1       float64   `json:"min_f1"`
+	PagesPerSec float64   `json:"pages_per_sec"`
+	Failures    int       `json:"failures"`
+}
+
+// FormatSpeed is the extraction speed of one format over its fixtures.
+type FormatSpeed struct {
+	Ext       string  `json:"ext"`
+	Files     int     `json:"files"`
+	KB        float64 `json:"kb"`
+	MBPerSec  float64 `json:"mb_per_sec"`
+	MsPerFile float64 `json:"ms_per_file"`
+}
+
+// OCRSpeed is Tesseract's speed on the scanned-page fixture.
+type OCRSpeed struct {
+	Tesseract   string  `json:"tesseract"`
+	Languages   string  `json:"languages"`
+	Pages       int     `json:"pages"`
+	PagesPerSec float64 `json:"pages_per_sec"`
+}
+
 // Extract measures extraction and writes a report to w: PDF word-level F1
 // of each engine against `pdftotext -layout` with pages/s, MB/s per format
 // over the fixtures, and OCR pages/s.
-func Extract(ctx context.Context, w io.Writer, opt ExtractOptions) error {
+func Extract(ctx context.Context, w io.Writer, opt ExtractOptions) (ExtractReport, error) {
 	if len(opt.PDFs) == 0 {
-		opt.PDFs = DebianPDFs
+		opt.PDFs = DebianPDFPaths()
 	}
 	if opt.Fixtures == "" {
 		opt.Fixtures = "testdata/formats"
@@ -107,22 +152,23 @@ func Extract(ctx context.Context, w io.Writer, opt ExtractOptions) error {
 	if opt.Runs <= 0 {
 		opt.Runs = 3
 	}
-	host, _ := os.Hostname()
-	fmt.Fprintf(w, "machine: %s, %s/%s, %d CPUs, %s; median of %d runs\n\n", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), opt.Runs)
+	fmt.Fprintf(w, "machine: %s; median of %d runs\n\n", DescribeMachine(), opt.Runs)
+	var rep ExtractReport
+	var err error
 	if opt.Only == "" || opt.Only == "pdf" {
-		if err := pdfComparison(ctx, w, opt); err != nil {
-			return err
+		if err = pdfComparison(ctx, w, opt, &rep); err != nil {
+			return rep, err
 		}
 	}
 	if opt.Only == "" || opt.Only == "formats" {
-		if err := formatThroughput(ctx, w, opt); err != nil {
-			return err
+		if rep.Formats, err = formatThroughput(ctx, w, opt); err != nil {
+			return rep, err
 		}
 	}
 	if opt.OCR && (opt.Only == "" || opt.Only == "ocr") {
-		return ocrThroughput(ctx, w, opt)
+		rep.OCR, err = ocrThroughput(ctx, w, opt)
 	}
-	return nil
+	return rep, err
 }
 
 type pdfFile struct {
@@ -163,7 +209,7 @@ func loadPDFs(ctx context.Context, w io.Writer, paths []string) ([]pdfFile, erro
 	return out, nil
 }
 
-func pdfComparison(ctx context.Context, w io.Writer, opt ExtractOptions) error {
+func pdfComparison(ctx context.Context, w io.Writer, opt ExtractOptions, rep *ExtractReport) error {
 	files, err := loadPDFs(ctx, w, opt.PDFs)
 	if err != nil {
 		return err
@@ -174,6 +220,8 @@ func pdfComparison(ctx context.Context, w io.Writer, opt ExtractOptions) error {
 	pages := 0
 	for _, f := range files {
 		pages += f.page
+		rep.PDFFiles = append(rep.PDFFiles, f.name)
+		rep.PDFPages = append(rep.PDFPages, f.page)
 	}
 	fmt.Fprintf(w, "PDF text vs `pdftotext -layout` (word-level F1, NFKC + lower case): %d files, %d pages\n\n", len(files), pages)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
@@ -204,7 +252,10 @@ func pdfComparison(ctx context.Context, w io.Writer, opt ExtractOptions) error {
 			times = append(times, time.Since(start))
 		}
 		perFile[e.name] = f1s
-		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.0f\t%d\n", e.name, e.licence, mean(f1s), slices.Min(f1s), float64(pages)/median(times).Seconds(), failures)
+		sc := EngineScore{Name: e.name, Licence: e.licence, F1: f1s, MeanF1: mean(f1s), MinF1: slices.Min(f1s),
+			PagesPerSec: float64(pages) / median(times).Seconds(), Failures: failures}
+		rep.Engines = append(rep.Engines, sc)
+		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.0f\t%d\n", sc.Name, sc.Licence, sc.MeanF1, sc.MinF1, sc.PagesPerSec, sc.Failures)
 	}
 	tw.Flush()
 	if opt.PerFile {
@@ -250,11 +301,11 @@ func ledongthucPlain(ctx context.Context, f extract.File) (pages []string, err e
 }
 
 // formatThroughput extracts every fixture of each format and reports MB/s.
-func formatThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) error {
+func formatThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) ([]FormatSpeed, error) {
 	entries, err := os.ReadDir(opt.Fixtures)
 	if err != nil {
 		fmt.Fprintf(w, "no fixtures for MB/s (%v)\n", err)
-		return nil
+		return nil, nil
 	}
 	reg := extract.NewRegistry(extract.DefaultLimits())
 	byExt := map[string][][]byte{}
@@ -266,7 +317,7 @@ func formatThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) erro
 		}
 		b, err := os.ReadFile(filepath.Join(opt.Fixtures, e.Name()))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if _, err := reg.Extract(ctx, extract.File{Name: e.Name(), Size: int64(len(b)), R: bytes.NewReader(b)}); err != nil {
 			continue // skips (legacy formats, scans without OCR) measure nothing
@@ -282,6 +333,7 @@ func formatThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) erro
 		exts = append(exts, x)
 	}
 	sort.Strings(exts)
+	var out []FormatSpeed
 	for _, x := range exts {
 		var total int
 		for _, b := range byExt[x] {
@@ -303,16 +355,19 @@ func formatThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) erro
 		var times []time.Duration
 		for range opt.Runs {
 			if err := ctx.Err(); err != nil {
-				return err
+				return nil, err
 			}
 			times = append(times, extractAll(reps))
 		}
 		med := median(times).Seconds() / float64(reps)
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f\t%.1f\n", x, len(byExt[x]), float64(total)/1024, float64(total)/(1<<20)/med, med*1000/float64(len(byExt[x])))
+		fs := FormatSpeed{Ext: x, Files: len(byExt[x]), KB: float64(total) / 1024, MBPerSec: float64(total) / (1 << 20) / med,
+			MsPerFile: med * 1000 / float64(len(byExt[x]))}
+		out = append(out, fs)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f\t%.1f\n", fs.Ext, fs.Files, fs.KB, fs.MBPerSec, fs.MsPerFile)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
-	return nil
+	return out, nil
 }
 
 // hostile reports the fixtures that test refusals (bombs, broken and
@@ -326,19 +381,20 @@ func hostile(name string) bool {
 	return false
 }
 
-// ocrThroughput OCRs the scanned-page fixtures and reports pages/s.
-func ocrThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) error {
+// ocrThroughput OCRs the scanned-page fixtures and reports pages/s; nil
+// without Tesseract or the fixture (said on w).
+func ocrThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) (*OCRSpeed, error) {
 	eng, err := ocr.New(ocr.Options{Languages: "eng"})
 	if err != nil {
 		fmt.Fprintf(w, "OCR: %v\n", err)
-		return nil
+		return nil, nil
 	}
 	defer eng.Close()
 	path := filepath.Join(opt.Fixtures, "scanned.pdf")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(w, "OCR: no %s: %v\n", path, err)
-		return nil
+		return nil, nil
 	}
 	reg := extract.NewRegistry(extract.DefaultLimits(), extract.WithOCR(eng))
 	var times []time.Duration
@@ -347,13 +403,14 @@ func ocrThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) error {
 		start := time.Now()
 		doc, err := reg.Extract(ctx, extract.File{Name: "scanned.pdf", Size: int64(len(b)), R: bytes.NewReader(b)})
 		if err != nil {
-			return fmt.Errorf("OCR bench: %w", err)
+			return nil, fmt.Errorf("OCR bench: %w", err)
 		}
 		times = append(times, time.Since(start))
 		pages = len(doc.Units)
 	}
-	fmt.Fprintf(w, "OCR (Tesseract %s, %s, %d dpi render via %s): %d pages, %.2f pages/s\n", eng.Version(), eng.Languages(), 300, reg.PDFEngineName(), pages, float64(pages)/median(times).Seconds())
-	return nil
+	r := &OCRSpeed{Tesseract: eng.Version(), Languages: eng.Languages(), Pages: pages, PagesPerSec: float64(pages) / median(times).Seconds()}
+	fmt.Fprintf(w, "OCR (Tesseract %s, %s, %d dpi render via %s): %d pages, %.2f pages/s\n", r.Tesseract, r.Languages, 300, reg.PDFEngineName(), r.Pages, r.PagesPerSec)
+	return r, nil
 }
 
 // words splits text into lower-case NFKC words of letters and digits, the

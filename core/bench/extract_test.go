@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -35,7 +37,7 @@ func TestExtractReport(t *testing.T) {
 		Runs:     1,
 		PerFile:  true,
 	}
-	if err := Extract(context.Background(), &out, opt); err != nil {
+	if _, err := Extract(context.Background(), &out, opt); err != nil {
 		t.Fatal(err)
 	}
 	report := out.String()
@@ -53,5 +55,30 @@ func TestExtractReport(t *testing.T) {
 	}
 	if strings.Contains(report, "zipbomb") || strings.Contains(report, ".doc ") {
 		t.Errorf("report measures refusals:\n%s", report)
+	}
+}
+
+// TestBenchPackagesInstallThePDFs keeps the Makefile's bench dependencies
+// in step with the PDF corpus, so `make bench` works on a fresh machine.
+func TestBenchPackagesInstallThePDFs(t *testing.T) {
+	b, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\nBENCH_PACKAGES :=")
+	if !ok {
+		t.Fatal("no BENCH_PACKAGES in the Makefile")
+	}
+	var pkgs []string
+	for _, line := range strings.Split(rest, "\n") {
+		pkgs = append(pkgs, strings.Fields(strings.TrimSuffix(line, `\`))...)
+		if !strings.HasSuffix(line, `\`) {
+			break
+		}
+	}
+	for _, p := range DebianPDFs {
+		if !slices.Contains(pkgs, p.Package) {
+			t.Errorf("BENCH_PACKAGES lacks %s (for %s)", p.Package, p.Path)
+		}
 	}
 }

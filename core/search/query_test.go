@@ -2,10 +2,8 @@ package search
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
-	"cairn/core/chunk"
 	"cairn/core/store"
 )
 
@@ -39,26 +37,30 @@ func TestTermLimit(t *testing.T) {
 }
 
 // FuzzMatchQuery checks that no user text can make FTS5 fail or widen the
-// query: every term must come back as a quoted phrase of letters and digits.
+// query: the expression is quoted phrases of letters and digits joined by
+// OR (no operator, column filter, prefix or NEAR of the user's survives),
+// and it matches exactly the chunks that one of its phrases matches.
 func FuzzMatchQuery(f *testing.F) {
-	for _, s := range []string{`a "b" c`, "NEAR(x y, 3)", "a*", "-x", "col:val", "^start", "{a b}:c", "\x00\xff", "AND"} {
+	for _, s := range []string{`a "b" c`, "NEAR(x y, 3)", "a*", "-x", "col:val", "^start", "{a b}:c", "\x00\xff", "AND",
+		`near OR val NOT start`, `text:zebra`, `"zebra" OR *`, "XK-200-B café", "ΑΒΓ ß 東京", "e\u0301 \u0301"} {
 		f.Add(s)
 	}
-	db, err := store.Open(filepath.Join(f.TempDir(), "fuzz.db"), store.Options{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer db.Close()
+	db := fuzzDB(f)
 	ctx := context.Background()
-	folder, _ := db.AddFolder(ctx, "/d")
-	if _, _, err := db.PutDocument(ctx, store.Document{FolderID: folder.ID, Path: "/d/a", Hash: "h"},
-		[]chunk.Chunk{{Text: "near and or not col val start"}}, nil); err != nil {
-		f.Fatal(err)
-	}
 	f.Fuzz(func(t *testing.T, q string) {
-		m := MatchQuery(ParseTerms(q))
-		if _, err := db.SearchFTS(ctx, m, 5, store.Filter{}); err != nil {
-			t.Fatalf("query %q -> %s: %v", q, m, err)
+		terms := ParseTerms(q)
+		m := MatchQuery(terms)
+		checkExpression(t, q, m, terms)
+		got := fuzzSearch(t, db, m)
+		var want map[int64]float64
+		for _, term := range terms {
+			want = union(want, fuzzSearch(t, db, MatchQuery([]Term{term})))
+		}
+		if !sameKeys(got, want) {
+			t.Fatalf("query %q -> %s matched %d chunks; its phrases one by one match %d", q, m, len(got), len(want))
+		}
+		if _, err := db.SearchFTS(ctx, m, 5, store.Filter{Types: []string{"md"}}); err != nil {
+			t.Fatalf("query %q -> %s with a filter: %v", q, m, err)
 		}
 	})
 }

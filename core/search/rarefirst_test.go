@@ -13,7 +13,7 @@ import (
 func TestRareFirstExpression(t *testing.T) {
 	terms := ParseTerms("manual zebra XK-9")
 	got := RareFirst(terms, []bool{true, false, false})
-	want := `("manual" OR "zebra" OR "xk 9") NOT (("manual") NOT ("zebra" OR "xk 9"))`
+	want := `("manual" OR "zebra" OR "xk 9") NOT (("manual" OR "zebra" OR "xk 9") NOT ("zebra" OR "xk 9"))`
 	if got != want {
 		t.Errorf("got %s", got)
 	}

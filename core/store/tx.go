@@ -47,10 +47,17 @@ func (tx *Tx) PutDocument(doc Document, chunks []chunk.Chunk, vectors [][]float3
 			return 0, nil, err
 		}
 	}
-	s, err := db.stmt(`INSERT INTO documents(folder_id, path, size, mtime_ns, hash, title, format, unit_kind, units, chars, warnings, indexed_at)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-		ON CONFLICT(path) DO UPDATE SET folder_id=?1, size=?3, mtime_ns=?4, hash=?5, title=?6, format=?7,
-			unit_kind=?8, units=?9, chars=?10, warnings=?11, indexed_at=?12`)
+	// An INSERT or an UPDATE, never an upsert: with foreign keys on, SQLite
+	// compiles an upsert's UPDATE branch with a scan of the chunks that
+	// reference the row, and runs it for every new document (measured on
+	// 18K man pages: 8 of 15 s of the writer's SQLite time).
+	sql := `INSERT INTO documents(folder_id, path, size, mtime_ns, hash, title, format, unit_kind, units, chars, warnings, indexed_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`
+	if old != 0 {
+		sql = `UPDATE documents SET folder_id=?1, size=?3, mtime_ns=?4, hash=?5, title=?6, format=?7,
+			unit_kind=?8, units=?9, chars=?10, warnings=?11, indexed_at=?12 WHERE path=?2`
+	}
+	s, err := db.stmt(sql)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"cairn/core/bench"
+)
+
+// benchExtract measures text extraction: PDF word-level F1 against
+// `pdftotext -layout` on the Debian manuals, MB/s per format over the
+// fixtures and OCR pages/s; the plain report goes to stderr, the tables
+// to stdout.
+func benchExtract(ctx context.Context, env *cliEnv, runs int) (bench.ExtractReport, error) {
+	rep, err := bench.Extract(ctx, env.stderr, bench.ExtractOptions{Runs: runs, OCR: true, Fixtures: "testdata/formats"})
+	if err != nil {
+		return rep, err
+	}
+	w := env.stdout
+	pages := 0
+	for _, n := range rep.PDFPages {
+		pages += n
+	}
+	fmt.Fprintf(w, "\n## PDF text vs `pdftotext -layout`: %d PDFs, %d pages from Debian documentation packages\n\n", len(rep.PDFFiles), pages)
+	fmt.Fprintln(w, "| reader | licence | mean F1 | min F1 | pages/s | failures |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, e := range rep.Engines {
+		fmt.Fprintf(w, "| %s | %s | %.3f | %.3f | %.0f | %d |\n", e.Name, e.Licence, e.MeanF1, e.MinF1, e.PagesPerSec, e.Failures)
+	}
+	pkg := map[string]string{}
+	for _, p := range bench.DebianPDFs {
+		pkg[strings.TrimSuffix(filepath.Base(p.Path), ".gz")] = p.Package
+	}
+	fmt.Fprintf(w, "\n| file (Debian package) | pages |")
+	for _, e := range rep.Engines {
+		fmt.Fprintf(w, " %s |", e.Name)
+	}
+	fmt.Fprintf(w, "\n|---|---|%s\n", strings.Repeat("---|", len(rep.Engines)))
+	for i, f := range rep.PDFFiles {
+		fmt.Fprintf(w, "| %s (%s) | %d |", f, pkg[f], rep.PDFPages[i])
+		for _, e := range rep.Engines {
+			fmt.Fprintf(w, " %.3f |", e.F1[i])
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "\n## Extraction speed per format (testdata/formats fixtures, no OCR)")
+	fmt.Fprintln(w, "\n| format | files | KB | MB/s | ms/file |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, f := range rep.Formats {
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.1f |\n", f.Ext, f.Files, f.KB, f.MBPerSec, f.MsPerFile)
+	}
+	if o := rep.OCR; o != nil {
+		fmt.Fprintf(w, "\nOCR (Tesseract %s, %s, pages rendered at 300 dpi): %d pages of testdata/formats/scanned.pdf, %.2f pages/s\n",
+			o.Tesseract, o.Languages, o.Pages, o.PagesPerSec)
+	} else {
+		fmt.Fprintln(w, "\nOCR: not measured (see the log above)")
+	}
+	return rep, nil
+}
