@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"cairn/core"
@@ -47,18 +46,9 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 		return AskBenchResult{}, err
 	}
 	spec := testmodel.Qwen25_05B()
-	model := filepath.Join(dir, "models", "qwen2.5-0.5b-shape-f16.gguf")
-	if _, err := os.Stat(model); err != nil {
-		fmt.Fprintf(log, "writing a random-weight %s model (about 1 GB) to %s\n", spec.Name, model)
-		if err := os.MkdirAll(filepath.Dir(model), 0o755); err != nil {
-			return AskBenchResult{}, err
-		}
-		if err := testmodel.Write(model+".tmp", spec); err != nil {
-			return AskBenchResult{}, err
-		}
-		if err := os.Rename(model+".tmp", model); err != nil {
-			return AskBenchResult{}, err
-		}
+	model, err := benchModelFile(dir, spec, "qwen2.5-0.5b-shape-f16.gguf", log)
+	if err != nil {
+		return AskBenchResult{}, err
 	}
 	cfg := env.cfg
 	cfg.Generation.Model, cfg.Embedding.Model = model, core.NoModel
@@ -82,7 +72,7 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 	}
 	res := AskBenchResult{Model: spec.Name, Pages: limit, ModelLoad: time.Since(t).Seconds()}
 
-	qs, err := firstQueries(mc.Queries, questions)
+	qs, err := bench.ReadQueries(mc.Queries, questions)
 	if err != nil {
 		return res, err
 	}
@@ -126,19 +116,20 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 	return res, nil
 }
 
-// firstQueries reads the first n queries of a qid<TAB>text file.
-func firstQueries(path string, n int) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// benchModelFile writes a random-weight model of spec's shape into
+// dir/models once (about 1 GB for a 0.5B chat model) and returns its path;
+// later runs reuse it.
+func benchModelFile(dir string, spec testmodel.Spec, name string, log io.Writer) (string, error) {
+	model := filepath.Join(dir, "models", name)
+	if _, err := os.Stat(model); err == nil {
+		return model, nil
 	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() && len(out) < n {
-		if _, q, ok := strings.Cut(sc.Text(), "\t"); ok && strings.TrimSpace(q) != "" {
-			out = append(out, q)
-		}
+	fmt.Fprintf(log, "writing a random-weight %s model to %s\n", spec.Name, model)
+	if err := os.MkdirAll(filepath.Dir(model), 0o755); err != nil {
+		return "", err
 	}
-	return out, sc.Err()
+	if err := testmodel.Write(model+".tmp", spec); err != nil {
+		return "", fmt.Errorf("write %s: %w", spec.Name, err)
+	}
+	return model, os.Rename(model+".tmp", model)
 }

@@ -147,7 +147,7 @@ func IndexBench(ctx context.Context, opt IndexOptions, log io.Writer) (IndexRepo
 	}
 
 	if opt.Queries != "" {
-		qs, err := readQueries(opt.Queries, 2000)
+		qs, err := ReadQueries(opt.Queries, 2000)
 		if err != nil {
 			return rep, err
 		}
@@ -291,7 +291,9 @@ func peakRSS(cmd *exec.Cmd) (float64, error) {
 	return float64(ru.Maxrss) / 1024, nil // Linux reports KiB
 }
 
-func readQueries(path string, limit int) ([]string, error) {
+// ReadQueries reads the first limit queries of a qid<TAB>text file, skipping
+// lines without a query.
+func ReadQueries(path string, limit int) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -300,7 +302,7 @@ func readQueries(path string, limit int) ([]string, error) {
 	var qs []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() && len(qs) < limit {
-		if _, q, ok := strings.Cut(sc.Text(), "\t"); ok {
+		if _, q, ok := strings.Cut(sc.Text(), "\t"); ok && strings.TrimSpace(q) != "" {
 			qs = append(qs, q)
 		}
 	}

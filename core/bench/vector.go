@@ -266,7 +266,6 @@ func measureSize(ctx context.Context, db *store.DB, ix *vecindex.Index, gen *vec
 	vs.ExactKNN = eval.Percentiles(ex)
 	// Hybrid: query text from the corpus, vector from the generator.
 	var hy, em, hb, hk []time.Duration
-	s := search.New(db, nil, ix)
 	for i, q := range qs {
 		text := fmt.Sprintf("query %d", i)
 		if cs, err := db.Chunks(ctx, []int64{int64(i%vs.Chunks) + 1}); err == nil {
@@ -275,7 +274,7 @@ func measureSize(ctx context.Context, db *store.DB, ix *vecindex.Index, gen *vec
 			}
 		}
 		emb := &timedEmbedder{vec: q, embed: opt.EmbedQuery}
-		s = search.New(db, emb, ix)
+		s := search.New(db, emb, ix)
 		t := time.Now()
 		resp, err := s.Search(ctx, search.Request{Query: text, Mode: search.ModeHybrid, Params: search.DefaultParams()})
 		if err != nil {

@@ -60,6 +60,10 @@ type EmbedBenchReport struct {
 	// Overhead is the share of time the pipeline adds to the bare loop:
 	// 1 - PipelineMedian/RawMedian.
 	Overhead float64
+	// QueryP50 and QueryP95 are the latency of EmbedQuery on a short
+	// question: the share of a hybrid search spent before either index is
+	// asked.
+	QueryP50, QueryP95 time.Duration
 }
 
 // BenchEmbed measures embedding throughput through the Embedder and through
@@ -130,12 +134,40 @@ func BenchEmbed(ctx context.Context, w io.Writer, opt EmbedBenchOptions) (EmbedB
 	rep.PipelineCPU, rep.RawCPU = median(pipeCPU), median(rawCPU)
 	rep.Overhead = 1 - rep.PipelineMedian/rep.RawMedian
 	rep.Prepare = time.Duration(median(prep))
+	if rep.QueryP50, rep.QueryP95, err = benchQueries(ctx, e); err != nil {
+		return rep, err
+	}
+	fmt.Fprintf(w, "  query embedding: p50 %v, p95 %v\n", rep.QueryP50.Round(time.Microsecond), rep.QueryP95.Round(time.Microsecond))
 	fmt.Fprintf(w, "  tokenizing and windowing %d chunks: %v (%.2f%% of the raw decode time at the median CPU rate)\n",
 		len(ps), rep.Prepare.Round(time.Microsecond), 100*rep.Prepare.Seconds()*rep.RawCPU/n)
 	fmt.Fprintf(w, "  median: pipeline %.2f chunks/s (%.0f tokens/s), raw %.2f chunks/s, pipeline overhead %.1f%%; per CPU-second: pipeline %.2f, raw %.2f (overhead %.1f%%)\n",
 		rep.PipelineMedian, rep.PipelineMedian*float64(opt.ChunkTokens), rep.RawMedian, 100*rep.Overhead,
 		rep.PipelineCPU, rep.RawCPU, 100*(1-rep.PipelineCPU/max(rep.RawCPU, 1e-9)))
 	return rep, nil
+}
+
+// benchQueries times EmbedQuery on short questions like the ones typed
+// into the window, each embedded on its own as a search does.
+func benchQueries(ctx context.Context, e *Embedder) (p50, p95 time.Duration, err error) {
+	qs := []string{
+		"how do I reset the device",
+		"copy files and directories",
+		"what is the maximum dose for children",
+		"which port does the server listen on",
+		"show the kernel ring buffer",
+	}
+	var ds []float64
+	for range 20 {
+		for _, q := range qs {
+			t := time.Now()
+			if _, err := e.EmbedQuery(ctx, q); err != nil {
+				return 0, 0, fmt.Errorf("embed query %q: %w", q, err)
+			}
+			ds = append(ds, float64(time.Since(t)))
+		}
+	}
+	slices.Sort(ds)
+	return time.Duration(median(ds)), time.Duration(ds[len(ds)*95/100]), nil
 }
 
 // rawEmbedLoop is the bare llama.cpp loop BenchEmbed compares against: the

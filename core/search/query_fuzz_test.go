@@ -137,8 +137,9 @@ func checkExpression(t *testing.T, q, m string, terms []Term) {
 	seen := map[string]bool{}
 	lower := strings.ToLower(q)
 	for _, p := range phrases {
-		inner, ok := strings.CutPrefix(p, `"`)
-		if inner, ok = strings.CutSuffix(inner, `"`); !ok || inner == "" || seen[inner] {
+		inner, opened := strings.CutPrefix(p, `"`)
+		inner, closed := strings.CutSuffix(inner, `"`)
+		if !opened || !closed || inner == "" || seen[inner] {
 			t.Fatalf("query %q -> %q: %q is not a new quoted phrase", q, m, p)
 		}
 		seen[inner] = true
