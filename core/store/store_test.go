@@ -3,10 +3,13 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ncruces/go-sqlite3"
 
@@ -358,4 +361,56 @@ func TestJudgments(t *testing.T) {
 	if js, _ := db.Judgments(ctx); len(js) != 1 {
 		t.Errorf("%+v", js)
 	}
+}
+
+func TestWriteAheadLogStaysBoundedWhileSearchesNeverStop(t *testing.T) {
+	const limit = 256 << 10
+	db, err := Open(filepath.Join(t.TempDir(), "test.db"), Options{WALLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	f, _ := db.AddFolder(ctx, "/d")
+	put(t, db, f.ID, "/d/0", "", "seed")
+
+	// Two searchers take turns so that one of them is always inside a read
+	// transaction: SQLite's own checkpoint never finds a moment to start
+	// the log over.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 15 * time.Millisecond)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				db.read(ctx, func(c *sqlite3.Conn) error {
+					if err := c.Exec(`BEGIN; SELECT count(*) FROM chunks;`); err != nil {
+						return err
+					}
+					time.Sleep(30 * time.Millisecond)
+					return c.Exec(`COMMIT`)
+				})
+			}
+		}()
+	}
+	text := strings.Repeat("words that fill the write-ahead log quickly ", 200)
+	var largest int64
+	for i := range 300 {
+		put(t, db, f.ID, fmt.Sprintf("/d/%d", i+1), "", text)
+		if fi, err := os.Stat(db.Path() + "-wal"); err == nil {
+			largest = max(largest, fi.Size())
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if largest > 4*limit {
+		t.Errorf("the write-ahead log reached %d KB with a limit of %d KB", largest>>10, limit>>10)
+	}
+	healthy(t, db)
 }
