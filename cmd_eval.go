@@ -169,46 +169,17 @@ func evalInjection(ctx context.Context, env *cliEnv, args []string) error {
 	}
 
 	db := filepath.Join(work, "injection.db")
+	docs, err := filepath.Abs(filepath.Join(*dir, "docs"))
+	if err != nil {
+		return err
+	}
 	var reports []eval.InjectionReport
-	for _, w := range writers {
-		for _, verify := range []string{"warn", "block"} {
-			cfg := env.cfg
-			cfg.Answer.Verify, cfg.Answer.Rewrite = verify, false
-			cfg.Generation.Model = core.NoModel
-			if w.model != "" {
-				cfg.Generation.Model = w.model
-			}
-			eng, err := core.Open(ctx, cfg, env.dirs, core.Options{DB: db})
-			if err != nil {
-				return err
-			}
-			if len(reports) == 0 {
-				docs, _ := filepath.Abs(filepath.Join(*dir, "docs"))
-				if _, err := eng.Index(ctx, docs, nil); err != nil {
-					eng.Close()
-					return err
-				}
-			}
-			var writer answer.Generator = eval.NewObedient(cases)
-			if w.model != "" {
-				writer, err = eng.LocalWriter(ctx)
-				if err == nil && writer == nil {
-					err = errors.New("no chat model")
-				}
-				if err != nil {
-					eng.Close()
-					return fmt.Errorf("%s: %w", w.model, err)
-				}
-			}
-			rep, err := eval.RunInjection(ctx, writer.Name(), verify, cases, func(ctx context.Context, q string) (*answer.Answer, error) {
-				return eng.AskWith(ctx, eng.SearchRequest(q), writer, nil)
-			})
-			eng.Close()
-			if err != nil {
-				return err
-			}
-			reports = append(reports, rep)
+	for i, w := range writers {
+		rs, err := injectionRuns(ctx, env, db, docs, i == 0, w.model, cases)
+		if err != nil {
+			return err
 		}
+		reports = append(reports, rs...)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(env.stdout)
@@ -230,4 +201,52 @@ func evalInjection(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	return nil
+}
+
+// injectionRuns asks every case with one writer (the scripted obedient one
+// when model is empty), once per verification mode, on one engine so the
+// model loads once; index says the fixture documents still need indexing.
+func injectionRuns(ctx context.Context, env *cliEnv, db, docs string, index bool, model string, cases []eval.InjectionCase) ([]eval.InjectionReport, error) {
+	cfg := env.cfg
+	cfg.Answer.Rewrite = false
+	cfg.Generation.Model = core.NoModel
+	if model != "" {
+		cfg.Generation.Model = model
+	}
+	eng, err := core.Open(ctx, cfg, env.dirs, core.Options{DB: db})
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	if index {
+		if _, err := eng.Index(ctx, docs, nil); err != nil {
+			return nil, err
+		}
+	}
+	var writer answer.Generator = eval.NewObedient(cases)
+	if model != "" {
+		writer, err = eng.LocalWriter(ctx)
+		if err == nil && writer == nil {
+			err = errors.New("no chat model")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", model, err)
+		}
+	}
+	var out []eval.InjectionReport
+	for _, verify := range []string{"warn", "block"} {
+		as := eng.Answering()
+		as.Verify = verify
+		if err := eng.SetAnswering(as); err != nil {
+			return nil, err
+		}
+		rep, err := eval.RunInjection(ctx, writer.Name(), verify, cases, func(ctx context.Context, q string) (*answer.Answer, error) {
+			return eng.AskWith(ctx, eng.SearchRequest(q), writer, nil)
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rep)
+	}
+	return out, nil
 }

@@ -175,11 +175,13 @@ func (e *Engine) Close() error {
 	return e.db.Close()
 }
 
-// Config returns the configuration the engine was built with, and the
-// network gate's current mode.
+// Config returns the configuration the engine was built with, with the
+// settings changed since at runtime: the network gate's mode and the answer
+// settings.
 func (e *Engine) Config() config.Config {
 	c := e.cfg
 	c.Network.Mode = e.NetworkMode()
+	c.Answer = e.Answering()
 	return c
 }
 

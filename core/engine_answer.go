@@ -60,9 +60,9 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, answer.ErrNoQuestion
 	}
+	g, as := e.cfg.Generation, e.Answering() // read once: the window may change them meanwhile
 	// The writer sees answer.top_k sources; retrieve at least that many.
-	req.TopK = max(req.TopK, e.Answering().TopK)
-	g, as := e.cfg.Generation, e.Answering()
+	req.TopK = max(req.TopK, as.TopK)
 	opt := answer.Options{TopK: as.TopK, Verify: as.Verify, Rewrite: as.Rewrite,
 		MaxTokens: g.MaxTokens, Temperature: g.Temperature, TopP: g.TopP, Seed: g.Seed, Generator: writer}
 	if _, ok := writer.(remoteWriter); ok {

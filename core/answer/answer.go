@@ -23,6 +23,10 @@ const NothingFound = "Nothing relevant was found in your documents."
 // claims the sources do not support, when verification blocks.
 const Withheld = "The generated answer was withheld: parts of it are not supported by your documents. What the documents say:"
 
+// WithheldNothing is the answer under verify=block when the generated
+// answer was withheld and no sentence of the sources answers the question.
+const WithheldNothing = "The generated answer was withheld: parts of it are not supported by your documents, and no sentence of them answers the question."
+
 // OffTopic is the answer when query rewriting decides the message is not a
 // question about the documents (a greeting, thanks); nothing is searched.
 const OffTopic = "That does not look like a question about your documents. Ask about something they contain."

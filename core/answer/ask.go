@@ -139,11 +139,18 @@ func (a *Answerer) generate(ctx context.Context, ans *Answer, terms []search.Ter
 		return fmt.Errorf("the chat model's context (%d tokens) has no room for a source after the instructions and a %d-token answer: raise generation.context_size or lower generation.max_tokens",
 			gen.ContextSize(), a.opt.MaxTokens)
 	}
-	if p.trimmed {
-		ans.Notes = append(ans.Notes, fmt.Sprintf("Only the first %d of %d sources fit in the chat model's context (%d tokens); the rest were left out, the most relevant kept.",
-			p.given, len(ans.Sources), gen.ContextSize()))
+	if note := trimNote(p, len(ans.Sources), gen.ContextSize()); note != "" {
+		ans.Notes = append(ans.Notes, note)
 	}
 	ans.Sources = ans.Sources[:p.given]
+	if p.cut != "" {
+		// Verify and quote against what the writer read, not the part of
+		// the passage it never saw (a copy: the passage is retrieval's).
+		last := &ans.Sources[p.given-1]
+		cut := *last.Passage
+		cut.Text = p.cut
+		last.Passage = &cut
+	}
 
 	stream := onToken
 	if a.opt.Verify == "block" {
@@ -167,39 +174,61 @@ func (a *Answerer) generate(ctx context.Context, ans *Answer, terms []search.Ter
 		ans.Notes = append(ans.Notes, "The answer was cut off at the token limit (generation.max_tokens).")
 	}
 
-	a.check(ctx, ans, g.Text, terms)
+	if err := a.check(ctx, ans, g.Text, terms); err != nil {
+		return err
+	}
 	if stream == nil {
 		emit(onToken, ans.Text)
 	}
 	return nil
 }
 
+// trimNote tells what of the retrieved sources the writer did not read.
+func trimNote(p prompt, retrieved, contextSize int) string {
+	switch {
+	case p.dropped > 0 && p.cut != "":
+		return fmt.Sprintf("Only the first %d of %d sources fit in the chat model's context (%d tokens), the last of them in part; the rest were left out, the most relevant kept.",
+			p.given, retrieved, contextSize)
+	case p.dropped > 0:
+		return fmt.Sprintf("Only the first %d of %d sources fit in the chat model's context (%d tokens); the rest were left out, the most relevant kept.",
+			p.given, retrieved, contextSize)
+	case p.cut != "":
+		return fmt.Sprintf("Source [%d] fit in the chat model's context (%d tokens) only in part; the answer is checked against that part.",
+			p.given, contextSize)
+	}
+	return ""
+}
+
 // check turns the generator's text into the answer shown: a refusal, or
 // the text with its citations resolved and its claims verified (and, under
-// verify=block, withheld when they fail).
-func (a *Answerer) check(ctx context.Context, ans *Answer, written string, terms []search.Term) {
+// verify=block, withheld when they fail). Its only error is cancellation.
+func (a *Answerer) check(ctx context.Context, ans *Answer, written string, terms []search.Term) error {
 	text := strings.TrimSpace(written)
 	if isRefusal(text) {
 		ans.Refused, ans.Text = true, Refusal
-		return
+		return nil
 	}
 	text, ans.Removed = cleanCitations(text, len(ans.Sources))
 	if text == "" {
 		ans.Refused, ans.Text = true, Refusal
 		ans.Notes = append(ans.Notes, "The chat model wrote nothing; no answer is given.")
-		return
+		return nil
 	}
 	ans.Text = text
 	v := newVerifier(ans.Sources, a.opt.Embedder)
 	ans.Notes = append(ans.Notes, plantedNotes(v, len(ans.Sources))...)
 	if a.opt.Verify != "off" {
-		ans.Claims = v.claims(ctx, text)
+		var err error
+		if ans.Claims, err = v.claims(ctx, text); err != nil {
+			return err
+		}
 		ans.Verdict = verdict(ans.Claims)
 	}
 	ans.Citations = citations(v, text, ans.Claims)
 	if a.opt.Verify == "block" && ans.Verdict != VerdictSupported && ans.Verdict != VerdictNone {
 		a.withhold(ans, terms)
 	}
+	return nil
 }
 
 // withhold replaces a generated answer that verification rejected by the
@@ -209,9 +238,9 @@ func (a *Answerer) withhold(ans *Answer, terms []search.Term) {
 	claims := ans.Claims
 	ex := &Answer{Sources: ans.Sources}
 	extract(ex, terms)
-	ans.Text = Withheld
-	if !ex.Refused {
-		ans.Text += "\n\n" + ex.Text
+	ans.Text = Withheld + "\n\n" + ex.Text
+	if ex.Refused {
+		ans.Text = WithheldNothing
 	}
 	ans.Citations, ans.Claims, ans.Verdict = ex.Citations, claims, VerdictBlocked
 }
@@ -239,10 +268,11 @@ func citations(v *verifier, text string, claims []Claim) []Citation {
 }
 
 // isRefusal reports whether the model declined as the rules tell it to; a
-// refusal with trailing words ("… documents. Sorry.") still counts.
+// refusal with trailing words ("… documents. Sorry.") still counts, one
+// that goes on to answer part of the question with citations does not.
 func isRefusal(text string) bool {
 	norm := strings.ToLower(strings.Join(strings.Fields(strings.NewReplacer("’", "'", "*", "", "\"", "").Replace(text)), " "))
-	return strings.HasPrefix(norm, strings.ToLower(Refusal[:len(Refusal)-1]))
+	return strings.HasPrefix(norm, strings.ToLower(Refusal[:len(Refusal)-1])) && !citeGroup.MatchString(text)
 }
 
 func emit(onToken func(string), s string) {

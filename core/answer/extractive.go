@@ -238,7 +238,7 @@ func splitSentences(s string, add func(int, string)) {
 		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' {
 			next, _ := utf8.DecodeRuneInString(s[i+2:])
 			if unicode.IsUpper(next) || unicode.IsDigit(next) || next == '"' || next == '“' || next == '[' {
-				if s[i] == '.' && (isAbbrev(s, i) || isNumber(s[start:i])) {
+				if s[i] == '.' && (isAbbrev(s, i) || isDigits(s[start:i])) {
 					continue // "Dr. Okafor", "3. Step three"
 				}
 				add(start, s[start:i+1])
@@ -247,15 +247,6 @@ func splitSentences(s string, add func(int, string)) {
 		}
 	}
 	add(start, s[start:])
-}
-
-func isNumber(s string) bool {
-	for _, r := range s {
-		if !unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // isAbbrev reports whether the dot at rs[i] ends a common abbreviation or a

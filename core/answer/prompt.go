@@ -2,6 +2,7 @@ package answer
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -28,8 +29,9 @@ const promptOverhead = 48
 // prompt is the conversation for one question, with the sources that fit.
 type prompt struct {
 	messages []Message
-	given    int // sources given to the writer (the first ones)
-	trimmed  bool
+	given    int    // sources given to the writer (the first ones)
+	dropped  int    // sources left out for lack of room
+	cut      string // the part of the last given source that fit, when it did only in part
 }
 
 // PromptCounter is implemented by generators that can count a whole
@@ -53,7 +55,7 @@ func fitPrompt(question string, sources []Source, gen Generator, answerTokens in
 			return p // an error here will recur, clearer, when generating
 		}
 		p = buildPrompt(question, sources[:p.given-1], gen, answerTokens)
-		p.trimmed = true
+		p.dropped = len(sources) - p.given
 	}
 	return p
 }
@@ -79,11 +81,15 @@ func buildPrompt(question string, sources []Source, gen Generator, answerTokens 
 	left := budget
 	for _, s := range sources {
 		block := sourceBlock(s, s.Text)
+		if budget == 0 {
+			b.WriteString(block)
+			p.given++
+			continue
+		}
 		cost := gen.TokenCount(block)
-		if budget > 0 && cost > left {
+		if cost > left {
 			// Part of this source may still fit: cut its text in
 			// proportion, then back to a sentence end.
-			p.trimmed = true
 			if left < 64 {
 				break
 			}
@@ -93,15 +99,14 @@ func buildPrompt(question string, sources []Source, gen Generator, answerTokens 
 			}
 			b.WriteString(sourceBlock(s, keep))
 			p.given++
+			p.cut = keep
 			break
 		}
 		b.WriteString(block)
 		p.given++
 		left -= cost
 	}
-	if p.given < len(sources) {
-		p.trimmed = true
-	}
+	p.dropped = len(sources) - p.given
 	if p.given == 0 {
 		return p
 	}
@@ -158,25 +163,16 @@ func baseName(path string) string {
 	return path
 }
 
-// defuse breaks the source markers inside document text, case-insensitively.
+// sourceMarker finds "<source" and "</source" in any case. Matching on the
+// text itself, not on a lower-cased copy: lower-casing changes the byte
+// length of some characters (the Kelvin sign, dotted capital I), which would
+// shift every later index.
+var sourceMarker = regexp.MustCompile(`(?i)<(/?source)`)
+
+// defuse breaks the source markers inside document text, case-insensitively,
+// with a look-alike that no rule mentions.
 func defuse(text string) string {
-	lower := strings.ToLower(text)
-	if !strings.Contains(lower, "source") {
-		return text
-	}
-	var b strings.Builder
-	for i := 0; i < len(text); {
-		rest := lower[i:]
-		if strings.HasPrefix(rest, "<source") || strings.HasPrefix(rest, "</source") {
-			b.WriteString("‹") // a look-alike that no rule mentions
-			i++
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(text[i:])
-		b.WriteString(text[i : i+size])
-		i += size
-	}
-	return b.String()
+	return sourceMarker.ReplaceAllString(text, "‹$1")
 }
 
 // cutToFit shortens text to at most n bytes, ending at the last sentence

@@ -200,41 +200,57 @@ func (v *verifier) source(n int) *sourceText {
 }
 
 // claims verifies each sentence of text. Sentences that state nothing to
-// check (headings, "Here are the steps:", "The sources do not say…") are
-// left out.
-func (v *verifier) claims(ctx context.Context, text string) []Claim {
+// check (headings, "Here are the steps:", an uncited "The sources do not
+// say…") are left out. Its only error is cancellation.
+func (v *verifier) claims(ctx context.Context, text string) ([]Claim, error) {
 	var out []Claim
 	var semantic []int // claims to check by meaning
 	for _, sp := range splitClaims(text) {
 		words := contentWords(sp.text)
-		if len(words) == 0 || strings.HasSuffix(sp.text, ":") || absence.MatchString(sp.text) || sp.text == Refusal {
+		if len(words) == 0 || strings.HasSuffix(sp.text, ":") || (absence.MatchString(sp.text) && len(sp.cites) == 0) || sp.text == Refusal {
 			continue
 		}
 		c := Claim{Text: sp.text, Citations: sp.cites}
 		if c.Citations == nil {
 			c.Citations = []int{}
 		}
-		v.lexical(&c, words)
-		if !c.Supported && c.Support >= lexicalFloor && len(c.Citations) > 0 && v.emb != nil && !strings.HasPrefix(c.Reason, "the number") {
+		if v.lexical(&c, words) == fewWords && c.Support >= lexicalFloor && v.emb != nil {
 			semantic = append(semantic, len(out))
 		}
 		out = append(out, c)
 	}
 	if len(semantic) > 0 {
-		v.semantic(ctx, out, semantic)
+		if err := v.semantic(ctx, out, semantic); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
+
+// failure is why lexical did not support a claim. Only too few shared
+// words may be made good by meaning: an embedding barely tells "must be
+// closed" from "must not be closed", a number is right or wrong, and the
+// meaning of a planted sentence is exactly what must not be repeated.
+type failure int
+
+const (
+	passed failure = iota
+	uncited
+	wrongNumber
+	opposite
+	fromPlanted
+	fewWords
+)
 
 // lexical scores c by the share of its content words found in the best
 // window of its cited sources. Every number it states must be in a cited
 // source, and a claim must not negate what that window says (or the
 // reverse): "no known allergies" is not supported by "allergic to
 // penicillin".
-func (v *verifier) lexical(c *Claim, words []string) {
+func (v *verifier) lexical(c *Claim, words []string) failure {
 	if len(c.Citations) == 0 {
 		c.Reason = "no source is cited"
-		return
+		return uncited
 	}
 	var best, bestAll window
 	var missingNumber string
@@ -261,54 +277,68 @@ func (v *verifier) lexical(c *Claim, words []string) {
 	switch {
 	case missingNumber != "":
 		c.Reason = fmt.Sprintf("the number %s is not in %s", missingNumber, citeList(c.Citations))
+		return wrongNumber
 	case c.Support >= lexicalSupport && claimNegated != best.negated:
 		c.Reason = fmt.Sprintf("it says the opposite of %s (one of them is negated)", citeList(c.Citations))
+		return opposite
 	case c.Support >= lexicalSupport:
 		c.Supported = true
+		return passed
 	case float64(bestAll.found)/float64(len(words)) >= lexicalSupport:
 		c.Reason = fmt.Sprintf("its words come from text in %s that reads as instructions planted for an AI, not from what the document states", citeList(c.Citations))
-	default:
-		c.Reason = fmt.Sprintf("only %.0f%% of its words are in %s", 100*c.Support, citeList(c.Citations))
+		return fromPlanted
 	}
+	c.Reason = fmt.Sprintf("only %.0f%% of its words are in %s", 100*c.Support, citeList(c.Citations))
+	return fewWords
 }
 
 // semantic accepts the claims at idx whose meaning is close to a sentence of
-// a source they cite.
-func (v *verifier) semantic(ctx context.Context, claims []Claim, idx []int) {
-	texts := make([]string, 0, len(idx))
+// a source they cite. Each source's sentences are embedded once, however
+// many claims cite it. An embedding failure leaves the lexical verdicts
+// standing (meaning is an extra check); cancellation is returned.
+func (v *verifier) semantic(ctx context.Context, claims []Claim, idx []int) error {
 	type span struct{ from, to int }
-	spans := make([]span, len(idx))
-	for i, ci := range idx {
-		texts = append(texts, claims[ci].Text)
-		from := len(texts)
+	var texts []string
+	bySource := map[int]span{}
+	for _, ci := range idx {
 		for _, n := range claims[ci].Citations {
-			st := v.source(n)
+			if _, ok := bySource[n]; ok {
+				continue
+			}
+			from, st := len(texts), v.source(n)
 			for k, s := range st.sentences {
 				if !st.plantedAt[k] && !s.Heading {
 					texts = append(texts, s.Text)
 				}
 			}
+			bySource[n] = span{from, len(texts)}
 		}
-		spans[i] = span{from, len(texts)}
+	}
+	first := len(texts)
+	for _, ci := range idx {
+		texts = append(texts, claims[ci].Text)
 	}
 	vecs, err := v.emb.Embed(ctx, texts)
-	if err != nil || len(vecs) != len(texts) {
-		return // meaning is an extra check; the lexical verdict stands
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	pos := 0
+	if err != nil || len(vecs) != len(texts) {
+		return nil
+	}
 	for i, ci := range idx {
-		claim := vecs[pos]
 		best := 0.0
-		for k := spans[i].from; k < spans[i].to; k++ {
-			best = max(best, cosine(claim, vecs[k]))
+		for _, n := range claims[ci].Citations {
+			for k := bySource[n].from; k < bySource[n].to; k++ {
+				best = max(best, cosine(vecs[first+i], vecs[k]))
+			}
 		}
-		pos = spans[i].to
 		if best >= semanticSupport {
 			claims[ci].Supported, claims[ci].Reason = true, ""
 		} else {
 			claims[ci].Reason += fmt.Sprintf(", and its meaning is not close to any sentence there (similarity %.2f)", best)
 		}
 	}
+	return nil
 }
 
 func cosine(a, b []float32) float64 {
@@ -363,10 +393,17 @@ func (v *verifier) quote(n int, claims []Claim) Sentence {
 		}
 	}
 	if best < 0 {
-		if len(st.sentences) == 0 {
-			return Sentence{Text: oneLine(v.sources[n-1].Text)}
+		// Only headings and planted text: quote a heading, never planted
+		// text (extractive answers keep the same rule).
+		for k, s := range st.sentences {
+			if !st.plantedAt[k] {
+				return s
+			}
 		}
-		return st.sentences[0]
+		if text := oneLine(v.sources[n-1].Text); len(st.sentences) == 0 && !isPlanted(text) {
+			return Sentence{Text: text}
+		}
+		return Sentence{}
 	}
 	return st.sentences[best]
 }

@@ -311,7 +311,8 @@ func (g *Generator) tokenize(text string, special bool) ([]int, error) {
 func (g *Generator) generate(ctx context.Context, req GenerateRequest, prompt []int, start time.Time, st *Stats, out chan<- Token) (StopReason, error) {
 	// Reuse the cache for the prompt's first tokens when they are the ones
 	// it holds; at least the last prompt token is decoded again, for its
-	// logits.
+	// logits. One sequence is cached: with query rewriting on, the rewrite
+	// request (another system prompt) evicts the answer rules each time.
 	keep := min(commonPrefix(g.cached, prompt), len(prompt)-1)
 	if keep == 0 || !g.lc.KvCacheSeqRm(0, keep, -1) {
 		g.lc.KvCacheClear()
