@@ -106,9 +106,13 @@ fuzz: deps
 soak: deps
 	CAIRN_SOAK_RUNS=50 $(GO) test -count=1 -timeout 60m -run 'TestSIGKILLDuringIndexing' -v .
 
+# staticcheck is pinned; `go run` fetches it through the module proxy once.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 lint:
 	gofmt -l . | tee /dev/stderr | (! read)
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 clean:
 	rm -rf bin
