@@ -23,9 +23,9 @@ func (win *window) showHealth() {
 	d.Resize(fyne.NewSize(640, 460))
 	d.Show()
 	win.healthView = view
-	kb, doctor, ctx := win.kb, win.opt.Doctor, win.ctx
+	kb, cfg, doctor, ctx := win.kb, win.cfg, win.opt.Doctor, win.ctx
 	go func() {
-		checks := doctor(ctx, kb)
+		checks := doctor(ctx, kb, cfg)
 		win.env.do(func() {
 			busy.Stop()
 			busy.Hide()

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core"
+	"cairn/core/config"
 	"cairn/core/fault"
 	cairntheme "cairn/theme"
 )
@@ -135,7 +136,7 @@ func TestOpenAnotherKnowledgeBaseClosesTheFirst(t *testing.T) {
 	engines := map[string]*fakeEngine{}
 	var opened []string
 	dataDir := t.TempDir()
-	open := func(_ context.Context, kb string) (Engine, error) {
+	open := func(_ context.Context, kb string, _ config.Config) (Engine, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		opened = append(opened, kb)
@@ -164,7 +165,7 @@ func TestOpenAnotherKnowledgeBaseClosesTheFirst(t *testing.T) {
 
 func TestAKnowledgeBaseThatCannotOpenSaysWhatToDo(t *testing.T) {
 	dataDir := t.TempDir()
-	open := func(context.Context, string) (Engine, error) {
+	open := func(context.Context, string, config.Config) (Engine, error) {
 		return nil, errors.New("database disk image is malformed")
 	}
 	h := startHarness(t, open, newFakeEngine(dataDir).Config())
@@ -179,7 +180,7 @@ func TestAKnowledgeBaseThatCannotOpenSaysWhatToDo(t *testing.T) {
 
 func TestAKnowledgeBaseThatCannotOpenShowsTheFix(t *testing.T) {
 	dataDir := t.TempDir()
-	open := func(context.Context, string) (Engine, error) {
+	open := func(context.Context, string, config.Config) (Engine, error) {
 		return nil, fault.New(fault.StoreCorrupt, "the knowledge base /kb/default.db is damaged", "run `cairn doctor`, then `cairn restore BACKUP.db`",
 			errors.New("sqlite3: database disk image is malformed"))
 	}
@@ -204,7 +205,7 @@ func TestBrokenSettingsStartOnTheDefaultsAndSaySo(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	settingsErr := fault.New(fault.ConfigUnreadable, "settings /home/ann/.config/cairn/settings.json",
 		"fix the file or delete it", errors.New(`json: unknown field "top_kk"`))
-	h := startHarness(t, func(context.Context, string) (Engine, error) { return eng, nil }, eng.Config(),
+	h := startHarness(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config(),
 		func(o *Options) { o.SettingsErr = settingsErr })
 	want := `Cairn started with the default settings, because settings /home/ann/.config/cairn/settings.json: json: unknown field "top_kk"` +
 		"\nFix: fix the file or delete it [CONF-001]"
@@ -222,9 +223,9 @@ func TestHealthChecksFromTheHelpMenu(t *testing.T) {
 	var asked []string
 	var mu sync.Mutex
 	eng := newFakeEngine(t.TempDir())
-	h := startHarness(t, func(context.Context, string) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
+	h := startHarness(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
 		o.KB = "work"
-		o.Doctor = func(_ context.Context, kb string) []core.Check {
+		o.Doctor = func(_ context.Context, kb string, _ config.Config) []core.Check {
 			mu.Lock()
 			asked = append(asked, kb)
 			mu.Unlock()
