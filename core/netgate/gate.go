@@ -35,9 +35,6 @@ const (
 	Admin   Mode = "admin"
 )
 
-// Modes lists the modes, strictest first.
-func Modes() []Mode { return []Mode{Offline, Online, Admin} }
-
 // ParseMode checks a mode's name.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
@@ -100,8 +97,9 @@ type Gate struct {
 	dial     DialFunc
 	audit    *auditLog
 
-	mu   sync.RWMutex
-	mode Mode
+	switching sync.Mutex // one SetMode at a time, from its record to the change
+	mu        sync.RWMutex
+	mode      Mode
 
 	transport *http.Transport // shared by every HTTPClient, so SetMode can drop its idle connections
 }
@@ -163,26 +161,33 @@ func (g *Gate) Mode() Mode {
 	return g.mode
 }
 
-// SetMode switches the mode; connections decided afterwards follow it. A
-// stricter mode also closes the idle connections kept for reuse, and every
-// request is checked again anyway, so a kept connection cannot outlive the
-// permission it was opened under.
+// SetMode switches the mode; connections decided afterwards follow it,
+// while one already under way (an answer being streamed) runs to its end.
+// The switch is recorded first: when the audit log cannot be written the
+// mode stays, and the error says so. A stricter mode also closes the idle
+// connections kept for reuse, and every request is checked again anyway,
+// so a kept connection cannot outlive the permission it was opened under.
 func (g *Gate) SetMode(m Mode) error {
 	m, err := ParseMode(string(m))
 	if err != nil {
 		return err
 	}
-	g.mu.Lock()
-	old := g.mode
-	g.mode = m
-	g.mu.Unlock()
+	g.switching.Lock()
+	defer g.switching.Unlock()
+	old := g.Mode()
 	if old == m {
 		return nil
 	}
+	if err := g.audit.write(Record{Mode: m, Decision: DecisionSwitched, Reason: "switched from " + string(old)}); err != nil {
+		return fmt.Errorf("the switch to %s could not be recorded: %w", m, err)
+	}
+	g.mu.Lock()
+	g.mode = m
+	g.mu.Unlock()
 	if m.rank() < old.rank() {
 		g.transport.CloseIdleConnections()
 	}
-	return g.audit.write(Record{Mode: m, Decision: DecisionSwitched, Reason: "switched from " + string(old)})
+	return nil
 }
 
 // AuditLog is the audit log's path.

@@ -396,7 +396,7 @@ func TestSetModeIsSafeWhileConnectionsAreChecked(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 50; j++ {
-				g.SetMode(Modes()[j%2])
+				g.SetMode([]Mode{Offline, Online}[j%2])
 			}
 		}()
 		go func() {
@@ -426,6 +426,25 @@ func TestAConnectionThatCannotBeRecordedIsNotMade(t *testing.T) {
 	}
 	if calls := rec.calls(); len(calls) != 0 {
 		t.Errorf("dialled %v", calls)
+	}
+}
+
+// A switch that cannot be recorded does not happen: the caller's report
+// of a failed switch is then true.
+func TestASwitchThatCannotBeRecordedLeavesTheMode(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "state")
+	os.WriteFile(blocker, nil, 0o600) // a file where the state folder should be
+	g, _ := newGate(t, Options{Mode: Offline, Allow: []string{"api.example.test"}, AuditLog: filepath.Join(blocker, "audit.log")})
+	err := g.SetMode(Online)
+	if err == nil || !strings.Contains(err.Error(), "the switch to online could not be recorded: could not write the network audit log") {
+		t.Errorf("err = %v", err)
+	}
+	if g.Mode() != Offline {
+		t.Errorf("mode %s after a switch that was not recorded", g.Mode())
+	}
+	if ok, _ := g.decide(g.Mode(), "api.example.test:443"); ok {
+		t.Error("the online allowlist applies after the failed switch")
 	}
 }
 
