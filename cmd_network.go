@@ -101,7 +101,7 @@ func showNetwork(w io.Writer, eng *core.Engine) {
 	if n.Endpoint == "" {
 		fmt.Fprintln(w, "Online answers: none configured (set network.endpoint, network.api and network.chat_model)")
 	} else {
-		fmt.Fprintf(w, "Online answers: %s API at %s, model %s\n", n.API, n.Endpoint, orDash(n.ChatModel))
+		fmt.Fprintf(w, "Online answers: %s API at %s, model %s\n", n.API, netgate.RedactURL(n.Endpoint), orDash(n.ChatModel))
 	}
 	fmt.Fprintln(w, "API key: "+describeKey(eng.APIKey()))
 	fmt.Fprintln(w, "Switch with `cairn network offline|online|admin` or under Network gate in the window's Engineering tab.")

@@ -16,6 +16,7 @@ import (
 	"cairn/core/fault"
 	"cairn/core/llm"
 	"cairn/core/logs"
+	"cairn/core/netgate"
 	"cairn/core/ocr"
 	"cairn/core/store"
 )
@@ -329,7 +330,7 @@ func checkNetwork(n config.Network) Check {
 			return Check{Verdict: Warn, Name: "network", Detail: "online, but network.endpoint is empty: answers stay local",
 				Code: fault.NetNoRoute, Fix: "set network.endpoint, or network.mode back to offline"}
 		}
-		return Check{Verdict: Warn, Name: "network", Detail: "online: questions and passages may go to " + n.Endpoint,
+		return Check{Verdict: Warn, Name: "network", Detail: "online: questions and passages may go to " + netgate.RedactURL(n.Endpoint),
 			Fix: "set network.mode to offline to keep everything on this machine"}
 	}
 	return Check{Verdict: Warn, Name: "network", Detail: n.Mode + ": connections are not restricted (maintenance mode)",

@@ -121,7 +121,7 @@ func New(opt Options) (*Gate, error) {
 	if opt.Endpoint != "" {
 		r, err := endpointRule(opt.Endpoint)
 		if err != nil {
-			return nil, fmt.Errorf("network.endpoint %q: %w", opt.Endpoint, err)
+			return nil, fmt.Errorf("network.endpoint %q: %w", RedactURL(opt.Endpoint), err)
 		}
 		g.endpoint = []rule{r}
 	}
@@ -381,6 +381,26 @@ func requestAddr(u *url.URL) string {
 func normalizeHost(h string) string {
 	h = strings.ToLower(strings.TrimSuffix(strings.Trim(h, "[]"), "."))
 	return h
+}
+
+// RedactURL is a URL for display, with anything before an "@" in its host
+// part (a user name, a password, a token) replaced by "xxxxx". Unlike
+// url.URL.Redacted it also hides a user name alone, which is often a
+// token, and works on a URL that does not parse.
+func RedactURL(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	at := strings.LastIndex(authority, "@")
+	if at < 0 {
+		return s
+	}
+	return scheme + "://xxxxx" + rest[at:]
 }
 
 // isLoopback: the name "localhost" or a loopback IP literal. Other names,

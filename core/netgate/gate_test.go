@@ -465,3 +465,18 @@ func TestNewRejectsSettingsThatCannotWork(t *testing.T) {
 		}
 	}
 }
+
+func TestRedactURLHidesCredentials(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://api.example.test/v1":                   "https://api.example.test/v1",
+		"https://ann:s3cret@api.example.test/v1":        "https://xxxxx@api.example.test/v1",
+		"https://sk-tok3n@api.example.test:8443/v1?q=1": "https://xxxxx@api.example.test:8443/v1?q=1",
+		"https://ann:s3 cret@api.example.test":          "https://xxxxx@api.example.test", // does not parse
+		"http://api.example.test/a@b":                   "http://api.example.test/a@b",    // "@" in the path only
+		"api.example.test":                              "api.example.test",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

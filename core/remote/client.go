@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"cairn/core/netgate"
 )
 
 // APIs the client speaks.
@@ -134,7 +136,11 @@ func New(opt Options) (*Client, error) {
 func chatURL(api, endpoint string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(endpoint))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("remote chat: network.endpoint %q is not an http:// or https:// URL", endpoint)
+		return nil, fmt.Errorf("remote chat: network.endpoint %q is not an http:// or https:// URL", netgate.RedactURL(endpoint))
+	}
+	if u.User != nil { // the URL is shown in messages; the key has its own place
+		return nil, fmt.Errorf("remote chat: network.endpoint %q: remove the user name and password from the URL; "+
+			"an API key goes in %s or the keyring (`cairn network key set`)", netgate.RedactURL(endpoint), KeyEnv)
 	}
 	p := strings.TrimRight(u.Path, "/")
 	switch api {

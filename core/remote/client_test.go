@@ -398,6 +398,7 @@ func TestChatURLFromTheEndpoint(t *testing.T) {
 	for _, bad := range []struct{ api, endpoint, want string }{
 		{APIOpenAI, "api.openai.com", "is not an http:// or https:// URL"},
 		{"grpc", "http://localhost", `network.api "grpc": use openai or ollama`},
+		{APIOpenAI, "https://ann:s3cret@api.example.test/v1", `network.endpoint "https://xxxxx@api.example.test/v1": remove the user name and password`},
 	} {
 		if _, err := chatURL(bad.api, bad.endpoint); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s %s: %v", bad.api, bad.endpoint, err)
