@@ -475,3 +475,25 @@ func TestMask(t *testing.T) {
 		}
 	}
 }
+
+// A keyring that does not answer in time gives an error and no value,
+// even when its call returns later (run with -race: the late value must
+// not be written where the caller reads).
+func TestAKeyringThatDoesNotAnswerTimesOut(t *testing.T) {
+	sys := SystemKeyring{Getenv: func(k string) string {
+		return map[string]string{"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"}[k]
+	},
+		Timeout: 50 * time.Millisecond}
+	late := make(chan struct{})
+	returned := make(chan struct{})
+	v, err := sys.call(func() (string, error) {
+		defer close(returned)
+		<-late
+		return "sk-late-1234", nil
+	})
+	close(late)
+	<-returned
+	if v != "" || !errors.Is(err, ErrNoKeyring) || !strings.Contains(err.Error(), "the keyring did not answer within 50ms (is it locked?)") {
+		t.Errorf("got %q, %v", v, err)
+	}
+}
