@@ -322,6 +322,12 @@ func checkOCR(cfg config.OCR) Check {
 }
 
 func checkNetwork(n config.Network) Check {
+	for _, a := range n.Allow {
+		if err := netgate.CheckAllow(a); err != nil {
+			return Check{Verdict: Fail, Name: "network", Detail: err.Error() + ": the network gate cannot start, so no knowledge base opens",
+				Fix: "correct or remove the entry in network.allow (or CAIRN_NETWORK_ALLOW)", Code: fault.ConfigInvalid}
+		}
+	}
 	switch n.Mode {
 	case "offline":
 		return Check{Verdict: Pass, Name: "network", Detail: "offline: Cairn connects to nothing beyond this machine"}

@@ -399,6 +399,11 @@ func (c Config) Validate() error {
 				u.key, netgate.RedactURL(u.val), u.secret))
 		}
 	}
+	for _, a := range c.Network.Allow {
+		if err := netgate.CheckAllow(a); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
 	switch c.Answer.Verify {
 	case "off", "warn", "block":
 	default:

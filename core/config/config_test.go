@@ -118,6 +118,14 @@ func TestNetworkSettingsAreChecked(t *testing.T) {
 			t.Errorf("err %v lacks %q", err, want)
 		}
 	}
+	os.WriteFile(d.SettingsFile(), []byte(`{"network":{"allow":["docs.example.test","https://","example.test/path"]}}`), 0o600)
+	_, err = Load(d)
+	for _, want := range []string{`network.allow entry "https://": the URL has no host (use host, host:port, *.domain or an IP address)`,
+		`network.allow entry "example.test/path": not a host`} {
+		if err == nil || !strings.Contains(err.Error(), want) || fault.CodeOf(err) != fault.ConfigInvalid {
+			t.Errorf("err %v lacks %q", err, want)
+		}
+	}
 	os.WriteFile(d.SettingsFile(), []byte(`{"network":{"endpoint":"https://ann:s3cret@api.example.test/v1","catalog":"https://tok3n@mirror.example.test"}}`), 0o600)
 	_, err = Load(d)
 	for _, want := range []string{

@@ -133,9 +133,9 @@ func New(opt Options) (*Gate, error) {
 		g.catalog = append(g.catalog, r)
 	}
 	for _, s := range opt.Allow {
-		r, err := parseRule(s)
+		r, err := parseAllow(s)
 		if err != nil {
-			return nil, fmt.Errorf("network.allow entry %q: %w (use host, host:port, *.domain or an IP address)", s, err)
+			return nil, err
 		}
 		g.allow = append(g.allow, r)
 	}
@@ -448,6 +448,21 @@ func (r rule) String() string {
 		return net.JoinHostPort(h, r.port)
 	}
 	return h
+}
+
+// CheckAllow checks a network.allow entry as New reads it, so that the
+// settings can be refused with a clear message when they load.
+func CheckAllow(s string) error {
+	_, err := parseAllow(s)
+	return err
+}
+
+func parseAllow(s string) (rule, error) {
+	r, err := parseRule(s)
+	if err != nil {
+		return rule{}, fmt.Errorf("network.allow entry %q: %w (use host, host:port, *.domain or an IP address)", RedactURL(s), err)
+	}
+	return r, nil
 }
 
 // parseRule reads "host", "host:port", "*.domain", an IP or a URL.
