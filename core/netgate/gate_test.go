@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"cairn/core/fault"
 )
 
 // recorder is the gate's inner dialer in tests: it records every address
@@ -281,19 +283,19 @@ func TestBlockedErrorSaysWhatAndHowToAllowIt(t *testing.T) {
 		t.Fatalf("err %T %v", err, err)
 	}
 	want := "the network gate (offline mode) refused a connection to api.example.test:443 for answer: " +
-		"offline mode allows only this computer (localhost, 127.0.0.0/8, ::1); to allow it, switch the network gate to online: " +
-		"run `cairn network online`, or pick online under Network gate in the Engineering tab"
-	if err.Error() != want {
-		t.Errorf("message\n got %s\nwant %s", err, want)
+		"offline mode allows only this computer (localhost, 127.0.0.0/8, ::1)"
+	wantFix := "switch the network gate to online: run `cairn network online`, or pick online under Network gate in the Engineering tab [NET-001]"
+	if err.Error() != want || fault.FixLine(err) != wantFix || fault.CodeOf(fmt.Errorf("answer: %w", err)) != fault.NetBlocked {
+		t.Errorf("message\n got %s\nwant %s\nfix\n got %s\nwant %s", err, want, fault.FixLine(err), wantFix)
 	}
 	err = g.Check("answer", "192.0.2.1:443")
-	if !strings.Contains(err.Error(), "add the host to network.allow in the settings file and switch the network gate to online") {
-		t.Errorf("a host online mode would not allow either: %v", err)
+	if !strings.Contains(fault.FixLine(err), "add the host to network.allow in the settings file and switch the network gate to online") {
+		t.Errorf("a host online mode would not allow either: %v, fix %s", err, fault.FixLine(err))
 	}
 	g.SetMode(Online)
 	err = g.Check("answer", "192.0.2.1:443")
-	if !strings.Contains(err.Error(), "(online mode) refused a connection to 192.0.2.1:443") || !strings.Contains(err.Error(), "`cairn network admin`") {
-		t.Errorf("online refusal: %v", err)
+	if !strings.Contains(err.Error(), "(online mode) refused a connection to 192.0.2.1:443") || !strings.Contains(fault.FixLine(err), "`cairn network admin`") {
+		t.Errorf("online refusal: %v, fix %s", err, fault.FixLine(err))
 	}
 }
 
