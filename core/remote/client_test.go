@@ -303,6 +303,44 @@ func TestSilentEndpointTimesOut(t *testing.T) {
 	})
 }
 
+// The first-byte time-out lasts until the body starts, not until the
+// headers arrive; a time-out names the limit that ran out.
+func TestTheFirstByteTimeoutLastsUntilTheBodyStarts(t *testing.T) {
+	t.Run("headers at once, the first token later", func(t *testing.T) {
+		c, _, _ := setup(t, netgate.Online, APIOllama, func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(400 * time.Millisecond): // past the idle time-out, within the first-byte one
+			}
+			io.WriteString(w, `{"message":{"content":"Loaded."},"done":true,"eval_count":1}`+"\n")
+		}, Options{FirstByteTimeout: 10 * time.Second, IdleTimeout: 150 * time.Millisecond})
+		rep, err := c.Chat(context.Background(), question, nil)
+		if err != nil || rep.Text != "Loaded." {
+			t.Errorf("got %q, %v", rep.Text, err)
+		}
+	})
+	t.Run("the body started without a token", func(t *testing.T) {
+		release := make(chan struct{})
+		defer close(release)
+		c, _, _ := setup(t, netgate.Online, APIOpenAI, func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			sse(w, `{"choices":[{"delta":{"role":"assistant"}}]}`)
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}, Options{FirstByteTimeout: 10 * time.Second, IdleTimeout: 150 * time.Millisecond})
+		_, err := c.Chat(context.Background(), question, nil)
+		if !errors.Is(err, ErrTimeout) || !strings.HasPrefix(err.Error(), "no reply from api.example.test:8080 for 150ms:") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
 func TestMalformedAndCutStreams(t *testing.T) {
 	cases := []struct {
 		name, api string
