@@ -124,7 +124,9 @@ type window struct {
 	started time.Time
 	bench   *benchRun
 
-	healthView *widget.RichText // the last health dialog's text, for tests
+	healthView    *widget.RichText // the last health dialog's text, for tests
+	healthItem    *fyne.MenuItem   // Help > Check health, disabled while a check runs
+	healthRunning bool
 }
 
 func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *window {

@@ -6,9 +6,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -253,6 +256,39 @@ func TestHealthChecksFromTheHelpMenu(t *testing.T) {
 	if !slices.Equal(asked, []string{"work"}) {
 		t.Errorf("checked %q, want the open knowledge base", asked)
 	}
+}
+
+// Closing the health dialog stops its check, and the menu item does
+// nothing while a check runs.
+func TestHealthCheckRunsOnceAndStopsWithItsDialog(t *testing.T) {
+	var calls atomic.Int32
+	stopped := make(chan struct{})
+	eng := newFakeEngine(t.TempDir())
+	h := startHarness(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
+		o.Doctor = func(ctx context.Context, _ string, _ config.Config) []core.Check {
+			calls.Add(1)
+			<-ctx.Done() // a check that takes as long as it is allowed to
+			close(stopped)
+			return nil
+		}
+	})
+	item := h.win.w.MainMenu().Items[2].Items[1]
+	item.Action()
+	if !item.Disabled {
+		t.Error("Check health is enabled while a check runs")
+	}
+	item.Action() // as if clicked again before the menu showed it disabled
+	h.loop.settle(100 * time.Millisecond)
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d checks running, want 1", n)
+	}
+	test.Tap(button(t, h.overlay(), "Close"))
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("closing the dialog did not stop the check")
+	}
+	h.until("the menu item to come back", func() bool { return !item.Disabled })
 }
 
 // richLines is a rich text's paragraphs: inline segments join the next.
