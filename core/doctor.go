@@ -83,7 +83,7 @@ func Failed(checks []Check) bool {
 
 // failFrom is a failed check caused by err, with its fault's fix and code.
 func failFrom(name string, err error, fallbackFix string) Check {
-	c := Check{Verdict: Fail, Name: name, Detail: oneLine(err.Error()), Fix: fallbackFix}
+	c := Check{Verdict: Fail, Name: name, Detail: fault.FirstLine(err.Error()), Fix: fallbackFix}
 	if f, ok := fault.As(err); ok {
 		c.Fix, c.Code = f.Fix, f.Code
 	}
@@ -163,7 +163,7 @@ func checkKB(ctx context.Context, path string) []Check {
 		out = append(out, Check{Verdict: Pass, Name: "vectors", Detail: fmt.Sprintf("%d vectors of %s, %d dimensions as recorded", st.Vectors, st.VectorModel, st.VectorDim)})
 	}
 	if unlock, err := db.LockIndexing(); err != nil {
-		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: oneLine(err.Error()), Code: fault.CodeOf(err),
+		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: fault.FirstLine(err.Error()), Code: fault.CodeOf(err),
 			Fix: "the checks above saw the knowledge base as it was while that run wrote; run doctor again when it is done"})
 	} else {
 		unlock()
@@ -314,7 +314,7 @@ func checkOCR(cfg config.OCR) Check {
 		if strings.Contains(err.Error(), "no language data") {
 			code = fault.ExtractOCRLang
 		}
-		return Check{Verdict: Warn, Name: "OCR", Detail: oneLine(err.Error()) + "; images and scanned pages are skipped",
+		return Check{Verdict: Warn, Name: "OCR", Detail: fault.FirstLine(err.Error()) + "; images and scanned pages are skipped",
 			Fix: extract.OCRFix, Code: code}
 	}
 	defer eng.Close()
@@ -359,12 +359,4 @@ func checkLog(dirs config.Dirs, level string) Check {
 			Fix: "set log.level to info when you are done debugging"}
 	}
 	return Check{Verdict: Pass, Name: "log", Detail: detail}
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
