@@ -55,7 +55,7 @@ func (m Mode) rank() int {
 	return 0
 }
 
-// CatalogHosts are the model catalogue's hosts: huggingface.co serves the
+// catalogHosts are the model catalogue's hosts: huggingface.co serves the
 // catalogue's files and redirects downloads to its content servers.
 var catalogHosts = []string{"huggingface.co", "*.huggingface.co", "*.hf.co"}
 
@@ -161,12 +161,14 @@ func (g *Gate) Mode() Mode {
 	return g.mode
 }
 
-// SetMode switches the mode; connections decided afterwards follow it,
-// while one already under way (an answer being streamed) runs to its end.
-// The switch is recorded first: when the audit log cannot be written the
-// mode stays, and the error says so. A stricter mode also closes the idle
-// connections kept for reuse, and every request is checked again anyway,
-// so a kept connection cannot outlive the permission it was opened under.
+// SetMode switches the mode; connections decided afterwards follow it. A
+// request already under way is not cut: an answer being streamed from the
+// endpoint continues after a switch to offline, until it ends or is
+// cancelled. The switch is recorded first: when the audit log cannot be
+// written the mode stays, and the error says so. A stricter mode also
+// closes the idle connections kept for reuse, and every new request is
+// checked again anyway, so a kept connection is not reused past the
+// permission it was opened under.
 func (g *Gate) SetMode(m Mode) error {
 	m, err := ParseMode(string(m))
 	if err != nil {
@@ -376,11 +378,10 @@ func requestAddr(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// normalizeHost lower-cases a host and drops a trailing dot and an IPv6
-// zone's brackets.
+// normalizeHost lower-cases a host and drops a trailing dot and the
+// brackets of an IPv6 literal; a zone ("%eth0") stays.
 func normalizeHost(h string) string {
-	h = strings.ToLower(strings.TrimSuffix(strings.Trim(h, "[]"), "."))
-	return h
+	return strings.ToLower(strings.TrimSuffix(strings.Trim(h, "[]"), "."))
 }
 
 // RedactURL is a URL for display, with anything before an "@" in its host
