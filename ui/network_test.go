@@ -14,6 +14,7 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/panels"
 )
 
 // hasLabel reports whether a visible label under root contains text.
@@ -155,5 +156,30 @@ func TestTheNetworkModeAndKnobsSurviveASwitchOfKnowledgeBase(t *testing.T) {
 	defer mu.Unlock()
 	if doctored[0].Network.Mode != "online" || doctored[0].Profile != "server" {
 		t.Errorf("the health checks saw network mode %q, profile %q", doctored[0].Network.Mode, doctored[0].Profile)
+	}
+}
+
+// The settings worker saves the mode the engine switched to; when it
+// cannot, the gate goes back, so the window never shows a mode the next
+// start would not have.
+func TestASwitchThatCannotBeSavedIsUndone(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	events := make(chan panels.EngineeringEvent, 16)
+	save := func(config.Config) error { return errors.New("settings.json: read-only file system") }
+	w := newSettingsWorker(eng, save, nil, events, nil)
+	if w.setNetworkMode(context.Background(), "online") {
+		t.Error("the worker wants to save again")
+	}
+	if got := eng.switches(); !slices.Equal(got, []string{"online", "offline"}) || eng.NetworkMode() != "offline" || w.cfg.Network.Mode != "offline" {
+		t.Errorf("switches %v, mode %s, worker's mode %s", got, eng.NetworkMode(), w.cfg.Network.Mode)
+	}
+	var notice string
+	for len(events) > 0 {
+		if n, ok := (<-events).(panels.SettingsNotice); ok {
+			notice = n.Text
+		}
+	}
+	if notice != "The network gate stays offline: could not save the settings: settings.json: read-only file system" {
+		t.Errorf("notice %q", notice)
 	}
 }
