@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"cairn/core"
+	"cairn/core/config"
 	"cairn/ui"
 )
 
@@ -28,15 +29,15 @@ func runApp(ctx context.Context, env *cliEnv) error {
 		Dirs:        env.dirs,
 		Version:     version,
 		SettingsErr: env.cfgErr,
-		Open: func(ctx context.Context, kb string) (ui.Engine, error) {
-			e, err := core.Open(ctx, env.cfg, env.dirs, core.Options{KB: kb, Log: env.log})
+		Open: func(ctx context.Context, kb string, cfg config.Config) (ui.Engine, error) {
+			e, err := core.Open(ctx, cfg, env.dirs, core.Options{KB: kb, Log: env.log})
 			if err != nil {
 				return nil, err
 			}
 			return e, nil
 		},
-		Doctor: func(ctx context.Context, kb string) []core.Check {
-			return core.Doctor(ctx, env.cfg, env.dirs, core.DoctorOptions{KB: kb, ConfigErr: env.cfgErr})
+		Doctor: func(ctx context.Context, kb string, cfg config.Config) []core.Check {
+			return core.Doctor(ctx, cfg, env.dirs, core.DoctorOptions{KB: kb, ConfigErr: env.cfgErr})
 		},
 	}
 	if spec := os.Getenv(benchGUIEnv); spec != "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"cairn/core"
+	"cairn/core/config"
 	"cairn/core/netgate"
 	"cairn/core/remote"
 )
@@ -51,12 +53,29 @@ func runNetwork(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		return runKey(env, eng, sub)
 	}
-	if err := eng.SetNetworkMode(string(mode)); err != nil {
+	if err := switchNetworkMode(env, eng, mode); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "Network mode: %s (saved in %s).\n", mode, env.dirs.SettingsFile())
 	fmt.Fprintln(env.stdout, modeMeaning(eng, mode))
 	fmt.Fprintf(env.stdout, "Every connection is recorded in %s.\n", eng.Gate().AuditLog())
+	return nil
+}
+
+// switchNetworkMode switches the gate and saves the mode: the command is the
+// settings file's only writer while it runs. When the settings cannot be
+// saved, the gate goes back, so the audit log tells what really applies.
+func switchNetworkMode(env *cliEnv, eng *core.Engine, mode netgate.Mode) error {
+	old := eng.NetworkMode()
+	if err := eng.SetNetworkMode(string(mode)); err != nil {
+		return err
+	}
+	if err := config.Save(env.dirs, eng.Config()); err != nil {
+		if rerr := eng.SetNetworkMode(old); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		return fmt.Errorf("network mode not switched: could not save the settings: %w", err)
+	}
 	return nil
 }
 
@@ -82,7 +101,7 @@ func showNetwork(w io.Writer, eng *core.Engine) {
 	if n.Endpoint == "" {
 		fmt.Fprintln(w, "Online answers: none configured (set network.endpoint, network.api and network.chat_model)")
 	} else {
-		fmt.Fprintf(w, "Online answers: %s API at %s, model %s\n", n.API, n.Endpoint, orDash(n.ChatModel))
+		fmt.Fprintf(w, "Online answers: %s API at %s, model %s\n", n.API, netgate.RedactURL(n.Endpoint), orDash(n.ChatModel))
 	}
 	fmt.Fprintln(w, "API key: "+describeKey(eng.APIKey()))
 	fmt.Fprintln(w, "Switch with `cairn network offline|online|admin` or under Network gate in the window's Engineering tab.")

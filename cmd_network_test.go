@@ -325,8 +325,8 @@ func TestModelsPullOfflineRefusesWithoutDialling(t *testing.T) {
 	keys := memKeys{m: map[string]string{}}
 	_, errs, code := netCLI(t, home, rec, keys, "", "models", "pull", "all-minilm-l6-v2")
 	want := "cairn: cannot download all-minilm-l6-v2: the network gate (offline mode) refused a connection to models.example.test:8080 " +
-		"for models pull: offline mode allows only this computer (localhost, 127.0.0.0/8, ::1); to allow it, switch the network gate to online: " +
-		"run `cairn network online`, or pick online under Network gate in the Engineering tab\n"
+		"for models pull: offline mode allows only this computer (localhost, 127.0.0.0/8, ::1)\n" +
+		"  fix: switch the network gate to online: run `cairn network online`, or pick online under Network gate in the Engineering tab [NET-001]\n"
 	if code != 1 || errs != want {
 		t.Errorf("exit %d\n got %q\nwant %q", code, errs, want)
 	}

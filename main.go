@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"cairn/core"
@@ -116,7 +115,7 @@ func runIO(args []string, cio cliIO) int {
 		// stops here.
 		switch {
 		case len(args) == 0:
-			fmt.Fprintln(stderr, "cairn: warning: using the default settings:", oneLine(cfgErr.Error()))
+			fmt.Fprintln(stderr, "cairn: warning: using the default settings:", fault.FirstLine(cfgErr.Error()))
 			if fix := fault.FixLine(cfgErr); fix != "" {
 				fmt.Fprintln(stderr, "  fix:", fix)
 			}
@@ -163,7 +162,7 @@ func runIO(args []string, cio cliIO) int {
 // printError shows err as a person should see it: one line, and a second
 // with the fix and the fault's code when there is one.
 func printError(w io.Writer, err error) {
-	fmt.Fprintln(w, "cairn:", oneLine(err.Error()))
+	fmt.Fprintln(w, "cairn:", fault.FirstLine(err.Error()))
 	if fix := fault.FixLine(err); fix != "" {
 		fmt.Fprintln(w, "  fix:", fix)
 	}
@@ -237,12 +236,4 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }

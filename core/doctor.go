@@ -16,6 +16,7 @@ import (
 	"cairn/core/fault"
 	"cairn/core/llm"
 	"cairn/core/logs"
+	"cairn/core/netgate"
 	"cairn/core/ocr"
 	"cairn/core/store"
 )
@@ -82,7 +83,7 @@ func Failed(checks []Check) bool {
 
 // failFrom is a failed check caused by err, with its fault's fix and code.
 func failFrom(name string, err error, fallbackFix string) Check {
-	c := Check{Verdict: Fail, Name: name, Detail: oneLine(err.Error()), Fix: fallbackFix}
+	c := Check{Verdict: Fail, Name: name, Detail: fault.FirstLine(err.Error()), Fix: fallbackFix}
 	if f, ok := fault.As(err); ok {
 		c.Fix, c.Code = f.Fix, f.Code
 	}
@@ -162,7 +163,7 @@ func checkKB(ctx context.Context, path string) []Check {
 		out = append(out, Check{Verdict: Pass, Name: "vectors", Detail: fmt.Sprintf("%d vectors of %s, %d dimensions as recorded", st.Vectors, st.VectorModel, st.VectorDim)})
 	}
 	if unlock, err := db.LockIndexing(); err != nil {
-		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: oneLine(err.Error()), Code: fault.CodeOf(err),
+		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: fault.FirstLine(err.Error()), Code: fault.CodeOf(err),
 			Fix: "the checks above saw the knowledge base as it was while that run wrote; run doctor again when it is done"})
 	} else {
 		unlock()
@@ -313,7 +314,7 @@ func checkOCR(cfg config.OCR) Check {
 		if strings.Contains(err.Error(), "no language data") {
 			code = fault.ExtractOCRLang
 		}
-		return Check{Verdict: Warn, Name: "OCR", Detail: oneLine(err.Error()) + "; images and scanned pages are skipped",
+		return Check{Verdict: Warn, Name: "OCR", Detail: fault.FirstLine(err.Error()) + "; images and scanned pages are skipped",
 			Fix: extract.OCRFix, Code: code}
 	}
 	defer eng.Close()
@@ -321,6 +322,12 @@ func checkOCR(cfg config.OCR) Check {
 }
 
 func checkNetwork(n config.Network) Check {
+	for _, a := range n.Allow {
+		if err := netgate.CheckAllow(a); err != nil {
+			return Check{Verdict: Fail, Name: "network", Detail: err.Error() + ": the network gate cannot start, so no knowledge base opens",
+				Fix: "correct or remove the entry in network.allow (or CAIRN_NETWORK_ALLOW)", Code: fault.ConfigInvalid}
+		}
+	}
 	switch n.Mode {
 	case "offline":
 		return Check{Verdict: Pass, Name: "network", Detail: "offline: Cairn connects to nothing beyond this machine"}
@@ -329,7 +336,7 @@ func checkNetwork(n config.Network) Check {
 			return Check{Verdict: Warn, Name: "network", Detail: "online, but network.endpoint is empty: answers stay local",
 				Code: fault.NetNoRoute, Fix: "set network.endpoint, or network.mode back to offline"}
 		}
-		return Check{Verdict: Warn, Name: "network", Detail: "online: questions and passages may go to " + n.Endpoint,
+		return Check{Verdict: Warn, Name: "network", Detail: "online: questions and passages may go to " + netgate.RedactURL(n.Endpoint),
 			Fix: "set network.mode to offline to keep everything on this machine"}
 	}
 	return Check{Verdict: Warn, Name: "network", Detail: n.Mode + ": connections are not restricted (maintenance mode)",
@@ -352,12 +359,4 @@ func checkLog(dirs config.Dirs, level string) Check {
 			Fix: "set log.level to info when you are done debugging"}
 	}
 	return Check{Verdict: Pass, Name: "log", Detail: detail}
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }

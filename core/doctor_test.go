@@ -85,3 +85,24 @@ func TestModelFaults(t *testing.T) {
 		t.Errorf("truncated model: %+v", c)
 	}
 }
+
+// A bad network.allow entry stops every knowledge base from opening, so
+// the doctor must not pass it: the settings fail to load with the entry
+// named, and the network check fails on it too when given it.
+func TestDoctorFailsABadAllowEntry(t *testing.T) {
+	cfg, dirs, _, _ := env(t)
+	os.MkdirAll(dirs.Config, 0o700)
+	os.WriteFile(dirs.SettingsFile(), []byte(`{"network":{"mode":"online","allow":["example.test/path"]}}`), 0o600)
+	_, loadErr := config.Load(dirs)
+	checks := byName(Doctor(context.Background(), cfg, dirs, DoctorOptions{KB: "default", ConfigErr: loadErr}))
+	if s := checks["settings"]; s.Verdict != Fail || s.Code != fault.ConfigInvalid || !strings.Contains(s.Detail, `network.allow entry "example.test/path": not a host`) {
+		t.Errorf("settings check %+v", s)
+	}
+
+	cfg.Network.Mode, cfg.Network.Allow = "online", []string{"docs.example.test", "example.test/path"}
+	n := checkNetwork(cfg.Network)
+	if n.Verdict != Fail || n.Code != fault.ConfigInvalid || !strings.Contains(n.Detail, `network.allow entry "example.test/path": not a host`) ||
+		!strings.Contains(n.Fix, "network.allow") {
+		t.Errorf("network check %+v", n)
+	}
+}

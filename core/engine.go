@@ -45,7 +45,7 @@ type Engine struct {
 	models models
 
 	gate    *netgate.Gate  // every connection goes through it
-	netMu   sync.Mutex     // one mode switch (and its save) at a time
+	netMu   sync.Mutex     // one mode switch at a time
 	keyring remote.Keyring // where the online endpoint's API key may be
 
 	answerMu sync.Mutex    // the answer settings change while the window runs

@@ -49,9 +49,11 @@ func (e *Engine) Gate() *netgate.Gate { return e.gate }
 // NetworkMode is the gate's current mode: offline, online or admin.
 func (e *Engine) NetworkMode() string { return string(e.gate.Mode()) }
 
-// SetNetworkMode switches the gate to mode and saves it in the settings.
-// Nothing changes when the settings cannot be saved, or when
-// CAIRN_NETWORK_MODE decides the mode at every start anyway.
+// SetNetworkMode switches the gate to mode. It does not save the mode: the
+// settings file has one writer at a time (the window's settings worker, or
+// `cairn network`), which saves the mode with the rest of the settings it
+// holds. It refuses when CAIRN_NETWORK_MODE decides the mode at every start
+// anyway.
 func (e *Engine) SetNetworkMode(mode string) error {
 	m, err := netgate.ParseMode(mode)
 	if err != nil {
@@ -65,11 +67,6 @@ func (e *Engine) SetNetworkMode(mode string) error {
 	if v := os.Getenv(modeEnv); v != "" {
 		return fmt.Errorf("the network mode comes from %s=%s in the environment, which wins over the settings at every start; "+
 			"unset it to switch the mode", modeEnv, v)
-	}
-	c := e.Config()
-	c.Network.Mode = string(m)
-	if err := config.Save(e.dirs, c); err != nil {
-		return fmt.Errorf("network mode not switched: could not save the settings: %w", err)
 	}
 	return e.gate.SetMode(m)
 }

@@ -44,9 +44,9 @@ type Options struct {
 	// the person's file is not overwritten).
 	SettingsErr error
 
-	// Doctor runs the health checks of knowledge base kb (`cairn doctor`);
-	// nil leaves Help > Check health out.
-	Doctor func(ctx context.Context, kb string) []core.Check
+	// Doctor runs the health checks of knowledge base kb (`cairn doctor`)
+	// with the current settings cfg; nil leaves Help > Check health out.
+	Doctor func(ctx context.Context, kb string, cfg config.Config) []core.Check
 
 	// Bench, when set, runs a measurement scenario in the live window and
 	// quits; see bench.go.
@@ -117,17 +117,20 @@ type window struct {
 
 	shell  *shell // current; touched on the window's goroutine only
 	kb     string
+	cfg    config.Config // the current settings, as the settings worker reports them
 	kbReqs chan kbSwitch
 	kbDone sync.WaitGroup
 
 	started time.Time
 	bench   *benchRun
 
-	healthView *widget.RichText // the last health dialog's text, for tests
+	healthView    *widget.RichText // the last health dialog's text, for tests
+	healthItem    *fyne.MenuItem   // Help > Check health, disabled while a check runs
+	healthRunning bool
 }
 
 func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *window {
-	win := &window{app: a, opt: opt, prefs: a.Preferences(), env: env, ctx: ctx, kbReqs: make(chan kbSwitch, 4), started: time.Now()}
+	win := &window{app: a, opt: opt, cfg: opt.Config, prefs: a.Preferences(), env: env, ctx: ctx, kbReqs: make(chan kbSwitch, 4), started: time.Now()}
 	a.Settings().SetTheme(cairntheme.New(cairntheme.ParseChoice(win.prefs.String(prefTheme))))
 	win.w = a.NewWindow("Cairn")
 	win.w.SetMaster()
@@ -144,7 +147,7 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 		win.startBench(opt.Bench) // before the first shell, which reports to it
 	}
 
-	kw := &kbWorker{open: opt.Open, requests: win.kbReqs}
+	kw := &kbWorker{open: opt.Open, requests: win.kbReqs, cfg: opt.Config}
 	win.kbDone.Add(1)
 	go func() {
 		defer win.kbDone.Done()
@@ -191,6 +194,7 @@ func (win *window) shellDeps(kb string) shellDeps {
 		watched:       splitList(win.prefs.String(prefWatched + kb)),
 		onWatch:       func(folders []string) { win.prefs.SetString(prefWatched+kb, strings.Join(folders, "\n")) },
 		onReady:       win.ready,
+		onSettings:    func(c config.Config) { win.cfg = c },
 	}
 }
 

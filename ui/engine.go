@@ -29,8 +29,8 @@ type Engine interface {
 
 	Status(ctx context.Context) (core.Status, error)
 
-	// NetworkMode is the network gate's mode; SetNetworkMode switches and
-	// saves it.
+	// NetworkMode is the network gate's mode; SetNetworkMode switches it
+	// (the settings worker saves it).
 	NetworkMode() string
 	SetNetworkMode(mode string) error
 
@@ -59,5 +59,6 @@ type ModelSwitcher interface {
 	UseChatModel(ctx context.Context, path string) error
 }
 
-// Opener opens a knowledge base by name ("" for the configured default).
-type Opener func(ctx context.Context, kb string) (Engine, error)
+// Opener opens knowledge base kb ("" for the configured default) with the
+// current settings cfg, which carry the changes made in the window.
+type Opener func(ctx context.Context, kb string, cfg config.Config) (Engine, error)

@@ -68,7 +68,7 @@ type harness struct {
 
 func newHarness(t *testing.T, eng Engine) *harness {
 	t.Helper()
-	return newHarnessWith(t, func(context.Context, string) (Engine, error) { return eng, nil }, eng.Config())
+	return newHarnessWith(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config())
 }
 
 func newHarnessWith(t *testing.T, open Opener, cfg config.Config) *harness {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 
 	"fyne.io/fyne/v2"
@@ -14,8 +15,12 @@ import (
 
 // showHealth runs the health checks of `cairn doctor` on the open knowledge
 // base in the background and shows one line per check, with the fix of
-// each warning and failure.
+// each warning and failure. One check runs at a time: the menu item is
+// disabled meanwhile, and closing the dialog stops the check.
 func (win *window) showHealth() {
+	if win.healthRunning {
+		return
+	}
 	view := widget.NewRichTextWithText("Checking the knowledge base, the models, OCR, the disk and the settings…")
 	view.Wrapping = fyne.TextWrapWord
 	busy := widget.NewProgressBarInfinite()
@@ -23,16 +28,33 @@ func (win *window) showHealth() {
 	d.Resize(fyne.NewSize(640, 460))
 	d.Show()
 	win.healthView = view
-	kb, doctor, ctx := win.kb, win.opt.Doctor, win.ctx
+	ctx, cancel := context.WithCancel(win.ctx)
+	d.SetOnClosed(cancel)
+	win.setHealthRunning(true)
+	kb, cfg, doctor := win.kb, win.cfg, win.opt.Doctor
 	go func() {
-		checks := doctor(ctx, kb)
+		checks := doctor(ctx, kb, cfg)
+		cancel()
 		win.env.do(func() {
+			win.setHealthRunning(false)
 			busy.Stop()
 			busy.Hide()
 			view.Segments = healthSegments(checks)
 			view.Refresh()
 		})
 	}()
+}
+
+// setHealthRunning disables Help > Check health while a check runs; on the
+// window's goroutine.
+func (win *window) setHealthRunning(running bool) {
+	win.healthRunning = running
+	if win.healthItem != nil {
+		win.healthItem.Disabled = running
+		if m := win.w.MainMenu(); m != nil {
+			m.Refresh()
+		}
+	}
 }
 
 // healthSegments renders checks one paragraph each, the verdict in its

@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
+
+	"cairn/core/config"
 )
 
 // kbSwitch asks the knowledge-base worker to open a knowledge base for a
@@ -29,6 +31,10 @@ type kbSwitch struct {
 type kbWorker struct {
 	open     Opener
 	requests <-chan kbSwitch
+	// cfg is the current settings: the window's at first, then what each
+	// stopped shell's settings worker left, so that a switch of knowledge
+	// base keeps the network mode and the knobs chosen in the window.
+	cfg config.Config
 }
 
 func (k *kbWorker) run(ctx context.Context) {
@@ -37,6 +43,9 @@ func (k *kbWorker) run(ctx context.Context) {
 	release := func() {
 		if cur != nil {
 			cur.stop()
+			if c, ok := cur.lastSettings(); ok {
+				k.cfg = c
+			}
 			cur = nil
 		}
 		if eng != nil {
@@ -52,7 +61,7 @@ func (k *kbWorker) run(ctx context.Context) {
 		case r := <-k.requests:
 			release()
 			cur = r.shell
-			e, err := k.open(ctx, r.name)
+			e, err := k.open(ctx, r.name, k.cfg)
 			if err != nil {
 				if ctx.Err() == nil {
 					r.shell.failed(err)

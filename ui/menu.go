@@ -38,7 +38,8 @@ func (win *window) menu() *fyne.MainMenu {
 	themeMenu.ChildMenu = fyne.NewMenu("", themeItems...)
 	help := []*fyne.MenuItem{fyne.NewMenuItem("User guide", win.showGuide)}
 	if win.opt.Doctor != nil {
-		help = append(help, fyne.NewMenuItem("Check health…", win.showHealth))
+		win.healthItem = fyne.NewMenuItem("Check health…", win.showHealth)
+		help = append(help, win.healthItem)
 	}
 	help = append(help, fyne.NewMenuItem("About Cairn", win.showAbout))
 	main := fyne.NewMainMenu(

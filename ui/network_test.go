@@ -1,14 +1,20 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
+	"cairn/core"
+	"cairn/core/config"
+	"cairn/panels"
 )
 
 // hasLabel reports whether a visible label under root contains text.
@@ -90,5 +96,90 @@ func TestAFailedSwitchIsShownAndThePickerGoesBack(t *testing.T) {
 	h.until("the picker to go back", func() bool { return e.Gate.Selected == "offline" })
 	if eng.NetworkMode() != "offline" {
 		t.Errorf("mode %s", eng.NetworkMode())
+	}
+}
+
+// A knowledge base opened from the File menu gets the settings as the
+// window left them: the network mode chosen in the Engineering tab and the
+// knobs, not those of the start; the health checks see them too.
+func TestTheNetworkModeAndKnobsSurviveASwitchOfKnowledgeBase(t *testing.T) {
+	dataDir := t.TempDir()
+	var mu sync.Mutex
+	openedWith := map[string]config.Config{}
+	var doctored []config.Config
+	open := func(_ context.Context, kb string, cfg config.Config) (Engine, error) {
+		e := newFakeEngine(dataDir)
+		e.cfg, e.status.NetworkMode = cfg, cfg.Network.Mode
+		mu.Lock()
+		openedWith[kb] = cfg
+		mu.Unlock()
+		return e, nil
+	}
+	h := startHarness(t, open, newFakeEngine(dataDir).Config(), func(o *Options) {
+		o.Doctor = func(_ context.Context, _ string, cfg config.Config) []core.Check {
+			mu.Lock()
+			doctored = append(doctored, cfg)
+			mu.Unlock()
+			return nil
+		}
+	})
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
+	e := h.shell().Tuning
+	e.Gate.SetSelected("online")
+	test.Tap(button(t, h.overlay(), "Switch to online"))
+	h.until("the mode to be saved", func() bool {
+		s := h.savedConfigs()
+		return len(s) > 0 && s[len(s)-1].Network.Mode == "online"
+	})
+	e.Profile.SetSelected("server") // saved after a delay: the switch below comes first
+	h.until("the server defaults", func() bool { return e.TopK.Slider.Value == 15 })
+
+	h.win.openKB("work", false)
+	h.until("the new knowledge base", func() bool { return h.shell().ready == 3 })
+	mu.Lock()
+	got := openedWith["work"]
+	mu.Unlock()
+	if got.Network.Mode != "online" || got.Profile != "server" || got.Retrieval.TopK != 15 {
+		t.Errorf("work opened with network mode %q, profile %q, top_k %d; want online, server, 15",
+			got.Network.Mode, got.Profile, got.Retrieval.TopK)
+	}
+	h.until("the picker of the new shell", func() bool { return h.shell().Tuning.Gate.Selected == "online" })
+	for _, c := range h.savedConfigs() {
+		if c.Network.Mode != "online" {
+			t.Errorf("a save after the switch put back mode %q", c.Network.Mode)
+		}
+	}
+
+	h.win.showHealth()
+	h.until("the health checks", func() bool { mu.Lock(); defer mu.Unlock(); return len(doctored) == 1 })
+	mu.Lock()
+	defer mu.Unlock()
+	if doctored[0].Network.Mode != "online" || doctored[0].Profile != "server" {
+		t.Errorf("the health checks saw network mode %q, profile %q", doctored[0].Network.Mode, doctored[0].Profile)
+	}
+}
+
+// The settings worker saves the mode the engine switched to; when it
+// cannot, the gate goes back, so the window never shows a mode the next
+// start would not have.
+func TestASwitchThatCannotBeSavedIsUndone(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	events := make(chan panels.EngineeringEvent, 16)
+	save := func(config.Config) error { return errors.New("settings.json: read-only file system") }
+	w := newSettingsWorker(eng, save, nil, events, nil)
+	if w.setNetworkMode(context.Background(), "online") {
+		t.Error("the worker wants to save again")
+	}
+	if got := eng.switches(); !slices.Equal(got, []string{"online", "offline"}) || eng.NetworkMode() != "offline" || w.cfg.Network.Mode != "offline" {
+		t.Errorf("switches %v, mode %s, worker's mode %s", got, eng.NetworkMode(), w.cfg.Network.Mode)
+	}
+	var notice string
+	for len(events) > 0 {
+		if n, ok := (<-events).(panels.SettingsNotice); ok {
+			notice = n.Text
+		}
+	}
+	if notice != "The network gate stays offline: could not save the settings: settings.json: read-only file system" {
+		t.Errorf("notice %q", notice)
 	}
 }

@@ -61,7 +61,7 @@ func realEngineIn(home string) (config.Config, Opener) {
 	dirs := config.Dirs{Config: filepath.Join(home, "config"), Data: filepath.Join(home, "data"), State: filepath.Join(home, "state")}
 	cfg := config.Default("desktop")
 	cfg.Paths.DataDir, cfg.Paths.ModelsDir, cfg.Paths.KB = dirs.Data, filepath.Join(dirs.Data, "models"), "default"
-	return cfg, func(ctx context.Context, kb string) (Engine, error) {
+	return cfg, func(ctx context.Context, kb string, cfg config.Config) (Engine, error) {
 		e, err := core.Open(ctx, cfg, dirs, core.Options{KB: kb})
 		if err != nil {
 			return nil, err

@@ -6,13 +6,17 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core"
+	"cairn/core/config"
 	"cairn/core/fault"
 	cairntheme "cairn/theme"
 )
@@ -135,7 +139,7 @@ func TestOpenAnotherKnowledgeBaseClosesTheFirst(t *testing.T) {
 	engines := map[string]*fakeEngine{}
 	var opened []string
 	dataDir := t.TempDir()
-	open := func(_ context.Context, kb string) (Engine, error) {
+	open := func(_ context.Context, kb string, _ config.Config) (Engine, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		opened = append(opened, kb)
@@ -164,7 +168,7 @@ func TestOpenAnotherKnowledgeBaseClosesTheFirst(t *testing.T) {
 
 func TestAKnowledgeBaseThatCannotOpenSaysWhatToDo(t *testing.T) {
 	dataDir := t.TempDir()
-	open := func(context.Context, string) (Engine, error) {
+	open := func(context.Context, string, config.Config) (Engine, error) {
 		return nil, errors.New("database disk image is malformed")
 	}
 	h := startHarness(t, open, newFakeEngine(dataDir).Config())
@@ -179,7 +183,7 @@ func TestAKnowledgeBaseThatCannotOpenSaysWhatToDo(t *testing.T) {
 
 func TestAKnowledgeBaseThatCannotOpenShowsTheFix(t *testing.T) {
 	dataDir := t.TempDir()
-	open := func(context.Context, string) (Engine, error) {
+	open := func(context.Context, string, config.Config) (Engine, error) {
 		return nil, fault.New(fault.StoreCorrupt, "the knowledge base /kb/default.db is damaged", "run `cairn doctor`, then `cairn restore BACKUP.db`",
 			errors.New("sqlite3: database disk image is malformed"))
 	}
@@ -204,7 +208,7 @@ func TestBrokenSettingsStartOnTheDefaultsAndSaySo(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	settingsErr := fault.New(fault.ConfigUnreadable, "settings /home/ann/.config/cairn/settings.json",
 		"fix the file or delete it", errors.New(`json: unknown field "top_kk"`))
-	h := startHarness(t, func(context.Context, string) (Engine, error) { return eng, nil }, eng.Config(),
+	h := startHarness(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config(),
 		func(o *Options) { o.SettingsErr = settingsErr })
 	want := `Cairn started with the default settings, because settings /home/ann/.config/cairn/settings.json: json: unknown field "top_kk"` +
 		"\nFix: fix the file or delete it [CONF-001]"
@@ -222,9 +226,9 @@ func TestHealthChecksFromTheHelpMenu(t *testing.T) {
 	var asked []string
 	var mu sync.Mutex
 	eng := newFakeEngine(t.TempDir())
-	h := startHarness(t, func(context.Context, string) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
+	h := startHarness(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
 		o.KB = "work"
-		o.Doctor = func(_ context.Context, kb string) []core.Check {
+		o.Doctor = func(_ context.Context, kb string, _ config.Config) []core.Check {
 			mu.Lock()
 			asked = append(asked, kb)
 			mu.Unlock()
@@ -252,6 +256,39 @@ func TestHealthChecksFromTheHelpMenu(t *testing.T) {
 	if !slices.Equal(asked, []string{"work"}) {
 		t.Errorf("checked %q, want the open knowledge base", asked)
 	}
+}
+
+// Closing the health dialog stops its check, and the menu item does
+// nothing while a check runs.
+func TestHealthCheckRunsOnceAndStopsWithItsDialog(t *testing.T) {
+	var calls atomic.Int32
+	stopped := make(chan struct{})
+	eng := newFakeEngine(t.TempDir())
+	h := startHarness(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
+		o.Doctor = func(ctx context.Context, _ string, _ config.Config) []core.Check {
+			calls.Add(1)
+			<-ctx.Done() // a check that takes as long as it is allowed to
+			close(stopped)
+			return nil
+		}
+	})
+	item := h.win.w.MainMenu().Items[2].Items[1]
+	item.Action()
+	if !item.Disabled {
+		t.Error("Check health is enabled while a check runs")
+	}
+	item.Action() // as if clicked again before the menu showed it disabled
+	h.loop.settle(100 * time.Millisecond)
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d checks running, want 1", n)
+	}
+	test.Tap(button(t, h.overlay(), "Close"))
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("closing the dialog did not stop the check")
+	}
+	h.until("the menu item to come back", func() bool { return !item.Disabled })
 }
 
 // richLines is a rich text's paragraphs: inline segments join the next.

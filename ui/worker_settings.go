@@ -31,6 +31,9 @@ type settingsWorker struct {
 	// onNetwork, if set, runs after the network mode changed (the status
 	// bar refreshes).
 	onNetwork func()
+	// onChange, if set, gets the settings after each change, on the
+	// worker's goroutine.
+	onChange func(config.Config)
 
 	dirty    bool
 	running  bool // a model switch is running
@@ -66,6 +69,7 @@ func (w *settingsWorker) run(ctx context.Context) {
 			return
 		case r := <-w.requests:
 			if w.handle(ctx, r) {
+				w.changed()
 				w.dirty = true
 				timer.Reset(saveDelay)
 			}
@@ -76,6 +80,7 @@ func (w *settingsWorker) run(ctx context.Context) {
 				continue
 			}
 			w.setModel(r.kind, r.path)
+			w.changed()
 			w.emit(ctx, panels.SettingsNotice{Text: fmt.Sprintf("Now using %s as the %s model.", orNone(r.path), r.kind)})
 			w.dirty = true
 			timer.Reset(saveDelay)
@@ -85,6 +90,12 @@ func (w *settingsWorker) run(ctx context.Context) {
 				w.emit(ctx, panels.SettingsNotice{Text: "Could not save the settings: " + err.Error() + ". Check that the config folder is writable.", Err: true})
 			}
 		}
+	}
+}
+
+func (w *settingsWorker) changed() {
+	if w.onChange != nil {
+		w.onChange(w.cfg)
 	}
 }
 
@@ -132,17 +143,33 @@ func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) b
 	return false
 }
 
-// setNetworkMode switches the engine's network gate, which saves the mode;
-// the worker's copy of the settings follows so that its next save keeps it.
+// setNetworkMode switches the engine's network gate and saves the mode at
+// once, with the rest of the worker's settings (the engine saves nothing).
+// When the settings cannot be saved the gate goes back, so that the mode
+// shown is the one the next start uses too. It reports false: nothing is
+// left to save.
 func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
+	old := w.eng.NetworkMode()
 	err := w.eng.SetNetworkMode(mode)
+	if now := w.eng.NetworkMode(); err == nil && now != old {
+		c := w.cfg
+		c.Network.Mode = now
+		if err = w.save(c); err != nil {
+			err = fmt.Errorf("could not save the settings: %w", err)
+			if rerr := w.eng.SetNetworkMode(old); rerr != nil {
+				err = fmt.Errorf("%w; switching back failed too: %v", err, rerr)
+			}
+		} else {
+			w.cfg = c
+			w.changed()
+		}
+	}
 	now := w.eng.NetworkMode()
 	w.emit(ctx, panels.NetworkModeChanged{Mode: now})
 	if err != nil {
 		w.emit(ctx, panels.SettingsNotice{Text: "The network gate stays " + now + ": " + err.Error(), Err: true})
 		return false
 	}
-	w.cfg.Network.Mode = now
 	text := map[string]string{
 		"offline": "Network gate: offline. Only this computer can be reached.",
 		"online":  "Network gate: online. The answer endpoint, the model catalogue and network.allow can be reached; every connection is in the audit log.",
@@ -152,7 +179,7 @@ func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
 	if w.onNetwork != nil {
 		w.onNetwork()
 	}
-	return true
+	return false
 }
 
 func (w *settingsWorker) loaded() panels.TuningLoaded {

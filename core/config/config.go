@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"cairn/core/fault"
+	"cairn/core/netgate"
 )
 
 // Config is every setting. JSON names are the settings file's keys and,
@@ -380,12 +381,27 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Sprintf("network.api %q: use openai or ollama", c.Network.API))
 	}
-	for _, u := range []struct{ key, val string }{{"network.endpoint", c.Network.Endpoint}, {"network.catalog", c.Network.Catalog}} {
+	for _, u := range []struct{ key, val, secret string }{
+		{"network.endpoint", c.Network.Endpoint, "; an API key goes in CAIRN_API_KEY or the keyring (`cairn network key set`)"},
+		{"network.catalog", c.Network.Catalog, ""},
+	} {
 		if u.val == "" {
 			continue
 		}
-		if p, err := url.Parse(u.val); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			errs = append(errs, fmt.Sprintf("%s %q: use an http:// or https:// URL", u.key, u.val))
+		p, err := url.Parse(u.val)
+		switch {
+		case err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "":
+			errs = append(errs, fmt.Sprintf("%s %q: use an http:// or https:// URL", u.key, netgate.RedactURL(u.val)))
+		case p.User != nil:
+			// The settings file is no place for a secret, and the URL
+			// is shown in messages and logs.
+			errs = append(errs, fmt.Sprintf("%s %q: remove the user name and password from the URL%s",
+				u.key, netgate.RedactURL(u.val), u.secret))
+		}
+	}
+	for _, a := range c.Network.Allow {
+		if err := netgate.CheckAllow(a); err != nil {
+			errs = append(errs, err.Error())
 		}
 	}
 	switch c.Answer.Verify {

@@ -118,6 +118,28 @@ func TestNetworkSettingsAreChecked(t *testing.T) {
 			t.Errorf("err %v lacks %q", err, want)
 		}
 	}
+	os.WriteFile(d.SettingsFile(), []byte(`{"network":{"allow":["docs.example.test","https://","example.test/path"]}}`), 0o600)
+	_, err = Load(d)
+	for _, want := range []string{`network.allow entry "https://": the URL has no host (use host, host:port, *.domain or an IP address)`,
+		`network.allow entry "example.test/path": not a host`} {
+		if err == nil || !strings.Contains(err.Error(), want) || fault.CodeOf(err) != fault.ConfigInvalid {
+			t.Errorf("err %v lacks %q", err, want)
+		}
+	}
+	os.WriteFile(d.SettingsFile(), []byte(`{"network":{"endpoint":"https://ann:s3cret@api.example.test/v1","catalog":"https://tok3n@mirror.example.test"}}`), 0o600)
+	_, err = Load(d)
+	for _, want := range []string{
+		"network.endpoint \"https://xxxxx@api.example.test/v1\": remove the user name and password from the URL; " +
+			"an API key goes in CAIRN_API_KEY or the keyring (`cairn network key set`)",
+		`network.catalog "https://xxxxx@mirror.example.test": remove the user name and password from the URL`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err %v lacks %q", err, want)
+		}
+	}
+	if err != nil && (strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "tok3n")) {
+		t.Errorf("the message shows the credentials: %v", err)
+	}
 	t.Setenv("CAIRN_NETWORK_CATALOG", "http://127.0.0.1:8080")
 	os.Remove(d.SettingsFile())
 	c, err := Load(d)

@@ -116,9 +116,6 @@ func CodeOf(err error) Code {
 	return ""
 }
 
-// Has reports whether err carries a fault with code.
-func Has(err error, code Code) bool { return CodeOf(err) == code }
-
 // FixLine is the fix of err's fault with its code, "fix [CODE]", or "" when
 // err carries none.
 func FixLine(err error) string {
@@ -132,14 +129,16 @@ func FixLine(err error) string {
 // OneLine is err on one line with its fix, for lists that give each item a
 // single line (skipped files, doctor checks): "message (fix: ... [CODE])".
 func OneLine(err error) string {
-	msg := firstLine(err.Error())
+	msg := FirstLine(err.Error())
 	if fix := FixLine(err); fix != "" {
 		return msg + " (fix: " + fix + ")"
 	}
 	return msg
 }
 
-func firstLine(s string) string {
+// FirstLine is s trimmed, up to its first line break: a message for a
+// line of its own (a crash's stack belongs in the log).
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]

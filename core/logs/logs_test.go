@@ -184,3 +184,40 @@ func TestConcurrentWritesStayWhole(t *testing.T) {
 		t.Errorf("%d of 800 lines kept", len(seen))
 	}
 }
+
+// A rotation that cannot rename (a folder in the way of cairn.log.1) leaves
+// the log appending to the current file, saying so, instead of closing it.
+func TestAFailedRotationKeepsLogging(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cairn.log")
+	if err := os.MkdirAll(filepath.Join(path+".1", "in-the-way"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenRotator(path, 100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var want []string
+	for i := 0; i < 6; i++ {
+		line := fmt.Sprintf("line %d %s\n", i, strings.Repeat("x", 40))
+		if n, err := r.Write([]byte(line)); err != nil || n != len(line) {
+			t.Fatalf("write %d: %d, %v", i, n, err)
+		}
+		want = append(want, strings.TrimSpace(line))
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(raw)
+	for _, l := range want {
+		if !strings.Contains(text, l) {
+			t.Errorf("%q is not in the log:\n%s", l, text)
+		}
+	}
+	// One failed attempt, then the next only after another 100 bytes.
+	if n := strings.Count(text, "log rotation failed, so this file grows past its limit: rotate log: rename"); n != 2 {
+		t.Errorf("%d rotation failures noted, want 2:\n%s", n, text)
+	}
+}

@@ -4,7 +4,9 @@
 package logs
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,15 +18,19 @@ import (
 //
 // Two processes writing one log both append (O_APPEND keeps their lines
 // whole); when one rotates, the other keeps writing to the renamed file
-// until it rotates itself. Nothing is lost, only misfiled.
+// until it rotates itself, so its lines land in the older file. A rotation
+// that fails (something in the way of a rename, a full disk) leaves the log
+// appending to the current file, which says so, and is tried again after
+// another maxBytes.
 type Rotator struct {
 	path     string
 	maxBytes int64
 	keep     int
 
-	mu   sync.Mutex // guards the fields below
-	f    *os.File
-	size int64
+	mu    sync.Mutex // guards the fields below
+	f     *os.File
+	size  int64
+	limit int64 // rotate before the file passes it: maxBytes, or more after a failed rotation
 }
 
 // OpenRotator opens (creating) the log at path: the file 0600, its folder
@@ -33,7 +39,7 @@ func OpenRotator(path string, maxBytes int64, keep int) (*Rotator, error) {
 	if maxBytes <= 0 {
 		maxBytes = 4 << 20
 	}
-	r := &Rotator{path: path, maxBytes: maxBytes, keep: max(keep, 0)}
+	r := &Rotator{path: path, maxBytes: maxBytes, keep: max(keep, 0), limit: maxBytes}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("log folder: %w", err)
 	}
@@ -55,7 +61,10 @@ func OpenPrivate(path string) (*os.File, error) {
 	}
 	// A file made by an older version, or by hand, may be readable by others.
 	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		f.Chmod(0o600)
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s is readable by others and could not be made private: %w", path, err)
+		}
 	}
 	return f, nil
 }
@@ -82,9 +91,11 @@ func (r *Rotator) Write(p []byte) (int, error) {
 	if r.f == nil {
 		return 0, os.ErrClosed
 	}
-	if r.size > 0 && r.size+int64(len(p)) > r.maxBytes {
+	if r.size > 0 && r.size+int64(len(p)) > r.limit {
 		if err := r.rotate(); err != nil {
-			return 0, err
+			n, _ := fmt.Fprintf(r.f, "log rotation failed, so this file grows past its limit: %v\n", err)
+			r.size += int64(n)
+			r.limit = r.size + r.maxBytes
 		}
 	}
 	n, err := r.f.Write(p)
@@ -93,22 +104,29 @@ func (r *Rotator) Write(p []byte) (int, error) {
 }
 
 // rotate shifts the old files up by one, dropping the last, and starts a
-// new file. The caller holds mu.
+// new file. The current file stays open until the new one is: on failure
+// the log goes on in it. The caller holds mu.
 func (r *Rotator) rotate() error {
-	r.f.Close()
-	r.f = nil
+	var err error
 	if r.keep == 0 {
-		os.Remove(r.path)
+		err = os.Remove(r.path)
 	} else {
 		os.Remove(fmt.Sprintf("%s.%d", r.path, r.keep))
 		for i := r.keep - 1; i >= 1; i-- {
 			os.Rename(fmt.Sprintf("%s.%d", r.path, i), fmt.Sprintf("%s.%d", r.path, i+1))
 		}
-		if err := os.Rename(r.path, r.path+".1"); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("rotate log: %w", err)
-		}
+		err = os.Rename(r.path, r.path+".1")
 	}
-	return r.open()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("rotate log: %w", err)
+	}
+	old := r.f
+	if err := r.open(); err != nil {
+		return err // old, renamed, takes the lines meanwhile
+	}
+	old.Close()
+	r.limit = r.maxBytes
+	return nil
 }
 
 // Close closes the file; later writes fail. Safe to call more than once.

@@ -3,10 +3,10 @@ package netgate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
+
+	"cairn/core/logs"
 )
 
 // Decisions in the audit log.
@@ -51,10 +51,7 @@ func (a *auditLog) write(r Record) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(a.path), 0o700); err != nil {
-		return fmt.Errorf("could not write the network audit log %s: %w", a.path, err)
-	}
-	f, err := os.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := logs.OpenPrivate(a.path)
 	if err != nil {
 		return fmt.Errorf("could not write the network audit log %s: %w", a.path, err)
 	}

@@ -35,9 +35,6 @@ const (
 	Admin   Mode = "admin"
 )
 
-// Modes lists the modes, strictest first.
-func Modes() []Mode { return []Mode{Offline, Online, Admin} }
-
 // ParseMode checks a mode's name.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
@@ -58,7 +55,7 @@ func (m Mode) rank() int {
 	return 0
 }
 
-// CatalogHosts are the model catalogue's hosts: huggingface.co serves the
+// catalogHosts are the model catalogue's hosts: huggingface.co serves the
 // catalogue's files and redirects downloads to its content servers.
 var catalogHosts = []string{"huggingface.co", "*.huggingface.co", "*.hf.co"}
 
@@ -100,8 +97,9 @@ type Gate struct {
 	dial     DialFunc
 	audit    *auditLog
 
-	mu   sync.RWMutex
-	mode Mode
+	switching sync.Mutex // one SetMode at a time, from its record to the change
+	mu        sync.RWMutex
+	mode      Mode
 
 	transport *http.Transport // shared by every HTTPClient, so SetMode can drop its idle connections
 }
@@ -123,7 +121,7 @@ func New(opt Options) (*Gate, error) {
 	if opt.Endpoint != "" {
 		r, err := endpointRule(opt.Endpoint)
 		if err != nil {
-			return nil, fmt.Errorf("network.endpoint %q: %w", opt.Endpoint, err)
+			return nil, fmt.Errorf("network.endpoint %q: %w", RedactURL(opt.Endpoint), err)
 		}
 		g.endpoint = []rule{r}
 	}
@@ -135,9 +133,9 @@ func New(opt Options) (*Gate, error) {
 		g.catalog = append(g.catalog, r)
 	}
 	for _, s := range opt.Allow {
-		r, err := parseRule(s)
+		r, err := parseAllow(s)
 		if err != nil {
-			return nil, fmt.Errorf("network.allow entry %q: %w (use host, host:port, *.domain or an IP address)", s, err)
+			return nil, err
 		}
 		g.allow = append(g.allow, r)
 	}
@@ -164,25 +162,34 @@ func (g *Gate) Mode() Mode {
 }
 
 // SetMode switches the mode; connections decided afterwards follow it. A
-// stricter mode also closes the idle connections kept for reuse, and every
-// request is checked again anyway, so a kept connection cannot outlive the
+// request already under way is not cut: an answer being streamed from the
+// endpoint continues after a switch to offline, until it ends or is
+// cancelled. The switch is recorded first: when the audit log cannot be
+// written the mode stays, and the error says so. A stricter mode also
+// closes the idle connections kept for reuse, and every new request is
+// checked again anyway, so a kept connection is not reused past the
 // permission it was opened under.
 func (g *Gate) SetMode(m Mode) error {
 	m, err := ParseMode(string(m))
 	if err != nil {
 		return err
 	}
-	g.mu.Lock()
-	old := g.mode
-	g.mode = m
-	g.mu.Unlock()
+	g.switching.Lock()
+	defer g.switching.Unlock()
+	old := g.Mode()
 	if old == m {
 		return nil
 	}
+	if err := g.audit.write(Record{Mode: m, Decision: DecisionSwitched, Reason: "switched from " + string(old)}); err != nil {
+		return fmt.Errorf("the switch to %s could not be recorded: %w", m, err)
+	}
+	g.mu.Lock()
+	g.mode = m
+	g.mu.Unlock()
 	if m.rank() < old.rank() {
 		g.transport.CloseIdleConnections()
 	}
-	return g.audit.write(Record{Mode: m, Decision: DecisionSwitched, Reason: "switched from " + string(old)})
+	return nil
 }
 
 // AuditLog is the audit log's path.
@@ -371,11 +378,30 @@ func requestAddr(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// normalizeHost lower-cases a host and drops a trailing dot and an IPv6
-// zone's brackets.
+// normalizeHost lower-cases a host and drops a trailing dot and the
+// brackets of an IPv6 literal; a zone ("%eth0") stays.
 func normalizeHost(h string) string {
-	h = strings.ToLower(strings.TrimSuffix(strings.Trim(h, "[]"), "."))
-	return h
+	return strings.ToLower(strings.TrimSuffix(strings.Trim(h, "[]"), "."))
+}
+
+// RedactURL is a URL for display, with anything before an "@" in its host
+// part (a user name, a password, a token) replaced by "xxxxx". Unlike
+// url.URL.Redacted it also hides a user name alone, which is often a
+// token, and works on a URL that does not parse.
+func RedactURL(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	at := strings.LastIndex(authority, "@")
+	if at < 0 {
+		return s
+	}
+	return scheme + "://xxxxx" + rest[at:]
 }
 
 // isLoopback: the name "localhost" or a loopback IP literal. Other names,
@@ -423,6 +449,21 @@ func (r rule) String() string {
 		return net.JoinHostPort(h, r.port)
 	}
 	return h
+}
+
+// CheckAllow checks a network.allow entry as New reads it, so that the
+// settings can be refused with a clear message when they load.
+func CheckAllow(s string) error {
+	_, err := parseAllow(s)
+	return err
+}
+
+func parseAllow(s string) (rule, error) {
+	r, err := parseRule(s)
+	if err != nil {
+		return rule{}, fmt.Errorf("network.allow entry %q: %w (use host, host:port, *.domain or an IP address)", RedactURL(s), err)
+	}
+	return r, nil
 }
 
 // parseRule reads "host", "host:port", "*.domain", an IP or a URL.

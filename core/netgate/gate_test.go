@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"cairn/core/fault"
 )
 
 // recorder is the gate's inner dialer in tests: it records every address
@@ -281,19 +283,19 @@ func TestBlockedErrorSaysWhatAndHowToAllowIt(t *testing.T) {
 		t.Fatalf("err %T %v", err, err)
 	}
 	want := "the network gate (offline mode) refused a connection to api.example.test:443 for answer: " +
-		"offline mode allows only this computer (localhost, 127.0.0.0/8, ::1); to allow it, switch the network gate to online: " +
-		"run `cairn network online`, or pick online under Network gate in the Engineering tab"
-	if err.Error() != want {
-		t.Errorf("message\n got %s\nwant %s", err, want)
+		"offline mode allows only this computer (localhost, 127.0.0.0/8, ::1)"
+	wantFix := "switch the network gate to online: run `cairn network online`, or pick online under Network gate in the Engineering tab [NET-001]"
+	if err.Error() != want || fault.FixLine(err) != wantFix || fault.CodeOf(fmt.Errorf("answer: %w", err)) != fault.NetBlocked {
+		t.Errorf("message\n got %s\nwant %s\nfix\n got %s\nwant %s", err, want, fault.FixLine(err), wantFix)
 	}
 	err = g.Check("answer", "192.0.2.1:443")
-	if !strings.Contains(err.Error(), "add the host to network.allow in the settings file and switch the network gate to online") {
-		t.Errorf("a host online mode would not allow either: %v", err)
+	if !strings.Contains(fault.FixLine(err), "add the host to network.allow in the settings file and switch the network gate to online") {
+		t.Errorf("a host online mode would not allow either: %v, fix %s", err, fault.FixLine(err))
 	}
 	g.SetMode(Online)
 	err = g.Check("answer", "192.0.2.1:443")
-	if !strings.Contains(err.Error(), "(online mode) refused a connection to 192.0.2.1:443") || !strings.Contains(err.Error(), "`cairn network admin`") {
-		t.Errorf("online refusal: %v", err)
+	if !strings.Contains(err.Error(), "(online mode) refused a connection to 192.0.2.1:443") || !strings.Contains(fault.FixLine(err), "`cairn network admin`") {
+		t.Errorf("online refusal: %v, fix %s", err, fault.FixLine(err))
 	}
 }
 
@@ -396,7 +398,7 @@ func TestSetModeIsSafeWhileConnectionsAreChecked(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 50; j++ {
-				g.SetMode(Modes()[j%2])
+				g.SetMode([]Mode{Offline, Online}[j%2])
 			}
 		}()
 		go func() {
@@ -429,6 +431,25 @@ func TestAConnectionThatCannotBeRecordedIsNotMade(t *testing.T) {
 	}
 }
 
+// A switch that cannot be recorded does not happen: the caller's report
+// of a failed switch is then true.
+func TestASwitchThatCannotBeRecordedLeavesTheMode(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "state")
+	os.WriteFile(blocker, nil, 0o600) // a file where the state folder should be
+	g, _ := newGate(t, Options{Mode: Offline, Allow: []string{"api.example.test"}, AuditLog: filepath.Join(blocker, "audit.log")})
+	err := g.SetMode(Online)
+	if err == nil || !strings.Contains(err.Error(), "the switch to online could not be recorded: could not write the network audit log") {
+		t.Errorf("err = %v", err)
+	}
+	if g.Mode() != Offline {
+		t.Errorf("mode %s after a switch that was not recorded", g.Mode())
+	}
+	if ok, _ := g.decide(g.Mode(), "api.example.test:443"); ok {
+		t.Error("the online allowlist applies after the failed switch")
+	}
+}
+
 func TestNewRejectsSettingsThatCannotWork(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "audit.log")
 	cases := []struct {
@@ -443,6 +464,21 @@ func TestNewRejectsSettingsThatCannotWork(t *testing.T) {
 	for _, c := range cases {
 		if _, err := New(c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err %v, want %q", c.opt, err, c.want)
+		}
+	}
+}
+
+func TestRedactURLHidesCredentials(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://api.example.test/v1":                   "https://api.example.test/v1",
+		"https://ann:s3cret@api.example.test/v1":        "https://xxxxx@api.example.test/v1",
+		"https://sk-tok3n@api.example.test:8443/v1?q=1": "https://xxxxx@api.example.test:8443/v1?q=1",
+		"https://ann:s3 cret@api.example.test":          "https://xxxxx@api.example.test", // does not parse
+		"http://api.example.test/a@b":                   "http://api.example.test/a@b",    // "@" in the path only
+		"api.example.test":                              "api.example.test",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"cairn/core/netgate"
 )
 
 // APIs the client speaks.
@@ -134,7 +136,11 @@ func New(opt Options) (*Client, error) {
 func chatURL(api, endpoint string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(endpoint))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("remote chat: network.endpoint %q is not an http:// or https:// URL", endpoint)
+		return nil, fmt.Errorf("remote chat: network.endpoint %q is not an http:// or https:// URL", netgate.RedactURL(endpoint))
+	}
+	if u.User != nil { // the URL is shown in messages; the key has its own place
+		return nil, fmt.Errorf("remote chat: network.endpoint %q: remove the user name and password from the URL; "+
+			"an API key goes in %s or the keyring (`cairn network key set`)", netgate.RedactURL(endpoint), KeyEnv)
 	}
 	p := strings.TrimRight(u.Path, "/")
 	switch api {
@@ -189,7 +195,9 @@ func (c *Client) Chat(ctx context.Context, req Request, onToken func(string)) (R
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	// The watchdog ends the request when the endpoint falls silent: first
-	// while waiting for the reply to start, then between two pieces.
+	// until the reply's body starts (a server may send its headers at once
+	// and its first token after loading the model), then between two
+	// pieces.
 	watchdog := time.AfterFunc(c.firstByte, func() { cancel(errWatchdog) })
 	defer watchdog.Stop()
 
@@ -207,6 +215,7 @@ func (c *Client) Chat(ctx context.Context, req Request, onToken func(string)) (R
 
 	start := time.Now()
 	var rep Reply
+	var reply *resetReader // the reply's body, once the headers are in
 	emit := func(tok string) {
 		if tok == "" {
 			return
@@ -227,9 +236,9 @@ func (c *Client) Chat(ctx context.Context, req Request, onToken func(string)) (R
 		}
 		switch {
 		case context.Cause(ctx) == errWatchdog:
-			wait := c.idle
-			if rep.Text == "" {
-				wait = c.firstByte
+			wait := c.firstByte // the time-out that ran out
+			if reply != nil && reply.started {
+				wait = c.idle
 			}
 			if wait >= time.Second {
 				wait = wait.Round(time.Second)
@@ -255,17 +264,16 @@ func (c *Client) Chat(ctx context.Context, req Request, onToken func(string)) (R
 	if resp.StatusCode != http.StatusOK {
 		return finish(c.statusError(resp))
 	}
-	watchdog.Reset(c.idle)
-	r := &resetReader{r: resp.Body, t: watchdog, d: c.idle}
+	reply = &resetReader{r: resp.Body, t: watchdog, d: c.idle}
 	ct := resp.Header.Get("Content-Type")
 	var st streamStats
 	switch {
 	case c.api == APIOpenAI && strings.HasPrefix(ct, "application/json"):
-		st, err = readOpenAIWhole(r, emit) // a server that does not stream
+		st, err = readOpenAIWhole(reply, emit) // a server that does not stream
 	case c.api == APIOpenAI:
-		st, err = readOpenAIStream(r, emit)
+		st, err = readOpenAIStream(reply, emit)
 	default:
-		st, err = readOllamaStream(r, emit)
+		st, err = readOllamaStream(reply, emit)
 	}
 	if err != nil && ctx.Err() == nil {
 		err = c.streamError(err)
@@ -280,17 +288,19 @@ func (c *Client) Chat(ctx context.Context, req Request, onToken func(string)) (R
 // errWatchdog is the cancel cause when the endpoint fell silent.
 var errWatchdog = errors.New("endpoint silent")
 
-// resetReader pushes the watchdog back whenever bytes arrive.
+// resetReader pushes the watchdog back by d whenever bytes arrive.
 type resetReader struct {
-	r io.Reader
-	t *time.Timer
-	d time.Duration
+	r       io.Reader
+	t       *time.Timer
+	d       time.Duration
+	started bool // bytes arrived: the watchdog runs for d since
 }
 
 func (r *resetReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	if n > 0 {
 		r.t.Reset(r.d)
+		r.started = true
 	}
 	return n, err
 }

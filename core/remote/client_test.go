@@ -303,6 +303,44 @@ func TestSilentEndpointTimesOut(t *testing.T) {
 	})
 }
 
+// The first-byte time-out lasts until the body starts, not until the
+// headers arrive; a time-out names the limit that ran out.
+func TestTheFirstByteTimeoutLastsUntilTheBodyStarts(t *testing.T) {
+	t.Run("headers at once, the first token later", func(t *testing.T) {
+		c, _, _ := setup(t, netgate.Online, APIOllama, func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(400 * time.Millisecond): // past the idle time-out, within the first-byte one
+			}
+			io.WriteString(w, `{"message":{"content":"Loaded."},"done":true,"eval_count":1}`+"\n")
+		}, Options{FirstByteTimeout: 10 * time.Second, IdleTimeout: 150 * time.Millisecond})
+		rep, err := c.Chat(context.Background(), question, nil)
+		if err != nil || rep.Text != "Loaded." {
+			t.Errorf("got %q, %v", rep.Text, err)
+		}
+	})
+	t.Run("the body started without a token", func(t *testing.T) {
+		release := make(chan struct{})
+		defer close(release)
+		c, _, _ := setup(t, netgate.Online, APIOpenAI, func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			sse(w, `{"choices":[{"delta":{"role":"assistant"}}]}`)
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}, Options{FirstByteTimeout: 10 * time.Second, IdleTimeout: 150 * time.Millisecond})
+		_, err := c.Chat(context.Background(), question, nil)
+		if !errors.Is(err, ErrTimeout) || !strings.HasPrefix(err.Error(), "no reply from api.example.test:8080 for 150ms:") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
 func TestMalformedAndCutStreams(t *testing.T) {
 	cases := []struct {
 		name, api string
@@ -398,6 +436,7 @@ func TestChatURLFromTheEndpoint(t *testing.T) {
 	for _, bad := range []struct{ api, endpoint, want string }{
 		{APIOpenAI, "api.openai.com", "is not an http:// or https:// URL"},
 		{"grpc", "http://localhost", `network.api "grpc": use openai or ollama`},
+		{APIOpenAI, "https://ann:s3cret@api.example.test/v1", `network.endpoint "https://xxxxx@api.example.test/v1": remove the user name and password`},
 	} {
 		if _, err := chatURL(bad.api, bad.endpoint); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s %s: %v", bad.api, bad.endpoint, err)
@@ -472,5 +511,27 @@ func TestMask(t *testing.T) {
 		if got := Mask(in); got != want {
 			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A keyring that does not answer in time gives an error and no value,
+// even when its call returns later (run with -race: the late value must
+// not be written where the caller reads).
+func TestAKeyringThatDoesNotAnswerTimesOut(t *testing.T) {
+	sys := SystemKeyring{Getenv: func(k string) string {
+		return map[string]string{"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"}[k]
+	},
+		Timeout: 50 * time.Millisecond}
+	late := make(chan struct{})
+	returned := make(chan struct{})
+	v, err := sys.call(func() (string, error) {
+		defer close(returned)
+		<-late
+		return "sk-late-1234", nil
+	})
+	close(late)
+	<-returned
+	if v != "" || !errors.Is(err, ErrNoKeyring) || !strings.Contains(err.Error(), "the keyring did not answer within 50ms (is it locked?)") {
+		t.Errorf("got %q, %v", v, err)
 	}
 }

@@ -1,7 +1,6 @@
 package remote
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -86,42 +85,51 @@ func (s SystemKeyring) reachable() error {
 }
 
 // call runs fn with a time limit. A Secret Service call cannot be
-// cancelled; on time-out it is left to finish on its own.
-func (s SystemKeyring) call(fn func() error) error {
+// cancelled; on time-out it is left to finish on its own, and its result,
+// which comes through the channel only, is dropped.
+func (s SystemKeyring) call(fn func() (string, error)) (string, error) {
 	if err := s.reachable(); err != nil {
-		return err
+		return "", err
 	}
 	d := s.Timeout
 	if d <= 0 {
 		d = 30 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
+	type result struct {
+		v   string
+		err error
+	}
+	done := make(chan result, 1) // buffered: an abandoned call does not block
+	go func() {
+		v, err := fn()
+		done <- result{v, err}
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return fmt.Errorf("%w: the keyring did not answer within %s (is it locked?)", ErrNoKeyring, d)
+	case r := <-done:
+		return r.v, r.err
+	case <-t.C:
+		return "", fmt.Errorf("%w: the keyring did not answer within %s (is it locked?)", ErrNoKeyring, d)
 	}
 }
 
 // Get reads the secret.
 func (s SystemKeyring) Get(service, user string) (string, error) {
-	var v string
-	err := s.call(func() (err error) { v, err = keyring.Get(service, user); return })
+	v, err := s.call(func() (string, error) { return keyring.Get(service, user) })
 	return v, keyringError(err)
 }
 
 // Set stores the secret.
 func (s SystemKeyring) Set(service, user, secret string) error {
-	return keyringError(s.call(func() error { return keyring.Set(service, user, secret) }))
+	_, err := s.call(func() (string, error) { return "", keyring.Set(service, user, secret) })
+	return keyringError(err)
 }
 
 // Delete removes the secret.
 func (s SystemKeyring) Delete(service, user string) error {
-	return keyringError(s.call(func() error { return keyring.Delete(service, user) }))
+	_, err := s.call(func() (string, error) { return "", keyring.Delete(service, user) })
+	return keyringError(err)
 }
 
 // ErrNoKey means the keyring has no Cairn key.
