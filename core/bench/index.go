@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,8 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	_ "github.com/asg017/sqlite-vec-go-bindings/ncruces" // same SQLite build as the store
@@ -276,19 +277,56 @@ func childPeakRSS(ctx context.Context, bin, corpus, db string, p chunk.Params) (
 	defer removeDB(db)
 	cmd := exec.CommandContext(ctx, bin, "index", corpus, "--db", db, "--quiet")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("CAIRN_CHUNKING_SIZE=%d", p.Size), fmt.Sprintf("CAIRN_CHUNKING_OVERLAP=%d", p.Overlap))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("%v: %s", err, out)
-	}
-	return peakRSS(cmd)
+	return runPeakRSS(cmd)
 }
 
-// peakRSS returns the peak resident memory, in MB, of a finished command.
-func peakRSS(cmd *exec.Cmd) (float64, error) {
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0, fmt.Errorf("no resource usage on this system")
+// runPeakRSS runs cmd and returns its peak resident memory in MB, read from
+// /proc/PID/status (VmHWM) every 20 ms while it runs. Not from the rusage of
+// wait: Go starts children sharing its address space until exec, and Linux
+// counts that space into the child's maxrss, so a parent holding a 1 GB model
+// made a 300 MB child read as 1.1 GB.
+func runPeakRSS(cmd *exec.Cmd) (float64, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return 0, err
 	}
-	return float64(ru.Maxrss) / 1024, nil // Linux reports KiB
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var peakKB int64
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return 0, fmt.Errorf("%s: %v: %s", filepath.Base(cmd.Path), err, out.Bytes())
+			}
+			if peakKB == 0 {
+				return 0, fmt.Errorf("%s ended before its memory could be read", filepath.Base(cmd.Path))
+			}
+			return float64(peakKB) / 1024, nil
+		case <-tick.C:
+			peakKB = max(peakKB, vmHWM(status))
+		}
+	}
+}
+
+// vmHWM is the peak resident memory in KB a /proc status file reports, 0
+// when it cannot be read (the process has ended).
+func vmHWM(status string) int64 {
+	b, err := os.ReadFile(status)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // ReadQueries reads the first limit queries of a qid<TAB>text file, skipping

@@ -378,12 +378,7 @@ func firstWords(s string, n int) string {
 // vector-child`), loads the vector index, runs hybrid searches and returns
 // the child's peak RSS in MB.
 func childSearchRSS(ctx context.Context, bin, db string, dim int) (float64, error) {
-	cmd := exec.CommandContext(ctx, bin, "bench", "vector-child", "--db", db, "--dim", strconv.Itoa(dim))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return 0, fmt.Errorf("vector-child: %v: %s", err, out)
-	}
-	return peakRSS(cmd)
+	return runPeakRSS(exec.CommandContext(ctx, bin, "bench", "vector-child", "--db", db, "--dim", strconv.Itoa(dim)))
 }
 
 // VectorChild is the child side of childSearchRSS.
