@@ -30,7 +30,7 @@ func runApp(ctx context.Context, env *cliEnv) error {
 		Version:     version,
 		SettingsErr: env.cfgErr,
 		Open: func(ctx context.Context, kb string, cfg config.Config) (ui.Engine, error) {
-			e, err := core.Open(ctx, cfg, env.dirs, core.Options{KB: kb, Log: env.log})
+			e, err := core.Open(ctx, cfg, env.dirs, core.Options{KB: kb, Log: env.log, Dial: env.dial, Keyring: env.keyring})
 			if err != nil {
 				return nil, err
 			}

@@ -20,10 +20,8 @@ import (
 
 // runNetwork shows or switches the network gate's mode, and manages the
 // online endpoint's API key in the keyring.
-func runNetwork(ctx context.Context, env *cliEnv, args []string) error {
+func runNetwork(_ context.Context, env *cliEnv, args []string) error {
 	fs := flag.NewFlagSet("network", flag.ContinueOnError)
-	var kb kbFlags
-	kb.add(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -37,11 +35,12 @@ func runNetwork(ctx context.Context, env *cliEnv, args []string) error {
 			return usageError{err.Error()}
 		}
 	}
-	eng, err := kb.open(ctx, env)
+	// The gate alone: no knowledge base is opened, so this works while the
+	// window holds it or when it is damaged.
+	eng, err := core.OpenNetwork(env.cfg, env.dirs, core.Options{Dial: env.dial, Keyring: env.keyring})
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
 	switch {
 	case len(pos) == 0:
 		showNetwork(env.stdout, eng)
@@ -65,12 +64,14 @@ func runNetwork(ctx context.Context, env *cliEnv, args []string) error {
 // switchNetworkMode switches the gate and saves the mode: the command is the
 // settings file's only writer while it runs. When the settings cannot be
 // saved, the gate goes back, so the audit log tells what really applies.
-func switchNetworkMode(env *cliEnv, eng *core.Engine, mode netgate.Mode) error {
+func switchNetworkMode(env *cliEnv, eng *core.Network, mode netgate.Mode) error {
 	old := eng.NetworkMode()
 	if err := eng.SetNetworkMode(string(mode)); err != nil {
 		return err
 	}
-	if err := config.Save(env.dirs, eng.Config()); err != nil {
+	cfg := env.cfg
+	cfg.Network = eng.NetworkConfig()
+	if err := config.Save(env.dirs, cfg); err != nil {
 		if rerr := eng.SetNetworkMode(old); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
@@ -80,7 +81,7 @@ func switchNetworkMode(env *cliEnv, eng *core.Engine, mode netgate.Mode) error {
 }
 
 // modeMeaning says what a mode lets through.
-func modeMeaning(eng *core.Engine, m netgate.Mode) string {
+func modeMeaning(eng *core.Network, m netgate.Mode) string {
 	switch m {
 	case netgate.Online:
 		return "Allowed: this computer and " + strings.Join(eng.Gate().Allowed(), ", ") + "."
@@ -90,9 +91,9 @@ func modeMeaning(eng *core.Engine, m netgate.Mode) string {
 	return "Allowed: this computer only (localhost, 127.0.0.0/8, ::1)."
 }
 
-func showNetwork(w io.Writer, eng *core.Engine) {
+func showNetwork(w io.Writer, eng *core.Network) {
 	mode := eng.Gate().Mode()
-	n := eng.Config().Network
+	n := eng.NetworkConfig()
 	fmt.Fprintf(w, "Network mode: %s\n%s\n", mode, modeMeaning(eng, mode))
 	if mode != netgate.Online {
 		fmt.Fprintf(w, "Online mode would allow: this computer and %s.\n", strings.Join(eng.Gate().Allowed(), ", "))
@@ -126,7 +127,7 @@ func orDash(s string) string {
 }
 
 // runKey shows, stores or removes the API key in the keyring.
-func runKey(env *cliEnv, eng *core.Engine, sub string) error {
+func runKey(env *cliEnv, eng *core.Network, sub string) error {
 	switch sub {
 	case "show":
 		fmt.Fprintln(env.stdout, "API key: "+describeKey(eng.APIKey()))

@@ -343,3 +343,30 @@ func TestModelsPullOfflineRefusesWithoutDialling(t *testing.T) {
 		t.Errorf("models folder has %d entries after a refused pull", len(ents))
 	}
 }
+
+func TestNetworkCommandNeedsNoKnowledgeBase(t *testing.T) {
+	cleanNetworkEnv(t)
+	home := t.TempDir()
+	rec := &netRecorder{}
+	keys := memKeys{m: map[string]string{}}
+
+	// None is created by looking at the gate...
+	if _, errs, code := netCLI(t, home, rec, keys, "", "network"); code != 0 {
+		t.Fatalf("network: exit %d %s", code, errs)
+	}
+	if dbs, _ := filepath.Glob(filepath.Join(home, "data", "kb", "*")); len(dbs) != 0 {
+		t.Errorf("cairn network created %v", dbs)
+	}
+	// ...and a damaged one does not stop a switch to offline.
+	kb := filepath.Join(home, "data", "kb", "default.db")
+	os.MkdirAll(filepath.Dir(kb), 0o700)
+	os.WriteFile(kb, []byte(strings.Repeat("not a database ", 500)), 0o600)
+	if _, errs, code := netCLI(t, home, rec, keys, "", "status"); code == 0 {
+		t.Fatalf("status on a damaged knowledge base succeeded: %s", errs)
+	}
+	for _, mode := range []string{"online", "offline"} {
+		if out, errs, code := netCLI(t, home, rec, keys, "", "network", mode); code != 0 || !strings.HasPrefix(out, "Network mode: "+mode+" (saved in") {
+			t.Errorf("network %s beside a damaged knowledge base: exit %d\n%s%s", mode, code, out, errs)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"cairn/core"
@@ -110,16 +111,16 @@ func runIO(args []string, cio cliIO) int {
 	}
 	cfg, cfgErr := config.Load(dirs)
 	if cfgErr != nil {
-		// The window starts on the defaults and says why, and the doctor
-		// reports broken settings among its checks; every other command
-		// stops here.
+		// The window starts on the defaults and says why, the doctor
+		// reports broken settings among its checks, and help and version
+		// need no settings; every other command stops here.
 		switch {
 		case len(args) == 0:
 			fmt.Fprintln(stderr, "cairn: warning: using the default settings:", fault.FirstLine(cfgErr.Error()))
 			if fix := fault.FixLine(cfgErr); fix != "" {
 				fmt.Fprintln(stderr, "  fix:", fix)
 			}
-		case args[0] != "doctor":
+		case !slices.Contains([]string{"doctor", "help", "-h", "--help", "version"}, args[0]):
 			printError(stderr, cfgErr)
 			return 1
 		}

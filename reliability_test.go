@@ -39,6 +39,12 @@ func TestErrorsCarryFixAndCode(t *testing.T) {
 	os.WriteFile(dirs.SettingsFile(), []byte(`{"retrieval": {"top_k": 8,}}`), 0o600)
 	_, errs, code := cli(t, home, "status")
 	wantFault(t, "broken settings", errs, code, "settings "+dirs.SettingsFile()+": invalid character", "CONF-001")
+	// Help and version need no settings.
+	for _, cmd := range []string{"help", "version"} {
+		if out, errs, code := cli(t, home, cmd); code != 0 || out == "" {
+			t.Errorf("cairn %s with broken settings: exit %d, %q %q", cmd, code, out, errs)
+		}
+	}
 
 	os.WriteFile(dirs.SettingsFile(), []byte(`{"retrieval": {"top_k": 0}}`), 0o600)
 	_, errs, code = cli(t, home, "status")

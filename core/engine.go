@@ -44,9 +44,7 @@ type Engine struct {
 
 	models models
 
-	gate    *netgate.Gate  // every connection goes through it
-	netMu   sync.Mutex     // one mode switch at a time
-	keyring remote.Keyring // where the online endpoint's API key may be
+	*Network // the gate every connection goes through, and the API key's keyring
 
 	answerMu sync.Mutex    // the answer settings change while the window runs
 	answer   config.Answer // guarded by answerMu; cfg.Answer is the value at open
@@ -101,13 +99,9 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 		return nil, err
 	}
 	log := opt.logger()
-	gate, err := newGate(cfg, dirs, opt.Dial)
+	net, err := OpenNetwork(cfg, dirs, opt)
 	if err != nil {
-		return nil, fault.New(fault.ConfigInvalid, "network gate", "fix the network section of the settings", err)
-	}
-	kr := opt.Keyring
-	if kr == nil {
-		kr = remote.SystemKeyring{}
+		return nil, err
 	}
 	db, err := store.Open(path, store.Options{})
 	if err != nil {
@@ -115,7 +109,7 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 		return nil, err
 	}
 	log.Info("knowledge base opened", "path", db.Path())
-	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), gate: gate, keyring: kr, answer: cfg.Answer}, nil
+	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), Network: net, answer: cfg.Answer}, nil
 }
 
 // registry returns the extractors, starting Tesseract if OCR is enabled and

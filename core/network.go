@@ -12,8 +12,10 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"cairn/core/config"
+	"cairn/core/fault"
 	"cairn/core/llm"
 	"cairn/core/netgate"
 	"cairn/core/remote"
@@ -43,40 +45,73 @@ func newGate(cfg config.Config, dirs config.Dirs, dial netgate.DialFunc) (*netga
 	})
 }
 
-// Gate is the network gate every connection of this engine goes through.
-func (e *Engine) Gate() *netgate.Gate { return e.gate }
+// Network is the network gate and the keyring of the online endpoint's API
+// key, without a knowledge base: `cairn network` opens only this, so it works
+// while the window holds the knowledge base or when that is damaged. An
+// Engine embeds one.
+type Network struct {
+	cfg     config.Config
+	gate    *netgate.Gate  // every connection goes through it
+	mu      sync.Mutex     // one mode switch at a time
+	keyring remote.Keyring // where the online endpoint's API key may be
+}
+
+// OpenNetwork builds the network gate from the settings; opt gives the
+// gate's dialer and the keyring (nil: the real ones).
+func OpenNetwork(cfg config.Config, dirs config.Dirs, opt Options) (*Network, error) {
+	gate, err := newGate(cfg, dirs, opt.Dial)
+	if err != nil {
+		return nil, fault.New(fault.ConfigInvalid, "network gate", "fix the network section of the settings", err)
+	}
+	kr := opt.Keyring
+	if kr == nil {
+		kr = remote.SystemKeyring{}
+	}
+	return &Network{cfg: cfg, gate: gate, keyring: kr}, nil
+}
+
+// Gate is the network gate every connection goes through.
+func (n *Network) Gate() *netgate.Gate { return n.gate }
 
 // NetworkMode is the gate's current mode: offline, online or admin.
-func (e *Engine) NetworkMode() string { return string(e.gate.Mode()) }
+func (n *Network) NetworkMode() string { return string(n.gate.Mode()) }
+
+// NetworkConfig is the network section of the settings, with the gate's
+// current mode.
+func (n *Network) NetworkConfig() config.Network {
+	c := n.cfg.Network
+	c.Mode = n.NetworkMode()
+	return c
+}
 
 // SetNetworkMode switches the gate to mode. It does not save the mode: the
 // settings file has one writer at a time (the window's settings worker, or
 // `cairn network`), which saves the mode with the rest of the settings it
 // holds. It refuses when CAIRN_NETWORK_MODE decides the mode at every start
 // anyway.
-func (e *Engine) SetNetworkMode(mode string) error {
+func (n *Network) SetNetworkMode(mode string) error {
 	m, err := netgate.ParseMode(mode)
 	if err != nil {
 		return err
 	}
-	e.netMu.Lock()
-	defer e.netMu.Unlock()
-	if m == e.gate.Mode() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if m == n.gate.Mode() {
 		return nil
 	}
 	if v := os.Getenv(modeEnv); v != "" {
 		return fmt.Errorf("the network mode comes from %s=%s in the environment, which wins over the settings at every start; "+
 			"unset it to switch the mode", modeEnv, v)
 	}
-	return e.gate.SetMode(m)
+	return n.gate.SetMode(m)
 }
 
 // APIKey finds the online endpoint's API key: CAIRN_API_KEY, then the
 // system keyring.
-func (e *Engine) APIKey() remote.Key { return remote.LookupKey(nil, e.keyring) }
+func (n *Network) APIKey() remote.Key { return remote.LookupKey(nil, n.keyring) }
 
 // Keyring is where `cairn network key set` stores the API key.
-func (e *Engine) Keyring() remote.Keyring { return e.keyring }
+func (n *Network) Keyring() remote.Keyring { return n.keyring }
 
 // Remote returns a chat client for the configured online endpoint, its
 // requests going through the network gate; nil without error when the gate
