@@ -87,7 +87,7 @@ type windowEnv struct {
 	do            func(func()) // runs on the window's goroutine without waiting
 	open          func(context.Context, panels.OpenSource) error
 	pick          func(context.Context) (string, bool, error)
-	save          func(config.Config) error
+	save          saveFunc
 	statusEvery   time.Duration // 0: statusEvery
 	watchDebounce time.Duration // 0: debounce
 }
@@ -101,7 +101,12 @@ func desktopEnv(opt Options) windowEnv {
 		pick: func(ctx context.Context) (string, bool, error) {
 			return desktop.PickFolder(ctx, "Choose a folder to index")
 		},
-		save: func(c config.Config) error { return config.Save(opt.Dirs, c) },
+		save: func(c config.Config, withMode bool) error {
+			if withMode {
+				return config.Save(opt.Dirs, c)
+			}
+			return config.SaveKeepingMode(opt.Dirs, c)
+		},
 	}
 }
 

@@ -97,7 +97,7 @@ func startHarness(t *testing.T, open Opener, cfg config.Config, options ...func(
 			defer h.mu.Unlock()
 			return h.picked, h.picked != "", nil
 		},
-		save: func(c config.Config) error {
+		save: func(c config.Config, _ bool) error {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			h.saved = append(h.saved, c)

@@ -165,7 +165,7 @@ func TestTheNetworkModeAndKnobsSurviveASwitchOfKnowledgeBase(t *testing.T) {
 func TestASwitchThatCannotBeSavedIsUndone(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	events := make(chan panels.EngineeringEvent, 16)
-	save := func(config.Config) error { return errors.New("settings.json: read-only file system") }
+	save := func(config.Config, bool) error { return errors.New("settings.json: read-only file system") }
 	w := newSettingsWorker(eng, save, nil, events, nil)
 	if w.setNetworkMode(context.Background(), "online") {
 		t.Error("the worker wants to save again")
@@ -181,5 +181,37 @@ func TestASwitchThatCannotBeSavedIsUndone(t *testing.T) {
 	}
 	if notice != "The network gate stays offline: could not save the settings: settings.json: read-only file system" {
 		t.Errorf("notice %q", notice)
+	}
+}
+
+// A knob saved from the window keeps the network mode the settings file
+// holds (`cairn network offline` may have written it meanwhile); only a
+// switch made in the window writes the mode.
+func TestOnlyAWindowSwitchWritesTheNetworkMode(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	type saved struct {
+		mode     string
+		withMode bool
+	}
+	got := make(chan saved, 4)
+	save := func(c config.Config, withMode bool) error { got <- saved{c.Network.Mode, withMode}; return nil }
+	reqs := make(chan panels.SettingsRequest)
+	events := make(chan panels.EngineeringEvent, 64)
+	w := newSettingsWorker(eng, save, reqs, events, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go w.run(ctx)
+	go func() {
+		for range events {
+		}
+	}()
+
+	reqs <- panels.UseProfile{Name: "laptop"}
+	if s := <-got; s.withMode {
+		t.Errorf("a profile change wrote the network mode: %+v", s)
+	}
+	reqs <- panels.SetNetworkMode{Mode: "online"}
+	if s := <-got; !s.withMode || s.mode != "online" {
+		t.Errorf("a switch in the window: %+v", s)
 	}
 }

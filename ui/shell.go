@@ -21,7 +21,7 @@ type shellDeps struct {
 	do            func(func()) // runs on the window's goroutine, without waiting
 	open          func(context.Context, panels.OpenSource) error
 	pick          func(context.Context) (string, bool, error)
-	save          func(config.Config) error
+	save          saveFunc
 	watched       []string            // folders to watch from the start
 	onWatch       func([]string)      // the watched folders changed
 	onReady       func()              // on the window's goroutine, once every panel works

@@ -24,7 +24,7 @@ const saveDelay = 500 * time.Millisecond
 type settingsWorker struct {
 	eng      Engine
 	cfg      config.Config
-	save     func(config.Config) error
+	save     saveFunc
 	requests <-chan panels.SettingsRequest
 	events   chan<- panels.EngineeringEvent
 	indexEv  chan<- panels.IndexEvent // re-embedding progress, once models can switch
@@ -46,7 +46,11 @@ type switchResult struct {
 	err        error
 }
 
-func newSettingsWorker(eng Engine, save func(config.Config) error, requests <-chan panels.SettingsRequest,
+// saveFunc writes the settings file; the network mode in c is written only
+// withMode, else the file's is kept (see config.SaveKeepingMode).
+type saveFunc func(c config.Config, withMode bool) error
+
+func newSettingsWorker(eng Engine, save saveFunc, requests <-chan panels.SettingsRequest,
 	events chan<- panels.EngineeringEvent, indexEv chan<- panels.IndexEvent) *settingsWorker {
 	return &settingsWorker{eng: eng, cfg: eng.Config(), save: save, requests: requests, events: events, indexEv: indexEv,
 		switched: make(chan switchResult)}
@@ -60,7 +64,7 @@ func (w *settingsWorker) run(ctx context.Context) {
 	defer func() {
 		w.jobs.wait()
 		if w.dirty { // the last change before closing is kept
-			w.save(w.cfg)
+			w.save(w.cfg, false)
 		}
 	}()
 	for {
@@ -86,7 +90,7 @@ func (w *settingsWorker) run(ctx context.Context) {
 			timer.Reset(saveDelay)
 		case <-timer.C:
 			w.dirty = false
-			if err := w.save(w.cfg); err != nil {
+			if err := w.save(w.cfg, false); err != nil {
 				w.emit(ctx, panels.SettingsNotice{Text: "Could not save the settings: " + err.Error() + ". Check that the config folder is writable.", Err: true})
 			}
 		}
@@ -154,7 +158,7 @@ func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
 	if now := w.eng.NetworkMode(); err == nil && now != old {
 		c := w.cfg
 		c.Network.Mode = now
-		if err = w.save(c); err != nil {
+		if err = w.save(c, true); err != nil {
 			err = fmt.Errorf("could not save the settings: %w", err)
 			if rerr := w.eng.SetNetworkMode(old); rerr != nil {
 				err = fmt.Errorf("%w; switching back failed too: %v", err, rerr)

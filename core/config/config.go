@@ -339,6 +339,17 @@ func Save(d Dirs, c Config) error {
 	return os.Rename(tmp, d.SettingsFile())
 }
 
+// SaveKeepingMode saves c but keeps the network mode the file holds: the
+// window saves its knobs this way, because `cairn network` may have switched
+// the mode in the file since the window read it, and a switch to offline
+// must not be undone by a slider move.
+func SaveKeepingMode(d Dirs, c Config) error {
+	if cur, err := Load(d); err == nil {
+		c.Network.Mode = cur.Network.Mode
+	}
+	return Save(d, c)
+}
+
 // Validate rejects settings that cannot work, saying which and why.
 func (c Config) Validate() error {
 	var errs []string
