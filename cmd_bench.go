@@ -38,6 +38,7 @@ type benchFlags struct {
 	idle      time.Duration
 	searchers int
 	chunkSize int
+	weights   testmodel.WeightType // embed, generate and ask: the generated models' weight type
 }
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
@@ -54,10 +55,19 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.DurationVar(&bf.idle, "idle", time.Minute, "load suite: how long the searchers run with no indexing, for comparison")
 	fs.IntVar(&bf.searchers, "searchers", 8, "load suite: concurrent searchers")
 	fs.IntVar(&bf.chunkSize, "chunk-size", benchChunkSize, "index and load suites: characters per chunk")
+	weights := fs.String("weights", "F16", "embed, generate and ask suites: weight type of the generated models (F16 or Q8_0)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	switch strings.ToUpper(*weights) {
+	case "F16":
+		bf.weights = testmodel.F16
+	case "Q8_0":
+		bf.weights = testmodel.Q8_0
+	default:
+		return usageError{fmt.Sprintf("--weights %q: use F16 or Q8_0", *weights)}
 	}
 	suites := pos
 	if len(suites) == 1 && suites[0] == "vector-child" {
@@ -94,11 +104,11 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		case "extract":
 			r, err = benchExtract(ctx, env, runsOr(bf.runs, 3))
 		case "embed":
-			r, err = benchEmbed(ctx, env, runsOr(bf.runs, 5), bf.threads)
+			r, err = benchEmbed(ctx, env, runsOr(bf.runs, 5), bf.threads, bf.weights)
 		case "generate":
-			r, err = benchGenerate(ctx, env, runsOr(bf.runs, 3), bf.threads)
+			r, err = benchGenerate(ctx, env, runsOr(bf.runs, 3), bf.threads, bf.weights)
 		case "ask":
-			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit)
+			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights)
 		case "load":
 			r, err = benchLoad(ctx, env, bf, work)
 		case "gui":

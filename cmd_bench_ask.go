@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"cairn/core"
@@ -18,6 +19,7 @@ import (
 // goes, with a chat model of a real small model's shape.
 type AskBenchResult struct {
 	Model         string  `json:"model"`
+	Weights       string  `json:"weights"`
 	Pages         int     `json:"pages"`
 	Questions     int     `json:"questions"`
 	ModelLoad     float64 `json:"model_load_s"`
@@ -36,7 +38,7 @@ type AskBenchResult struct {
 // random-weight chat model of Qwen2.5-0.5B-Instruct's shape, verification)
 // and splits each answer's time into retrieval, prompt processing and
 // generation.
-func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, limit int) (AskBenchResult, error) {
+func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, limit int, weights testmodel.WeightType) (AskBenchResult, error) {
 	log := env.stderr
 	if limit <= 0 {
 		limit = 500
@@ -46,7 +48,8 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 		return AskBenchResult{}, err
 	}
 	spec := testmodel.Qwen25_05B()
-	model, err := benchModelFile(dir, spec, "qwen2.5-0.5b-shape-f16.gguf", log)
+	spec.Weights = weights
+	model, err := benchModelFile(dir, spec, "qwen2.5-0.5b-shape-"+strings.ToLower(weights.String())+".gguf", log)
 	if err != nil {
 		return AskBenchResult{}, err
 	}
@@ -70,7 +73,7 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 	if _, err := eng.Generator(ctx); err != nil {
 		return AskBenchResult{}, err
 	}
-	res := AskBenchResult{Model: spec.Name, Pages: limit, ModelLoad: time.Since(t).Seconds()}
+	res := AskBenchResult{Model: spec.Name, Weights: weights.String(), Pages: limit, ModelLoad: time.Since(t).Seconds()}
 
 	qs, err := bench.ReadQueries(mc.Queries, questions)
 	if err != nil {
@@ -107,7 +110,7 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 	res.OtherMS, res.TotalS = eval.Median(other), eval.Median(total)
 
 	w := env.stdout
-	fmt.Fprintf(w, "\n## Answering end to end: %s (random weights, F16), BM25 over %d man pages, 5 sources, 64-token answers\n\n", spec.Name, limit)
+	fmt.Fprintf(w, "\n## Answering end to end: %s (random weights, %s), BM25 over %d man pages, 5 sources, 64-token answers\n\n", spec.Name, weights, limit)
 	fmt.Fprintf(w, "Medians of %d questions; model load %.1f s (once).\n\n", res.Questions, res.ModelLoad)
 	fmt.Fprintln(w, "| retrieval | prompt tokens | prompt processing (first token) | prompt tokens/s | generation | tokens/s | prompt building + verification | total |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")

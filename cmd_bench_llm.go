@@ -6,19 +6,20 @@ import (
 	"time"
 
 	"cairn/core/llm"
+	"cairn/core/llm/testmodel"
 )
 
 // benchEmbed measures embedding throughput on a random-weight model of
 // all-MiniLM-L6-v2's shape with 256-token chunks, through Cairn's
 // embedder and through a bare llama.cpp decode loop in the same process.
-func benchEmbed(ctx context.Context, env *cliEnv, runs, threads int) (llm.EmbedBenchReport, error) {
-	rep, err := llm.BenchEmbed(ctx, env.stderr, llm.EmbedBenchOptions{Runs: runs, Embedder: llm.EmbedderOptions{Threads: threads}})
+func benchEmbed(ctx context.Context, env *cliEnv, runs, threads int, weights testmodel.WeightType) (llm.EmbedBenchReport, error) {
+	rep, err := llm.BenchEmbed(ctx, env.stderr, llm.EmbedBenchOptions{Runs: runs, Weights: weights, Embedder: llm.EmbedderOptions{Threads: threads}})
 	if err != nil {
 		return rep, err
 	}
 	w := env.stdout
-	fmt.Fprintf(w, "\n## Embedding: %s shape (6 layers, 384 wide, 12 heads, FFN 1536, vocabulary 30522; F16, random weights), %d chunks x %d tokens, %d runs\n\n",
-		rep.ModelID, rep.Chunks, rep.ChunkTokens, runs)
+	fmt.Fprintf(w, "\n## Embedding: %s shape (6 layers, 384 wide, 12 heads, FFN 1536, vocabulary 30522; %s, random weights), %d chunks x %d tokens, %d runs\n\n",
+		rep.ModelID, weights, rep.Chunks, rep.ChunkTokens, runs)
 	fmt.Fprintln(w, "| path | chunks/s (median) | chunks per CPU-second | tokens/s |")
 	fmt.Fprintln(w, "|---|---|---|---|")
 	fmt.Fprintf(w, "| Cairn embedder (tokenize, pack, decode, pool, normalise) | %.2f | %.2f | %.0f |\n",
@@ -38,14 +39,14 @@ func benchEmbed(ctx context.Context, env *cliEnv, runs, threads int) (llm.EmbedB
 
 // benchGenerate measures time to first token and prompt and generation
 // speed on a random-weight model of Qwen2.5-0.5B-Instruct's shape.
-func benchGenerate(ctx context.Context, env *cliEnv, runs, threads int) (llm.GenerateBenchReport, error) {
-	rep, err := llm.BenchGenerate(ctx, env.stderr, llm.GenerateBenchOptions{Runs: runs, Generator: llm.GeneratorOptions{Threads: threads}})
+func benchGenerate(ctx context.Context, env *cliEnv, runs, threads int, weights testmodel.WeightType) (llm.GenerateBenchReport, error) {
+	rep, err := llm.BenchGenerate(ctx, env.stderr, llm.GenerateBenchOptions{Runs: runs, Weights: weights, Generator: llm.GeneratorOptions{Threads: threads}})
 	if err != nil {
 		return rep, err
 	}
 	w := env.stdout
-	fmt.Fprintf(w, "\n## Generation: %s (24 layers, 896 wide, 14 heads / 2 KV heads, vocabulary 151936; F16, random weights), greedy, %d runs after a warm-up\n\n",
-		rep.Model, runs)
+	fmt.Fprintf(w, "\n## Generation: %s (24 layers, 896 wide, 14 heads / 2 KV heads, vocabulary 151936; %s, random weights), greedy, %d runs after a warm-up\n\n",
+		rep.Model, weights, runs)
 	fmt.Fprintln(w, "| prompt tokens | generated tokens | time to first token | prompt tokens/s | generation tokens/s |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
 	fmt.Fprintf(w, "| %d | %d | %s | %.1f | %.1f |\n", rep.PromptTokens, rep.GeneratedTokens,
