@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,55 +15,18 @@ import (
 	"time"
 
 	"cairn/core/llm/testmodel"
+	"cairn/core/netgate/netgatetest"
 	"cairn/core/remote"
+	"cairn/core/remote/remotetest"
 )
 
-// netRecorder is the network gate's inner dialer in command tests: names
-// in routes go to servers on 127.0.0.1; everything asked for is recorded;
-// nothing else is dialled.
-type netRecorder struct {
-	mu     sync.Mutex
-	dialed []string
-	routes map[string]string
-}
-
-func (r *netRecorder) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	r.mu.Lock()
-	r.dialed = append(r.dialed, addr)
-	to, ok := r.routes[addr]
-	r.mu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("test dialer: no route to %s", addr)
-	}
-	var d net.Dialer
-	return d.DialContext(ctx, network, to)
-}
-
-func (r *netRecorder) calls() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.dialed...)
-}
-
-// memKeys is a keyring in memory.
-type memKeys struct{ m map[string]string }
-
-func (k memKeys) Get(s, u string) (string, error) {
-	if v, ok := k.m[s+"/"+u]; ok {
-		return v, nil
-	}
-	return "", remote.ErrNoKey
-}
-func (k memKeys) Set(s, u, v string) error { k.m[s+"/"+u] = v; return nil }
-func (k memKeys) Delete(s, u string) error { delete(k.m, s+"/"+u); return nil }
-
-// netCLI runs cairn in-process with a private CAIRN_HOME, the recorder as
+// netCLI runs cairn in-process with a private CAIRN_HOME, the test dialer as
 // the gate's dialer and keys as the keyring.
-func netCLI(t *testing.T, home string, rec *netRecorder, keys memKeys, stdin string, args ...string) (string, string, int) {
+func netCLI(t *testing.T, home string, rec *netgatetest.Dialer, keys remotetest.Keyring, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	t.Setenv("CAIRN_HOME", home)
 	var out, errb bytes.Buffer
-	code := runIO(args, cliIO{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, dial: rec.dial, keyring: keys})
+	code := runIO(args, cliIO{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, dial: rec.Dial, keyring: keys})
 	return out.String(), errb.String(), code
 }
 
@@ -81,8 +42,8 @@ func cleanNetworkEnv(t *testing.T) {
 func TestNetworkCommandShowsAndSwitchesTheMode(t *testing.T) {
 	cleanNetworkEnv(t)
 	home := t.TempDir()
-	rec := &netRecorder{}
-	keys := memKeys{m: map[string]string{}}
+	rec := &netgatetest.Dialer{}
+	keys := remotetest.Keyring{}
 	t.Setenv("CAIRN_NETWORK_ENDPOINT", "https://api.example.test/v1")
 
 	out, errs, code := netCLI(t, home, rec, keys, "", "network")
@@ -122,7 +83,7 @@ func TestNetworkCommandShowsAndSwitchesTheMode(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, `network mode "sideways": use offline, online or admin`) {
 		t.Errorf("bad mode: exit %d, %s", code, errs)
 	}
-	if calls := rec.calls(); len(calls) != 0 {
+	if calls := rec.Calls(); len(calls) != 0 {
 		t.Errorf("dialled %v", calls)
 	}
 }
@@ -130,14 +91,14 @@ func TestNetworkCommandShowsAndSwitchesTheMode(t *testing.T) {
 func TestNetworkKeyIsStoredInTheKeyringAndShownMasked(t *testing.T) {
 	cleanNetworkEnv(t)
 	home := t.TempDir()
-	rec := &netRecorder{}
-	keys := memKeys{m: map[string]string{}}
+	rec := &netgatetest.Dialer{}
+	keys := remotetest.Keyring{}
 	out, errs, code := netCLI(t, home, rec, keys, "sk-live-0123456789abcdef\n", "network", "key", "set")
 	if code != 0 || out != "Stored the API key sk-…cdef in the keyring.\n" {
 		t.Fatalf("key set: %d %q %s", code, out, errs)
 	}
-	if keys.m["cairn/api_key"] != "sk-live-0123456789abcdef" {
-		t.Errorf("keyring %v", keys.m)
+	if keys["cairn/api_key"] != "sk-live-0123456789abcdef" {
+		t.Errorf("keyring %v", keys)
 	}
 	out, _, _ = netCLI(t, home, rec, keys, "", "network", "key")
 	if out != "API key: sk-…cdef from the keyring\n" {
@@ -149,8 +110,8 @@ func TestNetworkKeyIsStoredInTheKeyringAndShownMasked(t *testing.T) {
 		t.Errorf("key show with the environment: %q", out)
 	}
 	netCLI(t, home, rec, keys, "", "network", "key", "delete")
-	if len(keys.m) != 0 {
-		t.Errorf("keyring after delete %v", keys.m)
+	if len(keys) != 0 {
+		t.Errorf("keyring after delete %v", keys)
 	}
 	for _, f := range []string{filepath.Join(home, "config", "settings.json"), filepath.Join(home, "state", "audit.log")} {
 		raw, _ := os.ReadFile(f)
@@ -198,7 +159,7 @@ func (s *catalogServer) requests() []string {
 
 // pullSetup serves a model as models.example.test:8080, the catalogue
 // mirror, with the gate in mode.
-func pullSetup(t *testing.T, mode string, cut bool) (home string, srv *catalogServer, rec *netRecorder, data []byte) {
+func pullSetup(t *testing.T, mode string, cut bool) (home string, srv *catalogServer, rec *netgatetest.Dialer, data []byte) {
 	t.Helper()
 	cleanNetworkEnv(t)
 	home = t.TempDir()
@@ -213,7 +174,8 @@ func pullSetup(t *testing.T, mode string, cut bool) (home string, srv *catalogSe
 	srv = &catalogServer{data: data, cut: cut}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	rec = &netRecorder{routes: map[string]string{"models.example.test:8080": hs.Listener.Addr().String()}}
+	rec = &netgatetest.Dialer{}
+	rec.Route("models.example.test:8080", hs.Listener.Addr().String())
 	t.Setenv("CAIRN_NETWORK_CATALOG", "http://models.example.test:8080")
 	t.Setenv("CAIRN_NETWORK_MODE", mode)
 	return home, srv, rec, data
@@ -226,7 +188,7 @@ func sha(b []byte) string {
 
 func TestModelsPullDownloadsThroughTheGateWithProgressAndIsListed(t *testing.T) {
 	home, srv, rec, data := pullSetup(t, "online", false)
-	keys := memKeys{m: map[string]string{}}
+	keys := remotetest.Keyring{}
 	out, errs, code := netCLI(t, home, rec, keys, "", "models", "pull", "all-minilm-l6-v2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -267,7 +229,7 @@ func TestModelsPullDownloadsThroughTheGateWithProgressAndIsListed(t *testing.T) 
 
 func TestModelsPullResumesAfterACutConnection(t *testing.T) {
 	home, srv, rec, data := pullSetup(t, "online", true)
-	out, errs, code := netCLI(t, home, rec, memKeys{m: map[string]string{}}, "", "models", "pull", "all-minilm-l6-v2", "--sha256", sha(data))
+	out, errs, code := netCLI(t, home, rec, remotetest.Keyring{}, "", "models", "pull", "all-minilm-l6-v2", "--sha256", sha(data))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -289,7 +251,7 @@ func TestModelsPullResumesAPartFileFromAnEarlierRun(t *testing.T) {
 	dir := filepath.Join(home, "data", "models")
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "all-MiniLM-L6-v2-Q8_0.gguf.part"), data[:1000], 0o644)
-	_, errs, code := netCLI(t, home, rec, memKeys{m: map[string]string{}}, "", "models", "pull", "all-minilm-l6-v2")
+	_, errs, code := netCLI(t, home, rec, remotetest.Keyring{}, "", "models", "pull", "all-minilm-l6-v2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -308,7 +270,7 @@ func TestModelsPullResumesAPartFileFromAnEarlierRun(t *testing.T) {
 func TestModelsPullRejectsABadChecksum(t *testing.T) {
 	home, _, rec, data := pullSetup(t, "online", false)
 	bad := strings.Repeat("0", 64)
-	_, errs, code := netCLI(t, home, rec, memKeys{m: map[string]string{}}, "", "models", "pull", "all-minilm-l6-v2", "--sha256", bad)
+	_, errs, code := netCLI(t, home, rec, remotetest.Keyring{}, "", "models", "pull", "all-minilm-l6-v2", "--sha256", bad)
 	if code != 1 || !strings.Contains(errs, "checksum mismatch: file hashes to sha256 "+sha(data)+", expected "+bad+"; the partial download was deleted") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
@@ -322,7 +284,7 @@ func TestModelsPullRejectsABadChecksum(t *testing.T) {
 
 func TestModelsPullOfflineRefusesWithoutDialling(t *testing.T) {
 	home, srv, rec, _ := pullSetup(t, "offline", false)
-	keys := memKeys{m: map[string]string{}}
+	keys := remotetest.Keyring{}
 	_, errs, code := netCLI(t, home, rec, keys, "", "models", "pull", "all-minilm-l6-v2")
 	want := "cairn: cannot download all-minilm-l6-v2: the network gate (offline mode) refused a connection to models.example.test:8080 " +
 		"for models pull: offline mode allows only this computer (localhost, 127.0.0.0/8, ::1)\n" +
@@ -336,7 +298,7 @@ func TestModelsPullOfflineRefusesWithoutDialling(t *testing.T) {
 	if !strings.Contains(errs, "refused a connection to huggingface.co:443 for models pull") {
 		t.Errorf("default catalogue: %s", errs)
 	}
-	if calls := rec.calls(); len(calls) != 0 || len(srv.requests()) != 0 {
+	if calls := rec.Calls(); len(calls) != 0 || len(srv.requests()) != 0 {
 		t.Errorf("dialled %v, served %v", calls, srv.requests())
 	}
 	if ents, _ := os.ReadDir(filepath.Join(home, "data", "models")); len(ents) != 0 {
@@ -347,8 +309,8 @@ func TestModelsPullOfflineRefusesWithoutDialling(t *testing.T) {
 func TestNetworkCommandNeedsNoKnowledgeBase(t *testing.T) {
 	cleanNetworkEnv(t)
 	home := t.TempDir()
-	rec := &netRecorder{}
-	keys := memKeys{m: map[string]string{}}
+	rec := &netgatetest.Dialer{}
+	keys := remotetest.Keyring{}
 
 	// None is created by looking at the gate...
 	if _, errs, code := netCLI(t, home, rec, keys, "", "network"); code != 0 {

@@ -3,44 +3,19 @@ package core
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"cairn/core/config"
 	"cairn/core/netgate"
+	"cairn/core/netgate/netgatetest"
 	"cairn/core/remote"
+	"cairn/core/remote/remotetest"
 )
 
-// noDial records dials and makes none.
-type noDial struct {
-	mu    sync.Mutex
-	calls []string
-}
-
-func (d *noDial) dial(_ context.Context, _, addr string) (net.Conn, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.calls = append(d.calls, addr)
-	return nil, errors.New("test dialer: no network")
-}
-
-// memKeyring is an empty keyring.
-type memKeyring struct{ m map[string]string }
-
-func (k memKeyring) Get(s, u string) (string, error) {
-	if v, ok := k.m[s+"/"+u]; ok {
-		return v, nil
-	}
-	return "", remote.ErrNoKey
-}
-func (k memKeyring) Set(s, u, v string) error { k.m[s+"/"+u] = v; return nil }
-func (k memKeyring) Delete(s, u string) error { delete(k.m, s+"/"+u); return nil }
-
-func openNetworkTest(t *testing.T, edit func(*config.Config)) (*Engine, config.Dirs, *noDial) {
+func openNetworkTest(t *testing.T, edit func(*config.Config)) (*Engine, config.Dirs, *netgatetest.Dialer) {
 	t.Helper()
 	for _, k := range []string{"CAIRN_NETWORK_MODE", "CAIRN_API_KEY"} {
 		t.Setenv(k, "") // restored after the test
@@ -55,8 +30,8 @@ func openNetworkTest(t *testing.T, edit func(*config.Config)) (*Engine, config.D
 	if edit != nil {
 		edit(&cfg)
 	}
-	d := &noDial{}
-	e, err := Open(context.Background(), cfg, dirs, Options{Dial: d.dial, Keyring: memKeyring{m: map[string]string{}}})
+	d := &netgatetest.Dialer{}
+	e, err := Open(context.Background(), cfg, dirs, Options{Dial: d.Dial, Keyring: remotetest.Keyring{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +113,8 @@ func TestRemoteThroughAnOfflineSwitchIsRefusedBeforeDialling(t *testing.T) {
 	if !errors.Is(err, netgate.ErrBlocked) {
 		t.Fatalf("err = %v", err)
 	}
-	if len(d.calls) != 0 {
-		t.Errorf("dialled %v", d.calls)
+	if calls := d.Calls(); len(calls) != 0 {
+		t.Errorf("dialled %v", calls)
 	}
 }
 

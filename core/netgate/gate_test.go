@@ -19,48 +19,16 @@ import (
 	"time"
 
 	"cairn/core/fault"
+	"cairn/core/netgate/netgatetest"
 )
 
-// recorder is the gate's inner dialer in tests: it records every address
-// the gate asked for and connects only to this computer. Names in routes
-// are mapped onto a listener on 127.0.0.1 (a stand-in for a remote
-// server); any other non-loopback address fails without leaving the
-// machine, so a test can see that the gate tried (which it must not).
-type recorder struct {
-	mu     sync.Mutex
-	dialed []string
-	routes map[string]string // addr -> 127.0.0.1:port
-}
-
-func (r *recorder) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	r.mu.Lock()
-	r.dialed = append(r.dialed, addr)
-	to, ok := r.routes[addr]
-	r.mu.Unlock()
-	if !ok {
-		host, _, _ := net.SplitHostPort(addr)
-		if host != "127.0.0.1" && host != "::1" {
-			return nil, fmt.Errorf("test dialer: %s is not on this computer", addr)
-		}
-		to = addr
-	}
-	var d net.Dialer
-	return d.DialContext(ctx, network, to)
-}
-
-func (r *recorder) calls() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.dialed...)
-}
-
-func newGate(t *testing.T, opt Options) (*Gate, *recorder) {
+func newGate(t *testing.T, opt Options) (*Gate, *netgatetest.Dialer) {
 	t.Helper()
-	rec := &recorder{routes: map[string]string{}}
+	rec := &netgatetest.Dialer{Loopback: true}
 	if opt.AuditLog == "" {
 		opt.AuditLog = filepath.Join(t.TempDir(), "state", "audit.log")
 	}
-	opt.Dial = rec.dial
+	opt.Dial = rec.Dial
 	g, err := New(opt)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +106,7 @@ func TestOfflineAllowsOnlyThisComputerAndNeverDialsOrResolvesOthers(t *testing.T
 			if conn != nil {
 				conn.Close()
 			}
-			calls := rec.calls()
+			calls := rec.Calls()
 			if !c.allowed {
 				if !errors.Is(err, ErrBlocked) {
 					t.Fatalf("err = %v, want ErrBlocked", err)
@@ -196,7 +164,7 @@ func TestOnlineAllowsEndpointCatalogueAndAllowList(t *testing.T) {
 			t.Errorf("%s: allowed %v, want %v (%v)", addr, got, want, err)
 		}
 	}
-	if calls := rec.calls(); len(calls) != 0 {
+	if calls := rec.Calls(); len(calls) != 0 {
 		t.Errorf("Check dialled %v", calls)
 	}
 	want := []string{"api.example.test:443", "huggingface.co", "*.huggingface.co", "*.hf.co", "mirror.example.test:8443",
@@ -208,13 +176,13 @@ func TestOnlineAllowsEndpointCatalogueAndAllowList(t *testing.T) {
 
 func TestAdminAllowsEverythingAndRecordsIt(t *testing.T) {
 	g, rec := newGate(t, Options{Mode: Admin})
-	rec.routes["anything.example.test:443"] = listener(t)
+	rec.Route("anything.example.test:443", listener(t))
 	c, err := g.DialContext(context.Background(), "tcp", "anything.example.test:443")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
-	if calls := rec.calls(); !slices.Equal(calls, []string{"anything.example.test:443"}) {
+	if calls := rec.Calls(); !slices.Equal(calls, []string{"anything.example.test:443"}) {
 		t.Errorf("dialled %v", calls)
 	}
 	recs := readAudit(t, g)
@@ -229,7 +197,7 @@ func TestAuditLogRecordsEveryDecisionWithoutPathsOrCredentials(t *testing.T) {
 	defer srv.Close()
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	g, rec := newGate(t, Options{Mode: Online, Allow: []string{"api.example.test"}, Now: func() time.Time { return now }})
-	rec.routes["api.example.test:80"] = srv.Listener.Addr().String()
+	rec.Route("api.example.test:80", srv.Listener.Addr().String())
 	client := g.HTTPClient("answer")
 
 	req, _ := http.NewRequest("GET", "http://api.example.test/v1/secret-path?api_key=sk-verysecret", nil)
@@ -266,7 +234,7 @@ func TestAuditLogRecordsEveryDecisionWithoutPathsOrCredentials(t *testing.T) {
 	if got := readAudit(t, g); !slices.Equal(got, want) {
 		t.Errorf("audit\n got %+v\nwant %+v", got, want)
 	}
-	if calls := rec.calls(); !slices.Equal(calls, []string{"api.example.test:80"}) {
+	if calls := rec.Calls(); !slices.Equal(calls, []string{"api.example.test:80"}) {
 		t.Errorf("dialled %v", calls)
 	}
 	wantLine := `{"time":"2026-11-21T10:00:00Z","mode":"online","addr":"api.example.test:80","purpose":"answer","decision":"allowed","reason":"online mode: network.allow"}`
@@ -318,7 +286,7 @@ func TestHTTPClientIgnoresEnvironmentProxies(t *testing.T) {
 	t.Setenv("no_proxy", "")
 
 	g, rec := newGate(t, Options{Mode: Online, Allow: []string{"api.example.test"}})
-	rec.routes["api.example.test:80"] = direct.Listener.Addr().String()
+	rec.Route("api.example.test:80", direct.Listener.Addr().String())
 	resp, err := g.HTTPClient("test").Get("http://api.example.test/")
 	if err != nil {
 		t.Fatal(err)
@@ -328,7 +296,7 @@ func TestHTTPClientIgnoresEnvironmentProxies(t *testing.T) {
 	if string(body) != "direct" || proxyHits != 0 {
 		t.Errorf("body %q, proxy hits %d: the request went through the environment's proxy", body, proxyHits)
 	}
-	if calls := rec.calls(); !slices.Equal(calls, []string{"api.example.test:80"}) {
+	if calls := rec.Calls(); !slices.Equal(calls, []string{"api.example.test:80"}) {
 		t.Errorf("dialled %v", calls)
 	}
 }
@@ -343,7 +311,7 @@ func TestRedirectToARefusedHostIsBlockedBeforeDialling(t *testing.T) {
 	if !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), "refused a connection to 192.0.2.1:80 for models pull") {
 		t.Fatalf("err = %v", err)
 	}
-	if calls := rec.calls(); !slices.Equal(calls, []string{srv.Listener.Addr().String()}) {
+	if calls := rec.Calls(); !slices.Equal(calls, []string{srv.Listener.Addr().String()}) {
 		t.Errorf("dialled %v, want only the first server", calls)
 	}
 	recs := readAudit(t, g)
@@ -356,7 +324,7 @@ func TestSwitchingOfflineStopsReuseOfKeptConnections(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
 	defer srv.Close()
 	g, rec := newGate(t, Options{Mode: Online, Endpoint: "http://api.example.test"})
-	rec.routes["api.example.test:80"] = srv.Listener.Addr().String()
+	rec.Route("api.example.test:80", srv.Listener.Addr().String())
 	client := g.HTTPClient("answer")
 	get := func() error {
 		resp, err := client.Get("http://api.example.test/v1/models")
@@ -371,7 +339,7 @@ func TestSwitchingOfflineStopsReuseOfKeptConnections(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := len(rec.calls()); n != 1 {
+	if n := len(rec.Calls()); n != 1 {
 		t.Fatalf("%d dials for two requests; the connection was not kept, so this test proves nothing", n)
 	}
 	if err := g.SetMode(Offline); err != nil {
@@ -380,7 +348,7 @@ func TestSwitchingOfflineStopsReuseOfKeptConnections(t *testing.T) {
 	if err := get(); !errors.Is(err, ErrBlocked) {
 		t.Fatalf("after switching offline: %v", err)
 	}
-	if n := len(rec.calls()); n != 1 {
+	if n := len(rec.Calls()); n != 1 {
 		t.Errorf("%d dials", n)
 	}
 	recs := readAudit(t, g)
@@ -426,7 +394,7 @@ func TestAConnectionThatCannotBeRecordedIsNotMade(t *testing.T) {
 	if !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), "could not write the network audit log") {
 		t.Fatalf("err = %v", err)
 	}
-	if calls := rec.calls(); len(calls) != 0 {
+	if calls := rec.Calls(); len(calls) != 0 {
 		t.Errorf("dialled %v", calls)
 	}
 }
