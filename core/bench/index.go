@@ -22,6 +22,7 @@ import (
 	"cairn/core/eval"
 	"cairn/core/extract"
 	"cairn/core/index"
+	"cairn/core/llm"
 	"cairn/core/search"
 	"cairn/core/store"
 )
@@ -92,18 +93,18 @@ func IndexBench(ctx context.Context, opt IndexOptions, log io.Writer) (IndexRepo
 	var cairnDB string
 	var cpuRatios []float64
 	for i := range opt.Runs {
-		c0 := processCPUTime()
+		c0 := llm.ProcessCPUTime()
 		b, err := baseline(ctx, filepath.Join(opt.Work, fmt.Sprintf("baseline-%d.db", i)), files)
 		if err != nil {
 			return rep, fmt.Errorf("baseline: %w", err)
 		}
-		c1 := processCPUTime()
+		c1 := llm.ProcessCPUTime()
 		cairnDB = filepath.Join(opt.Work, fmt.Sprintf("cairn-%d.db", i))
 		c, err := cairnIndex(ctx, cairnDB, reg, opt)
 		if err != nil {
 			return rep, err
 		}
-		bcpu, ccpu := (c1 - c0).Seconds(), (processCPUTime() - c1).Seconds()
+		bcpu, ccpu := (c1 - c0).Seconds(), (llm.ProcessCPUTime() - c1).Seconds()
 		rep.BaselineSeconds = append(rep.BaselineSeconds, b)
 		rep.CairnSeconds = append(rep.CairnSeconds, c)
 		rep.BaselineCPUSeconds = append(rep.BaselineCPUSeconds, bcpu)
@@ -157,13 +158,13 @@ func IndexBench(ctx context.Context, opt IndexOptions, log io.Writer) (IndexRepo
 		p.TopK = 10
 		var ds, cpu []time.Duration
 		for i, q := range qs {
-			t, c := time.Now(), processCPUTime()
+			t, c := time.Now(), llm.ProcessCPUTime()
 			if _, err := s.Search(ctx, search.Request{Query: q, Params: p}); err != nil {
 				return rep, err
 			}
 			if i >= 50 { // the first queries warm the page cache
 				ds = append(ds, time.Since(t))
-				cpu = append(cpu, processCPUTime()-c)
+				cpu = append(cpu, llm.ProcessCPUTime()-c)
 			}
 		}
 		rep.QueryLatency, rep.QueryCPU = eval.Percentiles(ds), eval.Percentiles(cpu)

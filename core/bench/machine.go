@@ -5,7 +5,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -75,16 +74,4 @@ func LoadAverage() float64 {
 	var l float64
 	fmt.Sscan(string(b), &l)
 	return l
-}
-
-// processCPUTime is the user plus system CPU time of the whole process.
-// A serial operation's CPU time is what its wall time would be on an idle
-// machine (the data is in memory), so it is reported next to wall-clock
-// latencies that other programs competing for the cores inflate.
-func processCPUTime() time.Duration {
-	var r syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &r) != nil {
-		return 0
-	}
-	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 }

@@ -114,12 +114,12 @@ func BenchEmbed(ctx context.Context, w io.Writer, opt EmbedBenchOptions) (EmbedB
 	var pipeCPU, rawCPU []float64
 	n := float64(len(ps))
 	for run := range opt.Runs {
-		t, c := time.Now(), processCPUTime()
+		t, c := time.Now(), ProcessCPUTime()
 		if _, _, err := e.EmbedPassages(ctx, ps); err != nil {
 			return rep, err
 		}
 		pipe, pc := n/time.Since(t).Seconds(), perCPU(n, c)
-		t, c = time.Now(), processCPUTime()
+		t, c = time.Now(), ProcessCPUTime()
 		if err := rawEmbedLoop(ctx, e, ws); err != nil {
 			return rep, err
 		}
@@ -288,7 +288,7 @@ func BenchGenerate(ctx context.Context, w io.Writer, opt GenerateBenchOptions) (
 			{Role: "system", Content: "Answer the question from the numbered sources and cite them."},
 			{Role: "user", Content: testmodel.Text(opt.PromptWords, uint64(100+run))},
 		}
-		cpu0 := processCPUTime()
+		cpu0 := ProcessCPUTime()
 		ch, err := g.Generate(ctx, GenerateRequest{Messages: msgs, MaxTokens: opt.MaxTokens})
 		if err != nil {
 			return rep, err
@@ -302,7 +302,7 @@ func BenchGenerate(ctx context.Context, w io.Writer, opt GenerateBenchOptions) (
 				st = tok.Stats
 			}
 		}
-		cpu := processCPUTime() - cpu0
+		cpu := ProcessCPUTime() - cpu0
 		if run < 0 {
 			continue
 		}
@@ -353,7 +353,7 @@ func benchModel(path string, spec testmodel.Spec) (string, func(), error) {
 
 // perCPU is n divided by the process CPU time spent since start.
 func perCPU(n float64, start time.Duration) float64 {
-	d := processCPUTime() - start
+	d := ProcessCPUTime() - start
 	if d <= 0 {
 		return 0
 	}

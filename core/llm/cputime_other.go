@@ -4,6 +4,6 @@ package llm
 
 import "time"
 
-// processCPUTime is not measured on this platform; benchmarks then report
+// ProcessCPUTime is not measured on this platform; benchmarks then report
 // wall-clock rates only.
-func processCPUTime() time.Duration { return 0 }
+func ProcessCPUTime() time.Duration { return 0 }
