@@ -180,6 +180,9 @@ func benchIndex(ctx context.Context, env *cliEnv, bin, dir, work string, runs, l
 	fmt.Fprintf(w, "\n- Re-index of the unchanged corpus (%d files): %.3f s\n", ir.Files, ir.ReindexMedian)
 	fmt.Fprintf(w, "- BM25 query latency at %d chunks (%d queries, one at a time): %s\n", ir.Chunks, ir.QueryLatency.N, ir.QueryLatency)
 	fmt.Fprintf(w, "- CPU time per query (what an idle machine would see): %s\n", ir.QueryCPU)
+	fmt.Fprintf(w, "- The same queries through FTS5 alone (the baseline): %s; p95 ratio %.1fx\n", ir.FTS5Latency,
+		float64(ir.FTS5Latency.P95)/float64(max(ir.QueryLatency.P95, 1)))
+	fmt.Fprintf(w, "- Keyword index: built in %.2f s, %.0f MB\n", ir.KeywordBuildSecs, ir.KeywordMB)
 	fmt.Fprintf(w, "- Peak RSS of `cairn index` over the corpus: %.0f MB; database %.0f MB\n", ir.PeakRSSMB, ir.DBMB)
 	fmt.Fprintf(w, "\n## Known-item retrieval (%d queries: NAME descriptions, NAME removed from the text)\n\n", qr.Cairn.Queries)
 	fmt.Fprintln(w, "| run | MRR@10 | Recall@10 | nDCG@10 |")
@@ -233,13 +236,13 @@ func benchVector(ctx context.Context, env *cliEnv, bin, dir, work string, limit 
 	w := env.stdout
 	fmt.Fprintf(w, "\n## Vector and hybrid search: %d-d synthetic clustered vectors, man-page chunk texts\n\n", dim)
 	fmt.Fprintf(w, "Hybrid = embedding the query (%s shape, random weights) + BM25 and KNN in parallel + fusion.\n\n", testmodel.MiniLML6().Name)
-	fmt.Fprintln(w, "| chunks | recall@10 fast vs exact | fast KNN p50/p95 | exact sqlite-vec p50 | hybrid p50/p95 | its query embedding p50/p95 | its BM25 half p50/p95 | its KNN half p50/p95 | index load | index RAM | disk | of which vectors | search RSS |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| chunks | recall@10 fast vs exact | fast KNN p50/p95 | exact sqlite-vec p50 | hybrid p50/p95 | its query embedding p50/p95 | its BM25 half p50/p95 | its KNN half p50/p95 | index load | index RAM | keyword index load | keyword index RAM | disk | of which vectors | search RSS |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rs {
-		fmt.Fprintf(w, "| %d | %.3f | %s / %s ms | %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s | %.0f MB | %.0f MB | %.0f MB | %.0f MB |\n",
+		fmt.Fprintf(w, "| %d | %.3f | %s / %s ms | %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s / %s ms | %s | %.0f MB | %s | %.0f MB | %.0f MB | %.0f MB | %.0f MB |\n",
 			r.Chunks, r.Recall10, ms(r.FastKNN.P50), ms(r.FastKNN.P95), ms(r.ExactKNN.P50), ms(r.Hybrid.P50), ms(r.Hybrid.P95),
 			ms(r.Embed.P50), ms(r.Embed.P95), ms(r.HybridBM25.P50), ms(r.HybridBM25.P95), ms(r.HybridKNN.P50), ms(r.HybridKNN.P95),
-			r.IndexLoad.Round(time.Millisecond), r.IndexMB, r.DBMB, r.VectorMB, r.PeakSearchRSS)
+			r.IndexLoad.Round(time.Millisecond), r.IndexMB, r.KeywordLoad.Round(time.Millisecond), r.KeywordMB, r.DBMB, r.VectorMB, r.PeakSearchRSS)
 	}
 	return rs, nil
 }

@@ -179,6 +179,9 @@ func searchBatch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.
 		return fmt.Errorf("queries: %w", err)
 	}
 	defer f.Close()
+	if err := eng.SyncKeywordIndex(ctx); err != nil {
+		return err
+	}
 	w := bufio.NewWriter(env.stdout)
 	defer w.Flush()
 	req.PerDocCap = 1 // best chunk per file

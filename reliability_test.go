@@ -153,7 +153,7 @@ func TestDoctor(t *testing.T) {
 				t.Errorf("%s: %v", n, c)
 			}
 		}
-		if !strings.Contains(checks["knowledge base"][1], kb+": schema 3, 8 documents, 8 chunks") {
+		if !strings.Contains(checks["knowledge base"][1], kb+fmt.Sprintf(": schema %d, 8 documents, 8 chunks", store.SchemaVersion)) {
 			t.Errorf("%q", checks["knowledge base"][1])
 		}
 	})

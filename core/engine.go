@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"cairn/core/chunk"
+	"cairn/core/bm25"
 	"cairn/core/config"
 	"cairn/core/extract"
 	"cairn/core/fault"
@@ -36,6 +37,7 @@ type Engine struct {
 	log  *slog.Logger
 	db   *store.DB
 	vix  *vecindex.Index // fast vector search over db
+	kix  *bm25.Index     // fast keyword search over db
 
 	regOnce sync.Once // the extractors, with OCR, are built on the first index run
 	reg     *extract.Registry
@@ -109,7 +111,7 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 		return nil, err
 	}
 	log.Info("knowledge base opened", "path", db.Path())
-	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), Network: net, answer: cfg.Answer}, nil
+	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), kix: bm25.New(db), Network: net, answer: cfg.Answer}, nil
 }
 
 // registry returns the extractors, starting Tesseract if OCR is enabled and
@@ -166,8 +168,18 @@ func (e *Engine) Close() error {
 	if e.ocr != nil {
 		e.ocr.Close()
 	}
+	e.kix.Close()
 	return e.db.Close()
 }
+
+// WarmKeywordIndex starts building the in-memory keyword index in the
+// background, for a session that will search often (the window); until it
+// is ready, and whenever it lags behind an index run, searches use FTS5.
+func (e *Engine) WarmKeywordIndex() { e.kix.Start() }
+
+// SyncKeywordIndex brings the keyword index up to date before returning,
+// so that a batch of searches is ranked one way throughout.
+func (e *Engine) SyncKeywordIndex(ctx context.Context) error { return e.kix.Sync(ctx) }
 
 // Config returns the configuration the engine was built with, with the
 // settings changed since at runtime: the network gate's mode and the answer
@@ -256,7 +268,7 @@ func (e *Engine) Search(ctx context.Context, req search.Request) (*search.Respon
 	}
 	e.log.Debug("search", "query", req.Query) // questions only at debug level
 	start := time.Now()
-	resp, err := search.New(e.db, qe, e.vix).Search(ctx, req)
+	resp, err := search.New(e.db, qe, e.vix).WithKeywordIndex(e.kix).Search(ctx, req)
 	if err != nil {
 		e.log.Warn("search failed", "code", string(fault.CodeOf(err)), "err", err)
 		return nil, err

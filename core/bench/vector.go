@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/bm25"
 	"cairn/core/chunk"
 	"cairn/core/eval"
 	"cairn/core/extract"
@@ -48,6 +49,8 @@ type VectorSize struct {
 	Embed         eval.Latency // query embedding alone
 	IndexLoad     time.Duration
 	IndexMB       float64 // memory of the in-memory codes
+	KeywordLoad   time.Duration // bringing the in-memory keyword index up to this size
+	KeywordMB     float64       // its memory
 	DBMB          float64 // whole knowledge base on disk
 	VectorMB      float64 // growth of the file when the vectors were added
 	PeakSearchRSS float64 // MB, a child process loading the index and searching
@@ -127,6 +130,8 @@ func VectorBench(ctx context.Context, opt VectorOptions, log io.Writer) ([]Vecto
 	}
 	gen := newVectorGen(opt.Dim)
 	ix := vecindex.New(db)
+	kix := bm25.New(db)
+	defer kix.Close()
 	var out []VectorSize
 	have := 0
 	for _, size := range opt.Sizes {
@@ -144,7 +149,7 @@ func VectorBench(ctx context.Context, opt VectorOptions, log io.Writer) ([]Vecto
 			vs.DBMB = float64(fi.Size()) / (1 << 20)
 			vs.VectorMB = vs.DBMB - textMB
 		}
-		if err := measureSize(ctx, db, ix, gen, opt, &vs, log); err != nil {
+		if err := measureSize(ctx, db, ix, kix, gen, opt, &vs, log); err != nil {
 			return nil, err
 		}
 		if opt.Binary != "" {
@@ -219,13 +224,19 @@ func grow(ctx context.Context, db *store.DB, folder int64, texts []string, gen *
 	return textMB, nil
 }
 
-func measureSize(ctx context.Context, db *store.DB, ix *vecindex.Index, gen *vectorGen, opt VectorOptions, vs *VectorSize, log io.Writer) error {
+func measureSize(ctx context.Context, db *store.DB, ix *vecindex.Index, kix *bm25.Index, gen *vectorGen, opt VectorOptions, vs *VectorSize, log io.Writer) error {
 	t := time.Now()
 	if err := ix.Sync(ctx); err != nil {
 		return err
 	}
 	vs.IndexLoad = time.Since(t)
 	vs.IndexMB = float64(ix.Bytes()) / (1 << 20)
+	t = time.Now()
+	if err := kix.Sync(ctx); err != nil {
+		return err
+	}
+	vs.KeywordLoad = time.Since(t)
+	vs.KeywordMB = float64(kix.Stats().Bytes) / (1 << 20)
 	qrng := rand.New(rand.NewPCG(99, uint64(vs.Chunks)))
 	qs := make([][]float32, opt.Queries)
 	for i := range qs {
@@ -274,7 +285,7 @@ func measureSize(ctx context.Context, db *store.DB, ix *vecindex.Index, gen *vec
 			}
 		}
 		emb := &timedEmbedder{vec: q, embed: opt.EmbedQuery}
-		s := search.New(db, emb, ix)
+		s := search.New(db, emb, ix).WithKeywordIndex(kix)
 		t := time.Now()
 		resp, err := s.Search(ctx, search.Request{Query: text, Mode: search.ModeHybrid, Params: search.DefaultParams()})
 		if err != nil {
@@ -389,10 +400,15 @@ func VectorChild(ctx context.Context, dbPath string, dim int) error {
 	}
 	defer db.Close()
 	ix := vecindex.New(db)
+	kix := bm25.New(db)
+	defer kix.Close()
+	if err := kix.Sync(ctx); err != nil {
+		return err
+	}
 	gen := newVectorGen(dim)
 	v := make([]float32, dim)
 	for i := range 50 {
-		s := search.New(db, &timedEmbedder{vec: gen.vector(i*7919, v)}, ix)
+		s := search.New(db, &timedEmbedder{vec: gen.vector(i*7919, v)}, ix).WithKeywordIndex(kix)
 		if _, err := s.Search(ctx, search.Request{Query: "configuration file options", Mode: search.ModeHybrid, Params: search.DefaultParams()}); err != nil {
 			return err
 		}

@@ -26,11 +26,19 @@ type VectorIndex interface {
 	KNN(ctx context.Context, q []float32, k int) ([]store.VectorHit, error)
 }
 
+// KeywordIndex ranks chunks for an OR of single-word terms exactly as FTS5's
+// bm25() would, only faster; *bm25.Index satisfies it. ok is false when it
+// cannot answer now, and the searcher asks FTS5.
+type KeywordIndex interface {
+	Search(ctx context.Context, words []string, k int) (hits []store.FTSHit, ok bool, err error)
+}
+
 // Searcher runs searches over one knowledge base.
 type Searcher struct {
 	db  *store.DB
 	emb QueryEmbedder // nil: BM25 only
 	vec VectorIndex
+	kw  KeywordIndex // nil: FTS5 only
 }
 
 // New returns a Searcher. emb may be nil (BM25 only); vec defaults to exact
@@ -40,6 +48,12 @@ func New(db *store.DB, emb QueryEmbedder, vec VectorIndex) *Searcher {
 		vec = db
 	}
 	return &Searcher{db: db, emb: emb, vec: vec}
+}
+
+// WithKeywordIndex makes BM25 searches without phrases or filters use kw.
+func (s *Searcher) WithKeywordIndex(kw KeywordIndex) *Searcher {
+	s.kw = kw
+	return s
 }
 
 // Request is one search.
@@ -152,6 +166,9 @@ func (s *Searcher) bm25(ctx context.Context, terms []Term, pool int, f store.Fil
 	if match == "" {
 		return nil, nil
 	}
+	if hits, ok, err := s.keywordIndex(ctx, terms, pool, f); ok || err != nil {
+		return hits, err
+	}
 	if len(terms) > 1 {
 		words := make([]string, len(terms))
 		for i, t := range terms {
@@ -178,11 +195,35 @@ func (s *Searcher) bm25(ctx context.Context, terms []Term, pool int, f store.Fil
 	if err != nil {
 		return nil, err
 	}
+	return ftsHits(hits), nil
+}
+
+// keywordIndex answers from the in-memory index when it can: every term a
+// single word, no filter, and the index in step with the store.
+func (s *Searcher) keywordIndex(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, bool, error) {
+	if s.kw == nil || !f.Empty() {
+		return nil, false, nil
+	}
+	words := make([]string, len(terms))
+	for i, t := range terms {
+		if len(t.Tokens) != 1 {
+			return nil, false, nil
+		}
+		words[i] = t.Tokens[0]
+	}
+	hits, ok, err := s.kw.Search(ctx, words, pool)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return ftsHits(hits), true, nil
+}
+
+func ftsHits(hits []store.FTSHit) []Hit {
 	out := make([]Hit, len(hits))
 	for i, h := range hits {
 		out[i] = Hit{ChunkID: h.ChunkID, Score: -h.BM25}
 	}
-	return out, nil
+	return out
 }
 
 func (s *Searcher) vector(ctx context.Context, q []float32, pool int, f store.Filter) ([]Hit, error) {

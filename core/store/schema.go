@@ -131,6 +131,20 @@ CREATE TABLE judgments (
 	UNIQUE (query, path)
 );
 `,
+	// 4: what the in-memory keyword index (core/bm25) needs to follow the
+	// chunks: a count of deletions, and the highest chunk id ever deleted,
+	// so that ids are never handed out twice (putChunks starts above it).
+	// Without that, SQLite reuses the ids of the newest chunks when their
+	// file is re-indexed, and anything holding a chunk id (that index, the
+	// vector fast path, a judgement) would see another passage under it.
+	`
+CREATE TRIGGER chunks_deleted AFTER DELETE ON chunks BEGIN
+	INSERT INTO meta(key, value) VALUES ('chunk_deletes', 1)
+		ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+	INSERT INTO meta(key, value) VALUES ('chunk_id_high', old.id)
+		ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), old.id);
+END;
+`,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"context"
 	"errors"
 	"fmt"
@@ -413,4 +414,45 @@ func TestWriteAheadLogStaysBoundedWhileSearchesNeverStop(t *testing.T) {
 		t.Errorf("the write-ahead log reached %d KB with a limit of %d KB", largest>>10, limit>>10)
 	}
 	healthy(t, db)
+}
+
+// TestChunkIDsAreNeverReused re-indexes the newest document: SQLite alone
+// would give its new chunks the ids of the old ones.
+func TestChunkIDsAreNeverReused(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(filepath.Join(t.TempDir(), "ids.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	f, _ := db.AddFolder(ctx, "/d")
+	put := func(path, text string) []int64 {
+		t.Helper()
+		_, ids, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: path, Hash: text},
+			[]chunk.Chunk{{Text: text}, {Ordinal: 1, Text: text + " again"}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	a := put("/d/a", "first")
+	b := put("/d/b", "second")
+	b2 := put("/d/b", "second, edited")
+	if !slices.Equal(a, []int64{1, 2}) || !slices.Equal(b, []int64{3, 4}) || !slices.Equal(b2, []int64{5, 6}) {
+		t.Fatalf("ids %v %v %v, want [1 2] [3 4] [5 6]", a, b, b2)
+	}
+	before, err := db.ChunkVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(ctx, func(tx *Tx) error { return tx.DeletePath("/d/b") }); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := db.ChunkVersion(ctx)
+	if after.MaxID != 2 || after.Deletes != before.Deletes+2 || before.Deletes != 2 {
+		t.Fatalf("version %+v after deleting from %+v", after, before)
+	}
+	if c := put("/d/c", "third"); !slices.Equal(c, []int64{7, 8}) {
+		t.Fatalf("after deleting the newest chunks, new ones got %v, want [7 8]", c)
+	}
 }

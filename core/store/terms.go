@@ -16,6 +16,8 @@ const readerSetup = `
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tokens USING fts5(t, tokenize='porter unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tokens_v USING fts5vocab(temp, query_tokens, instance);
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, row);
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.rune_tokens USING fts5(t, tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.rune_tokens_v USING fts5vocab(temp, rune_tokens, instance);
 `
 
 // TermDocFreqs returns, for each term (words as the user typed them), how

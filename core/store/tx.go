@@ -72,8 +72,12 @@ func (tx *Tx) PutDocument(doc Document, chunks []chunk.Chunk, vectors [][]float3
 	if docID == 0 {
 		docID = tx.c.LastInsertRowID()
 	}
-	ins, err := db.stmt(`INSERT INTO chunks(document_id, ordinal, text, heading, unit_kind, page, label, line_start, line_end, char_start, char_end)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	next, err := db.nextChunkID()
+	if err != nil {
+		return 0, nil, err
+	}
+	ins, err := db.stmt(`INSERT INTO chunks(id, document_id, ordinal, text, heading, unit_kind, page, label, line_start, line_end, char_start, char_end)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -84,14 +88,14 @@ func (tx *Tx) PutDocument(doc Document, chunks []chunk.Chunk, vectors [][]float3
 	ids := make([]int64, len(chunks))
 	for i, ch := range chunks {
 		ins.Reset()
-		if err := bind(ins, docID, ch.Ordinal, ch.Text, ch.Heading, string(ch.Unit), ch.Page, ch.Label,
+		ids[i] = next + int64(i)
+		if err := bind(ins, ids[i], docID, ch.Ordinal, ch.Text, ch.Heading, string(ch.Unit), ch.Page, ch.Label,
 			ch.LineStart, ch.LineEnd, ch.Start, ch.End); err != nil {
 			return 0, nil, err
 		}
 		if err := ins.Exec(); err != nil {
 			return 0, nil, fmt.Errorf("put chunk %d of %s: %w", i, doc.Path, err)
 		}
-		ids[i] = tx.c.LastInsertRowID()
 		fts.Reset()
 		if err := bind(fts, ids[i], ch.Text, ch.Heading, doc.Title); err != nil {
 			return 0, nil, err
@@ -109,6 +113,21 @@ func (tx *Tx) PutDocument(doc Document, chunks []chunk.Chunk, vectors [][]float3
 		return 0, nil, err
 	}
 	return docID, ids, nil
+}
+
+// nextChunkID is the id for a new chunk: above every chunk id there is and
+// every one ever deleted (migration 4), so an id always names one passage.
+func (db *DB) nextChunkID() (int64, error) {
+	s, err := db.stmt(`SELECT max(coalesce((SELECT max(id) FROM chunks), 0),
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'chunk_id_high'), 0)) + 1`)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Reset()
+	if !s.Step() {
+		return 0, fmt.Errorf("next chunk id: %w", s.Err())
+	}
+	return s.ColumnInt64(0), nil
 }
 
 func (tx *Tx) clearIssue(path string) error {

@@ -1,0 +1,251 @@
+package bm25
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"cairn/core/chunk"
+	"cairn/core/store"
+)
+
+// corpus puts the guide's paragraphs into a store, a few per document,
+// with the guide page as the title and its first line as the heading, so
+// all three indexed columns carry words.
+func corpus(t *testing.T) (*store.DB, []string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(filepath.Join(t.TempDir(), "kb.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	f, err := db.AddFolder(ctx, "/docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, _ := filepath.Glob("../../resources/guide/*.md")
+	var paths []string
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paras := strings.Split(string(b), "\n\n")
+		for i := 0; i < len(paras); i += 4 {
+			var chunks []chunk.Chunk
+			for j, para := range paras[i:min(i+4, len(paras))] {
+				heading, _, _ := strings.Cut(para, "\n")
+				chunks = append(chunks, chunk.Chunk{Ordinal: j, Text: para, Heading: heading})
+			}
+			path := fmt.Sprintf("/docs/%s-%d.md", filepath.Base(p), i)
+			doc := store.Document{FolderID: f.ID, Path: path, Title: strings.TrimSuffix(filepath.Base(p), ".md")}
+			if _, _, err := db.PutDocument(ctx, doc, chunks, nil); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, path)
+		}
+	}
+	return db, paths
+}
+
+// queries draws OR queries of 1 to 5 words from the corpus's own words,
+// with a few that occur nowhere.
+func queries(t *testing.T, n int) [][]string {
+	t.Helper()
+	var vocab []string
+	pages, _ := filepath.Glob("../../resources/guide/*.md")
+	seen := map[string]bool{}
+	for _, p := range pages {
+		b, _ := os.ReadFile(p)
+		for _, w := range strings.FieldsFunc(string(b), func(r rune) bool {
+			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+		}) {
+			if !seen[w] {
+				seen[w] = true
+				vocab = append(vocab, w)
+			}
+		}
+	}
+	vocab = append(vocab, "zyzzyva", "qwxq")
+	rng := rand.New(rand.NewPCG(1, 2))
+	qs := make([][]string, n)
+	for i := range qs {
+		for range 1 + rng.IntN(5) {
+			qs[i] = append(qs[i], vocab[rng.IntN(len(vocab))])
+		}
+	}
+	return qs
+}
+
+func fts5(t *testing.T, db *store.DB, words []string, k int) []store.FTSHit {
+	t.Helper()
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = `"` + w + `"`
+	}
+	hits, err := db.SearchFTS(context.Background(), strings.Join(quoted, " OR "), k, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+// sameRanking checks that got ranks as FTS5 does: the same scores at every
+// rank, and the same chunk wherever a score is not tied (FTS5 orders ties
+// as it likes).
+func sameRanking(t *testing.T, q []string, got, want []store.FTSHit) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%q: %d hits, FTS5 has %d", q, len(got), len(want))
+	}
+	for i := range got {
+		if math.Abs(got[i].BM25-want[i].BM25) > 1e-9 {
+			t.Fatalf("%q rank %d: score %.12f, FTS5 %.12f", q, i+1, got[i].BM25, want[i].BM25)
+		}
+		tied := (i > 0 && math.Abs(want[i-1].BM25-want[i].BM25) < 1e-9) ||
+			(i+1 < len(want) && math.Abs(want[i+1].BM25-want[i].BM25) < 1e-9)
+		if !tied && got[i].ChunkID != want[i].ChunkID {
+			t.Fatalf("%q rank %d: chunk %d, FTS5 %d", q, i+1, got[i].ChunkID, want[i].ChunkID)
+		}
+	}
+}
+
+func TestSearchRanksAsFTS5(t *testing.T) {
+	ctx := context.Background()
+	db, _ := corpus(t)
+	ix := New(db)
+	defer ix.Close()
+	if _, ok, _ := ix.Search(ctx, []string{"index"}, 10); ok {
+		t.Fatal("an index that was never synced answered")
+	}
+	if err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := ix.Stats()
+	if st.Chunks < 100 || st.Terms < 500 {
+		t.Fatalf("index holds %+v; the guide has more", st)
+	}
+	answered := 0
+	for _, q := range queries(t, 300) {
+		got, ok, err := ix.Search(ctx, q, 20)
+		if err != nil || !ok {
+			t.Fatalf("%q: ok %v, %v", q, ok, err)
+		}
+		sameRanking(t, q, got, fts5(t, db, q, 20))
+		if len(got) > 0 {
+			answered++
+		}
+	}
+	if answered < 250 {
+		t.Fatalf("only %d of 300 queries found anything", answered)
+	}
+}
+
+func TestPhrasesAreLeftToFTS5(t *testing.T) {
+	ctx := context.Background()
+	db, _ := corpus(t)
+	ix := New(db)
+	defer ix.Close()
+	if err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := ix.Search(ctx, []string{"search", "x86-64"}, 10); ok {
+		t.Fatal("a two-token word was answered without positions")
+	}
+}
+
+func TestIndexFollowsTheStore(t *testing.T) {
+	ctx := context.Background()
+	db, paths := corpus(t)
+	ix := New(db)
+	defer ix.Close()
+	if err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q := []string{"quokka", "model"}
+	before := ix.Stats().Chunks
+
+	// A new document: the index is behind until it syncs, then finds it.
+	folders, _ := db.Folders(ctx)
+	_, ids, err := db.PutDocument(ctx, store.Document{FolderID: folders[0].ID, Path: "/docs/new.md", Title: "new"},
+		[]chunk.Chunk{{Text: "The quokka model answers quickly."}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := ix.Search(ctx, q, 10); ok {
+		t.Fatal("answered while a new chunk was missing")
+	}
+	if err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := ix.Search(ctx, q, 10)
+	if err != nil || !ok || len(got) == 0 || got[0].ChunkID != ids[0] {
+		t.Fatalf("after sync: %v %v %v, want chunk %d first", got, ok, err, ids[0])
+	}
+	sameRanking(t, q, got, fts5(t, db, q, 10))
+	if n := ix.Stats().Chunks; n != before+1 {
+		t.Fatalf("%d chunks, want %d", n, before+1)
+	}
+
+	// Deleted: never returned, though its words stay until a rebuild.
+	if err := db.Update(ctx, func(tx *store.Tx) error { return tx.DeletePath("/docs/new.md") }); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := ix.Search(ctx, q, 10); ok {
+		t.Fatal("answered while a deleted chunk was still live")
+	}
+	if err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, _ = ix.Search(ctx, q, 100)
+	if !ok || slices.ContainsFunc(got, func(h store.FTSHit) bool { return h.ChunkID == ids[0] }) {
+		t.Fatalf("deleted chunk %d returned: %v", ids[0], got)
+	}
+	if n := ix.Stats().Chunks; n != before {
+		t.Fatalf("%d live chunks, want %d", n, before)
+	}
+
+	// Deleting a tenth of the chunks and more rebuilds: exact again.
+	for _, p := range paths[:len(paths)/3] {
+		if err := db.Update(ctx, func(tx *store.Tx) error { return tx.DeletePath(p) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queries(t, 100) {
+		got, ok, err := ix.Search(ctx, q, 20)
+		if err != nil || !ok {
+			t.Fatalf("%q: ok %v, %v", q, ok, err)
+		}
+		sameRanking(t, q, got, fts5(t, db, q, 20))
+	}
+}
+
+func TestSearchCatchesUpInTheBackground(t *testing.T) {
+	ctx := context.Background()
+	db, _ := corpus(t)
+	ix := New(db)
+	defer ix.Close()
+	if _, ok, _ := ix.Search(ctx, []string{"index"}, 10); ok {
+		t.Fatal("answered before any sync")
+	}
+	// The first search started a sync; Sync waits for it and finds nothing left.
+	if err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := ix.Search(ctx, []string{"index"}, 10); !ok || err != nil {
+		t.Fatalf("after the background sync: ok %v, %v", ok, err)
+	}
+	if err := ix.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
