@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -28,6 +29,7 @@ type Store interface {
 	ScanChunkText(ctx context.Context, afterID, upTo int64, limit int, fn func(id int64, text, heading, title []byte) error) (int, error)
 	ScanChunkIDs(ctx context.Context, upTo int64, fn func(id int64)) error
 	FTSRuneClasses(ctx context.Context, rs []rune) ([]store.RuneClass, error)
+	PhraseScores(ctx context.Context, phrase string) ([]store.FTSHit, error)
 }
 
 // Column weights of store.SearchFTS's bm25(chunks_fts, 1.0, 0.5, 0.8), in
@@ -112,12 +114,14 @@ func (ix *Index) Stats() Stats {
 	return st
 }
 
-// Search returns the best k chunks for the query words, each of which must
-// be one token (a phrase cannot be answered here), best first, scored as
-// FTS5's bm25() scores an OR of the words. ok is false when the index is
-// behind the store (it then catches up in the background) or a word is a
-// phrase: the caller asks FTS5 instead.
-func (ix *Index) Search(ctx context.Context, words []string, k int) (hits []store.FTSHit, ok bool, err error) {
+// Search returns the best k chunks for an OR of the query terms, best
+// first, scored exactly as FTS5's bm25() scores it. A term is a word, or
+// the tokens of a phrase separated by spaces (search.Term's String); the
+// index holds no word positions, so FTS5 scores each phrase (bm25() is a
+// sum over the query's phrases) and the index adds the words. ok is false
+// while the index is behind the store; it then catches up in the
+// background, and the caller asks FTS5.
+func (ix *Index) Search(ctx context.Context, terms []string, k int) (hits []store.FTSHit, ok bool, err error) {
 	v, err := ix.st.ChunkVersion(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("keyword index: %w", err)
@@ -128,28 +132,42 @@ func (ix *Index) Search(ctx context.Context, words []string, k int) (hits []stor
 		return nil, false, nil
 	}
 	tk := newTokenizer(ix.runes)
-	texts := make([][]byte, len(words))
-	for i, w := range words {
+	texts := make([][]byte, len(terms))
+	for i, w := range terms {
 		texts[i] = []byte(w)
 	}
 	if err := tk.Learn(ctx, texts...); err != nil {
 		return nil, false, fmt.Errorf("keyword index: %w", err)
 	}
-	stems := make([]string, 0, len(words))
-	for _, w := range words {
-		toks := tk.Tokens(w)
-		if len(toks) != 1 {
-			return nil, false, nil
+	q := make([]queryTerm, 0, len(terms))
+	for _, w := range terms {
+		switch toks := tk.Tokens(w); len(toks) {
+		case 0:
+		case 1:
+			q = append(q, queryTerm{stem: toks[0]})
+		default:
+			// Quotes cannot occur in a term (search keeps letters and
+			// digits only); dropping them keeps the phrase one phrase anyway.
+			hits, err := ix.st.PhraseScores(ctx, `"`+strings.ReplaceAll(w, `"`, " ")+`"`)
+			if err != nil {
+				return nil, false, fmt.Errorf("keyword index: %w", err)
+			}
+			q = append(q, queryTerm{phrase: hits})
 		}
-		stems = append(stems, toks[0])
 	}
-	return s.search(stems, k), true, nil
+	return s.search(q, k), true, nil
+}
+
+// queryTerm is a word to look up, or a phrase FTS5 has scored.
+type queryTerm struct {
+	stem   string
+	phrase []store.FTSHit
 }
 
 // accPool recycles the per-document score arrays of searches.
 var accPool sync.Pool
 
-func (s *snapshot) search(stems []string, k int) []store.FTSHit {
+func (s *snapshot) search(q []queryTerm, k int) []store.FTSHit {
 	size := len(s.ids)
 	// FTS5 counts live rows only. A deleted chunk's postings stay here
 	// until the next full build, so document frequencies may count it.
@@ -166,8 +184,21 @@ func (s *snapshot) search(stems []string, k int) []store.FTSHit {
 	defer func() { clear(acc); accPool.Put(&acc) }()
 	avgdl := s.tokens / float64(n)
 	var touched []int32
-	for _, w := range stems {
-		t, ok := s.vocab[w]
+	for _, qt := range q {
+		if qt.stem == "" {
+			for _, h := range qt.phrase {
+				d, found := slices.BinarySearch(s.ids, h.ChunkID)
+				if !found || s.dead[d] { // added or deleted since this snapshot
+					continue
+				}
+				if acc[d] == 0 {
+					touched = append(touched, int32(d))
+				}
+				acc[d] -= h.BM25
+			}
+			continue
+		}
+		t, ok := s.vocab[qt.stem]
 		if !ok {
 			continue
 		}

@@ -26,11 +26,11 @@ type VectorIndex interface {
 	KNN(ctx context.Context, q []float32, k int) ([]store.VectorHit, error)
 }
 
-// KeywordIndex ranks chunks for an OR of single-word terms exactly as FTS5's
-// bm25() would, only faster; *bm25.Index satisfies it. ok is false when it
-// cannot answer now, and the searcher asks FTS5.
+// KeywordIndex ranks chunks for an OR of terms (Term.String of each)
+// exactly as FTS5's bm25() would, only faster; *bm25.Index satisfies it.
+// ok is false when it cannot answer now, and the searcher asks FTS5.
 type KeywordIndex interface {
-	Search(ctx context.Context, words []string, k int) (hits []store.FTSHit, ok bool, err error)
+	Search(ctx context.Context, terms []string, k int) (hits []store.FTSHit, ok bool, err error)
 }
 
 // Searcher runs searches over one knowledge base.
@@ -50,7 +50,7 @@ func New(db *store.DB, emb QueryEmbedder, vec VectorIndex) *Searcher {
 	return &Searcher{db: db, emb: emb, vec: vec}
 }
 
-// WithKeywordIndex makes BM25 searches without phrases or filters use kw.
+// WithKeywordIndex makes BM25 searches without filters use kw.
 func (s *Searcher) WithKeywordIndex(kw KeywordIndex) *Searcher {
 	s.kw = kw
 	return s
@@ -198,18 +198,15 @@ func (s *Searcher) bm25(ctx context.Context, terms []Term, pool int, f store.Fil
 	return ftsHits(hits), nil
 }
 
-// keywordIndex answers from the in-memory index when it can: every term a
-// single word, no filter, and the index in step with the store.
+// keywordIndex answers from the in-memory index when it can: no filter,
+// and the index in step with the store.
 func (s *Searcher) keywordIndex(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, bool, error) {
 	if s.kw == nil || !f.Empty() {
 		return nil, false, nil
 	}
 	words := make([]string, len(terms))
 	for i, t := range terms {
-		if len(t.Tokens) != 1 {
-			return nil, false, nil
-		}
-		words[i] = t.Tokens[0]
+		words[i] = t.String()
 	}
 	hits, ok, err := s.kw.Search(ctx, words, pool)
 	if err != nil || !ok {

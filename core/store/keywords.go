@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ncruces/go-sqlite3"
 )
@@ -129,4 +130,24 @@ func (db *DB) FTSRuneClasses(ctx context.Context, rs []rune) ([]RuneClass, error
 		return err
 	})
 	return out, err
+}
+
+// PhraseScores returns every chunk holding the phrase (one or more words
+// in a row), with the share of FTS5's bm25() that the phrase adds to a
+// query holding it (the score of the phrase searched alone: bm25() sums
+// over a query's phrases). phrase must be a quoted FTS5 phrase of letters
+// and digits, as search.MatchQuery writes them.
+func (db *DB) PhraseScores(ctx context.Context, phrase string) ([]FTSHit, error) {
+	var out []FTSHit
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		return query(c, `SELECT rowid, bm25(chunks_fts, 1.0, 0.5, 0.8) FROM chunks_fts WHERE chunks_fts MATCH ?`, []any{phrase},
+			func(s *sqlite3.Stmt) error {
+				out = append(out, FTSHit{ChunkID: s.ColumnInt64(0), BM25: s.ColumnFloat(1)})
+				return nil
+			})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("phrase %s: %w", phrase, err)
+	}
+	return out, nil
 }
