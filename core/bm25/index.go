@@ -60,6 +60,8 @@ type Index struct {
 	stateMu sync.Mutex
 	running bool  // a background sync is under way
 	lastErr error // of the last background sync
+
+	accs sync.Pool // *[]float64: per-chunk score arrays, zeroed, for searches
 }
 
 // snapshot is the index at one version of the store.
@@ -71,6 +73,7 @@ type snapshot struct {
 	dl      []float32 // tokens per chunk, all columns
 	dead    []bool    // chunk deleted since the last full build
 	nDead   int
+	liveDF  []int32 // with dead chunks: per term, the live documents holding it
 	tokens  float64 // sum of dl over the live documents
 }
 
@@ -155,7 +158,7 @@ func (ix *Index) Search(ctx context.Context, terms []string, k int) (hits []stor
 			q = append(q, queryTerm{phrase: hits})
 		}
 	}
-	return s.search(q, k), true, nil
+	return s.search(q, k, &ix.accs), true, nil
 }
 
 // queryTerm is a word to look up, or a phrase FTS5 has scored.
@@ -164,26 +167,28 @@ type queryTerm struct {
 	phrase []store.FTSHit
 }
 
-// accPool recycles the per-document score arrays of searches.
-var accPool sync.Pool
-
-func (s *snapshot) search(q []queryTerm, k int) []store.FTSHit {
+// search scores q; accs recycles the score arrays (each search touches a
+// few of its entries and zeroes them again).
+func (s *snapshot) search(q []queryTerm, k int, accs *sync.Pool) []store.FTSHit {
 	size := len(s.ids)
-	// FTS5 counts live rows only. A deleted chunk's postings stay here
-	// until the next full build, so document frequencies may count it.
-	n := size - s.nDead
+	n := size - s.nDead // live chunks: a deleted one's postings stay until the next full build
 	if n <= 0 || k <= 0 {
 		return nil
 	}
 	var acc []float64
-	if p, _ := accPool.Get().(*[]float64); p != nil && cap(*p) >= size {
+	if p, _ := accs.Get().(*[]float64); p != nil && cap(*p) >= size {
 		acc = (*p)[:size]
 	} else {
 		acc = make([]float64, size)
 	}
-	defer func() { clear(acc); accPool.Put(&acc) }()
-	avgdl := s.tokens / float64(n)
 	var touched []int32
+	defer func() {
+		for _, d := range touched {
+			acc[d] = 0
+		}
+		accs.Put(&acc)
+	}()
+	avgdl := s.tokens / float64(n)
 	for _, qt := range q {
 		if qt.stem == "" {
 			for _, h := range qt.phrase {
@@ -204,6 +209,9 @@ func (s *snapshot) search(q []queryTerm, k int) []store.FTSHit {
 		}
 		p := &s.terms[t]
 		df := float64(len(p.docs))
+		if s.liveDF != nil {
+			df = float64(s.liveDF[t])
+		}
 		idf := math.Log((float64(n) - df + 0.5) / (df + 0.5))
 		if idf <= 0 {
 			idf = 1e-6
@@ -305,8 +313,8 @@ func (ix *Index) Err() error {
 }
 
 // Sync brings the index up to the store's current version: new chunks are
-// added, deleted ones marked, and when a tenth of the index is deleted
-// chunks (their words still count in the statistics) it is built anew.
+// added, deleted ones marked (and left out of the statistics), and when a
+// tenth of the index is deleted chunks it is built anew.
 func (ix *Index) Sync(ctx context.Context) error {
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
@@ -349,6 +357,18 @@ func (ix *Index) advance(ctx context.Context, old *snapshot, v store.ChunkVersio
 	}
 	if err := s.add(ctx, ix.st, tk, v.MaxID); err != nil {
 		return nil, err
+	}
+	s.liveDF = nil
+	if s.nDead > 0 {
+		// FTS5's statistics count live rows only: so do these.
+		s.liveDF = make([]int32, len(s.terms))
+		for t, p := range s.terms {
+			for _, d := range p.docs {
+				if !s.dead[d] {
+					s.liveDF[t]++
+				}
+			}
+		}
 	}
 	s.version = v
 	return s, nil

@@ -210,7 +210,8 @@ func TestIndexFollowsTheStore(t *testing.T) {
 		t.Fatalf("%d chunks, want %d", n, before+1)
 	}
 
-	// Deleted: never returned, though its words stay until a rebuild.
+	// Deleted: never returned, and left out of the statistics, though
+	// its postings stay until a rebuild.
 	if err := db.Update(ctx, func(tx *store.Tx) error { return tx.DeletePath("/docs/new.md") }); err != nil {
 		t.Fatal(err)
 	}
@@ -227,6 +228,7 @@ func TestIndexFollowsTheStore(t *testing.T) {
 	if n := ix.Stats().Chunks; n != before {
 		t.Fatalf("%d live chunks, want %d", n, before)
 	}
+	sameRanking(t, q, got, fts5(t, db, q, 100))
 
 	// Deleting a tenth of the chunks and more rebuilds: exact again.
 	for _, p := range paths[:len(paths)/3] {
@@ -264,4 +266,62 @@ func TestSearchCatchesUpInTheBackground(t *testing.T) {
 	if err := ix.Err(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSearchesWhileTheStoreChanges runs searches while documents come and
+// go and the index follows: every answer it gives holds only live chunks
+// of its snapshot, and nothing races (make test-race).
+func TestSearchesWhileTheStoreChanges(t *testing.T) {
+	ctx := context.Background()
+	db, paths := corpus(t)
+	ix := New(db)
+	defer ix.Close()
+	if err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	folders, _ := db.Folders(ctx)
+	done := make(chan error, 1)
+	go func() {
+		for i := range 30 {
+			path := fmt.Sprintf("/docs/extra-%d.md", i)
+			_, _, err := db.PutDocument(ctx, store.Document{FolderID: folders[0].ID, Path: path, Title: "extra"},
+				[]chunk.Chunk{{Text: fmt.Sprintf("index model answer number %d", i)}}, nil)
+			if err == nil && i%3 == 0 {
+				err = db.Update(ctx, func(tx *store.Tx) error { return tx.DeletePath(paths[i]) })
+			}
+			if err == nil {
+				err = ix.Sync(ctx)
+			}
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	answered := 0
+	for running := true; running; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			running = false
+		default:
+			if _, ok, err := ix.Search(ctx, []string{"index", "model", "knowledge base"}, 10); err != nil {
+				t.Fatal(err)
+			} else if ok {
+				answered++
+			}
+		}
+	}
+	if err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := ix.Search(ctx, []string{"index", "model", "knowledge base"}, 20)
+	if !ok || err != nil {
+		t.Fatalf("after the last sync: ok %v, %v", ok, err)
+	}
+	sameRanking(t, []string{"index", "model", "knowledge base"}, got, fts5(t, db, []string{"index", "model", "knowledge base"}, 20))
+	t.Logf("%d searches answered by the index while it followed the store", answered)
 }
