@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"cairn/core/chunk"
 	"cairn/core/bm25"
+	"cairn/core/chunk"
 	"cairn/core/config"
 	"cairn/core/extract"
 	"cairn/core/fault"

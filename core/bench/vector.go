@@ -48,12 +48,12 @@ type VectorSize struct {
 	HybridKNN     eval.Latency // their vector half
 	Embed         eval.Latency // query embedding alone
 	IndexLoad     time.Duration
-	IndexMB       float64 // memory of the in-memory codes
+	IndexMB       float64       // memory of the in-memory codes
 	KeywordLoad   time.Duration // bringing the in-memory keyword index up to this size
 	KeywordMB     float64       // its memory
-	DBMB          float64 // whole knowledge base on disk
-	VectorMB      float64 // growth of the file when the vectors were added
-	PeakSearchRSS float64 // MB, a child process loading the index and searching
+	DBMB          float64       // whole knowledge base on disk
+	VectorMB      float64       // growth of the file when the vectors were added
+	PeakSearchRSS float64       // MB, a child process loading the index and searching
 	BuildSeconds  float64
 }
 

@@ -76,7 +76,7 @@ func (db *DB) ScanChunkIDs(ctx context.Context, upTo int64, fn func(id int64)) e
 // ("" for a separator), Inside the one it makes between two letters "a":
 // the folded character, or "" when it separates them there too.
 type RuneClass struct {
-	Alone, Inside  string
+	Alone, Inside string
 	InsideIsToken bool
 }
 

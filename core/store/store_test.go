@@ -1,12 +1,12 @@
 package store
 
 import (
-	"slices"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
