@@ -133,7 +133,7 @@ CREATE TABLE judgments (
 `,
 	// 4: what the in-memory keyword index (core/bm25) needs to follow the
 	// chunks: a count of deletions, and the highest chunk id ever deleted,
-	// so that ids are never handed out twice (putChunks starts above it).
+	// so that ids are never handed out twice (nextChunkID starts above it).
 	// Without that, SQLite reuses the ids of the newest chunks when their
 	// file is re-indexed, and anything holding a chunk id (that index, the
 	// vector fast path, a judgement) would see another passage under it.
