@@ -13,6 +13,7 @@ package bm25
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -77,11 +78,41 @@ type snapshot struct {
 	tokens  float64 // sum of dl over the live documents
 }
 
-// postings lists the documents holding a term, ascending, with the term's
-// weighted frequency in each (tenths, see columnWeights).
+// postings lists the documents holding a term in ascending order, as
+// pairs of varints: the gap from the previous document, then the term's
+// weighted frequency there (tenths, see columnWeights). About 2.3 bytes a
+// posting on the man pages, against 6 for plain arrays.
 type postings struct {
-	docs []int32
-	tf   []uint16
+	data []byte
+	n    int32 // documents
+	last int32 // the last document, which the next gap starts from
+}
+
+func (p *postings) add(d int32, w uint64) {
+	p.data = binary.AppendUvarint(p.data, uint64(d-p.last))
+	p.data = binary.AppendUvarint(p.data, w)
+	p.last = d
+	p.n++
+}
+
+// each calls fn with every document and weighted frequency, in order.
+func (p *postings) each(fn func(d int32, w uint64)) {
+	d := int32(0)
+	for i := 0; i < len(p.data); {
+		g, n := uvarint(p.data, i)
+		w, m := uvarint(p.data, i+n)
+		i += n + m
+		d += int32(g)
+		fn(d, w)
+	}
+}
+
+// uvarint decodes the varint at b[i:], the one-byte case inline.
+func uvarint(b []byte, i int) (uint64, int) {
+	if c := b[i]; c < 0x80 {
+		return uint64(c), 1
+	}
+	return binary.Uvarint(b[i:])
 }
 
 // New returns an empty index over st. It builds itself in the background
@@ -111,9 +142,10 @@ func (ix *Index) Stats() Stats {
 	}
 	st := Stats{Chunks: len(s.ids) - s.nDead, Terms: len(s.terms)}
 	for _, p := range s.terms {
-		st.Postings += len(p.docs)
+		st.Postings += int(p.n)
+		st.Bytes += int64(cap(p.data))
 	}
-	st.Bytes = int64(st.Postings)*6 + int64(len(s.ids))*13 + int64(len(s.terms))*64
+	st.Bytes += int64(len(s.ids))*13 + int64(len(s.terms))*(64+24)
 	return st
 }
 
@@ -208,7 +240,7 @@ func (s *snapshot) search(q []queryTerm, k int, accs *sync.Pool) []store.FTSHit 
 			continue
 		}
 		p := &s.terms[t]
-		df := float64(len(p.docs))
+		df := float64(p.n)
 		if s.liveDF != nil {
 			df = float64(s.liveDF[t])
 		}
@@ -216,16 +248,16 @@ func (s *snapshot) search(q []queryTerm, k int, accs *sync.Pool) []store.FTSHit 
 		if idf <= 0 {
 			idf = 1e-6
 		}
-		for j, d := range p.docs {
+		p.each(func(d int32, w uint64) {
 			if s.dead[d] {
-				continue
+				return
 			}
-			f := float64(p.tf[j]) / 10
+			f := float64(w) / 10
 			if acc[d] == 0 {
 				touched = append(touched, d)
 			}
 			acc[d] += idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(s.dl[d])/avgdl))
-		}
+		})
 	}
 	// The best k: a min-heap on score, ties to the lower chunk id first.
 	better := func(a, c int32) bool {
@@ -362,13 +394,16 @@ func (ix *Index) advance(ctx context.Context, old *snapshot, v store.ChunkVersio
 	if s.nDead > 0 {
 		// FTS5's statistics count live rows only: so do these.
 		s.liveDF = make([]int32, len(s.terms))
-		for t, p := range s.terms {
-			for _, d := range p.docs {
+		for t := range s.terms {
+			s.terms[t].each(func(d int32, _ uint64) {
 				if !s.dead[d] {
 					s.liveDF[t]++
 				}
-			}
+			})
 		}
+	}
+	if rebuild {
+		s.compact()
 	}
 	s.version = v
 	return s, nil
@@ -483,12 +518,23 @@ func (s *snapshot) addDoc(id int64, dl int, terms []int32, weights []uint16) {
 	slices.SortFunc(idx, func(a, c int) int { return cmp.Compare(terms[a], terms[c]) })
 	for i := 0; i < len(idx); {
 		t := terms[idx[i]]
-		var w uint32
+		var w uint64
 		for ; i < len(idx) && terms[idx[i]] == t; i++ {
-			w += uint32(weights[idx[i]])
+			w += uint64(weights[idx[i]])
 		}
-		p := &s.terms[t]
-		p.docs = append(p.docs, d)
-		p.tf = append(p.tf, uint16(min(w, math.MaxUint16)))
+		s.terms[t].add(d, w)
 	}
+}
+
+// compact gives every slice of a freshly built snapshot its exact size:
+// growing by appends leaves up to half of each unused.
+func (s *snapshot) compact() {
+	for t := range s.terms {
+		p := &s.terms[t]
+		p.data = append(make([]byte, 0, len(p.data)), p.data...)
+	}
+	s.terms = slices.Clip(s.terms)
+	s.ids = append(make([]int64, 0, len(s.ids)), s.ids...)
+	s.dl = append(make([]float32, 0, len(s.dl)), s.dl...)
+	s.dead = append(make([]bool, 0, len(s.dead)), s.dead...)
 }
