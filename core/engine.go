@@ -198,6 +198,8 @@ func (e *Engine) DB() *store.DB { return e.db }
 // new chunks are embedded and chunks stored before (or under another
 // model) are re-embedded from their text.
 func (e *Engine) Index(ctx context.Context, folder string, progress chan<- index.Progress) (store.Run, error) {
+	e.kix.Hold() // the keyword index catches up once the run is over
+	defer e.kix.Release()
 	ix, err := e.indexer(ctx)
 	if err != nil {
 		if progress != nil {

@@ -59,8 +59,11 @@ type Index struct {
 	bg     sync.WaitGroup
 
 	stateMu sync.Mutex
-	running bool  // a background sync is under way
-	lastErr error // of the last background sync
+	running bool               // a background sync is under way
+	stop    context.CancelFunc // stops it
+	holds   int                // index runs under way (Hold)
+	wanted  bool               // the index has been asked for: Release catches it up
+	lastErr error              // of the last background sync
 
 	accs sync.Pool // *[]float64: per-chunk score arrays, zeroed, for searches
 }
@@ -319,21 +322,52 @@ func (s *snapshot) search(q []queryTerm, k int, accs *sync.Pool) []store.FTSHit 
 // already under way; searches go to FTS5 until it is done.
 func (ix *Index) Start() { ix.kick() }
 
-// kick starts a background sync unless one is running.
+// Hold stops background syncs until the matching Release: an index run is
+// writing, and following it page by page would take CPU from it (and from
+// the window) for a copy that is stale at once. Searches meanwhile go to
+// FTS5, as they would with the index behind.
+func (ix *Index) Hold() {
+	ix.stateMu.Lock()
+	defer ix.stateMu.Unlock()
+	ix.holds++
+	if ix.stop != nil {
+		ix.stop()
+	}
+}
+
+// Release ends a Hold; the last one catches the index up in the
+// background if it has been asked for (Start or a search) before.
+func (ix *Index) Release() {
+	ix.stateMu.Lock()
+	ix.holds--
+	catchUp := ix.holds == 0 && ix.wanted
+	ix.stateMu.Unlock()
+	if catchUp {
+		ix.kick()
+	}
+}
+
+// kick starts a background sync unless one is running or a Hold is on.
 func (ix *Index) kick() {
 	ix.stateMu.Lock()
 	defer ix.stateMu.Unlock()
-	if ix.running || ix.ctx.Err() != nil {
+	ix.wanted = true
+	if ix.running || ix.holds > 0 || ix.ctx.Err() != nil {
 		return
 	}
-	ix.running = true
+	ctx, stop := context.WithCancel(ix.ctx)
+	ix.running, ix.stop = true, stop
 	ix.bg.Add(1)
 	go func() {
 		defer ix.bg.Done()
-		err := ix.Sync(ix.ctx)
+		err := ix.Sync(ctx)
+		stop()
 		ix.stateMu.Lock()
-		ix.running, ix.lastErr = false, err
-		ix.stateMu.Unlock()
+		defer ix.stateMu.Unlock()
+		ix.running, ix.stop = false, nil
+		if ctx.Err() == nil { // not stopped by Hold or Close
+			ix.lastErr = err
+		}
 	}()
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn/core/chunk"
 	"cairn/core/store"
@@ -324,4 +325,59 @@ func TestSearchesWhileTheStoreChanges(t *testing.T) {
 	}
 	sameRanking(t, []string{"index", "model", "knowledge base"}, got, fts5(t, db, []string{"index", "model", "knowledge base"}, 20))
 	t.Logf("%d searches answered by the index while it followed the store", answered)
+}
+
+// TestHoldKeepsSyncsAwayFromAnIndexRun: while an index run holds the
+// index, searches that find it behind start no sync; the release catches
+// it up in the background.
+func TestHoldKeepsSyncsAwayFromAnIndexRun(t *testing.T) {
+	ctx := context.Background()
+	db, _ := corpus(t)
+	ix := New(db)
+	defer ix.Close()
+	if err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ix.Start() // the window asked for it; nothing to do yet
+	for busy := true; busy; {
+		ix.stateMu.Lock()
+		busy = ix.running
+		ix.stateMu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	ix.Hold()
+	folders, _ := db.Folders(ctx)
+	if _, _, err := db.PutDocument(ctx, store.Document{FolderID: folders[0].ID, Path: "/docs/held.md", Title: "held"},
+		[]chunk.Chunk{{Text: "wombat"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if _, ok, _ := ix.Search(ctx, []string{"wombat"}, 10); ok {
+			t.Fatal("answered while behind")
+		}
+	}
+	ix.stateMu.Lock()
+	running := ix.running
+	ix.stateMu.Unlock()
+	if running {
+		t.Fatal("a search started a sync during the hold")
+	}
+	ix.Release()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		hits, ok, err := ix.Search(ctx, []string{"wombat"}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			if len(hits) != 1 {
+				t.Fatalf("after the release: %v", hits)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the release did not catch the index up")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
