@@ -34,7 +34,6 @@ func runApp(ctx context.Context, env *cliEnv) error {
 			if err != nil {
 				return nil, err
 			}
-			e.WarmKeywordIndex()
 			return e, nil
 		},
 		Doctor: func(ctx context.Context, kb string, cfg config.Config) []core.Check {

@@ -53,8 +53,13 @@ type shell struct {
 	cancel   context.CancelFunc
 	running  jobs            // the workers and pumps
 	settings *settingsWorker // set by attach; its settings are read after stop
+	eng      Engine          // set by attach, before the pumps that lead to panelReady start
 	ready    int             // panels that became functional; on the window's goroutine
 }
+
+// keywordWarmer is an engine with an in-memory keyword index to build in
+// the background (core.Engine).
+type keywordWarmer interface{ WarmKeywordIndex() }
 
 // progressEvery spaces the index panel's updates: ten a second is smooth
 // for a progress bar and leaves the window free for input.
@@ -110,6 +115,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 	poke := make(chan struct{}, 1)
 
 	cfg := eng.Config()
+	s.eng = eng
 
 	qw := newQueryWorker(eng, s.queryReqs, queryEv, tuneEv, s.deps.open)
 	iw := newIndexWorker(eng, s.indexReqs, indexEv)
@@ -182,7 +188,15 @@ func (s *shell) attach(eng Engine, starter bool) {
 // goroutine.
 func (s *shell) panelReady() {
 	s.ready++
-	if s.ready == 3 && s.deps.onReady != nil {
+	if s.ready != 3 {
+		return
+	}
+	// Only now: building it takes a core for a few seconds, which the
+	// window's start should not wait for.
+	if w, ok := s.eng.(keywordWarmer); ok {
+		w.WarmKeywordIndex()
+	}
+	if s.deps.onReady != nil {
 		s.deps.onReady()
 	}
 }
