@@ -56,6 +56,18 @@ func corpus(t *testing.T) (*store.DB, []string) {
 	return db, paths
 }
 
+// synced is corpus with an index built over it.
+func synced(t *testing.T) (*store.DB, []string, *Index) {
+	t.Helper()
+	db, paths := corpus(t)
+	ix := New(db)
+	t.Cleanup(ix.Close)
+	if err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db, paths, ix
+}
+
 // queries draws OR queries of 1 to 5 words from the corpus's own words,
 // with a few that occur nowhere.
 func queries(t *testing.T, n int) [][]string {
@@ -154,12 +166,7 @@ func TestSearchRanksAsFTS5(t *testing.T) {
 // words, and the sum ranks as FTS5's whole query does.
 func TestPhrasesAreScoredByFTS5(t *testing.T) {
 	ctx := context.Background()
-	db, _ := corpus(t)
-	ix := New(db)
-	defer ix.Close()
-	if err := ix.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, _, ix := synced(t)
 	for _, q := range [][]string{
 		{"knowledge base", "index"},
 		{"search", "embedding model", "top k"},
@@ -180,12 +187,7 @@ func TestPhrasesAreScoredByFTS5(t *testing.T) {
 
 func TestIndexFollowsTheStore(t *testing.T) {
 	ctx := context.Background()
-	db, paths := corpus(t)
-	ix := New(db)
-	defer ix.Close()
-	if err := ix.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, paths, ix := synced(t)
 	q := []string{"quokka", "model"}
 	before := ix.Stats().Chunks
 
@@ -274,12 +276,7 @@ func TestSearchCatchesUpInTheBackground(t *testing.T) {
 // of its snapshot, and nothing races (make test-race).
 func TestSearchesWhileTheStoreChanges(t *testing.T) {
 	ctx := context.Background()
-	db, paths := corpus(t)
-	ix := New(db)
-	defer ix.Close()
-	if err := ix.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, paths, ix := synced(t)
 	folders, _ := db.Folders(ctx)
 	done := make(chan error, 1)
 	go func() {
@@ -332,12 +329,7 @@ func TestSearchesWhileTheStoreChanges(t *testing.T) {
 // it up in the background.
 func TestHoldKeepsSyncsAwayFromAnIndexRun(t *testing.T) {
 	ctx := context.Background()
-	db, _ := corpus(t)
-	ix := New(db)
-	defer ix.Close()
-	if err := ix.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, _, ix := synced(t)
 	ix.Start() // the window asked for it; nothing to do yet
 	for busy := true; busy; {
 		ix.stateMu.Lock()
