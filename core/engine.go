@@ -111,7 +111,9 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 		return nil, err
 	}
 	log.Info("knowledge base opened", "path", db.Path())
-	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), kix: bm25.New(db), Network: net, answer: cfg.Answer}, nil
+	kix := bm25.New(db)
+	kix.OnError = func(err error) { log.Warn("keyword index: searches use FTS5 until it syncs", "err", err) }
+	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), kix: kix, Network: net, answer: cfg.Answer}, nil
 }
 
 // registry returns the extractors, starting Tesseract if OCR is enabled and

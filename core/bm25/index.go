@@ -49,6 +49,10 @@ const scanPage = 2000
 // Index is safe for concurrent use. A snapshot never changes once
 // published: Sync builds the next one (sharing what it can) and swaps it in.
 type Index struct {
+	// OnError, when set before the first search, hears of background
+	// syncs that failed (the engine logs them).
+	OnError func(error)
+
 	st    Store
 	runes *runeTable               // SQLite's view of the characters met so far
 	snap  atomic.Pointer[snapshot] // nil until the first sync
@@ -62,7 +66,7 @@ type Index struct {
 	running bool               // a background sync is under way
 	stop    context.CancelFunc // stops it
 	holds   int                // index runs under way (Hold)
-	wanted  bool               // the index has been asked for: Release catches it up
+	wanted  bool               // started (Start or Sync): searches and Release catch it up
 	lastErr error              // of the last background sync
 
 	accs sync.Pool // *[]float64: per-chunk score arrays, zeroed, for searches
@@ -157,14 +161,19 @@ func (ix *Index) Stats() Stats {
 // the tokens of a phrase separated by spaces (search.Term's String); the
 // index holds no word positions, so FTS5 scores each phrase (bm25() is a
 // sum over the query's phrases) and the index adds the words. ok is false
-// while the index is behind the store; it then catches up in the
-// background, and the caller asks FTS5.
+// while the index is behind the store, and the caller asks FTS5; an index
+// that has been started (Start or Sync) then catches up in the background.
+// One that never was stays empty: a single search from the command line
+// would wait for nothing but the build.
 func (ix *Index) Search(ctx context.Context, terms []string, k int) (hits []store.FTSHit, ok bool, err error) {
+	s := ix.snap.Load()
+	if s == nil && !ix.started() {
+		return nil, false, nil
+	}
 	v, err := ix.st.ChunkVersion(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("keyword index: %w", err)
 	}
-	s := ix.snap.Load()
 	if s == nil || s.version != v {
 		ix.kick()
 		return nil, false, nil
@@ -336,7 +345,7 @@ func (ix *Index) Hold() {
 }
 
 // Release ends a Hold; the last one catches the index up in the
-// background if it has been asked for (Start or a search) before.
+// background if it has been started.
 func (ix *Index) Release() {
 	ix.stateMu.Lock()
 	ix.holds--
@@ -345,6 +354,12 @@ func (ix *Index) Release() {
 	if catchUp {
 		ix.kick()
 	}
+}
+
+func (ix *Index) started() bool {
+	ix.stateMu.Lock()
+	defer ix.stateMu.Unlock()
+	return ix.wanted
 }
 
 // kick starts a background sync unless one is running or a Hold is on.
@@ -361,17 +376,22 @@ func (ix *Index) kick() {
 	go func() {
 		defer ix.bg.Done()
 		err := ix.Sync(ctx)
+		if ctx.Err() != nil { // stopped by Hold or Close: not a failure
+			err = nil
+		}
 		stop()
 		ix.stateMu.Lock()
-		defer ix.stateMu.Unlock()
-		ix.running, ix.stop = false, nil
-		if ctx.Err() == nil { // not stopped by Hold or Close
-			ix.lastErr = err
+		ix.running, ix.stop, ix.lastErr = false, nil, err
+		onError := ix.OnError
+		ix.stateMu.Unlock()
+		if err != nil && onError != nil {
+			onError(err)
 		}
 	}()
 }
 
-// Err returns the error of the last background sync, if it failed.
+// Err returns the error of the last background sync, if it failed
+// (searches then use FTS5, and the next one tries again).
 func (ix *Index) Err() error {
 	ix.stateMu.Lock()
 	defer ix.stateMu.Unlock()
@@ -382,6 +402,9 @@ func (ix *Index) Err() error {
 // added, deleted ones marked (and left out of the statistics), and when a
 // tenth of the index is deleted chunks it is built anew.
 func (ix *Index) Sync(ctx context.Context) error {
+	ix.stateMu.Lock()
+	ix.wanted = true
+	ix.stateMu.Unlock()
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
 	for {

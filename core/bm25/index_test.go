@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -259,12 +260,24 @@ func TestSearchCatchesUpInTheBackground(t *testing.T) {
 	if _, ok, _ := ix.Search(ctx, []string{"index"}, 10); ok {
 		t.Fatal("answered before any sync")
 	}
-	// The first search started a sync; Sync waits for it and finds nothing left.
-	if err := ix.Sync(ctx); err != nil {
-		t.Fatal(err)
+	ix.stateMu.Lock()
+	running := ix.running
+	ix.stateMu.Unlock()
+	if running {
+		t.Fatal("a search started an index nobody asked for")
 	}
-	if _, ok, err := ix.Search(ctx, []string{"index"}, 10); !ok || err != nil {
-		t.Fatalf("after the background sync: ok %v, %v", ok, err)
+	ix.Start()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		_, ok, err := ix.Search(ctx, []string{"index"}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the background build did not finish: %v", ix.Err())
+		}
 	}
 	if err := ix.Err(); err != nil {
 		t.Fatal(err)
@@ -371,5 +384,33 @@ func TestHoldKeepsSyncsAwayFromAnIndexRun(t *testing.T) {
 			t.Fatal("the release did not catch the index up")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// failingStore fails to read chunk text, as a damaged knowledge base would.
+type failingStore struct{ *store.DB }
+
+func (failingStore) ScanChunkText(context.Context, int64, int64, int, func(int64, []byte, []byte, []byte) error) (int, error) {
+	return 0, errors.New("disk I/O error")
+}
+
+func TestABackgroundFailureIsReportedAndSearchesFallBack(t *testing.T) {
+	ctx := context.Background()
+	db, _ := corpus(t)
+	ix := New(failingStore{db})
+	defer ix.Close()
+	heard := make(chan error, 1)
+	ix.OnError = func(err error) { heard <- err }
+	ix.Start()
+	if _, ok, err := ix.Search(ctx, []string{"index"}, 10); ok || err != nil {
+		t.Fatalf("ok %v, %v: want no answer and no error (FTS5 answers)", ok, err)
+	}
+	select {
+	case err := <-heard:
+		if !strings.Contains(err.Error(), "disk I/O error") || ix.Err() == nil {
+			t.Fatalf("heard %v; Err %v", err, ix.Err())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the failed background sync was not reported")
 	}
 }

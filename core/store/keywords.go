@@ -26,7 +26,10 @@ func (db *DB) ChunkVersion(ctx context.Context) (ChunkVersion, error) {
 				return nil
 			})
 	})
-	return v, err
+	if err != nil {
+		return v, fmt.Errorf("chunk version: %w", err)
+	}
+	return v, nil
 }
 
 // ScanChunkText calls fn, in id order, with the indexed text of at most
@@ -47,7 +50,10 @@ func (db *DB) ScanChunkText(ctx context.Context, afterID, upTo int64, limit int,
 			return fn(s.ColumnInt64(0), s.ColumnRawText(1), s.ColumnRawText(2), s.ColumnRawText(3))
 		})
 	})
-	return n, err
+	if err != nil {
+		return n, fmt.Errorf("read chunks after %d: %w", afterID, err)
+	}
+	return n, nil
 }
 
 // FTSTokens returns the tokens the FTS5 index makes of text, in order.
@@ -63,12 +69,16 @@ func (db *DB) FTSTokens(ctx context.Context, text string) ([]string, error) {
 
 // ScanChunkIDs calls fn with every chunk id up to upTo, in order.
 func (db *DB) ScanChunkIDs(ctx context.Context, upTo int64, fn func(id int64)) error {
-	return db.read(ctx, func(c *sqlite3.Conn) error {
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		return query(c, `SELECT id FROM chunks WHERE id <= ? ORDER BY id`, []any{upTo}, func(s *sqlite3.Stmt) error {
 			fn(s.ColumnInt64(0))
 			return nil
 		})
 	})
+	if err != nil {
+		return fmt.Errorf("read chunk ids: %w", err)
+	}
+	return nil
 }
 
 // RuneClass is how the FTS5 tokenizer (without stemming) treats one
@@ -129,7 +139,10 @@ func (db *DB) FTSRuneClasses(ctx context.Context, rs []rune) ([]RuneClass, error
 		}
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("ask FTS5 about %d characters: %w", len(rs), err)
+	}
+	return out, nil
 }
 
 // PhraseScores returns every chunk holding the phrase (one or more words
