@@ -7,7 +7,7 @@ import "strings"
 // index: tokens shorter than 3 or longer than 64 bytes pass unchanged, only
 // a, e, i, o, u (and y after a consonant) are vowels, and any other byte,
 // including digits and non-ASCII bytes, counts as a consonant.
-// TestStemsMatchFTS5 compares the two on a real vocabulary.
+// TestTokensMatchFTS5 compares the two on real text.
 
 const maxStemToken = 64
 
