@@ -260,24 +260,12 @@ func TestSearchCatchesUpInTheBackground(t *testing.T) {
 	if _, ok, _ := ix.Search(ctx, []string{"index"}, 10); ok {
 		t.Fatal("answered before any sync")
 	}
-	ix.stateMu.Lock()
-	running := ix.running
-	ix.stateMu.Unlock()
-	if running {
+	if syncing(ix) {
 		t.Fatal("a search started an index nobody asked for")
 	}
 	ix.Start()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		_, ok, err := ix.Search(ctx, []string{"index"}, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the background build did not finish: %v", ix.Err())
-		}
+	if answered(t, ix, "index") == nil {
+		t.Fatalf("the background build did not finish: %v", ix.Err())
 	}
 	if err := ix.Err(); err != nil {
 		t.Fatal(err)
@@ -344,10 +332,7 @@ func TestHoldKeepsSyncsAwayFromAnIndexRun(t *testing.T) {
 	ctx := context.Background()
 	db, _, ix := synced(t)
 	ix.Start() // the window asked for it; nothing to do yet
-	for busy := true; busy; {
-		ix.stateMu.Lock()
-		busy = ix.running
-		ix.stateMu.Unlock()
+	for syncing(ix) {
 		time.Sleep(time.Millisecond)
 	}
 	ix.Hold()
@@ -361,30 +346,43 @@ func TestHoldKeepsSyncsAwayFromAnIndexRun(t *testing.T) {
 			t.Fatal("answered while behind")
 		}
 	}
-	ix.stateMu.Lock()
-	running := ix.running
-	ix.stateMu.Unlock()
-	if running {
+	if syncing(ix) {
 		t.Fatal("a search started a sync during the hold")
 	}
 	ix.Release()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		hits, ok, err := ix.Search(ctx, []string{"wombat"}, 10)
+	hits := answered(t, ix, "wombat")
+	if hits == nil {
+		t.Fatal("the release did not catch the index up")
+	}
+	if len(hits) != 1 {
+		t.Fatalf("after the release: %v", hits)
+	}
+}
+
+// syncing reports whether a background sync is under way.
+func syncing(ix *Index) bool {
+	ix.stateMu.Lock()
+	defer ix.stateMu.Unlock()
+	return ix.running
+}
+
+// answered searches for word until the index answers, for up to 30
+// seconds (a background sync is catching up); nil when it never did.
+func answered(t *testing.T, ix *Index, word string) []store.FTSHit {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		hits, ok, err := ix.Search(context.Background(), []string{word}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ok {
-			if len(hits) != 1 {
-				t.Fatalf("after the release: %v", hits)
+			if hits == nil {
+				hits = []store.FTSHit{}
 			}
-			break
+			return hits
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the release did not catch the index up")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
+	return nil
 }
 
 // failingStore fails to read chunk text, as a damaged knowledge base would.
