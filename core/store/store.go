@@ -218,7 +218,14 @@ func (db *DB) tx(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
 		if err != nil {
 			return fmt.Errorf("begin: %w", err)
 		}
-		defer t.End(&err)
+		defer func() {
+			// End the transaction whatever became of ctx: an interrupted
+			// ROLLBACK would leave it open (the driver panics then), and
+			// an interrupted COMMIT would lose work that is complete.
+			old := c.SetInterrupt(context.Background())
+			t.End(&err)
+			c.SetInterrupt(old)
+		}()
 		db.vqSum, db.vqLoaded = vqSum{}, false
 		if err := fn(c); err != nil {
 			return err

@@ -456,3 +456,35 @@ func TestChunkIDsAreNeverReused(t *testing.T) {
 		t.Fatalf("after deleting the newest chunks, new ones got %v, want [7 8]", c)
 	}
 }
+
+// TestCancelledWriteRollsBack cancels a write transaction's context in the
+// middle (Cancel during indexing): the rollback must still run, not be
+// interrupted too (the driver panics when a rollback fails), and nothing
+// of the transaction may stay.
+func TestCancelledWriteRollsBack(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "c.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	f, _ := db.AddFolder(context.Background(), "/d")
+	ctx, cancel := context.WithCancel(context.Background())
+	err = db.Update(ctx, func(tx *Tx) error {
+		if _, _, err := tx.PutDocument(Document{FolderID: f.ID, Path: "/d/a", Hash: "h"},
+			[]chunk.Chunk{{Text: "half written"}}, nil); err != nil {
+			return err
+		}
+		cancel()
+		return ctx.Err()
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want the cancellation", err)
+	}
+	st, err := db.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Documents != 0 || st.Chunks != 0 {
+		t.Fatalf("after a cancelled transaction: %d documents, %d chunks", st.Documents, st.Chunks)
+	}
+}
