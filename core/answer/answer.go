@@ -27,6 +27,12 @@ const Withheld = "The generated answer was withheld: parts of it are not support
 // answer was withheld and no sentence of the sources answers the question.
 const WithheldNothing = "The generated answer was withheld: parts of it are not supported by your documents, and no sentence of them answers the question."
 
+// NotCovered is the answer when retrieval found passages but none covers
+// the question well enough (search.Result.Relevance below the answer's
+// MinRelevance): the closest passages are listed, marked as not an answer,
+// and no chat model is called.
+const NotCovered = "Your documents do not seem to cover this. The closest passages are listed below; they are not an answer."
+
 // OffTopic is the answer when query rewriting decides the message is not a
 // question about the documents (a greeting, thanks); nothing is searched.
 const OffTopic = "That does not look like a question about your documents. Ask about something they contain."
@@ -120,6 +126,9 @@ const (
 	VerdictUnsupported Verdict = "unsupported" // none is
 	VerdictBlocked     Verdict = "blocked"     // unsupported claims and verify=block: the answer was replaced
 	VerdictNone        Verdict = "none"        // nothing to verify (refusal, nothing found, verification off)
+	// VerdictQuoted is an extractive answer: passages quoted word for word
+	// from the sources, so nothing was generated and nothing needs checking.
+	VerdictQuoted Verdict = "quoted"
 )
 
 // Timing splits where an answer's time went.
@@ -136,12 +145,15 @@ type Timing struct {
 
 // Answer is the outcome of Ask.
 type Answer struct {
-	Question  string     `json:"question"`
-	Text      string     `json:"answer"` // as shown, after verification
-	Mode      Mode       `json:"mode"`
-	Model     string     `json:"model,omitempty"`
-	Refused   bool       `json:"refused"`    // the sources do not contain the answer
-	NoSources bool       `json:"no_sources"` // retrieval found nothing; no model was called
+	Question  string `json:"question"`
+	Text      string `json:"answer"` // as shown, after verification
+	Mode      Mode   `json:"mode"`
+	Model     string `json:"model,omitempty"`
+	Refused   bool   `json:"refused"`    // the sources do not contain the answer
+	NoSources bool   `json:"no_sources"` // retrieval found nothing; no model was called
+	// Closest says Refused came from weak retrieval: Sources are the
+	// closest passages found, listed as "closest, not an answer".
+	Closest   bool       `json:"closest_not_answer,omitempty"`
 	Sources   []Source   `json:"sources"`
 	Citations []Citation `json:"citations"`
 	Claims    []Claim    `json:"claims"`

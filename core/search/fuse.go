@@ -91,6 +91,13 @@ type Result struct {
 	VecSim     float64 `json:"vector_similarity,omitempty"`
 	BM25Term   float64 `json:"bm25_term"`   // BM25's contribution to the fused score
 	VectorTerm float64 `json:"vector_term"` // the vector search's contribution
+	// Relevance is absolute, not derived from the rank: how much of the
+	// question the passage covers (0..1), the same scale for every
+	// question and every mode. MinScore filters on it.
+	Relevance float64 `json:"relevance"`
+	// Navigation marks a table of contents, index or list of figures: a
+	// page that points to the answer rather than holding it.
+	Navigation bool `json:"navigation,omitempty"`
 }
 
 // Fuse ranks the candidates under p. It is a pure function of its inputs,
