@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"cairn/core/answer"
+	"cairn/core/search"
 	"cairn/core/config"
 	"cairn/core/llm/testmodel"
 )
@@ -124,8 +125,30 @@ func TestAskWithoutChatModelIsExtractive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans.Mode != answer.ModeExtractive || ans.Model != "" || len(ans.Citations) == 0 || ans.Verdict != answer.VerdictSupported {
+	if ans.Mode != answer.ModeExtractive || ans.Model != "" || len(ans.Citations) == 0 || ans.Verdict != answer.VerdictQuoted {
 		t.Errorf("%+v", ans)
+	}
+}
+
+func TestAnOffTopicQuestionIsRefusedInEveryMode(t *testing.T) {
+	eng := testEngine(t, nil)
+	for _, q := range []string{"What is the boiling point of water on Mount Everest?", "Give me a recipe for banana bread"} {
+		ans, err := eng.Ask(context.Background(), eng.SearchRequest(q), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(ans.Refused && ans.Text == answer.NotCovered || ans.NoSources && ans.Text == answer.NothingFound) || len(ans.Citations) != 0 {
+			t.Errorf("%q: %+v", q, ans)
+		}
+		for _, s := range ans.Sources {
+			if s.Relevance >= search.PartialRelevance {
+				t.Errorf("%q: closest passage %s is a %s (%.2f)", q, s.Path, search.RelevanceLabel(s.Relevance), s.Relevance)
+			}
+		}
+	}
+	ans, err := eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), nil)
+	if err != nil || ans.Refused || ans.Sources[0].Relevance < search.StrongRelevance {
+		t.Errorf("a question the guide answers: %+v %v", ans, err)
 	}
 }
 

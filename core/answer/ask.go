@@ -108,8 +108,13 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		}
 		ans.Sources = append(ans.Sources, Source{N: i + 1, Result: r})
 	}
-	if len(ans.Sources) == 0 {
-		ans.NoSources, ans.Text = true, NothingFound
+	if weak(ans.Sources) {
+		a.notCovered(ans, resp)
+	}
+	if len(ans.Sources) == 0 || ans.Closest {
+		if len(ans.Sources) == 0 {
+			ans.NoSources, ans.Text = true, NothingFound
+		}
 		emit(onToken, ans.Text)
 		ans.Timing.Total = time.Since(t0)
 		return ans, nil
@@ -118,21 +123,56 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		return nil, err
 	}
 	if gen == nil {
-		extract(ans, resp.Candidates.Terms)
+		extract(ans, resp.Candidates.Terms, resp.Candidates.Weights)
 		emit(onToken, ans.Text)
 		ans.Timing.Total = time.Since(t0)
 		return ans, nil
 	}
-	if err := a.generate(ctx, ans, resp.Candidates.Terms, onToken); err != nil {
+	if err := a.generate(ctx, ans, resp.Candidates, onToken); err != nil {
 		return nil, err
 	}
 	ans.Timing.Total = time.Since(t0)
 	return ans, nil
 }
 
+// closestShown is how many of the closest passages a refusal lists.
+const closestShown = 3
+
+// weak reports whether retrieval found nothing that covers the question:
+// no source is better than a weak match (search.RelevanceLabel). An empty
+// list is weak too: the minimum relevance may have removed every passage.
+func weak(sources []Source) bool {
+	for _, s := range sources {
+		if s.Relevance >= search.PartialRelevance {
+			return false
+		}
+	}
+	return true
+}
+
+// notCovered turns ans into the honest refusal of a question the documents
+// do not cover: the closest passages retrieval found, listed as such (even
+// those the minimum relevance removed), and no model is called, since a
+// model given weak passages writes an answer from them anyway.
+func (a *Answerer) notCovered(ans *Answer, resp *search.Response) {
+	if resp.Candidates != nil && len(resp.Candidates.Passages) > 0 {
+		p := search.DefaultParams()
+		p.MinScore, p.TopK = 0, closestShown
+		ans.Sources = ans.Sources[:0]
+		for i, r := range search.Fuse(resp.Candidates, p) {
+			ans.Sources = append(ans.Sources, Source{N: i + 1, Result: r})
+		}
+	}
+	if len(ans.Sources) == 0 {
+		return // nothing at all was found: NothingFound says so
+	}
+	ans.Sources = ans.Sources[:min(len(ans.Sources), closestShown)]
+	ans.Refused, ans.Closest, ans.Text = true, true, NotCovered
+}
+
 // generate has the generator write the answer from ans.Sources, then
 // resolves and verifies its citations.
-func (a *Answerer) generate(ctx context.Context, ans *Answer, terms []search.Term, onToken func(string)) error {
+func (a *Answerer) generate(ctx context.Context, ans *Answer, q *search.Candidates, onToken func(string)) error {
 	gen := a.opt.Generator
 	p := fitPrompt(ans.Question, ans.Sources, gen, a.opt.MaxTokens)
 	if p.given == 0 {
@@ -174,7 +214,7 @@ func (a *Answerer) generate(ctx context.Context, ans *Answer, terms []search.Ter
 		ans.Notes = append(ans.Notes, "The answer was cut off at the token limit (generation.max_tokens).")
 	}
 
-	if err := a.check(ctx, ans, g.Text, terms); err != nil {
+	if err := a.check(ctx, ans, g.Text, q); err != nil {
 		return err
 	}
 	if stream == nil {
@@ -202,7 +242,7 @@ func trimNote(p prompt, retrieved, contextSize int) string {
 // check turns the generator's text into the answer shown: a refusal, or
 // the text with its citations resolved and its claims verified (and, under
 // verify=block, withheld when they fail). Its only error is cancellation.
-func (a *Answerer) check(ctx context.Context, ans *Answer, written string, terms []search.Term) error {
+func (a *Answerer) check(ctx context.Context, ans *Answer, written string, q *search.Candidates) error {
 	text := strings.TrimSpace(written)
 	if isRefusal(text) {
 		ans.Refused, ans.Text = true, Refusal
@@ -225,8 +265,14 @@ func (a *Answerer) check(ctx context.Context, ans *Answer, written string, terms
 		ans.Verdict = verdict(ans.Claims)
 	}
 	ans.Citations = citations(v, text, ans.Claims)
+	if ans.Verdict == VerdictSupported {
+		if note := unaddressed(ans, q); note != "" {
+			ans.Verdict = VerdictPartial
+			ans.Notes = append(ans.Notes, note)
+		}
+	}
 	if a.opt.Verify == "block" && ans.Verdict != VerdictSupported && ans.Verdict != VerdictNone {
-		a.withhold(ans, terms)
+		a.withhold(ans, q)
 	}
 	return nil
 }
@@ -234,15 +280,71 @@ func (a *Answerer) check(ctx context.Context, ans *Answer, written string, terms
 // withhold replaces a generated answer that verification rejected by the
 // extractive answer, which quotes the sources and so is supported by
 // construction. The rejected claims stay in ans.Claims to show why.
-func (a *Answerer) withhold(ans *Answer, terms []search.Term) {
+func (a *Answerer) withhold(ans *Answer, q *search.Candidates) {
 	claims := ans.Claims
 	ex := &Answer{Sources: ans.Sources}
-	extract(ex, terms)
+	extract(ex, q.Terms, q.Weights)
 	ans.Text = Withheld + "\n\n" + ex.Text
 	if ex.Refused {
 		ans.Text = WithheldNothing
 	}
 	ans.Citations, ans.Claims, ans.Verdict = ex.Citations, claims, VerdictBlocked
+}
+
+// addressShare is how much of what the sources cover of the question a
+// generated answer must cover itself to count as answering it.
+const addressShare = 0.5
+
+// unaddressed checks that a generated answer is about the question, not
+// only true to its sources: a model handed passages on a neighbouring
+// topic writes supported claims that answer something else. The answer,
+// read with what it cites (the quoted sentences, the cited documents'
+// titles and headings: "Use -i [1]" answers "How do I make grep ignore
+// case?" through grep's "-i, --ignore-case"), must cover at least
+// addressShare of the question's weight that the best source covers (a
+// question's words the documents lack cannot be asked of the answer).
+// Otherwise the note names what it leaves out.
+func unaddressed(ans *Answer, q *search.Candidates) string {
+	if q == nil || len(q.Terms) == 0 {
+		return ""
+	}
+	read := []string{ans.Text}
+	for _, c := range ans.Citations {
+		read = append(read, c.Quote)
+		if c.N >= 1 && c.N <= len(ans.Sources) {
+			s := ans.Sources[c.N-1]
+			read = append(read, s.Title, s.Heading)
+		}
+	}
+	said := coverage(strings.Join(read, "\n"), q)
+	best := 0.0
+	for _, s := range ans.Sources {
+		best = max(best, coverage(s.Title+"\n"+s.Heading+"\n"+s.Text, q))
+	}
+	if said >= addressShare*best {
+		return ""
+	}
+	found := map[string]bool{}
+	for _, t := range matchedTerms(strings.Join(read, "\n"), q.Terms) {
+		found[t] = true
+	}
+	var missing []string
+	for _, t := range q.Terms {
+		if !found[t.String()] {
+			missing = append(missing, t.String())
+		}
+	}
+	return "Every claim is in the sources, but the answer may not address the question: it does not mention " +
+		strings.Join(missing, ", ") + "."
+}
+
+// coverage is the share of the question's weight that text mentions.
+func coverage(text string, q *search.Candidates) float64 {
+	found := map[string]bool{}
+	for _, t := range matchedTerms(text, q.Terms) {
+		found[t] = true
+	}
+	return search.Coverage(q.Terms, q.Weights, found)
 }
 
 // citations resolves the [n] of text, in order of first appearance, to the

@@ -2,7 +2,6 @@ package answer
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -12,125 +11,214 @@ import (
 	"cairn/core/search"
 )
 
-// maxExtracted bounds the sentences of an extractive answer; keepShare is
-// how close to the best sentence's score another must come to be quoted.
+// An extractive answer quotes at most maxQuoted blocks: the best, and a
+// second when it comes within secondShare of the best's score and holds
+// terms of the question the best lacks (a neighbouring option that repeats
+// the same words adds nothing but doubt).
 const (
-	maxExtracted = 3
-	keepShare    = 0.85
+	maxQuoted   = 2
+	secondShare = 0.75
 	// maxTitleWords is the longest line without a full stop, alone in
 	// its paragraph, that Sentences takes for a title.
 	maxTitleWords = 10
 )
 
-// extract writes an extractive answer: the sentences of the sources that
-// best match the query terms, in source order, each followed by its [n].
-// Every claim is a verbatim quote, so each is supported by construction.
-// When no sentence shares a term with the question, the answer is the
-// refusal.
+// Weights a block's score gives to terms it does not hold itself: those
+// of the heading it opens a section under, and those of its source's title
+// and heading trail ("grep" for an option of grep(1)).
+const (
+	leadWeight    = 0.8
+	contextWeight = 0.5
+	// nearWords is the window in which the question's terms count as
+	// close together.
+	nearWords = 25
+	// rankPenalty is taken off a block's score per source rank: among
+	// equally good blocks, the better-ranked source answers.
+	rankPenalty = 0.02
+)
+
+// extract writes an extractive answer: the block of the sources (an option
+// with its description, a table row with its header, a step, a sentence)
+// that best covers the question, quoted word for word with its [n], and a
+// second block when it is nearly as good. Every claim is a quotation, so it
+// is labelled as one (VerdictQuoted) rather than verified. When no block
+// shares a term with the question, the answer is the refusal.
 //
-// Sentences that read as instructions planted for an AI are never quoted.
-// A sentence scores the sum of its matched terms' weights, rarer terms
-// (among the sources' sentences) weighing more, so "reset" outweighs
-// "router" in a router manual. A heading's terms count for the sentence
-// that opens its section ("## Reset the device" / "Press and hold…"), not
-// for every later sentence under it.
-func extract(ans *Answer, terms []search.Term) {
+// A block scores the share of the question's weight (terms weigh their
+// IDF in the knowledge base, so "grep" outweighs "make") that it holds,
+// averaged with the share held within nearWords words of each other, plus
+// part of the weight of terms in the heading whose section it opens and in
+// its source's title and heading trail. Blocks that read as instructions
+// planted for an AI are never quoted.
+func extract(ans *Answer, terms []search.Term, weights []float64) {
+	if len(weights) != len(terms) {
+		weights = localWeights(ans.Sources, terms)
+	}
+	weight := map[string]float64{}
+	var total float64
+	for i, t := range terms {
+		weight[t.String()] = weights[i]
+		total += weights[i]
+	}
 	type cand struct {
-		src   int // index in ans.Sources
-		pos   int // sentence position in the source
-		sent  Sentence
-		terms map[string]bool
+		src   int
+		block Block
+		own   map[string]bool
 		score float64
 	}
 	var cands []cand
-	df := map[string]int{}
-	sentences := 0
 	for si, s := range ans.Sources {
-		heading := map[string]bool{} // terms of the heading over the next sentence
-		for _, t := range matchedTerms(s.Heading, terms) {
-			heading[t] = true
+		context := map[string]bool{}
+		for _, t := range matchedTerms(s.Title+"\n"+s.Heading, terms) {
+			context[t] = true
 		}
 		st := prepare(s)
-		for pi, sent := range st.sentences {
-			if st.plantedAt[pi] {
+		var lead map[string]bool // terms of the heading over the next block
+		for _, b := range Blocks(s.Text) {
+			if st.plantedIn(b.Start, b.End) || isPlanted(b.Text) {
 				continue // never quote instructions planted for an AI
 			}
-			m := matchedTerms(sent.Text, terms)
-			if sent.Heading {
-				heading = map[string]bool{}
+			m := matchedTerms(b.Text, terms)
+			if b.Heading {
+				lead = map[string]bool{}
 				for _, t := range m {
-					heading[t] = true
+					lead[t] = true
 				}
 				continue
 			}
-			sentences++
-			all := map[string]bool{}
+			own := map[string]bool{}
 			for _, t := range m {
-				all[t] = true
-				df[t]++
+				own[t] = true
 			}
-			for t := range heading {
-				all[t] = true
+			var have, extra float64
+			for t := range own {
+				have += weight[t]
 			}
-			heading = nil
-			if len(all) > 0 {
-				cands = append(cands, cand{src: si, pos: pi, sent: sent, terms: all})
+			for t := range lead {
+				if !own[t] {
+					extra += leadWeight * weight[t]
+				}
 			}
+			for t := range context {
+				if !own[t] && !lead[t] {
+					extra += contextWeight * weight[t]
+				}
+			}
+			leadTerms := len(lead) > 0
+			lead = nil
+			if len(own) == 0 && !leadTerms {
+				continue
+			}
+			near := nearWeight(b.Text, terms, weight)
+			score := ((have+near)/2 + extra) / total
+			score -= rankPenalty * float64(si)
+			cands = append(cands, cand{src: si, block: b, own: own, score: score})
 		}
 	}
-	if len(cands) == 0 {
+	if len(cands) == 0 || total == 0 {
 		ans.Refused, ans.Text = true, Refusal
 		return
 	}
-	for i := range cands {
-		c := &cands[i]
-		for t := range c.terms {
-			c.score += math.Log(1 + float64(sentences)/float64(1+df[t]))
-		}
-		// Among equals, better-ranked sources and earlier sentences.
-		c.score -= 0.001*float64(c.src) + 0.00001*float64(c.pos)
-	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
-	// Keep only sentences nearly as on-topic as the best one.
-	need := keepShare * cands[0].score
-	var picked []cand
-	seen := map[string]bool{}
-	for _, c := range cands {
-		if c.score < need {
+	picked := []cand{cands[0]}
+	for _, c := range cands[1:] {
+		if len(picked) == maxQuoted || c.score < secondShare*cands[0].score {
 			break
 		}
-		key := strings.ToLower(c.sent.Text)
-		if seen[key] {
+		p := picked[0]
+		if strings.EqualFold(c.block.Text, p.block.Text) || c.src == p.src && c.block.Start < p.block.End && p.block.Start < c.block.End {
 			continue
 		}
-		seen[key] = true
-		picked = append(picked, c)
-		if len(picked) == maxExtracted {
-			break
+		adds := false
+		for t := range c.own {
+			adds = adds || !p.own[t]
 		}
+		if !adds {
+			continue
+		}
+		picked = append(picked, c)
 	}
 	sort.SliceStable(picked, func(i, j int) bool {
 		if picked[i].src != picked[j].src {
 			return picked[i].src < picked[j].src
 		}
-		return picked[i].pos < picked[j].pos
+		return picked[i].block.Start < picked[j].block.Start
 	})
+	sep := " "
+	for _, c := range picked {
+		if strings.Contains(c.block.Text, "\n") {
+			sep = "\n\n"
+		}
+	}
 	var b strings.Builder
 	cited := map[int]bool{}
 	for i, c := range picked {
 		n := ans.Sources[c.src].N
 		if i > 0 {
-			b.WriteByte(' ')
+			b.WriteString(sep)
 		}
-		fmt.Fprintf(&b, "%s [%d]", c.sent.Text, n)
-		ans.Claims = append(ans.Claims, Claim{Text: c.sent.Text, Citations: []int{n}, Supported: true, Support: 1})
+		fmt.Fprintf(&b, "%s [%d]", c.block.Text, n)
+		quote := strings.Join(strings.Fields(c.block.Text), " ")
+		ans.Claims = append(ans.Claims, Claim{Text: quote, Citations: []int{n}, Supported: true, Support: 1})
 		if !cited[n] {
 			cited[n] = true
-			ans.Citations = append(ans.Citations, citationOf(ans.Sources[c.src], c.sent))
+			ans.Citations = append(ans.Citations, citationOf(ans.Sources[c.src], Sentence{Text: quote, Start: c.block.Start}))
 		}
 	}
 	ans.Text = b.String()
-	ans.Verdict = VerdictSupported
+	ans.Verdict = VerdictQuoted
+}
+
+// nearWeight is the largest weight of distinct question terms found within
+// nearWords consecutive words of text: "ignore ... case" in one line says
+// more than the two words a page apart.
+func nearWeight(text string, terms []search.Term, weight map[string]float64) float64 {
+	words := strings.Fields(text)
+	if len(words) <= nearWords {
+		var w float64
+		for _, t := range matchedTerms(text, terms) {
+			w += weight[t]
+		}
+		return w
+	}
+	best := 0.0
+	for i := 0; i < len(words); i += nearWords / 2 {
+		var w float64
+		for _, t := range matchedTerms(strings.Join(words[i:min(len(words), i+nearWords)], " "), terms) {
+			w += weight[t]
+		}
+		best = max(best, w)
+	}
+	return best
+}
+
+// localWeights stands in for the knowledge base's IDF when retrieval gave
+// none: rarer among the sources' sentences weighs more.
+func localWeights(sources []Source, terms []search.Term) []float64 {
+	df := make([]int, len(terms))
+	n := 0
+	for _, s := range sources {
+		for _, sent := range Sentences(s.Text) {
+			if sent.Heading {
+				continue // a heading repeats the words of its section
+			}
+			n++
+			m := map[string]bool{}
+			for _, t := range matchedTerms(sent.Text, terms) {
+				m[t] = true
+			}
+			for i, t := range terms {
+				if m[t.String()] {
+					df[i]++
+				}
+			}
+		}
+	}
+	out := make([]float64, len(terms))
+	for i := range terms {
+		out[i] = search.IDF(df[i], n)
+	}
+	return out
 }
 
 // citationOf resolves source s for a claim, quoting sentence q of it; the

@@ -62,7 +62,7 @@ var (
 func retrieved(ps ...*search.Passage) *search.Response {
 	resp := &search.Response{Candidates: &search.Candidates{Mode: search.ModeBM25}}
 	for i, p := range ps {
-		resp.Results = append(resp.Results, search.Result{Passage: p, Rank: i + 1, Score: 1 - 0.1*float64(i)})
+		resp.Results = append(resp.Results, search.Result{Passage: p, Rank: i + 1, Score: 1 - 0.1*float64(i), Relevance: 1})
 	}
 	return resp
 }

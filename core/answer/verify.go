@@ -440,3 +440,13 @@ func plantedNotes(v *verifier, given int) []string {
 	}
 	return out
 }
+
+// plantedIn reports whether a planted sentence starts in text[start:end].
+func (st *sourceText) plantedIn(start, end int) bool {
+	for k, s := range st.sentences {
+		if st.plantedAt[k] && s.Start >= start && s.Start < end {
+			return true
+		}
+	}
+	return false
+}

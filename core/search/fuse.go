@@ -28,7 +28,7 @@ const (
 // again: what the tuning sliders move.
 type Params struct {
 	TopK         int     // results kept; <= 0 keeps all
-	MinScore     float64 // results below this fused score (0..1) are dropped
+	MinScore     float64 // results below this Relevance (0..1) are dropped
 	Fusion       Fusion
 	RRFK         float64 // RRF smoothing constant; 60 in the RRF paper
 	VectorWeight float64 // weighted fusion: share of the vector score, 0..1
@@ -53,9 +53,10 @@ type Hit struct {
 type Candidates struct {
 	Query    string
 	Terms    []Term
-	Mode     Mode  // retrievers whose lists take part
-	BM25     []Hit // best first
-	Vector   []Hit // best first
+	Weights  []float64 // idf of each of Terms in the knowledge base
+	Mode     Mode      // retrievers whose lists take part
+	BM25     []Hit     // best first
+	Vector   []Hit     // best first
 	Passages map[int64]*Passage
 	Notes    []string // what the search decided, e.g. a fallback to BM25
 }
@@ -77,6 +78,12 @@ type Passage struct {
 	Snippet    string   `json:"snippet"`
 	Highlights []Span   `json:"highlights,omitempty"`
 	Matched    []string `json:"matched_terms,omitempty"`
+	// Coverage is the idf-weighted share of the question's terms found in
+	// the passage, its heading or its document's title (0..1).
+	Coverage float64 `json:"coverage"`
+	// Navigation marks a table of contents, an index or a list of figures:
+	// a page that points to the answer rather than holding it.
+	Navigation bool `json:"navigation,omitempty"`
 }
 
 // Result is a passage in the fused ranking, with the evidence of why it
@@ -95,17 +102,15 @@ type Result struct {
 	// question the passage covers (0..1), the same scale for every
 	// question and every mode. MinScore filters on it.
 	Relevance float64 `json:"relevance"`
-	// Navigation marks a table of contents, index or list of figures: a
-	// page that points to the answer rather than holding it.
-	Navigation bool `json:"navigation,omitempty"`
 }
 
 // Fuse ranks the candidates under p. It is a pure function of its inputs,
 // cheap enough to run on every slider movement.
 //
-// RRF scores are divided by the best possible score (rank 1 in every list
-// taking part) and weighted scores are already in 0..1, so MinScore means the
-// same in every mode.
+// The fused score orders the results; it is relative to the question (RRF
+// gives rank 1 the same score whatever it holds). MinScore filters on the
+// absolute Relevance instead, so that it means the same for every question
+// and in every mode.
 func Fuse(c *Candidates, p Params) []Result {
 	useBM25 := c.Mode != ModeVector
 	useVec := c.Mode != ModeBM25
@@ -181,8 +186,19 @@ func Fuse(c *Candidates, p Params) []Result {
 			r.Score = r.BM25Term + r.VectorTerm
 		}
 	}
+	tail := lowest(c.Vector)
 	all := make([]*Result, 0, len(byID))
 	for _, r := range byID {
+		r.Relevance = r.Coverage
+		if r.VecRank > 0 {
+			r.Relevance = max(r.Relevance, (r.Relevance+semantic(r.VecSim, tail))/2)
+		}
+		if r.Navigation {
+			// A table of contents names the section the answer is in;
+			// the section's own page must rank above it.
+			r.Score *= navigationPenalty
+			r.Relevance *= navigationPenalty
+		}
 		all = append(all, r)
 	}
 	slices.SortFunc(all, func(a, b *Result) int {
@@ -200,8 +216,8 @@ func Fuse(c *Candidates, p Params) []Result {
 	var out []Result
 	perDoc := map[int64]int{}
 	for _, r := range all {
-		if r.Score < p.MinScore {
-			break // sorted: everything after scores lower
+		if r.Relevance < p.MinScore {
+			continue
 		}
 		if p.PerDocCap > 0 && perDoc[r.DocumentID] >= p.PerDocCap {
 			continue

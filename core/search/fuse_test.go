@@ -89,20 +89,53 @@ func TestModeIgnoresOtherList(t *testing.T) {
 	}
 }
 
-func TestMinScoreEdges(t *testing.T) {
+func TestMinScoreFiltersOnRelevanceNotRank(t *testing.T) {
 	c := cands(ModeBM25, []int64{1, 2, 3}, nil)
-	// k=0: scores 1, 1/2, 1/3.
-	if got := ids(Fuse(c, Params{RRFK: 0, MinScore: 0.5})); len(got) != 2 {
-		t.Errorf("min_score 0.5 keeps a score of exactly 0.5: %v", got)
+	// Rank 1 covers little of the question, rank 3 all of it.
+	c.Passages[1].Coverage, c.Passages[2].Coverage, c.Passages[3].Coverage = 0.2, 0.5, 1
+	if got := ids(Fuse(c, Params{RRFK: 0, MinScore: 0.5})); len(got) != 2 || got[0] != 2 || got[1] != 3 {
+		t.Errorf("min_score 0.5 keeps relevance 0.5 and 1, in rank order: %v", got)
 	}
-	if got := ids(Fuse(c, Params{RRFK: 0, MinScore: 0.5000001})); len(got) != 1 {
+	if got := ids(Fuse(c, Params{RRFK: 0, MinScore: 0.5000001})); len(got) != 1 || got[0] != 3 {
 		t.Errorf("just above 0.5: %v", got)
-	}
-	if got := ids(Fuse(c, Params{RRFK: 0, MinScore: 1})); len(got) != 1 {
-		t.Errorf("min_score 1 keeps only the perfect result: %v", got)
 	}
 	if got := ids(Fuse(c, Params{RRFK: 0, MinScore: 0})); len(got) != 3 {
 		t.Errorf("min_score 0: %v", got)
+	}
+	// The top of a keyword-only ranking always has the fused score 1; its
+	// relevance is what it covers.
+	res := Fuse(c, Params{RRFK: 60})
+	if !near(res[0].Score, 1) || !near(res[0].Relevance, 0.2) {
+		t.Errorf("rank 1: score %v relevance %v", res[0].Score, res[0].Relevance)
+	}
+}
+
+func TestVectorSimilarityLiftsRelevanceHalfwayAtMost(t *testing.T) {
+	// Similarities 0.9, 0.8, 0.7, 0.6: the pool's tail is 0.6.
+	c := cands(ModeHybrid, nil, []int64{1, 2, 3, 4})
+	c.Passages[1].Coverage = 0   // stands out by meaning alone
+	c.Passages[2].Coverage = 0.9 // already covered by its words
+	res := Fuse(c, Params{RRFK: 60})
+	rel := map[int64]float64{}
+	for _, r := range res {
+		rel[r.ChunkID] = r.Relevance
+	}
+	// Chunk 1: (0.9-0.6)/(1-0.6) = 0.75 above the tail, half of it counts.
+	if !near(rel[1], 0.375) || !near(rel[2], 0.9) || !near(rel[4], 0) {
+		t.Errorf("relevance %v: want 0.375 (meaning alone), 0.9 (words), 0 (the tail)", rel)
+	}
+}
+
+func TestNavigationRanksBelowContent(t *testing.T) {
+	c := cands(ModeBM25, []int64{1, 2}, nil)
+	c.Passages[1].Navigation, c.Passages[1].Coverage = true, 1 // the contents page names the section
+	c.Passages[2].Coverage = 1                                 // the section itself
+	res := Fuse(c, Params{RRFK: 60})
+	if got := ids(res); got[0] != 2 || got[1] != 1 {
+		t.Fatalf("order %v: the table of contents must follow the page it points to", got)
+	}
+	if !near(res[1].Relevance, 0.5) {
+		t.Errorf("contents page relevance %v, want 0.5", res[1].Relevance)
 	}
 }
 
@@ -203,4 +236,23 @@ func repeat(s string, n int) string {
 		out += s
 	}
 	return out
+}
+
+func TestIsNavigation(t *testing.T) {
+	for name, tc := range map[string]struct {
+		text string
+		want bool
+	}{
+		"contents with leaders":    {"Contents\n1 Introduction . . . . . . . . 1\n1.1 Overview ........ 2\n2 Invoking grep ..... 5\n2.1 Options ...... 6", true},
+		"contents without leaders": {"Table of Contents\n1 Introduction 1\n2 Invoking 3\n2.1 Command-line Options 4\n2.2 Environment Variables 9\n3 Regular Expressions 12", true},
+		"back-of-book index":       {"Index\nalias, 12, 45\nbackground jobs, 88\nbrace expansion, 23-25\ncase statement, 14\ncommand substitution, 31, 33", true},
+		"prose":                    {"The -i option makes grep ignore case.\nIt applies to patterns and input.\nSee also --no-ignore-case.\nThis was added in 2.5.", false},
+		"table of figures by year": {"Region Sales 2021 2022\nNorth 1200 900\nSouth 300 1500\nEast 2000 100\nWest 50 700", false},
+		"man page options":         {"-i, --ignore-case\n    Ignore case distinctions in patterns and input data.\n-v, --invert-match\n    Invert the sense of matching.", false},
+		"too short":                {"Contents\n1 Intro .... 1", false},
+	} {
+		if got := IsNavigation(tc.text); got != tc.want {
+			t.Errorf("%s: IsNavigation = %v, want %v", name, got, tc.want)
+		}
+	}
 }

@@ -1,5 +1,11 @@
 package search
 
+import (
+	"math"
+	"regexp"
+	"strings"
+)
+
 // Relevance bands: what a relevance means in words, for the window and
 // the command line. A strong match covers most of the question's
 // information; a weak one little of it.
@@ -18,4 +24,154 @@ func RelevanceLabel(r float64) string {
 		return "partial match"
 	}
 	return "weak match"
+}
+
+// navigationPenalty scales the fused score and the relevance of a table
+// of contents or an index: halved, an RRF rank 1 falls below the whole
+// candidate pool at the default rrf_k.
+const navigationPenalty = 0.5
+
+// IDF is the weight of a term found in df of n chunks: BM25's inverse
+// document frequency, which stays positive for terms in most chunks. A
+// term found nowhere weighs the most: a question about "banana bread" is
+// mostly about the words the documents lack.
+func IDF(df, n int) float64 {
+	df = max(df, 0)
+	n = max(n, df)
+	return math.Log(1 + (float64(n-df)+0.5)/(float64(df)+0.5))
+}
+
+// Coverage is the share of the weight of terms that matched, where
+// weights[i] belongs to terms[i]: 1 when every term is there.
+func Coverage(terms []Term, weights []float64, matched map[string]bool) float64 {
+	var have, all float64
+	for i, t := range terms {
+		w := 1.0
+		if i < len(weights) {
+			w = weights[i]
+		}
+		all += w
+		if matched[t.String()] {
+			have += w
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return have / all
+}
+
+// passageCoverage is the Coverage of a passage: the question's terms count
+// wherever the passage shows them, in its text, its heading trail or its
+// document's title ("grep" in "How do I make grep ignore case?" is the
+// title of the page that answers).
+func passageCoverage(p *Passage, terms []Term, weights []float64) float64 {
+	found := map[string]bool{}
+	for _, t := range p.Matched {
+		found[t] = true
+	}
+	for _, s := range []string{p.Heading, p.Title} {
+		if s == "" {
+			continue
+		}
+		_, m := matchSpans(s, terms)
+		for _, t := range m {
+			found[t] = true
+		}
+	}
+	return Coverage(terms, weights, found)
+}
+
+// semantic maps a vector similarity to 0..1 by how far it stands above
+// tail, the similarity of the least similar candidate: models differ in
+// the range their similarities live in (E5 puts unrelated text at 0.75),
+// but a passage that answers stands out from the pool's tail in every one
+// of them, while for a question the documents do not cover the whole pool
+// is about equally far.
+func semantic(sim, tail float64) float64 {
+	if tail >= 1 {
+		return 0
+	}
+	return min(max((sim-tail)/(1-tail), 0), 1)
+}
+
+// lowest is the smallest score of hs, 0 for none.
+func lowest(hs []Hit) float64 {
+	lo, _ := scoreRange(hs)
+	return lo
+}
+
+var (
+	// tocLine is an entry of a table of contents or a list of figures: a
+	// title, then dot leaders or a gap, then a page number (Arabic or
+	// Roman) at the end of the line.
+	tocLine = regexp.MustCompile(`^.{2,}?(?:\s*(?:\.\s*){3,}|\s{2,}|\s+)(?:\d{1,4}|[ivxlc]{1,6})$`)
+	// indexLine is an entry of a back-of-book index: a term followed by
+	// page numbers or ranges separated by commas.
+	indexLine = regexp.MustCompile(`^[^,]{1,60},\s*\d{1,4}(?:[-–]\d{1,4})?(?:,\s*\d{1,4}(?:[-–]\d{1,4})?)*$`)
+	// leaders are three dots or more, spaced or not: a line holding them
+	// points somewhere else.
+	leaders  = regexp.MustCompile(`(?:\.\s?){4,}`)
+	navTitle = regexp.MustCompile(`(?i)^\s*(?:table of contents|contents|index|list of (?:figures|tables))\s*$`)
+)
+
+// IsNavigation reports whether text reads as a table of contents, an index
+// or a list of figures: most of its lines are entries that end in a page
+// number (with dot leaders or without), or are index entries. Such a
+// passage names the section that answers and holds none of the answer.
+func IsNavigation(text string) bool {
+	var lines, dotted, indexed, numbered, rising int
+	titled := false
+	last := -1
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if lines == 0 && navTitle.MatchString(l) {
+			titled = true
+		}
+		lines++
+		switch {
+		case leaders.MatchString(l):
+			dotted++
+		case len(l) > 120:
+		case indexLine.MatchString(l):
+			indexed++
+		case tocLine.MatchString(l):
+			// Without leaders, a line ending in a number may be a row of
+			// figures; a table of contents tells itself by its page
+			// numbers, which only go up.
+			numbered++
+			if n := trailingNumber(l); n >= last {
+				rising++
+				last = n
+			}
+		}
+	}
+	if lines < 4 {
+		return false
+	}
+	entries := dotted + indexed + rising
+	switch {
+	case dotted*3 >= lines: // leaders are rare in prose
+		return true
+	case titled:
+		return entries*2 >= lines
+	}
+	return entries*5 >= lines*3 && rising*5 >= numbered*4
+}
+
+// trailingNumber is the number a line ends with (a Roman numeral counts
+// as 0: front matter comes first).
+func trailingNumber(l string) int {
+	i := len(l)
+	for i > 0 && l[i-1] >= '0' && l[i-1] <= '9' {
+		i--
+	}
+	n := 0
+	for _, c := range l[i:] {
+		n = n*10 + int(c-'0')
+	}
+	return n
 }

@@ -142,6 +142,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		c.Mode = ModeBM25
 		c.Notes = append(c.Notes, "the embedding model gave nearly the same similarity to every passage; ranked by keywords only")
 	}
+	if err := s.weigh(ctx, c); err != nil {
+		return nil, err
+	}
 	if err := s.load(ctx, c); err != nil {
 		return nil, err
 	}
@@ -252,6 +255,27 @@ func (s *Searcher) vector(ctx context.Context, q []float32, pool int, f store.Fi
 	return out, nil
 }
 
+// weigh sets the weight of each query term: its IDF in the knowledge base,
+// so that a passage's coverage of the question counts rare words more.
+func (s *Searcher) weigh(ctx context.Context, c *Candidates) error {
+	if len(c.Terms) == 0 {
+		return nil
+	}
+	words := make([]string, len(c.Terms))
+	for i, t := range c.Terms {
+		words[i] = t.String()
+	}
+	dfs, n, err := s.db.TermDocFreqs(ctx, words)
+	if err != nil {
+		return fmt.Errorf("weigh the query's terms: %w", err)
+	}
+	c.Weights = make([]float64, len(dfs))
+	for i, df := range dfs {
+		c.Weights[i] = IDF(df, n)
+	}
+	return nil
+}
+
 // load fetches the passages of every candidate and computes their snippets.
 func (s *Searcher) load(ctx context.Context, c *Candidates) error {
 	ids := append(hitIDs(c.BM25), hitIDs(c.Vector)...)
@@ -265,6 +289,8 @@ func (s *Searcher) load(ctx context.Context, c *Candidates) error {
 			Heading: ci.Heading, Text: ci.Text, UnitKind: ci.UnitKind, Page: ci.Page, Label: ci.Label,
 			LineStart: ci.LineStart, LineEnd: ci.LineEnd}
 		p.Snippet, p.Highlights, p.Matched = Snippet(ci.Text, c.Terms)
+		p.Coverage = passageCoverage(p, c.Terms, c.Weights)
+		p.Navigation = IsNavigation(ci.Text)
 		c.Passages[id] = p
 	}
 	return nil

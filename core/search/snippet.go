@@ -8,6 +8,8 @@ import (
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
+
+	"cairn/core/bm25"
 )
 
 // Span is a byte range [Start, End) of a string.
@@ -159,8 +161,10 @@ func sortSpans(s []Span) {
 
 var foldDiacritics = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 
-// stem folds a word for matching: lower case, no diacritics, and common
-// English inflections removed ("resetting" and "resets" both give "reset").
+// stem folds a word for matching as the index's tokenizer does: lower
+// case, no diacritics, then the Porter stemmer of FTS5's "porter"
+// tokenizer, so a highlighted word is one the keyword search matched
+// ("ignoring" and "ignores" both give "ignor").
 func stem(w string) string {
 	w = strings.ToLower(w)
 	if !isASCII(w) {
@@ -168,21 +172,7 @@ func stem(w string) string {
 			w = f
 		}
 	}
-	if len(w) <= 3 {
-		return w
-	}
-	for _, suf := range []string{"ational", "ization", "fulness", "iveness", "ations", "ation", "ments", "ment",
-		"ingly", "edly", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s"} {
-		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
-			w = w[:len(w)-len(suf)]
-			break
-		}
-	}
-	// Undo doubled final consonants: "resett" -> "reset".
-	if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
-		w = w[:n-1]
-	}
-	return w
+	return bm25.Stem(w)
 }
 
 func isASCII(s string) bool {

@@ -1,0 +1,220 @@
+package answer
+
+import (
+	"regexp"
+	"strings"
+
+	"cairn/core/chunk"
+)
+
+// BlockKind names the structure a quoted block comes from.
+type BlockKind string
+
+const (
+	BlockProse      BlockKind = "prose"      // a sentence
+	BlockDefinition BlockKind = "definition" // a term or option line with its indented description
+	BlockRow        BlockKind = "row"        // a table row, under its header row
+	BlockStep       BlockKind = "step"       // a numbered step or list item with its continuation
+	BlockField      BlockKind = "field"      // a "key: value" line
+)
+
+// Block is a part of a source that an extractive answer quotes whole: the
+// unit in which the document itself states one thing. A man page states an
+// option in its option line and the description under it, a table in a row
+// read with its header, a procedure in a step.
+type Block struct {
+	Text    string // the source's lines, their common indentation removed
+	Start   int    // byte offset of the block in the source text
+	End     int
+	Kind    BlockKind
+	Heading bool // a heading line (prose only): what follows is about it
+	// Lead is the block's first line when its description follows under
+	// it (the option line of a definition, the header of a row).
+	Lead string
+}
+
+// maxBlockBytes bounds a quoted block; a longer description is cut at a
+// line end and marked with an ellipsis.
+const maxBlockBytes = 600
+
+var (
+	optionLine = regexp.MustCompile(`^[-+]{1,2}[A-Za-z0-9?#]`)
+	stepLine   = regexp.MustCompile(`^(?:\d{1,3}[.)]|[-*•])\s+\S`)
+	fieldLine  = regexp.MustCompile(`^[\p{L}][\p{L}\p{N} ()/_.-]{0,40}:\s+\S`)
+	ruleRow    = regexp.MustCompile(`^[\s|:+-]+$`)
+)
+
+type srcLine struct {
+	start, end int // byte range of the line without its newline
+	first      int // byte offset of its first non-blank character
+	indent     int // leading blanks, a tab counting 8
+	text       string
+}
+
+func splitLines(text string) []srcLine {
+	var out []srcLine
+	for off := 0; off < len(text); {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text) - off
+		}
+		raw := text[off : off+end]
+		ind := 0
+		for _, c := range raw {
+			if c == ' ' {
+				ind++
+			} else if c == '\t' {
+				ind += 8
+			} else {
+				break
+			}
+		}
+		out = append(out, srcLine{start: off, end: off + end, first: off + len(raw) - len(strings.TrimLeft(raw, " \t")),
+			indent: ind, text: strings.TrimSpace(raw)})
+		off += end + 1
+	}
+	return out
+}
+
+// Blocks splits a source's text into the blocks an answer may quote:
+// structured ones first (definitions, table rows, steps, fields), then
+// the sentences of the prose around them.
+func Blocks(text string) []Block {
+	lines := splitLines(text)
+	used := make([]bool, len(lines))
+	var out []Block
+	add := func(from, to int, kind BlockKind, lead string, header *srcLine) {
+		b := Block{Start: lines[from].first, End: lines[to].end, Kind: kind, Lead: lead}
+		var sb strings.Builder
+		if header != nil {
+			sb.WriteString(header.text)
+			sb.WriteByte('\n')
+		}
+		base := lines[from].indent
+		for j := from; j <= to; j++ {
+			if sb.Len() > maxBlockBytes {
+				sb.WriteString("…")
+				break
+			}
+			used[j] = true
+			if j > from {
+				sb.WriteByte('\n')
+				if lines[j].text != "" && lines[j].indent > base {
+					sb.WriteString("    ")
+				}
+			}
+			sb.WriteString(lines[j].text)
+		}
+		b.Text = strings.TrimSpace(sb.String())
+		out = append(out, b)
+	}
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if l.text == "" || used[i] {
+			continue
+		}
+		switch {
+		case isTableRow(l.text):
+			j := i
+			for j+1 < len(lines) && isTableRow(lines[j+1].text) {
+				j++
+			}
+			header := &lines[i]
+			for k := i; k <= j; k++ {
+				used[k] = true
+				if k == i || ruleRow.MatchString(lines[k].text) {
+					continue
+				}
+				add(k, k, BlockRow, header.text, header)
+			}
+			i = j
+		case stepLine.MatchString(l.text):
+			j := i
+			for j+1 < len(lines) && lines[j+1].text != "" && lines[j+1].indent > l.indent {
+				j++
+			}
+			add(i, j, BlockStep, "", nil)
+		case fieldLine.MatchString(l.text) && len(l.text) <= 160:
+			add(i, i, BlockField, "", nil)
+		case isDefinition(lines, i):
+			add(i, definitionEnd(lines, i), BlockDefinition, l.text, nil)
+		}
+	}
+	for _, s := range Sentences(text) {
+		if !usedAt(lines, used, s.Start) {
+			out = append(out, Block{Text: s.Text, Start: s.Start, End: s.Start + len(s.Text), Kind: BlockProse, Heading: s.Heading})
+		}
+	}
+	sortBlocks(out)
+	return out
+}
+
+func isTableRow(t string) bool {
+	return strings.Contains(t, " | ") || strings.HasPrefix(t, "|") && strings.Count(t, "|") >= 2
+}
+
+// isDefinition reports whether line i is a term or option line: a short
+// line whose description follows, either indented under it (man pages,
+// definition lists) or, for an option ("-i, --ignore-case"), on the next
+// lines at the same indentation (manuals converted from PDF).
+func isDefinition(lines []srcLine, i int) bool {
+	l := lines[i]
+	if len(l.text) > 100 || i+1 >= len(lines) || strings.HasPrefix(l.text, "#") || chunk.IsAllCaps(l.text) {
+		return false // a section heading: what follows is a section, not a description
+	}
+	next := lines[i+1]
+	if next.text == "" {
+		return false
+	}
+	if next.indent > l.indent+1 {
+		if isDefinition(lines, i+1) && !optionLine.MatchString(l.text) {
+			return false // a subsection title over a list of definitions
+		}
+		// A wrapped sentence is not a term: a term line does not end a
+		// sentence, and prose rarely indents its second line.
+		return optionLine.MatchString(l.text) || !strings.ContainsAny(l.text[len(l.text)-1:], ".,;")
+	}
+	return next.indent == l.indent && optionLine.MatchString(l.text) && len(l.text) <= 60 && !optionLine.MatchString(next.text)
+}
+
+// definitionEnd is the last line of the description under line i: the
+// lines indented deeper than it (blank lines between paragraphs included),
+// or, for a description at the same indentation, the lines up to the next
+// blank line or option line.
+func definitionEnd(lines []srcLine, i int) int {
+	ind := lines[i].indent
+	end := i
+	if lines[i+1].indent > ind+1 {
+		for j := i + 1; j < len(lines); j++ {
+			if lines[j].text == "" {
+				continue
+			}
+			if lines[j].indent <= ind+1 {
+				break
+			}
+			end = j
+		}
+		return end
+	}
+	for j := i + 1; j < len(lines) && lines[j].text != "" && !optionLine.MatchString(lines[j].text); j++ {
+		end = j
+	}
+	return end
+}
+
+func usedAt(lines []srcLine, used []bool, off int) bool {
+	for j, l := range lines {
+		if off >= l.start && off <= l.end {
+			return used[j]
+		}
+	}
+	return false
+}
+
+func sortBlocks(bs []Block) {
+	for i := 1; i < len(bs); i++ {
+		for j := i; j > 0 && bs[j].Start < bs[j-1].Start; j-- {
+			bs[j], bs[j-1] = bs[j-1], bs[j]
+		}
+	}
+}
