@@ -81,6 +81,12 @@ func splitLines(text string) []srcLine {
 // the sentences of the prose around them.
 func Blocks(text string) []Block {
 	lines := splitLines(text)
+	// A passage is cut from its document and trimmed, so its first line
+	// has lost its indentation: unless it is an option, it continues the
+	// paragraph of the line under it.
+	if len(lines) > 1 && lines[0].indent == 0 && lines[1].indent > 0 && !optionLine.MatchString(lines[0].text) {
+		lines[0].indent = lines[1].indent
+	}
 	used := make([]bool, len(lines))
 	var out []Block
 	add := func(from, to int, kind BlockKind, lead string, header *srcLine) {

@@ -27,11 +27,21 @@ const (
 // of the heading it opens a section under, and those of its source's title
 // and heading trail ("grep" for an option of grep(1)).
 const (
-	leadWeight    = 0.8
-	contextWeight = 0.5
+	leadWeight = 0.8
+	// The title names the subject of every line of its document, so its
+	// terms count almost fully for each block ("-l, --lines" in wc(1)
+	// answers "count lines with wc" as well as the line naming wc does).
+	contextWeight = 0.9
 	// nearWords is the window in which the question's terms count as
-	// close together.
-	nearWords = 25
+	// close together; nearShare of a block's score comes from the best
+	// such window, the rest from the whole block, so a long description
+	// does not win by collecting scattered words.
+	nearWords = 20
+	nearShare = 0.7
+	// termBonus is added when the question's words name the term itself
+	// (an option line, a row's first cell): a document states a feature in
+	// the line that names it, and the description under it answers.
+	termBonus = 0.15
 	// rankPenalty is taken off a block's score per source rank: among
 	// equally good blocks, the better-ranked source answers.
 	rankPenalty = 0.02
@@ -46,7 +56,7 @@ const (
 //
 // A block scores the share of the question's weight (terms weigh their
 // IDF in the knowledge base, so "grep" outweighs "make") that it holds,
-// averaged with the share held within nearWords words of each other, plus
+// mostly within nearWords words of each other, plus
 // part of the weight of terms in the heading whose section it opens and in
 // its source's title and heading trail. Blocks that read as instructions
 // planted for an AI are never quoted.
@@ -110,7 +120,10 @@ func extract(ans *Answer, terms []search.Term, weights []float64) {
 				continue
 			}
 			near := nearWeight(b.Text, terms, weight)
-			score := ((have+near)/2 + extra) / total
+			score := ((1-nearShare)*have + nearShare*near + extra) / total
+			if b.Kind == BlockDefinition && len(matchedTerms(b.Lead, terms)) > 0 {
+				score += termBonus
+			}
 			score -= rankPenalty * float64(si)
 			cands = append(cands, cand{src: si, block: b, own: own, score: score})
 		}
