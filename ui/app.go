@@ -96,7 +96,7 @@ func desktopEnv(opt Options) windowEnv {
 	return windowEnv{
 		do: fyne.Do,
 		open: func(ctx context.Context, o panels.OpenSource) error {
-			return desktop.Open(ctx, o.Path, o.Page, o.Label)
+			return desktop.Open(ctx, o.Path, o.Page)
 		},
 		pick: func(ctx context.Context) (string, bool, error) {
 			return desktop.PickFolder(ctx, "Choose a folder to index")

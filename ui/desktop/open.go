@@ -18,20 +18,20 @@ import (
 type LookPath func(file string) (string, error)
 
 // ViewerCommand returns the command that shows path at page (1-based; 0
-// for none), using the printed page label when the document has one.
-// Evince, Okular, Zathura and qpdfview can open a PDF at a page; anything
-// else opens with xdg-open at its start.
-func ViewerCommand(path string, page int, label string, look LookPath) ([]string, error) {
+// for none). The page is the physical one, never the printed label (which
+// the window shows beside the citation): Cairn
+// reads labels from running footers, and a viewer reads them from the PDF's
+// own /PageLabels, which a file may lack or number differently, so a label
+// could land on another page. Evince, Okular, Zathura and qpdfview can open
+// a PDF at a page; anything else opens with xdg-open at its start.
+func ViewerCommand(path string, page int, look LookPath) ([]string, error) {
 	if page > 0 && paged(path) {
 		n := strconv.Itoa(page)
-		if label == "" {
-			label = n
-		}
 		for _, v := range []struct {
 			bin  string
 			args []string
 		}{
-			{"evince", []string{"--page-label=" + label, path}},
+			{"evince", []string{"--page-index=" + n, path}},
 			{"okular", []string{"-p", n, path}},
 			{"zathura", []string{"-P", n, path}},
 			{"qpdfview", []string{"--unique", path + "#" + n}},
@@ -63,11 +63,11 @@ func paged(path string) bool {
 // Open shows path in the system viewer, at page where the viewer supports
 // it. The viewer is started detached (through sh -c '... &'), so it
 // outlives Cairn and Open returns as soon as it is launched.
-func Open(ctx context.Context, path string, page int, label string) error {
+func Open(ctx context.Context, path string, page int) error {
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("cannot open %s: %w (was it moved or deleted? re-index its folder)", path, err)
 	}
-	argv, err := ViewerCommand(path, page, label, exec.LookPath)
+	argv, err := ViewerCommand(path, page, exec.LookPath)
 	if err != nil {
 		return err
 	}
