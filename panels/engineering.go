@@ -137,7 +137,7 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 		k          knob
 	}{
 		{"top_k", "results kept", e.TopK},
-		{"min_score", "drop results below this fused score (0..1)", e.MinScore},
+		{"minimum relevance", "drop passages covering less of the question (0..1)", e.MinScore},
 		{"rrf_k", "RRF smoothing: higher flattens rank differences", e.RRFK},
 		{"vector weight", "weighted fusion: share of the vector score", e.VectorWeight},
 		{"per-document cap", "most results from one file", e.PerDocCap},
