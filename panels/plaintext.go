@@ -133,16 +133,65 @@ var (
 	bulletRE   = regexp.MustCompile(`(?m)^([ \t]*)[-*+][ \t]+`)
 	fenceRE    = regexp.MustCompile("(?m)^[ \\t]*```[^\\n]*(\\n|$)")
 	strongRE   = regexp.MustCompile(`\*\*`)
+	emRE       = regexp.MustCompile(`\*[^\s*](?:[^*\n]*[^\s*])?\*`)
 	backtickRE = regexp.MustCompile("`([^`\\n]+)`")
 )
 
 // withoutMarkdown takes a generated answer's Markdown markers away:
-// headings' #, bold's **, code's backticks and fences; list items start
-// with a bullet. Bold's __ stays: it is also Python's __init__.
+// headings' #, bold's **, emphasis's *, code's backticks and fences; list
+// items start with a bullet. Bold's __ stays: it is also Python's
+// __init__.
 func withoutMarkdown(s string) string {
 	s = fenceRE.ReplaceAllString(s, "")
 	s = headingRE.ReplaceAllString(s, "")
 	s = bulletRE.ReplaceAllString(s, "$1• ")
 	s = strongRE.ReplaceAllString(s, "")
+	s = withoutEmphasis(s)
 	return backtickRE.ReplaceAllString(s, "$1")
 }
+
+// withoutEmphasis takes away the stars of *emphasis*: a pair around text
+// that starts and ends with a letter, not inside a word, so that "2*3*4"
+// and a lone "*" stay.
+func withoutEmphasis(s string) string {
+	var b strings.Builder
+	at := 0
+	for _, m := range emRE.FindAllStringIndex(s, -1) {
+		if m[0] > 0 && isWordByte(s[m[0]-1]) || m[1] < len(s) && isWordByte(s[m[1]]) {
+			continue
+		}
+		b.WriteString(s[at:m[0]])
+		b.WriteString(s[m[0]+1 : m[1]-1])
+		at = m[1]
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
+}
+
+// withoutOpenMarkers takes away, on the last line of a streamed answer,
+// the star of an *emphasis or the backtick of a `code span that is not
+// closed yet.
+func withoutOpenMarkers(s string) string {
+	line := strings.LastIndexByte(s, '\n') + 1
+	if i := strings.LastIndexByte(s[line:], '`'); i >= 0 {
+		s = s[:line+i] + s[line+i+1:]
+	}
+	i := strings.LastIndexByte(s[line:], '*')
+	if i < 0 {
+		return s
+	}
+	i += line
+	if i+1 < len(s) && s[i+1] != ' ' && (i == line || !isWordByte(s[i-1])) {
+		return s[:i] + s[i+1:]
+	}
+	return s
+}
+
+// partialMarkers are the characters a Markdown marker begins with ("#"
+// of "## ", "*" of "**"): at the end of a streamed answer they are held
+// back until the next piece shows whether they are a marker.
+const partialMarkers = "#*`"

@@ -68,7 +68,7 @@ func newAnswerView(onCite func(n int), answerAgain func()) *answerView {
 func (v *answerView) reset(generated bool) {
 	v.buf.Reset()
 	v.generated = generated
-	v.render(nil)
+	v.render(nil, false)
 	v.hideVerdict()
 	v.Claims.Hide()
 	v.setStale(false, 0)
@@ -78,15 +78,18 @@ func (v *answerView) reset(generated bool) {
 // appendText adds streamed text.
 func (v *answerView) appendText(s string) {
 	v.buf.WriteString(s)
-	v.render(nil)
+	v.render(nil, true)
 }
 
 // render lays the answer so far out as plain text, with the citations of
-// cited as links and any other [n] as text.
-func (v *answerView) render(cited map[int]bool) {
+// cited as links and any other [n] as text; partial while it streams.
+func (v *answerView) render(cited map[int]bool, partial bool) {
 	text := v.buf.String()
 	if v.generated {
 		text = withoutMarkdown(text)
+		if partial {
+			text = withoutOpenMarkers(strings.TrimRight(text, partialMarkers))
+		}
 	}
 	v.Text.Segments = citedText(text, cited, v.onCite)
 	v.Text.Refresh()
@@ -102,7 +105,7 @@ func (v *answerView) show(a *answer.Answer) {
 	for _, c := range a.Citations {
 		cited[c.N] = true
 	}
-	v.render(cited)
+	v.render(cited, false)
 
 	msg, icon, imp := verdictText(a)
 	if msg == "" {

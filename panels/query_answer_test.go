@@ -169,14 +169,28 @@ func TestStreamedMarkdownNeverShowsItsMarkers(t *testing.T) {
 	test.NewTempApp(t)
 	v := newAnswerView(func(int) {}, func() {})
 	v.reset(true)
-	for _, tok := range []string{"## Res", "et\n**Ho", "ld** the pin"} {
+	for _, tok := range []string{"#", "# Res", "et\n*", "*Ho", "ld*", "* the *pin*", " and `res", "et`"} {
 		v.appendText(tok)
-		if s := v.Text.String(); strings.Contains(s, "*") || strings.Contains(s, "#") {
+		if s := v.Text.String(); strings.ContainsAny(s, "*#`") {
 			t.Fatalf("after %q the answer shows %q", tok, s)
 		}
 	}
-	if lines, _ := shownLines(t, v.Text); !slices.Equal(lines, []string{"Reset", "Hold the pin"}) {
+	if lines, _ := shownLines(t, v.Text); !slices.Equal(lines, []string{"Reset", "Hold the pin and reset"}) {
 		t.Errorf("shown lines %q", lines)
+	}
+}
+
+func TestWithoutMarkdownKeepsStarsThatAreNotMarkers(t *testing.T) {
+	for in, want := range map[string]string{
+		"an *important* step":         "an important step",
+		"2*3*4 and a lone * stay":     "2*3*4 and a lone * stay",
+		"*one* and *two*":             "one and two",
+		"**bold**, *em* and __init__": "bold, em and __init__",
+		"-U, --binary\n    Treat [1]": "-U, --binary\n    Treat [1]",
+	} {
+		if got := withoutMarkdown(in); got != want {
+			t.Errorf("withoutMarkdown(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
