@@ -30,7 +30,11 @@ func plainText(text string, marks func(start, end int) []widget.RichTextSegment)
 		} else {
 			end += start
 		}
-		line := marks(start, end)
+		stop := end
+		if stop > start && text[stop-1] == '\r' {
+			stop-- // a CRLF file's line ends with a \r, which has no glyph
+		}
+		line := marks(start, stop)
 		// A row ends after a block segment: the line's last text piece
 		// becomes one, or an empty one follows a link.
 		if ts, ok := lastText(line); ok {

@@ -222,7 +222,7 @@ func TestVerdictBadge(t *testing.T) {
 func TestSnippetIsPlainTextWithHighlights(t *testing.T) {
 	test.NewTempApp(t)
 	rt := widget.NewRichText()
-	text := "-U, --binary\n    Treat the **file** as binary."
+	text := "-U, --binary\r\n    Treat the **file** as binary."
 	at := func(s string) search.Span { i := strings.Index(text, s); return search.Span{Start: i, End: i + len(s)} }
 	rt.Segments = highlighted(text, []search.Span{at("binary"), at("**file**")})
 	lines, _ := shownLines(t, rt)
