@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -46,7 +47,9 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // printAnswerFooter prints, after the streamed answer, what it is (label,
-// verification), its notes, and the sources the citations point to.
+// verification), its notes, and the sources the citations point to; or,
+// when the documents do not cover the question, the closest passages,
+// which are not citations.
 func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 	w := env.stdout
 	fmt.Fprintln(w)
@@ -55,8 +58,11 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 	}
 	fmt.Fprintln(w)
 	switch {
+	case ans.Closest: // nothing was written: the footer lists the closest passages
 	case ans.Mode == answer.ModeExtractive && !ans.Refused:
-		fmt.Fprintln(w, "(Extracted from your documents: no chat model is loaded.)")
+		// Quoted, not verified: nothing was generated, so nothing was
+		// checked claim by claim, whichever verdict the engine gave.
+		fmt.Fprintln(w, "(Quoted from your documents, word for word: no chat model is loaded.)")
 	case ans.Mode != answer.ModeExtractive:
 		fmt.Fprintf(w, "(Written by %s%s; %s.)\n", ans.Model, onlineNote(ans.Mode), verdictLine(ans.Verdict))
 		t := ans.Timing
@@ -68,6 +74,10 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 	}
 	for _, n := range ans.Notes {
 		fmt.Fprintln(w, "Note:", n)
+	}
+	if ans.Closest {
+		printClosest(w, ans.Sources)
+		return
 	}
 	for _, c := range ans.Claims {
 		if !c.Supported {
@@ -89,6 +99,18 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 	}
 }
 
+// printClosest lists the passages that came closest to a question the
+// documents do not cover: where each is and what it says, under a heading
+// that says they are not an answer, and without [n], which would read as
+// citations.
+func printClosest(w io.Writer, sources []answer.Source) {
+	fmt.Fprintln(w, "Closest passages — not an answer:")
+	for _, s := range sources {
+		fmt.Fprintf(w, "- %s, %s\n", location(s.Passage), relevanceWords(s.Result))
+		fmt.Fprintln(w, indent(s.Snippet, "    "))
+	}
+}
+
 func onlineNote(m answer.Mode) string {
 	if m == answer.ModeOnline {
 		return " online, through the network gate"
@@ -106,6 +128,8 @@ func verdictLine(v answer.Verdict) string {
 		return "no claim is supported by its sources (below)"
 	case answer.VerdictBlocked:
 		return "the generated answer was withheld because verification failed"
+	case answer.VerdictQuoted:
+		return "quoted from your documents, word for word"
 	}
 	return "nothing to verify"
 }

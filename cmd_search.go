@@ -20,7 +20,7 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	kb.add(fs)
 	def := env.cfg.Retrieval
 	topK := fs.Int("top-k", def.TopK, "results to show")
-	minScore := fs.Float64("min-score", def.MinScore, "drop results below this fused score (0..1)")
+	minScore := fs.Float64("min-score", def.MinScore, "minimum relevance: drop passages covering less of the question (0..1)")
 	rrfK := fs.Float64("rrf-k", def.RRFK, "RRF smoothing constant")
 	mode := fs.String("mode", def.Mode, "hybrid, bm25 or vector (default: hybrid when an embedding model is loaded)")
 	fusion := fs.String("fusion", def.Fusion, "rrf or weighted")
@@ -72,19 +72,23 @@ func splitList(s string) []string {
 
 // jsonResult is the stable JSON shape of one result.
 type jsonResult struct {
-	Rank     int     `json:"rank"`
-	Path     string  `json:"path"`
-	Title    string  `json:"title"`
-	Page     int     `json:"page"`
-	Unit     string  `json:"unit,omitempty"`
-	Line     int     `json:"line"`
-	LineEnd  int     `json:"line_end"`
-	Heading  string  `json:"heading,omitempty"`
-	Score    float64 `json:"score"`
-	Snippet  string  `json:"snippet"`
-	ChunkID  int64   `json:"chunk_id"`
-	BM25Rank int     `json:"bm25_rank,omitempty"`
-	VecRank  int     `json:"vector_rank,omitempty"`
+	Rank    int     `json:"rank"`
+	Path    string  `json:"path"`
+	Title   string  `json:"title"`
+	Page    int     `json:"page"`
+	Unit    string  `json:"unit,omitempty"`
+	Line    int     `json:"line"`
+	LineEnd int     `json:"line_end"`
+	Heading string  `json:"heading,omitempty"`
+	Score   float64 `json:"score"`
+	// Relevance is absolute (0..1, the same scale for every query), where
+	// Score only orders one query's results.
+	Relevance  float64 `json:"relevance"`
+	Navigation bool    `json:"navigation,omitempty"`
+	Snippet    string  `json:"snippet"`
+	ChunkID    int64   `json:"chunk_id"`
+	BM25Rank   int     `json:"bm25_rank,omitempty"`
+	VecRank    int     `json:"vector_rank,omitempty"`
 }
 
 func printSearch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.Request, asJSON bool) error {
@@ -104,30 +108,53 @@ func printSearch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.
 		for _, r := range resp.Results {
 			out.Results = append(out.Results, jsonResult{Rank: r.Rank, Path: r.Path, Title: r.Title, Page: r.Page,
 				Unit: r.UnitKind, Line: r.LineStart, LineEnd: r.LineEnd, Heading: r.Heading, Score: round4(r.Score),
-				Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank})
+				Relevance: round4(r.Relevance), Navigation: r.Navigation, Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank})
 		}
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
+	printResults(env.stdout, resp, isTerminal(env.stdout))
+	return nil
+}
+
+// printResults prints a search's results for a person: rank, relevance in
+// words and number, where, and the snippet with the query's terms marked
+// (bold on a terminal).
+func printResults(w io.Writer, resp *search.Response, tty bool) {
 	if len(resp.Results) == 0 {
-		fmt.Fprintln(env.stdout, "No matching passages.")
-		return nil
+		fmt.Fprintln(w, "No matching passages.")
+		return
 	}
-	bold := isTerminal(env.stdout)
 	for _, r := range resp.Results {
-		fmt.Fprintf(env.stdout, "%2d. %.3f  %s\n", r.Rank, r.Score, location(r.Passage))
+		fmt.Fprintf(w, "%2d. %s (%.2f)  %s\n", r.Rank, relevanceWords(r), r.Relevance, location(r.Passage))
 		if r.Heading != "" {
-			fmt.Fprintf(env.stdout, "    § %s\n", r.Heading)
+			fmt.Fprintf(w, "    § %s\n", r.Heading)
 		}
-		fmt.Fprintf(env.stdout, "    %s\n", highlight(r.Snippet, r.Highlights, bold))
+		fmt.Fprintln(w, indent(highlight(r.Snippet, r.Highlights, tty), "    "))
 	}
 	for _, n := range resp.Candidates.Notes {
-		fmt.Fprintln(env.stdout, "note:", n)
+		fmt.Fprintln(w, "note:", n)
 	}
-	fmt.Fprintf(env.stdout, "(%s, %d results in %.1f ms)\n", resp.Candidates.Mode, len(resp.Results),
+	fmt.Fprintf(w, "(%s, %d results in %.1f ms)\n", resp.Candidates.Mode, len(resp.Results),
 		float64(resp.Timing.Total.Microseconds())/1000)
-	return nil
+}
+
+// relevanceWords says a result's relevance in words, and whether it is a
+// table of contents or index, which points to the answer rather than
+// holding it.
+func relevanceWords(r search.Result) string {
+	s := search.RelevanceLabel(r.Relevance)
+	if r.Navigation {
+		s += ", contents or index page"
+	}
+	return s
+}
+
+// indent prefixes every line of s, so that a passage's own lines stay
+// under the result they belong to.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
 // location is "path:line" plus the page, slide or sheet when there is one.

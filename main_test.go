@@ -67,7 +67,7 @@ func TestIndexSearchStatusJSON(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 	first := res.Results[0]
-	for _, k := range []string{"path", "page", "line", "score", "snippet"} {
+	for _, k := range []string{"path", "page", "line", "score", "relevance", "snippet"} {
 		if _, ok := first[k]; !ok {
 			t.Errorf("result lacks the stable key %q: %v", k, first)
 		}

@@ -137,7 +137,7 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 		k          knob
 	}{
 		{"top_k", "results kept", e.TopK},
-		{"min_score", "drop results below this fused score (0..1)", e.MinScore},
+		{"minimum relevance", "drop passages covering less of the question (0..1)", e.MinScore},
 		{"rrf_k", "RRF smoothing: higher flattens rank differences", e.RRFK},
 		{"vector weight", "weighted fusion: share of the vector score", e.VectorWeight},
 		{"per-document cap", "most results from one file", e.PerDocCap},
@@ -150,7 +150,7 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 		widget.NewLabel("fusion"), e.Fusion, widget.NewLabel("RRF ranks, or weighted scores"),
 		widget.NewLabel("retrieval"), e.Mode, widget.NewLabel("which retrievers run (new search)"))
 	grid := container.New(newFormGrid(), cells...)
-	tuning := widget.NewCard("Retrieval", "Moving a slider re-ranks the sources of the last question at once.", grid)
+	tuning := widget.NewCard("Retrieval", "Moving a slider re-ranks the sources of the last question at once; its answer is marked when they no longer agree.", grid)
 	testSet := widget.NewCard("Personal test set", "", container.NewBorder(e.Metrics, e.Forget, nil, nil, e.Judged))
 	gate := widget.NewFormItem("Network gate", e.Gate)
 	gate.HintText = "offline: this computer · online: + answer endpoint, model catalogue, network.allow · admin: any host"

@@ -22,6 +22,7 @@ type Query struct {
 	CancelButton *widget.Button
 	State        *widget.Label // what is happening, or what went wrong
 	Answer       *answerView
+	SourcesHead  *widget.Label   // "Sources", or "Closest passages — not an answer"
 	Sources      *fyne.Container // the visible source rows, best first
 	Empty        *widget.Label   // shown instead of sources when there are none
 	Notes        *widget.Label   // what the search decided, e.g. a fall back to BM25
@@ -55,7 +56,7 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 	q.CancelButton = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), q.Cancel)
 	q.State = widget.NewLabel("Opening the knowledge base…")
 	q.State.Wrapping = fyne.TextWrapWord
-	q.Answer = newAnswerView(q.openCitation)
+	q.Answer = newAnswerView(q.openCitation, q.answerAgain)
 	q.Sources = container.NewVBox()
 	q.Empty = widget.NewLabel("Sources appear here: the passages an answer is drawn from, best first.")
 	q.Empty.Wrapping = fyne.TextWrapWord
@@ -69,8 +70,8 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 		container.NewBorder(nil, nil, nil, container.NewHBox(q.AskButton, q.CancelButton), q.Question),
 		q.State,
 	)
-	sourcesHead := widget.NewLabelWithStyle("Sources", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	sources := container.NewBorder(sourcesHead, nil, nil, nil, container.NewVScroll(container.NewVBox(q.Empty, q.Sources)))
+	q.SourcesHead = widget.NewLabelWithStyle(sourcesHeading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	sources := container.NewBorder(q.SourcesHead, nil, nil, nil, container.NewVScroll(container.NewVBox(q.Empty, q.Sources)))
 	split := container.NewVSplit(container.NewVScroll(q.Answer.content), sources)
 	split.Offset = 0.4
 	bottom := container.NewVBox(widget.NewSeparator(), q.Notes, q.Answer.Timing, q.Answer.Mode)
@@ -127,7 +128,8 @@ func (q *Query) Apply(events ...QueryEvent) {
 			clear(q.rows) // rows belong to one question's passages
 			q.answer = nil
 			clear(q.cited)
-			q.Answer.reset()
+			q.Answer.reset(!q.chatless)
+			q.setHeading(false)
 			q.State.SetText("Searching your documents…")
 		case Token:
 			if q.running {
@@ -142,6 +144,7 @@ func (q *Query) Apply(events ...QueryEvent) {
 				q.cited[c.ChunkID] = c.N
 			}
 			q.Answer.show(ev.Answer)
+			q.setHeading(ev.Answer.Closest)
 			q.State.SetText(answeredState(ev.Answer))
 			var searchMode search.Mode
 			if ev.Answer.Search != nil && ev.Answer.Search.Candidates != nil {
@@ -198,13 +201,18 @@ func (q *Query) showRanked(ev Ranked) {
 		q.Sources.Objects = objs
 		q.Sources.Refresh()
 	}
+	// The answer stays as it was written while the sliders move: see
+	// Ranked.Stale for why it is marked rather than written again.
+	if q.answer != nil {
+		q.Answer.setStale(ev.Stale, len(q.answer.Sources))
+	}
 	if notes := strings.Join(ev.Notes, " "); notes != q.Notes.Text {
 		q.Notes.SetText(notes)
 		q.Notes.Hidden = notes == ""
 		q.Notes.Refresh()
 	}
 	if len(objs) == 0 {
-		q.Empty.SetText("No passage scores above the minimum score. Lower min_score in Engineering, try other words, or index the folder that holds the answer.")
+		q.Empty.SetText("No passage reaches the minimum relevance. Lower it in Engineering, try other words, or index the folder that holds the answer.")
 		q.Empty.Show()
 	} else {
 		q.Empty.Hide()
@@ -213,6 +221,33 @@ func (q *Query) showRanked(ev Ranked) {
 
 func (q *Query) open(r search.Result) {
 	q.requests <- OpenSource{Path: r.Path, Page: r.Page, Label: r.Label, Line: r.LineStart}
+}
+
+// answerAgain answers the question shown again, under the current knobs.
+func (q *Query) answerAgain() {
+	if q.ready && !q.running && q.question != "" {
+		q.requests <- Ask{Question: q.question}
+	}
+}
+
+// Headings of the source list.
+const (
+	sourcesHeading = "Sources"
+	closestHeading = "Closest passages — not an answer"
+)
+
+// setHeading names the source list: the sources of an answer, or, when
+// the documents do not cover the question, the closest passages, which
+// must not read as the citations of an answer.
+func (q *Query) setHeading(closest bool) {
+	if closest {
+		q.SourcesHead.SetText(closestHeading)
+		q.SourcesHead.Importance = widget.WarningImportance
+	} else {
+		q.SourcesHead.SetText(sourcesHeading)
+		q.SourcesHead.Importance = widget.MediumImportance
+	}
+	q.SourcesHead.Refresh()
 }
 
 func (q *Query) openCitation(n int) {
@@ -243,6 +278,8 @@ func answeredState(a *answer.Answer) string {
 	switch {
 	case a.NoSources:
 		return "Nothing in your documents matched. Try other words, or index the folder that holds the answer."
+	case a.Closest:
+		return "Your documents do not seem to cover this. The closest passages are listed below; they are not an answer."
 	case a.Refused:
 		return "Your documents do not seem to answer this. The closest passages are listed below."
 	default:

@@ -2,8 +2,6 @@ package panels
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -14,27 +12,35 @@ import (
 	"cairn/core/answer"
 )
 
-// answerView shows an answer: its text as Markdown while it streams, then
-// with every [n] citation turned into a link to the cited source, and under
-// it the verification verdict, the claims that failed verification, and
-// the timing and mode lines.
+// answerView shows an answer: its text as plain text (document text is
+// never read as Markdown), with every [n] citation a link to the cited
+// source once the answer is complete, and under it the verdict, the claims
+// that failed verification, and the timing and mode lines. Above the text,
+// a stale note with Answer again shows when the sliders have re-ranked the
+// sources since the answer was written.
 type answerView struct {
-	Text    *widget.RichText
-	Verdict *widget.Label
-	Claims  *widget.Label
-	Timing  *widget.Label
-	Mode    *widget.Label
+	Text        *widget.RichText
+	Stale       *widget.Label
+	AnswerAgain *widget.Button
+	Verdict     *widget.Label
+	Claims      *widget.Label
+	Timing      *widget.Label
+	Mode        *widget.Label
 
 	verdictIcon *widget.Icon
 	badge       *fyne.Container
+	staleBox    *fyne.Container
 	content     fyne.CanvasObject
 	buf         strings.Builder
+	generated   bool // the text is a chat model's: its Markdown markers are taken away
 	onCite      func(n int)
 }
 
-func newAnswerView(onCite func(n int)) *answerView {
+func newAnswerView(onCite func(n int), answerAgain func()) *answerView {
 	v := &answerView{
 		Text:        widget.NewRichText(),
+		Stale:       widget.NewLabel(""),
+		AnswerAgain: widget.NewButtonWithIcon("Answer again", theme.ViewRefreshIcon(), answerAgain),
 		Verdict:     widget.NewLabel(""),
 		Claims:      widget.NewLabel(""),
 		Timing:      widget.NewLabel(""),
@@ -43,38 +49,49 @@ func newAnswerView(onCite func(n int)) *answerView {
 		onCite:      onCite,
 	}
 	v.Text.Wrapping = fyne.TextWrapWord
+	v.Stale.Wrapping = fyne.TextWrapWord
+	v.Stale.Importance = widget.WarningImportance
 	v.Claims.Wrapping = fyne.TextWrapWord
 	v.Timing.TextStyle.Italic = true
 	v.Mode.TextStyle.Italic = true
 	v.badge = container.NewHBox(v.verdictIcon, v.Verdict)
+	v.staleBox = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), v.AnswerAgain, v.Stale)
 	v.hideVerdict()
 	v.Claims.Hide()
-	v.content = container.NewVBox(v.Text, v.badge, v.Claims)
+	v.staleBox.Hide()
+	v.content = container.NewVBox(v.staleBox, v.Text, v.badge, v.Claims)
 	return v
 }
 
-// reset clears the answer for a new question.
-func (v *answerView) reset() {
+// reset clears the answer for a new question; generated says whether a
+// chat model will write it.
+func (v *answerView) reset(generated bool) {
 	v.buf.Reset()
-	v.Text.ParseMarkdown("")
+	v.generated = generated
+	v.render(nil, false)
 	v.hideVerdict()
 	v.Claims.Hide()
+	v.setStale(false, 0)
 	v.Timing.SetText("")
 }
 
 // appendText adds streamed text.
 func (v *answerView) appendText(s string) {
 	v.buf.WriteString(s)
-	v.render(nil)
+	v.render(nil, true)
 }
 
-// render parses the answer so far as Markdown, with the citations of cited
-// as links and any other [n] as plain text. Citations are swapped for
-// placeholders while the Markdown is parsed: the parser would take "[1]"
-// for the start of a link and split it.
-func (v *answerView) render(cited map[int]bool) {
-	v.Text.ParseMarkdown(citationRE.ReplaceAllString(v.buf.String(), citeOpen+"$1"+citeClose))
-	v.Text.Segments = linkCitations(v.Text.Segments, cited, v.onCite)
+// render lays the answer so far out as plain text, with the citations of
+// cited as links and any other [n] as text; partial while it streams.
+func (v *answerView) render(cited map[int]bool, partial bool) {
+	text := v.buf.String()
+	if v.generated {
+		text = withoutMarkdown(text)
+		if partial {
+			text = withoutOpenMarkers(strings.TrimRight(text, partialMarkers))
+		}
+	}
+	v.Text.Segments = citedText(text, cited, v.onCite)
 	v.Text.Refresh()
 }
 
@@ -82,13 +99,15 @@ func (v *answerView) render(cited map[int]bool) {
 func (v *answerView) show(a *answer.Answer) {
 	v.buf.Reset()
 	v.buf.WriteString(a.Text)
+	// A withheld answer quotes the documents: their text stays as written.
+	v.generated = a.Mode != answer.ModeExtractive && a.Verdict != answer.VerdictBlocked
 	cited := map[int]bool{}
 	for _, c := range a.Citations {
 		cited[c.N] = true
 	}
-	v.render(cited)
+	v.render(cited, false)
 
-	msg, icon, imp := verdictText(a.Verdict)
+	msg, icon, imp := verdictText(a)
 	if msg == "" {
 		v.hideVerdict()
 	} else {
@@ -117,15 +136,44 @@ func (v *answerView) show(a *answer.Answer) {
 	v.Timing.SetText(timingLine(a))
 }
 
+// setStale shows or hides the note that the list of sources changed since
+// the answer, written from n sources, was shown.
+func (v *answerView) setStale(stale bool, n int) {
+	if !stale {
+		v.staleBox.Hide()
+		return
+	}
+	msg := "Retrieval settings changed the list of sources since this answer was written: " +
+		"it no longer shows every one of the " + plural(n, "source", "sources") + " the answer was written from."
+	if n == 0 {
+		msg = "Retrieval settings changed the list of sources since this answer was written: under the earlier settings nothing matched."
+	}
+	setText(v.Stale, msg)
+	v.staleBox.Show()
+}
+
 func (v *answerView) hideVerdict() {
 	v.Verdict.SetText("")
 	v.Verdict.Hide()
 	v.badge.Hide()
 }
 
-// verdictText is the badge for a verdict; "" hides it.
-func verdictText(vd answer.Verdict) (string, fyne.Resource, widget.Importance) {
-	switch vd {
+// quotedLabel is the badge of an extractive answer.
+const quotedLabel = "Quoted from your documents: passages copied word for word, nothing generated"
+
+// verdictText is the badge for an answer's verdict; "" hides it.
+func verdictText(a *answer.Answer) (string, fyne.Resource, widget.Importance) {
+	switch {
+	case a.Closest || a.NoSources:
+		return "", nil, widget.MediumImportance
+	// An extractive answer was never checked claim by claim: it quotes.
+	// "Verified" would promise a check that did not happen, whichever
+	// verdict the engine gave it.
+	case a.Verdict == answer.VerdictQuoted,
+		a.Mode == answer.ModeExtractive && a.Verdict == answer.VerdictSupported:
+		return quotedLabel, theme.FileTextIcon(), widget.MediumImportance
+	}
+	switch a.Verdict {
 	case answer.VerdictSupported:
 		return "Verified: every claim is supported by a cited source", theme.ConfirmIcon(), widget.SuccessImportance
 	case answer.VerdictPartial:
@@ -153,71 +201,4 @@ func timingLine(a *answer.Answer) string {
 	}
 	parts = append(parts, "total "+formatMs(t.Total))
 	return strings.Join(parts, " · ")
-}
-
-// Citations are written [n]; while Markdown is parsed they are held as
-// placeholders of private-use characters.
-var (
-	citationRE    = regexp.MustCompile(`\[(\d+)\]`)
-	placeholderRE = regexp.MustCompile(citeOpen + `(\d+)` + citeClose)
-)
-
-const citeOpen, citeClose = "\ue000", "\ue001"
-
-// linkCitations turns the citation placeholders in the text segments into
-// links calling onCite(n) when n is in cited, and back into "[n]" text
-// otherwise, descending into paragraphs and lists.
-func linkCitations(segs []widget.RichTextSegment, cited map[int]bool, onCite func(int)) []widget.RichTextSegment {
-	var out []widget.RichTextSegment
-	for _, s := range segs {
-		switch s := s.(type) {
-		case *widget.TextSegment:
-			out = append(out, splitCitations(s, cited, onCite)...)
-		case *widget.ParagraphSegment:
-			s.Texts = linkCitations(s.Texts, cited, onCite)
-			out = append(out, s)
-		case *widget.ListSegment:
-			s.Items = linkCitations(s.Items, cited, onCite)
-			out = append(out, s)
-		default:
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func splitCitations(s *widget.TextSegment, cited map[int]bool, onCite func(int)) []widget.RichTextSegment {
-	locs := placeholderRE.FindAllStringSubmatchIndex(s.Text, -1)
-	if len(locs) == 0 {
-		return []widget.RichTextSegment{s}
-	}
-	var out []widget.RichTextSegment
-	var plain strings.Builder
-	flush := func(inline bool) {
-		if plain.Len() == 0 && inline {
-			return
-		}
-		st := s.Style
-		st.Inline = inline
-		out = append(out, &widget.TextSegment{Style: st, Text: plain.String()})
-		plain.Reset()
-	}
-	at := 0
-	for _, l := range locs {
-		plain.WriteString(s.Text[at:l[0]])
-		at = l[1]
-		n, _ := strconv.Atoi(s.Text[l[2]:l[3]])
-		label := "[" + strconv.Itoa(n) + "]"
-		if !cited[n] {
-			plain.WriteString(label)
-			continue
-		}
-		flush(true)
-		out = append(out, &widget.HyperlinkSegment{Text: label, OnTapped: func() { onCite(n) }})
-	}
-	plain.WriteString(s.Text[at:])
-	// The last piece keeps the segment's block-ness, so that a paragraph
-	// still ends where it ended.
-	flush(s.Style.Inline)
-	return out
 }

@@ -76,6 +76,13 @@ type Ranked struct {
 	Params   search.Params   // the fusion behind the ranking, for "why this result"
 	Right    map[string]bool // path -> marked right for Question
 	Notes    []string
+	// Stale says the list no longer agrees with the last answer: a source
+	// the answer was written from is not listed any more, or passages are
+	// listed where the answer found none. The answer is then marked, not
+	// written again: re-ranking must stay free while a slider is dragged
+	// (no search, no model), and a chat model's answer takes seconds to
+	// minutes. Answer again writes it under the knobs as they are.
+	Stale bool
 }
 
 // QueryNotice is a message for the person, e.g. a file that could not be

@@ -15,26 +15,31 @@ import (
 )
 
 // SourceRow shows one ranked passage: rank, citation number when the answer
-// cites it, title, place, fused score, the snippet with the query's terms
-// highlighted, and buttons to open the file, copy the passage, explain the
-// ranking and mark the file as the right answer.
+// cites it, title, place, relevance in words, the snippet as plain text with
+// the query's terms highlighted, and buttons to open the file, copy the
+// passage, explain the ranking (with the numbers behind it) and mark the
+// file as the right answer.
 //
 // A row belongs to one passage for as long as a question's sources are
 // shown, so that re-ranking as a slider moves only reorders rows and
-// updates their rank and score: the snippet's text layout, the costly part,
+// updates their rank and relevance: the snippet's text layout, the costly part,
 // is done once.
 type SourceRow struct {
-	Rank    *widget.Label
-	Cite    *widget.Label
-	Title   *widget.Label
-	Where   *widget.Label
-	Score   *widget.Label
-	Snippet *widget.RichText
-	Why     *widget.Label
-	Open    *widget.Button
-	Copy    *widget.Button
-	Explain *widget.Button
-	Right   *widget.Check
+	Rank  *widget.Label
+	Cite  *widget.Label
+	Title *widget.Label
+	Where *widget.Label
+	// Relevance says in words how much of the question the passage covers
+	// (search.RelevanceLabel); the number is in the Why view. The fused
+	// score only orders the list: the same score means different things
+	// for different questions, so it is not shown as a measure.
+	Relevance *widget.Label
+	Snippet   *widget.RichText
+	Why       *widget.Label
+	Open      *widget.Button
+	Copy      *widget.Button
+	Explain   *widget.Button
+	Right     *widget.Check
 
 	box     *fyne.Container
 	res     search.Result
@@ -53,18 +58,18 @@ type sourceActions struct {
 
 func newSourceRow(act sourceActions) *SourceRow {
 	r := &SourceRow{
-		Rank:    widget.NewLabel(""),
-		Cite:    widget.NewLabel(""),
-		Title:   widget.NewLabel(""),
-		Where:   widget.NewLabel(""),
-		Score:   widget.NewLabel(""),
-		Snippet: widget.NewRichText(),
-		Why:     widget.NewLabel(""),
+		Rank:      widget.NewLabel(""),
+		Cite:      widget.NewLabel(""),
+		Title:     widget.NewLabel(""),
+		Where:     widget.NewLabel(""),
+		Relevance: widget.NewLabel(""),
+		Snippet:   widget.NewRichText(),
+		Why:       widget.NewLabel(""),
 	}
 	r.Title.TextStyle.Bold = true
 	r.Title.Truncation = fyne.TextTruncateEllipsis
 	r.Cite.Importance = widget.HighImportance
-	r.Score.TextStyle.Monospace = true
+	r.Relevance.TextStyle.Italic = true
 	r.Snippet.Wrapping = fyne.TextWrapWord
 	r.Why.Wrapping = fyne.TextWrapWord
 	r.Why.TextStyle.Monospace = true
@@ -80,7 +85,7 @@ func newSourceRow(act sourceActions) *SourceRow {
 	for _, b := range []*widget.Button{r.Open, r.Copy, r.Explain} {
 		b.Importance = widget.LowImportance
 	}
-	head := container.NewBorder(nil, nil, container.NewHBox(r.Rank, r.Cite), container.NewHBox(r.Where, r.Score), r.Title)
+	head := container.NewBorder(nil, nil, container.NewHBox(r.Rank, r.Cite), container.NewHBox(r.Where, r.Relevance), r.Title)
 	buttons := container.NewHBox(r.Open, r.Copy, r.Explain, layout.NewSpacer(), r.Right)
 	r.box = container.NewVBox(head, r.Snippet, buttons, r.Why, widget.NewSeparator())
 	return r
@@ -110,13 +115,13 @@ func (r *SourceRow) show(res search.Result) {
 	r.Cite.Hide()
 }
 
-// rank updates what a new ranking changes: rank, score, the fusion terms
+// rank updates what a new ranking changes: rank, relevance, the fusion terms
 // behind them, the citation mark and the judgment. cited is the passage's
 // [n] in the answer (0: not cited).
 func (r *SourceRow) rank(res search.Result, cited int, right bool, p search.Params, mode search.Mode) {
 	r.res, r.params, r.mode = res, p, mode
 	setText(r.Rank, fmt.Sprintf("%d.", res.Rank))
-	setText(r.Score, fmt.Sprintf("%.2f", res.Score))
+	setText(r.Relevance, relevanceWords(res))
 	if cited != r.cited {
 		r.cited = cited
 		if cited > 0 {
@@ -167,14 +172,26 @@ func location(p *search.Passage) string {
 	return strings.Join(parts, " · ")
 }
 
-// whyText explains a result's rank: each retriever's rank and score, each
-// fusion term, and the terms it matched.
+// relevanceWords is a row's relevance for a person: its words, and whether
+// the passage is a table of contents or index, which points to the answer
+// rather than holding it.
+func relevanceWords(r search.Result) string {
+	s := search.RelevanceLabel(r.Relevance)
+	if r.Navigation {
+		s += " · contents or index page"
+	}
+	return s
+}
+
+// whyText explains a result: its relevance with the number, each
+// retriever's rank and score, each fusion term, and the terms it matched.
 func whyText(r search.Result, p search.Params, mode search.Mode) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "File:    %s\n", r.Path)
 	if r.Heading != "" {
 		fmt.Fprintf(&b, "Section: %s\n", r.Heading)
 	}
+	fmt.Fprintf(&b, "Relevant: %.2f, %s (share of the question's information covered)\n", r.Relevance, relevanceWords(r))
 	switch {
 	case mode == search.ModeVector:
 		b.WriteString("BM25:    not used (vector search only)\n")

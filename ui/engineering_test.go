@@ -72,6 +72,63 @@ func TestDraggingRRFKReranksTheCachedCandidates(t *testing.T) {
 	})
 }
 
+// shown says whether o is on screen under the query panel: it and every
+// container above it are visible.
+func shown(q *panels.Query, o fyne.CanvasObject) bool {
+	return len(find(q.Content(), func(c fyne.CanvasObject) bool { return c == o })) == 1
+}
+
+func TestAnswerAndSourcesAgreeAfterAKnobChange(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	q := askedAndRanked(t, h)
+	e := h.shell().Tuning
+	if shown(q, q.Answer.Stale) {
+		t.Fatalf("a fresh answer is marked stale: %q", q.Answer.Stale.Text)
+	}
+
+	// rrf_k 0 reorders the list; every source of the answer is still
+	// listed, with the [n] the answer cites it as.
+	e.RRFK.Slider.SetValue(0)
+	h.until("the re-ranked list", func() bool {
+		return slices.Equal(titles(q), []string{"Charlie manual", "Alpha notes", "Bravo guide", "Delta page"})
+	})
+	if shown(q, q.Answer.Stale) {
+		t.Errorf("a reordered list marks the answer stale: %q", q.Answer.Stale.Text)
+	}
+
+	// top_k 1 leaves out sources the answer was written from.
+	e.TopK.Slider.SetValue(1)
+	h.until("the stale mark", func() bool { return len(q.Rows()) == 1 && shown(q, q.Answer.Stale) })
+	if want := "Retrieval settings changed the list of sources since this answer was written: " +
+		"it no longer shows every one of the 4 sources the answer was written from."; q.Answer.Stale.Text != want {
+		t.Errorf("stale note %q\nwant        %q", q.Answer.Stale.Text, want)
+	}
+	if !shown(q, q.Answer.AnswerAgain) {
+		t.Fatal("no Answer again button by the stale note")
+	}
+
+	before := q.Rows()[0]
+	test.Tap(q.Answer.AnswerAgain)
+	h.until("the answer under top_k 1", func() bool { return strings.HasPrefix(q.State.Text, "Answered from 1 source.") })
+	eng.locked(func() {
+		if len(eng.asks) != 2 {
+			t.Fatalf("the engine was asked %d times, want 2", len(eng.asks))
+		}
+		if got := eng.asks[1]; got.Query != "how do I reset the router" || got.TopK != 1 {
+			t.Errorf("answered again %q with top_k %d, want the same question with top_k 1", got.Query, got.TopK)
+		}
+	})
+	// Rows belong to one answer's passages: the new answer's come new.
+	h.until("its sources", func() bool { return len(q.Rows()) == 1 && q.Rows()[0] != before })
+	if shown(q, q.Answer.Stale) {
+		t.Errorf("the new answer is marked stale: %q", q.Answer.Stale.Text)
+	}
+	if row := q.Rows()[0]; row.Cite.Text != "[1]" || !row.Cite.Visible() {
+		t.Errorf("the one source is marked %q (visible %v), want [1]", row.Cite.Text, row.Cite.Visible())
+	}
+}
+
 func TestTopKMinScoreAndWeightedFusion(t *testing.T) {
 	h := newHarness(t, newFakeEngine(t.TempDir()))
 	q := askedAndRanked(t, h)

@@ -28,6 +28,7 @@ type queryWorker struct {
 	tuning    panels.Tuning
 	question  string             // the last answered question
 	cands     *search.Candidates // its candidates
+	sources   []int64            // chunk ids of its answer's sources, to tell when the list disagrees
 	judgments []store.Judgment
 	judged    map[string]*search.Candidates // judged question -> candidates
 
@@ -172,6 +173,10 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 	}
 	w.question = res.question
 	w.cands = nil
+	w.sources = w.sources[:0]
+	for _, s := range res.ans.Sources {
+		w.sources = append(w.sources, s.ChunkID)
+	}
 	if res.ans.Search != nil {
 		w.cands = res.ans.Search.Candidates
 		w.judged[w.question] = w.cands
@@ -196,8 +201,29 @@ func (w *queryWorker) ranked() panels.Ranked {
 			right[j.Path] = true
 		}
 	}
-	return panels.Ranked{Question: w.question, Mode: w.cands.Mode, Results: search.Fuse(w.cands, w.tuning.Params),
-		Params: w.tuning.Params, Right: right, Notes: w.cands.Notes}
+	results := search.Fuse(w.cands, w.tuning.Params)
+	return panels.Ranked{Question: w.question, Mode: w.cands.Mode, Results: results,
+		Params: w.tuning.Params, Right: right, Notes: w.cands.Notes, Stale: disagrees(w.sources, results)}
+}
+
+// disagrees says whether a list of results no longer agrees with the answer
+// written from the sources (chunk ids): one of them is not listed, or the
+// answer found nothing and the list shows passages. Order does not matter:
+// each row is marked with the [n] the answer cites it as.
+func disagrees(sources []int64, results []search.Result) bool {
+	if len(sources) == 0 {
+		return len(results) > 0
+	}
+	listed := make(map[int64]bool, len(results))
+	for _, r := range results {
+		listed[r.ChunkID] = true
+	}
+	for _, id := range sources {
+		if !listed[id] {
+			return true
+		}
+	}
+	return false
 }
 
 // evaluate scores the personal test set: each judged question's cached

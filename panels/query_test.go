@@ -1,0 +1,94 @@
+package panels
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"cairn/core/answer"
+	"cairn/core/search"
+)
+
+// newTestQuery is the query panel in a window of the test driver, ready,
+// with its requests kept in a buffered channel.
+func newTestQuery(t *testing.T) (*Query, chan QueryRequest) {
+	t.Helper()
+	app := test.NewTempApp(t)
+	w := test.NewWindow(nil)
+	t.Cleanup(w.Close)
+	requests := make(chan QueryRequest, 8)
+	q := NewQuery(w, app.Clipboard(), requests)
+	w.SetContent(q.Content())
+	q.Apply(QueryReady{})
+	return q, requests
+}
+
+func passage(id int64, path string, page int, snippet string) *search.Passage {
+	return &search.Passage{ChunkID: id, Path: path, Title: path, Page: page, UnitKind: "page", Snippet: snippet, Text: snippet}
+}
+
+func TestClosestPassagesAreListedAsNotAnAnswer(t *testing.T) {
+	q, _ := newTestQuery(t)
+	near := []search.Result{
+		{Passage: passage(7, "/docs/pump.pdf", 4, "The pump seal is replaced yearly."), Rank: 1, Relevance: 0.2},
+		{Passage: passage(9, "/docs/notes.md", 0, "Seal kits are in the store room."), Rank: 2, Relevance: 0.1},
+	}
+	ans := &answer.Answer{Question: "who invented the pump", Text: answer.NotCovered, Mode: answer.ModeExtractive,
+		Refused: true, Closest: true, Verdict: answer.VerdictNone,
+		Sources: []answer.Source{{N: 1, Result: near[0]}, {N: 2, Result: near[1]}}}
+	q.Apply(Asking{Question: ans.Question}, Token{Text: ans.Text}, Answered{Answer: ans},
+		Ranked{Question: ans.Question, Results: near})
+
+	if q.SourcesHead.Text != "Closest passages — not an answer" {
+		t.Errorf("heading %q", q.SourcesHead.Text)
+	}
+	if got := q.Answer.Text.String(); got != answer.NotCovered {
+		t.Errorf("answer %q", got)
+	}
+	if q.Answer.Verdict.Visible() {
+		t.Errorf("a verdict badge %q is shown for no answer", q.Answer.Verdict.Text)
+	}
+	if !strings.HasPrefix(q.State.Text, "Your documents do not seem to cover this.") {
+		t.Errorf("state %q", q.State.Text)
+	}
+	var where []string
+	for _, r := range q.Rows() {
+		if r.Cite.Visible() {
+			t.Errorf("row %s is marked %s, as a citation", r.Title.Text, r.Cite.Text)
+		}
+		where = append(where, r.Title.Text+" "+r.Where.Text+" "+r.Relevance.Text)
+	}
+	if want := []string{"/docs/pump.pdf page 4 weak match", "/docs/notes.md  weak match"}; !slices.Equal(where, want) {
+		t.Errorf("rows %q, want %q", where, want)
+	}
+
+	// The next question that is answered lists sources again.
+	q.Apply(Asking{Question: "how do I replace the seal"})
+	if q.SourcesHead.Text != "Sources" {
+		t.Errorf("heading after a new question %q", q.SourcesHead.Text)
+	}
+}
+
+func TestEachSourceSaysItsRelevanceInWords(t *testing.T) {
+	q, _ := newTestQuery(t)
+	results := []search.Result{
+		{Passage: passage(1, "/a.pdf", 1, "a"), Rank: 1, Relevance: 0.82, Score: 1},
+		{Passage: passage(2, "/b.pdf", 2, "b"), Rank: 2, Relevance: 0.55, Score: 0.9},
+		{Passage: passage(3, "/c.pdf", 3, "c"), Rank: 3, Relevance: 0.12, Score: 0.8, Navigation: true},
+	}
+	q.Apply(Asking{Question: "q"}, Ranked{Question: "q", Results: results, Params: search.DefaultParams()})
+	var got []string
+	for _, r := range q.Rows() {
+		got = append(got, r.Relevance.Text)
+	}
+	if want := []string{"strong match", "partial match", "weak match · contents or index page"}; !slices.Equal(got, want) {
+		t.Errorf("relevance %q, want %q", got, want)
+	}
+	row := q.Rows()[0]
+	test.Tap(row.Explain)
+	if !strings.Contains(row.Why.Text, "Relevant: 0.82, strong match (share of the question's information covered)\n") {
+		t.Errorf("why does not give the number:\n%s", row.Why.Text)
+	}
+}
