@@ -106,7 +106,7 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 func printClosest(w io.Writer, sources []answer.Source) {
 	fmt.Fprintln(w, "Closest passages — not an answer:")
 	for _, s := range sources {
-		fmt.Fprintf(w, "- %s, %s\n", location(s.Passage), relevanceWords(s.Result))
+		fmt.Fprintf(w, "- %s, %s\n", location(s.Passage), s.Result.MatchLabel())
 		fmt.Fprintln(w, indent(s.Snippet, "    "))
 	}
 }

@@ -127,7 +127,7 @@ func printResults(w io.Writer, resp *search.Response, tty bool) {
 		return
 	}
 	for _, r := range resp.Results {
-		fmt.Fprintf(w, "%2d. %s (%.2f)  %s\n", r.Rank, relevanceWords(r), r.Relevance, location(r.Passage))
+		fmt.Fprintf(w, "%2d. %s (%.2f)  %s\n", r.Rank, r.MatchLabel(), r.Relevance, location(r.Passage))
 		if r.Heading != "" {
 			fmt.Fprintf(w, "    § %s\n", r.Heading)
 		}
@@ -138,17 +138,6 @@ func printResults(w io.Writer, resp *search.Response, tty bool) {
 	}
 	fmt.Fprintf(w, "(%s, %d results in %.1f ms)\n", resp.Candidates.Mode, len(resp.Results),
 		float64(resp.Timing.Total.Microseconds())/1000)
-}
-
-// relevanceWords says a result's relevance in words, and whether it is a
-// table of contents or index, which points to the answer rather than
-// holding it.
-func relevanceWords(r search.Result) string {
-	s := search.RelevanceLabel(r.Relevance)
-	if r.Navigation {
-		s += ", contents or index page"
-	}
-	return s
 }
 
 // indent prefixes every line of s, so that a passage's own lines stay

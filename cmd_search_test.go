@@ -11,11 +11,11 @@ import (
 func TestSearchTextSaysEachResultsRelevanceInWords(t *testing.T) {
 	man := &search.Passage{ChunkID: 1, Path: "/docs/grep.1", LineStart: 40, Snippet: "-U, --binary\n    Treat the file(s) as binary.",
 		Highlights: []search.Span{{Start: 6, End: 12}}}
-	toc := &search.Passage{ChunkID: 2, Path: "/docs/manual.pdf", UnitKind: "page", Page: 2, Label: "ii", Snippet: "Binary files ..... 41"}
+	toc := &search.Passage{ChunkID: 2, Path: "/docs/manual.pdf", UnitKind: "page", Page: 2, Label: "ii", Snippet: "Binary files ..... 41", Navigation: true}
 	resp := &search.Response{
 		Results: []search.Result{
 			{Passage: man, Rank: 1, Score: 1, Relevance: 0.75},
-			{Passage: toc, Rank: 2, Score: 0.8, Relevance: 0.45, Navigation: true},
+			{Passage: toc, Rank: 2, Score: 0.8, Relevance: 0.45},
 		},
 		Candidates: &search.Candidates{Mode: search.ModeBM25},
 		Timing:     search.Timing{Total: 2 * time.Millisecond},

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"cairn/core/answer"
-	"cairn/core/search"
 	"cairn/core/config"
 	"cairn/core/llm/testmodel"
+	"cairn/core/search"
 )
 
 // testEngine opens a knowledge base in a private home with the repository's

@@ -166,11 +166,9 @@ func verdictText(a *answer.Answer) (string, fyne.Resource, widget.Importance) {
 	switch {
 	case a.Closest || a.NoSources:
 		return "", nil, widget.MediumImportance
-	// An extractive answer was never checked claim by claim: it quotes.
-	// "Verified" would promise a check that did not happen, whichever
-	// verdict the engine gave it.
-	case a.Verdict == answer.VerdictQuoted,
-		a.Mode == answer.ModeExtractive && a.Verdict == answer.VerdictSupported:
+	// An extractive answer was never checked claim by claim: it quotes,
+	// and "Verified" would promise a check that did not happen.
+	case a.Verdict == answer.VerdictQuoted:
 		return quotedLabel, theme.FileTextIcon(), widget.MediumImportance
 	}
 	switch a.Verdict {

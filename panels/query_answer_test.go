@@ -201,7 +201,6 @@ func TestVerdictBadge(t *testing.T) {
 		want string
 	}{
 		{"quoted", answer.Answer{Mode: answer.ModeExtractive, Verdict: answer.VerdictQuoted}, quotedLabel},
-		{"extractive marked supported", answer.Answer{Mode: answer.ModeExtractive, Verdict: answer.VerdictSupported}, quotedLabel},
 		{"generated and checked", answer.Answer{Mode: answer.ModeGenerative, Verdict: answer.VerdictSupported}, "Verified: every claim is supported by a cited source"},
 		{"closest, not an answer", answer.Answer{Mode: answer.ModeExtractive, Refused: true, Closest: true, Verdict: answer.VerdictNone}, ""},
 	} {

@@ -76,14 +76,15 @@ func TestEachSourceSaysItsRelevanceInWords(t *testing.T) {
 	results := []search.Result{
 		{Passage: passage(1, "/a.pdf", 1, "a"), Rank: 1, Relevance: 0.82, Score: 1},
 		{Passage: passage(2, "/b.pdf", 2, "b"), Rank: 2, Relevance: 0.55, Score: 0.9},
-		{Passage: passage(3, "/c.pdf", 3, "c"), Rank: 3, Relevance: 0.12, Score: 0.8, Navigation: true},
+		{Passage: passage(3, "/c.pdf", 3, "c"), Rank: 3, Relevance: 0.12, Score: 0.8},
 	}
+	results[2].Navigation = true
 	q.Apply(Asking{Question: "q"}, Ranked{Question: "q", Results: results, Params: search.DefaultParams()})
 	var got []string
 	for _, r := range q.Rows() {
 		got = append(got, r.Relevance.Text)
 	}
-	if want := []string{"strong match", "partial match", "weak match · contents or index page"}; !slices.Equal(got, want) {
+	if want := []string{"strong match", "partial match", "weak match, contents or index page"}; !slices.Equal(got, want) {
 		t.Errorf("relevance %q, want %q", got, want)
 	}
 	row := q.Rows()[0]

@@ -121,7 +121,7 @@ func (r *SourceRow) show(res search.Result) {
 func (r *SourceRow) rank(res search.Result, cited int, right bool, p search.Params, mode search.Mode) {
 	r.res, r.params, r.mode = res, p, mode
 	setText(r.Rank, fmt.Sprintf("%d.", res.Rank))
-	setText(r.Relevance, relevanceWords(res))
+	setText(r.Relevance, res.MatchLabel())
 	if cited != r.cited {
 		r.cited = cited
 		if cited > 0 {
@@ -172,17 +172,6 @@ func location(p *search.Passage) string {
 	return strings.Join(parts, " · ")
 }
 
-// relevanceWords is a row's relevance for a person: its words, and whether
-// the passage is a table of contents or index, which points to the answer
-// rather than holding it.
-func relevanceWords(r search.Result) string {
-	s := search.RelevanceLabel(r.Relevance)
-	if r.Navigation {
-		s += " · contents or index page"
-	}
-	return s
-}
-
 // whyText explains a result: its relevance with the number, each
 // retriever's rank and score, each fusion term, and the terms it matched.
 func whyText(r search.Result, p search.Params, mode search.Mode) string {
@@ -191,7 +180,7 @@ func whyText(r search.Result, p search.Params, mode search.Mode) string {
 	if r.Heading != "" {
 		fmt.Fprintf(&b, "Section: %s\n", r.Heading)
 	}
-	fmt.Fprintf(&b, "Relevant: %.2f, %s (share of the question's information covered)\n", r.Relevance, relevanceWords(r))
+	fmt.Fprintf(&b, "Relevant: %.2f, %s (share of the question's information covered)\n", r.Relevance, r.MatchLabel())
 	switch {
 	case mode == search.ModeVector:
 		b.WriteString("BM25:    not used (vector search only)\n")

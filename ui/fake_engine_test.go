@@ -47,17 +47,19 @@ type fakeEngine struct {
 }
 
 // Passages of the fake corpus. BM25 ranks A, B, C; vectors rank C, D, B.
+// C covers the question ("reset the router") whole: only it passes a
+// min_score of 0.98.
 // Under RRF (both lists count) the order is C, B, A, D at rrf_k 60 and
 // C, A, B, D at rrf_k 0.
 var (
 	passA = &search.Passage{ChunkID: 1, DocumentID: 1, Path: "/docs/a.md", Title: "Alpha notes", Text: "Alpha: the router manual says reset.",
-		LineStart: 3, LineEnd: 5, Snippet: "the router manual says reset", Highlights: []search.Span{{Start: 4, End: 10}}, Matched: []string{"router"}}
+		LineStart: 3, LineEnd: 5, Snippet: "the router manual says reset", Highlights: []search.Span{{Start: 4, End: 10}}, Matched: []string{"router"}, Coverage: 0.5}
 	passB = &search.Passage{ChunkID: 2, DocumentID: 2, Path: "/docs/b.md", Title: "Bravo guide", Text: "Bravo: hold the pin ten seconds.",
-		LineStart: 10, LineEnd: 12, Snippet: "hold the pin ten seconds", Highlights: []search.Span{{Start: 9, End: 12}}, Matched: []string{"pin"}}
+		LineStart: 10, LineEnd: 12, Snippet: "hold the pin ten seconds", Highlights: []search.Span{{Start: 9, End: 12}}, Matched: []string{"pin"}, Coverage: 0.3}
 	passC = &search.Passage{ChunkID: 3, DocumentID: 3, Path: "/docs/c.pdf", Title: "Charlie manual", Text: "Charlie: reset the router with the pin.",
-		UnitKind: "page", Page: 7, Label: "vii", Snippet: "reset the router with the pin", Highlights: []search.Span{{Start: 0, End: 5}, {Start: 10, End: 16}}, Matched: []string{"reset", "router"}}
+		UnitKind: "page", Page: 7, Label: "vii", Snippet: "reset the router with the pin", Highlights: []search.Span{{Start: 0, End: 5}, {Start: 10, End: 16}}, Matched: []string{"reset", "router"}, Coverage: 1}
 	passD = &search.Passage{ChunkID: 4, DocumentID: 4, Path: "/docs/d.html", Title: "Delta page", Text: "Delta: network lights.",
-		LineStart: 1, LineEnd: 1, Snippet: "network lights"}
+		LineStart: 1, LineEnd: 1, Snippet: "network lights", Coverage: 0.2}
 )
 
 func fakeCandidates() *search.Candidates {

@@ -171,7 +171,7 @@ func TestWhyThisResult(t *testing.T) {
 		t.Fatal("Why did not show the explanation")
 	}
 	want := "File:    /docs/b.md\n" +
-		"Relevant: 0.00, weak match (share of the question's information covered)\n" +
+		"Relevant: 0.30, weak match (share of the question's information covered)\n" +
 		"BM25:    rank 2, score 7.000 -> fusion term 0.492\n" +
 		"Vectors: rank 3, similarity 0.700 -> fusion term 0.484\n" +
 		"Fused:   0.976 = 0.492 + 0.484 (RRF, k = 60, normalized to 0..1)\n" +

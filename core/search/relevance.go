@@ -26,6 +26,17 @@ func RelevanceLabel(r float64) string {
 	return "weak match"
 }
 
+// MatchLabel says a result's relevance in words for a person, and whether it is
+// a table of contents or an index, which points to the answer rather than
+// holding it: "strong match, contents or index page".
+func (r Result) MatchLabel() string {
+	s := RelevanceLabel(r.Relevance)
+	if r.Passage != nil && r.Navigation {
+		s += ", contents or index page"
+	}
+	return s
+}
+
 // navigationPenalty scales the fused score and the relevance of a table
 // of contents or an index: halved, an RRF rank 1 falls below the whole
 // candidate pool at the default rrf_k.
