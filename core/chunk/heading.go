@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"cairn/core/extract"
 )
@@ -53,7 +54,7 @@ func headingTrail(text string, explicit []extract.Heading, maxLen int) trail {
 			parts[i] = s.Text
 		}
 		t.offsets = append(t.offsets, h.Offset)
-		t.texts = append(t.texts, cutRunes(strings.Join(parts, " > "), maxLen))
+		t.texts = append(t.texts, cutTrail(parts, maxLen))
 	}
 	return t
 }
@@ -137,6 +138,27 @@ func IsAllCaps(line string) bool {
 		}
 	}
 	return letters >= 3 && other <= 2
+}
+
+// cutTrail joins a heading trail in at most maxLen characters. Middle
+// headings go first ("Manual > … > Network Setup"), then the top one: the
+// innermost heading names the section a passage is in, so it is the one
+// kept whole, and cut itself only when it alone is too long.
+func cutTrail(parts []string, maxLen int) string {
+	full := strings.Join(parts, " > ")
+	if utf8.RuneCountInString(full) <= maxLen || len(parts) == 1 {
+		return cutRunes(full, maxLen)
+	}
+	for k := 2; k < len(parts); k++ {
+		if s := parts[0] + " > … > " + strings.Join(parts[k:], " > "); utf8.RuneCountInString(s) <= maxLen {
+			return s
+		}
+	}
+	last := parts[len(parts)-1]
+	if s := "… > " + last; utf8.RuneCountInString(s) <= maxLen {
+		return s
+	}
+	return cutRunes(last, maxLen)
 }
 
 func cutRunes(s string, n int) string {
