@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"cairn/core/extract"
 )
@@ -22,8 +23,10 @@ import (
 //	CAIRN_OUTLINE_PDFS=/tmp/pdfs go test -run TestOutlineCoverage ./core/chunk/ -v
 //
 // Where each entry starts is worked out here independently of the
-// extractor: on its destination page, at the first line holding its title
-// (case and spacing aside), else at the page's start. docs/structure.md
+// extractor, more strictly: on its destination page, at the first line
+// that begins with its title (case, spacing, leading punctuation and a
+// section number aside), else at the first line that contains it, else at
+// the page's start. docs/structure.md
 // records the figures.
 func TestOutlineCoverage(t *testing.T) {
 	dir := os.Getenv("CAIRN_OUTLINE_PDFS")
@@ -102,21 +105,60 @@ func entryStarts(doc *extract.Document, outline []extract.OutlineEntry) ([]entry
 		if e.Page == prevPage {
 			from = prevOff
 		}
-		off := from
-		low := strings.ToLower(doc.Text[from:u.End])
-		want := strings.ToLower(strings.Join(strings.Fields(e.Title), " "))
-		lineStart := 0
-		for _, l := range strings.SplitAfter(low, "\n") {
-			if strings.Contains(strings.Join(strings.Fields(l), " "), want) {
-				off = from + lineStart
-				found++
-				break
-			}
-			lineStart += len(l)
+		off, ok := findLine(doc.Text[from:u.End], e.Title, e.Page != prevPage)
+		if ok {
+			found++
 		}
+		off += from
 		out = append(out, entryStart{off, e.Title})
 		prevPage, prevOff = e.Page, off
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].off < out[j].off })
 	return out, found
+}
+
+// findLine returns the offset of the line of page that begins with title
+// (the title may wrap onto the next line), else of the first line that
+// contains it; hyphens do not count, as PDF outlines often lose them. A
+// title whose line has at most two short lines of page furniture above it
+// (running header, page number) starts at the page's start, when it is
+// the first entry of its page (top).
+func findLine(page, title string, top bool) (int, bool) {
+	norm := func(s string) string {
+		s = strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(s, "-", "")), " "))
+		return strings.TrimLeftFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	want := norm(title)
+	lines := strings.SplitAfter(page, "\n")
+	at := func(i, off int) (int, bool) {
+		if before := strings.TrimSpace(page[:off]); top && len(before) <= 60 && strings.Count(before, "\n") <= 2 {
+			return 0, true
+		}
+		return off, true
+	}
+	contains := -1
+	off := 0
+	for i, l := range lines {
+		n := l
+		if i+1 < len(lines) {
+			n += " " + lines[i+1]
+		}
+		n = norm(n)
+		rest := n
+		for _, p := range []string{"chapter", "part", "appendix", "section"} {
+			rest = norm(strings.TrimPrefix(rest, p))
+		}
+		rest = norm(strings.TrimLeft(rest, "0123456789.:IVX "))
+		if strings.HasPrefix(n, want) || strings.HasPrefix(rest, want) {
+			return at(i, off)
+		}
+		if contains < 0 && strings.Contains(n, want) {
+			contains = off
+		}
+		off += len(l)
+	}
+	if contains >= 0 {
+		return contains, true
+	}
+	return 0, false
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // outlineHeadings turns a PDF's outline into headings of the extracted
@@ -55,7 +56,7 @@ func outlineHeadings(text string, units []Unit, entries []OutlineEntry) ([]Headi
 		if u.Number == lastPage {
 			from = max(from, last)
 		}
-		off := findTitle(text, from, u.End, e.Title)
+		off := findTitle(text, from, u.End, e.Title, u.Number != lastPage)
 		if off < 0 {
 			off = from
 		}
@@ -74,9 +75,14 @@ func outlineHeadings(text string, units []Unit, entries []OutlineEntry) ([]Headi
 var sectionNumber = regexp.MustCompile(`^(?i:(?:chapter|section|appendix|part|kapitel|chapitre)\s+)?(?:\d{1,3}|[A-Z]|[IVXLC]{1,6})(?:\.\d{1,3})*[.:]?\s+`)
 
 // findTitle returns the offset of the line of text[from:to] where title is
-// printed, or -1. A match at the start of a line (after a section number)
-// wins over one inside running text, which is a mention, not the heading.
-func findTitle(text string, from, to int, title string) int {
+// printed, or -1. The title must match whole words. A match at the start
+// of a line (after a section number or a bullet) is the heading; a match
+// inside running text is only taken for titles of several words, since a
+// one-word title there ("Name", "Files") is a mention, not the heading.
+//
+// top says that from is the page's start, so page furniture before the
+// title's line may be counted as the section's (see headingLineStart).
+func findTitle(text string, from, to int, title string, top bool) int {
 	page := foldText(text[from:to])
 	for _, t := range []string{title, sectionNumber.ReplaceAllString(title, "")} {
 		want := foldText(t).s
@@ -89,14 +95,17 @@ func findTitle(text string, from, to int, title string) int {
 			if j < 0 {
 				break
 			}
-			off := from + page.offs[i+j]
-			if ls, ok := headingLineStart(text, from, off); ok {
+			start, end := from+page.offs[i+j], from+page.offs[i+j+len(want)-1]
+			i += j + 1
+			if !wordEdges(text, start, end) {
+				continue
+			}
+			if ls, ok := headingLineStart(text, from, start, top); ok {
 				return ls
 			}
-			if first < 0 {
-				first = off
+			if first < 0 && len(strings.Fields(t)) > 1 {
+				first = start
 			}
-			i += j + 1
 		}
 		if first >= 0 {
 			return first
@@ -105,18 +114,43 @@ func findTitle(text string, from, to int, title string) int {
 	return -1
 }
 
-// headingLineStart reports the start of off's line when only a section
-// number (or nothing) stands before off on it.
-func headingLineStart(text string, from, off int) (int, bool) {
+// wordEdges reports whether text[start] begins a word and the rune at end
+// (the last matched byte's rune) ends one.
+func wordEdges(text string, start, end int) bool {
+	before, _ := utf8.DecodeLastRuneInString(text[:start])
+	_, size := utf8.DecodeRuneInString(text[end:])
+	after, _ := utf8.DecodeRuneInString(text[end+size:])
+	return !isWordRune(before) && !isWordRune(after)
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// headingLineStart reports the start of off's line when only numbering
+// ("3.2", "Chapter 7:", "Part I"), punctuation or a bullet stands before
+// off on it. When only page furniture precedes that line on its page (at
+// most two short lines: a running header, a page number), the page's
+// start is returned instead: the page belongs to the section from its top.
+func headingLineStart(text string, from, off int, top bool) (int, bool) {
 	ls := strings.LastIndexByte(text[from:off], '\n') + 1 + from
-	prefix := text[ls:off]
-	if strings.TrimSpace(prefix) == "" {
-		return ls, true
+	for _, w := range strings.Fields(text[ls:off]) {
+		w = strings.TrimFunc(w, func(r rune) bool { return !isWordRune(r) })
+		if w != "" && !numberingWord(w) {
+			return 0, false
+		}
 	}
-	if len(prefix) <= 24 && sectionNumber.MatchString(prefix+" ") && sectionNumber.ReplaceAllString(prefix+" ", "") == "" {
-		return ls, true
+	if before := strings.TrimSpace(text[from:ls]); top && len(before) <= 60 && strings.Count(before, "\n") <= 2 {
+		return from, true
 	}
-	return 0, false
+	return ls, true
+}
+
+// numberingWord reports the words that number a heading rather than name it.
+func numberingWord(w string) bool {
+	switch strings.ToLower(w) {
+	case "chapter", "section", "appendix", "part", "kapitel", "chapitre", "teil", "annexe", "anhang":
+		return true
+	}
+	return sectionNumber.MatchString(w + " ")
 }
 
 // folded is text reduced to its lower-case letters and digits, with the
@@ -131,7 +165,7 @@ func foldText(s string) folded {
 	var sb strings.Builder
 	var offs []int
 	for i, r := range s {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		if !isWordRune(r) {
 			continue
 		}
 		n := sb.Len()
