@@ -138,10 +138,25 @@ func headingLineStart(text string, from, off int, top bool) (int, bool) {
 			return 0, false
 		}
 	}
-	if before := strings.TrimSpace(text[from:ls]); top && len(before) <= 60 && strings.Count(before, "\n") <= 2 {
+	if top && isFurniture(text[from:ls]) {
 		return from, true
 	}
 	return ls, true
+}
+
+// isFurniture reports text that can only be a page's running header and
+// number: at most two short lines, none ending a sentence.
+func isFurniture(s string) bool {
+	s = strings.TrimSpace(s)
+	if len(s) > 60 || strings.Count(s, "\n") > 2 {
+		return false
+	}
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && strings.ContainsAny(l[len(l)-1:], ".!?:;,") {
+			return false
+		}
+	}
+	return true
 }
 
 // numberingWord reports the words that number a heading rather than name it.
