@@ -219,3 +219,80 @@ func TestHeadingCut(t *testing.T) {
 		t.Errorf("heading %q", got)
 	}
 }
+
+// Lines with a heading's shape that are not section titles: they used to
+// label every passage after them (the GPL's last line was the most common
+// heading of a manual's chunks).
+func TestHeadingGuessRejectsLookalikes(t *testing.T) {
+	for _, line := range []string{
+		"END OF TERMS AND CONDITIONS",
+		"THE END",
+		"TERMS AND CONDITIONS FOR COPYING, DISTRIBUTION AND MODIFICATION",
+		"FOR THE PROGRAM, TO THE EXTENT PERMITTED BY APPLICABLE LAW. EXCEPT WHEN",
+		"MAX_BUFFER = 4096;",
+		"if (x == NULL) {",
+		"}",
+		"EXIT_FAILURE;",
+		"PRINT_USAGE()",
+		"$ make install",
+		"#include <stdio.h>",
+		"1 Introduction .................... 5",
+		"2.3 Vector arithmetic . . . . . . . . 15",
+		"INDEX ........ 312",
+		"NAME | SIZE | DATE",
+		"ID     NAME     SIZE",
+		"1.5    2.25    3.125",
+		"2019 2020 2021 2022",
+	} {
+		if level, title, ok := headingLine(line, true, true); ok {
+			t.Errorf("%q taken for a heading (level %d, %q)", line, level, title)
+		}
+	}
+	for _, tt := range []struct {
+		line  string
+		level int
+		title string
+	}{
+		{"WARRANTY", 1, "WARRANTY"},
+		{"DESCRIPTION", 1, "DESCRIPTION"},
+		{"SEE ALSO", 1, "SEE ALSO"},
+		{"NO WARRANTY", 1, "NO WARRANTY"},
+		{"GNU GENERAL PUBLIC LICENSE", 1, "GNU GENERAL PUBLIC LICENSE"},
+		{"3.2.1 Network Setup", 3, "3.2.1 Network Setup"},
+		{"2 Simple manipulations; numbers and vectors", 1, "2 Simple manipulations; numbers and vectors"},
+		{"## Install", 2, "Install"},
+		{"Symptoms:", levelColon, "Symptoms"},
+	} {
+		level, title, ok := headingLine(tt.line, true, true)
+		if !ok || level != tt.level || title != tt.title {
+			t.Errorf("%q: heading %v level %d %q, want level %d %q", tt.line, ok, level, title, tt.level, tt.title)
+		}
+	}
+}
+
+// The closing line of a licence does not become the section of what
+// follows it.
+func TestLicenceEndIsNoSection(t *testing.T) {
+	text := "NO WARRANTY\n\nThe program is provided as is.\n\nEND OF TERMS AND CONDITIONS\n\nInstalling the program is simple.\n"
+	tr := headingTrail(text, nil, 160)
+	if got := tr.at(strings.Index(text, "Installing")); got != "NO WARRANTY" {
+		t.Errorf("heading after the licence = %q, want the licence's last section %q", got, "NO WARRANTY")
+	}
+}
+
+func TestTrailCutKeepsInnermost(t *testing.T) {
+	parts := []string{"Valgrind User Manual", "3. Using and understanding the Valgrind core: Advanced Topics", "3.2. Debugging your program using Valgrind gdbserver and GDB"}
+	for _, tt := range []struct {
+		max  int
+		want string
+	}{
+		{200, strings.Join(parts, " > ")},
+		{100, "Valgrind User Manual > … > 3.2. Debugging your program using Valgrind gdbserver and GDB"},
+		{70, "… > 3.2. Debugging your program using Valgrind gdbserver and GDB"},
+		{20, "3.2. Debugging your…"},
+	} {
+		if got := cutTrail(parts, tt.max); got != tt.want {
+			t.Errorf("cutTrail(%d) = %q, want %q", tt.max, got, tt.want)
+		}
+	}
+}

@@ -103,11 +103,14 @@ func headingLine(line string, prevBlank, nextBlank bool) (level int, title strin
 	if m := markdownHeading.FindStringSubmatch(line); m != nil {
 		return len(m[1]), m[2], true
 	}
+	if notTitle(line) {
+		return 0, "", false
+	}
 	if m := numberedHeading.FindStringSubmatch(line); m != nil && nextBlank && len(strings.Fields(m[2])) <= 12 &&
 		!strings.ContainsAny(line[len(line)-1:], ".,;:!?") {
 		return strings.Count(m[1], ".") + 1, line, true
 	}
-	if IsAllCaps(line) {
+	if IsAllCaps(line) && capsTitle(line) {
 		return 1, line, true
 	}
 	if prevBlank && strings.HasSuffix(line, ":") && len(line) <= 60 && len(line) > 2 {
@@ -117,6 +120,53 @@ func headingLine(line string, prevBlank, nextBlank bool) (level int, title strin
 		}
 	}
 	return 0, "", false
+}
+
+// Lines that have a heading's shape (short, standing alone, numbered or
+// in capitals) but are something else. Each pattern is a kind of line met
+// in real documents where a guessed heading then labelled every passage
+// after it: the closing line of a licence, code, a table of contents'
+// dot leaders, a table's rows.
+var (
+	// "END OF TERMS AND CONDITIONS" closes a section instead of opening one.
+	closingLine = regexp.MustCompile(`(?i)^(?:the\s+)?end(?:\s+of\b.*)?[.!]?$`)
+	// Code: a statement or block end, a call, an assignment or comparison,
+	// a shell prompt, a preprocessor line or a comment.
+	codeLine = regexp.MustCompile(`[;{}]\s*$|^\s*[{}]|\w\([^()]*\)|[^=!<>]=|==|!=|:=|->|=>|::|^[$>#%]\s|^#(?:include|define|if|ifdef|endif|pragma)\b|^//|/\*|\*/`)
+	// "Introduction ........ 5", "Index ·  ·  · 12", "Name ____".
+	dotLeaders = regexp.MustCompile(`(?:\.\s?){4,}|…{2,}|(?:·\s*){3,}|_{4,}`)
+	// Columns: cells set apart by a bar, a tab, or runs of spaces.
+	columnGap = regexp.MustCompile(`\S(?: {2,}|\t+)\S`)
+)
+
+// notTitle reports lines that are no section title whatever their shape.
+func notTitle(line string) bool {
+	if closingLine.MatchString(line) || codeLine.MatchString(line) || dotLeaders.MatchString(line) {
+		return true
+	}
+	if strings.Contains(line, "|") || len(columnGap.FindAllStringIndex(line, -1)) >= 2 {
+		return true // "a | b", "1.0   2.5   3.7"
+	}
+	letters, digits := 0, 0
+	for _, r := range line {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		}
+	}
+	return digits >= 4 && digits > letters // mostly numbers: a table row or a date line
+}
+
+// capsTitle reports whether a line in capitals is short enough to be a
+// title ("WARRANTY", "SEE ALSO", "NO WARRANTY"): at most six words and no
+// comma. Longer ones are prose set in capitals, as licences shout their
+// disclaimers ("TERMS AND CONDITIONS FOR COPYING, DISTRIBUTION AND
+// MODIFICATION", "FOR THE PROGRAM, TO THE EXTENT PERMITTED BY ..."), which
+// a PDF breaks into many short lines.
+func capsTitle(line string) bool {
+	return len(strings.Fields(line)) <= 6 && !strings.Contains(line, ",")
 }
 
 // IsAllCaps reports whether line is a short title in capitals: at least three
