@@ -284,7 +284,12 @@ func TestEPUBEncryption(t *testing.T) {
 // old string of pairs replaced by the new one after it.
 func withReplaced(t *testing.T, fixture, name string, pairs ...string) []byte {
 	t.Helper()
-	raw := fixtureBytes(t, fixture)
+	return replaceInZip(t, fixtureBytes(t, fixture), name, pairs...)
+}
+
+// replaceInZip returns the zip raw with strings replaced in its part name.
+func replaceInZip(t *testing.T, raw []byte, name string, pairs ...string) []byte {
+	t.Helper()
 	src, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +314,7 @@ func withReplaced(t *testing.T, fixture, name string, pairs ...string) []byte {
 		}
 		for i := 0; i+1 < len(pairs); i += 2 {
 			if !bytes.Contains(data, []byte(pairs[i])) {
-				t.Fatalf("%s of %s has no %q", name, fixture, pairs[i])
+				t.Fatalf("%s has no %q", name, pairs[i])
 			}
 			data = bytes.ReplaceAll(data, []byte(pairs[i]), []byte(pairs[i+1]))
 		}
@@ -344,4 +349,26 @@ func TestDOCXRenderedPages(t *testing.T) {
 	}
 	// Footnotes and headers follow the pages, outside them.
 	contains(t, "after the pages", d.Text[d.Units[2].End:], "Footnotes", "Cairn Field Guide: internal")
+}
+
+// Outline levels make headings whatever the style is called: set on a
+// style ("Measurements Title", outline level 1) or on the paragraph itself,
+// where level 9 turns a heading style's paragraph into body text.
+func TestDOCXOutlineLevels(t *testing.T) {
+	raw := withReplaced(t, "report.docx", "word/styles.xml", `<w:name w:val="Heading 2"/>`, `<w:name w:val="Measurements Title"/>`)
+	raw = replaceInZip(t, raw, "word/document.xml",
+		`<w:pStyle w:val="Heading1"/><w:bidi w:val="0"/><w:jc w:val="left"/><w:rPr></w:rPr></w:pPr><w:r><w:br w:type="page"/></w:r><w:r><w:rPr></w:rPr><w:t>Findings`,
+		`<w:pStyle w:val="Heading1"/><w:outlineLvl w:val="9"/><w:bidi w:val="0"/><w:jc w:val="left"/><w:rPr></w:rPr></w:pPr><w:r><w:br w:type="page"/></w:r><w:r><w:rPr></w:rPr><w:t>Findings`,
+		`<w:pStyle w:val="Normal"/><w:bidi w:val="0"/><w:jc w:val="left"/><w:rPr></w:rPr></w:pPr><w:r><w:rPr></w:rPr><w:t>The second page records`,
+		`<w:pStyle w:val="Normal"/><w:outlineLvl w:val="2"/><w:bidi w:val="0"/><w:jc w:val="left"/><w:rPr></w:rPr></w:pPr><w:r><w:rPr></w:rPr><w:t>The second page records`)
+	d, err := NewRegistry(DefaultLimits()).Extract(context.Background(), fileOf("outline.docx", raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDocument(t, d)
+	var got []string
+	for _, h := range headingSummary(d) {
+		got = append(got, h[:min(len(h), 38)])
+	}
+	equalStrings(t, "headings", got, []string{"1 Introduction", "2 Measurements", "3 The second page records the findings", "1 Conclusions", "1 Footnotes", "1 Headers and footers"})
 }
