@@ -72,6 +72,11 @@ func checkDocument(t testing.TB, d *Document) {
 			if h.Offset > 0 && d.Text[h.Offset-1] != '\n' {
 				t.Errorf("heading %q at offset %d is not at a line start", h.Text, h.Offset)
 			}
+		case d.Format == "markdown":
+			// "## Title" and setext titles: the heading is its line.
+			if line, _, _ := strings.Cut(d.Text[h.Offset:], "\n"); !strings.Contains(line, h.Text) {
+				t.Errorf("heading %q is not on the line at offset %d", h.Text, h.Offset)
+			}
 		case !strings.HasPrefix(d.Text[h.Offset:], h.Text):
 			t.Errorf("heading %q is not at offset %d", h.Text, h.Offset)
 		}
