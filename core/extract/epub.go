@@ -12,7 +12,9 @@ import (
 
 // extractEPUB reads an EPUB 2 or 3 book: the XHTML documents of the spine
 // in reading order, each a chapter unit labelled with its title from the
-// table of contents (else its first heading), with the headings inside.
+// table of contents (else its first heading). The table of contents' entries
+// are the headings, at the anchors they link to, with the chapters' own
+// headings that it does not list nested below them (chapterHeadings).
 // Books encrypted with DRM are skipped; font obfuscation is not DRM.
 func (r *Registry) extractEPUB(ctx context.Context, f File, lim Limits) (*Document, error) {
 	a, err := openZip(f, lim, "epub")
@@ -40,6 +42,10 @@ func (r *Registry) extractEPUB(ctx context.Context, f File, lim Limits) (*Docume
 	if pkg.ncx != "" {
 		epubTOC(ctx, a, pkg.ncx, titles)
 	}
+	toc := map[string][]tocEntry{} // chapter file -> its entries, in order
+	for _, e := range epubTOCEntries(ctx, a, pkg.nav, pkg.ncx) {
+		toc[e.file] = append(toc[e.file], e)
+	}
 	b := newBuilder(lim)
 	var warnings []string
 	n := 0
@@ -62,7 +68,7 @@ func (r *Registry) extractEPUB(ctx context.Context, f File, lim Limits) (*Docume
 			warnings = append(warnings, fmt.Sprintf("epub: %s: %v", item, err))
 			continue
 		}
-		d, err := htmlDocument(ctx, data)
+		d, anchors, err := htmlDocumentAnchors(ctx, data)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -80,6 +86,7 @@ func (r *Registry) extractEPUB(ctx context.Context, f File, lim Limits) (*Docume
 		if label == "" {
 			label = d.Title
 		}
+		d.Headings = chapterHeadings(d, anchors, toc[item])
 		n++
 		b.startUnit(UnitChapter, n, collapseSpace(label))
 		b.embed(d)

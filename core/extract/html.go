@@ -22,6 +22,14 @@ func extractHTML(ctx context.Context, f File, lim Limits) (*Document, error) {
 // headings recorded, table rows written with their header cells, scripts
 // and styles dropped.
 func htmlDocument(ctx context.Context, b []byte) (*Document, error) {
+	d, _, err := htmlDocumentAnchors(ctx, b)
+	return d, err
+}
+
+// htmlDocumentAnchors is htmlDocument that also returns where each element
+// id (and <a name>) starts in the text, for links into the page such as an
+// EPUB's table of contents.
+func htmlDocumentAnchors(ctx context.Context, b []byte) (*Document, map[string]int, error) {
 	text, _ := decodeText(b)
 	root, err := html.Parse(strings.NewReader(text))
 	if err != nil {
@@ -29,16 +37,24 @@ func htmlDocument(ctx context.Context, b []byte) (*Document, error) {
 		// their text is still worth indexing without the structure.
 		flat, terr := htmlTokensText(ctx, text)
 		if terr != nil {
-			return nil, fmt.Errorf("parse HTML: %w", err)
+			return nil, nil, fmt.Errorf("parse HTML: %w", err)
 		}
-		return &Document{Format: "html", Text: flat, Warnings: []string{"HTML structure ignored: " + err.Error()}}, nil
+		return &Document{Format: "html", Text: flat, Warnings: []string{"HTML structure ignored: " + err.Error()}}, nil, nil
 	}
-	w := &htmlWriter{ctx: ctx}
+	w := &htmlWriter{ctx: ctx, anchors: map[string]int{}}
 	w.walk(root, 0)
 	if w.err != nil {
-		return nil, w.err
+		return nil, nil, w.err
 	}
-	return &Document{Format: "html", Title: w.title, Text: w.text(), Headings: w.headings}, nil
+	// text() trims the buffer: offsets move back by what it trims.
+	lead := w.buf.Len() - len(bytes.TrimLeft(w.buf.Bytes(), " \t\r\n"))
+	for i := range w.headings {
+		w.headings[i].Offset = max(0, w.headings[i].Offset-lead)
+	}
+	for id, off := range w.anchors {
+		w.anchors[id] = max(0, off-lead)
+	}
+	return &Document{Format: "html", Title: w.title, Text: w.text(), Headings: w.headings}, w.anchors, nil
 }
 
 // htmlTokensText returns the text of every text token outside scripts and
@@ -87,13 +103,17 @@ type htmlWriter struct {
 	buf      bytes.Buffer
 	title    string
 	headings []Heading
-	pre      int // depth inside <pre>
+	anchors  map[string]int // element id -> offset of the text that follows
+	pre      int            // depth inside <pre>
 	space    bool
 	nodes    int
 	err      error
 }
 
 const maxHTMLDepth = 512
+
+// maxAnchors bounds the ids recorded for one page.
+const maxAnchors = 100000
 
 func (w *htmlWriter) walk(n *html.Node, depth int) {
 	if w.err != nil {
@@ -111,6 +131,15 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 		w.writeText(n.Data)
 		return
 	case html.ElementNode:
+		if len(w.anchors) < maxAnchors {
+			for _, a := range n.Attr {
+				if a.Key == "id" || a.Key == "name" && n.DataAtom == atom.A {
+					if _, ok := w.anchors[a.Val]; !ok {
+						w.anchors[a.Val] = w.buf.Len()
+					}
+				}
+			}
+		}
 		switch n.DataAtom {
 		case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object:
 			return

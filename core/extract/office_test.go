@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -371,4 +372,56 @@ func TestDOCXOutlineLevels(t *testing.T) {
 		got = append(got, h[:min(len(h), 38)])
 	}
 	equalStrings(t, "headings", got, []string{"1 Introduction", "2 Measurements", "3 The second page records the findings", "1 Conclusions", "1 Footnotes", "1 Headers and footers"})
+}
+
+// The table of contents names the sections: its titles replace the
+// chapters' headings where they link to them, land on the element they
+// link to (here a paragraph), and the headings it does not list nest
+// below its entries. The NCX serves when there is no nav document.
+func TestEPUBTableOfContentsHeadings(t *testing.T) {
+	nav := withReplaced(t, "book.epub", "EPUB/nav.xhtml",
+		`>Waymarks</a>`, `>Waymarks on the moor</a>`,
+		`<a href="text/ch002.xhtml#the-ridge-cairns">The Ridge Cairns</a>`, `<a href="text/ch002.xhtml#cists">Cists</a>`)
+	nav = replaceInZip(t, nav, "EPUB/text/ch001.xhtml",
+		`<p>Each waymark stood within sight of the next.</p>`, `<p>Each waymark stood within sight of the next.</p><h3>Spacing</h3><p>Forty paces apart.</p>`)
+	nav = replaceInZip(t, nav, "EPUB/text/ch002.xhtml",
+		`<p>The ridge cairns are older`, `<p id="cists">The ridge cairns are older`)
+	ncx := withReplaced(t, "book.epub", "EPUB/content.opf", `properties="nav"`, `properties=""`)
+	ncx = replaceInZip(t, ncx, "EPUB/toc.ncx", `<text>Waymarks</text>`, `<text>Waymarks (NCX)</text>`)
+	for _, tt := range []struct {
+		name     string
+		epub     []byte
+		headings []string
+	}{
+		{"nav", nav, []string{
+			"1 The Cairn Builders @ The Cairn Builders", // the title page is in no table of contents: its own heading
+			"1 The Drove Road @ The Drove Road",
+			"2 Waymarks on the moor @ Waymarks",
+			"3 Spacing @ Spacing",
+			"1 The Ridge Cairns @ The Ridge Cairns", // the chapter's heading, not in the table of contents
+			"1 Cists @ The ridge cairns are older and larger; some cover cists of the early Bronze Age.",
+			"1 Keeping the Cairns @ Keeping the Cairns",
+		}},
+		{"ncx", ncx, []string{
+			"1 The Cairn Builders @ The Cairn Builders",
+			"1 The Drove Road @ The Drove Road",
+			"2 Waymarks (NCX) @ Waymarks",
+			"1 The Ridge Cairns @ The Ridge Cairns",
+			"1 Keeping the Cairns @ Keeping the Cairns",
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := NewRegistry(DefaultLimits()).Extract(context.Background(), fileOf("book.epub", tt.epub))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkDocument(t, d)
+			var got []string
+			for _, h := range d.Headings {
+				line, _, _ := strings.Cut(d.Text[h.Offset:], "\n")
+				got = append(got, strconv.Itoa(h.Level)+" "+h.Text+" @ "+line)
+			}
+			equalStrings(t, "headings", got, tt.headings)
+		})
+	}
 }

@@ -1,0 +1,185 @@
+package extract
+
+import (
+	"context"
+	"encoding/xml"
+	"net/url"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// tocEntry is one entry of an EPUB's table of contents.
+type tocEntry struct {
+	file, fragment string // archive path of the chapter and the anchor id in it
+	title          string
+	depth          int // 1 = top level
+}
+
+// epubTOCEntries reads the table of contents in order and depth: the
+// EPUB 3 nav document's toc nav, else the EPUB 2 NCX navMap. Other navs of
+// the nav document (landmarks, page lists) are no table of contents.
+func epubTOCEntries(ctx context.Context, a *zipArchive, nav, ncx string) []tocEntry {
+	if nav != "" {
+		if es := readTOC(ctx, a, nav, false); len(es) > 0 {
+			return es
+		}
+	}
+	if ncx != "" {
+		return readTOC(ctx, a, ncx, true)
+	}
+	return nil
+}
+
+// readTOC parses a nav document (<nav epub:type="toc"> with nested <ol>
+// of <a href>) or an NCX (nested <navPoint>, each a <text> label and a
+// <content src>). A broken part yields the entries read before the break.
+func readTOC(ctx context.Context, a *zipArchive, part string, ncx bool) []tocEntry {
+	s, c, err := a.xml(ctx, part)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	var out []tocEntry
+	add := func(href, title string, depth int) {
+		title = collapseSpace(unligature(title))
+		if href == "" || title == "" || depth < 1 || len(out) >= maxOutlineEntries {
+			return
+		}
+		file, frag, _ := strings.Cut(href, "#")
+		if f, err := url.PathUnescape(frag); err == nil {
+			frag = f
+		}
+		out = append(out, tocEntry{file: resolvePart(part, urlPath(file)), fragment: frag, title: title, depth: min(depth, maxOutlineDepth)})
+	}
+	inTOC := false // inside the toc nav of a nav document
+	depth := 0     // <ol> depth in a nav, <navPoint> depth in an NCX
+	label := ""
+	for {
+		tok, err := s.next()
+		if err != nil {
+			return out
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "nav":
+				inTOC = strings.Contains(" "+attr(e, "type")+" ", " toc ")
+				depth = 0
+			case "ol":
+				depth++
+			case "navPoint":
+				depth++
+				label = ""
+			case "a":
+				if !ncx && inTOC {
+					href := attr(e, "href")
+					t, err := s.text()
+					if err != nil {
+						return out
+					}
+					add(href, t, depth)
+				}
+			case "text":
+				if ncx && depth > 0 {
+					t, err := s.text()
+					if err != nil {
+						return out
+					}
+					label = t
+				}
+			case "content":
+				if ncx {
+					add(attr(e, "src"), label, depth)
+				}
+			}
+		case xml.EndElement:
+			switch e.Name.Local {
+			case "nav":
+				inTOC = false
+			case "ol", "navPoint":
+				depth = max(0, depth-1)
+			}
+		}
+	}
+}
+
+// chapterHeadings merges a chapter's table-of-contents entries with the
+// headings of its HTML, at offsets relative to the chapter's text. The
+// table of contents names the sections, as a PDF's outline does: an entry
+// lands on its anchor (the element with that id), or on the chapter's
+// start without one, and replaces an HTML heading at the same place. The
+// HTML headings the table of contents does not list (it often stops at
+// the second level) stay, nested below the entry in force: a heading one
+// level deeper than the HTML heading that entry replaced goes one level
+// below the entry.
+func chapterHeadings(d *Document, anchors map[string]int, toc []tocEntry) []Heading {
+	if len(toc) == 0 {
+		return d.Headings
+	}
+	type mark struct {
+		off, depth int
+		title      string
+	}
+	var marks []mark
+	for _, e := range toc {
+		off := 0
+		if e.fragment != "" {
+			if o, ok := anchors[e.fragment]; ok {
+				off = o
+			}
+		}
+		marks = append(marks, mark{nextText(d.Text, off), e.depth, e.title})
+	}
+	sort.SliceStable(marks, func(i, j int) bool { return marks[i].off < marks[j].off })
+	var out []Heading
+	replaced := map[int]int{} // mark index -> level of the HTML heading it replaced
+	for _, m := range marks {
+		out = append(out, Heading{Offset: m.off, Level: m.depth, Text: m.title})
+	}
+	for _, h := range d.Headings {
+		// The entry in force at h: the last mark at or before it.
+		i := sort.Search(len(marks), func(i int) bool { return marks[i].off > h.Offset }) - 1
+		if i >= 0 && (marks[i].off == h.Offset || sameTitle(marks[i].title, h.Text) && !hasTextBetween(d.Text, marks[i].off, h.Offset)) {
+			if _, ok := replaced[i]; !ok {
+				replaced[i] = h.Level
+				continue
+			}
+		}
+		if i >= 0 { // before the chapter's first entry, a heading keeps its level
+			h.Level = marks[i].depth + max(1, h.Level-replaced[i])
+		}
+		out = append(out, h)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
+	return out
+}
+
+// nextText moves off past white space to the text it anchors.
+func nextText(s string, off int) int {
+	off = min(max(off, 0), len(s))
+	for off < len(s) && (s[off] == ' ' || s[off] == '\n' || s[off] == '\t' || s[off] == '\r') {
+		off++
+	}
+	return off
+}
+
+func sameTitle(a, b string) bool {
+	norm := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return unicode.ToLower(r)
+			}
+			return -1
+		}, s)
+	}
+	return norm(a) == norm(b)
+}
+
+// hasTextBetween reports whether a paragraph of text separates two offsets.
+func hasTextBetween(s string, from, to int) bool {
+	if to <= from {
+		return false
+	}
+	return strings.Contains(strings.TrimSpace(s[from:to]), "\n")
+}
