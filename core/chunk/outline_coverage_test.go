@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"cairn/core/extract"
@@ -18,7 +19,8 @@ import (
 // chunks whose heading trail ends with the title of the innermost outline
 // entry that starts before the chunk. It runs only when CAIRN_OUTLINE_PDFS
 // names a folder of PDFs (CAIRN_OUTLINE_ENGINE=go|poppler picks the
-// reader, default: poppler when installed), e.g.
+// reader, default: poppler when installed; CAIRN_OUTLINE_COMPARE=1 also
+// compares the outlines both readers read, and their time), e.g.
 //
 //	CAIRN_OUTLINE_PDFS=/tmp/pdfs go test -run TestOutlineCoverage ./core/chunk/ -v
 //
@@ -71,6 +73,9 @@ func TestOutlineCoverage(t *testing.T) {
 				bad = append(bad, "p."+strconv.Itoa(c.Page)+" "+c.Heading+" | want "+want)
 			}
 		}
+		if os.Getenv("CAIRN_OUTLINE_COMPARE") != "" {
+			compareOutlines(t, filepath.Base(path), f)
+		}
 		pdfs++
 		allGood += good
 		allChunks += len(cs)
@@ -117,48 +122,92 @@ func entryStarts(doc *extract.Document, outline []extract.OutlineEntry) ([]entry
 	return out, found
 }
 
-// findLine returns the offset of the line of page that begins with title
-// (the title may wrap onto the next line), else of the first line that
-// contains it; hyphens do not count, as PDF outlines often lose them. A
-// title whose line has at most two short lines of page furniture above it
+// findLine returns the offset of the line of page that is the title (the
+// title may wrap onto the next line), else of the first line that begins
+// with it, else of the first line that contains it. Case, punctuation, quotes and hyphens do not count, nor
+// numbering before the title ("2.1.12", "A.3", "Chapter 7:"). A title
+// whose line has at most two short lines of page furniture above it
 // (running header, page number) starts at the page's start, when it is
 // the first entry of its page (top).
 func findLine(page, title string, top bool) (int, bool) {
 	norm := func(s string) string {
-		s = strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(s, "-", "")), " "))
-		return strings.TrimLeftFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		s = strings.Map(func(r rune) rune {
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r):
+				return unicode.ToLower(r)
+			case unicode.IsSpace(r):
+				return ' '
+			}
+			return -1
+		}, s)
+		return strings.Join(strings.Fields(s), " ")
+	}
+	unnumbered := func(s string) string {
+		f := strings.Fields(s)
+		for len(f) > 1 && (strings.ContainsAny(f[0], "0123456789") || len(f[0]) == 1 ||
+			f[0] == "chapter" || f[0] == "part" || f[0] == "appendix" || f[0] == "section") {
+			f = f[1:]
+		}
+		return strings.Join(f, " ")
 	}
 	want := norm(title)
 	lines := strings.SplitAfter(page, "\n")
-	at := func(i, off int) (int, bool) {
-		if before := strings.TrimSpace(page[:off]); top && len(before) <= 60 && strings.Count(before, "\n") <= 2 {
-			return 0, true
-		}
-		return off, true
-	}
-	contains := -1
+	contains, prefix := -1, -1
 	off := 0
 	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			off += len(l)
+			continue
+		}
 		n := l
 		if i+1 < len(lines) {
 			n += " " + lines[i+1]
 		}
 		n = norm(n)
-		rest := n
-		for _, p := range []string{"chapter", "part", "appendix", "section"} {
-			rest = norm(strings.TrimPrefix(rest, p))
+		if one := norm(l); one == want || unnumbered(one) == unnumbered(want) || strings.HasPrefix(want, unnumbered(one)+" ") && strings.HasPrefix(unnumbered(n), unnumbered(want)) {
+			// The line is the title, or its first part and the next line the rest.
+			if before := strings.TrimSpace(page[:off]); top && len(before) <= 60 && strings.Count(before, "\n") <= 2 {
+				return 0, true
+			}
+			return off, true
 		}
-		rest = norm(strings.TrimLeft(rest, "0123456789.:IVX "))
-		if strings.HasPrefix(n, want) || strings.HasPrefix(rest, want) {
-			return at(i, off)
+		if prefix < 0 && (strings.HasPrefix(n, want) || strings.HasPrefix(unnumbered(n), unnumbered(want))) {
+			prefix = off
 		}
 		if contains < 0 && strings.Contains(n, want) {
 			contains = off
 		}
 		off += len(l)
 	}
-	if contains >= 0 {
-		return contains, true
+	for _, o := range []int{prefix, contains} {
+		if o >= 0 {
+			return o, true
+		}
 	}
 	return 0, false
+}
+
+// compareOutlines reads f's outline with both readers and reports how many
+// entries agree on title, level and page, and how long each took.
+func compareOutlines(t *testing.T, name string, f extract.File) {
+	read := func(e extract.PDFEngine) ([]extract.OutlineEntry, time.Duration) {
+		start := time.Now()
+		o, err := extract.PDFOutline(context.Background(), f, e)
+		if err != nil {
+			t.Logf("%s: %s: %v", name, e, err)
+		}
+		return o, time.Since(start)
+	}
+	pop, popTime := read(extract.PDFPoppler)
+	gop, goTime := read(extract.PDFPureGo)
+	same := 0
+	for i := range min(len(pop), len(gop)) {
+		if pop[i] == gop[i] {
+			same++
+		} else if same+5 > i {
+			t.Logf("  differ: poppler %+v, go %+v", pop[i], gop[i])
+		}
+	}
+	t.Logf("  %s: poppler %d entries (%v with the text), go %d entries (%v with the text), %d identical",
+		name, len(pop), popTime.Round(time.Millisecond), len(gop), goTime.Round(time.Millisecond), same)
 }

@@ -75,10 +75,12 @@ func outlineHeadings(text string, units []Unit, entries []OutlineEntry) ([]Headi
 var sectionNumber = regexp.MustCompile(`^(?i:(?:chapter|section|appendix|part|kapitel|chapitre)\s+)?(?:\d{1,3}|[A-Z]|[IVXLC]{1,6})(?:\.\d{1,3})*[.:]?\s+`)
 
 // findTitle returns the offset of the line of text[from:to] where title is
-// printed, or -1. The title must match whole words. A match at the start
-// of a line (after a section number or a bullet) is the heading; a match
-// inside running text is only taken for titles of several words, since a
-// one-word title there ("Name", "Files") is a mention, not the heading.
+// printed, or -1. The title must match whole words. A line that holds the
+// title alone (after its numbering, perhaps wrapped onto the next line) is
+// the heading; failing that, a line that starts with the title ("BLAS and
+// LAPACK routines may be used..." comes before "A.3.1 BLAS" on its page);
+// failing that, a match inside running text, only for titles of several
+// words, since a one-word title there ("Name", "Files") is a mention.
 //
 // top says that from is the page's start, so page furniture before the
 // title's line may be counted as the section's (see headingLineStart).
@@ -89,7 +91,7 @@ func findTitle(text string, from, to int, title string, top bool) int {
 		if want == "" {
 			continue
 		}
-		first := -1
+		lineStart, inText := -1, -1
 		for i := 0; ; {
 			j := strings.Index(page.s[i:], want)
 			if j < 0 {
@@ -100,18 +102,35 @@ func findTitle(text string, from, to int, title string, top bool) int {
 			if !wordEdges(text, start, end) {
 				continue
 			}
-			if ls, ok := headingLineStart(text, from, start, top); ok {
+			ls, ok := headingLineStart(text, from, start, top)
+			switch {
+			case ok && aloneOnLine(text, end):
 				return ls
-			}
-			if first < 0 && len(strings.Fields(t)) > 1 {
-				first = start
+			case ok && lineStart < 0:
+				lineStart = ls
+			case !ok && inText < 0 && len(strings.Fields(t)) > 1:
+				inText = start
 			}
 		}
-		if first >= 0 {
-			return first
+		if lineStart >= 0 {
+			return lineStart
+		}
+		if inText >= 0 {
+			return inText
 		}
 	}
 	return -1
+}
+
+// aloneOnLine reports whether nothing but punctuation follows the rune at
+// end on its line.
+func aloneOnLine(text string, end int) bool {
+	_, size := utf8.DecodeRuneInString(text[end:])
+	rest := text[end+size:]
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.IndexFunc(rest, isWordRune) < 0
 }
 
 // wordEdges reports whether text[start] begins a word and the rune at end
