@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -41,6 +42,7 @@ var errOutlineBounds = errors.New("the outline loops or exceeds 20000 entries or
 // should a new version rename that field, pages come out unknown and the
 // outline is dropped with a warning, nothing worse.
 type goOutline struct {
+	ctx     context.Context
 	root    pdf.Value
 	pages   map[objID]int // page object -> 1-based page number
 	entries []OutlineEntry
@@ -69,7 +71,7 @@ func idOf(v pdf.Value) (objID, bool) {
 // readGoOutline returns the outline entries of r in document order, nil
 // when the PDF has none. A panic of the library on a malformed object, a
 // loop or a size past the bounds is an error: the caller drops the outline.
-func readGoOutline(r *pdf.Reader) (entries []OutlineEntry, err error) {
+func readGoOutline(ctx context.Context, r *pdf.Reader) (entries []OutlineEntry, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			entries, err = nil, fmt.Errorf("unreadable outline: %v", p)
@@ -80,7 +82,7 @@ func readGoOutline(r *pdf.Reader) (entries []OutlineEntry, err error) {
 	if first.Kind() != pdf.Dict {
 		return nil, nil
 	}
-	o := &goOutline{root: root, pages: map[objID]int{}, seen: map[objID]bool{}}
+	o := &goOutline{ctx: ctx, root: root, pages: map[objID]int{}, seen: map[objID]bool{}}
 	o.mapPages(root.Key("Pages"), 0, r.NumPage())
 	if err := o.walk(first, 1); err != nil {
 		return nil, err
@@ -121,6 +123,9 @@ func (o *goOutline) walk(item pdf.Value, level int) error {
 	for ; item.Kind() == pdf.Dict; item = item.Key("Next") {
 		if len(o.entries) >= maxOutlineEntries {
 			return errOutlineBounds
+		}
+		if len(o.entries)%64 == 0 && o.ctx.Err() != nil {
+			return o.ctx.Err()
 		}
 		if id, ok := idOf(item); ok {
 			if o.seen[id] {
