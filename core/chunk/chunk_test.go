@@ -243,6 +243,13 @@ func TestHeadingGuessRejectsLookalikes(t *testing.T) {
 		"ID     NAME     SIZE",
 		"1.5    2.25    3.125",
 		"2019 2020 2021 2022",
+		"BZ_OK",
+		"RUNNING/BZ_FLUSH",
+		"CRC-64",
+		"GCC/SSE2/6",
+		"AMD64",
+		"CRC",
+		"NULL",
 	} {
 		if level, title, ok := headingLine(line, true, true); ok {
 			t.Errorf("%q taken for a heading (level %d, %q)", line, level, title)
@@ -256,6 +263,8 @@ func TestHeadingGuessRejectsLookalikes(t *testing.T) {
 		{"WARRANTY", 1, "WARRANTY"},
 		{"DESCRIPTION", 1, "DESCRIPTION"},
 		{"SEE ALSO", 1, "SEE ALSO"},
+		{"FILES", 1, "FILES"},
+		{"INPUT/OUTPUT", 1, "INPUT/OUTPUT"},
 		{"NO WARRANTY", 1, "NO WARRANTY"},
 		{"GNU GENERAL PUBLIC LICENSE", 1, "GNU GENERAL PUBLIC LICENSE"},
 		{"3.2.1 Network Setup", 3, "3.2.1 Network Setup"},

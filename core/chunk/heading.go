@@ -159,15 +159,36 @@ func notTitle(line string) bool {
 	return digits >= 4 && digits > letters // mostly numbers: a table row or a date line
 }
 
-// capsTitle reports whether a line in capitals is short enough to be a
-// title ("WARRANTY", "SEE ALSO", "NO WARRANTY"): at most six words and no
-// comma. Longer ones are prose set in capitals, as licences shout their
-// disclaimers ("TERMS AND CONDITIONS FOR COPYING, DISTRIBUTION AND
-// MODIFICATION", "FOR THE PROGRAM, TO THE EXTENT PERMITTED BY ..."), which
-// a PDF breaks into many short lines.
+// capsTitle reports whether a line in capitals reads as a title
+// ("WARRANTY", "SEE ALSO", "NO WARRANTY"): at most six words, no comma,
+// and words rather than identifiers. Longer lines are prose set in
+// capitals, as licences shout their disclaimers ("TERMS AND CONDITIONS FOR
+// COPYING, DISTRIBUTION AND MODIFICATION", "FOR THE PROGRAM, TO THE EXTENT
+// PERMITTED BY ..."), which a PDF breaks into many short lines. Constants
+// and names of code or tables ("BZ_OK", "CRC-64", "GCC/SSE2", "AMD64") hold
+// an underscore or letters mixed with digits, and a lone word of three
+// letters or fewer is an acronym from a table or a figure ("CRC", "ICL"),
+// a lone "NULL" a constant.
 func capsTitle(line string) bool {
-	return len(strings.Fields(line)) <= 6 && !strings.Contains(line, ",")
+	words := strings.Fields(line)
+	if len(words) > 6 || strings.ContainsAny(line, ",_") {
+		return false
+	}
+	for _, w := range words {
+		if strings.ContainsFunc(w, unicode.IsLetter) && strings.ContainsFunc(w, unicode.IsDigit) {
+			return false
+		}
+	}
+	if len(words) > 1 {
+		return true
+	}
+	w := strings.Trim(words[0], ".:")
+	return utf8.RuneCountInString(w) >= 4 && !codeConstants[w]
 }
+
+// codeConstants are words in capitals that stand alone on a line in code
+// and in API references, not as titles.
+var codeConstants = map[string]bool{"NULL": true, "TRUE": true, "FALSE": true, "NONE": true, "VOID": true, "NULLPTR": true}
 
 // IsAllCaps reports whether line is a short title in capitals: at least three
 // letters, none lower case, and mostly letters (so "--- 2024 ---" is not).
