@@ -35,15 +35,26 @@ func (r *Registry) extractEPUB(ctx context.Context, f File, lim Limits) (*Docume
 	if err != nil {
 		return nil, err
 	}
-	titles := map[string]string{}
+	// The nav document's table of contents, else the NCX, gives the
+	// headings; a chapter's label is the first title either gives it.
+	var nav, ncx []tocEntry
 	if pkg.nav != "" {
-		epubTOC(ctx, a, pkg.nav, titles)
+		nav = readTOC(ctx, a, pkg.nav, false)
 	}
 	if pkg.ncx != "" {
-		epubTOC(ctx, a, pkg.ncx, titles)
+		ncx = readTOC(ctx, a, pkg.ncx, true)
+	}
+	titles := map[string]string{}
+	for _, e := range append(append([]tocEntry(nil), nav...), ncx...) {
+		if titles[e.file] == "" {
+			titles[e.file] = e.title
+		}
+	}
+	if len(nav) == 0 {
+		nav = ncx
 	}
 	toc := map[string][]tocEntry{} // chapter file -> its entries, in order
-	for _, e := range epubTOCEntries(ctx, a, pkg.nav, pkg.ncx) {
+	for _, e := range nav {
 		toc[e.file] = append(toc[e.file], e)
 	}
 	b := newBuilder(lim)
@@ -192,49 +203,6 @@ func readOPF(ctx context.Context, a *zipArchive, opf string) (*opfPackage, error
 		return nil, fmt.Errorf("epub: %s has an empty spine: no chapters to read", opf)
 	}
 	return pkg, nil
-}
-
-// epubTOC maps chapter files to their titles from an EPUB 3 nav document
-// (<a href>) or an EPUB 2 NCX (<navPoint>: <text> then <content src>). The
-// first title naming a file wins: it is the chapter's, not a section's.
-func epubTOC(ctx context.Context, a *zipArchive, toc string, titles map[string]string) {
-	s, c, err := a.xml(ctx, toc)
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	label := ""
-	for {
-		tok, err := s.next()
-		if err != nil {
-			return
-		}
-		e, ok := tok.(xml.StartElement)
-		if !ok {
-			continue
-		}
-		switch e.Name.Local {
-		case "a":
-			href := attr(e, "href")
-			t, err := s.text()
-			if err != nil {
-				return
-			}
-			if p := resolvePart(toc, urlPath(href)); href != "" && titles[p] == "" {
-				titles[p] = collapseSpace(t)
-			}
-		case "text":
-			t, err := s.text()
-			if err != nil {
-				return
-			}
-			label = collapseSpace(t)
-		case "content":
-			if p := resolvePart(toc, urlPath(attr(e, "src"))); titles[p] == "" && label != "" {
-				titles[p] = label
-			}
-		}
-	}
 }
 
 // urlPath strips the fragment and undoes %-escapes of an href.

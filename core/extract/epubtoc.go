@@ -16,24 +16,11 @@ type tocEntry struct {
 	depth          int // 1 = top level
 }
 
-// epubTOCEntries reads the table of contents in order and depth: the
-// EPUB 3 nav document's toc nav, else the EPUB 2 NCX navMap. Other navs of
-// the nav document (landmarks, page lists) are no table of contents.
-func epubTOCEntries(ctx context.Context, a *zipArchive, nav, ncx string) []tocEntry {
-	if nav != "" {
-		if es := readTOC(ctx, a, nav, false); len(es) > 0 {
-			return es
-		}
-	}
-	if ncx != "" {
-		return readTOC(ctx, a, ncx, true)
-	}
-	return nil
-}
-
-// readTOC parses a nav document (<nav epub:type="toc"> with nested <ol>
-// of <a href>) or an NCX (nested <navPoint>, each a <text> label and a
-// <content src>). A broken part yields the entries read before the break.
+// readTOC reads a table of contents in order and depth: a nav document's
+// <nav epub:type="toc"> with nested <ol> of <a href> (EPUB 3; its other
+// navs, landmarks and page lists, are no table of contents), or an NCX's
+// nested <navPoint>, each a <text> label and a <content src> (EPUB 2). A
+// broken part yields the entries read before the break.
 func readTOC(ctx context.Context, a *zipArchive, part string, ncx bool) []tocEntry {
 	s, c, err := a.xml(ctx, part)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -47,7 +48,7 @@ func htmlDocumentAnchors(ctx context.Context, b []byte) (*Document, map[string]i
 		return nil, nil, w.err
 	}
 	// text() trims the buffer: offsets move back by what it trims.
-	lead := w.buf.Len() - len(bytes.TrimLeft(w.buf.Bytes(), " \t\r\n"))
+	lead := w.buf.Len() - len(bytes.TrimLeftFunc(w.buf.Bytes(), unicode.IsSpace))
 	for i := range w.headings {
 		w.headings[i].Offset = max(0, w.headings[i].Offset-lead)
 	}

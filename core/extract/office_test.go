@@ -137,7 +137,7 @@ func TestEPUB(t *testing.T) {
 	if d.Title != "The Cairn Builders" {
 		t.Errorf("title %q", d.Title)
 	}
-	equalStrings(t, "units", unitSummary(d), []string{"chapter 1 Title Page", "chapter 2 The Drove Road", "chapter 3 The Ridge Cairns", "chapter 4 Keeping the Cairns"})
+	equalStrings(t, "units", unitSummary(d), []string{"chapter 1 The Cairn Builders", "chapter 2 The Drove Road", "chapter 3 The Ridge Cairns", "chapter 4 Keeping the Cairns"})
 	equalStrings(t, "headings", headingSummary(d), []string{"1 The Cairn Builders", "1 The Drove Road", "2 Waymarks", "1 The Ridge Cairns", "1 Keeping the Cairns"})
 	if got, want := unitText(d, 1), "The Drove Road\n\nShepherds marked the drove road with small cairns so the flocks could cross the moor in fog.\n\nWaymarks\n\nEach waymark stood within sight of the next."; got != want {
 		t.Errorf("chapter 2:\n got %q\nwant %q", got, want)

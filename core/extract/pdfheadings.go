@@ -167,11 +167,15 @@ func headingLineStart(text string, from, off int, top bool) (int, bool) {
 // number: at most two short lines, none ending a sentence.
 func isFurniture(s string) bool {
 	s = strings.TrimSpace(s)
-	if len(s) > 60 || strings.Count(s, "\n") > 2 {
+	if len(s) > 60 {
 		return false
 	}
+	lines := 0
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" && strings.ContainsAny(l[len(l)-1:], ".!?:;,") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if lines++; lines > 2 || strings.ContainsAny(l[len(l)-1:], ".!?:;,") {
 			return false
 		}
 	}
