@@ -424,12 +424,7 @@ func runningKey(l string) string {
 // before Cairn's cleanup (ligatures, hyphenation, running lines) and
 // without OCR. It exists for measurements such as `cairn bench extract`.
 func PDFPageTexts(ctx context.Context, f File, engine PDFEngine) ([]string, error) {
-	r := &Registry{pdfEngine: engine}
-	rd, err := r.pdfReader()
-	if err != nil {
-		return nil, err
-	}
-	pt, err := rd.read(ctx, f, DefaultLimits())
+	pt, err := readPDFWith(ctx, f, engine)
 	if err != nil {
 		return nil, err
 	}
@@ -441,14 +436,19 @@ func PDFPageTexts(ctx context.Context, f File, engine PDFEngine) ([]string, erro
 // PDF has none. It exists for measurements such as the outline coverage
 // test in core/chunk.
 func PDFOutline(ctx context.Context, f File, engine PDFEngine) ([]OutlineEntry, error) {
+	pt, err := readPDFWith(ctx, f, engine)
+	if err != nil {
+		return nil, err
+	}
+	return pt.outline, nil
+}
+
+// readPDFWith reads f with engine as it stands, before Cairn's cleanup.
+func readPDFWith(ctx context.Context, f File, engine PDFEngine) (*pdfText, error) {
 	r := &Registry{pdfEngine: engine}
 	rd, err := r.pdfReader()
 	if err != nil {
 		return nil, err
 	}
-	pt, err := rd.read(ctx, f, DefaultLimits())
-	if err != nil {
-		return nil, err
-	}
-	return pt.outline, nil
+	return rd.read(ctx, f, DefaultLimits())
 }

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,8 +39,20 @@ func headingsAt(d *Document) []string {
 	return out
 }
 
+// outlineEngines are the PDF readers the outline tests run with: the
+// pure-Go reader always, poppler when pdftotext and pdftohtml are installed.
+func outlineEngines(t *testing.T) []PDFEngine {
+	for _, tool := range []string{"pdftotext", "pdftohtml"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Logf("poppler case skipped: %s not found (Debian package poppler-utils)", tool)
+			return []PDFEngine{PDFPureGo}
+		}
+	}
+	return []PDFEngine{PDFPoppler, PDFPureGo}
+}
+
 func TestPDFOutlineGivesHeadings(t *testing.T) {
-	for _, e := range pdfEngines(t) {
+	for _, e := range outlineEngines(t) {
 		t.Run(string(e), func(t *testing.T) {
 			b := guidePDF().Bytes()
 			d, err := NewRegistry(DefaultLimits(), WithPDFEngine(e)).Extract(context.Background(), fileOf("guide.pdf", b))
@@ -90,7 +103,7 @@ func TestPDFBrokenOutlines(t *testing.T) {
 		{"bad destination", TestPDF{Pages: pages, Outline: []TestBookmark{{Title: "Nowhere", Page: 1, How: "bad"}, {Title: "Only page", Page: 1}}},
 			[]string{"1 Only page @ Only page"}, "1 of 2 outline entries (bookmarks) point nowhere"},
 	} {
-		for _, e := range pdfEngines(t) {
+		for _, e := range outlineEngines(t) {
 			t.Run(tt.name+"/"+string(e), func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
@@ -136,4 +149,28 @@ func TestFindTitle(t *testing.T) {
 			t.Errorf("findTitle(%q) at %q, want %q", tt.title, at[:min(len(at), 20)], tt.want)
 		}
 	}
+}
+
+// An entry whose title its page does not print starts at the page's start;
+// one whose page has no text, with the next page's text; one pointing past
+// the text is dropped.
+func TestOutlineHeadingsFallBackToThePage(t *testing.T) {
+	text := "Cover\n\nPage two text.\n\nPage four text."
+	units := []Unit{
+		{Kind: UnitPage, Number: 1, Start: 0, End: 5},
+		{Kind: UnitPage, Number: 2, Start: 7, End: 21},
+		{Kind: UnitPage, Number: 4, Start: 23, End: 38},
+	}
+	hs, warnings := outlineHeadings(text, units, []OutlineEntry{
+		{Title: "Overview", Level: 1, Page: 2},
+		{Title: "Blank page", Level: 1, Page: 3},
+		{Title: "Beyond", Level: 1, Page: 9},
+		{Title: "Broken", Level: 1, Page: 0},
+	})
+	var got []string
+	for _, h := range hs {
+		got = append(got, h.Text+" @ "+strconv.Itoa(h.Offset))
+	}
+	equalStrings(t, "headings", got, []string{"Overview @ 7", "Blank page @ 23"})
+	equalStrings(t, "warnings", warnings, []string{"pdf: 1 of 4 outline entries (bookmarks) point nowhere and were left out"})
 }
