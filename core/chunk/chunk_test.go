@@ -175,7 +175,7 @@ not a heading.
 
 Wear gloves.
 `
-	tr := headingTrail(text, nil, 160)
+	tr := headingTrail(text, nil, "", 160)
 	for _, tt := range []struct{ frag, heading string }{
 		{"Intro paragraph.", "Manual"},
 		{"Install it.", "Manual > Installation"},
@@ -250,6 +250,13 @@ func TestHeadingGuessRejectsLookalikes(t *testing.T) {
 		"AMD64",
 		"CRC",
 		"NULL",
+		"SIG ()",
+		"‘-L DIR’",
+		"--VERBOSE",
+		"CORRECTION.", // the last line of a disclaimer in capitals
+		"For example:",
+		"The options are:",
+		"The file to compile or link. Recognized file types are:",
 	} {
 		if level, title, ok := headingLine(line, true, true); ok {
 			t.Errorf("%q taken for a heading (level %d, %q)", line, level, title)
@@ -264,13 +271,16 @@ func TestHeadingGuessRejectsLookalikes(t *testing.T) {
 		{"DESCRIPTION", 1, "DESCRIPTION"},
 		{"SEE ALSO", 1, "SEE ALSO"},
 		{"FILES", 1, "FILES"},
-		{"INPUT/OUTPUT", 1, "INPUT/OUTPUT"},
+		{"EPINIT", levelColon, "EPINIT"}, // one unknown word: a label of bounded reach, not a section
+		{"INPUT AND OUTPUT", 1, "INPUT AND OUTPUT"},
 		{"NO WARRANTY", 1, "NO WARRANTY"},
 		{"GNU GENERAL PUBLIC LICENSE", 1, "GNU GENERAL PUBLIC LICENSE"},
 		{"3.2.1 Network Setup", 3, "3.2.1 Network Setup"},
 		{"2 Simple manipulations; numbers and vectors", 1, "2 Simple manipulations; numbers and vectors"},
 		{"## Install", 2, "Install"},
 		{"Symptoms:", levelColon, "Symptoms"},
+		{"Examples:", levelColon, "Examples"},
+		{"Network settings:", levelColon, "Network settings"},
 	} {
 		level, title, ok := headingLine(tt.line, true, true)
 		if !ok || level != tt.level || title != tt.title {
@@ -279,13 +289,33 @@ func TestHeadingGuessRejectsLookalikes(t *testing.T) {
 	}
 }
 
-// The closing line of a licence does not become the section of what
-// follows it.
-func TestLicenceEndIsNoSection(t *testing.T) {
-	text := "NO WARRANTY\n\nThe program is provided as is.\n\nEND OF TERMS AND CONDITIONS\n\nInstalling the program is simple.\n"
-	tr := headingTrail(text, nil, 160)
-	if got := tr.at(strings.Index(text, "Installing")); got != "NO WARRANTY" {
-		t.Errorf("heading after the licence = %q, want the licence's last section %q", got, "NO WARRANTY")
+// The closing line of a licence is no section of its own: it ends the
+// section it names, and the text after it is under the enclosing heading.
+func TestLicenceEndClosesItsSection(t *testing.T) {
+	text := "Intro.\n\nTERMS AND CONDITIONS\n\nYou may copy it.\n\n1.1 Definitions\n\nA program is a work.\n\nEND OF TERMS AND CONDITIONS\n\n" +
+		"Installing the program is simple.\n\nAPPENDIX\n\n2.1 Colophon\n\nSet in Times.\n\nTHE END\n\nBack cover.\n"
+	tr := headingTrail(text, nil, "text", 160)
+	for _, tt := range []struct{ frag, heading string }{
+		{"You may copy it.", "TERMS AND CONDITIONS"},
+		{"A program is a work.", "TERMS AND CONDITIONS > 1.1 Definitions"},
+		{"END OF TERMS", "TERMS AND CONDITIONS > 1.1 Definitions"}, // the closing line is the section's last
+		{"Installing the program", ""},
+		{"Set in Times.", "APPENDIX > 2.1 Colophon"},
+		{"Back cover.", "APPENDIX"}, // "THE END" closes the innermost section
+	} {
+		if got := tr.at(strings.Index(text, tt.frag)); got != tt.heading {
+			t.Errorf("heading at %q = %q, want %q", tt.frag, got, tt.heading)
+		}
+	}
+}
+
+// In code and in a PDF's text, "# ..." is a comment, not a heading.
+func TestHashLinesInCodeAreComments(t *testing.T) {
+	text := "Plotting\n\n## Plot results\nplot (x, y);\n"
+	for format, want := range map[string]string{"pdf": "", "code": "", "text": "Plot results"} {
+		if got := headingTrail(text, nil, format, 160).at(strings.Index(text, "plot (")); got != want {
+			t.Errorf("%s: heading %q, want %q", format, got, want)
+		}
 	}
 }
 
@@ -303,5 +333,28 @@ func TestTrailCutKeepsInnermost(t *testing.T) {
 		if got := cutTrail(parts, tt.max); got != tt.want {
 			t.Errorf("cutTrail(%d) = %q, want %q", tt.max, got, tt.want)
 		}
+	}
+}
+
+// A line in capitals inside a block of them continues a disclaimer.
+func TestCapsLineInsideABlockIsNoHeading(t *testing.T) {
+	if _, _, ok := headingLine("REPAIR OR CORRECTION", false, true); ok {
+		t.Errorf("a capitals line under another line was taken for a heading")
+	}
+	if _, _, ok := headingLine("REPAIR OR CORRECTION", true, true); !ok {
+		t.Errorf("a capitals line standing alone was not taken for a heading")
+	}
+}
+
+// A guessed "Title:" heading labels about a chunk of text, then the
+// enclosing heading is in force again.
+func TestColonHeadingReachIsBounded(t *testing.T) {
+	text := "# Manual\n\nIntro.\n\nSelectively change some names:\n" + strings.Repeat("x = y + 1\n", 300) + "\nThe end of the example, far below.\n"
+	tr := headingTrail(text, nil, "", 160)
+	if got := tr.at(strings.Index(text, "x = y")); got != "Manual > Selectively change some names" {
+		t.Errorf("under the colon heading: %q", got)
+	}
+	if got := tr.at(strings.Index(text, "The end of the example")); got != "Manual" {
+		t.Errorf("%d bytes after the colon heading: %q, want %q", strings.Index(text, "The end")-strings.Index(text, "Selectively"), got, "Manual")
 	}
 }
