@@ -95,9 +95,9 @@ const outlineTimeout = 30 * time.Second
 // every entry with the page number poppler resolved for it, named
 // destinations included: the same parser, and so the same page numbering,
 // as pdftotext. The alternative was ledongthuc's reader for the outline
-// alone. On ten Debian manuals (docs/structure.md) both read identical
-// entries, but pdftohtml took 10-90 ms where ledongthuc took up to 1.1 s
-// (gnuplot.pdf, 648 entries: it decompresses pdfTeX's object streams again
+// alone. On twelve Debian manuals (docs/structure.md) both read identical
+// entries, but pdftohtml took 10-135 ms where ledongthuc took up to 1.6 s
+// (octave.pdf, 517 entries: it decompresses pdfTeX's object streams again
 // for every object), and a second parser could disagree with pdftotext on
 // a damaged file that poppler repairs. Only page 1 is converted (-f 1
 // -l 1): the outline comes whole anyway. With -stdout nothing is written to
