@@ -94,8 +94,9 @@ func readTOC(ctx context.Context, a *zipArchive, part string, ncx bool) []tocEnt
 // chapterHeadings merges a chapter's table-of-contents entries with the
 // headings of its HTML, at offsets relative to the chapter's text. The
 // table of contents names the sections, as a PDF's outline does: an entry
-// lands on its anchor (the element with that id), or on the chapter's
-// start without one, and replaces an HTML heading at the same place. The
+// lands on its anchor (the element with that id), else on the chapter's
+// heading of the same title, else on the chapter's start, and replaces an
+// HTML heading at the same place. The
 // HTML headings the table of contents does not list (it often stops at
 // the second level) stay, nested below the entry in force: a heading one
 // level deeper than the HTML heading that entry replaced goes one level
@@ -110,13 +111,18 @@ func chapterHeadings(d *Document, anchors map[string]int, toc []tocEntry) []Head
 	}
 	var marks []mark
 	for _, e := range toc {
-		off := 0
-		if e.fragment != "" {
-			if o, ok := anchors[e.fragment]; ok {
-				off = o
+		off, ok := anchors[e.fragment]
+		if e.fragment == "" || !ok {
+			// No anchor: the chapter's heading of that title, else its start.
+			off = 0
+			for _, h := range d.Headings {
+				if sameTitle(h.Text, e.title) {
+					off = h.Offset
+					break
+				}
 			}
 		}
-		marks = append(marks, mark{nextText(d.Text, off), e.depth, e.title})
+		marks = append(marks, mark{lineOf(d.Text, off), e.depth, e.title})
 	}
 	sort.SliceStable(marks, func(i, j int) bool { return marks[i].off < marks[j].off })
 	var out []Heading
@@ -127,7 +133,7 @@ func chapterHeadings(d *Document, anchors map[string]int, toc []tocEntry) []Head
 	for _, h := range d.Headings {
 		// The entry in force at h: the last mark at or before it.
 		i := sort.Search(len(marks), func(i int) bool { return marks[i].off > h.Offset }) - 1
-		if i >= 0 && (marks[i].off == h.Offset || sameTitle(marks[i].title, h.Text) && !hasTextBetween(d.Text, marks[i].off, h.Offset)) {
+		if i >= 0 && marks[i].off == h.Offset {
 			if _, ok := replaced[i]; !ok {
 				replaced[i] = h.Level
 				continue
@@ -142,13 +148,15 @@ func chapterHeadings(d *Document, anchors map[string]int, toc []tocEntry) []Head
 	return out
 }
 
-// nextText moves off past white space to the text it anchors.
-func nextText(s string, off int) int {
+// lineOf returns the start of the line holding the text an anchor at off
+// points to: past white space, back to the line's start (an id inside a
+// paragraph starts its section with the paragraph's line).
+func lineOf(s string, off int) int {
 	off = min(max(off, 0), len(s))
 	for off < len(s) && (s[off] == ' ' || s[off] == '\n' || s[off] == '\t' || s[off] == '\r') {
 		off++
 	}
-	return off
+	return strings.LastIndexByte(s[:off], '\n') + 1
 }
 
 func sameTitle(a, b string) bool {
@@ -161,12 +169,4 @@ func sameTitle(a, b string) bool {
 		}, s)
 	}
 	return norm(a) == norm(b)
-}
-
-// hasTextBetween reports whether a paragraph of text separates two offsets.
-func hasTextBetween(s string, from, to int) bool {
-	if to <= from {
-		return false
-	}
-	return strings.Contains(strings.TrimSpace(s[from:to]), "\n")
 }

@@ -151,6 +151,7 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 			return
 		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 			w.newline(2)
+			w.markIDs(n, 0) // <h2><a id="x"/>Title</h2>: a link to x is a link to the heading
 			title := strings.Join(strings.Fields(nodeText(n)), " ")
 			if title != "" {
 				w.headings = append(w.headings, Heading{Offset: w.buf.Len(), Level: int(n.Data[1] - '0'), Text: title})
@@ -160,6 +161,7 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 			return
 		case atom.Table:
 			w.newline(2)
+			w.markIDs(n, 0)
 			w.table(n)
 			w.newline(2)
 			return
@@ -182,6 +184,27 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		w.walk(c, depth+1)
+	}
+}
+
+// markIDs records the ids inside n, whose text is written as a whole
+// rather than walked, at the current offset.
+func (w *htmlWriter) markIDs(n *html.Node, depth int) {
+	if depth > maxHTMLDepth || len(w.anchors) >= maxAnchors {
+		return
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		for _, a := range c.Attr {
+			if a.Key == "id" || a.Key == "name" && c.DataAtom == atom.A {
+				if _, ok := w.anchors[a.Val]; !ok {
+					w.anchors[a.Val] = w.buf.Len()
+				}
+			}
+		}
+		w.markIDs(c, depth+1)
 	}
 }
 

@@ -386,8 +386,15 @@ func TestEPUBTableOfContentsHeadings(t *testing.T) {
 		`<p>Each waymark stood within sight of the next.</p>`, `<p>Each waymark stood within sight of the next.</p><h3>Spacing</h3><p>Forty paces apart.</p>`)
 	nav = replaceInZip(t, nav, "EPUB/text/ch002.xhtml",
 		`<p>The ridge cairns are older`, `<p id="cists">The ridge cairns are older`)
+	// The link to "Keeping the Cairns" goes to an anchor inside its heading.
+	nav = replaceInZip(t, nav, "EPUB/nav.xhtml", `ch003.xhtml#keeping-the-cairns">Keeping the Cairns`, `ch003.xhtml#keep">Care of the cairns`)
+	nav = replaceInZip(t, nav, "EPUB/text/ch003.xhtml", `<h1 data-number="3">Keeping the Cairns</h1>`,
+		`<p>An epigraph.</p><h1 data-number="3"><a id="keep"></a>Keeping the Cairns</h1>`)
 	ncx := withReplaced(t, "book.epub", "EPUB/content.opf", `properties="nav"`, `properties=""`)
-	ncx = replaceInZip(t, ncx, "EPUB/toc.ncx", `<text>Waymarks</text>`, `<text>Waymarks (NCX)</text>`)
+	ncx = replaceInZip(t, ncx, "EPUB/toc.ncx", `<text>Waymarks</text>`, `<text>Waymarks (NCX)</text>`,
+		`ch002.xhtml#the-ridge-cairns`, `ch002.xhtml`)
+	// Linked without an anchor, the entry finds the chapter's heading of its title.
+	ncx = replaceInZip(t, ncx, "EPUB/text/ch002.xhtml", `<h1 data-number="2">The Ridge Cairns</h1>`, `<p>An epigraph.</p><h1 data-number="2">The Ridge Cairns</h1>`)
 	for _, tt := range []struct {
 		name     string
 		epub     []byte
@@ -400,7 +407,7 @@ func TestEPUBTableOfContentsHeadings(t *testing.T) {
 			"3 Spacing @ Spacing",
 			"1 The Ridge Cairns @ The Ridge Cairns", // the chapter's heading, not in the table of contents
 			"1 Cists @ The ridge cairns are older and larger; some cover cists of the early Bronze Age.",
-			"1 Keeping the Cairns @ Keeping the Cairns",
+			"1 Care of the cairns @ Keeping the Cairns", // an anchor inside the heading
 		}},
 		{"ncx", ncx, []string{
 			"1 The Cairn Builders @ The Cairn Builders",
