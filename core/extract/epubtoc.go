@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"unicode"
 )
 
 // tocEntry is one entry of an EPUB's table of contents.
@@ -96,11 +95,10 @@ func readTOC(ctx context.Context, a *zipArchive, part string, ncx bool) []tocEnt
 // table of contents names the sections, as a PDF's outline does: an entry
 // lands on its anchor (the element with that id), else on the chapter's
 // heading of the same title, else on the chapter's start, and replaces an
-// HTML heading at the same place. The
-// HTML headings the table of contents does not list (it often stops at
-// the second level) stay, nested below the entry in force: a heading one
-// level deeper than the HTML heading that entry replaced goes one level
-// below the entry.
+// HTML heading at the same place. The HTML headings the table of contents
+// does not list (it often stops at the second level) stay, nested below
+// the entry in force: a heading one level deeper than the HTML heading
+// that entry replaced goes one level below the entry.
 func chapterHeadings(d *Document, anchors map[string]int, toc []tocEntry) []Heading {
 	if len(toc) == 0 {
 		return d.Headings
@@ -159,14 +157,6 @@ func lineOf(s string, off int) int {
 	return strings.LastIndexByte(s[:off], '\n') + 1
 }
 
-func sameTitle(a, b string) bool {
-	norm := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				return unicode.ToLower(r)
-			}
-			return -1
-		}, s)
-	}
-	return norm(a) == norm(b)
-}
+// sameTitle compares titles on their letters and digits, as PDF outline
+// titles are matched (foldText).
+func sameTitle(a, b string) bool { return foldText(a).s == foldText(b).s }
