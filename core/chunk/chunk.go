@@ -60,7 +60,7 @@ func Split(doc *extract.Document, p Params) []Chunk {
 	p = p.normalized()
 	text := doc.Text
 	lines := newLineIndex(text)
-	heads := headingTrail(text, doc.Headings, p.MaxHeadingLen)
+	heads := headingTrail(text, doc.Headings, doc.Format, p.MaxHeadingLen)
 	var out []Chunk
 	for _, seg := range segments(doc) {
 		for _, r := range windows(text, seg.Start, seg.End, p) {

@@ -175,7 +175,7 @@ not a heading.
 
 Wear gloves.
 `
-	tr := headingTrail(text, nil, 160)
+	tr := headingTrail(text, nil, "", 160)
 	for _, tt := range []struct{ frag, heading string }{
 		{"Intro paragraph.", "Manual"},
 		{"Install it.", "Manual > Installation"},
@@ -217,5 +217,144 @@ func TestHeadingCut(t *testing.T) {
 	cs := split(text, Params{MaxHeadingLen: 20})
 	if got := cs[len(cs)-1].Heading; utf8.RuneCountInString(got) != 20 || !strings.HasSuffix(got, "…") {
 		t.Errorf("heading %q", got)
+	}
+}
+
+// Lines with a heading's shape that are not section titles: they used to
+// label every passage after them (the GPL's last line was the most common
+// heading of a manual's chunks).
+func TestHeadingGuessRejectsLookalikes(t *testing.T) {
+	for _, line := range []string{
+		"END OF TERMS AND CONDITIONS",
+		"THE END",
+		"TERMS AND CONDITIONS FOR COPYING, DISTRIBUTION AND MODIFICATION",
+		"FOR THE PROGRAM, TO THE EXTENT PERMITTED BY APPLICABLE LAW. EXCEPT WHEN",
+		"MAX_BUFFER = 4096;",
+		"if (x == NULL) {",
+		"}",
+		"EXIT_FAILURE;",
+		"PRINT_USAGE()",
+		"$ make install",
+		"#include <stdio.h>",
+		"1 Introduction .................... 5",
+		"2.3 Vector arithmetic . . . . . . . . 15",
+		"INDEX ........ 312",
+		"NAME | SIZE | DATE",
+		"ID     NAME     SIZE",
+		"1.5    2.25    3.125",
+		"2019 2020 2021 2022",
+		"BZ_OK",
+		"RUNNING/BZ_FLUSH",
+		"CRC-64",
+		"GCC/SSE2/6",
+		"AMD64",
+		"CRC",
+		"NULL",
+		"SIG ()",
+		"‘-L DIR’",
+		"--VERBOSE",
+		"CORRECTION.", // the last line of a disclaimer in capitals
+		"For example:",
+		"The options are:",
+		"The file to compile or link. Recognized file types are:",
+	} {
+		if level, title, ok := headingLine(line, true, true); ok {
+			t.Errorf("%q taken for a heading (level %d, %q)", line, level, title)
+		}
+	}
+	for _, tt := range []struct {
+		line  string
+		level int
+		title string
+	}{
+		{"WARRANTY", 1, "WARRANTY"},
+		{"DESCRIPTION", 1, "DESCRIPTION"},
+		{"SEE ALSO", 1, "SEE ALSO"},
+		{"FILES", 1, "FILES"},
+		{"EPINIT", levelColon, "EPINIT"}, // one unknown word: a label of bounded reach, not a section
+		{"INPUT AND OUTPUT", 1, "INPUT AND OUTPUT"},
+		{"NO WARRANTY", 1, "NO WARRANTY"},
+		{"GNU GENERAL PUBLIC LICENSE", 1, "GNU GENERAL PUBLIC LICENSE"},
+		{"3.2.1 Network Setup", 3, "3.2.1 Network Setup"},
+		{"2 Simple manipulations; numbers and vectors", 1, "2 Simple manipulations; numbers and vectors"},
+		{"## Install", 2, "Install"},
+		{"Symptoms:", levelColon, "Symptoms"},
+		{"Examples:", levelColon, "Examples"},
+		{"Network settings:", levelColon, "Network settings"},
+	} {
+		level, title, ok := headingLine(tt.line, true, true)
+		if !ok || level != tt.level || title != tt.title {
+			t.Errorf("%q: heading %v level %d %q, want level %d %q", tt.line, ok, level, title, tt.level, tt.title)
+		}
+	}
+}
+
+// The closing line of a licence is no section of its own: it ends the
+// section it names, and the text after it is under the enclosing heading.
+func TestLicenceEndClosesItsSection(t *testing.T) {
+	text := "Intro.\n\nTERMS AND CONDITIONS\n\nYou may copy it.\n\n1.1 Definitions\n\nA program is a work.\n\nEND OF TERMS AND CONDITIONS\n\n" +
+		"Installing the program is simple.\n\nAPPENDIX\n\n2.1 Colophon\n\nSet in Times.\n\nTHE END\n\nBack cover.\n"
+	tr := headingTrail(text, nil, "text", 160)
+	for _, tt := range []struct{ frag, heading string }{
+		{"You may copy it.", "TERMS AND CONDITIONS"},
+		{"A program is a work.", "TERMS AND CONDITIONS > 1.1 Definitions"},
+		{"END OF TERMS", "TERMS AND CONDITIONS > 1.1 Definitions"}, // the closing line is the section's last
+		{"Installing the program", ""},
+		{"Set in Times.", "APPENDIX > 2.1 Colophon"},
+		{"Back cover.", "APPENDIX"}, // "THE END" closes the innermost section
+	} {
+		if got := tr.at(strings.Index(text, tt.frag)); got != tt.heading {
+			t.Errorf("heading at %q = %q, want %q", tt.frag, got, tt.heading)
+		}
+	}
+}
+
+// In code and in a PDF's text, "# ..." is a comment, not a heading.
+func TestHashLinesInCodeAreComments(t *testing.T) {
+	text := "Plotting\n\n## Plot results\nplot (x, y);\n"
+	for format, want := range map[string]string{"pdf": "", "code": "", "text": "Plot results"} {
+		if got := headingTrail(text, nil, format, 160).at(strings.Index(text, "plot (")); got != want {
+			t.Errorf("%s: heading %q, want %q", format, got, want)
+		}
+	}
+}
+
+func TestTrailCutKeepsInnermost(t *testing.T) {
+	parts := []string{"Valgrind User Manual", "3. Using and understanding the Valgrind core: Advanced Topics", "3.2. Debugging your program using Valgrind gdbserver and GDB"}
+	for _, tt := range []struct {
+		max  int
+		want string
+	}{
+		{200, strings.Join(parts, " > ")},
+		{100, "Valgrind User Manual > … > 3.2. Debugging your program using Valgrind gdbserver and GDB"},
+		{70, "… > 3.2. Debugging your program using Valgrind gdbserver and GDB"},
+		{20, "3.2. Debugging your…"},
+	} {
+		if got := cutTrail(parts, tt.max); got != tt.want {
+			t.Errorf("cutTrail(%d) = %q, want %q", tt.max, got, tt.want)
+		}
+	}
+}
+
+// A line in capitals inside a block of them continues a disclaimer.
+func TestCapsLineInsideABlockIsNoHeading(t *testing.T) {
+	if _, _, ok := headingLine("REPAIR OR CORRECTION", false, true); ok {
+		t.Errorf("a capitals line under another line was taken for a heading")
+	}
+	if _, _, ok := headingLine("REPAIR OR CORRECTION", true, true); !ok {
+		t.Errorf("a capitals line standing alone was not taken for a heading")
+	}
+}
+
+// A guessed "Title:" heading labels about a chunk of text, then the
+// enclosing heading is in force again.
+func TestColonHeadingReachIsBounded(t *testing.T) {
+	text := "# Manual\n\nIntro.\n\nSelectively change some names:\n" + strings.Repeat("x = y + 1\n", 300) + "\nThe end of the example, far below.\n"
+	tr := headingTrail(text, nil, "", 160)
+	if got := tr.at(strings.Index(text, "x = y")); got != "Manual > Selectively change some names" {
+		t.Errorf("under the colon heading: %q", got)
+	}
+	if got := tr.at(strings.Index(text, "The end of the example")); got != "Manual" {
+		t.Errorf("%d bytes after the colon heading: %q, want %q", strings.Index(text, "The end")-strings.Index(text, "Selectively"), got, "Manual")
 	}
 }

@@ -343,7 +343,7 @@ func (p *docxParser) blocks(end string) ([]docxBlock, error) {
 func (p *docxParser) paragraph() (docxBlock, []docxBlock, error) {
 	var sb strings.Builder
 	var extra []docxBlock
-	level, outline, list := 0, 0, false
+	level, outline, list := 0, -1, false // outline: -1 unset, 0 body text, n heading level n
 	before, inside := 0, 0
 	depth := 0
 	for {
@@ -358,8 +358,13 @@ func (p *docxParser) paragraph() (docxBlock, []docxBlock, error) {
 				level = p.styles[attr(e, "val")]
 				depth++
 			case "outlineLvl":
-				if n, err := strconv.Atoi(attr(e, "val")); err == nil && n < 9 {
-					outline = n + 1
+				// A paragraph's own outline level overrides its style's,
+				// as in Word: 0-8 make it a heading of level 1-9, 9 body text.
+				if n, err := strconv.Atoi(attr(e, "val")); err == nil && n >= 0 {
+					outline = 0
+					if n < 9 {
+						outline = n + 1
+					}
 				}
 				depth++
 			case "numPr":
@@ -406,7 +411,7 @@ func (p *docxParser) paragraph() (docxBlock, []docxBlock, error) {
 		case xml.EndElement:
 			if depth == 0 {
 				text := strings.TrimSpace(sb.String())
-				if level == 0 {
+				if outline >= 0 {
 					level = outline
 				}
 				if list && level == 0 && text != "" {

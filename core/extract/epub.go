@@ -12,7 +12,9 @@ import (
 
 // extractEPUB reads an EPUB 2 or 3 book: the XHTML documents of the spine
 // in reading order, each a chapter unit labelled with its title from the
-// table of contents (else its first heading), with the headings inside.
+// table of contents (else its first heading). The table of contents' entries
+// are the headings, at the anchors they link to, with the chapters' own
+// headings that it does not list nested below them (chapterHeadings).
 // Books encrypted with DRM are skipped; font obfuscation is not DRM.
 func (r *Registry) extractEPUB(ctx context.Context, f File, lim Limits) (*Document, error) {
 	a, err := openZip(f, lim, "epub")
@@ -33,12 +35,27 @@ func (r *Registry) extractEPUB(ctx context.Context, f File, lim Limits) (*Docume
 	if err != nil {
 		return nil, err
 	}
-	titles := map[string]string{}
+	// The nav document's table of contents, else the NCX, gives the
+	// headings; a chapter's label is the first title either gives it.
+	var nav, ncx []tocEntry
 	if pkg.nav != "" {
-		epubTOC(ctx, a, pkg.nav, titles)
+		nav = readTOC(ctx, a, pkg.nav, false)
 	}
 	if pkg.ncx != "" {
-		epubTOC(ctx, a, pkg.ncx, titles)
+		ncx = readTOC(ctx, a, pkg.ncx, true)
+	}
+	titles := map[string]string{}
+	for _, e := range append(append([]tocEntry(nil), nav...), ncx...) {
+		if titles[e.file] == "" {
+			titles[e.file] = e.title
+		}
+	}
+	if len(nav) == 0 {
+		nav = ncx
+	}
+	toc := map[string][]tocEntry{} // chapter file -> its entries, in order
+	for _, e := range nav {
+		toc[e.file] = append(toc[e.file], e)
 	}
 	b := newBuilder(lim)
 	var warnings []string
@@ -62,7 +79,7 @@ func (r *Registry) extractEPUB(ctx context.Context, f File, lim Limits) (*Docume
 			warnings = append(warnings, fmt.Sprintf("epub: %s: %v", item, err))
 			continue
 		}
-		d, err := htmlDocument(ctx, data)
+		d, anchors, err := htmlDocumentAnchors(ctx, data)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -80,6 +97,7 @@ func (r *Registry) extractEPUB(ctx context.Context, f File, lim Limits) (*Docume
 		if label == "" {
 			label = d.Title
 		}
+		d.Headings = chapterHeadings(d, anchors, toc[item])
 		n++
 		b.startUnit(UnitChapter, n, collapseSpace(label))
 		b.embed(d)
@@ -185,49 +203,6 @@ func readOPF(ctx context.Context, a *zipArchive, opf string) (*opfPackage, error
 		return nil, fmt.Errorf("epub: %s has an empty spine: no chapters to read", opf)
 	}
 	return pkg, nil
-}
-
-// epubTOC maps chapter files to their titles from an EPUB 3 nav document
-// (<a href>) or an EPUB 2 NCX (<navPoint>: <text> then <content src>). The
-// first title naming a file wins: it is the chapter's, not a section's.
-func epubTOC(ctx context.Context, a *zipArchive, toc string, titles map[string]string) {
-	s, c, err := a.xml(ctx, toc)
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	label := ""
-	for {
-		tok, err := s.next()
-		if err != nil {
-			return
-		}
-		e, ok := tok.(xml.StartElement)
-		if !ok {
-			continue
-		}
-		switch e.Name.Local {
-		case "a":
-			href := attr(e, "href")
-			t, err := s.text()
-			if err != nil {
-				return
-			}
-			if p := resolvePart(toc, urlPath(href)); href != "" && titles[p] == "" {
-				titles[p] = collapseSpace(t)
-			}
-		case "text":
-			t, err := s.text()
-			if err != nil {
-				return
-			}
-			label = collapseSpace(t)
-		case "content":
-			if p := resolvePart(toc, urlPath(attr(e, "src"))); titles[p] == "" && label != "" {
-				titles[p] = label
-			}
-		}
-	}
 }
 
 // urlPath strips the fragment and undoes %-escapes of an href.

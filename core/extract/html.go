@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -22,6 +23,14 @@ func extractHTML(ctx context.Context, f File, lim Limits) (*Document, error) {
 // headings recorded, table rows written with their header cells, scripts
 // and styles dropped.
 func htmlDocument(ctx context.Context, b []byte) (*Document, error) {
+	d, _, err := htmlDocumentAnchors(ctx, b)
+	return d, err
+}
+
+// htmlDocumentAnchors is htmlDocument that also returns where each element
+// id (and <a name>) starts in the text, for links into the page such as an
+// EPUB's table of contents.
+func htmlDocumentAnchors(ctx context.Context, b []byte) (*Document, map[string]int, error) {
 	text, _ := decodeText(b)
 	root, err := html.Parse(strings.NewReader(text))
 	if err != nil {
@@ -29,16 +38,24 @@ func htmlDocument(ctx context.Context, b []byte) (*Document, error) {
 		// their text is still worth indexing without the structure.
 		flat, terr := htmlTokensText(ctx, text)
 		if terr != nil {
-			return nil, fmt.Errorf("parse HTML: %w", err)
+			return nil, nil, fmt.Errorf("parse HTML: %w", err)
 		}
-		return &Document{Format: "html", Text: flat, Warnings: []string{"HTML structure ignored: " + err.Error()}}, nil
+		return &Document{Format: "html", Text: flat, Warnings: []string{"HTML structure ignored: " + err.Error()}}, nil, nil
 	}
-	w := &htmlWriter{ctx: ctx}
+	w := &htmlWriter{ctx: ctx, anchors: map[string]int{}}
 	w.walk(root, 0)
 	if w.err != nil {
-		return nil, w.err
+		return nil, nil, w.err
 	}
-	return &Document{Format: "html", Title: w.title, Text: w.text(), Headings: w.headings}, nil
+	// text() trims the buffer: offsets move back by what it trims.
+	lead := w.buf.Len() - len(bytes.TrimLeftFunc(w.buf.Bytes(), unicode.IsSpace))
+	for i := range w.headings {
+		w.headings[i].Offset = max(0, w.headings[i].Offset-lead)
+	}
+	for id, off := range w.anchors {
+		w.anchors[id] = max(0, off-lead)
+	}
+	return &Document{Format: "html", Title: w.title, Text: w.text(), Headings: w.headings}, w.anchors, nil
 }
 
 // htmlTokensText returns the text of every text token outside scripts and
@@ -87,13 +104,17 @@ type htmlWriter struct {
 	buf      bytes.Buffer
 	title    string
 	headings []Heading
-	pre      int // depth inside <pre>
+	anchors  map[string]int // element id -> offset of the text that follows
+	pre      int            // depth inside <pre>
 	space    bool
 	nodes    int
 	err      error
 }
 
 const maxHTMLDepth = 512
+
+// maxAnchors bounds the ids recorded for one page.
+const maxAnchors = 100000
 
 func (w *htmlWriter) walk(n *html.Node, depth int) {
 	if w.err != nil {
@@ -111,6 +132,15 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 		w.writeText(n.Data)
 		return
 	case html.ElementNode:
+		if len(w.anchors) < maxAnchors {
+			for _, a := range n.Attr {
+				if a.Key == "id" || a.Key == "name" && n.DataAtom == atom.A {
+					if _, ok := w.anchors[a.Val]; !ok {
+						w.anchors[a.Val] = w.buf.Len()
+					}
+				}
+			}
+		}
 		switch n.DataAtom {
 		case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object:
 			return
@@ -121,6 +151,7 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 			return
 		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 			w.newline(2)
+			w.markIDs(n, 0) // <h2><a id="x"/>Title</h2>: a link to x is a link to the heading
 			title := strings.Join(strings.Fields(nodeText(n)), " ")
 			if title != "" {
 				w.headings = append(w.headings, Heading{Offset: w.buf.Len(), Level: int(n.Data[1] - '0'), Text: title})
@@ -130,6 +161,7 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 			return
 		case atom.Table:
 			w.newline(2)
+			w.markIDs(n, 0)
 			w.table(n)
 			w.newline(2)
 			return
@@ -152,6 +184,27 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		w.walk(c, depth+1)
+	}
+}
+
+// markIDs records the ids inside n, whose text is written as a whole
+// rather than walked, at the current offset.
+func (w *htmlWriter) markIDs(n *html.Node, depth int) {
+	if depth > maxHTMLDepth || len(w.anchors) >= maxAnchors {
+		return
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		for _, a := range c.Attr {
+			if a.Key == "id" || a.Key == "name" && c.DataAtom == atom.A {
+				if _, ok := w.anchors[a.Val]; !ok {
+					w.anchors[a.Val] = w.buf.Len()
+				}
+			}
+		}
+		w.markIDs(c, depth+1)
 	}
 }
 

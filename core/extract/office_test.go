@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -136,7 +137,7 @@ func TestEPUB(t *testing.T) {
 	if d.Title != "The Cairn Builders" {
 		t.Errorf("title %q", d.Title)
 	}
-	equalStrings(t, "units", unitSummary(d), []string{"chapter 1 Title Page", "chapter 2 The Drove Road", "chapter 3 The Ridge Cairns", "chapter 4 Keeping the Cairns"})
+	equalStrings(t, "units", unitSummary(d), []string{"chapter 1 The Cairn Builders", "chapter 2 The Drove Road", "chapter 3 The Ridge Cairns", "chapter 4 Keeping the Cairns"})
 	equalStrings(t, "headings", headingSummary(d), []string{"1 The Cairn Builders", "1 The Drove Road", "2 Waymarks", "1 The Ridge Cairns", "1 Keeping the Cairns"})
 	if got, want := unitText(d, 1), "The Drove Road\n\nShepherds marked the drove road with small cairns so the flocks could cross the moor in fog.\n\nWaymarks\n\nEach waymark stood within sight of the next."; got != want {
 		t.Errorf("chapter 2:\n got %q\nwant %q", got, want)
@@ -284,7 +285,12 @@ func TestEPUBEncryption(t *testing.T) {
 // old string of pairs replaced by the new one after it.
 func withReplaced(t *testing.T, fixture, name string, pairs ...string) []byte {
 	t.Helper()
-	raw := fixtureBytes(t, fixture)
+	return replaceInZip(t, fixtureBytes(t, fixture), name, pairs...)
+}
+
+// replaceInZip returns the zip raw with strings replaced in its part name.
+func replaceInZip(t *testing.T, raw []byte, name string, pairs ...string) []byte {
+	t.Helper()
 	src, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +315,7 @@ func withReplaced(t *testing.T, fixture, name string, pairs ...string) []byte {
 		}
 		for i := 0; i+1 < len(pairs); i += 2 {
 			if !bytes.Contains(data, []byte(pairs[i])) {
-				t.Fatalf("%s of %s has no %q", name, fixture, pairs[i])
+				t.Fatalf("%s has no %q", name, pairs[i])
 			}
 			data = bytes.ReplaceAll(data, []byte(pairs[i]), []byte(pairs[i+1]))
 		}
@@ -344,4 +350,85 @@ func TestDOCXRenderedPages(t *testing.T) {
 	}
 	// Footnotes and headers follow the pages, outside them.
 	contains(t, "after the pages", d.Text[d.Units[2].End:], "Footnotes", "Cairn Field Guide: internal")
+}
+
+// Outline levels make headings whatever the style is called: set on a
+// style ("Measurements Title", outline level 1) or on the paragraph itself,
+// where level 9 turns a heading style's paragraph into body text.
+func TestDOCXOutlineLevels(t *testing.T) {
+	raw := withReplaced(t, "report.docx", "word/styles.xml", `<w:name w:val="Heading 2"/>`, `<w:name w:val="Measurements Title"/>`)
+	raw = replaceInZip(t, raw, "word/document.xml",
+		`<w:pStyle w:val="Heading1"/><w:bidi w:val="0"/><w:jc w:val="left"/><w:rPr></w:rPr></w:pPr><w:r><w:br w:type="page"/></w:r><w:r><w:rPr></w:rPr><w:t>Findings`,
+		`<w:pStyle w:val="Heading1"/><w:outlineLvl w:val="9"/><w:bidi w:val="0"/><w:jc w:val="left"/><w:rPr></w:rPr></w:pPr><w:r><w:br w:type="page"/></w:r><w:r><w:rPr></w:rPr><w:t>Findings`,
+		`<w:pStyle w:val="Normal"/><w:bidi w:val="0"/><w:jc w:val="left"/><w:rPr></w:rPr></w:pPr><w:r><w:rPr></w:rPr><w:t>The second page records`,
+		`<w:pStyle w:val="Normal"/><w:outlineLvl w:val="2"/><w:bidi w:val="0"/><w:jc w:val="left"/><w:rPr></w:rPr></w:pPr><w:r><w:rPr></w:rPr><w:t>The second page records`)
+	d, err := NewRegistry(DefaultLimits()).Extract(context.Background(), fileOf("outline.docx", raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDocument(t, d)
+	var got []string
+	for _, h := range headingSummary(d) {
+		got = append(got, h[:min(len(h), 38)])
+	}
+	equalStrings(t, "headings", got, []string{"1 Introduction", "2 Measurements", "3 The second page records the findings", "1 Conclusions", "1 Footnotes", "1 Headers and footers"})
+}
+
+// The table of contents names the sections: its titles replace the
+// chapters' headings where they link to them, land on the element they
+// link to (here a paragraph), and the headings it does not list nest
+// below its entries. The NCX serves when there is no nav document.
+func TestEPUBTableOfContentsHeadings(t *testing.T) {
+	nav := withReplaced(t, "book.epub", "EPUB/nav.xhtml",
+		`>Waymarks</a>`, `>Waymarks on the moor</a>`,
+		`<a href="text/ch002.xhtml#the-ridge-cairns">The Ridge Cairns</a>`, `<a href="text/ch002.xhtml#cists">Cists</a>`)
+	nav = replaceInZip(t, nav, "EPUB/text/ch001.xhtml",
+		`<p>Each waymark stood within sight of the next.</p>`, `<p>Each waymark stood within sight of the next.</p><h3>Spacing</h3><p>Forty paces apart.</p>`)
+	nav = replaceInZip(t, nav, "EPUB/text/ch002.xhtml",
+		`<p>The ridge cairns are older`, `<p id="cists">The ridge cairns are older`)
+	// The link to "Keeping the Cairns" goes to an anchor inside its heading.
+	nav = replaceInZip(t, nav, "EPUB/nav.xhtml", `ch003.xhtml#keeping-the-cairns">Keeping the Cairns`, `ch003.xhtml#keep">Care of the cairns`)
+	nav = replaceInZip(t, nav, "EPUB/text/ch003.xhtml", `<h1 data-number="3">Keeping the Cairns</h1>`,
+		`<p>An epigraph.</p><h1 data-number="3"><a id="keep"></a>Keeping the Cairns</h1>`)
+	ncx := withReplaced(t, "book.epub", "EPUB/content.opf", `properties="nav"`, `properties=""`)
+	ncx = replaceInZip(t, ncx, "EPUB/toc.ncx", `<text>Waymarks</text>`, `<text>Waymarks (NCX)</text>`,
+		`ch002.xhtml#the-ridge-cairns`, `ch002.xhtml`)
+	// Linked without an anchor, the entry finds the chapter's heading of its title.
+	ncx = replaceInZip(t, ncx, "EPUB/text/ch002.xhtml", `<h1 data-number="2">The Ridge Cairns</h1>`, `<p>An epigraph.</p><h1 data-number="2">The Ridge Cairns</h1>`)
+	for _, tt := range []struct {
+		name     string
+		epub     []byte
+		headings []string
+	}{
+		{"nav", nav, []string{
+			"1 The Cairn Builders @ The Cairn Builders", // the title page is in no table of contents: its own heading
+			"1 The Drove Road @ The Drove Road",
+			"2 Waymarks on the moor @ Waymarks",
+			"3 Spacing @ Spacing",
+			"1 The Ridge Cairns @ The Ridge Cairns", // the chapter's heading, not in the table of contents
+			"1 Cists @ The ridge cairns are older and larger; some cover cists of the early Bronze Age.",
+			"1 Care of the cairns @ Keeping the Cairns", // an anchor inside the heading
+		}},
+		{"ncx", ncx, []string{
+			"1 The Cairn Builders @ The Cairn Builders",
+			"1 The Drove Road @ The Drove Road",
+			"2 Waymarks (NCX) @ Waymarks",
+			"1 The Ridge Cairns @ The Ridge Cairns",
+			"1 Keeping the Cairns @ Keeping the Cairns",
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := NewRegistry(DefaultLimits()).Extract(context.Background(), fileOf("book.epub", tt.epub))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkDocument(t, d)
+			var got []string
+			for _, h := range d.Headings {
+				line, _, _ := strings.Cut(d.Text[h.Offset:], "\n")
+				got = append(got, strconv.Itoa(h.Level)+" "+h.Text+" @ "+line)
+			}
+			equalStrings(t, "headings", got, tt.headings)
+		})
+	}
 }

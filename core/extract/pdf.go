@@ -42,6 +42,7 @@ type pdfText struct {
 	title     string
 	pages     []string
 	pageCount int
+	outline   []OutlineEntry // bookmarks in document order; nil without any
 	warnings  []string
 }
 
@@ -80,7 +81,10 @@ func (r *Registry) pdfReader() (pdfReader, error) {
 // extractPDF reads a PDF page by page: one page unit per page, text cleaned
 // of ligatures, end-of-line hyphenation and repeated running headers and
 // footers; pages without a text layer go through OCR when the registry has
-// it, and otherwise leave a warning.
+// it, and otherwise leave a warning. The outline (bookmarks), when the PDF
+// has one, gives the headings: the true section titles at their pages,
+// where guessing from the text would take a licence's last line or a row
+// of the table of contents for a title.
 func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Document, error) {
 	head := make([]byte, 1024)
 	n, _ := f.R.ReadAt(head, 0)
@@ -137,6 +141,11 @@ func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Documen
 		warnings = append(warnings, fmt.Sprintf("%s: no text layer and OCR unavailable (install Tesseract: Debian packages libtesseract5 tesseract-ocr-eng)", pageList(noText)))
 	}
 	doc := b.document("pdf", pt.title)
+	if len(pt.outline) > 0 {
+		var w []string
+		doc.Headings, w = outlineHeadings(doc.Text, doc.Units, pt.outline)
+		warnings = append(warnings, w...)
+	}
 	doc.Warnings = warnings
 	return doc, nil
 }
@@ -415,14 +424,31 @@ func runningKey(l string) string {
 // before Cairn's cleanup (ligatures, hyphenation, running lines) and
 // without OCR. It exists for measurements such as `cairn bench extract`.
 func PDFPageTexts(ctx context.Context, f File, engine PDFEngine) ([]string, error) {
+	pt, err := readPDFWith(ctx, f, engine)
+	if err != nil {
+		return nil, err
+	}
+	return pt.pages, nil
+}
+
+// PDFOutline returns the outline (bookmarks) of a PDF as engine reads it:
+// titles, depths and destination pages, in document order; nil when the
+// PDF has none. It exists for measurements such as the outline coverage
+// test in core/chunk.
+func PDFOutline(ctx context.Context, f File, engine PDFEngine) ([]OutlineEntry, error) {
+	pt, err := readPDFWith(ctx, f, engine)
+	if err != nil {
+		return nil, err
+	}
+	return pt.outline, nil
+}
+
+// readPDFWith reads f with engine as it stands, before Cairn's cleanup.
+func readPDFWith(ctx context.Context, f File, engine PDFEngine) (*pdfText, error) {
 	r := &Registry{pdfEngine: engine}
 	rd, err := r.pdfReader()
 	if err != nil {
 		return nil, err
 	}
-	pt, err := rd.read(ctx, f, DefaultLimits())
-	if err != nil {
-		return nil, err
-	}
-	return pt.pages, nil
+	return rd.read(ctx, f, DefaultLimits())
 }

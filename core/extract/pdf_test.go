@@ -169,6 +169,8 @@ func FuzzPDF(f *testing.F) {
 		f.Add(fixtureBytes(f, name))
 	}
 	f.Add([]byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF"))
+	f.Add(guidePDF().Bytes()) // an outline with the three kinds of destination
+	f.Add(TestPDF{Pages: [][]string{{"Text."}}, LoopNext: true, Outline: []TestBookmark{{Title: "A", Page: 1}, {Title: "B", Page: 1}}}.Bytes())
 	// The pure-Go engine is the one that parses hostile bytes in process;
 	// poppler runs in a subprocess and cannot crash Cairn.
 	r := NewRegistry(DefaultLimits(), WithPDFEngine(PDFPureGo))

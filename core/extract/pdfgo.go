@@ -42,6 +42,12 @@ func (goPDF) read(ctx context.Context, f File, lim Limits) (out *pdfText, err er
 		defer func() { _ = recover() }() // a broken Info dictionary costs only the title
 		out.title = r.Trailer().Key("Info").Key("Title").Text()
 	}()
+	if out.outline, err = readGoOutline(ctx, r); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out.warnings = append(out.warnings, fmt.Sprintf("pdf: outline (bookmarks) ignored: %v", err))
+	}
 	n := r.NumPage()
 	out.pageCount = n
 	shared := map[string]*goFont{} // subset fonts by BaseFont, across pages

@@ -50,6 +50,9 @@ func extractPlain(format string) func(ctx context.Context, f File, lim Limits) (
 		}
 		text, enc := decodeText(b)
 		doc := &Document{Format: format, Text: normalizeNewlines(text)}
+		if format == "markdown" {
+			doc.Headings = markdownHeadings(doc.Text)
+		}
 		if enc != "utf-8" {
 			doc.Warnings = append(doc.Warnings, "decoded as "+enc)
 		}

@@ -139,3 +139,18 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
+
+// Markdown marks its headings; a "# comment" in a code block, YAML front
+// matter and a line in capitals are none.
+func TestMarkdownHeadings(t *testing.T) {
+	src := "---\ntitle: Notes\n---\nSetup Guide\n===========\n\nIntro.\n\n## Install ##\n\n```sh\n# not a heading\n```\n\nWARNING\n\nLinux and macOS\n---------------\n\nText.\n- item\n---\n\n### Deep\n"
+	doc, err := extractBytes(t, NewRegistry(DefaultLimits()), "notes.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDocument(t, doc)
+	equalStrings(t, "headings", headingSummary(doc), []string{"1 Setup Guide", "2 Install", "2 Linux and macOS", "3 Deep"})
+	if h := doc.Headings[0]; h.Offset != strings.Index(src, "Setup Guide") {
+		t.Errorf("setext heading at %d, want its title line", h.Offset)
+	}
+}

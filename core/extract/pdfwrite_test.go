@@ -1,0 +1,126 @@
+package extract
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// TestPDF describes a small PDF that tests write themselves: pages of text
+// lines in Helvetica and an outline. It is exported (in a _test file) so
+// the package's external tests, which may import core/chunk, can use it.
+type TestPDF struct {
+	Pages    [][]string
+	Outline  []TestBookmark
+	LoopNext bool // the last top-level bookmark's /Next points back at the first
+}
+
+// TestBookmark is an outline entry pointing at Page (1-based) in one of
+// the ways producers write destinations.
+type TestBookmark struct {
+	Title string
+	Page  int
+	How   string // "" explicit /Dest array, "goto" /A /GoTo action, "named" /Dest string in the /Names tree, "bad" /Dest at a non-page object
+	Kids  []TestBookmark
+}
+
+// Bytes writes the PDF with a correct cross-reference table.
+func (p TestPDF) Bytes() []byte {
+	var objs []string // objs[i] is object i+1
+	add := func(s string) int { objs = append(objs, s); return len(objs) }
+	set := func(n int, s string) { objs[n-1] = s }
+	catalog := add("")
+	pagesObj := add("")
+	font := add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	var pageRefs []string
+	for _, lines := range p.Pages {
+		var cs strings.Builder
+		cs.WriteString("BT /F1 12 Tf 16 TL 72 760 Td\n")
+		for i, l := range lines {
+			if i > 0 {
+				cs.WriteString("T* ")
+			}
+			fmt.Fprintf(&cs, "(%s) Tj\n", pdfEscape(l))
+		}
+		cs.WriteString("ET")
+		content := add(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", cs.Len(), cs.String()))
+		page := add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", pagesObj, font, content))
+		pageRefs = append(pageRefs, fmt.Sprintf("%d 0 R", page))
+	}
+	set(pagesObj, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(pageRefs, " "), len(pageRefs)))
+	var names []string
+	dest := func(b TestBookmark) string {
+		ref := "0 0 R"
+		if b.Page >= 1 && b.Page <= len(pageRefs) {
+			ref = pageRefs[b.Page-1]
+		}
+		arr := fmt.Sprintf("[%s /XYZ 0 792 0]", ref)
+		switch b.How {
+		case "goto":
+			return fmt.Sprintf("/A << /S /GoTo /D %s >>", arr)
+		case "named":
+			name := fmt.Sprintf("dest.%d", len(names))
+			names = append(names, fmt.Sprintf("(%s) %s", name, arr))
+			return fmt.Sprintf("/Dest (%s)", name)
+		case "bad":
+			return fmt.Sprintf("/Dest [%d 0 R /Fit]", font)
+		}
+		return "/Dest " + arr
+	}
+	// items writes the bookmarks under parent and returns the first and
+	// last object numbers.
+	var items func(bs []TestBookmark, parent int, loop bool) (int, int)
+	items = func(bs []TestBookmark, parent int, loop bool) (int, int) {
+		nums := make([]int, len(bs))
+		for i := range bs {
+			nums[i] = add("")
+		}
+		for i, b := range bs {
+			d := fmt.Sprintf("<< /Title (%s) /Parent %d 0 R %s", pdfEscape(b.Title), parent, dest(b))
+			if i > 0 {
+				d += fmt.Sprintf(" /Prev %d 0 R", nums[i-1])
+			}
+			if i+1 < len(bs) {
+				d += fmt.Sprintf(" /Next %d 0 R", nums[i+1])
+			} else if loop {
+				d += fmt.Sprintf(" /Next %d 0 R", nums[0])
+			}
+			if len(b.Kids) > 0 {
+				first, last := items(b.Kids, nums[i], false)
+				d += fmt.Sprintf(" /First %d 0 R /Last %d 0 R /Count %d", first, last, len(b.Kids))
+			}
+			set(nums[i], d+" >>")
+		}
+		return nums[0], nums[len(nums)-1]
+	}
+	root := fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R", pagesObj)
+	if len(p.Outline) > 0 {
+		outlines := add("")
+		first, last := items(p.Outline, outlines, p.LoopNext)
+		set(outlines, fmt.Sprintf("<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>", first, last, len(p.Outline)))
+		root += fmt.Sprintf(" /Outlines %d 0 R /PageMode /UseOutlines", outlines)
+	}
+	if len(names) > 0 {
+		root += fmt.Sprintf(" /Names << /Dests << /Names [%s] >> >>", strings.Join(names, " "))
+	}
+	set(catalog, root+" >>")
+
+	var out bytes.Buffer
+	out.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = out.Len()
+		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := out.Len()
+	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&out, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, catalog, xref)
+	return out.Bytes()
+}
+
+func pdfEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(s)
+}
