@@ -143,17 +143,17 @@ func HTMLText(b []byte) string {
 	var sb strings.Builder
 	skip := 0
 	for {
-		switch z.Next() {
+		tt := z.Next()
+		switch tt {
 		case html.ErrorToken:
 			return sb.String()
 		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
 			name, _ := z.TagName()
-			tag := string(name)
-			switch tag {
+			switch string(name) {
 			case "script", "style":
-				if t := z.Token(); t.Type == html.StartTagToken {
+				if tt == html.StartTagToken {
 					skip++
-				} else if t.Type == html.EndTagToken && skip > 0 {
+				} else if tt == html.EndTagToken && skip > 0 {
 					skip--
 				}
 			case "p", "div", "br", "li", "tr", "dt", "dd", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "table", "title":
