@@ -175,7 +175,16 @@ type PageReport struct {
 	Cairn                eval.Metrics
 	Baseline             eval.Metrics // FTS5, one row per pdftotext page
 	Queries              []PageQuery
-	Misses               []string // ids of queries whose page Cairn did not rank first
+	Misses               []PageMiss // queries whose page Cairn did not rank first
+}
+
+// PageMiss is a page query Cairn did not rank first: the page it wanted and
+// the one Cairn ranked first ("" when Cairn found nothing).
+type PageMiss struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Want  string `json:"want"`
+	Got   string `json:"got"`
 }
 
 // PageBench asks every section title of the manuals' outlines (see
@@ -239,8 +248,12 @@ func PageBench(ctx context.Context, qc QualityCorpus, k int, log io.Writer, work
 			hits[i] = PageHit{Path: r.Path, Page: r.Page}
 		}
 		cairnRun[q.ID] = CollapsePages(hits)
-		if r := cairnRun[q.ID]; len(r) == 0 || r[0] != PageKey(q.File, q.Page) {
-			rep.Misses = append(rep.Misses, q.ID)
+		if r, want := cairnRun[q.ID], PageKey(q.File, q.Page); len(r) == 0 || r[0] != want {
+			m := PageMiss{ID: q.ID, Title: q.Title, Want: filepath.Base(want)}
+			if len(r) > 0 {
+				m.Got = filepath.Base(r[0])
+			}
+			rep.Misses = append(rep.Misses, m)
 		}
 
 		top, err := base.Top(q.Title, k)
