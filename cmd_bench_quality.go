@@ -73,7 +73,7 @@ func benchQuality(ctx context.Context, env *cliEnv, bin, dir, work string, limit
 	res.Docs = qualityCorpusStats{Files: ar.Files, Chunks: ar.Chunks, Passages: ar.Passages}
 
 	const k = 10
-	pr, err := bench.PageBench(ctx, qc, k, log, work)
+	pr, err := bench.PageBench(ctx, qc, k, work, log)
 	if err != nil {
 		return res, err
 	}
@@ -104,7 +104,7 @@ func printQuality(env *cliEnv, r QualityBenchResult) {
 	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 	fmt.Fprintf(w, "\n## Quality: answers, refusals, pages and files on Debian documentation (profile %s, no models: extractive answers, keyword search)\n\n", r.Profile)
 	fmt.Fprintf(w, "Answers: %d answerable and %d off-topic questions over %d files (%d chunks; the baseline's %d passages of %d characters).\n",
-		a.Answerable, a.OffTopic, r.Docs.Files, r.Docs.Chunks, r.Docs.Passages, 1200)
+		a.Answerable, a.OffTopic, r.Docs.Files, r.Docs.Chunks, r.Docs.Passages, bench.BaselinePassageSize)
 	fmt.Fprintf(w, "Pages: %d section titles from the outlines of %d PDF manuals (%d pages, %d bookmarks). Files: %d man-page NAME descriptions over %d man pages.\n\n",
 		r.Pages.Cairn.Queries, r.Pages.Manuals, r.Pages.Pages, r.Pages.Bookmarks, r.Files.Cairn.Queries, r.Files.ManPages)
 	fmt.Fprintln(w, "| figure | Cairn | baseline | target |")

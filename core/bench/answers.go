@@ -98,6 +98,22 @@ type AnswerScore struct {
 	Misses []string `json:"misses,omitempty"` // ids of answerable questions not hit, wrongly refused or off-topic ones answered
 }
 
+// Hit says whether o answers q: the answer is not a refusal and shows q's
+// answer string (answer), and whether one of o's sources holds that string
+// (source). Both are false for an off-topic question.
+func (q Question) Hit(o Outcome) (answer, source bool) {
+	if q.OffTopic() {
+		return false, false
+	}
+	for _, src := range o.Sources {
+		if Contains(src, q.Answer) {
+			source = true
+			break
+		}
+	}
+	return !o.Refused && Contains(o.Answer, q.Answer), source
+}
+
 // ScoreAnswers scores outcomes (by question id) against the questions. A
 // question with no outcome counts as answered with nothing.
 func ScoreAnswers(qs []Question, outcomes map[string]Outcome) AnswerScore {
@@ -117,19 +133,16 @@ func ScoreAnswers(qs []Question, outcomes map[string]Outcome) AnswerScore {
 		if o.Refused {
 			s.AnswerableRefused++
 		}
-		hit := !o.Refused && Contains(o.Answer, q.Answer)
+		hit, source := q.Hit(o)
 		if hit {
 			s.AnswerHits++
 		} else {
 			s.Misses = append(s.Misses, q.ID)
 		}
-		for _, src := range o.Sources {
-			if Contains(src, q.Answer) {
-				s.SourceHits++
-				if hit {
-					s.AnswerHitsWithSource++
-				}
-				break
+		if source {
+			s.SourceHits++
+			if hit {
+				s.AnswerHitsWithSource++
 			}
 		}
 	}

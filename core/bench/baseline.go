@@ -96,9 +96,10 @@ func (b *FTS5Baseline) Close() error {
 	return b.conn.Close()
 }
 
-// baselinePassageSize is the baselines' passage length in characters:
-// Cairn's default chunk size, so both rank pieces of the same length.
-const baselinePassageSize = 1200
+// BaselinePassageSize is the answers baseline's passage length in
+// characters: Cairn's default chunk size, so both rank pieces of the same
+// length.
+const BaselinePassageSize = 1200
 
 // SplitPassages cuts text into passages of at most size characters at line
 // ends (a longer line is a passage of its own), dropping blank ones.

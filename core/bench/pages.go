@@ -152,20 +152,6 @@ func CollapsePages(hits []PageHit) []string {
 	return out
 }
 
-// CollapseFiles turns a ranking of passages into a ranking of files, the
-// first passage of a file giving its rank.
-func CollapseFiles(paths []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, p := range paths {
-		if p = filepath.Clean(p); !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // PageQrels are the judgements of a page set: each query's one relevant page.
 func PageQrels(qs []PageQuery) eval.Qrels {
 	q := eval.Qrels{}

@@ -163,14 +163,6 @@ func TestCollapsePages(t *testing.T) {
 	}
 }
 
-func TestCollapseFiles(t *testing.T) {
-	got := CollapseFiles([]string{"/a/x.txt", "/a/y.txt", "/a/./x.txt", "/a/z.txt"})
-	want := []string{"/a/x.txt", "/a/y.txt", "/a/z.txt"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-}
-
 func TestSplitPassages(t *testing.T) {
 	got := SplitPassages("f", 2, "aaaa\nbbbb\n\ncccccccccccc\nd\n", 10)
 	// The blank line between b and c would be a passage of its own: dropped.

@@ -29,24 +29,31 @@ func QualityEngine(ctx context.Context, db, work string) (*core.Engine, error) {
 	return core.Open(ctx, cfg, dirs, core.Options{DB: db})
 }
 
+// Indexed is a knowledge base IndexFresh built, open and ready to search.
+type Indexed struct {
+	*core.Engine
+	Files, Chunks int
+	Took          time.Duration
+}
+
 // IndexFresh indexes folder into a new knowledge base at db (an old one is
-// removed) and returns the engine, ready to search.
-func IndexFresh(ctx context.Context, db, folder, work string) (*core.Engine, int, int, time.Duration, error) {
+// removed) with QualityEngine's settings.
+func IndexFresh(ctx context.Context, db, folder, work string) (Indexed, error) {
 	removeDB(db)
 	e, err := QualityEngine(ctx, db, work)
 	if err != nil {
-		return nil, 0, 0, 0, err
+		return Indexed{}, err
 	}
 	t := time.Now()
 	run, err := e.Index(ctx, folder, nil)
 	if err == nil {
-		err = e.SyncKeywordIndex(ctx)
+		err = e.SyncKeywordIndex(ctx) // as `cairn search --batch` does before its queries
 	}
 	if err != nil {
 		e.Close()
-		return nil, 0, 0, 0, fmt.Errorf("index %s: %w", folder, err)
+		return Indexed{}, fmt.Errorf("index %s: %w", folder, err)
 	}
-	return e, run.FilesIndexed, run.Chunks, time.Since(t), nil
+	return Indexed{Engine: e, Files: run.FilesIndexed, Chunks: run.Chunks, Took: time.Since(t)}, nil
 }
 
 // QuestionResult is one question's outcome, for the detail file.
@@ -86,16 +93,16 @@ func AnswerBench(ctx context.Context, qc QualityCorpus, questions, work string, 
 		return rep, err
 	}
 	db := filepath.Join(work, "quality-docs.db")
-	e, files, chunks, took, err := IndexFresh(ctx, db, qc.Docs, filepath.Join(work, "quality-home"))
+	e, err := IndexFresh(ctx, db, qc.Docs, filepath.Join(work, "quality-home"))
 	if err != nil {
 		return rep, err
 	}
 	defer removeDB(db)
 	defer e.Close()
-	rep.Files, rep.Chunks, rep.IndexSeconds = files, chunks, took.Seconds()
-	fmt.Fprintf(log, "quality: %d files, %d chunks indexed in %.1f s; asking %d questions\n", files, chunks, took.Seconds(), len(qs))
+	rep.Files, rep.Chunks, rep.IndexSeconds = e.Files, e.Chunks, e.Took.Seconds()
+	fmt.Fprintf(log, "quality: %d files, %d chunks indexed in %.1f s; asking %d questions\n", e.Files, e.Chunks, e.Took.Seconds(), len(qs))
 
-	passages, err := FilePassages(ctx, qc.Docs, baselinePassageSize)
+	passages, err := FilePassages(ctx, qc.Docs, BaselinePassageSize)
 	if err != nil {
 		return rep, err
 	}
@@ -132,14 +139,9 @@ func AnswerBench(ctx context.Context, qc QualityCorpus, questions, work string, 
 		}
 		baseline[q.ID] = bo
 
-		r := QuestionResult{ID: q.ID, Question: q.Text, Expected: q.Answer, CairnAnswer: ans.Text, CairnRefused: o.Refused,
-			BaselineHit: !bo.Refused && !q.OffTopic() && Contains(bo.Answer, q.Answer), Seconds: d.Seconds()}
-		if !q.OffTopic() {
-			r.CairnHit = !o.Refused && Contains(o.Answer, q.Answer)
-			for _, s := range o.Sources {
-				r.CairnSourceHit = r.CairnSourceHit || Contains(s, q.Answer)
-			}
-		}
+		r := QuestionResult{ID: q.ID, Question: q.Text, Expected: q.Answer, CairnAnswer: ans.Text, CairnRefused: o.Refused, Seconds: d.Seconds()}
+		r.CairnHit, r.CairnSourceHit = q.Hit(o)
+		r.BaselineHit, _ = q.Hit(bo)
 		if len(ans.Sources) > 0 {
 			r.CairnTop = relTo(qc.Docs, ans.Sources[0].Path, ans.Sources[0].Page)
 		}
@@ -194,7 +196,7 @@ type PageMiss struct {
 // Cairn runs with a new user's settings except three that would hide
 // candidates the figure needs: no minimum score, no cap on results per
 // document, and as many results as the keyword pool holds.
-func PageBench(ctx context.Context, qc QualityCorpus, k int, log io.Writer, work string) (PageReport, error) {
+func PageBench(ctx context.Context, qc QualityCorpus, k int, work string, log io.Writer) (PageReport, error) {
 	var rep PageReport
 	outlines, npages := map[string][]OutlineEntry{}, map[string]int{}
 	var pageRows []Passage
@@ -219,15 +221,15 @@ func PageBench(ctx context.Context, qc QualityCorpus, k int, log io.Writer, work
 	qrels := PageQrels(rep.Queries)
 
 	db := filepath.Join(work, "quality-manuals.db")
-	e, files, chunks, took, err := IndexFresh(ctx, db, qc.Manuals, filepath.Join(work, "quality-home"))
+	e, err := IndexFresh(ctx, db, qc.Manuals, filepath.Join(work, "quality-home"))
 	if err != nil {
 		return rep, err
 	}
 	defer removeDB(db)
 	defer e.Close()
-	rep.Files, rep.Chunks, rep.IndexSeconds = files, chunks, took.Seconds()
+	rep.Files, rep.Chunks, rep.IndexSeconds = e.Files, e.Chunks, e.Took.Seconds()
 	fmt.Fprintf(log, "quality: %d manuals, %d pages, %d chunks indexed in %.1f s; %d of %d bookmarks are queries\n",
-		files, rep.Pages, chunks, took.Seconds(), len(rep.Queries), rep.Bookmarks)
+		e.Files, rep.Pages, e.Chunks, e.Took.Seconds(), len(rep.Queries), rep.Bookmarks)
 
 	base, err := NewFTS5Baseline(pageRows)
 	if err != nil {
@@ -277,13 +279,13 @@ func PageBench(ctx context.Context, qc QualityCorpus, k int, log io.Writer, work
 // user's settings.
 func ManFileBench(ctx context.Context, bin string, mc ManCorpus, work string, log io.Writer) (QualityReport, int, error) {
 	db := filepath.Join(work, "quality-man.db")
-	e, _, chunks, took, err := IndexFresh(ctx, db, mc.Dir, filepath.Join(work, "quality-home"))
+	e, err := IndexFresh(ctx, db, mc.Dir, filepath.Join(work, "quality-home"))
 	if err != nil {
 		return QualityReport{}, 0, err
 	}
-	e.Close()
+	e.Close() // `cairn search --batch` opens it
 	defer removeDB(db)
-	fmt.Fprintf(log, "quality: %d man pages, %d chunks indexed in %.1f s\n", mc.Pages, chunks, took.Seconds())
+	fmt.Fprintf(log, "quality: %d man pages, %d chunks indexed in %.1f s\n", mc.Pages, e.Chunks, e.Took.Seconds())
 	rep, err := QualityBench(ctx, QualityOptions{Binary: bin, DB: db, Corpus: mc, Work: work}, log)
-	return rep, chunks, err
+	return rep, e.Chunks, err
 }
