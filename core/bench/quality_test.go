@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -197,5 +198,38 @@ func TestFTS5Baseline(t *testing.T) {
 	}
 	if top, _ := b.Top("What is the capital of Peru?", 1); len(top) != 0 {
 		t.Errorf("no word matches: want nothing, got %+v", top)
+	}
+}
+
+// AnswerBench end to end on a two-file corpus: the wiring from the
+// engine's answers and the baseline's passages to the scores. What Cairn
+// answers is the suite's measurement, not this test's; the baseline's top
+// passage is fixed by the fixture.
+func TestAnswerBenchOnATinyCorpus(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	os.MkdirAll(docs, 0o755)
+	os.WriteFile(filepath.Join(docs, "grep.1.txt"), []byte("OPTIONS\n       -i, --ignore-case\n              Ignore case distinctions in patterns and input data, so that characters that differ only in case match each other.\n"), 0o644)
+	os.WriteFile(filepath.Join(docs, "sort.1.txt"), []byte("OPTIONS\n       -n, --numeric-sort\n              compare according to string numerical value\n"), 0o644)
+	questions := filepath.Join(dir, "q.tsv")
+	os.WriteFile(questions, []byte("a1\tgrep.1\t-i, --ignore-case\tHow do I make grep ignore case distinctions?\no1\t-\t-\tWhat is the capital of Peru?\n"), 0o644)
+
+	rep, err := AnswerBench(t.Context(), QualityCorpus{Docs: docs}, questions, filepath.Join(dir, "work"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Files != 2 || rep.Passages != 2 || len(rep.Questions) != 2 {
+		t.Fatalf("files %d, baseline passages %d, questions %d; want 2, 2, 2", rep.Files, rep.Passages, len(rep.Questions))
+	}
+	if c := rep.Cairn; c.Answerable != 1 || c.OffTopic != 1 {
+		t.Errorf("Cairn scored %d answerable and %d off-topic questions; want 1 and 1", c.Answerable, c.OffTopic)
+	}
+	b := rep.Baseline
+	if b.AnswerHits != 1 || b.SourceHits != 1 || b.OffTopicRefused != 1 {
+		t.Errorf("baseline: %d answer hits, %d source hits, %d off-topic refused; want 1, 1, 1 (no word of the Peru question is in the corpus)",
+			b.AnswerHits, b.SourceHits, b.OffTopicRefused)
+	}
+	if q := rep.Questions[0]; q.ID != "a1" || !q.BaselineHit || q.BaselineTop != "grep.1.txt" {
+		t.Errorf("detail of a1: %+v", q)
 	}
 }
