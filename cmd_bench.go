@@ -110,7 +110,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		case "ask":
 			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights)
 		case "quality":
-			r, err = benchQuality(ctx, env, bin, bf.dir, work, bf.limit)
+			r, err = benchQuality(ctx, env, bf.dir, work, bf.limit)
 		case "load":
 			r, err = benchLoad(ctx, env, bf, work)
 		case "gui":

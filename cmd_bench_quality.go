@@ -55,7 +55,7 @@ type qualityFiles struct {
 // benchQuality runs the three parts of the quality suite (answers and
 // refusals, pages, files), prints one table and writes the per-question
 // detail to DIR/quality-detail.json.
-func benchQuality(ctx context.Context, env *cliEnv, bin, dir, work string, limit int) (QualityBenchResult, error) {
+func benchQuality(ctx context.Context, env *cliEnv, dir, work string, limit int) (QualityBenchResult, error) {
 	log := env.stderr
 	res := QualityBenchResult{Profile: bench.QualityProfile}
 	if _, err := os.Stat(qualityQuestions); err != nil {
@@ -83,7 +83,7 @@ func benchQuality(ctx context.Context, env *cliEnv, bin, dir, work string, limit
 	if err != nil {
 		return res, err
 	}
-	fr, chunks, err := bench.ManFileBench(ctx, bin, mc, work, log)
+	fr, chunks, err := bench.ManFileBench(ctx, mc, k, work, log)
 	if err != nil {
 		return res, err
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/eval"
+	"cairn/core/search"
 )
 
 // QualityProfile is the settings profile of the quality suite's Cairn runs:
@@ -273,19 +275,53 @@ func PageBench(ctx context.Context, qc QualityCorpus, k int, work string, log io
 	return rep, nil
 }
 
-// ManFileBench is the file-level known-item set: QualityBench (Cairn's
-// `cairn search --batch`, best chunk per file, against FTS5 over whole
-// pages) on a knowledge base of the man-page corpus indexed here with a new
-// user's settings.
-func ManFileBench(ctx context.Context, bin string, mc ManCorpus, work string, log io.Writer) (QualityReport, int, error) {
+// ManFileBench is the file-level known-item set of QualityBench (a man
+// page's NAME description finds that page) on a knowledge base of the
+// man-page corpus indexed here with a new user's settings. Cairn's ranking
+// is what `cairn search --batch` computes (keyword search, best chunk per
+// file, no minimum score, k results), run in-process so that the settings
+// are QualityEngine's, not those of whoever runs the bench; the baseline is
+// QualityBench's, FTS5 over whole pages.
+func ManFileBench(ctx context.Context, mc ManCorpus, k int, work string, log io.Writer) (QualityReport, int, error) {
+	var rep QualityReport
+	qf, err := os.Open(mc.Qrels)
+	if err != nil {
+		return rep, 0, err
+	}
+	qrels, err := eval.ReadQrels(qf)
+	qf.Close()
+	if err != nil {
+		return rep, 0, err
+	}
+	queries, err := readQueryMap(mc.Queries)
+	if err != nil {
+		return rep, 0, err
+	}
 	db := filepath.Join(work, "quality-man.db")
 	e, err := IndexFresh(ctx, db, mc.Dir, filepath.Join(work, "quality-home"))
 	if err != nil {
-		return QualityReport{}, 0, err
+		return rep, 0, err
 	}
-	e.Close() // `cairn search --batch` opens it
 	defer removeDB(db)
-	fmt.Fprintf(log, "quality: %d man pages, %d chunks indexed in %.1f s\n", mc.Pages, e.Chunks, e.Took.Seconds())
-	rep, err := QualityBench(ctx, QualityOptions{Binary: bin, DB: db, Corpus: mc, Work: work}, log)
-	return rep, e.Chunks, err
+	defer e.Close()
+	fmt.Fprintf(log, "quality: %d man pages, %d chunks indexed in %.1f s; %d known-item queries\n", mc.Pages, e.Chunks, e.Took.Seconds(), len(qrels))
+	run := eval.Run{}
+	for qid := range qrels {
+		req := e.SearchRequest(queries[qid])
+		req.Mode, req.MinScore, req.TopK, req.PerDocCap = search.ModeBM25, 0, k, 1
+		resp, err := e.Search(ctx, req)
+		if err != nil {
+			return rep, 0, fmt.Errorf("known-item query %s: %w", qid, err)
+		}
+		for _, r := range resp.Results {
+			run[qid] = append(run[qid], r.Path)
+		}
+	}
+	rep.Cairn = eval.Evaluate(qrels, run, k)
+	base, err := wholePageRun(ctx, QualityOptions{Corpus: mc, Work: work, K: k}, qrels)
+	if err != nil {
+		return rep, 0, fmt.Errorf("whole-page baseline: %w", err)
+	}
+	rep.Baseline = eval.Evaluate(qrels, base, k)
+	return rep, e.Chunks, nil
 }
