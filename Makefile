@@ -27,10 +27,13 @@ APT_PACKAGES := gcc g++ make pkg-config curl unzip ca-certificates libgl1-mesa-d
 # The benchmark corpora: the installed man pages (rendered by man-db and
 # groff), and 25 PDF manuals from Debian documentation packages for the PDF
 # text comparison (bench.DebianPDFs names each file's package; texlive-base
-# brings dvips.pdf and tug2003-slides.pdf).
+# brings dvips.pdf and tug2003-slides.pdf). The quality suite adds the
+# documents of bench.QualityDocs and bench.QualityManuals (man pages, the
+# Bash reference PDF, the Debian Reference in HTML and PDF, git's HTML pages).
 BENCH_PACKAGES := man-db groff-base poppler-utils tesseract-ocr-eng \
 	zlib1g-dev nettle-dev fontconfig libtasn1-doc gnuplot-doc valgrind shared-mime-info \
-	r-doc-pdf bzip2-doc texlive-latex-base-doc texlive-base
+	r-doc-pdf bzip2-doc texlive-latex-base-doc texlive-base \
+	grep sed findutils coreutils tar rsync openssh-client bash-doc debian-reference-en git-doc
 BENCH_ARGS ?=
 
 .PHONY: all deps build run test test-race bench soak fuzz lint clean

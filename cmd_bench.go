@@ -22,7 +22,7 @@ import (
 // benchSuites are the suites `cairn bench` knows, in the order "all" runs
 // them: the quick ones first, the load suite (10 minutes by default) and
 // the window last.
-var benchSuites = []string{"index", "extract", "embed", "generate", "ask", "vector", "load", "gui"}
+var benchSuites = []string{"index", "extract", "embed", "generate", "ask", "quality", "vector", "load", "gui"}
 
 // benchFlags are the options of `cairn bench`; each suite reads the ones
 // it needs.
@@ -109,6 +109,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			r, err = benchGenerate(ctx, env, runsOr(bf.runs, 3), bf.threads, bf.weights)
 		case "ask":
 			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights)
+		case "quality":
+			r, err = benchQuality(ctx, env, bf.dir, work, bf.limit)
 		case "load":
 			r, err = benchLoad(ctx, env, bf, work)
 		case "gui":

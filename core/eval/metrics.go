@@ -27,6 +27,7 @@ type Metrics struct {
 	Recall  float64 `json:"recall"`
 	MRR     float64 `json:"mrr"`
 	NDCG    float64 `json:"ndcg"`
+	P1      float64 `json:"p1"` // precision at 1: the share of queries whose first result is relevant
 }
 
 // String formats the metrics for a report line.
@@ -54,6 +55,9 @@ func Evaluate(qrels Qrels, run Run, k int) Metrics {
 				continue
 			}
 			found++
+			if i == 0 {
+				m.P1++
+			}
 			if rr == 0 {
 				rr = 1 / float64(i+1)
 			}
@@ -67,7 +71,7 @@ func Evaluate(qrels Qrels, run Run, k int) Metrics {
 	}
 	if m.Queries > 0 {
 		n := float64(m.Queries)
-		m.Recall, m.MRR, m.NDCG = m.Recall/n, m.MRR/n, m.NDCG/n
+		m.Recall, m.MRR, m.NDCG, m.P1 = m.Recall/n, m.MRR/n, m.NDCG/n, m.P1/n
 	}
 	return m
 }

@@ -34,6 +34,10 @@ func TestEvaluate(t *testing.T) {
 	if math.Abs(m.Recall-wantRecall) > 1e-12 || math.Abs(m.MRR-wantMRR) > 1e-12 || math.Abs(m.NDCG-wantNDCG) > 1e-12 {
 		t.Errorf("got %+v, want recall %v mrr %v ndcg %v", m, wantRecall, wantMRR, wantNDCG)
 	}
+	// P@1: b's and e's first results are relevant, a's and c's are not.
+	if m.P1 != 0.5 {
+		t.Errorf("P@1 %v, want 0.5", m.P1)
+	}
 	// The cut-off applies.
 	if m := Evaluate(Qrels{"a": {"d1": 1}}, run, 1); m.Recall != 0 || m.MRR != 0 {
 		t.Errorf("k=1: %+v", m)

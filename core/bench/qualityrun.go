@@ -1,0 +1,327 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"cairn/core"
+	"cairn/core/config"
+	"cairn/core/eval"
+	"cairn/core/search"
+)
+
+// QualityProfile is the settings profile of the quality suite's Cairn runs:
+// the defaults a new user on a laptop gets (the profile Cairn picks under
+// 16 GB of RAM or 8 cores), pinned so that runs on other machines compare.
+const QualityProfile = "laptop"
+
+// QualityEngine opens a knowledge base at db with a new user's settings:
+// QualityProfile's defaults and no models (no embedding model, so keyword
+// search; no chat model, so extractive answers). Its scratch folders live
+// under work.
+func QualityEngine(ctx context.Context, db, work string) (*core.Engine, error) {
+	cfg := config.Default(QualityProfile)
+	cfg.Paths.DataDir, cfg.Paths.ModelsDir = filepath.Join(work, "data"), filepath.Join(work, "models")
+	cfg.Embedding.Model, cfg.Generation.Model = core.NoModel, core.NoModel
+	dirs := config.Dirs{Config: filepath.Join(work, "config"), Data: cfg.Paths.DataDir, State: filepath.Join(work, "state")}
+	return core.Open(ctx, cfg, dirs, core.Options{DB: db})
+}
+
+// Indexed is a knowledge base IndexFresh built, open and ready to search.
+type Indexed struct {
+	*core.Engine
+	Files, Chunks int
+	Took          time.Duration
+}
+
+// IndexFresh indexes folder into a new knowledge base at db (an old one is
+// removed) with QualityEngine's settings.
+func IndexFresh(ctx context.Context, db, folder, work string) (Indexed, error) {
+	removeDB(db)
+	e, err := QualityEngine(ctx, db, work)
+	if err != nil {
+		return Indexed{}, err
+	}
+	t := time.Now()
+	run, err := e.Index(ctx, folder, nil)
+	if err == nil {
+		err = e.SyncKeywordIndex(ctx) // as `cairn search --batch` does before its queries
+	}
+	if err != nil {
+		e.Close()
+		return Indexed{}, fmt.Errorf("index %s: %w", folder, err)
+	}
+	return Indexed{Engine: e, Files: run.FilesIndexed, Chunks: run.Chunks, Took: time.Since(t)}, nil
+}
+
+// QuestionResult is one question's outcome, for the detail file.
+type QuestionResult struct {
+	ID             string  `json:"id"`
+	Question       string  `json:"question"`
+	Expected       string  `json:"expected,omitempty"` // "" for an off-topic question
+	CairnAnswer    string  `json:"cairn_answer"`
+	CairnRefused   bool    `json:"cairn_refused"`
+	CairnHit       bool    `json:"cairn_answer_hit"`
+	CairnSourceHit bool    `json:"cairn_source_hit"`
+	CairnTop       string  `json:"cairn_top_source,omitempty"` // file of the first source
+	BaselineTop    string  `json:"baseline_top,omitempty"`
+	BaselineHit    bool    `json:"baseline_hit"`
+	Seconds        float64 `json:"cairn_seconds"`
+}
+
+// AnswerReport is the answers-and-refusals part of the quality suite.
+type AnswerReport struct {
+	Files, Chunks int
+	IndexSeconds  float64
+	AskMedianMS   float64
+	Cairn         AnswerScore
+	Baseline      AnswerScore // the top FTS5 passage as the answer
+	Passages      int         // rows of the baseline table
+	Questions     []QuestionResult
+}
+
+// AnswerBench indexes the question corpus with a new user's settings, asks
+// every question (as `cairn ask` does), and asks the plain FTS5 baseline
+// the same questions: its answer is its best passage, its refusal an empty
+// result.
+func AnswerBench(ctx context.Context, qc QualityCorpus, questions, work string, log io.Writer) (AnswerReport, error) {
+	var rep AnswerReport
+	qs, err := ReadQuestions(questions)
+	if err != nil {
+		return rep, err
+	}
+	db := filepath.Join(work, "quality-docs.db")
+	e, err := IndexFresh(ctx, db, qc.Docs, filepath.Join(work, "quality-home"))
+	if err != nil {
+		return rep, err
+	}
+	defer removeDB(db)
+	defer e.Close()
+	rep.Files, rep.Chunks, rep.IndexSeconds = e.Files, e.Chunks, e.Took.Seconds()
+	fmt.Fprintf(log, "quality: %d files, %d chunks indexed in %.1f s; asking %d questions\n", e.Files, e.Chunks, e.Took.Seconds(), len(qs))
+
+	passages, err := FilePassages(ctx, qc.Docs, BaselinePassageSize)
+	if err != nil {
+		return rep, err
+	}
+	base, err := NewFTS5Baseline(passages)
+	if err != nil {
+		return rep, err
+	}
+	defer base.Close()
+	rep.Passages = len(passages)
+
+	cairn, baseline := map[string]Outcome{}, map[string]Outcome{}
+	var ms []float64
+	for i, q := range qs {
+		t := time.Now()
+		ans, err := e.Ask(ctx, e.SearchRequest(q.Text), nil)
+		if err != nil {
+			return rep, fmt.Errorf("question %s %q: %w", q.ID, q.Text, err)
+		}
+		d := time.Since(t)
+		ms = append(ms, float64(d.Microseconds())/1000)
+		o := Outcome{Answer: ans.Text, Refused: ans.Refused || ans.NoSources}
+		for _, s := range ans.Sources {
+			o.Sources = append(o.Sources, s.Text)
+		}
+		cairn[q.ID] = o
+
+		top, err := base.Top(q.Text, 1)
+		if err != nil {
+			return rep, fmt.Errorf("baseline, question %s: %w", q.ID, err)
+		}
+		bo := Outcome{Refused: len(top) == 0}
+		if len(top) > 0 {
+			bo.Answer, bo.Sources = top[0].Text, []string{top[0].Text}
+		}
+		baseline[q.ID] = bo
+
+		r := QuestionResult{ID: q.ID, Question: q.Text, Expected: q.Answer, CairnAnswer: ans.Text, CairnRefused: o.Refused, Seconds: d.Seconds()}
+		r.CairnHit, r.CairnSourceHit = q.Hit(o)
+		r.BaselineHit, _ = q.Hit(bo)
+		if len(ans.Sources) > 0 {
+			r.CairnTop = relTo(qc.Docs, ans.Sources[0].Path, ans.Sources[0].Page)
+		}
+		if len(top) > 0 {
+			r.BaselineTop = relTo(qc.Docs, top[0].Path, top[0].Page)
+		}
+		rep.Questions = append(rep.Questions, r)
+		if (i+1)%20 == 0 {
+			fmt.Fprintf(log, "  %d/%d questions\n", i+1, len(qs))
+		}
+	}
+	rep.AskMedianMS = eval.Median(ms)
+	rep.Cairn = ScoreAnswers(qs, cairn)
+	rep.Baseline = ScoreAnswers(qs, baseline)
+	return rep, nil
+}
+
+func relTo(root, path string, page int) string {
+	if r, err := filepath.Rel(root, path); err == nil {
+		path = r
+	}
+	if page > 0 {
+		return fmt.Sprintf("%s p.%d", path, page)
+	}
+	return path
+}
+
+// PageReport is the page-level part of the quality suite.
+type PageReport struct {
+	Files, Chunks, Pages int
+	IndexSeconds         float64
+	Bookmarks            int // outline items of the manuals, before the rule
+	Cairn                eval.Metrics
+	Baseline             eval.Metrics // FTS5, one row per pdftotext page
+	Queries              []PageQuery
+	Misses               []PageMiss // queries whose page Cairn did not rank first
+}
+
+// PageMiss is a page query Cairn did not rank first: the page it wanted and
+// the one Cairn ranked first ("" when Cairn found nothing).
+type PageMiss struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Want  string `json:"want"`
+	Got   string `json:"got"`
+}
+
+// PageBench asks every section title of the manuals' outlines (see
+// PageQueries) and scores the page Cairn ranks it on, its chunk ranking
+// collapsed to pages, against FTS5 over whole pages.
+//
+// Cairn runs with a new user's settings except three that would hide
+// candidates the figure needs: no minimum score, no cap on results per
+// document, and as many results as the keyword pool holds.
+func PageBench(ctx context.Context, qc QualityCorpus, k int, work string, log io.Writer) (PageReport, error) {
+	var rep PageReport
+	outlines, npages := map[string][]OutlineEntry{}, map[string]int{}
+	var pageRows []Passage
+	for _, m := range QualityManuals {
+		pdf := filepath.Join(qc.Manuals, m.Name)
+		o, err := ReadOutline(ctx, pdf)
+		if err != nil {
+			return rep, err
+		}
+		texts, err := PDFPages(ctx, pdf)
+		if err != nil {
+			return rep, err
+		}
+		outlines[pdf], npages[pdf] = o, len(texts)
+		rep.Bookmarks += len(o)
+		rep.Pages += len(texts)
+		for i, t := range texts {
+			pageRows = append(pageRows, Passage{Path: pdf, Page: i + 1, Text: t})
+		}
+	}
+	rep.Queries = PageQueries(outlines, npages)
+	qrels := PageQrels(rep.Queries)
+
+	db := filepath.Join(work, "quality-manuals.db")
+	e, err := IndexFresh(ctx, db, qc.Manuals, filepath.Join(work, "quality-home"))
+	if err != nil {
+		return rep, err
+	}
+	defer removeDB(db)
+	defer e.Close()
+	rep.Files, rep.Chunks, rep.IndexSeconds = e.Files, e.Chunks, e.Took.Seconds()
+	fmt.Fprintf(log, "quality: %d manuals, %d pages, %d chunks indexed in %.1f s; %d of %d bookmarks are queries\n",
+		e.Files, rep.Pages, e.Chunks, e.Took.Seconds(), len(rep.Queries), rep.Bookmarks)
+
+	base, err := NewFTS5Baseline(pageRows)
+	if err != nil {
+		return rep, err
+	}
+	defer base.Close()
+
+	cairnRun, baseRun := eval.Run{}, eval.Run{}
+	for _, q := range rep.Queries {
+		req := e.SearchRequest(q.Title)
+		req.MinScore, req.PerDocCap, req.TopK = 0, 0, max(req.BM25Pool, k)
+		resp, err := e.Search(ctx, req)
+		if err != nil {
+			return rep, fmt.Errorf("page query %s %q: %w", q.ID, q.Title, err)
+		}
+		hits := make([]PageHit, len(resp.Results))
+		for i, r := range resp.Results {
+			hits[i] = PageHit{Path: r.Path, Page: r.Page}
+		}
+		cairnRun[q.ID] = CollapsePages(hits)
+		if r, want := cairnRun[q.ID], PageKey(q.File, q.Page); len(r) == 0 || r[0] != want {
+			m := PageMiss{ID: q.ID, Title: q.Title, Want: filepath.Base(want)}
+			if len(r) > 0 {
+				m.Got = filepath.Base(r[0])
+			}
+			rep.Misses = append(rep.Misses, m)
+		}
+
+		top, err := base.Top(q.Title, k)
+		if err != nil {
+			return rep, err
+		}
+		bh := make([]PageHit, len(top))
+		for i, p := range top {
+			bh[i] = PageHit{Path: p.Path, Page: p.Page}
+		}
+		baseRun[q.ID] = CollapsePages(bh)
+	}
+	rep.Cairn = eval.Evaluate(qrels, cairnRun, k)
+	rep.Baseline = eval.Evaluate(qrels, baseRun, k)
+	return rep, nil
+}
+
+// ManFileBench is the file-level known-item set of QualityBench (a man
+// page's NAME description finds that page) on a knowledge base of the
+// man-page corpus indexed here with a new user's settings. Cairn's ranking
+// is what `cairn search --batch` computes (keyword search, best chunk per
+// file, no minimum score, k results), run in-process so that the settings
+// are QualityEngine's, not those of whoever runs the bench; the baseline is
+// QualityBench's, FTS5 over whole pages.
+func ManFileBench(ctx context.Context, mc ManCorpus, k int, work string, log io.Writer) (QualityReport, int, error) {
+	var rep QualityReport
+	qf, err := os.Open(mc.Qrels)
+	if err != nil {
+		return rep, 0, err
+	}
+	qrels, err := eval.ReadQrels(qf)
+	qf.Close()
+	if err != nil {
+		return rep, 0, err
+	}
+	queries, err := readQueryMap(mc.Queries)
+	if err != nil {
+		return rep, 0, err
+	}
+	db := filepath.Join(work, "quality-man.db")
+	e, err := IndexFresh(ctx, db, mc.Dir, filepath.Join(work, "quality-home"))
+	if err != nil {
+		return rep, 0, err
+	}
+	defer removeDB(db)
+	defer e.Close()
+	fmt.Fprintf(log, "quality: %d man pages, %d chunks indexed in %.1f s; %d known-item queries\n", mc.Pages, e.Chunks, e.Took.Seconds(), len(qrels))
+	run := eval.Run{}
+	for qid := range qrels {
+		req := e.SearchRequest(queries[qid])
+		req.Mode, req.MinScore, req.TopK, req.PerDocCap = search.ModeBM25, 0, k, 1
+		resp, err := e.Search(ctx, req)
+		if err != nil {
+			return rep, 0, fmt.Errorf("known-item query %s: %w", qid, err)
+		}
+		for _, r := range resp.Results {
+			run[qid] = append(run[qid], r.Path)
+		}
+	}
+	rep.Cairn = eval.Evaluate(qrels, run, k)
+	base, err := wholePageRun(ctx, QualityOptions{Corpus: mc, Work: work, K: k}, qrels)
+	if err != nil {
+		return rep, 0, fmt.Errorf("whole-page baseline: %w", err)
+	}
+	rep.Baseline = eval.Evaluate(qrels, base, k)
+	return rep, e.Chunks, nil
+}
