@@ -101,9 +101,11 @@ func TestExtractivePrefersRareTermsAndSectionLeads(t *testing.T) {
 	for _, tc := range []struct{ q, text, want string }{
 		// "router" is in three sentences, "reset" in one: the heading's
 		// "reset" does not lift the later "router" sentence under it.
-		{"how do I reset the router", router, "To reset the device to its factory settings, press and hold the RESET button for ten seconds. [1]"},
+		// The sentence is quoted with the rest of its paragraph.
+		{"how do I reset the router", router, "To reset the device to its factory settings, press and hold the RESET button for ten seconds. " +
+			"All settings return to their defaults. The default admin password is printed on the label under the router. [1]"},
 		// Capitalised titles are headings, not sentences to quote.
-		{"how often should the machine be descaled", coffee, "Descale the machine every three months. [1]"},
+		{"how often should the machine be descaled", coffee, "Descale the machine every three months. Fill the water tank with the descaling solution. [1]"},
 		{"warranty", coffee, "The warranty period is two years. [1]"},
 	} {
 		resp := results(tc.text)
@@ -251,5 +253,35 @@ func TestAGeneratedAnswerMustAddressTheQuestion(t *testing.T) {
 	ans, _, _ = ask(t, gen, Options{}, "how do I reset the X200 router", passRouter, passAdmin)
 	if ans.Verdict != VerdictSupported || len(ans.Notes) != 0 {
 		t.Errorf("an answer to the question: verdict %s, notes %q", ans.Verdict, ans.Notes)
+	}
+}
+
+func TestDefinitionsInTheShapesDocumentationTakes(t *testing.T) {
+	for name, tc := range map[string]struct{ text, want string }{
+		"man page, a blank line under the option": {
+			"       -i[SUFFIX], --in-place[=SUFFIX]\n\n              edit files in place (makes backup if SUFFIX supplied)\n\n       -l N, --line-length=N\n\n              specify the line-wrap length",
+			"-i[SUFFIX], --in-place[=SUFFIX]\n\n    edit files in place (makes backup if SUFFIX supplied)"},
+		"PDF, a variable over its description": {
+			"startup files.\nHISTSIZE\nThe maximum number of commands to remember on the history list.\nThe shell sets the default value to 500.\nHISTTIMEFORMAT\nIf this variable is set",
+			"HISTSIZE\nThe maximum number of commands to remember on the history list.\nThe shell sets the default value to 500."},
+		"HTML, a synopsis paragraph over its description": {
+			"Show the stash.\n\npop [--index] [-q|--quiet] [<stash>]\n\nRemove a single stashed state from the stash list and apply it.\n\napply [--index]\n\nLike pop.",
+			"pop [--index] [-q|--quiet] [<stash>]\n\nRemove a single stashed state from the stash list and apply it."},
+	} {
+		var defs []string
+		for _, b := range Blocks(tc.text) {
+			if b.Kind == BlockDefinition {
+				defs = append(defs, b.Text)
+			}
+		}
+		if len(defs) == 0 || defs[0] != tc.want {
+			t.Errorf("%s: definitions %q, want first %q", name, defs, tc.want)
+		}
+	}
+	// A heading alone in its paragraph is no term: "WARRANTY" stays a title.
+	for _, b := range Blocks("WARRANTY\n\nThe warranty period is two years.") {
+		if b.Kind == BlockDefinition {
+			t.Errorf("heading read as a term: %q", b.Text)
+		}
 	}
 }

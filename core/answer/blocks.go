@@ -23,25 +23,50 @@ const (
 // option in its option line and the description under it, a table in a row
 // read with its header, a procedure in a step.
 type Block struct {
-	Text    string // the source's lines, their common indentation removed
-	Start   int    // byte offset of the block in the source text
+	Text string // the source's lines, their common indentation removed
+	// Core is what the block is scored on when it differs from Text: a
+	// sentence of prose is scored alone and quoted with the rest of its
+	// paragraph, which often holds the value the sentence introduces ("The
+	// maximum number of commands to remember… The default is 500.").
+	Start   int // byte offset of the block in the source text
 	End     int
 	Kind    BlockKind
 	Heading bool // a heading line (prose only): what follows is about it
 	// Lead is the block's first line when its description follows under
 	// it (the option line of a definition, the header of a row).
 	Lead string
+	Core string
+}
+
+// Scored is the text a block is scored on.
+func (b Block) Scored() string {
+	if b.Core != "" {
+		return b.Core
+	}
+	return b.Text
 }
 
 // maxBlockBytes bounds a quoted block; a longer description is cut at a
-// line end and marked with an ellipsis.
-const maxBlockBytes = 600
+// line end and marked with an ellipsis. maxProseBytes bounds a sentence
+// quoted with the rest of its paragraph.
+const (
+	maxBlockBytes = 600
+	maxProseBytes = 400
+)
 
 var (
 	optionLine = regexp.MustCompile(`^[-+]{1,2}[A-Za-z0-9?#]`)
-	stepLine   = regexp.MustCompile(`^(?:\d{1,3}[.)]|[-*•])\s+\S`)
-	fieldLine  = regexp.MustCompile(`^[\p{L}][\p{L}\p{N} ()/_.-]{0,40}:\s+\S`)
-	ruleRow    = regexp.MustCompile(`^[\s|:+-]+$`)
+	// syntaxLine is a synopsis of a command or a setting: brackets, angle
+	// brackets or an assignment ("pop [--index] [<stash>]").
+	syntaxLine = regexp.MustCompile(`^\S.*(?:\[[^\]]*\]|<[^>]+>|\S=\S)`)
+	// identLine is a variable's name alone on its line ("HISTSIZE"); it is
+	// a term only right above its description, since alone in a paragraph
+	// it reads as a heading ("WARRANTY").
+	identLine = regexp.MustCompile(`^[A-Z][A-Z0-9_]{2,}$`)
+	paraBreak = regexp.MustCompile(`\n[ \t]*\n`)
+	stepLine  = regexp.MustCompile(`^(?:\d{1,3}[.)]|[-*•])\s+\S`)
+	fieldLine = regexp.MustCompile(`^[\p{L}][\p{L}\p{N} ()/_.-]{0,40}:\s+\S`)
+	ruleRow   = regexp.MustCompile(`^[\s|:+-]+$`)
 )
 
 type srcLine struct {
@@ -146,10 +171,26 @@ func Blocks(text string) []Block {
 			add(i, definitionEnd(lines, i), BlockDefinition, l.text, nil)
 		}
 	}
-	for _, s := range Sentences(text) {
-		if !usedAt(lines, used, s.Start) {
-			out = append(out, Block{Text: s.Text, Start: s.Start, End: s.Start + len(s.Text), Kind: BlockProse, Heading: s.Heading})
+	sentences := Sentences(text)
+	for k, sent := range sentences {
+		if usedAt(lines, used, sent.Start) {
+			continue
 		}
+		b := Block{Text: sent.Text, Start: sent.Start, End: sent.Start + len(sent.Text), Kind: BlockProse, Heading: sent.Heading}
+		// The rest of the paragraph, while it fits.
+		for j := k + 1; !sent.Heading && j < len(sentences); j++ {
+			next := sentences[j]
+			if next.Heading || usedAt(lines, used, next.Start) || paraBreak.MatchString(text[sentences[j-1].Start:next.Start]) ||
+				len(b.Text)+1+len(next.Text) > maxProseBytes || isPlanted(next.Text) || instOpen.MatchString(next.Text) {
+				break
+			}
+			b.Text += " " + next.Text
+			b.End = next.Start + len(next.Text)
+		}
+		if b.Text != sent.Text {
+			b.Core = sent.Text
+		}
+		out = append(out, b)
 	}
 	sortBlocks(out)
 	return out
@@ -159,39 +200,70 @@ func isTableRow(t string) bool {
 	return strings.Contains(t, " | ") || strings.HasPrefix(t, "|") && strings.Count(t, "|") >= 2
 }
 
-// isDefinition reports whether line i is a term or option line: a short
-// line whose description follows, either indented under it (man pages,
-// definition lists) or, for an option ("-i, --ignore-case"), on the next
-// lines at the same indentation (manuals converted from PDF).
+// isDefinition reports whether line i is a term or option line whose
+// description follows, in one of the shapes documentation takes:
+//   - indented under it, possibly after a blank line (man pages, definition
+//     lists in text);
+//   - on the next lines at the same indentation, after an option or a
+//     synopsis ("-C DIR", "HISTSIZE": manuals converted from PDF);
+//   - in the next paragraph, after an option or synopsis standing alone
+//     ("pop [--index] [<stash>]": HTML definition lists).
 func isDefinition(lines []srcLine, i int) bool {
 	l := lines[i]
-	if len(l.text) > 100 || i+1 >= len(lines) || strings.HasPrefix(l.text, "#") || chunk.IsAllCaps(l.text) {
-		return false // a section heading: what follows is a section, not a description
-	}
-	next := lines[i+1]
-	if next.text == "" {
+	if len(l.text) > 100 || strings.HasPrefix(l.text, "#") {
 		return false
 	}
-	if next.indent > l.indent+1 {
-		if isDefinition(lines, i+1) && !optionLine.MatchString(l.text) {
+	j, blanks := nextText(lines, i)
+	if j < 0 || blanks > 1 {
+		return false
+	}
+	next := lines[j]
+	term := optionLine.MatchString(l.text) || syntaxLine.MatchString(l.text)
+	ident := identLine.MatchString(l.text)
+	switch {
+	case next.indent > l.indent+1:
+		if chunk.IsAllCaps(l.text) && !term {
+			return false // a section heading: what follows is a section, not a description
+		}
+		if isDefinition(lines, j) && !optionLine.MatchString(l.text) {
 			return false // a subsection title over a list of definitions
 		}
 		// A wrapped sentence is not a term: a term line does not end a
 		// sentence, and prose rarely indents its second line.
-		return optionLine.MatchString(l.text) || !strings.ContainsAny(l.text[len(l.text)-1:], ".,;")
+		return term || !strings.ContainsAny(l.text[len(l.text)-1:], ".,;")
+	case next.indent == l.indent && len(l.text) <= 80 && !optionLine.MatchString(next.text) && !syntaxLine.MatchString(next.text):
+		if blanks == 1 {
+			// A synopsis alone in its paragraph, its description the next.
+			return term && (i == 0 || lines[i-1].text == "")
+		}
+		return (term || ident) && len(next.text) > len(l.text)
 	}
-	return next.indent == l.indent && optionLine.MatchString(l.text) && len(l.text) <= 60 && !optionLine.MatchString(next.text)
+	return false
+}
+
+// nextText returns the next non-blank line after i and how many blank
+// lines come before it; -1 when there is none.
+func nextText(lines []srcLine, i int) (int, int) {
+	blanks := 0
+	for j := i + 1; j < len(lines); j++ {
+		if lines[j].text != "" {
+			return j, blanks
+		}
+		blanks++
+	}
+	return -1, blanks
 }
 
 // definitionEnd is the last line of the description under line i: the
 // lines indented deeper than it (blank lines between paragraphs included),
 // or, for a description at the same indentation, the lines up to the next
-// blank line or option line.
+// blank line or term line.
 func definitionEnd(lines []srcLine, i int) int {
 	ind := lines[i].indent
+	j, _ := nextText(lines, i)
 	end := i
-	if lines[i+1].indent > ind+1 {
-		for j := i + 1; j < len(lines); j++ {
+	if lines[j].indent > ind+1 {
+		for ; j < len(lines); j++ {
 			if lines[j].text == "" {
 				continue
 			}
@@ -202,7 +274,7 @@ func definitionEnd(lines []srcLine, i int) int {
 		}
 		return end
 	}
-	for j := i + 1; j < len(lines) && lines[j].text != "" && !optionLine.MatchString(lines[j].text); j++ {
+	for ; j < len(lines) && lines[j].text != "" && !(j > i+1 && isDefinition(lines, j)) && !optionLine.MatchString(lines[j].text); j++ {
 		end = j
 	}
 	return end

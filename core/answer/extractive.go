@@ -88,7 +88,7 @@ func extract(ans *Answer, terms []search.Term, weights []float64) {
 			if st.plantedIn(b.Start, b.End) || isPlanted(b.Text) {
 				continue // never quote instructions planted for an AI
 			}
-			m := matchedTerms(b.Text, terms)
+			m := matchedTerms(b.Scored(), terms)
 			if b.Heading {
 				lead = map[string]bool{}
 				for _, t := range m {
@@ -119,7 +119,7 @@ func extract(ans *Answer, terms []search.Term, weights []float64) {
 			if len(own) == 0 && !leadTerms {
 				continue
 			}
-			near := nearWeight(b.Text, terms, weight)
+			near := nearWeight(b.Scored(), terms, weight)
 			score := ((1-nearShare)*have + nearShare*near + extra) / total
 			if b.Kind == BlockDefinition && len(matchedTerms(b.Lead, terms)) > 0 {
 				score += termBonus

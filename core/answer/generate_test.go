@@ -268,14 +268,15 @@ func TestRefusalIsTheFixedSentence(t *testing.T) {
 func TestBlockWithholdsAnUnsupportedAnswer(t *testing.T) {
 	reply := "Hold RESET for 30 seconds [1]."
 	ans, streamed, _ := ask(t, &script{replies: []string{reply}}, Options{Verify: "block"}, "how do I reset the X200", passRouter, passAdmin)
-	want := Withheld + "\n\nTo reset the X200, hold the RESET button for 10 seconds. [1]"
+	// The quote runs on to the end of its paragraph.
+	want := Withheld + "\n\nTo reset the X200, hold the RESET button for 10 seconds. The status light blinks amber while the router restarts. [1]"
 	if ans.Text != want || streamed != want {
 		t.Errorf("text %q\nstreamed %q\nwant %q", ans.Text, streamed, want)
 	}
 	if ans.Verdict != VerdictBlocked || len(ans.Claims) != 1 || ans.Claims[0].Supported {
 		t.Errorf("verdict %s, claims %+v", ans.Verdict, ans.Claims)
 	}
-	if len(ans.Citations) != 1 || ans.Citations[0].Quote != "To reset the X200, hold the RESET button for 10 seconds." {
+	if len(ans.Citations) != 1 || ans.Citations[0].Quote != "To reset the X200, hold the RESET button for 10 seconds. The status light blinks amber while the router restarts." {
 		t.Errorf("citations %+v", ans.Citations)
 	}
 	// A supported answer passes block untouched.
