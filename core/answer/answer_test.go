@@ -264,6 +264,9 @@ func TestDefinitionsInTheShapesDocumentationTakes(t *testing.T) {
 		"PDF, a variable over its description": {
 			"startup files.\nHISTSIZE\nThe maximum number of commands to remember on the history list.\nThe shell sets the default value to 500.\nHISTTIMEFORMAT\nIf this variable is set",
 			"HISTSIZE\nThe maximum number of commands to remember on the history list.\nThe shell sets the default value to 500."},
+		"an option whose alternatives are separated by bars": {
+			"     -q      Silence ssh-keygen.\n\n     -R hostname | [hostname]:port\n             Removes all keys belonging to the specified hostname\n             from a known_hosts file.",
+			"-R hostname | [hostname]:port\n    Removes all keys belonging to the specified hostname\n    from a known_hosts file."},
 		"HTML, a synopsis paragraph over its description": {
 			"Show the stash.\n\npop [--index] [-q|--quiet] [<stash>]\n\nRemove a single stashed state from the stash list and apply it.\n\napply [--index]\n\nLike pop.",
 			"pop [--index] [-q|--quiet] [<stash>]\n\nRemove a single stashed state from the stash list and apply it."},

@@ -145,7 +145,9 @@ func Blocks(text string) []Block {
 			continue
 		}
 		switch {
-		case isTableRow(l.text):
+		case isTableRow(l.text) && i+1 < len(lines) && isTableRow(lines[i+1].text) && !optionLine.MatchString(l.text):
+			// A table has a header and rows; a lone line with a bar is an
+			// option's alternatives ("-R hostname | [hostname]:port").
 			j := i
 			for j+1 < len(lines) && isTableRow(lines[j+1].text) {
 				j++
