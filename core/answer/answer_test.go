@@ -288,3 +288,17 @@ func TestDefinitionsInTheShapesDocumentationTakes(t *testing.T) {
 		}
 	}
 }
+
+func TestASentenceThatAnnouncesACommandIsQuotedWithIt(t *testing.T) {
+	text := "Debian provides unified access to the system default editor. You can change it by the following.\n\n" +
+		"$ sudo update-alternatives --config editor\n\nThe choice is kept."
+	resp := results(text)
+	resp.Candidates.Terms = search.ParseTerms("how do I change the default editor")
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, _ := a.Ask(context.Background(), "how do I change the default editor", nil)
+	want := "Debian provides unified access to the system default editor. You can change it by the following.\n" +
+		"$ sudo update-alternatives --config editor [1]"
+	if ans.Text != want {
+		t.Errorf("%q, want %q", ans.Text, want)
+	}
+}

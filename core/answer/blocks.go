@@ -64,6 +64,7 @@ var (
 	// it reads as a heading ("WARRANTY").
 	identLine = regexp.MustCompile(`^[A-Z][A-Z0-9_]{2,}$`)
 	paraBreak = regexp.MustCompile(`\n[ \t]*\n`)
+	announces = regexp.MustCompile(`(?i)(?::|\b(?:follows|following)\.)$`)
 	stepLine  = regexp.MustCompile(`^(?:\d{1,3}[.)]|[-*•])\s+\S`)
 	fieldLine = regexp.MustCompile(`^[\p{L}][\p{L}\p{N} ()/_.-]{0,40}:\s+\S`)
 	ruleRow   = regexp.MustCompile(`^[\s|:+-]+$`)
@@ -189,6 +190,13 @@ func Blocks(text string) []Block {
 			b.Text += " " + next.Text
 			b.End = next.Start + len(next.Text)
 		}
+		// "You can change it by the following:" announces the command
+		// that answers; the quote takes it along.
+		if announces.MatchString(b.Text) {
+			if end, more := nextParagraph(text, b.End); more != "" && len(b.Text)+len(more) < maxBlockBytes {
+				b.Text, b.End = b.Text+"\n"+more, end
+			}
+		}
 		if b.Text != sent.Text {
 			b.Core = sent.Text
 		}
@@ -280,6 +288,29 @@ func definitionEnd(lines []srcLine, i int) int {
 		end = j
 	}
 	return end
+}
+
+// nextParagraph returns the lines of the paragraph after offset from (the
+// next non-blank lines up to a blank one), trimmed, and where it ends.
+func nextParagraph(text string, from int) (int, string) {
+	lines := splitLines(text[from:])
+	i := 0
+	for i < len(lines) && lines[i].text == "" {
+		i++
+	}
+	if i == 0 && len(lines) > 0 {
+		i++ // the rest of the line the paragraph ends on
+		for i < len(lines) && lines[i].text == "" {
+			i++
+		}
+	}
+	var got []string
+	end := from
+	for ; i < len(lines) && lines[i].text != ""; i++ {
+		got = append(got, lines[i].text)
+		end = from + lines[i].end
+	}
+	return end, strings.Join(got, "\n")
 }
 
 func usedAt(lines []srcLine, used []bool, off int) bool {
