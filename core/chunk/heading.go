@@ -153,9 +153,19 @@ func headingLine(line string, prevBlank, nextBlank bool) (level int, title strin
 	if m := markdownHeading.FindStringSubmatch(line); m != nil {
 		return len(m[1]), m[2], true
 	}
-	if notTitle(line) {
+	// notTitle's patterns are the costly part (every line of every plain
+	// text file passes here): ask them only about a line with a heading's
+	// shape.
+	level, title, ok = headingShape(line, prevBlank, nextBlank)
+	if !ok || notTitle(line) {
 		return 0, "", false
 	}
+	return level, title, true
+}
+
+// headingShape classifies a line by its shape alone: numbered and standing
+// alone, in capitals after a blank line, or a short "Title:".
+func headingShape(line string, prevBlank, nextBlank bool) (level int, title string, ok bool) {
 	if m := numberedHeading.FindStringSubmatch(line); m != nil && nextBlank && len(strings.Fields(m[2])) <= 12 &&
 		!strings.ContainsAny(line[len(line)-1:], ".,;:!?") {
 		return strings.Count(m[1], ".") + 1, line, true
