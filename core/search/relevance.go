@@ -2,7 +2,6 @@ package search
 
 import (
 	"math"
-	"regexp"
 	"strings"
 )
 
@@ -112,19 +111,9 @@ func lowest(hs []Hit) float64 {
 	return lo
 }
 
-var (
-	// tocLine is an entry of a table of contents or a list of figures: a
-	// title, then dot leaders or a gap, then a page number (Arabic or
-	// Roman) at the end of the line.
-	tocLine = regexp.MustCompile(`^.{2,}?(?:\s*(?:\.\s*){3,}|\s{2,}|\s+)(?:\d{1,4}|[ivxlc]{1,6})$`)
-	// indexLine is an entry of a back-of-book index: a term followed by
-	// page numbers or ranges separated by commas.
-	indexLine = regexp.MustCompile(`^[^,]{1,60},\s*\d{1,4}(?:[-–]\d{1,4})?(?:,\s*\d{1,4}(?:[-–]\d{1,4})?)*$`)
-	// leaders are three dots or more, spaced or not: a line holding them
-	// points somewhere else.
-	leaders  = regexp.MustCompile(`(?:\.\s?){4,}`)
-	navTitle = regexp.MustCompile(`(?i)^\s*(?:table of contents|contents|index|list of (?:figures|tables))\s*$`)
-)
+// navTitles open a table of contents, an index or a list of figures.
+var navTitles = map[string]bool{"contents": true, "table of contents": true, "index": true,
+	"list of figures": true, "list of tables": true}
 
 // IsNavigation reports whether text reads as a table of contents, an index
 // or a list of figures: most of its lines are entries that end in a page
@@ -139,17 +128,17 @@ func IsNavigation(text string) bool {
 		if l == "" {
 			continue
 		}
-		if lines == 0 && navTitle.MatchString(l) {
+		if lines == 0 && navTitles[strings.ToLower(l)] {
 			titled = true
 		}
 		lines++
 		switch {
-		case leaders.MatchString(l):
+		case hasLeaders(l):
 			dotted++
 		case len(l) > 120:
-		case indexLine.MatchString(l):
+		case isIndexEntry(l):
 			indexed++
-		case tocLine.MatchString(l):
+		case isTOCEntry(l):
 			// Without leaders, a line ending in a number may be a row of
 			// figures; a table of contents tells itself by its page
 			// numbers, which only go up.
@@ -171,6 +160,53 @@ func IsNavigation(text string) bool {
 		return entries*2 >= lines
 	}
 	return entries*5 >= lines*3 && rising*5 >= numbered*4
+}
+
+// The line tests below are written out rather than as regular expressions:
+// they run on every line of every candidate passage of every search.
+
+// hasLeaders reports whether l holds dot leaders ("Title ....... 12").
+func hasLeaders(l string) bool {
+	return strings.Contains(l, "....") || strings.Contains(l, ". . . .") || strings.Contains(l, "……")
+}
+
+// isTOCEntry reports whether l is a title followed by a page number, Arabic
+// (up to four digits) or Roman (up to six letters), after a space.
+func isTOCEntry(l string) bool {
+	i := len(l)
+	for i > 0 && len(l)-i < 6 && strings.IndexByte("0123456789", l[i-1]) >= 0 {
+		i--
+	}
+	digits := len(l) - i
+	if digits == 0 || digits > 4 {
+		for i = len(l); i > 0 && len(l)-i < 7 && strings.IndexByte("ivxlc", l[i-1]) >= 0; i-- {
+		}
+		if n := len(l) - i; n == 0 || n > 6 {
+			return false
+		}
+	}
+	return i >= 3 && l[i-1] == ' '
+}
+
+// isIndexEntry reports whether l is a back-of-book index entry: a term,
+// then page numbers or ranges separated by commas ("brace expansion,
+// 23-25, 31").
+func isIndexEntry(l string) bool {
+	term, pages, ok := strings.Cut(l, ",")
+	if !ok || term == "" || len(term) > 60 {
+		return false
+	}
+	digits := 0
+	for _, r := range pages {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r == ',' || r == ' ' || r == '-' || r == '–':
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
 
 // trailingNumber is the number a line ends with (a Roman numeral counts

@@ -103,9 +103,28 @@ func isBoundary(text string, i int) bool {
 func matchSpans(text string, terms []Term) ([]Span, []string) {
 	type word struct {
 		span Span
-		stem string
+		stem string // "" for a word no term can match
+	}
+	// Stemming every word of every candidate passage was a third of a
+	// search's time. A stem only changes a word's ending, so its first two
+	// letters are the word's: a word whose first letters begin no query
+	// stem is never stemmed.
+	prefixes := map[string]bool{}
+	for _, t := range terms {
+		for _, tok := range t.Tokens {
+			st := stem(tok)
+			prefixes[st[:min(2, len(st))]] = true
+		}
 	}
 	var words []word
+	add := func(start, end int) {
+		w := word{span: Span{start, end}}
+		raw := text[start:end]
+		if !isASCII(raw) || prefixes[lowerPrefix(raw, 2)] || prefixes[lowerPrefix(raw, 1)] {
+			w.stem = stem(raw)
+		}
+		words = append(words, w)
+	}
 	inWord, ws := false, 0
 	for i, r := range text {
 		tok := unicode.IsLetter(r) || unicode.IsDigit(r)
@@ -114,11 +133,11 @@ func matchSpans(text string, terms []Term) ([]Span, []string) {
 			inWord, ws = true, i
 		case !tok && inWord:
 			inWord = false
-			words = append(words, word{Span{ws, i}, stem(text[ws:i])})
+			add(ws, i)
 		}
 	}
 	if inWord {
-		words = append(words, word{Span{ws, len(text)}, stem(text[ws:])})
+		add(ws, len(text))
 	}
 	var spans []Span
 	var matched []string
@@ -173,6 +192,22 @@ func stem(w string) string {
 		}
 	}
 	return bm25.Stem(w)
+}
+
+// lowerPrefix is the first n bytes of the ASCII word w, lower-cased.
+func lowerPrefix(w string, n int) string {
+	if len(w) < n {
+		return ""
+	}
+	var b [2]byte
+	for i := 0; i < n; i++ {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return string(b[:n])
 }
 
 func isASCII(s string) bool {
