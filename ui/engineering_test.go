@@ -78,6 +78,22 @@ func shown(q *panels.Query, o fyne.CanvasObject) bool {
 	return len(find(q.Content(), func(c fyne.CanvasObject) bool { return c == o })) == 1
 }
 
+func TestARefusalIsNeverStale(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.notCovered = true
+	h := newHarness(t, eng)
+	q := h.shell().Query
+	h.ask("banana bread recipe")
+	h.until("the closest passages", func() bool { return len(q.Rows()) > 0 })
+	// Relevance does not depend on the knobs: whatever they list, the
+	// documents still do not cover the question.
+	h.shell().Tuning.TopK.Slider.SetValue(1)
+	h.until("the list under top_k 1", func() bool { return len(q.Rows()) == 1 })
+	if shown(q, q.Answer.Stale) {
+		t.Errorf("a refusal is marked stale: %q", q.Answer.Stale.Text)
+	}
+}
+
 func TestAnswerAndSourcesAgreeAfterAKnobChange(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	h := newHarness(t, eng)

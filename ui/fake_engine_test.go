@@ -28,6 +28,7 @@ type fakeEngine struct {
 	cands        func() *search.Candidates
 	tokens       []string
 	askGate      chan struct{} // Ask waits here after the first token (or for ctx)
+	notCovered   bool          // Ask says the documents do not cover the question
 	asks         []search.Request
 	askCancelled int
 	indexFiles   []index.FileEvent
@@ -214,11 +215,20 @@ func (f *fakeEngine) Search(ctx context.Context, req search.Request) (*search.Re
 func (f *fakeEngine) Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error) {
 	f.mu.Lock()
 	f.asks = append(f.asks, req)
-	tokens, gate := f.tokens, f.askGate
+	tokens, gate, notCovered := f.tokens, f.askGate, f.notCovered
 	f.mu.Unlock()
 	resp, err := f.Search(ctx, req)
 	if err != nil {
 		return nil, err
+	}
+	if notCovered {
+		a := &answer.Answer{Question: req.Query, Mode: answer.ModeExtractive, Search: resp, Verdict: answer.VerdictNone,
+			Refused: true, Closest: true, Text: answer.NotCovered}
+		for i, r := range resp.Results[:min(3, len(resp.Results))] {
+			a.Sources = append(a.Sources, answer.Source{N: i + 1, Result: r})
+		}
+		onToken(a.Text)
+		return a, nil
 	}
 	a := &answer.Answer{Question: req.Query, Mode: answer.ModeExtractive, Search: resp, Verdict: answer.VerdictPartial,
 		Timing: answer.Timing{Retrieval: 12 * time.Millisecond, Total: 15 * time.Millisecond}}

@@ -25,10 +25,14 @@ type queryWorker struct {
 	metrics  chan<- panels.EngineeringEvent // to the engineering panel
 	open     func(context.Context, panels.OpenSource) error
 
-	tuning    panels.Tuning
-	question  string             // the last answered question
-	cands     *search.Candidates // its candidates
-	sources   []int64            // chunk ids of its answer's sources, to tell when the list disagrees
+	tuning   panels.Tuning
+	question string             // the last answered question
+	cands    *search.Candidates // its candidates
+	sources  []int64            // chunk ids of its answer's sources, to tell when the list disagrees
+	// closest: the answer said the documents do not cover the question.
+	// Relevance does not depend on the knobs, so no knob can make that
+	// answer stale; its passages are the closest, not the listed ones.
+	closest   bool
 	judgments []store.Judgment
 	judged    map[string]*search.Candidates // judged question -> candidates
 
@@ -174,6 +178,7 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 	w.question = res.question
 	w.cands = nil
 	w.sources = w.sources[:0]
+	w.closest = res.ans.Closest
 	for _, s := range res.ans.Sources {
 		w.sources = append(w.sources, s.ChunkID)
 	}
@@ -203,7 +208,7 @@ func (w *queryWorker) ranked() panels.Ranked {
 	}
 	results := search.Fuse(w.cands, w.tuning.Params)
 	return panels.Ranked{Question: w.question, Mode: w.cands.Mode, Results: results,
-		Params: w.tuning.Params, Right: right, Notes: w.cands.Notes, Stale: disagrees(w.sources, results)}
+		Params: w.tuning.Params, Right: right, Notes: w.cands.Notes, Stale: !w.closest && disagrees(w.sources, results)}
 }
 
 // disagrees says whether a list of results no longer agrees with the answer

@@ -38,9 +38,9 @@ const (
 	// does not win by collecting scattered words.
 	nearWords = 20
 	nearShare = 0.7
-	// termBonus is added when the question's words name the term itself
-	// (an option line, a row's first cell): a document states a feature in
-	// the line that names it, and the description under it answers.
+	// termBonus is added to a definition whose term line holds a word of
+	// the question ("--ignore-case" for "ignore case"): a document names a
+	// feature in that line, and the description under it answers.
 	termBonus = 0.15
 	// rankPenalty is taken off a block's score per source rank: among
 	// equally good blocks, the better-ranked source answers.
@@ -56,10 +56,10 @@ const (
 //
 // A block scores the share of the question's weight (terms weigh their
 // IDF in the knowledge base, so "grep" outweighs "make") that it holds,
-// mostly within nearWords words of each other, plus
-// part of the weight of terms in the heading whose section it opens and in
-// its source's title and heading trail. Blocks that read as instructions
-// planted for an AI are never quoted.
+// mostly within nearWords words of each other, plus part of the weight of
+// the terms in the heading whose section it opens and in its source's
+// title and heading trail. Blocks that read as instructions planted for an
+// AI are never quoted.
 func extract(ans *Answer, terms []search.Term, weights []float64) {
 	if len(weights) != len(terms) {
 		weights = localWeights(ans.Sources, terms)
