@@ -81,6 +81,9 @@ type Passage struct {
 	// Coverage is the idf-weighted share of the question's terms found in
 	// the passage, its heading or its document's title (0..1).
 	Coverage float64 `json:"coverage"`
+	// Near is the coverage of the passage's best window of nearWords
+	// words (0..1); it weighs in the ranking, not in the relevance.
+	Near float64 `json:"near"`
 	// Navigation marks a table of contents, an index or a list of figures:
 	// a page that points to the answer rather than holding it.
 	Navigation bool `json:"navigation,omitempty"`
@@ -107,7 +110,8 @@ type Result struct {
 // Fuse ranks the candidates under p. It is a pure function of its inputs,
 // cheap enough to run on every slider movement.
 //
-// The fused score orders the results; it is relative to the question (RRF
+// The fused score, scaled by how close together each passage holds the
+// question's words (rankKey), orders the results; it is relative to the question (RRF
 // gives rank 1 the same score whatever it holds). MinScore filters on the
 // absolute Relevance instead, so that it means the same for every question
 // and in every mode.
@@ -202,7 +206,7 @@ func Fuse(c *Candidates, p Params) []Result {
 		all = append(all, r)
 	}
 	slices.SortFunc(all, func(a, b *Result) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		if c := cmp.Compare(rankKey(b), rankKey(a)); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(rankOrMax(a.BM25Rank), rankOrMax(b.BM25Rank)); c != 0 {
@@ -230,6 +234,14 @@ func Fuse(c *Candidates, p Params) []Result {
 		}
 	}
 	return out
+}
+
+// rankKey orders the fused results: the fused score, scaled by how close
+// together the passage holds the question's words, so that between two
+// passages the fusion ranks alike, the one whose words stand together
+// comes first. Score itself stays the fusion's, as the Why view explains it.
+func rankKey(r *Result) float64 {
+	return r.Score * ((1 - nearShare) + nearShare*r.Near)
 }
 
 func rankOrMax(r int) int {

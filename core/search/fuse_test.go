@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -254,5 +255,33 @@ func TestIsNavigation(t *testing.T) {
 		if got := IsNavigation(tc.text); got != tc.want {
 			t.Errorf("%s: IsNavigation = %v, want %v", name, got, tc.want)
 		}
+	}
+}
+
+func TestWordsStandingTogetherRankFirst(t *testing.T) {
+	c := cands(ModeBM25, []int64{1, 2}, nil)
+	c.Passages[1].Near = 0.2 // the words a paragraph apart
+	c.Passages[2].Near = 1   // all of them in one line
+	res := Fuse(c, Params{RRFK: 60})
+	if got := ids(res); got[0] != 2 || got[1] != 1 {
+		t.Fatalf("order %v: the passage holding the question's words together must come first", got)
+	}
+	// The fused score stays the fusion's, as Why explains it.
+	if !near(res[1].Score, 1) || !near(res[0].Score, 61.0/62) {
+		t.Errorf("scores %v %v, want the RRF values 61/62 and 1", res[0].Score, res[1].Score)
+	}
+}
+
+func TestNearCoverageIsTheBestWindow(t *testing.T) {
+	terms := ParseTerms("ignore case grep")
+	weights := []float64{1, 1, 2}
+	far := "ignore " + strings.Repeat("filler ", 40) + "case"
+	p := &Passage{Text: far, Title: "grep", Matched: []string{"ignore", "case"}}
+	all, nearCov := passageCoverage(p, terms, weights)
+	// All three words are in the passage or its title; no window of 30
+	// words holds both "ignore" and "case", so the best window has the
+	// title's grep and one of them.
+	if !near(all, 1) || !near(nearCov, 0.75) {
+		t.Errorf("coverage %v near %v, want 1 and 0.75", all, nearCov)
 	}
 }

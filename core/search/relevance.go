@@ -1,6 +1,7 @@
 package search
 
 import (
+	"maps"
 	"math"
 	"strings"
 )
@@ -74,23 +75,55 @@ func Coverage(terms []Term, weights []float64, matched map[string]bool) float64 
 // passageCoverage is the Coverage of a passage: the question's terms count
 // wherever the passage shows them, in its text, its heading trail or its
 // document's title ("grep" in "How do I make grep ignore case?" is the
-// title of the page that answers).
-func passageCoverage(p *Passage, terms []Term, weights []float64) float64 {
-	found := map[string]bool{}
-	for _, t := range p.Matched {
-		found[t] = true
-	}
+// title of the page that answers). near is the Coverage of its best window
+// of nearWords words, with the heading's and title's terms counted in every
+// window: a passage where the question's words stand together answers it
+// more likely than one that holds them a paragraph apart.
+func passageCoverage(p *Passage, terms []Term, weights []float64) (all, near float64) {
+	context := map[string]bool{}
 	for _, s := range []string{p.Heading, p.Title} {
 		if s == "" {
 			continue
 		}
 		_, m := matchSpans(s, terms)
 		for _, t := range m {
-			found[t] = true
+			context[t] = true
 		}
 	}
-	return Coverage(terms, weights, found)
+	found := maps.Clone(context)
+	for _, t := range p.Matched {
+		found[t] = true
+	}
+	_, at := termWords(p.Text, terms)
+	// Each occurrence starts a window; the best window decides.
+	near = Coverage(terms, weights, context)
+	for _, occ := range at {
+		for _, start := range occ {
+			in := maps.Clone(context)
+			for ti, o := range at {
+				for _, i := range o {
+					if i >= start && i < start+nearWords {
+						in[terms[ti].String()] = true
+						break
+					}
+				}
+			}
+			near = max(near, Coverage(terms, weights, in))
+		}
+	}
+	return Coverage(terms, weights, found), near
 }
+
+// nearWords is the width of the window in which the question's words count
+// as standing together; nearShare is how much of a result's rank score the
+// window's coverage decides (the rest is the fused score alone). Measured
+// with the quality suite at 0.5 and 0.8 against none: page MRR@10 0.775 ->
+// 0.791 / 0.793, file MRR@10 0.612 -> 0.625 / 0.626, answers within one
+// question; 0.5 keeps the fused ranking in charge.
+const (
+	nearWords = 30
+	nearShare = 0.5
+)
 
 // semantic maps a vector similarity to 0..1 by how far it stands above
 // tail, the similarity of the least similar candidate: models differ in

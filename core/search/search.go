@@ -301,7 +301,7 @@ func (s *Searcher) load(ctx context.Context, c *Candidates) error {
 			Heading: ci.Heading, Text: ci.Text, UnitKind: ci.UnitKind, Page: ci.Page, Label: ci.Label,
 			LineStart: ci.LineStart, LineEnd: ci.LineEnd}
 		p.Snippet, p.Highlights, p.Matched = Snippet(ci.Text, c.Terms)
-		p.Coverage = passageCoverage(p, c.Terms, c.Weights)
+		p.Coverage, p.Near = passageCoverage(p, c.Terms, c.Weights)
 		p.Navigation = IsNavigation(ci.Text)
 		c.Passages[id] = p
 	}

@@ -97,14 +97,28 @@ func isBoundary(text string, i int) bool {
 	return unicode.IsSpace(r)
 }
 
-// matchSpans finds the words of text that match a term (after folding case,
-// diacritics and common English suffixes, roughly what the porter tokenizer
-// does), and multi-token terms as consecutive words.
+// matchSpans finds the words of text that match a term (after folding case
+// and diacritics, and stemming as FTS5's porter tokenizer does), and
+// multi-token terms as consecutive words.
 func matchSpans(text string, terms []Term) ([]Span, []string) {
-	type word struct {
-		span Span
-		stem string // "" for a word no term can match
+	words, at := termWords(text, terms)
+	var spans []Span
+	var matched []string
+	for ti, t := range terms {
+		for _, i := range at[ti] {
+			spans = append(spans, Span{words[i].Start, words[i+len(t.Tokens)-1].End})
+		}
+		if len(at[ti]) > 0 {
+			matched = append(matched, t.String())
+		}
 	}
+	sortSpans(spans)
+	return spans, matched
+}
+
+// termWords splits text into words and returns them with, for each term,
+// the indexes of the words where it occurs (a word starts one term at most).
+func termWords(text string, terms []Term) ([]Span, [][]int) {
 	// Stemming every word of every candidate passage was a third of a
 	// search's time. A stem only changes a word's ending, so its first two
 	// letters are the word's: a word whose first letters begin no query
@@ -116,14 +130,16 @@ func matchSpans(text string, terms []Term) ([]Span, []string) {
 			prefixes[st[:min(2, len(st))]] = true
 		}
 	}
-	var words []word
+	var words []Span
+	var stems []string // "" for a word no term can match
 	add := func(start, end int) {
-		w := word{span: Span{start, end}}
 		raw := text[start:end]
+		st := ""
 		if !isASCII(raw) || prefixes[lowerPrefix(raw, 2)] || prefixes[lowerPrefix(raw, 1)] {
-			w.stem = stem(raw)
+			st = stem(raw)
 		}
-		words = append(words, w)
+		words = append(words, Span{start, end})
+		stems = append(stems, st)
 	}
 	inWord, ws := false, 0
 	for i, r := range text {
@@ -139,35 +155,28 @@ func matchSpans(text string, terms []Term) ([]Span, []string) {
 	if inWord {
 		add(ws, len(text))
 	}
-	var spans []Span
-	var matched []string
+	at := make([][]int, len(terms))
 	hit := map[int]bool{}
-	for _, t := range terms {
-		stems := make([]string, len(t.Tokens))
+	for ti, t := range terms {
+		want := make([]string, len(t.Tokens))
 		for i, tok := range t.Tokens {
-			stems[i] = stem(tok)
+			want[i] = stem(tok)
 		}
-		found := false
-		for i := 0; i+len(stems) <= len(words); i++ {
+		for i := 0; i+len(want) <= len(words); i++ {
 			ok := true
-			for k, s := range stems {
-				if words[i+k].stem != s {
+			for k, s := range want {
+				if stems[i+k] != s {
 					ok = false
 					break
 				}
 			}
 			if ok && !hit[i] {
 				hit[i] = true
-				found = true
-				spans = append(spans, Span{words[i].span.Start, words[i+len(stems)-1].span.End})
+				at[ti] = append(at[ti], i)
 			}
 		}
-		if found {
-			matched = append(matched, t.String())
-		}
 	}
-	sortSpans(spans)
-	return spans, matched
+	return words, at
 }
 
 func sortSpans(s []Span) {
