@@ -277,7 +277,8 @@ func TestNearCoverageIsTheBestWindow(t *testing.T) {
 	weights := []float64{1, 1, 2}
 	far := "ignore " + strings.Repeat("filler ", 40) + "case"
 	p := &Passage{Text: far, Title: "grep", Matched: []string{"ignore", "case"}}
-	all, nearCov := passageCoverage(p, terms, weights)
+	_, at := termWords(p.Text, terms)
+	all, nearCov := passageCoverage(p, terms, weights, at)
 	// All three words are in the passage or its title; no window of 30
 	// words holds both "ignore" and "case", so the best window has the
 	// title's grep and one of them.

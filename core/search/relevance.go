@@ -1,8 +1,10 @@
 package search
 
 import (
+	"cmp"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -79,7 +81,7 @@ func Coverage(terms []Term, weights []float64, matched map[string]bool) float64 
 // of nearWords words, with the heading's and title's terms counted in every
 // window: a passage where the question's words stand together answers it
 // more likely than one that holds them a paragraph apart.
-func passageCoverage(p *Passage, terms []Term, weights []float64) (all, near float64) {
+func passageCoverage(p *Passage, terms []Term, weights []float64, at [][]int) (all, near float64) {
 	context := map[string]bool{}
 	for _, s := range []string{p.Heading, p.Title} {
 		if s == "" {
@@ -94,24 +96,56 @@ func passageCoverage(p *Passage, terms []Term, weights []float64) (all, near flo
 	for _, t := range p.Matched {
 		found[t] = true
 	}
-	_, at := termWords(p.Text, terms)
-	// Each occurrence starts a window; the best window decides.
-	near = Coverage(terms, weights, context)
-	for _, occ := range at {
-		for _, start := range occ {
-			in := maps.Clone(context)
-			for ti, o := range at {
-				for _, i := range o {
-					if i >= start && i < start+nearWords {
-						in[terms[ti].String()] = true
-						break
-					}
-				}
-			}
-			near = max(near, Coverage(terms, weights, in))
+	return Coverage(terms, weights, found), windowCoverage(terms, weights, context, at)
+}
+
+// windowCoverage is the best Coverage of nearWords consecutive words, given
+// each term's word positions (termWords) and the terms every window holds
+// (context), in one pass over the occurrences in word order.
+func windowCoverage(terms []Term, weights []float64, context map[string]bool, at [][]int) float64 {
+	type occ struct{ word, term int }
+	var occs []occ
+	for ti, o := range at {
+		if context[terms[ti].String()] {
+			continue // in every window already
+		}
+		for _, w := range o {
+			occs = append(occs, occ{w, ti})
 		}
 	}
-	return Coverage(terms, weights, found), near
+	slices.SortFunc(occs, func(a, b occ) int { return cmp.Compare(a.word, b.word) })
+	w := func(ti int) float64 {
+		if ti < len(weights) {
+			return weights[ti]
+		}
+		return 1
+	}
+	var total, base float64
+	for ti, t := range terms {
+		total += w(ti)
+		if context[t.String()] {
+			base += w(ti)
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	best, cur := base, base
+	count := make([]int, len(terms))
+	l := 0
+	for _, o := range occs {
+		if count[o.term]++; count[o.term] == 1 {
+			cur += w(o.term)
+		}
+		for occs[l].word <= o.word-nearWords {
+			if count[occs[l].term]--; count[occs[l].term] == 0 {
+				cur -= w(occs[l].term)
+			}
+			l++
+		}
+		best = max(best, cur)
+	}
+	return best / total
 }
 
 // nearWords is the width of the window in which the question's words count

@@ -300,8 +300,9 @@ func (s *Searcher) load(ctx context.Context, c *Candidates) error {
 		p := &Passage{ChunkID: id, DocumentID: ci.DocumentID, Path: ci.Path, Title: ci.Title, Format: ci.Format,
 			Heading: ci.Heading, Text: ci.Text, UnitKind: ci.UnitKind, Page: ci.Page, Label: ci.Label,
 			LineStart: ci.LineStart, LineEnd: ci.LineEnd}
-		p.Snippet, p.Highlights, p.Matched = Snippet(ci.Text, c.Terms)
-		p.Coverage, p.Near = passageCoverage(p, c.Terms, c.Weights)
+		words, at := termWords(ci.Text, c.Terms)
+		p.Snippet, p.Highlights, p.Matched = snippetOf(ci.Text, c.Terms, words, at)
+		p.Coverage, p.Near = passageCoverage(p, c.Terms, c.Weights, at)
 		p.Navigation = IsNavigation(ci.Text)
 		c.Passages[id] = p
 	}

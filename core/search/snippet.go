@@ -25,7 +25,13 @@ const snippetLen = 280
 // snippetLen bytes long, and returns it with the byte spans of the matches
 // inside it, plus the distinct terms that matched anywhere in text.
 func Snippet(text string, terms []Term) (snippet string, highlights []Span, matched []string) {
-	spans, matched := matchSpans(text, terms)
+	words, at := termWords(text, terms)
+	return snippetOf(text, terms, words, at)
+}
+
+// snippetOf is Snippet from the words termWords found.
+func snippetOf(text string, terms []Term, words []Span, at [][]int) (snippet string, highlights []Span, matched []string) {
+	spans, matched := spansOf(terms, words, at)
 	start, end := window(text, spans)
 	snippet = text[start:end]
 	prefix, suffix := "", ""
@@ -102,6 +108,11 @@ func isBoundary(text string, i int) bool {
 // multi-token terms as consecutive words.
 func matchSpans(text string, terms []Term) ([]Span, []string) {
 	words, at := termWords(text, terms)
+	return spansOf(terms, words, at)
+}
+
+// spansOf turns termWords' occurrences into byte spans and the terms found.
+func spansOf(terms []Term, words []Span, at [][]int) ([]Span, []string) {
 	var spans []Span
 	var matched []string
 	for ti, t := range terms {
