@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -134,27 +135,38 @@ func termWords(text string, terms []Term) ([]Span, [][]int) {
 	// search's time. A stem only changes a word's ending, so its first two
 	// letters are the word's: a word whose first letters begin no query
 	// stem is never stemmed.
-	prefixes := map[string]bool{}
+	var prefixes [][2]byte // few: a linear scan beats a map's hashing here
 	for _, t := range terms {
 		for _, tok := range t.Tokens {
 			st := stem(tok)
-			prefixes[st[:min(2, len(st))]] = true
+			if k := prefixKey(st, min(2, len(st))); !slices.Contains(prefixes, k) {
+				prefixes = append(prefixes, k)
+			}
 		}
 	}
-	var words []Span
-	var stems []string // "" for a word no term can match
+	words := make([]Span, 0, len(text)/6)
+	stems := make([]string, 0, len(text)/6) // "" for a word no term can match
 	add := func(start, end int) {
 		raw := text[start:end]
 		st := ""
-		if !isASCII(raw) || prefixes[lowerPrefix(raw, 2)] || prefixes[lowerPrefix(raw, 1)] {
+		if !isASCII(raw) || slices.Contains(prefixes, prefixKey(raw, 2)) || slices.Contains(prefixes, prefixKey(raw, 1)) {
 			st = stem(raw)
 		}
 		words = append(words, Span{start, end})
 		stems = append(stems, st)
 	}
 	inWord, ws := false, 0
-	for i, r := range text {
-		tok := unicode.IsLetter(r) || unicode.IsDigit(r)
+	for i := 0; i < len(text); {
+		c := text[i]
+		var tok bool
+		size := 1
+		if c < utf8.RuneSelf {
+			tok = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			tok = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
 		switch {
 		case tok && !inWord:
 			inWord, ws = true, i
@@ -162,6 +174,7 @@ func termWords(text string, terms []Term) ([]Span, [][]int) {
 			inWord = false
 			add(ws, i)
 		}
+		i += size
 	}
 	if inWord {
 		add(ws, len(text))
@@ -214,20 +227,21 @@ func stem(w string) string {
 	return bm25.Stem(w)
 }
 
-// lowerPrefix is the first n bytes of the ASCII word w, lower-cased.
-func lowerPrefix(w string, n int) string {
+// prefixKey is the first n (1 or 2) bytes of w, ASCII letters lower-cased;
+// the zero key when w is shorter.
+func prefixKey(w string, n int) [2]byte {
+	var k [2]byte
 	if len(w) < n {
-		return ""
+		return k
 	}
-	var b [2]byte
 	for i := 0; i < n; i++ {
 		c := w[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		b[i] = c
+		k[i] = c
 	}
-	return string(b[:n])
+	return k
 }
 
 func isASCII(s string) bool {
