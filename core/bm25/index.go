@@ -205,6 +205,50 @@ func (ix *Index) Search(ctx context.Context, terms []string, k int) (hits []stor
 	return s.search(q, k, &ix.accs), true, nil
 }
 
+// DocFreqs returns, for each term (a word, or a phrase's words separated by
+// spaces), how many chunks hold it (for a phrase, its rarest word), and the
+// number of chunks: what store.DB.TermDocFreqs counts, without a query.
+// ok is false while the index is behind the store, as for Search.
+func (ix *Index) DocFreqs(ctx context.Context, terms []string) (dfs []int, n int, ok bool, err error) {
+	s := ix.snap.Load()
+	if s == nil {
+		return nil, 0, false, nil
+	}
+	v, err := ix.st.ChunkVersion(ctx)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("keyword index: %w", err)
+	}
+	if s.version != v {
+		return nil, 0, false, nil
+	}
+	tk := newTokenizer(ix.runes)
+	texts := make([][]byte, len(terms))
+	for i, w := range terms {
+		texts[i] = []byte(w)
+	}
+	if err := tk.Learn(ctx, texts...); err != nil {
+		return nil, 0, false, fmt.Errorf("keyword index: %w", err)
+	}
+	dfs = make([]int, len(terms))
+	for i, w := range terms {
+		dfs[i] = -1
+		for _, tok := range tk.Tokens(w) {
+			df := 0
+			if t, found := s.vocab[tok]; found {
+				df = int(s.terms[t].n)
+				if s.liveDF != nil {
+					df = int(s.liveDF[t])
+				}
+			}
+			if dfs[i] < 0 || df < dfs[i] {
+				dfs[i] = df
+			}
+		}
+		dfs[i] = max(dfs[i], 0)
+	}
+	return dfs, len(s.ids) - s.nDead, true, nil
+}
+
 // queryTerm is a word to look up, or a phrase FTS5 has scored.
 type queryTerm struct {
 	stem   string

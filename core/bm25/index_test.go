@@ -162,6 +162,41 @@ func TestSearchRanksAsFTS5(t *testing.T) {
 	}
 }
 
+// TestDocFreqsMatchTheStore holds the index's document frequencies to the
+// store's (which ask FTS5's vocabulary), for words, phrases and words no
+// chunk holds: a search weighs the question's words with whichever of the
+// two answers.
+func TestDocFreqsMatchTheStore(t *testing.T) {
+	ctx := context.Background()
+	db, _ := corpus(t)
+	ix := New(db)
+	defer ix.Close()
+	if _, _, ok, _ := ix.DocFreqs(ctx, []string{"index"}); ok {
+		t.Fatal("an index that was never synced answered")
+	}
+	if err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	terms := []string{"index", "search", "zzqxv", "cairn index", "the", "model"}
+	for _, q := range queries(t, 50) {
+		terms = append(terms, q...)
+	}
+	got, n, ok, err := ix.DocFreqs(ctx, terms)
+	if err != nil || !ok {
+		t.Fatalf("ok %v, %v", ok, err)
+	}
+	want, wantN, err := db.TermDocFreqs(ctx, terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != wantN || !slices.Equal(got, want) {
+		t.Errorf("index: %d chunks %v\nstore: %d chunks %v", n, got, wantN, want)
+	}
+	if got[2] != 0 || got[0] == 0 {
+		t.Errorf("index %d, zzqxv %d", got[0], got[2])
+	}
+}
+
 // TestPhrasesAreScoredByFTS5 mixes phrases (which need word positions the
 // index does not keep) with words: FTS5 scores the phrases, the index the
 // words, and the sum ranks as FTS5's whole query does.

@@ -265,9 +265,14 @@ func (s *Searcher) weigh(ctx context.Context, c *Candidates) error {
 	for i, t := range c.Terms {
 		words[i] = t.String()
 	}
-	dfs, n, err := s.db.TermDocFreqs(ctx, words)
+	dfs, n, ok, err := s.docFreqs(ctx, words)
 	if err != nil {
 		return fmt.Errorf("weigh the query's terms: %w", err)
+	}
+	if !ok {
+		if dfs, n, err = s.db.TermDocFreqs(ctx, words); err != nil {
+			return fmt.Errorf("weigh the query's terms: %w", err)
+		}
 	}
 	c.Weights = make([]float64, len(dfs))
 	for i, df := range dfs {
@@ -277,6 +282,21 @@ func (s *Searcher) weigh(ctx context.Context, c *Candidates) error {
 		}
 	}
 	return nil
+}
+
+// docFreqs asks the keyword index for the terms' document frequencies
+// when it holds them (no query to the store); ok is false otherwise.
+func (s *Searcher) docFreqs(ctx context.Context, words []string) ([]int, int, bool, error) {
+	if d, can := s.kw.(DocFreqIndex); can {
+		return d.DocFreqs(ctx, words)
+	}
+	return nil, 0, false, nil
+}
+
+// DocFreqIndex is a KeywordIndex that also knows how many chunks hold each
+// term; *bm25.Index is one.
+type DocFreqIndex interface {
+	DocFreqs(ctx context.Context, terms []string) (dfs []int, n int, ok bool, err error)
 }
 
 // absentWeight scales the weight of a question's word that no passage
