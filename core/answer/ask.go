@@ -316,17 +316,13 @@ func unaddressed(ans *Answer, q *search.Candidates) string {
 			read = append(read, s.Title, s.Heading)
 		}
 	}
-	said := coverage(strings.Join(read, "\n"), q)
+	found := termsIn(strings.Join(read, "\n"), q)
 	best := 0.0
 	for _, s := range ans.Sources {
-		best = max(best, coverage(s.Title+"\n"+s.Heading+"\n"+s.Text, q))
+		best = max(best, search.Coverage(q.Terms, q.Weights, termsIn(s.Title+"\n"+s.Heading+"\n"+s.Text, q)))
 	}
-	if said >= addressShare*best {
+	if search.Coverage(q.Terms, q.Weights, found) >= addressShare*best {
 		return ""
-	}
-	found := map[string]bool{}
-	for _, t := range matchedTerms(strings.Join(read, "\n"), q.Terms) {
-		found[t] = true
 	}
 	var missing []string
 	for _, t := range q.Terms {
@@ -338,13 +334,13 @@ func unaddressed(ans *Answer, q *search.Candidates) string {
 		strings.Join(missing, ", ") + "."
 }
 
-// coverage is the share of the question's weight that text mentions.
-func coverage(text string, q *search.Candidates) float64 {
+// termsIn is the set of the question's terms that text mentions.
+func termsIn(text string, q *search.Candidates) map[string]bool {
 	found := map[string]bool{}
 	for _, t := range matchedTerms(text, q.Terms) {
 		found[t] = true
 	}
-	return search.Coverage(q.Terms, q.Weights, found)
+	return found
 }
 
 // citations resolves the [n] of text, in order of first appearance, to the

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -80,11 +81,7 @@ func PageQueries(outlines map[string][]OutlineEntry, pages map[string]int) []Pag
 	}
 	byTitle := map[string][]at{}
 	title := map[string]string{}
-	files := make([]string, 0, len(outlines))
-	for f := range outlines {
-		files = append(files, f)
-	}
-	sort.Strings(files)
+	files := slices.Sorted(maps.Keys(outlines))
 	var order []string
 	for _, f := range files {
 		for _, e := range outlines[f] {
