@@ -74,6 +74,11 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 			opt.Embedder = sentenceEmbedder{emb}
 		}
 	}
+	opt.Within = func(ctx context.Context, q, path string) (*search.Response, error) {
+		r := req
+		r.Query, r.Filter.PathPrefixes = q, []string{path}
+		return e.Search(ctx, r)
+	}
 	a := answer.New(func(ctx context.Context, q string) (*search.Response, error) {
 		r := req
 		r.Query = q

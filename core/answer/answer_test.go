@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -267,6 +268,9 @@ func TestDefinitionsInTheShapesDocumentationTakes(t *testing.T) {
 		"an option whose alternatives are separated by bars": {
 			"     -q      Silence ssh-keygen.\n\n     -R hostname | [hostname]:port\n             Removes all keys belonging to the specified hostname\n             from a known_hosts file.",
 			"-R hostname | [hostname]:port\n    Removes all keys belonging to the specified hostname\n    from a known_hosts file."},
+		"man page, a short option with its description on its line": {
+			"       -f, --force\n              never prompt\n\n       -i     prompt before every removal\n\n       -I     prompt once before removing more than three files, or when\n              removing recursively",
+			"-i     prompt before every removal"},
 		"HTML, a synopsis paragraph over its description": {
 			"Show the stash.\n\npop [--index] [-q|--quiet] [<stash>]\n\nRemove a single stashed state from the stash list and apply it.\n\napply [--index]\n\nLike pop.",
 			"pop [--index] [-q|--quiet] [<stash>]\n\nRemove a single stashed state from the stash list and apply it."},
@@ -277,8 +281,8 @@ func TestDefinitionsInTheShapesDocumentationTakes(t *testing.T) {
 				defs = append(defs, b.Text)
 			}
 		}
-		if len(defs) == 0 || defs[0] != tc.want {
-			t.Errorf("%s: definitions %q, want first %q", name, defs, tc.want)
+		if !slices.Contains(defs, tc.want) {
+			t.Errorf("%s: definitions %q, want %q", name, defs, tc.want)
 		}
 	}
 	// A heading alone in its paragraph is no term: "WARRANTY" stays a title.
@@ -300,5 +304,124 @@ func TestASentenceThatAnnouncesACommandIsQuotedWithIt(t *testing.T) {
 		"$ sudo update-alternatives --config editor [1]"
 	if ans.Text != want {
 		t.Errorf("%q, want %q", ans.Text, want)
+	}
+}
+
+func TestAShortOptionOnItsDescriptionsLineIsATermNotAHeading(t *testing.T) {
+	text := "       -f, --force\n              never prompt\n\n       -i     prompt before every removal\n\n       -I     prompt once before removing more than three files, or when\n              removing recursively"
+	var got []string
+	for _, b := range Blocks(text) {
+		if b.Heading {
+			t.Errorf("read as a heading: %q", b.Text)
+		}
+		if b.Kind == BlockDefinition {
+			got = append(got, b.Lead+" => "+strings.Join(strings.Fields(b.Text), " "))
+		}
+	}
+	want := []string{
+		"-f, --force => -f, --force never prompt",
+		"-i     prompt before every removal => -i prompt before every removal",
+		"-I     prompt once before removing more than three files, or when => -I prompt once before removing more than three files, or when removing recursively",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("definitions\n%q\nwant\n%q", got, want)
+	}
+}
+
+// page makes a search result of a document titled title.
+func page(id int64, title, text string) search.Result {
+	return search.Result{Passage: &search.Passage{ChunkID: id, DocumentID: id, Path: "/man/" + title + ".txt", Title: title, Text: text, LineStart: 1}, Relevance: 1}
+}
+
+func TestAnswerComesFromTheDocumentTheQuestionNames(t *testing.T) {
+	// rsync's line holds more of the question's words, but the question
+	// names ln: a person asking "with ln" wants ln's own option.
+	c := &search.Candidates{Mode: search.ModeBM25, Terms: search.ParseTerms("How do I create a symlink instead of a hard link with ln?")}
+	resp := &search.Response{Candidates: c, Results: []search.Result{
+		page(1, "rsync", "       -H, --hard-links\n              create a hard link instead of a symlink when a symlink points to a hard link"),
+		page(2, "ln", "       -s, --symbolic\n              make symbolic links instead of hard links"),
+	}}
+	c.Weights = []float64{1, 1, 1, 1, 1, 1}
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), c.Terms[0].String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "-s, --symbolic\n    make symbolic links instead of hard links [2]"; ans.Text != want {
+		t.Errorf("answer %q, want %q", ans.Text, want)
+	}
+}
+
+func TestTheAnswerIsReadBeyondTheSourcesShown(t *testing.T) {
+	// The option that answers is in the fourth-ranked passage of grep's
+	// page; two sources are shown. It is quoted and added as source [3].
+	terms := search.ParseTerms("grep ignore case")
+	c := &search.Candidates{Mode: search.ModeBM25, Terms: terms, Weights: []float64{1, 2, 2}, Passages: map[int64]*search.Passage{}}
+	texts := []string{
+		"grep searches for patterns in each file; case matters unless told otherwise.",
+		"       -v, --invert-match\n              select non-matching lines",
+		"       -c, --count\n              print a count of matching lines",
+		"       -i, --ignore-case\n              ignore case distinctions in patterns and data",
+	}
+	for i, text := range texts {
+		id := int64(i + 1)
+		c.Passages[id] = &search.Passage{ChunkID: id, DocumentID: 1, Path: "/man/grep.txt", Title: "grep", Text: text, LineStart: 10 * i, Coverage: 1, Near: 1}
+		c.BM25 = append(c.BM25, search.Hit{ChunkID: id, Score: float64(10 - i)})
+	}
+	p := search.DefaultParams()
+	p.TopK = 2
+	resp := &search.Response{Candidates: c, Params: p, Results: search.Fuse(c, p)}
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{TopK: 2})
+	ans, err := a.Ask(context.Background(), "How do I make grep ignore case?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "-i, --ignore-case\n    ignore case distinctions in patterns and data [3]"; ans.Text != want {
+		t.Fatalf("answer %q, want %q", ans.Text, want)
+	}
+	if len(ans.Sources) != 3 || ans.Sources[2].N != 3 || ans.Sources[2].ChunkID != 4 || len(ans.Citations) != 1 || ans.Citations[0].ChunkID != 4 || ans.Citations[0].Line != 30 {
+		t.Errorf("sources %d, citations %+v", len(ans.Sources), ans.Citations)
+	}
+}
+
+func TestTheAnswerIsReadInTheDocumentTheQuestionNames(t *testing.T) {
+	// Retrieval ranked an overview and tar's warnings; the option is in a
+	// chunk of tar's page that only a search within tar(1) finds.
+	q := "How do I compress a tar archive with gzip?"
+	terms := search.ParseTerms(q)
+	weights := []float64{1, 1, 1, 1}
+	mk := func(hits ...search.Result) *search.Response {
+		c := &search.Candidates{Mode: search.ModeBM25, Terms: terms, Weights: weights, Passages: map[int64]*search.Passage{}}
+		for i, r := range hits {
+			r.Coverage, r.Near = 1, 1
+			c.Passages[r.ChunkID] = r.Passage
+			c.BM25 = append(c.BM25, search.Hit{ChunkID: r.ChunkID, Score: float64(10 - i)})
+		}
+		return &search.Response{Candidates: c, Params: search.DefaultParams(), Results: search.Fuse(c, search.DefaultParams())}
+	}
+	overview := page(1, "Data management", "Popular compression in tools such as tar has moved from compress to gzip and then xz.")
+	warning := page(2, "tar", "This means that tar first tried to decompress archive.Z using compress.")
+	warning.Path = "/man/tar.txt"
+	option := page(3, "tar", "       -z, --gzip\n              Filter the archive through gzip(1).")
+	option.Path = "/man/tar.txt"
+	var within []string
+	a := New(func(context.Context, string) (*search.Response, error) { return mk(overview, warning), nil }, Options{
+		Within: func(_ context.Context, _, path string) (*search.Response, error) {
+			within = append(within, path)
+			return mk(warning, option), nil
+		},
+	})
+	ans, err := a.Ask(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(within, []string{"/man/tar.txt"}) {
+		t.Errorf("searched within %q", within)
+	}
+	if want := "-z, --gzip\n    Filter the archive through gzip(1). [3]"; !strings.Contains(ans.Text, want) {
+		t.Errorf("answer %q, want it to quote %q", ans.Text, want)
+	}
+	if len(ans.Sources) != 3 || ans.Sources[2].ChunkID != 3 {
+		t.Errorf("sources %d: the quoted passage is not added", len(ans.Sources))
 	}
 }

@@ -34,6 +34,10 @@ type Options struct {
 	// Embedder, when not nil, lets verification accept paraphrases whose
 	// meaning is close to a cited sentence.
 	Embedder Embedder
+	// Within, when not nil, searches one document (by path) with the same
+	// settings: an extractive answer reads further in the document the
+	// question names.
+	Within func(ctx context.Context, query, path string) (*search.Response, error)
 }
 
 // Answerer answers questions from one knowledge base.
@@ -123,7 +127,11 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		return nil, err
 	}
 	if gen == nil {
-		extract(ans, resp.Candidates.Terms, resp.Candidates.Weights)
+		more, err := a.readFurther(ctx, query, resp, ans.Sources)
+		if err != nil {
+			return nil, err
+		}
+		extract(ans, resp.Candidates.Terms, resp.Candidates.Weights, more)
 		emit(onToken, ans.Text)
 		ans.Timing.Total = time.Since(t0)
 		return ans, nil
@@ -133,6 +141,89 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	}
 	ans.Timing.Total = time.Since(t0)
 	return ans, nil
+}
+
+// readDepth is how many of retrieval's ranked passages an extractive answer
+// reads: the line that answers often sits in a passage of the right
+// document just below the sources shown (an option list spans several
+// chunks of a man page). A passage it quotes from is added to the sources.
+const readDepth = 20
+
+// namedDepth is how many passages of the document the question names an
+// extractive answer reads: all of a long man page's, whose common words
+// ("line", "match", "pattern" in grep(1)) rank every chunk alike.
+const namedDepth = 60
+
+// readFurther lists the passages an extractive answer reads beyond the
+// sources shown: those retrieval ranked next, down to readDepth, and when
+// the question names a document (names), the best namedDepth passages of
+// that document found by searching it alone. An option list is cut into
+// several chunks, and the one holding the option asked about may rank far
+// below other documents' passages that mention the tool.
+func (a *Answerer) readFurther(ctx context.Context, query string, resp *search.Response, sources []Source) ([]search.Result, error) {
+	read := map[int64]bool{}
+	for _, s := range sources {
+		read[s.ChunkID] = true
+	}
+	more := further(resp, read, readDepth)
+	c := resp.Candidates
+	if a.opt.Within == nil || c == nil || len(c.Terms) == 0 || len(c.Weights) != len(c.Terms) {
+		return more, nil
+	}
+	weight, total := termWeights(c.Terms, c.Weights)
+	mean := total / float64(len(c.Terms))
+	path := ""
+	for _, s := range sources {
+		if names(s.Title, c.Terms, weight, mean) {
+			path = s.Path
+			break
+		}
+	}
+	for _, r := range more {
+		if path == "" && names(r.Title, c.Terms, weight, mean) {
+			path = r.Path
+		}
+	}
+	if path == "" {
+		return more, nil
+	}
+	in, err := a.opt.Within(ctx, query, path)
+	if err != nil {
+		return nil, fmt.Errorf("read further in %s: %w", path, err)
+	}
+	return append(more, further(in, read, namedDepth)...), nil
+}
+
+// further lists the passages of resp not yet read, best first, down to
+// depth, with the search's own parameters but no per-document cap: the
+// document that holds the answer is the one to read further. It marks them
+// read.
+func further(resp *search.Response, read map[int64]bool, depth int) []search.Result {
+	if resp == nil || resp.Candidates == nil {
+		return nil
+	}
+	p := paramsOf(resp)
+	p.TopK, p.PerDocCap = 0, 0
+	var out []search.Result
+	for _, r := range search.Fuse(resp.Candidates, p) {
+		if len(out) == depth {
+			break
+		}
+		if !read[r.ChunkID] {
+			read[r.ChunkID] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// paramsOf is the fusion parameters resp was ranked with (the defaults for
+// a response that does not say).
+func paramsOf(resp *search.Response) search.Params {
+	if resp.Params == (search.Params{}) {
+		return search.DefaultParams()
+	}
+	return resp.Params
 }
 
 // closestShown is how many of the closest passages a refusal lists.
@@ -156,7 +247,7 @@ func weak(sources []Source) bool {
 // model given weak passages writes an answer from them anyway.
 func (a *Answerer) notCovered(ans *Answer, resp *search.Response) {
 	if resp.Candidates != nil && len(resp.Candidates.Passages) > 0 {
-		p := search.DefaultParams()
+		p := paramsOf(resp)
 		p.MinScore, p.TopK = 0, closestShown
 		ans.Sources = ans.Sources[:0]
 		for i, r := range search.Fuse(resp.Candidates, p) {
@@ -283,7 +374,7 @@ func (a *Answerer) check(ctx context.Context, ans *Answer, written string, q *se
 func (a *Answerer) withhold(ans *Answer, q *search.Candidates) {
 	claims := ans.Claims
 	ex := &Answer{Sources: ans.Sources}
-	extract(ex, q.Terms, q.Weights)
+	extract(ex, q.Terms, q.Weights, nil) // quote only what the model was given
 	ans.Text = Withheld + "\n\n" + ex.Text
 	if ex.Refused {
 		ans.Text = WithheldNothing

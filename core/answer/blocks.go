@@ -56,6 +56,11 @@ const (
 
 var (
 	optionLine = regexp.MustCompile(`^[-+]{1,2}[A-Za-z0-9?#]`)
+	// inlineOption is an option and its description on one line, apart by
+	// a tab or at least two spaces (man(1)'s tagged paragraph with a
+	// short tag), or by one space before a capitalised word when the tag
+	// fills its column ("--lzip Filter the archive through lzip(1).").
+	inlineOption = regexp.MustCompile(`^[-+]{1,2}[A-Za-z0-9?#]\S*(?:,? [-+]{1,2}[A-Za-z0-9?#]\S*)*(?:(?: {2,}|\t)\s*[\p{L}(]| \p{Lu}\p{Ll})`)
 	// syntaxLine is a synopsis of a command or a setting: brackets, angle
 	// brackets or an assignment ("pop [--index] [<stash>]").
 	syntaxLine = regexp.MustCompile(`^\S.*(?:\[[^\]]*\]|<[^>]+>|\S=\S)`)
@@ -110,8 +115,18 @@ func Blocks(text string) []Block {
 	// A passage is cut from its document and trimmed, so its first line
 	// has lost its indentation: unless it is an option, it continues the
 	// paragraph of the line under it.
-	if len(lines) > 1 && lines[0].indent == 0 && lines[1].indent > 0 && !optionLine.MatchString(lines[0].text) {
-		lines[0].indent = lines[1].indent
+	if len(lines) > 1 && lines[0].indent == 0 && lines[1].indent > 0 {
+		if !optionLine.MatchString(lines[0].text) {
+			lines[0].indent = lines[1].indent
+		} else {
+			// An option: it stood where the passage's other options stand,
+			// or it would take them all for its description.
+			for _, l := range lines[1:] {
+				if l.indent > 0 && optionLine.MatchString(l.text) && (lines[0].indent == 0 || l.indent < lines[0].indent) {
+					lines[0].indent = l.indent
+				}
+			}
+		}
 	}
 	used := make([]bool, len(lines))
 	var out []Block
@@ -170,6 +185,14 @@ func Blocks(text string) []Block {
 			add(i, j, BlockStep, "", nil)
 		case fieldLine.MatchString(l.text) && len(l.text) <= 160:
 			add(i, i, BlockField, "", nil)
+		case inlineOption.MatchString(l.text):
+			// "-i     prompt before every removal": the option, then its
+			// description on the same line, wrapped under itself.
+			j := i
+			for j+1 < len(lines) && lines[j+1].text != "" && lines[j+1].indent > l.indent+1 {
+				j++
+			}
+			add(i, j, BlockDefinition, l.text, nil)
 		case isDefinition(lines, i):
 			add(i, definitionEnd(lines, i), BlockDefinition, l.text, nil)
 		}

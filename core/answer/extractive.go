@@ -2,6 +2,8 @@ package answer
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -42,10 +44,55 @@ const (
 	// the question ("--ignore-case" for "ignore case"): a document names a
 	// feature in that line, and the description under it answers.
 	termBonus = 0.15
-	// rankPenalty is taken off a block's score per source rank: among
-	// equally good blocks, the better-ranked source answers.
+	// rankPenalty times log2(1+rank) is taken off a block's score: among
+	// equally good blocks, the better-ranked passage answers.
 	rankPenalty = 0.02
+	// subjectPenalty is taken off the blocks of every other document when
+	// the question names a document by its title ("… with tar?" names
+	// tar(1)): a person who names the tool wants its own manual's answer,
+	// not a line of another that mentions it.
+	subjectPenalty = 0.2
+	// maxSubjectWords is the longest title a question can name: longer
+	// titles are descriptions, not names.
+	maxSubjectWords = 3
+	// nameShare of the mean weight of the question's words is the least a
+	// title word must weigh to be taken for a name (see names).
+	nameShare = 0.5
 )
+
+// names reports whether the question's terms name a document by its title:
+// every word of a short title ("tar", "git-branch", "ssh-keygen.1") is among
+// them; numbers (a man page's section) need not be. A title word that is
+// far commoner than the question's other words (weighing less than
+// nameShare of their mean) is not taken for a name: "file" in "the last line of a file" does not ask
+// for file(1).
+func names(title string, terms []search.Term, weight map[string]float64, mean float64) bool {
+	var words []string
+	for _, w := range search.Tokens(title) {
+		if strings.Trim(w, "0123456789") != "" {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 || len(words) > maxSubjectWords {
+		return false
+	}
+	whole := strings.Join(words, " ")
+	for _, t := range terms {
+		if t.String() == whole { // "apt-get" is one term of two words
+			return weight[whole] >= nameShare*mean
+		}
+	}
+	for _, w := range words {
+		if search.IsStopword(w) {
+			return false
+		}
+		m := matchedTerms(w, terms)
+		if len(m) == 0 || weight[m[0]] < nameShare*mean {
+			return false
+		}
+	}
+	return true
+}
 
 // extract writes an extractive answer: the block of the sources (an option
 // with its description, a table row with its header, a step, a sentence)
@@ -60,15 +107,20 @@ const (
 // the terms in the heading whose section it opens and in its source's
 // title and heading trail. Blocks that read as instructions planted for an
 // AI are never quoted.
-func extract(ans *Answer, terms []search.Term, weights []float64) {
+func extract(ans *Answer, terms []search.Term, weights []float64, more []search.Result) {
 	if len(weights) != len(terms) {
 		weights = localWeights(ans.Sources, terms)
 	}
-	weight := map[string]float64{}
-	var total float64
-	for i, t := range terms {
-		weight[t.String()] = weights[i]
-		total += weights[i]
+	weight, total := termWeights(terms, weights)
+	pool := slices.Clone(ans.Sources)
+	for _, r := range more {
+		pool = append(pool, Source{Result: r}) // numbered if quoted
+	}
+	named := make([]bool, len(pool))
+	anyNamed := false
+	for i, s := range pool {
+		named[i] = names(s.Title, terms, weight, total/float64(len(terms)))
+		anyNamed = anyNamed || named[i]
 	}
 	type cand struct {
 		src   int
@@ -77,7 +129,7 @@ func extract(ans *Answer, terms []search.Term, weights []float64) {
 		score float64
 	}
 	var cands []cand
-	for si, s := range ans.Sources {
+	for si, s := range pool {
 		context := map[string]bool{}
 		for _, t := range matchedTerms(s.Title+"\n"+s.Heading, terms) {
 			context[t] = true
@@ -121,10 +173,24 @@ func extract(ans *Answer, terms []search.Term, weights []float64) {
 			}
 			near := nearWeight(b.Scored(), terms, weight)
 			score := ((1-nearShare)*have + nearShare*near + extra) / total
-			if b.Kind == BlockDefinition && len(matchedTerms(b.Lead, terms)) > 0 {
-				score += termBonus
+			if b.Kind == BlockDefinition {
+				// The more of the question the term line names, the surer
+				// the description under it answers ("--create-home" for a
+				// home directory of a new user, over "--home-dir").
+				var onLine float64
+				for _, t := range matchedTerms(b.Lead, terms) {
+					if !context[t] {
+						onLine += weight[t]
+					}
+				}
+				if onLine > 0 {
+					score += termBonus
+				}
 			}
-			score -= rankPenalty * float64(si)
+			if anyNamed && !named[si] {
+				score -= subjectPenalty
+			}
+			score -= rankPenalty * math.Log2(1+float64(si))
 			cands = append(cands, cand{src: si, block: b, own: own, score: score})
 		}
 	}
@@ -139,6 +205,9 @@ func extract(ans *Answer, terms []search.Term, weights []float64) {
 			break
 		}
 		p := picked[0]
+		if anyNamed && !named[c.src] {
+			continue // the question named its document: no other's line beside it
+		}
 		if strings.EqualFold(c.block.Text, p.block.Text) || c.src == p.src && c.block.Start < p.block.End && p.block.Start < c.block.End {
 			continue
 		}
@@ -166,7 +235,11 @@ func extract(ans *Answer, terms []search.Term, weights []float64) {
 	var b strings.Builder
 	cited := map[int]bool{}
 	for i, c := range picked {
-		n := ans.Sources[c.src].N
+		if pool[c.src].N == 0 { // a passage read beyond the sources shown
+			pool[c.src].N = len(ans.Sources) + 1
+			ans.Sources = append(ans.Sources, pool[c.src])
+		}
+		n := pool[c.src].N
 		if i > 0 {
 			b.WriteString(sep)
 		}
@@ -175,11 +248,22 @@ func extract(ans *Answer, terms []search.Term, weights []float64) {
 		ans.Claims = append(ans.Claims, Claim{Text: quote, Citations: []int{n}, Supported: true, Support: 1})
 		if !cited[n] {
 			cited[n] = true
-			ans.Citations = append(ans.Citations, citationOf(ans.Sources[c.src], Sentence{Text: quote, Start: c.block.Start}))
+			ans.Citations = append(ans.Citations, citationOf(pool[c.src], Sentence{Text: quote, Start: c.block.Start}))
 		}
 	}
 	ans.Text = b.String()
 	ans.Verdict = VerdictQuoted
+}
+
+// termWeights maps each term to its weight, and sums them.
+func termWeights(terms []search.Term, weights []float64) (map[string]float64, float64) {
+	weight := map[string]float64{}
+	var total float64
+	for i, t := range terms {
+		weight[t.String()] = weights[i]
+		total += weights[i]
+	}
+	return weight, total
 }
 
 // nearWeight is the largest weight of distinct question terms found within
@@ -281,7 +365,10 @@ func Sentences(text string) []Sentence {
 		}
 		ps := pieces
 		p := prose.String()
-		title := titled && len(ps) == 1 && len(strings.Fields(p)) <= maxTitleWords && !strings.ContainsAny(p[len(p)-1:], ".!?:;,")
+		// An option with its description on one line ("-i   prompt before
+		// every removal") is a statement, however short.
+		title := titled && len(ps) == 1 && len(strings.Fields(p)) <= maxTitleWords && !strings.ContainsAny(p[len(p)-1:], ".!?:;,") &&
+			!optionLine.MatchString(p)
 		emit(p, func(i int) int {
 			k := 0
 			for k+1 < len(ps) && ps[k+1].joined <= i {

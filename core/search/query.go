@@ -13,7 +13,14 @@ const maxTerms = 32
 // versions, e-mail addresses), which must then appear together.
 type Term struct {
 	Tokens []string // lower-case letters and digits only
+	// Alts are words that count as the term when passages are matched
+	// against the question (synonyms.go); the keyword search itself looks
+	// for Tokens only.
+	Alts [][]string
 }
+
+// forms is the term and its alternatives.
+func (t Term) forms() [][]string { return append([][]string{t.Tokens}, t.Alts...) }
 
 // String is the term as a person would read it.
 func (t Term) String() string { return strings.Join(t.Tokens, " ") }
@@ -31,7 +38,7 @@ func ParseTerms(text string) []Term {
 		if len(toks) == 0 {
 			continue
 		}
-		t := Term{Tokens: toks}
+		t := Term{Tokens: toks, Alts: alternatives(toks)}
 		key := t.String()
 		if seen[key] {
 			continue

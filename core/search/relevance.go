@@ -81,7 +81,7 @@ func Coverage(terms []Term, weights []float64, matched map[string]bool) float64 
 // of nearWords words, with the heading's and title's terms counted in every
 // window: a passage where the question's words stand together answers it
 // more likely than one that holds them a paragraph apart.
-func passageCoverage(p *Passage, terms []Term, weights []float64, at [][]int) (all, near float64) {
+func passageCoverage(p *Passage, terms []Term, weights []float64, at [][]occurrence) (all, near float64) {
 	context := map[string]bool{}
 	for _, s := range []string{p.Heading, p.Title} {
 		if s == "" {
@@ -102,7 +102,7 @@ func passageCoverage(p *Passage, terms []Term, weights []float64, at [][]int) (a
 // windowCoverage is the best Coverage of nearWords consecutive words, given
 // each term's word positions (termWords) and the terms every window holds
 // (context), in one pass over the occurrences in word order.
-func windowCoverage(terms []Term, weights []float64, context map[string]bool, at [][]int) float64 {
+func windowCoverage(terms []Term, weights []float64, context map[string]bool, at [][]occurrence) float64 {
 	type occ struct{ word, term int }
 	var occs []occ
 	for ti, o := range at {
@@ -110,7 +110,7 @@ func windowCoverage(terms []Term, weights []float64, context map[string]bool, at
 			continue // in every window already
 		}
 		for _, w := range o {
-			occs = append(occs, occ{w, ti})
+			occs = append(occs, occ{w.word, ti})
 		}
 	}
 	slices.SortFunc(occs, func(a, b occ) int { return cmp.Compare(a.word, b.word) })

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -79,7 +80,10 @@ type Timing struct {
 type Response struct {
 	Results    []Result
 	Candidates *Candidates
-	Timing     Timing
+	// Params are the fusion parameters Results were ranked with, so that a
+	// reader of the candidates ranks them the same way.
+	Params Params
+	Timing Timing
 }
 
 // ErrNoVectors is returned for a vector search when no embedding model is
@@ -152,7 +156,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	res := Fuse(c, req.Params)
 	tm.Fuse = time.Since(t)
 	tm.Total = time.Since(t0)
-	return &Response{Results: res, Candidates: c, Timing: tm}, nil
+	return &Response{Results: res, Candidates: c, Params: req.Params, Timing: tm}, nil
 }
 
 // Above pruneFrom chunks, terms found in more than commonShare of them are
@@ -261,9 +265,15 @@ func (s *Searcher) weigh(ctx context.Context, c *Candidates) error {
 	if len(c.Terms) == 0 {
 		return nil
 	}
-	words := make([]string, len(c.Terms))
-	for i, t := range c.Terms {
-		words[i] = t.String()
+	// A term's document frequency is that of its commonest form: a
+	// question's "folder" is as common as the documents' "directory".
+	var words []string
+	of := []int{} // words[i] is a form of c.Terms[of[i]]
+	for ti, t := range c.Terms {
+		for _, f := range t.forms() {
+			words = append(words, strings.Join(f, " "))
+			of = append(of, ti)
+		}
 	}
 	dfs, n, ok, err := s.docFreqs(ctx, words)
 	if err != nil {
@@ -274,10 +284,14 @@ func (s *Searcher) weigh(ctx context.Context, c *Candidates) error {
 			return fmt.Errorf("weigh the query's terms: %w", err)
 		}
 	}
-	c.Weights = make([]float64, len(dfs))
-	for i, df := range dfs {
-		c.Weights[i] = IDF(df, n)
-		if df == 0 {
+	df := make([]int, len(c.Terms))
+	for i, d := range dfs {
+		df[of[i]] = max(df[of[i]], d)
+	}
+	c.Weights = make([]float64, len(df))
+	for i, d := range df {
+		c.Weights[i] = IDF(d, n)
+		if d == 0 {
 			c.Weights[i] *= absentWeight
 		}
 	}

@@ -31,7 +31,7 @@ func Snippet(text string, terms []Term) (snippet string, highlights []Span, matc
 }
 
 // snippetOf is Snippet from the words termWords found.
-func snippetOf(text string, terms []Term, words []Span, at [][]int) (snippet string, highlights []Span, matched []string) {
+func snippetOf(text string, terms []Term, words []Span, at [][]occurrence) (snippet string, highlights []Span, matched []string) {
 	spans, matched := spansOf(terms, words, at)
 	start, end := window(text, spans)
 	snippet = text[start:end]
@@ -113,12 +113,12 @@ func matchSpans(text string, terms []Term) ([]Span, []string) {
 }
 
 // spansOf turns termWords' occurrences into byte spans and the terms found.
-func spansOf(terms []Term, words []Span, at [][]int) ([]Span, []string) {
+func spansOf(terms []Term, words []Span, at [][]occurrence) ([]Span, []string) {
 	var spans []Span
 	var matched []string
 	for ti, t := range terms {
-		for _, i := range at[ti] {
-			spans = append(spans, Span{words[i].Start, words[i+len(t.Tokens)-1].End})
+		for _, o := range at[ti] {
+			spans = append(spans, Span{words[o.word].Start, words[o.word+o.n-1].End})
 		}
 		if len(at[ti]) > 0 {
 			matched = append(matched, t.String())
@@ -128,19 +128,25 @@ func spansOf(terms []Term, words []Span, at [][]int) ([]Span, []string) {
 	return spans, matched
 }
 
+// occurrence is where a term occurs: the index of its first word and how
+// many words it spans (a synonym may be longer or shorter than the term).
+type occurrence struct{ word, n int }
+
 // termWords splits text into words and returns them with, for each term,
-// the indexes of the words where it occurs (a word starts one term at most).
-func termWords(text string, terms []Term) ([]Span, [][]int) {
+// where it or one of its synonyms occurs (a word starts one term at most).
+func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 	// Stemming every word of every candidate passage was a third of a
 	// search's time. A stem only changes a word's ending, so its first two
 	// letters are the word's: a word whose first letters begin no query
 	// stem is never stemmed.
 	var prefixes [][2]byte // few: a linear scan beats a map's hashing here
 	for _, t := range terms {
-		for _, tok := range t.Tokens {
-			st := stem(tok)
-			if k := prefixKey(st, min(2, len(st))); !slices.Contains(prefixes, k) {
-				prefixes = append(prefixes, k)
+		for _, form := range t.forms() {
+			for _, tok := range form {
+				st := stem(tok)
+				if k := prefixKey(st, min(2, len(st))); !slices.Contains(prefixes, k) {
+					prefixes = append(prefixes, k)
+				}
 			}
 		}
 	}
@@ -179,26 +185,29 @@ func termWords(text string, terms []Term) ([]Span, [][]int) {
 	if inWord {
 		add(ws, len(text))
 	}
-	at := make([][]int, len(terms))
+	at := make([][]occurrence, len(terms))
 	hit := map[int]bool{}
 	for ti, t := range terms {
-		want := make([]string, len(t.Tokens))
-		for i, tok := range t.Tokens {
-			want[i] = stem(tok)
-		}
-		for i := 0; i+len(want) <= len(words); i++ {
-			ok := true
-			for k, s := range want {
-				if stems[i+k] != s {
-					ok = false
-					break
+		for _, form := range t.forms() {
+			want := make([]string, len(form))
+			for i, tok := range form {
+				want[i] = stem(tok)
+			}
+			for i := 0; i+len(want) <= len(words); i++ {
+				ok := true
+				for k, s := range want {
+					if stems[i+k] != s {
+						ok = false
+						break
+					}
+				}
+				if ok && !hit[i] {
+					hit[i] = true
+					at[ti] = append(at[ti], occurrence{i, len(want)})
 				}
 			}
-			if ok && !hit[i] {
-				hit[i] = true
-				at[ti] = append(at[ti], i)
-			}
 		}
+		slices.SortFunc(at[ti], func(a, b occurrence) int { return a.word - b.word })
 	}
 	return words, at
 }
