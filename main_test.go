@@ -321,3 +321,24 @@ func TestBenchRefusesUnknownSuitesAndWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexExitsThreeWhenFilesFail: a run that indexed what it could but
+// not every file exits 3 (not 1, a total failure), says so on its last
+// line, and the next run tries the failed file again.
+func TestIndexExitsThreeWhenFilesFail(t *testing.T) {
+	home, corpus := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(corpus, "ok.txt"), []byte("hello pumps"), 0o644)
+	broken := filepath.Join(corpus, "broken.docx")
+	os.WriteFile(broken, []byte("not a zip at all"), 0o644)
+	for i := range 2 {
+		out, errs, code := cli(t, home, "index", corpus)
+		l := lines(errs)
+		if code != 3 || !strings.Contains(out, "1 failed") || !strings.HasPrefix(l[len(l)-1], "cairn: 1 of 2 files failed and will be retried on the next run") {
+			t.Errorf("run %d: exit %d\n%s%s", i+1, code, out, errs)
+		}
+	}
+	os.Remove(broken)
+	if out, errs, code := cli(t, home, "index", corpus); code != 0 || !strings.Contains(out, "0 failed, 1 removed") {
+		t.Errorf("after removing the broken file: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -126,7 +126,7 @@ func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- Progr
 		return store.Run{}, err
 	}
 	defer unlock()
-	if err := ix.resetIssuesIfFormatsChanged(ctx); err != nil {
+	if err := ix.resetIssuesIfLimitsChanged(ctx); err != nil {
 		return store.Run{}, err
 	}
 	if ix.opt.Embedder != nil {
@@ -196,7 +196,11 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 		switch {
 		case e.err != nil:
 			early = append(early, result{job: job{entry: e}, status: StatusFailed, reason: e.err.Error()})
-		case had && prev.Size == e.size && prev.MTimeNS == e.mtimeNS:
+		case had && prev.Size == e.size && prev.MTimeNS == e.mtimeNS && prev.Issue != string(StatusFailed):
+			// A failure (a timeout, a read error, a crashed extractor) may
+			// not happen again, so only a skip for a lasting reason waits
+			// for the file to change; resetIssuesIfLimitsChanged forgets those
+			// when a limit that decided them changes.
 			st, reason := StatusUnchanged, ""
 			if prev.Issue != "" {
 				st, reason = StatusSkipped, prev.Reason
@@ -490,16 +494,20 @@ func unitSummary(doc *extract.Document) (string, int) {
 	return string(kind), n
 }
 
-// metaFormats records the extensions the extractors read when issues were
-// last recorded; when an upgrade adds formats, old "unsupported" verdicts
-// are forgotten so those files are tried again.
-const metaFormats = "extract_formats"
+// metaLimits records what decided the skips recorded so far: the
+// extensions the extractors read, the size limit (index.max_file_mb) and
+// whether OCR is available. When any of them changes, e.g. an upgrade adds
+// formats, the limit is raised or Tesseract is installed, the recorded
+// issues are forgotten so those files are tried again. (Failed files need
+// no such rule: every run retries them.) The key's name predates the limits.
+const metaLimits = "extract_formats"
 
-func (ix *Indexer) resetIssuesIfFormatsChanged(ctx context.Context) error {
+func (ix *Indexer) resetIssuesIfLimitsChanged(ctx context.Context) error {
 	exts := ix.reg.Extensions()
 	slices.Sort(exts)
 	sig := strings.Join(exts, " ")
-	old, ok, err := ix.db.Meta(ctx, metaFormats)
+	sig += fmt.Sprintf("; max_file_bytes=%d; ocr=%t", ix.opt.MaxFileBytes, ix.reg.HasOCR())
+	old, ok, err := ix.db.Meta(ctx, metaLimits)
 	if err != nil {
 		return err
 	}
@@ -511,5 +519,5 @@ func (ix *Indexer) resetIssuesIfFormatsChanged(ctx context.Context) error {
 			return err
 		}
 	}
-	return ix.db.SetMeta(ctx, metaFormats, sig)
+	return ix.db.SetMeta(ctx, metaLimits, sig)
 }
