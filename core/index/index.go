@@ -213,6 +213,7 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 			bytesTotal += e.size
 		}
 	}
+	rep.planned(len(entries), len(jobs), bytesTotal)
 	for i := 0; i < len(early); i += maxBatchFiles * 8 {
 		if err := ix.writeBatch(ctx, f, run, early[i:min(i+maxBatchFiles*8, len(early))], rep); err != nil {
 			return err
@@ -224,16 +225,26 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 			gone = append(gone, p)
 		}
 	}
-	rep.planned(len(entries), len(jobs), bytesTotal)
 	if len(gone) > 0 {
 		rep.phase(PhaseRemoving)
 		for i := 0; i < len(gone); i += 500 {
-			batch := gone[i:min(i+500, len(gone))]
-			if err := ix.db.DeletePaths(ctx, batch); err != nil {
+			var events []FileEvent
+			for _, p := range gone[i:min(i+500, len(gone))] {
+				events = append(events, FileEvent{Path: p, Status: StatusRemoved})
+			}
+			err := ix.db.Update(ctx, func(tx *store.Tx) error {
+				for _, ev := range events {
+					if err := tx.DeletePath(ev.Path); err != nil {
+						return err
+					}
+				}
+				return ix.recordProgress(tx, run, rep, events)
+			})
+			if err != nil {
 				return err
 			}
-			for _, p := range batch {
-				rep.file(FileEvent{Path: p, Status: StatusRemoved})
+			for _, ev := range events {
+				rep.file(ev)
 			}
 		}
 	}
@@ -460,7 +471,7 @@ func (ix *Indexer) writeBatch(ctx context.Context, f store.Folder, run *store.Ru
 			}
 			events = append(events, ev)
 		}
-		return nil
+		return ix.recordProgress(tx, run, rep, events)
 	})
 	if err != nil {
 		return err
@@ -472,6 +483,14 @@ func (ix *Indexer) writeBatch(ctx context.Context, f store.Folder, run *store.Ru
 		rep.file(ev)
 	}
 	return nil
+}
+
+// recordProgress records in tx the run's counts once events, the files tx
+// writes, are counted, so a run that dies shows what it committed.
+func (ix *Indexer) recordProgress(tx *store.Tx, run *store.Run, rep *reporter, events []FileEvent) error {
+	r := *run
+	rep.fillWith(&r, events)
+	return tx.RecordRunProgress(r)
 }
 
 // baseTitle is the title of a document without one: its file name.
