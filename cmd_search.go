@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"cairn/core"
+	"cairn/core/config"
 	"cairn/core/search"
 )
 
@@ -41,14 +43,25 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	if *batch != "" && len(pos) > 0 {
 		return usageError{"give either a query or --batch FILE, not both"}
 	}
+	// The flags go through the settings' own check, so a value the settings
+	// file may not hold is no more accepted on the command line.
+	cfg := env.cfg
+	r := &cfg.Retrieval
+	r.TopK, r.MinScore, r.RRFK, r.Mode, r.Fusion, r.VectorWeight, r.PerDocCap = *topK, *minScore, *rrfK, *mode, *fusion, *vw, *perDoc
+	cfg.Normalize()
+	if err := flagProblems(cfg.Validate(), map[string]string{"retrieval.top_k": "--top-k", "retrieval.min_score": "--min-score",
+		"retrieval.rrf_k": "--rrf-k", "retrieval.mode": "--mode", "retrieval.fusion": "--fusion",
+		"retrieval.vector_weight": "--vector-weight", "retrieval.per_doc_cap": "--per-doc"}); err != nil {
+		return err
+	}
 	eng, err := kb.open(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	req := eng.SearchRequest(strings.Join(pos, " "))
-	req.Mode, req.Fusion = search.Mode(*mode), search.Fusion(*fusion)
-	req.TopK, req.MinScore, req.RRFK, req.VectorWeight, req.PerDocCap = *topK, *minScore, *rrfK, *vw, *perDoc
+	req.Mode, req.Fusion = search.Mode(r.Mode), search.Fusion(r.Fusion)
+	req.TopK, req.MinScore, req.RRFK, req.VectorWeight, req.PerDocCap = r.TopK, r.MinScore, r.RRFK, r.VectorWeight, r.PerDocCap
 	req.Filter.PathPrefixes = splitList(*paths)
 	req.Filter.Types = splitList(*types)
 	if *batch != "" {
@@ -58,6 +71,27 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 		return searchBatch(ctx, env, eng, req, *batch)
 	}
 	return printSearch(ctx, env, eng, req, *asJSON)
+}
+
+// flagProblems turns the settings' complaints about values that flags set
+// into a usage error naming each flag and its value. Other settings were
+// checked when they loaded.
+func flagProblems(err error, flags map[string]string) error {
+	var inv *config.InvalidError
+	if !errors.As(err, &inv) {
+		return err
+	}
+	var msgs []string
+	for _, p := range inv.Problems {
+		if f, ok := flags[p.Key]; ok {
+			p.From = f
+			msgs = append(msgs, p.String())
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return usageError{"invalid flag value: " + strings.Join(msgs, "; ")}
 }
 
 func splitList(s string) []string {

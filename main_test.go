@@ -139,6 +139,14 @@ func TestErrorsAreOneLineWithExitCodes(t *testing.T) {
 		{[]string{"index", "/nonexistent/folder"}, 1, "folder /nonexistent/folder: stat /nonexistent/folder: no such file or directory"},
 		{[]string{"search", "x", "--kb", "../evil"}, 1, "must not contain a path"},
 		{[]string{"search", "x", "--top-k"}, 2, "flag needs an argument"},
+		// Flags go through the settings' validation (issue 14, item 5).
+		{[]string{"search", "x", "--top-k", "-1"}, 2, "invalid flag value: --top-k: retrieval.top_k must be at least 1, not -1"},
+		{[]string{"search", "x", "--min-score", "2", "--rrf-k", "-1"}, 2,
+			"--min-score: retrieval.min_score must be between 0 and 1, not 2; --rrf-k: retrieval.rrf_k must not be negative, not -1"},
+		{[]string{"search", "x", "--rrf-k", "NaN"}, 2, "--rrf-k: retrieval.rrf_k must be a finite number, not NaN"},
+		{[]string{"search", "x", "--fusion", "xyz"}, 2, `--fusion: retrieval.fusion "xyz": use rrf or weighted`},
+		{[]string{"search", "x", "--mode", "foo"}, 2, `--mode: retrieval.mode "foo": use hybrid, bm25 or vector`},
+		{[]string{"index", ""}, 1, "no folder to index: the path is empty"},
 	}
 	for _, tt := range tests {
 		_, errs, code := cli(t, home, tt.args...)

@@ -117,6 +117,10 @@ func (r result) bytes() int64 {
 func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- Progress) (store.Run, error) {
 	rep := newReporter(progress)
 	defer rep.close()
+	if strings.TrimSpace(folder) == "" {
+		// filepath.Abs would make it the working folder.
+		return store.Run{}, errors.New("no folder to index: the path is empty")
+	}
 	abs, err := filepath.Abs(folder)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("folder %s: %w", folder, err)
