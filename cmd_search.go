@@ -123,6 +123,9 @@ type jsonResult struct {
 	ChunkID    int64   `json:"chunk_id"`
 	BM25Rank   int     `json:"bm25_rank,omitempty"`
 	VecRank    int     `json:"vector_rank,omitempty"`
+
+	// PathEscaped is set when Path is not valid UTF-8: see search.EscapePath.
+	PathEscaped string `json:"path_escaped,omitempty"`
 }
 
 func printSearch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.Request, asJSON bool) error {
@@ -140,7 +143,7 @@ func printSearch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.
 		}{Query: req.Query, Mode: resp.Candidates.Mode, Results: []jsonResult{}, Notes: resp.Candidates.Notes,
 			TookMS: float64(resp.Timing.Total.Microseconds()) / 1000}
 		for _, r := range resp.Results {
-			out.Results = append(out.Results, jsonResult{Rank: r.Rank, Path: r.Path, Title: r.Title, Page: r.Page,
+			out.Results = append(out.Results, jsonResult{Rank: r.Rank, Path: r.Path, PathEscaped: r.PathEscaped, Title: r.Title, Page: r.Page,
 				Unit: r.UnitKind, Line: r.LineStart, LineEnd: r.LineEnd, Heading: r.Heading, Score: round4(r.Score),
 				Relevance: round4(r.Relevance), Navigation: r.Navigation, Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank})
 		}
@@ -247,6 +250,10 @@ func searchBatch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.
 			}
 			return fmt.Errorf("%s:%d: want qid<TAB>query", path, line)
 		}
+		if strings.ContainsRune(sc.Text(), 0) {
+			// SQLite would end the query at it and find nothing.
+			return fmt.Errorf("%s:%d: query %q holds a NUL byte; remove it", path, line, qid)
+		}
 		req.Query = q
 		resp, err := eng.Search(ctx, req)
 		if err != nil {
@@ -258,10 +265,23 @@ func searchBatch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.
 }
 
 // writeTREC prints TREC run lines. TREC fields are separated by white
-// space, so spaces in paths are written as %20.
+// space and a run is one line per result, so "%", white space and other
+// control characters in paths are written as %XX (percent-decoding gives
+// the path back).
 func writeTREC(w io.Writer, qid string, results []search.Result) {
-	esc := strings.NewReplacer("%", "%25", " ", "%20", "\t", "%09")
 	for _, r := range results {
-		fmt.Fprintf(w, "%s Q0 %s %d %.6f cairn\n", qid, esc.Replace(r.Path), r.Rank, r.Score)
+		fmt.Fprintf(w, "%s Q0 %s %d %.6f cairn\n", qid, trecPath(r.Path), r.Rank, r.Score)
 	}
+}
+
+func trecPath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c == '%' || c <= ' ' || c == 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

@@ -519,3 +519,25 @@ func TestKilledRunIsShownInterrupted(t *testing.T) {
 		t.Errorf("doctor after the kill:\n%s", out)
 	}
 }
+
+// TestDamagedSchemaIsQuoted: SQLite's complaint about a damaged schema
+// quotes the schema's text; its control characters and bytes that are not
+// UTF-8 reach the terminal escaped, never raw (issue 14, item 9).
+func TestDamagedSchemaIsQuoted(t *testing.T) {
+	home := t.TempDir()
+	if _, errs, code := cli(t, home, "index", corpusDir(t)); code != 0 {
+		t.Fatal(errs)
+	}
+	kb := filepath.Join(home, "data", "kb", "default.db")
+	storetest.Exec(t, kb, `PRAGMA writable_schema=ON`,
+		`UPDATE sqlite_schema SET sql = 'CREATE TABLE folders(' || char(27) || '[31m' || CAST(x'ff07' AS TEXT) WHERE name = 'folders'`)
+	_, errs, code := cli(t, home, "status")
+	if code != 1 || !strings.Contains(errs, `malformed database schema`) || !strings.Contains(errs, `\x1b`) {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	for _, b := range []byte{0x1b, 0xff, 0x07} {
+		if strings.IndexByte(errs, b) >= 0 {
+			t.Errorf("raw byte %#x in the message: %q", b, errs)
+		}
+	}
+}
