@@ -42,6 +42,10 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 			run.Folder, run.FilesSeen, run.FilesIndexed, run.FilesUnchanged, run.FilesSkipped, run.FilesFailed,
 			run.FilesRemoved, run.Chunks, float64(run.Bytes)/(1<<20), time.Since(run.StartedAt).Round(time.Millisecond))
 	}
+	if err == nil && run.FilesFailed > 0 {
+		return partialError{fmt.Sprintf("%d of %d files failed and will be retried on the next run; `cairn status --issues` lists them with the reason",
+			run.FilesFailed, run.FilesSeen)}
+	}
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"cairn/core"
+	"cairn/core/config"
 	"cairn/core/search"
 )
 
@@ -41,14 +43,25 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	if *batch != "" && len(pos) > 0 {
 		return usageError{"give either a query or --batch FILE, not both"}
 	}
+	// The flags go through the settings' own check, so a value the settings
+	// file may not hold is no more accepted on the command line.
+	cfg := env.cfg
+	r := &cfg.Retrieval
+	r.TopK, r.MinScore, r.RRFK, r.Mode, r.Fusion, r.VectorWeight, r.PerDocCap = *topK, *minScore, *rrfK, *mode, *fusion, *vw, *perDoc
+	cfg.Normalize()
+	if err := flagProblems(cfg.Validate(), map[string]string{"retrieval.top_k": "--top-k", "retrieval.min_score": "--min-score",
+		"retrieval.rrf_k": "--rrf-k", "retrieval.mode": "--mode", "retrieval.fusion": "--fusion",
+		"retrieval.vector_weight": "--vector-weight", "retrieval.per_doc_cap": "--per-doc"}); err != nil {
+		return err
+	}
 	eng, err := kb.open(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	req := eng.SearchRequest(strings.Join(pos, " "))
-	req.Mode, req.Fusion = search.Mode(*mode), search.Fusion(*fusion)
-	req.TopK, req.MinScore, req.RRFK, req.VectorWeight, req.PerDocCap = *topK, *minScore, *rrfK, *vw, *perDoc
+	req.Mode, req.Fusion = search.Mode(r.Mode), search.Fusion(r.Fusion)
+	req.TopK, req.MinScore, req.RRFK, req.VectorWeight, req.PerDocCap = r.TopK, r.MinScore, r.RRFK, r.VectorWeight, r.PerDocCap
 	req.Filter.PathPrefixes = splitList(*paths)
 	req.Filter.Types = splitList(*types)
 	if *batch != "" {
@@ -58,6 +71,27 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 		return searchBatch(ctx, env, eng, req, *batch)
 	}
 	return printSearch(ctx, env, eng, req, *asJSON)
+}
+
+// flagProblems turns the settings' complaints about values that flags set
+// into a usage error naming each flag and its value. Other settings were
+// checked when they loaded.
+func flagProblems(err error, flags map[string]string) error {
+	var inv *config.InvalidError
+	if !errors.As(err, &inv) {
+		return err
+	}
+	var msgs []string
+	for _, p := range inv.Problems {
+		if f, ok := flags[p.Key]; ok {
+			p.From = f
+			msgs = append(msgs, p.String())
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return usageError{"invalid flag value: " + strings.Join(msgs, "; ")}
 }
 
 func splitList(s string) []string {
@@ -89,6 +123,9 @@ type jsonResult struct {
 	ChunkID    int64   `json:"chunk_id"`
 	BM25Rank   int     `json:"bm25_rank,omitempty"`
 	VecRank    int     `json:"vector_rank,omitempty"`
+
+	// PathEscaped is set when Path is not valid UTF-8: see search.EscapePath.
+	PathEscaped string `json:"path_escaped,omitempty"`
 }
 
 func printSearch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.Request, asJSON bool) error {
@@ -106,7 +143,7 @@ func printSearch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.
 		}{Query: req.Query, Mode: resp.Candidates.Mode, Results: []jsonResult{}, Notes: resp.Candidates.Notes,
 			TookMS: float64(resp.Timing.Total.Microseconds()) / 1000}
 		for _, r := range resp.Results {
-			out.Results = append(out.Results, jsonResult{Rank: r.Rank, Path: r.Path, Title: r.Title, Page: r.Page,
+			out.Results = append(out.Results, jsonResult{Rank: r.Rank, Path: r.Path, PathEscaped: r.PathEscaped, Title: r.Title, Page: r.Page,
 				Unit: r.UnitKind, Line: r.LineStart, LineEnd: r.LineEnd, Heading: r.Heading, Score: round4(r.Score),
 				Relevance: round4(r.Relevance), Navigation: r.Navigation, Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank})
 		}
@@ -213,6 +250,10 @@ func searchBatch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.
 			}
 			return fmt.Errorf("%s:%d: want qid<TAB>query", path, line)
 		}
+		if strings.ContainsRune(sc.Text(), 0) {
+			// SQLite would end the query at it and find nothing.
+			return fmt.Errorf("%s:%d: query %q holds a NUL byte; remove it", path, line, qid)
+		}
 		req.Query = q
 		resp, err := eng.Search(ctx, req)
 		if err != nil {
@@ -224,10 +265,23 @@ func searchBatch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.
 }
 
 // writeTREC prints TREC run lines. TREC fields are separated by white
-// space, so spaces in paths are written as %20.
+// space and a run is one line per result, so "%", white space and other
+// control characters in paths are written as %XX (percent-decoding gives
+// the path back).
 func writeTREC(w io.Writer, qid string, results []search.Result) {
-	esc := strings.NewReplacer("%", "%25", " ", "%20", "\t", "%09")
 	for _, r := range results {
-		fmt.Fprintf(w, "%s Q0 %s %d %.6f cairn\n", qid, esc.Replace(r.Path), r.Rank, r.Score)
+		fmt.Fprintf(w, "%s Q0 %s %d %.6f cairn\n", qid, trecPath(r.Path), r.Rank, r.Score)
 	}
+}
+
+func trecPath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c == '%' || c <= ' ' || c == 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

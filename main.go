@@ -83,6 +83,13 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// partialError marks a command that did its work except for some items
+// (files an index run could not read): exit code 3, so a script can tell
+// it from a total failure (1).
+type partialError struct{ msg string }
+
+func (e partialError) Error() string { return e.msg }
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -141,6 +148,7 @@ func runIO(args []string, cio cliIO) int {
 		err = dispatch(ctx, env, args)
 	}
 	var ue usageError
+	var pe partialError
 	switch {
 	case err == nil:
 		log.Info("done", "command", name)
@@ -149,6 +157,10 @@ func runIO(args []string, cio cliIO) int {
 		fmt.Fprintln(stderr, "cairn:", err)
 		fmt.Fprintln(stderr, "Run `cairn help` for usage.")
 		return 2
+	case errors.As(err, &pe):
+		log.Warn("done in part", "command", name, "err", err)
+		fmt.Fprintln(stderr, "cairn:", err)
+		return 3
 	case errors.Is(err, context.Canceled):
 		log.Info("stopped", "command", name)
 		fmt.Fprintln(stderr, "cairn: stopped")

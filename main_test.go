@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +140,14 @@ func TestErrorsAreOneLineWithExitCodes(t *testing.T) {
 		{[]string{"index", "/nonexistent/folder"}, 1, "folder /nonexistent/folder: stat /nonexistent/folder: no such file or directory"},
 		{[]string{"search", "x", "--kb", "../evil"}, 1, "must not contain a path"},
 		{[]string{"search", "x", "--top-k"}, 2, "flag needs an argument"},
+		// Flags go through the settings' validation (issue 14, item 5).
+		{[]string{"search", "x", "--top-k", "-1"}, 2, "invalid flag value: --top-k: retrieval.top_k must be at least 1, not -1"},
+		{[]string{"search", "x", "--min-score", "2", "--rrf-k", "-1"}, 2,
+			"--min-score: retrieval.min_score must be between 0 and 1, not 2; --rrf-k: retrieval.rrf_k must not be negative, not -1"},
+		{[]string{"search", "x", "--rrf-k", "NaN"}, 2, "--rrf-k: retrieval.rrf_k must be a finite number, not NaN"},
+		{[]string{"search", "x", "--fusion", "xyz"}, 2, `--fusion: retrieval.fusion "xyz": use rrf or weighted`},
+		{[]string{"search", "x", "--mode", "foo"}, 2, `--mode: retrieval.mode "foo": use hybrid, bm25 or vector`},
+		{[]string{"index", ""}, 1, "no folder to index: the path is empty"},
 	}
 	for _, tt := range tests {
 		_, errs, code := cli(t, home, tt.args...)
@@ -319,5 +328,76 @@ func TestBenchRefusesUnknownSuitesAndWeights(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, want) {
 			t.Errorf("cairn %s: exit %d, %q", args, code, errs)
 		}
+	}
+}
+
+// TestIndexExitsThreeWhenFilesFail: a run that indexed what it could but
+// not every file exits 3 (not 1, a total failure), says so on its last
+// line, and the next run tries the failed file again.
+func TestIndexExitsThreeWhenFilesFail(t *testing.T) {
+	home, corpus := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(corpus, "ok.txt"), []byte("hello pumps"), 0o644)
+	broken := filepath.Join(corpus, "broken.docx")
+	os.WriteFile(broken, []byte("not a zip at all"), 0o644)
+	for i := range 2 {
+		out, errs, code := cli(t, home, "index", corpus)
+		l := lines(errs)
+		if code != 3 || !strings.Contains(out, "1 failed") || !strings.HasPrefix(l[len(l)-1], "cairn: 1 of 2 files failed and will be retried on the next run") {
+			t.Errorf("run %d: exit %d\n%s%s", i+1, code, out, errs)
+		}
+	}
+	os.Remove(broken)
+	if out, errs, code := cli(t, home, "index", corpus); code != 0 || !strings.Contains(out, "0 failed, 1 removed") {
+		t.Errorf("after removing the broken file: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestOddFileNamesInOutput: a newline in a file name does not split a TREC
+// line, a name that is not UTF-8 can be recovered from the JSON, and a NUL
+// byte in a batch query is an error naming the line (issue 14, item 9).
+func TestOddFileNamesInOutput(t *testing.T) {
+	home, corpus := t.TempDir(), t.TempDir()
+	newline := filepath.Join(corpus, "two\nlines 100%.txt")
+	latin1 := filepath.Join(corpus, "caf\xe9.txt")
+	os.WriteFile(newline, []byte("the zorbular flange holds the pump"), 0o644)
+	os.WriteFile(latin1, []byte("the zorbular gasket seals the valve"), 0o644)
+	if _, errs, code := cli(t, home, "index", corpus); code != 0 {
+		t.Fatal(errs)
+	}
+
+	out, errs, code := cli(t, home, "search", "zorbular", "--json")
+	var res struct {
+		Results []struct {
+			Path        string `json:"path"`
+			PathEscaped string `json:"path_escaped"`
+		} `json:"results"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Results) != 2 {
+		t.Fatalf("search: %d %s %s", code, out, errs)
+	}
+	for _, r := range res.Results {
+		switch {
+		case r.Path == newline && r.PathEscaped == "": // valid UTF-8: no second field
+		case r.PathEscaped == filepath.Join(corpus, "caf%E9.txt"):
+			if got, err := url.PathUnescape(r.PathEscaped); err != nil || got != latin1 {
+				t.Errorf("path_escaped %q decodes to %q, %v; want the file's bytes", r.PathEscaped, got, err)
+			}
+		default:
+			t.Errorf("result %+v", r)
+		}
+	}
+
+	q := filepath.Join(t.TempDir(), "q.tsv")
+	os.WriteFile(q, []byte("q1\tzorbular flange\n"), 0o644)
+	out, errs, code = cli(t, home, "search", "--batch", q, "--format", "trec", "--top-k", "1")
+	l := lines(out)
+	if f := strings.Fields(l[0]); code != 0 || len(l) != 1 || len(f) != 6 || f[2] != filepath.Join(corpus, "two%0Alines%20100%25.txt") {
+		t.Errorf("TREC: %d %q %s", code, out, errs)
+	}
+
+	os.WriteFile(q, []byte("q1\tzorbular flange\nq2\tzorbular\x00gasket\n"), 0o644)
+	_, errs, code = cli(t, home, "search", "--batch", q, "--format", "trec")
+	if code != 1 || !strings.Contains(errs, q+`:2: query "q2" holds a NUL byte`) {
+		t.Errorf("NUL in a query: %d %s", code, errs)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -467,5 +468,76 @@ func TestBrokenSettingsDoNotStopTheApp(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(dirs.SettingsFile()); string(b) != string(broken) {
 		t.Errorf("the settings file changed: %s", b)
+	}
+}
+
+// TestKilledRunIsShownInterrupted kills `cairn index` mid-run: `cairn
+// status` shows the run as running while it runs and, once the process is
+// gone, as interrupted with the counts of what it committed, and the
+// doctor agrees that no run is in progress (issue 14, item 8).
+func TestKilledRunIsShownInterrupted(t *testing.T) {
+	corpus := writeCorpus(t, 3000)
+	home := t.TempDir()
+	live := filepath.Join(home, "data", "kb", "live.db")
+	cmd := exec.Command(os.Args[0], "index", corpus, "--kb", "live", "--quiet")
+	cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_HOME="+home, "CAIRN_INDEX_WORKERS=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	waitForDocuments(t, live, 200, exited)
+
+	type lastRun struct {
+		Status  string `json:"status"`
+		Indexed int    `json:"files_indexed"`
+		Chunks  int    `json:"chunks"`
+	}
+	status := func() lastRun {
+		t.Helper()
+		out, errs, code := cli(t, home, "status", "--kb", "live", "--json")
+		var st struct {
+			LastRun lastRun `json:"last_run"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+			t.Fatalf("status: %d %s %s", code, out, errs)
+		}
+		return st.LastRun
+	}
+	if r := status(); r.Status != "running" {
+		t.Errorf("while indexing: last run %+v", r)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-exited
+
+	st := stats(t, live)
+	if r := status(); r.Status != "interrupted" || r.Indexed != st.Documents || r.Chunks != st.Chunks {
+		t.Errorf("after the kill: last run %+v, want interrupted with the %d documents and %d chunks committed", r, st.Documents, st.Chunks)
+	}
+	if checks, out, _ := doctorLines(t, home, "--kb", "live"); len(checks["indexing"]) == 0 || checks["indexing"][0] != "PASS" {
+		t.Errorf("doctor after the kill:\n%s", out)
+	}
+}
+
+// TestDamagedSchemaIsQuoted: SQLite's complaint about a damaged schema
+// quotes the schema's text; its control characters and bytes that are not
+// UTF-8 reach the terminal escaped, never raw (issue 14, item 9).
+func TestDamagedSchemaIsQuoted(t *testing.T) {
+	home := t.TempDir()
+	if _, errs, code := cli(t, home, "index", corpusDir(t)); code != 0 {
+		t.Fatal(errs)
+	}
+	kb := filepath.Join(home, "data", "kb", "default.db")
+	storetest.Exec(t, kb, `PRAGMA writable_schema=ON`,
+		`UPDATE sqlite_schema SET sql = 'CREATE TABLE folders(' || char(27) || '[31m' || CAST(x'ff07' AS TEXT) WHERE name = 'folders'`)
+	_, errs, code := cli(t, home, "status")
+	if code != 1 || !strings.Contains(errs, `malformed database schema`) || !strings.Contains(errs, `\x1b`) {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	for _, b := range []byte{0x1b, 0xff, 0x07} {
+		if strings.IndexByte(errs, b) >= 0 {
+			t.Errorf("raw byte %#x in the message: %q", b, errs)
+		}
 	}
 }

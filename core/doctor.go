@@ -162,11 +162,14 @@ func checkKB(ctx context.Context, path string) []Check {
 	default:
 		out = append(out, Check{Verdict: Pass, Name: "vectors", Detail: fmt.Sprintf("%d vectors of %s, %d dimensions as recorded", st.Vectors, st.VectorModel, st.VectorDim)})
 	}
-	if unlock, err := db.LockIndexing(); err != nil {
-		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: fault.FirstLine(err.Error()), Code: fault.CodeOf(err),
+	switch busy, err := db.Indexing(); {
+	case err != nil:
+		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: fault.FirstLine(err.Error()),
+			Fix: "make the knowledge base's .lock file readable by you"})
+	case busy:
+		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: store.ErrIndexing.Error(), Code: fault.StoreBusy,
 			Fix: "the checks above saw the knowledge base as it was while that run wrote; run doctor again when it is done"})
-	} else {
-		unlock()
+	default:
 		out = append(out, Check{Verdict: Pass, Name: "indexing", Detail: "no indexing run in progress"})
 	}
 	return out

@@ -106,6 +106,9 @@ type Citation struct {
 	Page    int    `json:"page"`
 	Line    int    `json:"line"`
 	Quote   string `json:"quote"` // the sentence of the passage that best supports the claims citing it
+
+	// PathEscaped is set when Path is not valid UTF-8: see search.EscapePath.
+	PathEscaped string `json:"file_escaped,omitempty"`
 }
 
 // Claim is one sentence of the answer with its verification verdict.

@@ -321,7 +321,7 @@ func localWeights(sources []Source, terms []search.Term) []float64 {
 // citationOf resolves source s for a claim, quoting sentence q of it; the
 // line is the quote's own line, not the passage's first.
 func citationOf(s Source, q Sentence) Citation {
-	return Citation{N: s.N, ChunkID: s.ChunkID, Path: s.Path, Title: s.Title, Unit: s.UnitKind, Page: s.Page,
+	return Citation{N: s.N, ChunkID: s.ChunkID, Path: s.Path, PathEscaped: s.PathEscaped, Title: s.Title, Unit: s.UnitKind, Page: s.Page,
 		Line: s.LineStart + strings.Count(s.Text[:q.Start], "\n"), Quote: q.Text}
 }
 

@@ -4,11 +4,11 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"cairn/core/fault"
-	"cairn/core/netgate"
 )
 
 // Config is every setting. JSON names are the settings file's keys and,
@@ -246,7 +245,8 @@ func Load(d Dirs) (Config, error) {
 		return Config{}, fault.Wrap(fault.ConfigEnv, "correct or unset that environment variable", err)
 	}
 	c.fillPaths(d)
-	if err := c.Validate(); err != nil {
+	c.Normalize()
+	if err := fromEnv(c.Validate(), os.Environ()); err != nil {
 		return Config{}, fault.Wrap(fault.ConfigInvalid,
 			"change these settings in "+d.SettingsFile()+" (or the CAIRN_* variables that set them)", err)
 	}
@@ -284,6 +284,7 @@ func loadFile(d Dirs) (Config, error) {
 		return Config{}, fault.New(fault.ConfigUnreadable, "read settings "+d.SettingsFile(),
 			"make the file readable by your user, or delete it to start from the defaults", err)
 	}
+	raw = bytes.TrimPrefix(raw, []byte("\ufeff")) // Windows editors save UTF-8 with a byte order mark
 	if profile == "" && len(raw) > 0 {
 		var p struct {
 			Profile string `json:"profile"`
@@ -348,93 +349,6 @@ func SaveKeepingMode(d Dirs, c Config) error {
 		c.Network.Mode = cur.Network.Mode
 	}
 	return Save(d, c)
-}
-
-// Validate rejects settings that cannot work, saying which and why.
-func (c Config) Validate() error {
-	var errs []string
-	r := c.Retrieval
-	if r.TopK < 1 {
-		errs = append(errs, "retrieval.top_k must be at least 1")
-	}
-	if r.MinScore < 0 || r.MinScore > 1 {
-		errs = append(errs, "retrieval.min_score must be between 0 and 1")
-	}
-	if r.RRFK < 0 {
-		errs = append(errs, "retrieval.rrf_k must not be negative")
-	}
-	if r.VectorWeight < 0 || r.VectorWeight > 1 {
-		errs = append(errs, "retrieval.vector_weight must be between 0 and 1")
-	}
-	switch r.Mode {
-	case "", "hybrid", "bm25", "vector":
-	default:
-		errs = append(errs, fmt.Sprintf("retrieval.mode %q: use hybrid, bm25 or vector", r.Mode))
-	}
-	switch r.Fusion {
-	case "rrf", "weighted":
-	default:
-		errs = append(errs, fmt.Sprintf("retrieval.fusion %q: use rrf or weighted", r.Fusion))
-	}
-	if c.Chunking.Size < 100 {
-		errs = append(errs, "chunking.size must be at least 100 characters")
-	}
-	if c.Chunking.Overlap < 0 || c.Chunking.Overlap >= c.Chunking.Size/2 {
-		errs = append(errs, "chunking.overlap must be between 0 and half of chunking.size")
-	}
-	switch c.Network.Mode {
-	case "offline", "online", "admin":
-	default:
-		errs = append(errs, fmt.Sprintf("network.mode %q: use offline, online or admin", c.Network.Mode))
-	}
-	switch c.Network.API {
-	case "openai", "ollama":
-	default:
-		errs = append(errs, fmt.Sprintf("network.api %q: use openai or ollama", c.Network.API))
-	}
-	for _, u := range []struct{ key, val, secret string }{
-		{"network.endpoint", c.Network.Endpoint, "; an API key goes in CAIRN_API_KEY or the keyring (`cairn network key set`)"},
-		{"network.catalog", c.Network.Catalog, ""},
-	} {
-		if u.val == "" {
-			continue
-		}
-		p, err := url.Parse(u.val)
-		switch {
-		case err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "":
-			errs = append(errs, fmt.Sprintf("%s %q: use an http:// or https:// URL", u.key, netgate.RedactURL(u.val)))
-		case p.User != nil:
-			// The settings file is no place for a secret, and the URL
-			// is shown in messages and logs.
-			errs = append(errs, fmt.Sprintf("%s %q: remove the user name and password from the URL%s",
-				u.key, netgate.RedactURL(u.val), u.secret))
-		}
-	}
-	for _, a := range c.Network.Allow {
-		if err := netgate.CheckAllow(a); err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
-	switch c.Answer.Verify {
-	case "off", "warn", "block":
-	default:
-		errs = append(errs, fmt.Sprintf("answer.verify %q: use off, warn or block", c.Answer.Verify))
-	}
-	if c.Index.MaxFileMB < 1 {
-		errs = append(errs, "index.max_file_mb must be at least 1")
-	}
-	if c.Embedding.BatchMB < 1 {
-		errs = append(errs, "embedding.batch_mb must be at least 1")
-	}
-	switch strings.ToLower(c.Log.Level) {
-	case "", "debug", "info", "warn", "warning", "error":
-	default:
-		errs = append(errs, fmt.Sprintf("log.level %q: use debug, info, warn or error", c.Log.Level))
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("invalid settings: %s", strings.Join(errs, "; "))
-	}
-	return nil
 }
 
 // IndexTimeout is the per-file extraction time limit.

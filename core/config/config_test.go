@@ -208,3 +208,42 @@ func TestSaveKeepingModeKeepsTheFilesMode(t *testing.T) {
 		t.Errorf("mode %s, top_k %d; want offline, 7", back.Network.Mode, back.Retrieval.TopK)
 	}
 }
+
+// TestOneValidation: the environment, the settings file and their
+// spellings go through one check that names each bad value and where it
+// came from (issue 14, item 5).
+func TestOneValidation(t *testing.T) {
+	d := dirsIn(t)
+	for _, tt := range []struct{ env, val, want string }{
+		{"CAIRN_RETRIEVAL_RRF_K", "NaN", "CAIRN_RETRIEVAL_RRF_K: retrieval.rrf_k must be a finite number, not NaN"},
+		{"CAIRN_RETRIEVAL_RRF_K", "Inf", "CAIRN_RETRIEVAL_RRF_K: retrieval.rrf_k must be a finite number, not +Inf"},
+		{"CAIRN_RETRIEVAL_MIN_SCORE", "NaN", "CAIRN_RETRIEVAL_MIN_SCORE: retrieval.min_score must be a finite number, not NaN"},
+		{"CAIRN_GENERATION_TEMPERATURE", "-Inf", "generation.temperature must be a finite number, not -Inf"},
+		{"CAIRN_RETRIEVAL_TOP_K", "-1", "CAIRN_RETRIEVAL_TOP_K: retrieval.top_k must be at least 1, not -1"},
+		{"CAIRN_INDEX_TIMEOUT_SEC", "-5", "index.timeout_sec must not be negative (0: the default), not -5"},
+	} {
+		t.Setenv(tt.env, tt.val)
+		_, err := Load(d)
+		if fault.CodeOf(err) != fault.ConfigInvalid || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s=%s: %v, want %q", tt.env, tt.val, err, tt.want)
+		}
+		os.Unsetenv(tt.env)
+	}
+
+	t.Setenv("CAIRN_NETWORK_MODE", "ONLINE")
+	t.Setenv("CAIRN_LOG_LEVEL", " Debug")
+	c, err := Load(d)
+	if err != nil || c.Network.Mode != "online" || c.Log.Level != "debug" {
+		t.Errorf("capitals: %v, mode %q, level %q", err, c.Network.Mode, c.Log.Level)
+	}
+	os.Unsetenv("CAIRN_NETWORK_MODE")
+	os.Unsetenv("CAIRN_LOG_LEVEL")
+
+	// Windows editors write a byte order mark first.
+	os.MkdirAll(d.Config, 0o700)
+	os.WriteFile(d.SettingsFile(), []byte("\xef\xbb\xbf"+`{"retrieval":{"top_k":5,"fusion":"Weighted"}}`), 0o600)
+	c, err = Load(d)
+	if err != nil || c.Retrieval.TopK != 5 || c.Retrieval.Fusion != "weighted" {
+		t.Errorf("settings with a BOM: %v, %+v", err, c.Retrieval)
+	}
+}

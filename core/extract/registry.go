@@ -92,6 +92,9 @@ func NewRegistry(lim Limits, opts ...Option) *Registry {
 // Limits returns the limits the registry applies.
 func (r *Registry) Limits() Limits { return r.lim }
 
+// HasOCR reports whether the registry reads text in images.
+func (r *Registry) HasOCR() bool { return r.ocr != nil }
+
 // Register makes e handle files with the given extensions (".pdf"; case is
 // ignored), replacing any earlier extractor.
 func (r *Registry) Register(e Extractor, exts ...string) {

@@ -46,3 +46,17 @@ func TestWrap(t *testing.T) {
 		t.Error("an error without a fault has no fix")
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain café, ok":        "plain café, ok",
+		"a\x1b[31mred\x07":      `a\x1b[31mred\a`,
+		"caf\xe9.txt":           `caf\xe9.txt`,
+		"tab\there":             `tab\there`,
+		"kept \uFFFD character": "kept \uFFFD character",
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -117,6 +117,10 @@ func (r result) bytes() int64 {
 func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- Progress) (store.Run, error) {
 	rep := newReporter(progress)
 	defer rep.close()
+	if strings.TrimSpace(folder) == "" {
+		// filepath.Abs would make it the working folder.
+		return store.Run{}, errors.New("no folder to index: the path is empty")
+	}
 	abs, err := filepath.Abs(folder)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("folder %s: %w", folder, err)
@@ -126,7 +130,7 @@ func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- Progr
 		return store.Run{}, err
 	}
 	defer unlock()
-	if err := ix.resetIssuesIfFormatsChanged(ctx); err != nil {
+	if err := ix.resetIssuesIfLimitsChanged(ctx); err != nil {
 		return store.Run{}, err
 	}
 	if ix.opt.Embedder != nil {
@@ -196,7 +200,11 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 		switch {
 		case e.err != nil:
 			early = append(early, result{job: job{entry: e}, status: StatusFailed, reason: e.err.Error()})
-		case had && prev.Size == e.size && prev.MTimeNS == e.mtimeNS:
+		case had && prev.Size == e.size && prev.MTimeNS == e.mtimeNS && prev.Issue != string(StatusFailed):
+			// A failure (a timeout, a read error, a crashed extractor) may
+			// not happen again, so only a skip for a lasting reason waits
+			// for the file to change; resetIssuesIfLimitsChanged forgets those
+			// when a limit that decided them changes.
 			st, reason := StatusUnchanged, ""
 			if prev.Issue != "" {
 				st, reason = StatusSkipped, prev.Reason
@@ -209,6 +217,7 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 			bytesTotal += e.size
 		}
 	}
+	rep.planned(len(entries), len(jobs), bytesTotal)
 	for i := 0; i < len(early); i += maxBatchFiles * 8 {
 		if err := ix.writeBatch(ctx, f, run, early[i:min(i+maxBatchFiles*8, len(early))], rep); err != nil {
 			return err
@@ -220,16 +229,26 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 			gone = append(gone, p)
 		}
 	}
-	rep.planned(len(entries), len(jobs), bytesTotal)
 	if len(gone) > 0 {
 		rep.phase(PhaseRemoving)
 		for i := 0; i < len(gone); i += 500 {
-			batch := gone[i:min(i+500, len(gone))]
-			if err := ix.db.DeletePaths(ctx, batch); err != nil {
+			var events []FileEvent
+			for _, p := range gone[i:min(i+500, len(gone))] {
+				events = append(events, FileEvent{Path: p, Status: StatusRemoved})
+			}
+			err := ix.db.Update(ctx, func(tx *store.Tx) error {
+				for _, ev := range events {
+					if err := tx.DeletePath(ev.Path); err != nil {
+						return err
+					}
+				}
+				return ix.recordProgress(tx, run, rep, events)
+			})
+			if err != nil {
 				return err
 			}
-			for _, p := range batch {
-				rep.file(FileEvent{Path: p, Status: StatusRemoved})
+			for _, ev := range events {
+				rep.file(ev)
 			}
 		}
 	}
@@ -456,7 +475,7 @@ func (ix *Indexer) writeBatch(ctx context.Context, f store.Folder, run *store.Ru
 			}
 			events = append(events, ev)
 		}
-		return nil
+		return ix.recordProgress(tx, run, rep, events)
 	})
 	if err != nil {
 		return err
@@ -468,6 +487,14 @@ func (ix *Indexer) writeBatch(ctx context.Context, f store.Folder, run *store.Ru
 		rep.file(ev)
 	}
 	return nil
+}
+
+// recordProgress records in tx the run's counts once events, the files tx
+// writes, are counted, so a run that dies shows what it committed.
+func (ix *Indexer) recordProgress(tx *store.Tx, run *store.Run, rep *reporter, events []FileEvent) error {
+	r := *run
+	rep.fillWith(&r, events)
+	return tx.RecordRunProgress(r)
 }
 
 // baseTitle is the title of a document without one: its file name.
@@ -490,16 +517,20 @@ func unitSummary(doc *extract.Document) (string, int) {
 	return string(kind), n
 }
 
-// metaFormats records the extensions the extractors read when issues were
-// last recorded; when an upgrade adds formats, old "unsupported" verdicts
-// are forgotten so those files are tried again.
-const metaFormats = "extract_formats"
+// metaLimits records what decided the skips recorded so far: the
+// extensions the extractors read, the size limit (index.max_file_mb) and
+// whether OCR is available. When any of them changes, e.g. an upgrade adds
+// formats, the limit is raised or Tesseract is installed, the recorded
+// issues are forgotten so those files are tried again. (Failed files need
+// no such rule: every run retries them.) The key's name predates the limits.
+const metaLimits = "extract_formats"
 
-func (ix *Indexer) resetIssuesIfFormatsChanged(ctx context.Context) error {
+func (ix *Indexer) resetIssuesIfLimitsChanged(ctx context.Context) error {
 	exts := ix.reg.Extensions()
 	slices.Sort(exts)
 	sig := strings.Join(exts, " ")
-	old, ok, err := ix.db.Meta(ctx, metaFormats)
+	sig += fmt.Sprintf("; max_file_bytes=%d; ocr=%t", ix.opt.MaxFileBytes, ix.reg.HasOCR())
+	old, ok, err := ix.db.Meta(ctx, metaLimits)
 	if err != nil {
 		return err
 	}
@@ -511,5 +542,5 @@ func (ix *Indexer) resetIssuesIfFormatsChanged(ctx context.Context) error {
 			return err
 		}
 	}
-	return ix.db.SetMeta(ctx, metaFormats, sig)
+	return ix.db.SetMeta(ctx, metaLimits, sig)
 }

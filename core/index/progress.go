@@ -139,26 +139,35 @@ func (r *reporter) current(path string) {
 func (r *reporter) file(ev FileEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch ev.Status {
-	case StatusIndexed:
-		r.p.Indexed++
-	case StatusUnchanged:
-		r.p.Unchanged++
-	case StatusSkipped:
-		r.p.Skipped++
-	case StatusFailed:
-		r.p.Failed++
-	case StatusRemoved:
-		r.p.Removed++
-	}
-	if !ev.Unchanged && ev.Status != StatusRemoved && r.p.Phase == PhaseIndexing {
-		r.p.FilesDone++
-		r.p.Bytes += ev.Bytes
+	if r.p.count(ev) {
 		r.p.ETA = r.eta(float64(r.p.Bytes), float64(r.p.BytesTotal))
 	}
-	r.p.Chunks += ev.Chunks
 	r.p.File = &ev
 	r.send()
+}
+
+// count adds one file's outcome to p's counts, reporting whether it was
+// read in the indexing phase (and so moves the ETA).
+func (p *Progress) count(ev FileEvent) bool {
+	switch ev.Status {
+	case StatusIndexed:
+		p.Indexed++
+	case StatusUnchanged:
+		p.Unchanged++
+	case StatusSkipped:
+		p.Skipped++
+	case StatusFailed:
+		p.Failed++
+	case StatusRemoved:
+		p.Removed++
+	}
+	p.Chunks += ev.Chunks
+	if !ev.Unchanged && ev.Status != StatusRemoved && p.Phase == PhaseIndexing {
+		p.FilesDone++
+		p.Bytes += ev.Bytes
+		return true
+	}
+	return false
 }
 
 // eta extrapolates the rate of the current phase.
@@ -171,12 +180,21 @@ func (r *reporter) eta(done, total float64) time.Duration {
 }
 
 // fill copies the counts into the run record.
-func (r *reporter) fill(run *store.Run) {
+func (r *reporter) fill(run *store.Run) { r.fillWith(run, nil) }
+
+// fillWith copies into the run record the counts as they will be once
+// pending, the events of a transaction not yet committed, are reported:
+// the transaction records them with its files.
+func (r *reporter) fillWith(run *store.Run, pending []FileEvent) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	run.FilesSeen, run.FilesIndexed, run.FilesUnchanged = r.p.FilesSeen, r.p.Indexed, r.p.Unchanged
-	run.FilesSkipped, run.FilesFailed, run.FilesRemoved = r.p.Skipped, r.p.Failed, r.p.Removed
-	run.Chunks, run.Bytes = r.p.Chunks, r.p.Bytes
+	p := r.p
+	r.mu.Unlock()
+	for _, ev := range pending {
+		p.count(ev)
+	}
+	run.FilesSeen, run.FilesIndexed, run.FilesUnchanged = p.FilesSeen, p.Indexed, p.Unchanged
+	run.FilesSkipped, run.FilesFailed, run.FilesRemoved = p.Skipped, p.Failed, p.Removed
+	run.Chunks, run.Bytes = p.Chunks, p.Bytes
 }
 
 func (r *reporter) finish(run store.Run) {

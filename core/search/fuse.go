@@ -87,6 +87,9 @@ type Passage struct {
 	// Navigation marks a table of contents, an index or a list of figures:
 	// a page that points to the answer rather than holding it.
 	Navigation bool `json:"navigation,omitempty"`
+
+	// PathEscaped is set when Path is not valid UTF-8: see EscapePath.
+	PathEscaped string `json:"path_escaped,omitempty"`
 }
 
 // Result is a passage in the fused ranking, with the evidence of why it

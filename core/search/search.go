@@ -331,7 +331,7 @@ func (s *Searcher) load(ctx context.Context, c *Candidates) error {
 	}
 	c.Passages = make(map[int64]*Passage, len(infos))
 	for id, ci := range infos {
-		p := &Passage{ChunkID: id, DocumentID: ci.DocumentID, Path: ci.Path, Title: ci.Title, Format: ci.Format,
+		p := &Passage{ChunkID: id, DocumentID: ci.DocumentID, Path: ci.Path, PathEscaped: EscapePath(ci.Path), Title: ci.Title, Format: ci.Format,
 			Heading: ci.Heading, Text: ci.Text, UnitKind: ci.UnitKind, Page: ci.Page, Label: ci.Label,
 			LineStart: ci.LineStart, LineEnd: ci.LineEnd}
 		words, at := termWords(ci.Text, c.Terms)

@@ -140,7 +140,7 @@ func (db *DB) Folders(ctx context.Context) ([]Folder, error) {
 			if err != nil {
 				return err
 			}
-			runs, err := listRuns(c, `WHERE folder = ? ORDER BY id DESC LIMIT 1`, f.Path)
+			runs, err := db.listRuns(c, `WHERE folder = ? ORDER BY id DESC LIMIT 1`, f.Path)
 			if err != nil {
 				return err
 			}

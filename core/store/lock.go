@@ -36,3 +36,27 @@ func lockPath(path string) (unlock func(), err error) {
 		f.Close()
 	}, nil
 }
+
+// Indexing reports whether an indexing run holds the knowledge base, in
+// this process or another. It is the one rule for "a run is in progress":
+// the doctor says so, and a run recorded as running whose lock is free is
+// shown as interrupted (see listRuns). It creates nothing: without a lock
+// file no run ever started here.
+func (db *DB) Indexing() (bool, error) {
+	f, err := os.Open(db.path + ".lock")
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("indexing lock: %w", err)
+	}
+	defer f.Close()
+	// A shared lock: two readers probing at once do not see each other.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return true, nil
+		}
+		return false, fmt.Errorf("indexing lock: %w", err)
+	}
+	return false, nil // closing f releases the shared lock
+}

@@ -67,18 +67,54 @@ func (db *DB) FinishRun(ctx context.Context, r Run) error {
 	})
 }
 
+// RecordRunProgress records r's counts so far in the transaction that
+// writes the files they count: a run that dies keeps the counts of what it
+// committed.
+func (tx *Tx) RecordRunProgress(r Run) error {
+	s, err := tx.db.stmt(`UPDATE index_runs SET files_seen = ?, files_indexed = ?, files_unchanged = ?, files_skipped = ?,
+		files_failed = ?, files_removed = ?, chunks = ?, bytes = ? WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	if err := bind(s, r.FilesSeen, r.FilesIndexed, r.FilesUnchanged, r.FilesSkipped, r.FilesFailed, r.FilesRemoved,
+		r.Chunks, r.Bytes, r.ID); err != nil {
+		return err
+	}
+	return s.Exec()
+}
+
 // Runs returns the most recent runs, newest first.
 func (db *DB) Runs(ctx context.Context, limit int) ([]Run, error) {
 	var out []Run
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		var err error
-		out, err = listRuns(c, `ORDER BY id DESC LIMIT ?`, limit)
+		out, err = db.listRuns(c, `ORDER BY id DESC LIMIT ?`, limit)
 		return err
 	})
 	return out, err
 }
 
-func listRuns(c *sqlite3.Conn, tail string, args ...any) ([]Run, error) {
+// listRuns reads runs. A run recorded as running whose indexing lock is
+// free was left by a process that died (killed, or stopped by a full disk
+// before it could record the end): it is shown as interrupted, with the
+// counts it committed. StartRun records that verdict at the next run.
+func (db *DB) listRuns(c *sqlite3.Conn, tail string, args ...any) ([]Run, error) {
+	runs, err := readRuns(c, tail, args...)
+	if err != nil {
+		return nil, err
+	}
+	for i := range runs {
+		if runs[i].Status != RunRunning {
+			continue
+		}
+		if busy, err := db.Indexing(); err == nil && !busy {
+			runs[i].Status = RunInterrupted
+		}
+	}
+	return runs, nil
+}
+
+func readRuns(c *sqlite3.Conn, tail string, args ...any) ([]Run, error) {
 	var out []Run
 	err := query(c, `SELECT id, folder, started_at, finished_at, status, files_seen, files_indexed, files_unchanged,
 		files_skipped, files_failed, files_removed, chunks, bytes, error FROM index_runs `+tail, args,

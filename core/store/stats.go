@@ -50,7 +50,7 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 		if st.SchemaVersion, err = userVersion(c); err != nil {
 			return err
 		}
-		runs, err := listRuns(c, `ORDER BY id DESC LIMIT 1`)
+		runs, err := db.listRuns(c, `ORDER BY id DESC LIMIT 1`)
 		if len(runs) > 0 {
 			st.LastRun = &runs[0]
 		}

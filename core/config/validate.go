@@ -1,0 +1,165 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"reflect"
+	"strings"
+
+	"cairn/core/netgate"
+)
+
+// Problem is one setting whose value cannot work.
+type Problem struct {
+	Key string // the settings file's key: "retrieval.top_k"
+	Msg string // what is wrong, naming the key and the value
+	// From is where the value came from when it was not the settings
+	// file: a CAIRN_* variable, or a command-line flag ("--top-k").
+	From string
+}
+
+func (p Problem) String() string {
+	if p.From != "" {
+		return p.From + ": " + p.Msg
+	}
+	return p.Msg
+}
+
+// InvalidError lists every setting Validate rejects.
+type InvalidError struct{ Problems []Problem }
+
+func (e *InvalidError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return "invalid settings: " + strings.Join(parts, "; ")
+}
+
+// Normalize puts the names a setting chooses from (modes, levels) in the
+// form Validate and the rest of Cairn compare with: "ONLINE" and " online"
+// mean online wherever they come from.
+func (c *Config) Normalize() {
+	for _, s := range []*string{&c.Retrieval.Mode, &c.Retrieval.Fusion, &c.Network.Mode, &c.Network.API,
+		&c.Answer.Verify, &c.Log.Level} {
+		*s = strings.ToLower(strings.TrimSpace(*s))
+	}
+}
+
+// Validate rejects settings that cannot work with an *InvalidError naming
+// each one and its value. It is the one check of the settings file, the
+// CAIRN_* variables and the command-line flags; call Normalize first.
+func (c Config) Validate() error {
+	var ps []Problem
+	bad := func(key, format string, args ...any) {
+		ps = append(ps, Problem{Key: key, Msg: key + " " + fmt.Sprintf(format, args...)})
+	}
+	// NaN passes every comparison below and infinity most; CAIRN_* variables
+	// can spell both.
+	nonFinite := map[string]bool{}
+	eachFloat(c, func(key string, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			bad(key, "must be a finite number, not %v", x)
+			nonFinite[key] = true
+		}
+	})
+	check := func(key string, ok bool, format string, args ...any) {
+		if !ok && !nonFinite[key] {
+			bad(key, format, args...)
+		}
+	}
+	r := c.Retrieval
+	check("retrieval.top_k", r.TopK >= 1, "must be at least 1, not %d", r.TopK)
+	check("retrieval.min_score", r.MinScore >= 0 && r.MinScore <= 1, "must be between 0 and 1, not %v", r.MinScore)
+	check("retrieval.rrf_k", r.RRFK >= 0, "must not be negative, not %v", r.RRFK)
+	check("retrieval.vector_weight", r.VectorWeight >= 0 && r.VectorWeight <= 1, "must be between 0 and 1, not %v", r.VectorWeight)
+	check("retrieval.per_doc_cap", r.PerDocCap >= 0, "must not be negative (0: no cap), not %d", r.PerDocCap)
+	oneOf := func(key, val string, allowed ...string) {
+		for _, a := range allowed {
+			if val == a {
+				return
+			}
+		}
+		bad(key, "%q: use %s or %s", val, strings.Join(allowed[:len(allowed)-1], ", "), allowed[len(allowed)-1])
+	}
+	if r.Mode != "" {
+		oneOf("retrieval.mode", r.Mode, "hybrid", "bm25", "vector")
+	}
+	oneOf("retrieval.fusion", r.Fusion, "rrf", "weighted")
+	check("chunking.size", c.Chunking.Size >= 100, "must be at least 100 characters, not %d", c.Chunking.Size)
+	check("chunking.overlap", c.Chunking.Overlap >= 0 && c.Chunking.Overlap < c.Chunking.Size/2,
+		"must be between 0 and half of chunking.size, not %d", c.Chunking.Overlap)
+	oneOf("network.mode", c.Network.Mode, "offline", "online", "admin")
+	oneOf("network.api", c.Network.API, "openai", "ollama")
+	for _, u := range []struct{ key, val, secret string }{
+		{"network.endpoint", c.Network.Endpoint, "; an API key goes in CAIRN_API_KEY or the keyring (`cairn network key set`)"},
+		{"network.catalog", c.Network.Catalog, ""},
+	} {
+		if u.val == "" {
+			continue
+		}
+		p, err := url.Parse(u.val)
+		switch {
+		case err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "":
+			bad(u.key, "%q: use an http:// or https:// URL", netgate.RedactURL(u.val))
+		case p.User != nil:
+			// The settings file is no place for a secret, and the URL
+			// is shown in messages and logs.
+			bad(u.key, "%q: remove the user name and password from the URL%s", netgate.RedactURL(u.val), u.secret)
+		}
+	}
+	for _, a := range c.Network.Allow {
+		if err := netgate.CheckAllow(a); err != nil {
+			ps = append(ps, Problem{Key: "network.allow", Msg: err.Error()})
+		}
+	}
+	oneOf("answer.verify", c.Answer.Verify, "off", "warn", "block")
+	check("index.max_file_mb", c.Index.MaxFileMB >= 1, "must be at least 1, not %d", c.Index.MaxFileMB)
+	check("index.timeout_sec", c.Index.TimeoutSec >= 0, "must not be negative (0: the default), not %d", c.Index.TimeoutSec)
+	check("embedding.batch_mb", c.Embedding.BatchMB >= 1, "must be at least 1, not %d", c.Embedding.BatchMB)
+	if c.Log.Level != "" {
+		oneOf("log.level", c.Log.Level, "debug", "info", "warn", "warning", "error")
+	}
+	if len(ps) > 0 {
+		return &InvalidError{Problems: ps}
+	}
+	return nil
+}
+
+// eachFloat calls fn with the key and value of every number setting.
+func eachFloat(c Config, fn func(key string, x float64)) {
+	v := reflect.ValueOf(c)
+	for i := 0; i < v.NumField(); i++ {
+		sv := v.Field(i)
+		if sv.Kind() != reflect.Struct || !v.Type().Field(i).IsExported() {
+			continue
+		}
+		for j := 0; j < sv.NumField(); j++ {
+			if sv.Field(j).Kind() == reflect.Float64 {
+				fn(jsonName(v.Type().Field(i))+"."+jsonName(sv.Type().Field(j)), sv.Field(j).Float())
+			}
+		}
+	}
+}
+
+// fromEnv marks each problem whose value came from a CAIRN_* variable with
+// that variable, so the message says what to correct.
+func fromEnv(err error, environ []string) error {
+	var inv *InvalidError
+	if !errors.As(err, &inv) {
+		return err
+	}
+	set := map[string]bool{}
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		set[name] = true
+	}
+	for i, p := range inv.Problems {
+		if name := "CAIRN_" + strings.ToUpper(strings.ReplaceAll(p.Key, ".", "_")); set[name] {
+			inv.Problems[i].From = name
+		}
+	}
+	return err
+}
