@@ -116,11 +116,16 @@ func checkKB(ctx context.Context, path string) []Check {
 	if err != nil {
 		return []Check{failFrom("knowledge base", err, "check that the file is readable by you")}
 	}
-	db, err := store.Open(path, store.Options{Readers: 1})
+	db, err := store.Open(path, store.Options{Readers: 1, ReadOnly: true})
 	if err != nil {
 		return []Check{failFrom(kbCheckName(err), err, damaged)}
 	}
 	defer db.Close()
+	if v := db.Version(); v < store.SchemaVersion {
+		return []Check{{Verdict: Warn, Name: "knowledge base", Code: fault.StoreOlder,
+			Detail: fmt.Sprintf("%s has schema %d, from an older Cairn; this one uses %d", path, v, store.SchemaVersion),
+			Fix:    "run `cairn index FOLDER` on it once (or open it in the window), which brings it up to date; then run doctor again"}}
+	}
 	h, err := db.Health(ctx)
 	if err != nil {
 		return []Check{failFrom(kbCheckName(err), err, damaged)}
@@ -162,11 +167,13 @@ func checkKB(ctx context.Context, path string) []Check {
 	default:
 		out = append(out, Check{Verdict: Pass, Name: "vectors", Detail: fmt.Sprintf("%d vectors of %s, %d dimensions as recorded", st.Vectors, st.VectorModel, st.VectorDim)})
 	}
-	if unlock, err := db.LockIndexing(); err != nil {
-		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: fault.FirstLine(err.Error()), Code: fault.CodeOf(err),
+	switch busy, err := db.Indexing(); {
+	case err != nil:
+		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: err.Error()})
+	case busy:
+		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: store.ErrIndexing.Error(), Code: fault.StoreBusy,
 			Fix: "the checks above saw the knowledge base as it was while that run wrote; run doctor again when it is done"})
-	} else {
-		unlock()
+	default:
 		out = append(out, Check{Verdict: Pass, Name: "indexing", Detail: "no indexing run in progress"})
 	}
 	return out
