@@ -30,7 +30,7 @@ func runApp(ctx context.Context, env *cliEnv) error {
 		Version:     version,
 		SettingsErr: env.cfgErr,
 		Open: func(ctx context.Context, kb string, cfg config.Config) (ui.Engine, error) {
-			e, err := core.Open(ctx, cfg, env.dirs, core.Options{KB: kb, Log: env.log, Dial: env.dial, Keyring: env.keyring})
+			e, err := core.Open(ctx, cfg, env.dirs, core.Options{KB: kb, Write: true, Log: env.log, Dial: env.dial, Keyring: env.keyring})
 			if err != nil {
 				return nil, err
 			}
@@ -53,7 +53,7 @@ func runApp(ctx context.Context, env *cliEnv) error {
 // knowledge base (on first start, the bundled user guide) and shows what it
 // holds with an example search.
 func runHeadless(ctx context.Context, env *cliEnv) error {
-	eng, err := kbFlags{}.open(ctx, env)
+	eng, err := kbFlags{}.openWrite(ctx, env)
 	if err != nil {
 		return err
 	}

@@ -8,11 +8,16 @@ import (
 	"cairn/core"
 )
 
-// kbAndFile parses `cairn NAME [--kb NAME|--db PATH] FILE`.
-func kbAndFile(name, usage string, env *cliEnv, args []string) (core.Options, string, error) {
+// kbAndFile parses `cairn NAME [--kb NAME|--db PATH] FILE`, and with
+// create the flag --create, which sets Write.
+func kbAndFile(name, usage string, env *cliEnv, args []string, create bool) (core.Options, string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var kb kbFlags
 	kb.add(fs)
+	var write bool
+	if create {
+		fs.BoolVar(&write, "create", false, "create the knowledge base from the backup when none exists at the path")
+	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return core.Options{}, "", err
@@ -20,11 +25,11 @@ func kbAndFile(name, usage string, env *cliEnv, args []string) (core.Options, st
 	if len(pos) != 1 {
 		return core.Options{}, "", usageError{usage}
 	}
-	return core.Options{KB: kb.kb, DB: kb.db, Log: env.log}, pos[0], nil
+	return core.Options{KB: kb.kb, DB: kb.db, Write: write, Log: env.log}, pos[0], nil
 }
 
 func runBackup(ctx context.Context, env *cliEnv, args []string) error {
-	opt, dest, err := kbAndFile("backup", "backup needs the file to write: cairn backup [--kb NAME] DEST.db", env, args)
+	opt, dest, err := kbAndFile("backup", "backup needs the file to write: cairn backup [--kb NAME] DEST.db", env, args, false)
 	if err != nil {
 		return err
 	}
@@ -37,7 +42,7 @@ func runBackup(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 func runRestore(ctx context.Context, env *cliEnv, args []string) error {
-	opt, src, err := kbAndFile("restore", "restore needs the backup file: cairn restore SRC.db [--kb NAME]", env, args)
+	opt, src, err := kbAndFile("restore", "restore needs the backup file: cairn restore SRC.db [--kb NAME] [--create]", env, args, true)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 	db := filepath.Join(work, "ask.db")
 	removeKB(db)
 	defer removeKB(db)
-	eng, err := core.Open(ctx, cfg, env.dirs, core.Options{DB: db})
+	eng, err := core.Open(ctx, cfg, env.dirs, core.Options{DB: db, Write: true})
 	if err != nil {
 		return AskBenchResult{}, err
 	}

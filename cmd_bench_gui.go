@@ -153,7 +153,7 @@ func prepareGUIKB(ctx context.Context, env *cliEnv, home, corpus string) (chunks
 	cfg := config.Default("")
 	cfg.Paths.DataDir, cfg.Paths.ModelsDir, cfg.Paths.KB = dirs.Data, filepath.Join(dirs.Data, "models"), guiKB
 	cfg.Chunking.Size = guiChunkSize
-	e, err := core.Open(ctx, cfg, dirs, core.Options{KB: guiKB})
+	e, err := core.Open(ctx, cfg, dirs, core.Options{KB: guiKB, Write: true})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -158,7 +158,7 @@ func evalInjection(ctx context.Context, env *cliEnv, args []string) error {
 	writers := []struct{ name, model string }{{"obedient", ""}, {"tiny", tiny}}
 	if *model == "" {
 		// The configured chat model, if there is one.
-		eng, err := core.Open(ctx, env.cfg, env.dirs, core.Options{DB: filepath.Join(work, "probe.db")})
+		eng, err := core.Open(ctx, env.cfg, env.dirs, core.Options{DB: filepath.Join(work, "probe.db"), Write: true})
 		if err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func injectionRuns(ctx context.Context, env *cliEnv, db, docs string, index bool
 	if model != "" {
 		cfg.Generation.Model = model
 	}
-	eng, err := core.Open(ctx, cfg, env.dirs, core.Options{DB: db})
+	eng, err := core.Open(ctx, cfg, env.dirs, core.Options{DB: db, Write: true})
 	if err != nil {
 		return nil, err
 	}

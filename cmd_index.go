@@ -23,7 +23,7 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) != 1 {
 		return usageError{"index needs exactly one folder: cairn index DIR"}
 	}
-	eng, err := kb.open(ctx, env)
+	eng, err := kb.openWrite(ctx, env)
 	if err != nil {
 		return err
 	}

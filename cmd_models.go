@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"cairn/core"
 	"cairn/core/llm"
 )
 
@@ -20,7 +21,8 @@ func runModels(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	eng, err := kb.open(ctx, env)
+	// The models commands need no knowledge base, and must not create one.
+	eng, err := core.Open(ctx, env.cfg, env.dirs, core.Options{NoKB: true, Log: env.log, Dial: env.dial, Keyring: env.keyring})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -70,6 +71,10 @@ func TestNetworkCommandShowsAndSwitchesTheMode(t *testing.T) {
 	raw, _ := os.ReadFile(filepath.Join(home, "config", "settings.json"))
 	if !strings.Contains(string(raw), `"mode": "online"`) || strings.Contains(string(raw), "api.example.test") {
 		t.Errorf("settings file (the endpoint came from the environment and must stay out):\n%s", raw)
+	}
+	// status reads a knowledge base, which an index run creates.
+	if _, errs, code := netCLI(t, home, rec, keys, "", "index", t.TempDir()); code != 0 {
+		t.Fatalf("index: %s", errs)
 	}
 	out, _, _ = netCLI(t, home, rec, keys, "", "status", "--json")
 	if !strings.Contains(out, `"network_mode": "online"`) {
@@ -187,6 +192,8 @@ func sha(b []byte) string {
 }
 
 func TestModelsPullDownloadsThroughTheGateWithProgressAndIsListed(t *testing.T) {
+	old := syscall.Umask(0o022) // what Cairn creates must not depend on it
+	defer syscall.Umask(old)
 	home, srv, rec, data := pullSetup(t, "online", false)
 	keys := remotetest.Keyring{}
 	out, errs, code := netCLI(t, home, rec, keys, "", "models", "pull", "all-minilm-l6-v2")
@@ -211,6 +218,11 @@ func TestModelsPullDownloadsThroughTheGateWithProgressAndIsListed(t *testing.T) 
 	if reqs := srv.requests(); len(reqs) != 1 || reqs[0] != "" {
 		t.Errorf("requests %q", reqs)
 	}
+	for p, mode := range map[string]os.FileMode{dest: 0o600, filepath.Dir(dest): 0o700} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != mode {
+			t.Errorf("%s: %v, want mode %04o", p, err, mode)
+		}
+	}
 	raw, _ := os.ReadFile(filepath.Join(home, "state", "audit.log"))
 	if !strings.Contains(string(raw), `"mode":"online","addr":"models.example.test:8080","purpose":"models pull","decision":"allowed","reason":"online mode: the model catalogue"`) ||
 		strings.Contains(string(raw), "resolve") {
@@ -220,6 +232,9 @@ func TestModelsPullDownloadsThroughTheGateWithProgressAndIsListed(t *testing.T) 
 	out, _, code = netCLI(t, home, rec, keys, "", "models", "list")
 	if code != 0 || !strings.Contains(out, "tiny-minilm-test (embedding,") || !strings.Contains(out, dest) {
 		t.Errorf("models list:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(home, "data", "kb")); !os.IsNotExist(err) {
+		t.Errorf("the models commands made a knowledge base: %v", err)
 	}
 	out, _, code = netCLI(t, home, rec, keys, "", "models", "pull", "all-minilm-l6-v2")
 	if code != 0 || out != "all-minilm-l6-v2 is already in the models folder: "+dest+"\n" || len(srv.requests()) != 1 {

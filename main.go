@@ -47,7 +47,7 @@ func commands() []command {
 		{"network", "[offline|online|admin] | key [show|set|delete]", "show or switch the network gate's mode; manage the API key", runNetwork},
 		{"doctor", "[--load]", "check the knowledge base, models, OCR, disk and settings; non-zero exit when a check fails", runDoctor},
 		{"backup", "DEST.db", "write a consistent copy of the knowledge base (safe while indexing)", runBackup},
-		{"restore", "SRC.db", "replace the knowledge base with a checked backup, keeping the old file as .bak", runRestore},
+		{"restore", "SRC.db [--create]", "replace the knowledge base with a checked backup, keeping the old file as .bak (--create: make a new one)", runRestore},
 		{"bench", "[all|index|extract|embed|generate|vector|load|gui|ask|quality] [--runs N] [--limit N] [--duration D]", "measure indexing, search, extraction, models, answers and the window (README: Performance)", runBench},
 		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
 			fmt.Fprintln(env.stdout, "cairn", version)
@@ -226,8 +226,21 @@ func (k *kbFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&k.db, "db", "", "knowledge base file `path`")
 }
 
+// open opens the knowledge base read-only: it must exist and be Cairn's,
+// and nothing in it changes.
 func (k kbFlags) open(ctx context.Context, env *cliEnv) (*core.Engine, error) {
-	return core.Open(ctx, env.cfg, env.dirs, core.Options{KB: k.kb, DB: k.db, Log: env.log, Dial: env.dial, Keyring: env.keyring})
+	return core.Open(ctx, env.cfg, env.dirs, k.options(env))
+}
+
+// openWrite opens the knowledge base for an index run, creating it if need be.
+func (k kbFlags) openWrite(ctx context.Context, env *cliEnv) (*core.Engine, error) {
+	opt := k.options(env)
+	opt.Write = true
+	return core.Open(ctx, env.cfg, env.dirs, opt)
+}
+
+func (k kbFlags) options(env *cliEnv) core.Options {
+	return core.Options{KB: k.kb, DB: k.db, Log: env.log, Dial: env.dial, Keyring: env.keyring}
 }
 
 // parseFlags parses args allowing flags before and after positional

@@ -84,11 +84,12 @@ func TestIndexSearchStatusJSON(t *testing.T) {
 	if st["documents"].(float64) != 8 || st["chunks"].(float64) < 8 || st["embedding_model"] != "" {
 		t.Errorf("status %v", st)
 	}
-	// The default knowledge base was not touched.
-	out, _, _ = cli(t, home, "status", "--json")
-	json.Unmarshal([]byte(out), &st)
-	if st["documents"].(float64) != 0 {
-		t.Errorf("default kb has %v documents", st["documents"])
+	// The default knowledge base was not touched, nor created by status.
+	def := filepath.Join(home, "data", "kb", "default.db")
+	_, errs, code = cli(t, home, "status", "--json")
+	wantFault(t, "status of a knowledge base never indexed", errs, code, "no knowledge base at "+def, "STORE-001")
+	if _, err := os.Stat(def); !os.IsNotExist(err) {
+		t.Errorf("status created the default knowledge base: %v", err)
 	}
 }
 

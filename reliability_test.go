@@ -295,7 +295,7 @@ func TestFilesArePrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]os.FileMode{
-		kb: 0o600, kb + "-wal": 0o600, kb + "-shm": 0o600, kb + ".lock": 0o600,
+		kb: 0o600, kb + "-wal": 0o600, kb + "-shm": 0o600,
 		filepath.Join(dirs.Data, "kb"): 0o700, dirs.Data: 0o700,
 		dirs.SettingsFile(): 0o600, dirs.Config: 0o700,
 		filepath.Join(dirs.State, "cairn.log"): 0o600, dirs.State: 0o700,
@@ -314,7 +314,7 @@ func TestFilesArePrivate(t *testing.T) {
 	db.Close()
 
 	// A knowledge base left readable by an older version is tightened on open.
-	for _, p := range []string{kb, kb + ".lock"} {
+	for _, p := range []string{kb, kb + "-wal"} {
 		os.Chmod(p, 0o644)
 	}
 	if _, _, code := cli(t, home, "status", "--kb", "p"); code != 0 {
@@ -540,4 +540,54 @@ func TestDamagedSchemaIsQuoted(t *testing.T) {
 			t.Errorf("raw byte %#x in the message: %q", b, errs)
 		}
 	}
+}
+
+// TestCommandsTouchOnlyCairnsFiles: commands that only read never create
+// or change a file; an index run refuses another program's database, a
+// path in a missing folder and a file with two names, and follows a
+// symbolic link to the real file.
+func TestCommandsTouchOnlyCairnsFiles(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	other := filepath.Join(dir, "places.sqlite")
+	storetest.Exec(t, other, `PRAGMA journal_mode=WAL`, `CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)`)
+	before, _ := os.ReadFile(other)
+	for _, args := range [][]string{
+		{"search", "router", "--db", other}, {"ask", "router?", "--db", other}, {"status", "--db", other},
+		{"backup", "--db", other, filepath.Join(dir, "b.db")}, {"index", corpusDir(t), "--db", other},
+	} {
+		_, errs, code := cli(t, home, args...)
+		wantFault(t, args[0]+" of another program's database", errs, code, "is another program's SQLite database", "STORE-006")
+	}
+	if after, _ := os.ReadFile(other); string(after) != string(before) {
+		t.Error("another program's database changed")
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Errorf("files beside it: %v", es)
+	}
+
+	missing := filepath.Join(dir, "missing.db")
+	_, errs, code := cli(t, home, "search", "router", "--db", missing)
+	wantFault(t, "search of a missing file", errs, code, "no knowledge base at "+missing, "STORE-001")
+	nowhere := filepath.Join(dir, "nonexistent", "x.db")
+	_, errs, code = cli(t, home, "index", corpusDir(t), "--db", nowhere)
+	wantFault(t, "index into a missing folder", errs, code, "the folder "+filepath.Dir(nowhere)+" does not exist", "STORE-001")
+	if _, err := os.Stat(filepath.Dir(nowhere)); !os.IsNotExist(err) {
+		t.Errorf("the folder was created: %v", err)
+	}
+
+	kb := filepath.Join(dir, "kb.db")
+	if _, errs, code := cli(t, home, "index", corpusDir(t), "--db", kb); code != 0 {
+		t.Fatal(errs)
+	}
+	link := filepath.Join(t.TempDir(), "link.db")
+	os.Symlink(kb, link)
+	if out, errs, code := cli(t, home, "search", "reset the router", "--db", link, "--json"); code != 0 || !strings.Contains(out, "router-x200.md") {
+		t.Errorf("search through a symbolic link: %d %s %s", code, out, errs)
+	}
+	if es, _ := os.ReadDir(filepath.Dir(link)); len(es) != 1 {
+		t.Errorf("files beside the link: %v", es)
+	}
+	os.Link(kb, filepath.Join(dir, "kb2.db"))
+	_, errs, code = cli(t, home, "index", corpusDir(t), "--db", filepath.Join(dir, "kb2.db"))
+	wantFault(t, "index through a hard link", errs, code, "has 2 names (hard links)", "STORE-011")
 }

@@ -2,10 +2,7 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"cairn/core/config"
 	"cairn/core/fault"
@@ -16,18 +13,12 @@ import (
 // dest (a new file), even while an indexing run writes to it, checks the
 // copy and returns what it holds.
 func Backup(ctx context.Context, cfg config.Config, opt Options, dest string) (store.Stats, error) {
-	path, err := opt.path(cfg)
-	if err != nil {
-		return store.Stats{}, err
-	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return store.Stats{}, fault.New(fault.StoreOpen, "no knowledge base at "+path, "check --kb or --db; `cairn status` shows the default one", err)
-	}
 	log := opt.logger()
-	db, err := store.Open(path, store.Options{Readers: 1})
+	db, err := opt.openStore(cfg, store.Options{Readers: 1, ReadOnly: true})
 	if err != nil {
 		return store.Stats{}, err
 	}
+	path := db.Path()
 	defer db.Close()
 	if err := db.Backup(ctx, dest); err != nil {
 		log.Error("backup failed", "path", path, "dest", dest, "code", string(fault.CodeOf(err)), "err", err)
@@ -43,14 +34,21 @@ func Backup(ctx context.Context, cfg config.Config, opt Options, dest string) (s
 
 // Restore replaces the knowledge base opt names with the backup at src, once
 // the backup passes every check; see store.Restore. The replaced file is
-// kept next to it with the suffix .bak.
+// kept next to it with the suffix .bak. With opt.Write, a knowledge base
+// that does not exist is created from the backup; without it, that is an
+// error.
 func Restore(ctx context.Context, cfg config.Config, opt Options, src string) (store.Stats, error) {
 	path, err := opt.path(cfg)
 	if err != nil {
 		return store.Stats{}, err
 	}
+	if opt.Write {
+		if err := opt.makeFolder(path); err != nil {
+			return store.Stats{}, err
+		}
+	}
 	log := opt.logger()
-	st, err := store.Restore(ctx, src, path)
+	st, err := store.Restore(ctx, src, path, opt.Write)
 	if err != nil {
 		log.Error("restore failed", "path", path, "src", src, "code", string(fault.CodeOf(err)), "err", err)
 		return st, err

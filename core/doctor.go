@@ -116,11 +116,16 @@ func checkKB(ctx context.Context, path string) []Check {
 	if err != nil {
 		return []Check{failFrom("knowledge base", err, "check that the file is readable by you")}
 	}
-	db, err := store.Open(path, store.Options{Readers: 1})
+	db, err := store.Open(path, store.Options{Readers: 1, ReadOnly: true})
 	if err != nil {
 		return []Check{failFrom(kbCheckName(err), err, damaged)}
 	}
 	defer db.Close()
+	if v := db.Version(); v < store.SchemaVersion {
+		return []Check{{Verdict: Warn, Name: "knowledge base", Code: fault.StoreOlder,
+			Detail: fmt.Sprintf("%s has schema %d, from an older Cairn; this one uses %d", path, v, store.SchemaVersion),
+			Fix:    "run `cairn index FOLDER` on it once (or open it in the window), which brings it up to date; then run doctor again"}}
+	}
 	h, err := db.Health(ctx)
 	if err != nil {
 		return []Check{failFrom(kbCheckName(err), err, damaged)}
@@ -164,8 +169,7 @@ func checkKB(ctx context.Context, path string) []Check {
 	}
 	switch busy, err := db.Indexing(); {
 	case err != nil:
-		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: fault.FirstLine(err.Error()),
-			Fix: "make the knowledge base's .lock file readable by you"})
+		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: fault.FirstLine(err.Error())})
 	case busy:
 		out = append(out, Check{Verdict: Warn, Name: "indexing", Detail: store.ErrIndexing.Error(), Code: fault.StoreBusy,
 			Fix: "the checks above saw the knowledge base as it was while that run wrote; run doctor again when it is done"})

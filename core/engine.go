@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -52,11 +53,21 @@ type Engine struct {
 	answer   config.Answer // guarded by answerMu; cfg.Answer is the value at open
 }
 
-// Options say which knowledge base to open.
+// Options say which knowledge base to open, and how.
 type Options struct {
 	KB  string       // knowledge base name under <data_dir>/kb; default cfg.Paths.KB
 	DB  string       // explicit database path; overrides KB
 	Log *slog.Logger // the log file (see core/logs); nil: no log
+
+	// Write opens the knowledge base for indexing and changes, creating it
+	// when it does not exist (an index run, the window). Without it the
+	// knowledge base is opened read-only: it must exist, be Cairn's and be
+	// up to date, and nothing is created or changed.
+	Write bool
+	// NoKB opens no knowledge base, for the commands that need only the
+	// models and the network gate (`cairn models`); the methods that
+	// search or index must not be called then.
+	NoKB bool
 
 	// Dial is the network gate's inner dialer; nil dials for real. Tests
 	// map host names onto servers on 127.0.0.1 and record every dial.
@@ -78,6 +89,35 @@ func (opt Options) logger() *slog.Logger {
 	return opt.Log
 }
 
+// openStore opens the knowledge base opt names. A knowledge base named
+// with KB lives in Cairn's own data folder, which is created for writing;
+// the folder of a --db path must exist.
+func (opt Options) openStore(cfg config.Config, so store.Options) (*store.DB, error) {
+	path, err := opt.path(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if !so.ReadOnly {
+		if err := opt.makeFolder(path); err != nil {
+			return nil, err
+		}
+	}
+	return store.Open(path, so)
+}
+
+// makeFolder creates the folder of path, a knowledge base opt names, when
+// it is Cairn's own (<data_dir>/kb); a --db path's folder is left alone.
+func (opt Options) makeFolder(path string) error {
+	if opt.DB != "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fault.New(fault.StoreOpen, "cannot create the knowledge base folder "+filepath.Dir(path),
+			"check that the data folder is writable (`cairn doctor`)", err)
+	}
+	return nil
+}
+
 // path is the database file opt names.
 func (opt Options) path(cfg config.Config) (string, error) {
 	if opt.DB != "" {
@@ -93,24 +133,28 @@ func (opt Options) path(cfg config.Config) (string, error) {
 	return KBPath(cfg, name), nil
 }
 
-// Open opens (creating if needed) a knowledge base. Models load on first
-// use, so opening is fast.
+// Open opens a knowledge base: read-only, or for writing (see
+// Options.Write). Models load on first use, so opening is fast.
 func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) (*Engine, error) {
-	path, err := opt.path(cfg)
-	if err != nil {
-		return nil, err
-	}
 	log := opt.logger()
 	net, err := OpenNetwork(cfg, dirs, opt)
 	if err != nil {
 		return nil, err
 	}
-	db, err := store.Open(path, store.Options{})
+	if opt.NoKB {
+		return &Engine{cfg: cfg, dirs: dirs, log: log, Network: net, answer: cfg.Answer}, nil
+	}
+	db, err := opt.openStore(cfg, store.Options{ReadOnly: !opt.Write})
 	if err != nil {
-		log.Error("open knowledge base", "path", path, "code", string(fault.CodeOf(err)), "err", err)
+		log.Error("open knowledge base", "code", string(fault.CodeOf(err)), "err", err)
 		return nil, err
 	}
-	log.Info("knowledge base opened", "path", db.Path())
+	if v := db.Version(); v < store.SchemaVersion {
+		db.Close()
+		return nil, fault.New(fault.StoreOlder, fmt.Sprintf("the knowledge base %s was made by an older Cairn (schema %d, this one uses %d)", db.Path(), v, store.SchemaVersion),
+			"run `cairn index FOLDER` on it once (or open it in the window), which brings it up to date; searching alone never changes it", nil)
+	}
+	log.Info("knowledge base opened", "path", db.Path(), "write", opt.Write)
 	kix := bm25.New(db)
 	kix.OnError = func(err error) { log.Warn("keyword index: searches use FTS5 until it syncs", "err", err) }
 	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), kix: kix, Network: net, answer: cfg.Answer}, nil
@@ -170,7 +214,9 @@ func (e *Engine) Close() error {
 	if e.ocr != nil {
 		e.ocr.Close()
 	}
-	e.kix.Close()
+	if e.kix != nil {
+		e.kix.Close()
+	}
 	return e.db.Close()
 }
 

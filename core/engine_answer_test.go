@@ -23,7 +23,7 @@ import (
 // test corpus indexed and the given generated models in its models folder.
 func testEngine(t *testing.T, tune func(*config.Config), models ...testmodel.Spec) *Engine {
 	t.Helper()
-	return testEngineWith(t, tune, Options{KB: "test"}, models...)
+	return testEngineWith(t, tune, Options{KB: "test", Write: true}, models...)
 }
 
 func testEngineWith(t *testing.T, tune func(*config.Config), opt Options, models ...testmodel.Spec) *Engine {
@@ -229,7 +229,7 @@ func TestAskOnlineThroughTheGate(t *testing.T) {
 	t.Setenv("CAIRN_API_KEY", "sk-test-1234")
 	eng := testEngineWith(t, func(c *config.Config) {
 		c.Network.Mode, c.Network.API, c.Network.Endpoint, c.Network.ChatModel = "online", "openai", "http://api.example.test/v1", "fake-gpt"
-	}, Options{KB: "test", Dial: dial}, testmodel.TinyChat())
+	}, Options{KB: "test", Write: true, Dial: dial}, testmodel.TinyChat())
 
 	var streamed strings.Builder
 	ans, err := eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), func(s string) { streamed.WriteString(s) })

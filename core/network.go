@@ -188,7 +188,9 @@ func (e *Engine) PullModel(ctx context.Context, name, wantSHA256 string, progres
 		}
 		return res, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Private like everything Cairn creates: the models folder says which
+	// models someone uses.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return res, fmt.Errorf("models folder %s: %w", dir, err)
 	}
 	err = llm.Download(ctx, e.gate.HTTPClient("models pull"), src, res.Path, want, progress)

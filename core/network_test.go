@@ -31,7 +31,7 @@ func openNetworkTest(t *testing.T, edit func(*config.Config)) (*Engine, config.D
 		edit(&cfg)
 	}
 	d := &netgatetest.Dialer{}
-	e, err := Open(context.Background(), cfg, dirs, Options{Dial: d.Dial, Keyring: remotetest.Keyring{}})
+	e, err := Open(context.Background(), cfg, dirs, Options{Write: true, Dial: d.Dial, Keyring: remotetest.Keyring{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestOpenRejectsABadAllowEntry(t *testing.T) {
 	cfg := config.Default("laptop")
 	cfg.Paths.DataDir = dirs.Data
 	cfg.Network.Allow = []string{"https://"}
-	_, err := Open(context.Background(), cfg, dirs, Options{})
+	_, err := Open(context.Background(), cfg, dirs, Options{Write: true})
 	if err == nil || !strings.Contains(err.Error(), `network gate: network.allow entry "https://"`) {
 		t.Errorf("err = %v", err)
 	}

@@ -62,7 +62,7 @@ func realEngineIn(home string) (config.Config, Opener) {
 	cfg := config.Default("desktop")
 	cfg.Paths.DataDir, cfg.Paths.ModelsDir, cfg.Paths.KB = dirs.Data, filepath.Join(dirs.Data, "models"), "default"
 	return cfg, func(ctx context.Context, kb string, cfg config.Config) (Engine, error) {
-		e, err := core.Open(ctx, cfg, dirs, core.Options{KB: kb})
+		e, err := core.Open(ctx, cfg, dirs, core.Options{KB: kb, Write: true})
 		if err != nil {
 			return nil, err
 		}

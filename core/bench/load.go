@@ -114,7 +114,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 		cfg.Chunking.Size = opt.ChunkSize
 	}
 	dirs := config.Dirs{Config: filepath.Join(home, "config"), Data: cfg.Paths.DataDir, State: filepath.Join(home, "state")}
-	e, err := core.Open(ctx, cfg, dirs, core.Options{})
+	e, err := core.Open(ctx, cfg, dirs, core.Options{Write: true})
 	if err != nil {
 		return rep, err
 	}

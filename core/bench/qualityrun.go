@@ -28,7 +28,11 @@ func QualityEngine(ctx context.Context, db, work string) (*core.Engine, error) {
 	cfg.Paths.DataDir, cfg.Paths.ModelsDir = filepath.Join(work, "data"), filepath.Join(work, "models")
 	cfg.Embedding.Model, cfg.Generation.Model = core.NoModel, core.NoModel
 	dirs := config.Dirs{Config: filepath.Join(work, "config"), Data: cfg.Paths.DataDir, State: filepath.Join(work, "state")}
-	return core.Open(ctx, cfg, dirs, core.Options{DB: db})
+	// The store creates no folders for a --db path; this scratch one is ours.
+	if err := os.MkdirAll(filepath.Dir(db), 0o700); err != nil {
+		return nil, err
+	}
+	return core.Open(ctx, cfg, dirs, core.Options{DB: db, Write: true})
 }
 
 // Indexed is a knowledge base IndexFresh built, open and ready to search.

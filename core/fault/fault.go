@@ -57,6 +57,8 @@ const (
 	StoreInUse    Code = "STORE-008" // restore refused: another process has the knowledge base open
 	StoreReadOnly Code = "STORE-009" // the file or its folder is not writable
 	StoreBackup   Code = "STORE-010" // a backup to restore is damaged, not a knowledge base, or too new
+	StoreLinked   Code = "STORE-011" // the file has more than one name (hard links)
+	StoreOlder    Code = "STORE-012" // made by an older Cairn: a command that only reads cannot bring it up to date
 )
 
 // Network (the network gate; see core/netgate).

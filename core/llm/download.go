@@ -122,10 +122,12 @@ func downloadOnce(ctx context.Context, client *http.Client, url, part string, pr
 		return httpStatusError{url: url, status: resp.Status}
 	}
 
-	f, err := os.OpenFile(part, flags, 0o644)
+	f, err := os.OpenFile(part, flags, 0o600)
 	if err != nil {
 		return fmt.Errorf("downloading %s: %w", url, err)
 	}
+	f.Chmod(0o600) // a part file an older version left readable
+
 	done := offset
 	if progress != nil {
 		progress(done, total)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
+	"golang.org/x/sys/unix"
 
 	"cairn/core/fault"
 )
@@ -84,7 +86,7 @@ func Verify(ctx context.Context, path string) (Stats, error) {
 	if _, err := os.Stat(path); err != nil {
 		return st, bad("cannot read it", err)
 	}
-	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY)
+	c, err := openUntouched(path)
 	if err != nil {
 		return st, bad("cannot open it", err)
 	}
@@ -126,29 +128,65 @@ func Verify(ctx context.Context, path string) (Stats, error) {
 	return st, nil
 }
 
+// openUntouched opens the database at path read-only without creating
+// anything beside it. Without a write-ahead log it opens it immutable: a
+// read-only connection to a file in WAL mode would create a -wal and a -shm
+// (with the umask's mode) and, unable to delete them, leave them behind.
+// A file with a log is read through it, as SQLite must.
+func openUntouched(path string) (*sqlite3.Conn, error) {
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
+		createCompanions(path)
+		return sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY)
+	}
+	u := url.URL{Scheme: "file", Path: path, RawQuery: "immutable=1"}
+	return sqlite3.OpenFlags(u.String(), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI)
+}
+
 // Restore replaces the knowledge base at dst with a copy of the backup at
 // src, after checking the copy: Verify, then every check of Check (the
 // full-text index, orphans, vectors), and migrating it to this version's
-// schema. It refuses while an indexing run holds dst or another connection
-// (a window, a search) has it open. The replaced file is kept as dst.bak.
-// It returns the restored copy's counts.
-func Restore(ctx context.Context, src, dst string) (Stats, error) {
-	dst, err := filepath.Abs(dst)
+// schema. The replaced file is kept as dst.bak. It returns the restored
+// copy's counts.
+//
+// It refuses while an indexing run holds dst (STORE-002) or while any
+// Cairn has it open, searching included (STORE-008): every Open holds the
+// use lock (lock.go) until Close, and Restore swaps the file only while it
+// holds that lock exclusively. It replaces only a knowledge base or a file
+// that is not a database at all (a damaged one): never another program's
+// database. A missing dst is created only with create.
+func Restore(ctx context.Context, src, dst string, create bool) (Stats, error) {
+	dst, err := resolve(dst)
 	if err != nil {
 		return Stats{}, err
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-		return Stats{}, classify(dst, err)
-	}
-	// Refuse at once when another process holds or uses dst, before the
-	// backup's checks, which take a while on a large file.
-	unlock, err := lockPath(dst)
+	k, err := identify(dst)
 	if err != nil {
 		return Stats{}, classify(dst, err)
 	}
-	defer unlock()
-	if err := closeWAL(dst); err != nil {
-		return Stats{}, err
+	switch {
+	case k == kindForeign:
+		return Stats{}, notCairn(dst, k, nil)
+	case k == kindMissing && !create:
+		return Stats{}, fault.New(fault.StoreOpen, "no knowledge base at "+dst,
+			"check --kb or --db, or pass --create to restore the backup into a new knowledge base there", nil)
+	}
+	var f *os.File // dst, with its indexing lock
+	if k != kindMissing {
+		// Refuse at once when another process holds or uses dst, before
+		// the backup's checks, which take a while on a large file.
+		if f, err = lockForRestore(dst); err != nil {
+			return Stats{}, err
+		}
+		defer f.Close()
+		release, err := useExclusive(f, dst)
+		if err != nil {
+			return Stats{}, err
+		}
+		err = closeWAL(dst)
+		release()
+		if err != nil {
+			return Stats{}, err
+		}
 	}
 	if _, err := Verify(ctx, src); err != nil {
 		return Stats{}, err
@@ -168,11 +206,17 @@ func Restore(ctx context.Context, src, dst string) (Stats, error) {
 		return Stats{}, fault.New(fault.StoreBackup, src+" fails the knowledge base checks",
 			"choose another backup file; `cairn doctor --db FILE` shows what is wrong with this one", err)
 	}
-	// closeWAL again: a window may have opened dst during the checks.
-	if err := closeWAL(dst); err != nil {
-		return Stats{}, err
-	}
-	if _, err := os.Stat(dst); err == nil {
+	if f != nil {
+		// Anyone who opened dst during the checks refuses the swap; anyone
+		// who opens it now waits for the swap, then opens the new file.
+		release, err := useExclusive(f, dst)
+		if err != nil {
+			return Stats{}, err
+		}
+		defer release()
+		if err := closeWAL(dst); err != nil {
+			return Stats{}, err
+		}
 		// The old file keeps its log (if a damaged file still has one)
 		// under the name SQLite looks for next to the .bak.
 		removeDB(dst + ".bak")
@@ -182,6 +226,8 @@ func Restore(ctx context.Context, src, dst string) (Stats, error) {
 		if err := os.Rename(dst, dst+".bak"); err != nil {
 			return Stats{}, fmt.Errorf("keep the old knowledge base: %w", err)
 		}
+	} else if _, err := os.Lstat(dst); err == nil {
+		return Stats{}, fmt.Errorf("restore: %s appeared during the checks; run restore again", dst)
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		return Stats{}, fmt.Errorf("restore %s: %w", dst, err)
@@ -190,9 +236,47 @@ func Restore(ctx context.Context, src, dst string) (Stats, error) {
 	return st, nil
 }
 
+// lockForRestore opens dst, refuses a file with several names, and takes
+// its indexing lock.
+func lockForRestore(dst string) (*os.File, error) {
+	f, err := os.OpenFile(dst, os.O_RDWR, 0)
+	if err != nil {
+		return nil, classify(dst, err)
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = checkLinks(dst, fi)
+	}
+	if err == nil {
+		var held bool
+		if held, err = lockByte(f, unix.F_WRLCK, indexByte); held {
+			err = classify(dst, ErrIndexing)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, classify(dst, err)
+	}
+	return f, nil
+}
+
+// useExclusive takes dst's use lock exclusively, which succeeds only when
+// no Cairn has dst open, and returns its release.
+func useExclusive(f *os.File, dst string) (release func(), err error) {
+	held, err := lockByte(f, unix.F_WRLCK, useByte)
+	if err != nil {
+		return nil, fmt.Errorf("knowledge base lock: %w", err)
+	}
+	if held {
+		return nil, fault.New(fault.StoreInUse, dst+" is open in another Cairn (a window or a command, searches included)",
+			"close it, or wait for the command to finish, then restore again", errInUse)
+	}
+	return func() { lockByte(f, unix.F_UNLCK, useByte) }, nil
+}
+
 // copyInto copies the database at src into the empty file dst.
 func copyInto(src, dst string) error {
-	c, err := sqlite3.OpenFlags(src, sqlite3.OPEN_READONLY)
+	c, err := openUntouched(src)
 	if err != nil {
 		return err
 	}

@@ -22,13 +22,20 @@ func createPrivate(path string) error {
 		return fmt.Errorf("create knowledge base %s: %w", path, err)
 	}
 	f.Close()
+	createCompanions(path)
+	return nil
+}
+
+// createCompanions creates the missing companions of the knowledge base at
+// path, empty and readable by the user only. O_EXCL: an existing one
+// belongs to SQLite and is left as it is. In a folder that is not writable
+// nothing is created, and SQLite reads without them.
+func createCompanions(path string) {
 	for _, suffix := range companions {
-		// O_EXCL: an existing log belongs to SQLite and is left as it is.
 		if f, err := os.OpenFile(path+suffix, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
 			f.Close()
 		}
 	}
-	return nil
 }
 
 // restrictFiles takes group and other permissions off the database and its
@@ -45,7 +52,8 @@ func restrictFiles(path string) {
 }
 
 // PrivateFiles lists the knowledge base's files that exist (the database,
-// its companions and the indexing lock) with their permissions.
+// its companions, and the lock file older versions made) with their
+// permissions.
 func PrivateFiles(path string) map[string]fs.FileMode {
 	out := map[string]fs.FileMode{}
 	for _, suffix := range append([]string{"", ".lock"}, companions...) {

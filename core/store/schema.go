@@ -150,6 +150,9 @@ END;
 // SchemaVersion is the schema version this build writes.
 var SchemaVersion = len(migrations)
 
+// migrate brings the schema up to date and marks the file as Cairn's
+// (ApplicationID), which knowledge bases made before the mark lack. Open
+// calls it only on a file identify found empty or Cairn's.
 func (db *DB) migrate() error {
 	return db.write(context.Background(), func(c *sqlite3.Conn) error {
 		v, err := userVersion(c)
@@ -157,8 +160,16 @@ func (db *DB) migrate() error {
 			return err
 		}
 		if v > len(migrations) {
-			return fault.New(fault.StoreNewer, fmt.Sprintf("schema version %d is newer than this Cairn's (%d)", v, len(migrations)),
-				"update Cairn, or open another knowledge base", nil)
+			return newerSchema(v)
+		}
+		app, err := pragmaInt(c, "application_id")
+		if err != nil {
+			return err
+		}
+		if uint32(app) != ApplicationID {
+			if err := c.Exec(fmt.Sprintf("PRAGMA application_id=%d", ApplicationID)); err != nil {
+				return fmt.Errorf("mark as a knowledge base: %w", err)
+			}
 		}
 		for i := v; i < len(migrations); i++ {
 			err := func() (err error) {
@@ -180,8 +191,16 @@ func (db *DB) migrate() error {
 	})
 }
 
-func userVersion(c *sqlite3.Conn) (int, error) {
-	s, _, err := c.Prepare(`PRAGMA user_version`)
+func newerSchema(v int) error {
+	return fault.New(fault.StoreNewer, fmt.Sprintf("schema version %d is newer than this Cairn's (%d)", v, len(migrations)),
+		"update Cairn, or open another knowledge base", nil)
+}
+
+func userVersion(c *sqlite3.Conn) (int, error) { return pragmaInt(c, "user_version") }
+
+// pragmaInt reads an integer pragma (name is a constant of the caller's).
+func pragmaInt(c *sqlite3.Conn, name string) (int, error) {
+	s, _, err := c.Prepare(`PRAGMA ` + name)
 	if err != nil {
 		return 0, err
 	}

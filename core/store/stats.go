@@ -99,10 +99,15 @@ func (db *DB) Check(ctx context.Context) ([]string, error) {
 // It runs on a connection of its own: FTS5's part of PRAGMA integrity_check
 // (SQLite 3.47) judges by the structure a connection cached when it last
 // read the index, so a pooled reader that searched before the latest writes
-// reports a sound index as malformed.
+// reports a sound index as malformed. FTS5's own check is an INSERT that
+// changes nothing, so the connection may write even when db is read-only
+// (the doctor's), if the file lets it; otherwise that check is skipped.
 func (db *DB) Health(ctx context.Context) (Health, error) {
 	var h Health
-	c, err := openConn(db.path, db.ro)
+	c, err := openConn(db.path, false)
+	if err != nil && db.ro {
+		c, err = openConn(db.path, true)
+	}
 	if err != nil {
 		return h, classify(db.path, err)
 	}

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -21,12 +20,18 @@ import (
 	// package; importing both would register two binaries.
 	_ "github.com/asg017/sqlite-vec-go-bindings/ncruces"
 	"github.com/ncruces/go-sqlite3"
+
+	"cairn/core/fault"
 )
 
 // Options tune Open.
 type Options struct {
-	Readers  int  // reader connections kept for searches; default 4
-	ReadOnly bool // open for searching only; never writes or migrates
+	Readers int // reader connections kept for searches; default 4
+	// ReadOnly opens for searching only: the file must already be a
+	// knowledge base, and nothing is created, migrated or written.
+	// Otherwise Open creates the knowledge base when the file is missing
+	// or empty, and brings a knowledge base's schema up to date.
+	ReadOnly bool
 	// MaxBytes caps the database file's size (PRAGMA max_page_count); a
 	// write past it fails as a full disk does. 0: no cap.
 	MaxBytes int64
@@ -39,8 +44,10 @@ type Options struct {
 type DB struct {
 	path     string
 	ro       bool
-	maxBytes int64 // Options.MaxBytes
-	walLimit int64 // Options.WALLimit
+	maxBytes int64    // Options.MaxBytes
+	walLimit int64    // Options.WALLimit
+	file     *os.File // holds the use lock (lock.go) while the knowledge base is open
+	version  int      // the schema version found at open (after migrating)
 
 	wmu      sync.Mutex // guards the fields below
 	w        *sqlite3.Conn
@@ -57,17 +64,20 @@ type DB struct {
 	once    sync.Once
 }
 
-// Open opens (creating if needed) the knowledge base at path and brings its
-// schema up to date. The file, its write-ahead log and shared-memory files,
-// and its folder are readable by the user only. Errors are faults (see
-// core/fault) naming the file and what to do.
+// Open opens the knowledge base at path; see Options.ReadOnly for what it
+// may create or change. It writes only into a file that is empty or is
+// already Cairn's (ApplicationID), never creates folders, resolves symbolic
+// links once, and refuses a file with several names (hard links). The
+// file, its write-ahead log and shared-memory files are readable by the
+// user only. Errors are faults (see core/fault) naming the file and what to
+// do.
 func Open(path string, opt Options) (*DB, error) {
 	if opt.Readers <= 0 {
 		opt.Readers = 4
 	}
-	abs, err := filepath.Abs(path)
+	abs, err := resolve(path)
 	if err != nil {
-		return nil, fmt.Errorf("knowledge base path %s: %w", path, err)
+		return nil, err
 	}
 	db := &DB{
 		path:     abs,
@@ -79,42 +89,110 @@ func Open(path string, opt Options) (*DB, error) {
 		opened:   make(chan struct{}, opt.Readers),
 		closed:   make(chan struct{}),
 	}
-	if opt.ReadOnly {
-		if _, err := os.Stat(abs); err != nil {
-			return nil, classify(abs, fmt.Errorf("open knowledge base: %w", err))
+	// A restore may swap the file between the look and the lock: look
+	// again at the new one.
+	for range 3 {
+		var same bool
+		if same, err = db.lockFile(); err != nil || same {
+			break
 		}
-		return db, nil
+		db.file.Close()
+		db.file = nil
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, classify(abs, fmt.Errorf("create knowledge base folder: %w", err))
-	}
-	if err := createPrivate(abs); err != nil {
-		return nil, classify(abs, err)
-	}
-	w, err := openConn(abs, false)
 	if err != nil {
-		return nil, classify(abs, err)
+		return nil, err
 	}
-	db.w = w
-	if err := db.limitSize(w); err != nil {
-		w.Close()
-		return nil, classify(abs, err)
+	if db.file == nil {
+		return nil, fault.New(fault.StoreInUse, abs+" keeps being replaced", "wait for `cairn restore` to finish, then try again", errInUse)
 	}
-	if err := db.migrate(); err != nil {
-		w.Close()
-		return nil, classify(abs, fmt.Errorf("knowledge base %s: %w", abs, err))
+	if err := db.openSQL(); err != nil {
+		db.file.Close()
+		return nil, err
 	}
-	_, db.vecDim, err = vectorModel(w)
-	if err != nil {
-		w.Close()
-		return nil, classify(abs, fmt.Errorf("knowledge base %s: %w", abs, err))
-	}
-	// A knowledge base made by an older version may have readable files.
-	restrictFiles(abs)
 	return db, nil
 }
 
+// lockFile checks what the file is, creates it if it may, and opens it
+// with its use lock; same reports that the path still names it.
+func (db *DB) lockFile() (same bool, err error) {
+	k, err := identify(db.path)
+	if err != nil {
+		return false, classify(db.path, err)
+	}
+	switch {
+	case k == kindCairn:
+	case (k == kindMissing || k == kindEmpty) && !db.ro:
+		if err := createPrivate(db.path); err != nil {
+			return false, classify(db.path, err)
+		}
+	default:
+		return false, notCairn(db.path, k, nil)
+	}
+	f, same, err := openUse(db.path, !db.ro)
+	if err != nil {
+		return false, classify(db.path, err)
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = checkLinks(db.path, fi)
+	}
+	if err != nil {
+		f.Close()
+		return false, classify(db.path, err)
+	}
+	db.file = f
+	return same, nil
+}
+
+// openSQL opens the SQLite connections: for writing, the writer, which
+// migrates the schema; read-only, the first reader, which checks it.
+func (db *DB) openSQL() error {
+	// A knowledge base made by an older version may have readable files,
+	// and SQLite may have recreated its log with the umask's mode.
+	defer restrictFiles(db.path)
+	if db.ro {
+		c, err := db.getReader()
+		if err != nil {
+			return classify(db.path, err)
+		}
+		defer db.putReader(c)
+		if db.version, err = userVersion(c); err != nil {
+			return classify(db.path, fmt.Errorf("knowledge base %s: %w", db.path, err))
+		}
+		if db.version > SchemaVersion {
+			return newerSchema(db.version)
+		}
+		return nil
+	}
+	w, err := openConn(db.path, false)
+	if err != nil {
+		return classify(db.path, err)
+	}
+	db.w = w
+	err = db.limitSize(w)
+	if err == nil {
+		err = db.migrate()
+	}
+	if err == nil {
+		_, db.vecDim, err = vectorModel(w)
+	}
+	if err != nil {
+		w.Close()
+		db.w = nil
+		return classify(db.path, fmt.Errorf("knowledge base %s: %w", db.path, err))
+	}
+	db.version = SchemaVersion
+	return nil
+}
+
+// Version returns the knowledge base's schema version; read-only, it may
+// be older than SchemaVersion (nothing migrates it).
+func (db *DB) Version() int { return db.version }
+
 func openConn(path string, readOnly bool) (*sqlite3.Conn, error) {
+	// SQLite's file layer creates a missing log or shared memory with the
+	// umask's mode (often world-readable); they hold document text.
+	createCompanions(path)
 	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE
 	if readOnly {
 		flags = sqlite3.OPEN_READONLY
@@ -162,6 +240,7 @@ func (db *DB) Close() error {
 			db.w = nil
 		}
 		db.wmu.Unlock()
+		defer db.file.Close() // last: releases the use lock
 		for {
 			select {
 			case c := <-db.readers:

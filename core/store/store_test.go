@@ -15,13 +15,14 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"cairn/core/chunk"
+	"cairn/core/store/storetest"
 )
 
 var ctx = context.Background()
 
 func openTemp(t *testing.T) *DB {
 	t.Helper()
-	db, err := Open(filepath.Join(t.TempDir(), "kb", "test.db"), Options{})
+	db, err := Open(filepath.Join(t.TempDir(), "test.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func healthy(t *testing.T, db *DB) {
 
 func TestOpenCreatesPrivateFileAndMigrates(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "sub", "kb.db")
+	path := filepath.Join(dir, "kb.db")
 	db, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -93,8 +94,8 @@ func TestOpenCreatesPrivateFileAndMigrates(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("database mode %v, want 0600", fi.Mode().Perm())
 	}
-	if di, _ := os.Stat(filepath.Dir(path)); di.Mode().Perm() != 0o700 {
-		t.Errorf("folder mode %v, want 0700", di.Mode().Perm())
+	if app := storetest.Int(t, path, `PRAGMA application_id`); app != ApplicationID {
+		t.Errorf("application_id %#x, want %#x", app, ApplicationID)
 	}
 	// Reopening keeps the data and does not migrate twice.
 	db, err = Open(path, Options{})

@@ -91,3 +91,22 @@ func CorruptTable(t testing.TB, path, table string) {
 		t.Fatal(err)
 	}
 }
+
+// Int returns the integer the query (a pragma, a count) gives on the file.
+func Int(t testing.TB, path, query string) int64 {
+	t.Helper()
+	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, _, err := c.Prepare(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !s.Step() {
+		t.Fatalf("%s: %v", query, s.Err())
+	}
+	return s.ColumnInt64(0)
+}
