@@ -59,7 +59,7 @@ func (s *xmlStream) next() (xml.Token, error) {
 	switch t := tok.(type) {
 	case xml.StartElement:
 		if s.depth++; s.depth > maxXMLDepth {
-			return nil, fmt.Errorf("%w: %s: XML nested deeper than %d elements", ErrTooLarge, s.where, maxXMLDepth)
+			return nil, fmt.Errorf("%w: %s: XML nested deeper than %d elements", ErrTooDeep, s.where, maxXMLDepth)
 		}
 		return t.Copy(), nil
 	case xml.EndElement:
