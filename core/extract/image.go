@@ -6,10 +6,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"image"
-	"strings"
 	_ "image/gif" // DecodeConfig of every format Tesseract is given
 	_ "image/jpeg"
 	_ "image/png"
+	"strings"
 
 	_ "golang.org/x/image/bmp"
 	_ "golang.org/x/image/tiff"
