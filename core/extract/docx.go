@@ -428,14 +428,18 @@ func (p *docxParser) paragraph() (docxBlock, []docxBlock, error) {
 }
 
 // table reads a w:tbl into "Header: value" lines. The header is the rows
-// marked as repeating header rows, else the first row of a table of two or
-// more rows: a table's first row names its columns far more often than not.
+// marked as repeating header rows (w:tblHeader), else the first row when
+// the table's look turns on first-row formatting (w:tblLook firstRow, or
+// bit 0x0020 of its older hex val), else nothing when the look turns it
+// off, and only without any look the first row when it plainly labels the
+// columns (splitHeader).
 func (p *docxParser) table() (string, int, error) {
 	var rows [][]string
 	pages := 0 // rendered page breaks inside the table
 	var header []string
 	var row []string
 	rowIsHeader := false
+	look := -1 // first-row look: -1 unsaid, 0 off, 1 on
 	depth := 0
 	for {
 		tok, err := p.s.next()
@@ -466,7 +470,12 @@ func (p *docxParser) table() (string, int, error) {
 					}
 				}
 				row = append(row, strings.Join(parts, " "))
-			case "tblPr", "tblGrid":
+			case "tblLook":
+				if depth == 1 { // this table's look, in its w:tblPr
+					look = docxFirstRowLook(e)
+				}
+				depth++
+			case "tblGrid":
 				if err := p.s.skip(); err != nil {
 					return "", 0, err
 				}
@@ -475,8 +484,12 @@ func (p *docxParser) table() (string, int, error) {
 			}
 		case xml.EndElement:
 			if depth == 0 {
-				if header == nil && len(rows) >= 2 {
+				switch {
+				case header != nil:
+				case look == 1 && len(rows) >= 2:
 					header, rows = rows[0], rows[1:]
+				case look == -1:
+					header, rows = splitHeader(rows)
 				}
 				return TableText(header, rows), pages, nil
 			}
@@ -490,4 +503,23 @@ func (p *docxParser) table() (string, int, error) {
 			}
 		}
 	}
+}
+
+// docxFirstRowLook reads w:tblLook: 1 when the table's style formats its
+// first row as a header, 0 when the look turns that off, -1 when it does
+// not say.
+func docxFirstRowLook(e xml.StartElement) int {
+	switch attr(e, "firstRow") {
+	case "1", "true", "on":
+		return 1
+	case "0", "false", "off":
+		return 0
+	}
+	if v, err := strconv.ParseUint(attr(e, "val"), 16, 16); err == nil {
+		if v&0x0020 != 0 {
+			return 1
+		}
+		return 0
+	}
+	return -1
 }

@@ -163,11 +163,11 @@ func (w *mimeWalker) part(contentType, cte, disposition string, body io.Reader, 
 		w.err = err
 		return
 	}
-	mediaType, params, err := mime.ParseMediaType(contentType)
-	if contentType == "" || err != nil {
-		mediaType, params = "text/plain", map[string]string{}
+	mediaType, params := parseMediaType(contentType)
+	if mediaType == "" {
+		mediaType = "text/plain"
 	}
-	dispType, dispParams, _ := mime.ParseMediaType(disposition)
+	dispType, dispParams := parseMediaType(disposition)
 	name := dispParams["filename"]
 	if name == "" {
 		name = params["name"]
@@ -227,6 +227,51 @@ func (w *mimeWalker) part(contentType, cte, disposition string, body io.Reader, 
 	}
 	w.attachments = append(w.attachments, attachment{name: name, doc: doc})
 	w.warnings = append(w.warnings, prefixAll("attachment "+name+": ", doc.Warnings)...)
+}
+
+// parseMediaType reads a Content-Type or Content-Disposition value. Where
+// mime.ParseMediaType refuses a value that breaks RFC 2045 in the ways real
+// mailers do (an unquoted boundary holding '=' or spaces, ";;"), it reads
+// it as mail clients do: parameters split at ';' outside quotes, each value
+// running to the next ';'. The type is lower-cased; "" when there is none.
+func parseMediaType(v string) (string, map[string]string) {
+	if typ, params, err := mime.ParseMediaType(v); err == nil {
+		return typ, params
+	}
+	var segs []string
+	start, quoted := 0, false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '\\' && quoted:
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == ';' && !quoted:
+			segs = append(segs, v[start:i])
+			start = i + 1
+		}
+	}
+	segs = append(segs, v[start:])
+	typ := strings.ToLower(strings.TrimSpace(segs[0]))
+	if strings.ContainsAny(typ, " =\"") {
+		typ = "" // not a media type at all
+	}
+	params := map[string]string{}
+	for _, seg := range segs[1:] {
+		k, val, ok := strings.Cut(seg, "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		if !ok || k == "" {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
+			val = strings.NewReplacer(`\\`, `\`, `\"`, `"`).Replace(val[1 : len(val)-1])
+		}
+		if _, seen := params[k]; !seen {
+			params[k] = val
+		}
+	}
+	return typ, params
 }
 
 func decodeTransfer(r io.Reader, cte string) io.Reader {

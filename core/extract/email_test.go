@@ -97,3 +97,43 @@ func TestEmailNestingLimit(t *testing.T) {
 		t.Errorf("warnings %v", doc.Warnings)
 	}
 }
+
+// An unquoted boundary holding '=' (as Outlook Express wrote them, in a
+// message from mikel/mail's fixtures) breaks RFC 2045's token rule; mail
+// clients read it anyway, and so must we, instead of indexing raw MIME.
+func TestEmailLenientContentType(t *testing.T) {
+	raw := "From: a@example.com\r\nSubject: Lenient\r\nMIME-Version: 1.0\r\n" +
+		"Content-Type: multipart/alternative;\r\n\tboundary=----=_NextPart_000_0093_01C81419.EB75E850\r\n\r\n" +
+		"This is a multi-part message in MIME format.\r\n\r\n" +
+		"------=_NextPart_000_0093_01C81419.EB75E850\r\n" +
+		"Content-Type: text/plain;;\r\n\tcharset=\"windows-1252\"\r\n" +
+		"Content-Transfer-Encoding: quoted-printable\r\n\r\n" +
+		"Caf=E9 meeting moved to Thursday.=\r\n Bring the =3D sign.\r\n\r\n" +
+		"------=_NextPart_000_0093_01C81419.EB75E850\r\n" +
+		"Content-Type: text/html; charset=windows-1252\r\n\r\n<p>html</p>\r\n" +
+		"------=_NextPart_000_0093_01C81419.EB75E850--\r\n"
+	doc, err := extractBytes(t, NewRegistry(DefaultLimits()), "lenient.eml", []byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "text", doc.Text, "Café meeting moved to Thursday. Bring the = sign.")
+	lacks(t, "text", doc.Text, "Content-Transfer-Encoding", "NextPart", "=3D", "html")
+}
+
+func TestParseMediaTypeLenient(t *testing.T) {
+	for _, tc := range []struct {
+		in, typ string
+		params  map[string]string
+	}{
+		{`text/plain; charset="utf-8"`, "text/plain", map[string]string{"charset": "utf-8"}},
+		{`multipart/mixed; boundary=----=_NextPart_1`, "multipart/mixed", map[string]string{"boundary": "----=_NextPart_1"}},
+		{`Multipart/Alternative;boundary="a;b";; charset="us-ascii"`, "multipart/alternative", map[string]string{"boundary": "a;b", "charset": "us-ascii"}},
+		{`attachment; filename=report 2024.pdf`, "attachment", map[string]string{"filename": "report 2024.pdf"}},
+		{``, "", map[string]string{}},
+	} {
+		typ, params := parseMediaType(tc.in)
+		if typ != tc.typ || fmt.Sprint(params) != fmt.Sprint(tc.params) {
+			t.Errorf("parseMediaType(%q) = %q %v, want %q %v", tc.in, typ, params, tc.typ, tc.params)
+		}
+	}
+}

@@ -5,7 +5,8 @@
 // and, when the extension says nothing, by the first bytes of the file. An
 // extractor never panics the caller: Registry.Extract recovers, bounds the
 // work by Limits, and returns errors that say whether the file was skipped on
-// purpose (ErrUnsupported, ErrBinary, ErrEncrypted, ErrTooLarge) or failed.
+// purpose (ErrUnsupported, ErrBinary, ErrEncrypted, ErrTooLarge, ErrTooDeep,
+// ErrEmpty) or failed.
 //
 // Formats: plain text, Markdown and source code (text.go), HTML (html.go),
 // PDF through poppler's pdftotext or a pure-Go reader, with OCR of pages
@@ -31,6 +32,7 @@ var (
 	ErrBinary      = errors.New("binary file")
 	ErrEncrypted   = errors.New("encrypted file")
 	ErrTooLarge    = errors.New("file too large")
+	ErrTooDeep     = errors.New("nested too deeply")
 	ErrEmpty       = errors.New("no text")
 )
 
@@ -40,7 +42,7 @@ const OCRFix = "install Tesseract (Debian: sudo apt-get install libtesseract5 te
 // IsSkip reports whether err is a deliberate skip rather than a failure.
 func IsSkip(err error) bool {
 	return errors.Is(err, ErrUnsupported) || errors.Is(err, ErrBinary) ||
-		errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrEmpty)
+		errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTooDeep) || errors.Is(err, ErrEmpty)
 }
 
 // File is the input of an extractor: a name (for the extension and messages)

@@ -160,10 +160,14 @@ func wantErr(t *testing.T, name string, err, target error, msg string) {
 // fakeOCR stands in for Tesseract: it records the images it is given.
 type fakeOCR struct {
 	text   string
+	err    error // returned instead of text when set
 	images [][]byte
 }
 
 func (o *fakeOCR) Recognize(ctx context.Context, img []byte) (string, error) {
 	o.images = append(o.images, img)
+	if o.err != nil {
+		return "", o.err
+	}
 	return o.text, nil
 }

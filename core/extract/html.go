@@ -295,14 +295,30 @@ func (w *htmlWriter) table(t *html.Node) {
 }
 
 // TableText renders rows under a header as lines of "Header: value" pairs
-// joined by " | ". Without a header, cells are joined by " | ".
+// joined by " | ". Without a header, cells are joined by " | ". Header
+// cells with no value below them (a total in the header row, a header
+// wider than the data) are written on a line of their own first, so no
+// cell is lost.
 func TableText(header []string, rows [][]string) string {
 	var sb strings.Builder
-	if len(header) > 0 && len(rows) == 0 {
-		sb.WriteString(strings.Join(header, " | "))
+	var orphans []string
+	for j, h := range header {
+		used := false
+		for _, r := range rows {
+			if j < len(r) && r[j] != "" {
+				used = true
+				break
+			}
+		}
+		if h != "" && !used {
+			orphans = append(orphans, h)
+		}
+	}
+	if len(orphans) > 0 {
+		sb.WriteString(strings.Join(orphans, " | "))
 	}
 	for i, row := range rows {
-		if i > 0 {
+		if i > 0 || sb.Len() > 0 {
 			sb.WriteByte('\n')
 		}
 		first := true

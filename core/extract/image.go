@@ -9,6 +9,7 @@ import (
 	_ "image/gif" // DecodeConfig of every format Tesseract is given
 	_ "image/jpeg"
 	_ "image/png"
+	"strings"
 
 	_ "golang.org/x/image/bmp"
 	_ "golang.org/x/image/tiff"
@@ -56,7 +57,10 @@ func (r *Registry) extractImage(ctx context.Context, f File, lim Limits) (*Docum
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("image: OCR failed: %w", err)
+		return nil, fmt.Errorf("image: cannot be read: %w", err)
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil, fmt.Errorf("%w: image: OCR found no text in it", ErrEmpty)
 	}
 	b := newBuilder(lim)
 	b.startUnit(UnitPage, 1, "")

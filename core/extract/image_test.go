@@ -2,7 +2,9 @@ package extract
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"strings"
 	"testing"
@@ -66,4 +68,30 @@ func TestTIFFPages(t *testing.T) {
 	}
 	d := mustExtract(t, "scan2.tif", WithOCR(&fakeOCR{text: "first page"}))
 	contains(t, "warnings", strings.Join(d.Warnings, "\n"), "tiff: only the first of 2 pages was read")
+}
+
+// The reason names the cause: an image OCR cannot read is a failure of
+// that image, an image without text is "no text", and a scanned PDF whose
+// pages all failed says so instead of "no text".
+func TestOCRReasons(t *testing.T) {
+	damaged := errors.New("ocr: unreadable image: damaged PNG: chunk \"IDAT\" fails its CRC check")
+	r := NewRegistry(DefaultLimits(), WithOCR(&fakeOCR{err: damaged}))
+	_, err := r.Extract(t.Context(), fileOf("scan.png", fixtureBytes(t, "scan.png")))
+	wantErr(t, "damaged png", err, nil, "image: cannot be read: ocr: unreadable image: damaged PNG")
+	_, err = r.Extract(t.Context(), fileOf("scanned.pdf", fixtureBytes(t, "scanned.pdf")))
+	wantErr(t, "unreadable scan", err, nil, "pdf: a scanned document whose pages could not be read: page 1: ocr: unreadable image")
+
+	eml := "From: a@example.org\r\nSubject: photo\r\nContent-Type: multipart/mixed; boundary=B\r\n\r\n" +
+		"--B\r\nContent-Type: text/plain\r\n\r\nSee the photo.\r\n" +
+		"--B\r\nContent-Type: image/png\r\nContent-Disposition: attachment; filename=photo.png\r\nContent-Transfer-Encoding: base64\r\n\r\n" +
+		base64.StdEncoding.EncodeToString(fixtureBytes(t, "scan.png")) + "\r\n--B--\r\n"
+	d, err := r.Extract(t.Context(), fileOf("photo.eml", []byte(eml)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "warnings", strings.Join(d.Warnings, "\n"), "attachment photo.png skipped: image: cannot be read: ocr: unreadable image")
+
+	blank := NewRegistry(DefaultLimits(), WithOCR(&fakeOCR{text: " \n"}))
+	_, err = blank.Extract(t.Context(), fileOf("scan.png", fixtureBytes(t, "scan.png")))
+	wantErr(t, "blank image", err, ErrEmpty, "no text: image: OCR found no text in it")
 }

@@ -67,5 +67,5 @@ func TestEmailNestingLimitOneLevel(t *testing.T) {
 	checkDocument(t, d)
 	contains(t, "text", d.Text, "outer body", "inner body")
 	lacks(t, "text", d.Text, "deepest text")
-	contains(t, "warnings", strings.Join(d.Warnings, "\n"), "deep.txt skipped: file too large: nested deeper than 1 levels")
+	contains(t, "warnings", strings.Join(d.Warnings, "\n"), "deep.txt skipped: nested too deeply: attachments or embedded files nested deeper than 1 levels")
 }

@@ -189,7 +189,7 @@ func (r *Registry) msgMessage(ctx context.Context, n *msgNode, lim Limits) *mess
 		switch {
 		case a.embedded != nil:
 			if lim.MaxDepth > 0 && lim.Depth+1 > lim.MaxDepth {
-				err = fmt.Errorf("%w: nested deeper than %d levels", ErrTooLarge, lim.MaxDepth)
+				err = fmt.Errorf("%w: attachments nested deeper than %d levels", ErrTooDeep, lim.MaxDepth)
 				break
 			}
 			inner := lim

@@ -282,7 +282,7 @@ func (p *odfParser) blocks() ([]odfBlock, error) {
 				}
 				out = append(out, items...)
 			case "table":
-				bl, err := p.table()
+				bl, err := p.table(e)
 				if err != nil {
 					return out, err
 				}
@@ -430,15 +430,16 @@ func (p *odfParser) note() (string, string, error) {
 // tableRows reads a table:table into rows of cell texts (header rows
 // apart), expanding repeated rows and cells within maxRepeat and the cell
 // limit.
-func (p *odfParser) tableRows() (header, rows [][]string, err error) {
+func (p *odfParser) tableRows() (header, rows [][]string, styles []string, err error) {
 	inHeader := false
 	var row []string
 	rowRepeat := 1
+	rowStyle := ""
 	depth := 0
 	for {
 		tok, err := p.s.next()
 		if err != nil {
-			return header, rows, err
+			return header, rows, styles, err
 		}
 		switch e := tok.(type) {
 		case xml.StartElement:
@@ -449,6 +450,7 @@ func (p *odfParser) tableRows() (header, rows [][]string, err error) {
 			case "table-row":
 				row = nil
 				rowRepeat = 1
+				rowStyle = attrNS(e, "table", "default-cell-style-name")
 				if n, err := strconv.Atoi(attrNS(e, "table", "number-rows-repeated")); err == nil && n > 1 {
 					rowRepeat = n
 				}
@@ -458,9 +460,12 @@ func (p *odfParser) tableRows() (header, rows [][]string, err error) {
 				if n, err := strconv.Atoi(attrNS(e, "table", "number-columns-repeated")); err == nil && n > 1 {
 					rep = n
 				}
+				if st := attrNS(e, "table", "style-name"); st != "" && len(row) == 0 {
+					rowStyle = st
+				}
 				bls, err := p.blocks()
 				if err != nil {
-					return header, rows, err
+					return header, rows, styles, err
 				}
 				var parts []string
 				for _, b := range bls {
@@ -476,14 +481,14 @@ func (p *odfParser) tableRows() (header, rows [][]string, err error) {
 				// A nested table's text stays in its cell's blocks; here it
 				// is skipped so its rows do not mix with ours.
 				if err := p.s.skip(); err != nil {
-					return header, rows, err
+					return header, rows, styles, err
 				}
 			default:
 				depth++
 			}
 		case xml.EndElement:
 			if depth == 0 {
-				return header, rows, nil
+				return header, rows, styles, nil
 			}
 			depth--
 			switch e.Name.Local {
@@ -497,12 +502,13 @@ func (p *odfParser) tableRows() (header, rows [][]string, err error) {
 				for range min(rowRepeat, maxRepeat) {
 					p.cells += int64(len(row))
 					if p.lim.MaxCells > 0 && p.cells > p.lim.MaxCells {
-						return header, rows, fmt.Errorf("%w: more than %d cells", ErrTooLarge, p.lim.MaxCells)
+						return header, rows, styles, fmt.Errorf("%w: more than %d cells", ErrTooLarge, p.lim.MaxCells)
 					}
 					if inHeader {
 						header = append(header, row)
 					} else {
 						rows = append(rows, row)
+						styles = append(styles, rowStyle)
 					}
 				}
 			}
@@ -510,22 +516,34 @@ func (p *odfParser) tableRows() (header, rows [][]string, err error) {
 	}
 }
 
-func (p *odfParser) table() (odfBlock, error) {
-	header, rows, err := p.tableRows()
+// table reads a table:table of a text or presentation. Its header is the
+// table:table-header-rows, else the first row when the table uses its
+// style's first-row formatting (table:use-first-row-styles) or the first
+// row alone has a cell style of its own (how LibreOffice Impress writes a
+// header row), else the first row only when it plainly labels the columns
+// (splitHeader).
+func (p *odfParser) table(e xml.StartElement) (odfBlock, error) {
+	header, rows, styles, err := p.tableRows()
 	if err != nil {
 		return odfBlock{}, err
 	}
 	var h []string
-	if len(header) > 0 {
+	switch {
+	case len(header) > 0:
 		h = header[0]
-	} else if len(rows) >= 2 {
+		rows = append(header[1:], rows...)
+	case attrNS(e, "table", "use-first-row-styles") == "true" && len(rows) >= 2, distinctFirstRow(styles):
 		h, rows = rows[0], rows[1:]
+	default:
+		h, rows = splitHeader(rows)
 	}
 	return odfBlock{text: TableText(h, rows)}, nil
 }
 
 // spreadsheet writes each table:table as a sheet unit labelled with its
-// name, rows under the first row as header.
+// name: title rows as text, then the rows, under a header when the sheet
+// marks one (table-header-rows) or its first row plainly labels the
+// columns (splitSheet).
 func (p *odfParser) spreadsheet(b *builder) (*Document, error) {
 	for n := 1; ; n++ {
 		e, err := p.s.find("table")
@@ -536,7 +554,7 @@ func (p *odfParser) spreadsheet(b *builder) (*Document, error) {
 			return nil, err
 		}
 		name := attrNS(e, "table", "name")
-		header, rows, err := p.tableRows()
+		header, rows, _, err := p.tableRows()
 		cut := false
 		if err != nil {
 			if !IsSkip(err) {
@@ -544,13 +562,17 @@ func (p *odfParser) spreadsheet(b *builder) (*Document, error) {
 			}
 			cut = true
 		}
-		rows = append(header, rows...)
-		var h []string
-		if len(rows) > 0 {
-			h, rows = rows[0], rows[1:]
+		var titles, h []string
+		if len(header) > 0 {
+			h, rows = header[0], append(header[1:], rows...)
+		} else {
+			titles, h, rows = splitSheet(rows)
 		}
 		b.startUnit(UnitSheet, n, name)
 		b.heading(1, name)
+		for _, t := range titles {
+			b.block(t)
+		}
 		b.block(TableText(h, rows))
 		b.endUnit()
 		if cut || b.full() {
@@ -615,7 +637,7 @@ func (p *odfParser) slide() (title string, body, notes []string, err error) {
 				var text string
 				switch e.Name.Local {
 				case "table":
-					bl, err := p.table()
+					bl, err := p.table(e)
 					if err != nil {
 						return title, body, notes, err
 					}
@@ -662,4 +684,19 @@ func (p *odfParser) slide() (title string, body, notes []string, err error) {
 			depth--
 		}
 	}
+}
+
+// distinctFirstRow reports whether the first of three or more rows has a
+// cell style that no other row has: a header row formatted apart. (Two
+// rows could be the two bands of a striped table.)
+func distinctFirstRow(styles []string) bool {
+	if len(styles) < 3 || styles[0] == "" {
+		return false
+	}
+	for _, st := range styles[1:] {
+		if st == styles[0] {
+			return false
+		}
+	}
+	return true
 }

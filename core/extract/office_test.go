@@ -189,7 +189,7 @@ func TestOfficeSkipsAndFailures(t *testing.T) {
 		{"budget.xls", ErrUnsupported, "save it as .xlsx"},
 		{"zipbomb.docx", ErrTooLarge, "zip bomb"},
 		{"laughs.docx", nil, "entity-expansion attack"},
-		{"deep.docx", ErrTooLarge, "nested deeper than 256"},
+		{"deep.docx", ErrTooDeep, "nested too deeply: docx: word/document.xml: XML nested deeper than 256"},
 		{"truncated.docx", nil, "docx: not a zip archive (truncated or wrong extension)"},
 		{"truncated.pptx", nil, "pptx: not a zip archive"},
 		{"truncated.xlsx", nil, "xlsx: not a zip archive"},

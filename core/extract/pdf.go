@@ -107,6 +107,7 @@ func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Documen
 	b := newBuilder(lim)
 	warnings := pt.warnings
 	var noText []int
+	var unread []string // pages OCR could not read
 	for i, p := range pages {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -127,6 +128,7 @@ func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Documen
 			case r.ocr == nil:
 				noText = append(noText, i+1)
 			default:
+				unread = append(unread, fmt.Sprintf("page %d: %v", i+1, err))
 				warnings = append(warnings, fmt.Sprintf("page %d: no text layer and OCR failed: %v", i+1, err))
 			}
 		}
@@ -136,6 +138,10 @@ func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Documen
 	}
 	if len(noText) > 0 && strings.TrimSpace(b.sb.String()) == "" {
 		return nil, fault.Wrap(fault.ExtractNoOCR, OCRFix, fmt.Errorf("%w: pdf: no page has a text layer (a scanned document) and OCR is unavailable", ErrEmpty))
+	}
+	if len(unread) > 0 && strings.TrimSpace(b.sb.String()) == "" {
+		// A failure of the scan, not a skip: "no text" would hide it.
+		return nil, fmt.Errorf("pdf: a scanned document whose pages could not be read: %s", strings.Join(unread, "; "))
 	}
 	if len(noText) > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: no text layer and OCR unavailable (install Tesseract: Debian packages libtesseract5 tesseract-ocr-eng)", pageList(noText)))

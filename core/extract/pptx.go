@@ -160,6 +160,7 @@ func pptxShapes(ctx context.Context, a *zipArchive, part string) ([]pptxShape, e
 	var row []string
 	var cell []string
 	inCell := false
+	firstRow := -1 // a:tblPr firstRow: -1 no tblPr, 0 off, 1 on
 	for {
 		tok, err := s.next()
 		if err == io.EOF {
@@ -192,7 +193,14 @@ func pptxShapes(ctx context.Context, a *zipArchive, part string) ([]pptxShape, e
 			case dml && e.Name.Local == "br" && inPara:
 				para.WriteByte('\n')
 			case dml && e.Name.Local == "tbl":
-				rows = nil
+				rows, firstRow = nil, -1
+			case dml && e.Name.Local == "tblPr":
+				// PowerPoint marks a header row with firstRow="1"; the
+				// attribute's absence means the table has none.
+				firstRow = 0
+				if v := attr(e, "firstRow"); v == "1" || v == "true" {
+					firstRow = 1
+				}
 			case dml && e.Name.Local == "tr":
 				row = nil
 			case dml && e.Name.Local == "tc":
@@ -219,8 +227,11 @@ func pptxShapes(ctx context.Context, a *zipArchive, part string) ([]pptxShape, e
 				rows = append(rows, row)
 			case dml && e.Name.Local == "tbl" && cur != nil:
 				var header []string
-				if len(rows) >= 2 {
+				switch {
+				case firstRow == 1 && len(rows) >= 2:
 					header, rows = rows[0], rows[1:]
+				case firstRow == -1:
+					header, rows = splitHeader(rows)
 				}
 				cur.table = TableText(header, rows)
 			}

@@ -137,7 +137,7 @@ func (r *Registry) Extract(ctx context.Context, f File) (*Document, error) {
 func (r *Registry) ExtractNested(ctx context.Context, f File, lim Limits) (*Document, error) {
 	lim.Depth++
 	if lim.MaxDepth > 0 && lim.Depth > lim.MaxDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrTooLarge, lim.MaxDepth)
+		return nil, fmt.Errorf("%w: attachments or embedded files nested deeper than %d levels", ErrTooDeep, lim.MaxDepth)
 	}
 	return r.extract(ctx, f, lim)
 }
@@ -174,6 +174,10 @@ func (r *Registry) extract(ctx context.Context, f File, lim Limits) (doc *Docume
 	}
 	finish(doc, lim)
 	if strings.TrimSpace(doc.Text) == "" {
+		if len(doc.Warnings) > 0 {
+			// The warnings say why (a page OCR could not read, a broken part).
+			return nil, fmt.Errorf("%w: the file contains no extractable text (%s)", ErrEmpty, strings.Join(doc.Warnings, "; "))
+		}
 		return nil, fmt.Errorf("%w: the file contains no extractable text", ErrEmpty)
 	}
 	return doc, nil

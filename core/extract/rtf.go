@@ -97,7 +97,7 @@ func (p *rtfParser) parse() error {
 		switch c {
 		case '{':
 			if len(stack) >= maxRTFDepth {
-				return fmt.Errorf("%w: rtf: groups nested deeper than %d", ErrTooLarge, maxRTFDepth)
+				return fmt.Errorf("%w: rtf: groups nested deeper than %d", ErrTooDeep, maxRTFDepth)
 			}
 			stack = append(stack, *st)
 			st = &stack[len(stack)-1]

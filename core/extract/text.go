@@ -74,10 +74,13 @@ func readAll(f File, lim Limits) ([]byte, error) {
 }
 
 // decodeText converts b to UTF-8 and names the encoding it assumed: a BOM
-// decides UTF-8/UTF-16; valid UTF-8 stays as it is; text that is mostly
-// UTF-8 with a few broken bytes keeps its UTF-8 and replaces the broken
-// bytes; anything else is read as Windows-1252 (a superset of Latin-1 that
-// most legacy Western text uses).
+// decides UTF-8/UTF-16; valid UTF-8 stays as it is. Otherwise the file is
+// read sequence by sequence, because real files mix encodings (a UTF-8 file
+// with lines pasted from a Latin-1 one): valid UTF-8 sequences stay UTF-8,
+// a cut-off UTF-8 sequence (a lead byte and too few continuation bytes)
+// becomes U+FFFD, and every other stray byte is read as Windows-1252 (a
+// superset of Latin-1 that most legacy Western text uses). A file without
+// any valid multi-byte sequence is thus plain Windows-1252.
 func decodeText(b []byte) (string, string) {
 	switch {
 	case len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF:
@@ -90,21 +93,61 @@ func decodeText(b []byte) (string, string) {
 	if utf8.Valid(b) {
 		return string(b), "utf-8"
 	}
-	valid, invalid := 0, 0
+	var sb strings.Builder
+	sb.Grow(len(b) + len(b)/8)
+	multi, legacy, cut := 0, 0, 0
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			invalid++
-		case size > 1:
-			valid++
+		if r != utf8.RuneError || size > 1 {
+			if size > 1 {
+				multi++
+			}
+			sb.Write(b[i : i+size])
+			i += size
+			continue
 		}
-		i += size
+		if n := cutSequence(b[i:]); n > 0 {
+			cut++
+			sb.WriteRune(utf8.RuneError)
+			i += n
+			continue
+		}
+		legacy++
+		writeWindows1252(&sb, b[i])
+		i++
 	}
-	if valid > 0 && invalid*10 < valid {
-		return strings.ToValidUTF8(string(b), "\uFFFD"), "utf-8 with invalid bytes replaced"
+	switch {
+	case multi == 0 && cut == 0:
+		return sb.String(), "windows-1252"
+	case legacy == 0:
+		return sb.String(), "utf-8 with invalid bytes replaced"
 	}
-	return decodeWindows1252(b), "windows-1252"
+	return sb.String(), fmt.Sprintf("utf-8, with %d stray bytes read as windows-1252", legacy)
+}
+
+// cutSequence returns the length of the broken UTF-8 sequence at the start
+// of b (a lead byte and continuation bytes that do not make a character, or
+// a lead byte that ends the file), or 0 when b does not start with one.
+func cutSequence(b []byte) int {
+	want := 0
+	switch c := b[0]; {
+	case c >= 0xC2 && c <= 0xDF:
+		want = 2
+	case c >= 0xE0 && c <= 0xEF:
+		want = 3
+	case c >= 0xF0 && c <= 0xF4:
+		want = 4
+	default:
+		return 0
+	}
+	n := 1
+	for n < len(b) && n < want && b[n] >= 0x80 && b[n] <= 0xBF {
+		n++
+	}
+	if n == 1 && len(b) > 1 {
+		return 0 // a lone lead byte before other text is a Latin-1 letter ("\xe9t\xe9")
+	}
+	return n
 }
 
 func decodeUTF16(b []byte, bigEndian bool) string {
@@ -125,20 +168,15 @@ var cp1252 = [32]rune{
 	'\uFFFD', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\uFFFD', 'ž', 'Ÿ',
 }
 
-func decodeWindows1252(b []byte) string {
-	var sb strings.Builder
-	sb.Grow(len(b) + len(b)/8)
-	for _, c := range b {
-		switch {
-		case c < 0x80:
-			sb.WriteByte(c)
-		case c < 0xA0:
-			sb.WriteRune(cp1252[c-0x80])
-		default:
-			sb.WriteRune(rune(c))
-		}
+func writeWindows1252(sb *strings.Builder, c byte) {
+	switch {
+	case c < 0x80:
+		sb.WriteByte(c)
+	case c < 0xA0:
+		sb.WriteRune(cp1252[c-0x80])
+	default:
+		sb.WriteRune(rune(c))
 	}
-	return sb.String()
 }
 
 // normalizeNewlines turns CRLF and lone CR into LF so line numbers and

@@ -26,7 +26,10 @@ func TestDecodeText(t *testing.T) {
 		{"utf16be bom", "hié", "utf-16be", utf16be},
 		{"latin1", "café crème", "windows-1252", []byte("caf\xe9 cr\xe8me")},
 		{"cp1252 quotes", "“quoted” – dash", "windows-1252", []byte("\x93quoted\x94 \x96 dash")},
-		{"mostly utf8", strings.Repeat("é", 20) + "\uFFFD", "utf-8 with invalid bytes replaced", append([]byte(strings.Repeat("é", 20)), 0xFF)},
+		{"cut utf8 sequence", "ééé\uFFFDx and end\uFFFD", "utf-8 with invalid bytes replaced", []byte("ééé\xe2\x80x and end\xc3")},
+		// A UTF-8 file with lines pasted from a Latin-1 one: the valid
+		// "café" stays, only the stray bytes are read as Windows-1252.
+		{"mixed utf8 and latin1", "café\nété – “ok”\nnaïve", "utf-8, with 5 stray bytes read as windows-1252", []byte("café\n\xe9t\xe9 \x96 \x93ok\x94\nnaïve")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,4 +156,17 @@ func TestMarkdownHeadings(t *testing.T) {
 	if h := doc.Headings[0]; h.Offset != strings.Index(src, "Setup Guide") {
 		t.Errorf("setext heading at %d, want its title line", h.Offset)
 	}
+}
+
+// A text file mixing UTF-8 and Latin-1 is indexed, not skipped, with its
+// UTF-8 intact and a warning that names what was guessed.
+func TestMixedEncodingFileIsIndexed(t *testing.T) {
+	doc, err := extractBytes(t, NewRegistry(DefaultLimits()), "notes.txt",
+		[]byte(strings.Repeat("Le café est fermé.\n", 3)+"R\xe9sum\xe9 de la r\xe9union\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "text", doc.Text, "Le café est fermé.", "Résumé de la réunion")
+	lacks(t, "text", doc.Text, "Ã")
+	equalStrings(t, "warnings", doc.Warnings, []string{"decoded as utf-8, with 3 stray bytes read as windows-1252"})
 }

@@ -11,9 +11,11 @@ import (
 )
 
 // extractXLSX reads an Excel workbook (also .xlsm, .xltx) with excelize:
-// one sheet unit per worksheet, labelled with the sheet's name, its rows
-// written as "Header: value | ..." lines under the first non-empty row, so
-// every chunk of rows still says what each value is. Values are the
+// one sheet unit per worksheet, labelled with the sheet's name; title rows
+// above the table (one filled cell) as text, then the rows, as "Header:
+// value | ..." lines when the first row plainly labels the columns (text
+// over numbers, see splitSheet), so every chunk of rows still says what
+// each value is, and as "value | value" lines otherwise. Values are the
 // formatted ones a person sees ("1,234.50 €", "2024-03-15"), not the raw
 // serial numbers.
 func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Document, error) {
@@ -58,8 +60,7 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 			warnings = append(warnings, fmt.Sprintf("xlsx: sheet %q: %v", sheet, err))
 			continue
 		}
-		var header []string
-		var body [][]string
+		var all [][]string
 		cut := false
 		for rows.Next() {
 			if cells%4096 == 0 && ctx.Err() != nil {
@@ -80,15 +81,15 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 				cut = true
 				break
 			}
-			if header == nil {
-				header = cols
-				continue
-			}
-			body = append(body, cols)
+			all = append(all, cols)
 		}
 		rows.Close()
+		titles, header, body := splitSheet(all)
 		b.startUnit(UnitSheet, i+1, sheet)
 		b.heading(1, sheet)
+		for _, t := range titles {
+			b.block(t)
+		}
 		b.block(TableText(header, body))
 		b.endUnit()
 		if cut {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -24,10 +25,41 @@ type xmlStream struct {
 	where string // "docx: word/document.xml"; prefixes errors
 	depth int
 	n     int
+	// textLeft, when set, is shared by the parts of one archive: character
+	// data still allowed before the stream ends early (io.EOF). -1: no cap.
+	textLeft *int64
+	// declared, when set, checks the part's declared sizes: a part that
+	// breaks the XML and also claims a bomb's ratio is reported as a bomb.
+	declared func() error
+}
+
+// maxXMLRun bounds the bytes between two markup characters ('<' or '>'):
+// encoding/xml holds a whole text run or tag in memory, so a part that is
+// one gigabyte-long run would cost gigabytes. Real runs are short.
+const maxXMLRun = 1 << 20
+
+// markupGuard fails a part with a run longer than maxXMLRun.
+type markupGuard struct {
+	r     io.Reader
+	run   int64
+	where string
+}
+
+func (g *markupGuard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if i := bytes.LastIndexAny(p[:n], "<>"); i >= 0 {
+		g.run = int64(n - 1 - i)
+	} else {
+		g.run += int64(n)
+	}
+	if g.run > maxXMLRun {
+		return n, fmt.Errorf("%w: %s: more than %s of text or one tag without markup (zip bomb?)", ErrTooLarge, g.where, formatBytes(maxXMLRun))
+	}
+	return n, err
 }
 
 func newXMLStream(ctx context.Context, r io.Reader, where string) *xmlStream {
-	d := xml.NewDecoder(r)
+	d := xml.NewDecoder(&markupGuard{r: r, where: where})
 	d.Strict = false // real files carry undeclared prefixes and stray '&'; be lenient
 	d.Entity = xml.HTMLEntity
 	d.CharsetReader = charsetReader
@@ -49,6 +81,11 @@ func (s *xmlStream) next() (xml.Token, error) {
 		}
 		var se *xml.SyntaxError
 		if errors.As(err, &se) {
+			if s.declared != nil {
+				if err := s.declared(); err != nil {
+					return nil, err
+				}
+			}
 			return nil, fmt.Errorf("%s: broken XML at line %d: %s", s.where, se.Line, se.Msg)
 		}
 		if IsSkip(err) {
@@ -59,12 +96,18 @@ func (s *xmlStream) next() (xml.Token, error) {
 	switch t := tok.(type) {
 	case xml.StartElement:
 		if s.depth++; s.depth > maxXMLDepth {
-			return nil, fmt.Errorf("%w: %s: XML nested deeper than %d elements", ErrTooLarge, s.where, maxXMLDepth)
+			return nil, fmt.Errorf("%w: %s: XML nested deeper than %d elements", ErrTooDeep, s.where, maxXMLDepth)
 		}
 		return t.Copy(), nil
 	case xml.EndElement:
 		s.depth--
 	case xml.CharData:
+		if s.textLeft != nil && *s.textLeft >= 0 {
+			if *s.textLeft -= int64(len(bytes.TrimSpace(t))); *s.textLeft < 0 {
+				*s.textLeft = 0
+				return nil, io.EOF // the text limit: the rest of every part is left unread
+			}
+		}
 		return t.Copy(), nil
 	case xml.Directive:
 		if strings.Contains(string(t), "ENTITY") {

@@ -3,10 +3,13 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"path"
 	"strings"
@@ -23,6 +26,10 @@ type zipArchive struct {
 	byName map[string]*zip.File
 	lim    Limits
 	total  int64 // bytes inflated so far
+	// textLeft is the character data the XML parts may still deliver: a
+	// little more than MaxTextBytes, so the text is cut (with a warning)
+	// and no parser holds more than that however big the parts are.
+	textLeft int64
 }
 
 // minRatioBase is the size an entry may always inflate to, whatever its
@@ -41,7 +48,10 @@ func openZip(f File, lim Limits, format string) (*zipArchive, error) {
 		}
 		return nil, fmt.Errorf("%s: open zip: %w", format, err)
 	}
-	a := &zipArchive{format: format, zr: zr, byName: make(map[string]*zip.File, len(zr.File)), lim: lim}
+	a := &zipArchive{format: format, zr: zr, byName: make(map[string]*zip.File, len(zr.File)), lim: lim, textLeft: -1}
+	if lim.MaxTextBytes > 0 {
+		a.textLeft = lim.MaxTextBytes + lim.MaxTextBytes/8
+	}
 	for _, zf := range zr.File {
 		a.byName[strings.TrimPrefix(zf.Name, "/")] = zf
 	}
@@ -54,13 +64,21 @@ func (a *zipArchive) checkDeclared() error {
 	var total uint64
 	for _, zf := range a.zr.File {
 		total += zf.UncompressedSize64
-		if a.lim.MaxRatio > 0 && zf.UncompressedSize64 > minRatioBase &&
-			float64(zf.UncompressedSize64) > float64(zf.CompressedSize64)*a.lim.MaxRatio {
-			return fmt.Errorf("%w: %s: %s inflates more than %.0f times its compressed size (zip bomb?)", ErrTooLarge, a.format, zf.Name, a.lim.MaxRatio)
+		if err := a.checkRatio(zf); err != nil {
+			return err
 		}
 	}
 	if a.lim.MaxUncompressed > 0 && total > uint64(a.lim.MaxUncompressed) {
 		return fmt.Errorf("%w: %s: archive inflates to %s, beyond the %s limit (zip bomb?)", ErrTooLarge, a.format, formatBytes(int64(min(total, 1<<62))), formatBytes(a.lim.MaxUncompressed))
+	}
+	return nil
+}
+
+// checkRatio refuses an entry whose declared sizes break MaxRatio.
+func (a *zipArchive) checkRatio(zf *zip.File) error {
+	if a.lim.MaxRatio > 0 && zf.UncompressedSize64 > minRatioBase &&
+		float64(zf.UncompressedSize64) > float64(zf.CompressedSize64)*a.lim.MaxRatio {
+		return fmt.Errorf("%w: %s: %s inflates more than %.0f times its compressed size (zip bomb?)", ErrTooLarge, a.format, zf.Name, a.lim.MaxRatio)
 	}
 	return nil
 }
@@ -72,7 +90,11 @@ func (a *zipArchive) has(name string) bool {
 }
 
 // open returns a reader of entry name that fails with ErrTooLarge once the
-// entry or the archive exceeds its budget.
+// entry or the archive exceeds its budget. Deflated and stored entries are
+// inflated here from their raw bytes, so the ratio is checked as the data
+// comes: an entry is refused as soon as it has inflated more than MaxRatio
+// times the compressed bytes read so far (past minRatioBase), long before
+// a bomb's gigabytes exist anywhere.
 func (a *zipArchive) open(name string) (io.ReadCloser, error) {
 	zf, ok := a.byName[name]
 	if !ok {
@@ -81,18 +103,34 @@ func (a *zipArchive) open(name string) (io.ReadCloser, error) {
 	if zf.Flags&0x1 != 0 {
 		return nil, fmt.Errorf("%w: %s: %s is encrypted inside the zip", ErrEncrypted, a.format, name)
 	}
-	rc, err := zf.Open()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", a.format, name, err)
+	br := &boundedReader{a: a, zf: zf, entryLeft: -1, crc: crc32.NewIEEE()}
+	switch zf.Method {
+	case zip.Store, zip.Deflate:
+		raw, err := zf.OpenRaw()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", a.format, name, err)
+		}
+		br.raw = &countingReader{r: raw}
+		br.rc = io.NopCloser(br.raw)
+		if zf.Method == zip.Deflate {
+			br.rc = flate.NewReader(br.raw)
+		}
+	default:
+		rc, err := zf.Open() // rare methods: archive/zip's own reader, checked at the end only
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", a.format, name, err)
+		}
+		br.rc, br.crc = rc, nil
 	}
-	budget := int64(-1)
 	if a.lim.MaxRatio > 0 {
-		budget = max(minRatioBase, int64(float64(zf.CompressedSize64)*a.lim.MaxRatio))
+		br.entryLeft = max(minRatioBase, int64(float64(zf.CompressedSize64)*a.lim.MaxRatio))
 	}
-	return &boundedReader{a: a, name: name, rc: rc, entryLeft: budget}, nil
+	return br, nil
 }
 
-// read returns the whole of entry name.
+// read returns the whole of entry name, refusing entries larger than
+// maxReadEntry: whole parts are read only to be parsed as a tree (EPUB's
+// XHTML), which costs many times their size.
 func (a *zipArchive) read(name string) ([]byte, error) {
 	rc, err := a.open(name)
 	if err != nil {
@@ -100,11 +138,18 @@ func (a *zipArchive) read(name string) ([]byte, error) {
 	}
 	defer rc.Close()
 	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, rc); err != nil {
+	n, err := io.Copy(&buf, io.LimitReader(rc, maxReadEntry+1))
+	if err != nil {
 		return nil, err
+	}
+	if n > maxReadEntry {
+		return nil, fmt.Errorf("%w: %s: %s is larger than %s", ErrTooLarge, a.format, name, formatBytes(maxReadEntry))
 	}
 	return buf.Bytes(), nil
 }
+
+// maxReadEntry bounds a part read whole; real chapters are well under 1 MB.
+const maxReadEntry = 16 << 20
 
 // xml opens entry name as a bounded XML token stream.
 func (a *zipArchive) xml(ctx context.Context, name string) (*xmlStream, io.Closer, error) {
@@ -112,7 +157,10 @@ func (a *zipArchive) xml(ctx context.Context, name string) (*xmlStream, io.Close
 	if err != nil {
 		return nil, nil, err
 	}
-	return newXMLStream(ctx, rc, a.format+": "+name), rc, nil
+	s := newXMLStream(ctx, rc, a.format+": "+name)
+	s.textLeft = &a.textLeft
+	s.declared = func() error { return a.checkRatio(a.byName[name]) }
+	return s, rc, nil
 }
 
 // anyElement reports whether part has an element named local for which
@@ -159,32 +207,67 @@ var errMissingPart = errors.New("part missing from the archive")
 
 type boundedReader struct {
 	a         *zipArchive
-	name      string
+	zf        *zip.File
+	raw       *countingReader // compressed bytes read; nil for rare methods
 	rc        io.ReadCloser
-	entryLeft int64 // -1 = no per-entry cap
+	crc       hash.Hash32 // nil when rc checks it (rare methods)
+	n         int64       // bytes inflated from this entry
+	entryLeft int64       // -1 = no per-entry cap
 }
 
 func (r *boundedReader) Read(p []byte) (int, error) {
 	n, err := r.rc.Read(p)
+	r.n += int64(n)
 	r.a.total += int64(n)
+	if r.crc != nil {
+		r.crc.Write(p[:n])
+	}
 	if r.entryLeft >= 0 {
 		r.entryLeft -= int64(n)
-		if r.entryLeft < 0 {
+		bomb := r.entryLeft < 0
+		if r.raw != nil && r.n > minRatioBase && float64(r.n) > float64(r.raw.n)*r.a.lim.MaxRatio {
+			bomb = true // the ratio so far: stop now rather than at the end of the entry
+		}
+		if bomb {
 			return n, fmt.Errorf("%w: %s: %s inflates more than %.0f times its compressed size (zip bomb?)",
-				ErrTooLarge, r.a.format, r.name, r.a.lim.MaxRatio)
+				ErrTooLarge, r.a.format, r.zf.Name, r.a.lim.MaxRatio)
 		}
 	}
 	if r.a.lim.MaxUncompressed > 0 && r.a.total > r.a.lim.MaxUncompressed {
 		return n, fmt.Errorf("%w: %s: archive inflates beyond the %s limit (zip bomb?)",
 			ErrTooLarge, r.a.format, formatBytes(r.a.lim.MaxUncompressed))
 	}
+	if r.crc != nil && uint64(r.n) > r.zf.UncompressedSize64 {
+		return n, fmt.Errorf("%w: %s: %s inflates beyond the size its header declares (zip bomb?)", ErrTooLarge, r.a.format, r.zf.Name)
+	}
+	if err == io.EOF && r.crc != nil {
+		// What archive/zip's own reader checks: the declared size and CRC.
+		if uint64(r.n) != r.zf.UncompressedSize64 {
+			return n, fmt.Errorf("%s: %s: %w", r.a.format, r.zf.Name, io.ErrUnexpectedEOF)
+		}
+		if r.zf.CRC32 != 0 && r.crc.Sum32() != r.zf.CRC32 {
+			return n, fmt.Errorf("%s: %s: %w", r.a.format, r.zf.Name, zip.ErrChecksum)
+		}
+	}
 	if err != nil && err != io.EOF {
-		err = fmt.Errorf("%s: %s: %w", r.a.format, r.name, err)
+		err = fmt.Errorf("%s: %s: %w", r.a.format, r.zf.Name, err)
 	}
 	return n, err
 }
 
 func (r *boundedReader) Close() error { return r.rc.Close() }
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
 
 // resolvePart turns a relationship target into an archive path: targets are
 // relative to the folder of the part that refers to them.

@@ -18,6 +18,10 @@ import (
 // ErrUnavailable means Tesseract or the requested language data is missing.
 var ErrUnavailable = errors.New("OCR unavailable")
 
+// ErrUnreadable means the image is damaged or in a format Tesseract does
+// not read: the image, not the OCR engine, is at fault.
+var ErrUnreadable = errors.New("ocr: unreadable image")
+
 // Options configure the engine.
 type Options struct {
 	// Languages are Tesseract language codes joined by '+', e.g. "eng" or

@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/otiai10/gosseract/v2"
 )
@@ -38,6 +39,7 @@ func New(opt Options) (*Engine, error) {
 			}
 		}
 	}
+	routeLeptonica()
 	n := max(1, opt.Workers)
 	e := &Engine{pool: make(chan *gosseract.Client, n), langs: langs}
 	for range n {
@@ -81,16 +83,38 @@ func (e *Engine) Recognize(ctx context.Context, img []byte) (string, error) {
 	return text, ctx.Err()
 }
 
+// decodeMu makes one image decode at a time, so the Leptonica messages
+// read after a decode are that decode's.
+var decodeMu sync.Mutex
+
 func recognize(c *gosseract.Client, img []byte) (string, error) {
 	// Leptonica answers an unknown format with no image and Tesseract then
 	// returns "" without an error, so the format is checked here.
 	if !knownImage(img) {
-		return "", fmt.Errorf("ocr: not an image format Tesseract reads (PNG, JPEG, TIFF, BMP, GIF, WebP)")
+		return "", fmt.Errorf("%w: not an image format Tesseract reads (PNG, JPEG, TIFF, BMP, GIF, WebP)", ErrUnreadable)
 	}
-	if err := c.SetImageFromBytes(img); err != nil {
+	if bytes.HasPrefix(img, []byte("\x89PNG")) {
+		if err := checkPNG(img); err != nil {
+			return "", fmt.Errorf("%w: %v", ErrUnreadable, err)
+		}
+	}
+	decodeMu.Lock()
+	leptonicaMessages() // earlier messages belong to earlier calls
+	err := c.SetImageFromBytes(img)
+	msgs := leptonicaMessages()
+	decodeMu.Unlock()
+	if err != nil {
 		return "", fmt.Errorf("ocr: %w", err)
 	}
+	// gosseract does not report a failed decode; Tesseract would then say
+	// "Please call SetImage" on stderr and return no text.
+	for _, m := range msgs {
+		if strings.Contains(m, "Error in pixReadMem") {
+			return "", fmt.Errorf("%w: Leptonica could not decode it: %s", ErrUnreadable, strings.Join(msgs, "; "))
+		}
+	}
 	text, err := c.Text()
+	leptonicaMessages()
 	if err != nil {
 		return "", fmt.Errorf("ocr: %w", err)
 	}
