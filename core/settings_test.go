@@ -36,7 +36,8 @@ func TestAModelSwitchDoesNotUndoAnOfflineSwitchMadeElsewhere(t *testing.T) {
 	if err := os.MkdirAll(cfg.Paths.ModelsDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := testmodel.Write(filepath.Join(cfg.Paths.ModelsDir, "tiny-chat.gguf"), testmodel.TinyChat()); err != nil {
+	chat := filepath.Join(cfg.Paths.ModelsDir, "tiny-chat.gguf")
+	if err := testmodel.Write(chat, testmodel.TinyChat()); err != nil {
 		t.Fatal(err)
 	}
 	eng, err := Open(context.Background(), cfg, dirs, Options{})
@@ -55,7 +56,7 @@ func TestAModelSwitchDoesNotUndoAnOfflineSwitchMadeElsewhere(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := eng.UseChatModel(context.Background(), "tiny-chat.gguf"); err != nil {
+	if err := eng.UseChatModel(context.Background(), chat); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := config.Load(dirs); err != nil || got.Network.Mode != "offline" || got.Generation.Model != "" {
@@ -70,8 +71,8 @@ func TestAModelSwitchDoesNotUndoAnOfflineSwitchMadeElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if next.Network.Mode != "offline" || next.Generation.Model != "tiny-chat.gguf" {
-		t.Errorf("the next start has mode %q and chat model %q; want offline and tiny-chat.gguf", next.Network.Mode, next.Generation.Model)
+	if next.Network.Mode != "offline" || next.Generation.Model != chat {
+		t.Errorf("the next start has mode %q and chat model %q; want offline and %s", next.Network.Mode, next.Generation.Model, chat)
 	}
 	eng2, err := Open(context.Background(), next, dirs, Options{KB: "other"})
 	if err != nil {
@@ -126,7 +127,7 @@ func TestModelSwitchesWhileSearching(t *testing.T) {
 	for i := range 6 {
 		chat := ""
 		if i%2 == 0 {
-			chat = "tiny-chat-test.gguf"
+			chat = filepath.Join(models, "tiny-chat-test.gguf")
 		}
 		if err := eng.UseChatModel(ctx, chat); err != nil {
 			t.Fatal(err)
