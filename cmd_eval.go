@@ -239,7 +239,7 @@ func injectionRuns(ctx context.Context, env *cliEnv, db, docs string, index bool
 	}
 	var out []eval.InjectionReport
 	for _, verify := range []string{"warn", "block"} {
-		as := eng.Answering()
+		as := eng.Config().Answer
 		as.Verify = verify
 		if err := eng.SetAnswering(as); err != nil {
 			return nil, err

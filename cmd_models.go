@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"cairn/core"
+	"cairn/core/config"
 	"cairn/core/llm"
 )
 
@@ -66,6 +67,11 @@ func runModels(ctx context.Context, env *cliEnv, args []string) error {
 		m, err := eng.UseModel(ctx, pos[0])
 		if err != nil {
 			return err
+		}
+		// The command is the settings file's writer; it keeps the file's
+		// network mode, which the window may have switched meanwhile.
+		if err := config.SaveKeepingMode(env.dirs, eng.Config()); err != nil {
+			return fmt.Errorf("%s is not saved as the %s model: %w", m.Path, m.Kind, err)
 		}
 		fmt.Fprintf(w, "Using %s as the %s model.\n", m.Path, m.Kind)
 		if m.Kind == llm.KindEmbedding {

@@ -67,9 +67,9 @@ func Doctor(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Doctor
 		add(checkPermissions(path, dirs))
 	}
 	add(checkDisk(cfg.Paths.DataDir))
-	e := &Engine{cfg: cfg, dirs: dirs, log: logs.Discard()}
-	add(e.checkModel(ctx, "embedding model", cfg.Embedding.Model, llm.KindEmbedding, opt.Load))
-	add(e.checkModel(ctx, "chat model", cfg.Generation.Model, llm.KindGeneration, opt.Load))
+	e := &Engine{dirs: dirs, log: logs.Discard()} // no models loaded, no settings of its own
+	add(e.checkModel(ctx, cfg, "embedding model", cfg.Embedding.Model, llm.KindEmbedding, opt.Load))
+	add(e.checkModel(ctx, cfg, "chat model", cfg.Generation.Model, llm.KindGeneration, opt.Load))
 	add(checkOCR(cfg.OCR))
 	add(checkNetwork(cfg.Network))
 	add(checkLog(dirs, cfg.Log.Level))
@@ -269,15 +269,15 @@ func checkDisk(dir string) Check {
 
 // checkModel finds the model the settings choose and reads its metadata
 // (or loads it, with load).
-func (e *Engine) checkModel(ctx context.Context, name, setting string, kind llm.Kind, load bool) Check {
-	path, err := e.resolveModel(ctx, setting, kind)
+func (e *Engine) checkModel(ctx context.Context, cfg config.Config, name, setting string, kind llm.Kind, load bool) Check {
+	path, err := e.resolveModel(ctx, cfg, setting, kind)
 	switch {
 	case err != nil:
 		return failFrom(name, err, "choose another model with `cairn models use PATH`")
 	case path == "" && kind == llm.KindEmbedding:
-		return Check{Verdict: Pass, Name: name, Detail: "none: keyword search only (an embedding GGUF in " + e.cfg.Paths.ModelsDir + " adds meaning search)"}
+		return Check{Verdict: Pass, Name: name, Detail: "none: keyword search only (an embedding GGUF in " + cfg.Paths.ModelsDir + " adds meaning search)"}
 	case path == "":
-		return Check{Verdict: Pass, Name: name, Detail: "none: answers are extractive (a chat GGUF in " + e.cfg.Paths.ModelsDir + " writes them)"}
+		return Check{Verdict: Pass, Name: name, Detail: "none: answers are extractive (a chat GGUF in " + cfg.Paths.ModelsDir + " writes them)"}
 	}
 	md, err := llm.ReadMetadata(path)
 	if err != nil {
@@ -297,11 +297,11 @@ func (e *Engine) checkModel(ctx context.Context, name, setting string, kind llm.
 	start := time.Now()
 	if kind == llm.KindEmbedding {
 		var m *llm.Embedder
-		m, err = llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: e.cfg.Embedding.Threads, Dim: e.cfg.Embedding.Dim})
+		m, err = llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: cfg.Embedding.Threads, Dim: cfg.Embedding.Dim})
 		m.Close()
 	} else {
 		var m *llm.Generator
-		m, err = llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: e.cfg.Generation.ContextSize, Threads: e.cfg.Generation.Threads})
+		m, err = llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: cfg.Generation.ContextSize, Threads: cfg.Generation.Threads})
 		m.Close()
 	}
 	if err != nil {

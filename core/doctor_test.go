@@ -68,7 +68,11 @@ func TestModelFaults(t *testing.T) {
 			t.Errorf("%s: %+v", n, c)
 		}
 	}
-	e := &Engine{cfg: cfg, dirs: dirs}
+	net, err := OpenNetwork(cfg, dirs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{cfg: cfg, dirs: dirs, net: net}
 	e.log = Options{}.logger()
 	if _, err := e.Embedder(ctx); fault.CodeOf(err) != fault.ModelWrongUse {
 		t.Errorf("Embedder with a chat model: %v", err)

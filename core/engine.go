@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,7 +34,6 @@ import (
 // Engine is one open knowledge base with everything needed to index and
 // search it. Its methods are safe for concurrent use.
 type Engine struct {
-	cfg  config.Config
 	dirs config.Dirs
 	log  *slog.Logger
 	db   *store.DB
@@ -47,10 +47,19 @@ type Engine struct {
 
 	models models
 
-	*Network // the gate every connection goes through, and the API key's keyring
+	// net is the gate every connection goes through, and the API key's
+	// keyring; it owns the network settings, the mode in its gate.
+	net *Network
 
-	answerMu sync.Mutex    // the answer settings change while the window runs
-	answer   config.Answer // guarded by answerMu; cfg.Answer is the value at open
+	// mu guards cfg, the one copy of the settings: the window changes the
+	// models, the knobs and the answer settings while questions run. They
+	// change through the setters and are read through Config (a snapshot);
+	// the engine never writes the settings file, whose writer is the
+	// window's settings worker or the command that changes a setting. Lock
+	// order: models.mu, then mu; nothing is called with mu held but the
+	// network gate.
+	mu  sync.Mutex
+	cfg config.Config // its Network section is unused: net holds it
 }
 
 // Options say which knowledge base to open, and how.
@@ -142,7 +151,8 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 		return nil, err
 	}
 	if opt.NoKB {
-		return &Engine{cfg: cfg, dirs: dirs, log: log, Network: net, answer: cfg.Answer}, nil
+		cfg.Network = config.Network{} // net's, as in a full Engine
+		return &Engine{cfg: cfg, dirs: dirs, log: log, net: net}, nil
 	}
 	db, err := opt.openStore(cfg, store.Options{ReadOnly: !opt.Write})
 	if err != nil {
@@ -157,21 +167,23 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 	log.Info("knowledge base opened", "path", db.Path(), "write", opt.Write)
 	kix := bm25.New(db)
 	kix.OnError = func(err error) { log.Warn("keyword index: searches use FTS5 until it syncs", "err", err) }
-	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), kix: kix, Network: net, answer: cfg.Answer}, nil
+	cfg.Network = config.Network{} // net's, with the mode as it switches
+	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), kix: kix, net: net}, nil
 }
 
 // registry returns the extractors, starting Tesseract if OCR is enabled and
 // installed; without it, images are skipped with a reason.
 func (e *Engine) registry() *extract.Registry {
 	e.regOnce.Do(func() {
+		c := e.Config()
 		lim := extract.DefaultLimits()
-		lim.MaxFileBytes = int64(e.cfg.Index.MaxFileMB) << 20
-		if t := e.cfg.IndexTimeout(); t > 0 {
+		lim.MaxFileBytes = int64(c.Index.MaxFileMB) << 20
+		if t := c.IndexTimeout(); t > 0 {
 			lim.Timeout = t
 		}
 		var opts []extract.Option
-		if e.cfg.OCR.Enabled {
-			e.ocr, e.ocrErr = ocr.New(ocr.Options{Languages: e.cfg.OCR.Languages})
+		if c.OCR.Enabled {
+			e.ocr, e.ocrErr = ocr.New(ocr.Options{Languages: c.OCR.Languages})
 			if e.ocrErr == nil {
 				opts = append(opts, extract.WithOCR(e.ocr))
 			}
@@ -185,14 +197,15 @@ func (e *Engine) registry() *extract.Registry {
 
 // indexer builds an indexer with the current embedding model.
 func (e *Engine) indexer(ctx context.Context) (*index.Indexer, error) {
+	c := e.Config()
 	opt := index.Options{
-		Chunk:         chunk.Params{Size: e.cfg.Chunking.Size, Overlap: e.cfg.Chunking.Overlap, MaxHeadingLen: e.cfg.Chunking.MaxHeadingLen},
-		MaxFileBytes:  int64(e.cfg.Index.MaxFileMB) << 20,
-		Workers:       e.cfg.Index.Workers,
-		IncludeHidden: e.cfg.Index.IncludeHidden,
-		Ignore:        e.cfg.Index.Ignore,
-		EmbedBatch:    e.cfg.Embedding.BatchSize,
-		EmbedBudget:   int64(e.cfg.Embedding.BatchMB) << 20,
+		Chunk:         chunk.Params{Size: c.Chunking.Size, Overlap: c.Chunking.Overlap, MaxHeadingLen: c.Chunking.MaxHeadingLen},
+		MaxFileBytes:  int64(c.Index.MaxFileMB) << 20,
+		Workers:       c.Index.Workers,
+		IncludeHidden: c.Index.IncludeHidden,
+		Ignore:        c.Index.Ignore,
+		EmbedBatch:    c.Embedding.BatchSize,
+		EmbedBudget:   int64(c.Embedding.BatchMB) << 20,
 		Log:           e.log,
 	}
 	emb, err := e.Embedder(ctx)
@@ -229,14 +242,59 @@ func (e *Engine) WarmKeywordIndex() { e.kix.Start() }
 // so that a batch of searches is ranked one way throughout.
 func (e *Engine) SyncKeywordIndex(ctx context.Context) error { return e.kix.Sync(ctx) }
 
-// Config returns the configuration the engine was built with, with the
-// settings changed since at runtime: the network gate's mode and the answer
-// settings.
+// Config returns a snapshot of the settings in force: those the engine was
+// opened with, changed since through its setters (models, knobs, profile,
+// answer settings, network mode). The caller may keep and change it; the
+// engine's settings change only through the setters.
 func (e *Engine) Config() config.Config {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	c := e.cfg
-	c.Network.Mode = e.NetworkMode()
-	c.Answer = e.Answering()
+	c.Index.Ignore = slices.Clone(c.Index.Ignore)
+	c.Network = e.net.NetworkConfig()
 	return c
+}
+
+// update applies change to the settings if the result is valid.
+func (e *Engine) update(change func(*config.Config)) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := e.cfg
+	change(&c)
+	check := c
+	check.Network = e.net.NetworkConfig() // Validate checks the network section too
+	if err := check.Validate(); err != nil {
+		return err
+	}
+	e.cfg = c
+	return nil
+}
+
+// SetRetrieval changes the retrieval knobs of the next searches (the
+// caller saves them); invalid knobs are refused.
+func (e *Engine) SetRetrieval(r config.Retrieval) error {
+	return e.update(func(c *config.Config) { c.Retrieval = r })
+}
+
+// SetProfile switches to hardware profile name (see config.WithProfile):
+// the retrieval knobs, the answer size, the embedding batch and the chat
+// model's context size take its values, from the next question, index run
+// and model load on. The caller saves the settings.
+func (e *Engine) SetProfile(name string) error {
+	var err error
+	uerr := e.update(func(c *config.Config) { *c, err = c.WithProfile(name) })
+	return errors.Join(err, uerr)
+}
+
+// NetworkMode is the network gate's current mode: offline, online or admin.
+func (e *Engine) NetworkMode() string { return e.net.NetworkMode() }
+
+// SetNetworkMode switches the network gate; see Network.SetNetworkMode. The
+// caller saves the mode.
+func (e *Engine) SetNetworkMode(mode string) error {
+	e.mu.Lock() // a snapshot sees the mode before or after, never between
+	defer e.mu.Unlock()
+	return e.net.SetNetworkMode(mode)
 }
 
 // DB exposes the store for status views and tests.
@@ -273,7 +331,7 @@ func (e *Engine) Reembed(ctx context.Context, progress chan<- index.Progress) er
 
 // SearchRequest returns a request for query with the configured knobs.
 func (e *Engine) SearchRequest(query string) search.Request {
-	r := e.cfg.Retrieval
+	r := e.Config().Retrieval
 	return search.Request{
 		Query:      query,
 		Mode:       search.Mode(r.Mode),

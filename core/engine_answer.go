@@ -60,7 +60,8 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, answer.ErrNoQuestion
 	}
-	g, as := e.cfg.Generation, e.Answering() // read once: the window may change them meanwhile
+	c := e.Config() // read once: the window may change the settings meanwhile
+	g, as := c.Generation, c.Answer
 	// The writer sees answer.top_k sources; retrieve at least that many.
 	req.TopK = max(req.TopK, as.TopK)
 	opt := answer.Options{TopK: as.TopK, Verify: as.Verify, Rewrite: as.Rewrite,
@@ -87,25 +88,10 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 	return a.Ask(ctx, req.Query, onToken)
 }
 
-// Answering is the answer settings in force.
-func (e *Engine) Answering() config.Answer {
-	e.answerMu.Lock()
-	defer e.answerMu.Unlock()
-	return e.answer
-}
-
 // SetAnswering changes the answer settings for the next questions (the
 // caller saves them); an invalid verify mode is refused.
 func (e *Engine) SetAnswering(a config.Answer) error {
-	c := e.cfg
-	c.Answer = a
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	e.answerMu.Lock()
-	defer e.answerMu.Unlock()
-	e.answer = a
-	return nil
+	return e.update(func(c *config.Config) { c.Answer = a })
 }
 
 // LocalWriter returns the local chat model as an answer writer; nil

@@ -9,7 +9,7 @@ import (
 )
 
 // GuideDir is where the bundled user guide is installed.
-func (e *Engine) GuideDir() string { return filepath.Join(e.cfg.Paths.DataDir, "guide") }
+func (e *Engine) GuideDir() string { return filepath.Join(e.Config().Paths.DataDir, "guide") }
 
 // EnsureStarterKB gives a new, empty knowledge base something to search: the
 // user guide is installed into the data folder and indexed. It does nothing

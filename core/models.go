@@ -47,7 +47,12 @@ func modelKind(md *llm.Metadata) (llm.Kind, error) {
 // Models lists the GGUF files of the models folder and the configured
 // ones, marking those in use.
 func (e *Engine) Models(ctx context.Context) ([]ModelInfo, error) {
-	dir := e.cfg.Paths.ModelsDir
+	return e.listModels(ctx, e.Config())
+}
+
+// listModels is Models under the settings c.
+func (e *Engine) listModels(ctx context.Context, c config.Config) ([]ModelInfo, error) {
+	dir := c.Paths.ModelsDir
 	var paths []string
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -58,7 +63,7 @@ func (e *Engine) Models(ctx context.Context) ([]ModelInfo, error) {
 			paths = append(paths, filepath.Join(dir, d.Name()))
 		}
 	}
-	for _, p := range []string{e.cfg.Embedding.Model, e.cfg.Generation.Model} {
+	for _, p := range []string{c.Embedding.Model, c.Generation.Model} {
 		if p != "" && strings.ContainsRune(p, filepath.Separator) && !slices.Contains(paths, p) {
 			paths = append(paths, p)
 		}
@@ -116,23 +121,23 @@ type models struct {
 }
 
 // resolveModel finds the file for a configured model: a path, a file name
-// in the models folder, or "" for the first model of that kind there.
-func (e *Engine) resolveModel(ctx context.Context, setting string, kind llm.Kind) (string, error) {
+// in the models folder of c, or "" for the first model of that kind there.
+func (e *Engine) resolveModel(ctx context.Context, c config.Config, setting string, kind llm.Kind) (string, error) {
 	if setting == NoModel {
 		return "", nil
 	}
 	if setting != "" {
 		p := setting
 		if !strings.ContainsRune(p, filepath.Separator) {
-			p = filepath.Join(e.cfg.Paths.ModelsDir, p)
+			p = filepath.Join(c.Paths.ModelsDir, p)
 		}
 		if _, err := os.Stat(p); err != nil {
 			return "", fault.New(fault.ModelMissing, "model "+setting,
-				"put the file in "+e.cfg.Paths.ModelsDir+" or choose another with `cairn models use PATH` (or the Engineering tab)", err)
+				"put the file in "+c.Paths.ModelsDir+" or choose another with `cairn models use PATH` (or the Engineering tab)", err)
 		}
 		return p, nil
 	}
-	all, err := e.Models(ctx)
+	all, err := e.listModels(ctx, c)
 	if err != nil {
 		return "", err
 	}
@@ -144,81 +149,91 @@ func (e *Engine) resolveModel(ctx context.Context, setting string, kind llm.Kind
 	return "", nil
 }
 
+// modelSetting is the settings' model of kind.
+func modelSetting(c config.Config, kind llm.Kind) string {
+	if kind == llm.KindEmbedding {
+		return c.Embedding.Model
+	}
+	return c.Generation.Model
+}
+
 // ChatModelPath is the chat model file the settings select ("" for none),
 // without loading it.
 func (e *Engine) ChatModelPath(ctx context.Context) (string, error) {
-	return e.resolveModel(ctx, e.cfg.Generation.Model, llm.KindGeneration)
+	c := e.Config()
+	return e.resolveModel(ctx, c, c.Generation.Model, llm.KindGeneration)
 }
 
 // Embedder returns the embedding model, loading it on first use; nil
 // without error when none is configured or found (keyword search only).
 func (e *Engine) Embedder(ctx context.Context) (*llm.Embedder, error) {
 	m := &e.models
-	m.mu.Lock()
-	done := m.embDone
-	m.mu.Unlock()
-	if done {
+	for {
 		m.mu.Lock()
+		if m.embDone {
+			defer m.mu.Unlock()
+			return m.emb, m.embErr
+		}
+		m.mu.Unlock()
+		// Resolving lists the models folder, which takes m.mu itself.
+		c := e.Config()
+		path, err := e.resolveModel(ctx, c, c.Embedding.Model, llm.KindEmbedding)
+		m.mu.Lock()
+		if m.embDone || modelSetting(e.Config(), llm.KindEmbedding) != c.Embedding.Model {
+			m.mu.Unlock()
+			continue // loaded by a concurrent caller, or switched, meanwhile
+		}
 		defer m.mu.Unlock()
+		m.embDone = true
+		if err != nil || path == "" {
+			m.embErr = err
+			return nil, err
+		}
+		start := time.Now()
+		m.emb, m.embErr = llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: c.Embedding.Threads, Dim: c.Embedding.Dim})
+		m.embErr = modelFault(path, llm.KindEmbedding, m.embErr)
+		m.embPath = path
+		e.logLoad(path, llm.KindEmbedding, start, m.embErr)
 		return m.emb, m.embErr
 	}
-	// Resolving lists the models folder, which takes m.mu itself.
-	path, err := e.resolveModel(ctx, e.cfg.Embedding.Model, llm.KindEmbedding)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.embDone {
-		return m.emb, m.embErr // loaded by a concurrent caller meanwhile
-	}
-	m.embDone = true
-	if err != nil || path == "" {
-		m.embErr = err
-		return nil, err
-	}
-	start := time.Now()
-	m.emb, m.embErr = llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: e.cfg.Embedding.Threads, Dim: e.cfg.Embedding.Dim})
-	m.embErr = modelFault(path, llm.KindEmbedding, m.embErr)
-	m.embPath = path
-	e.logLoad(path, llm.KindEmbedding, start, m.embErr)
-	return m.emb, m.embErr
 }
 
 // Generator returns the chat model, loading it on first use; nil without
 // error when none is configured or found (extractive answers).
 func (e *Engine) Generator(ctx context.Context) (*llm.Generator, error) {
 	m := &e.models
-	m.mu.Lock()
-	done := m.genDone
-	m.mu.Unlock()
-	if done {
+	for {
 		m.mu.Lock()
+		if m.genDone {
+			defer m.mu.Unlock()
+			return m.gen, m.genErr
+		}
+		m.mu.Unlock()
+		// Resolving lists the models folder, which takes m.mu itself.
+		c := e.Config()
+		path, err := e.resolveModel(ctx, c, c.Generation.Model, llm.KindGeneration)
+		m.mu.Lock()
+		if m.genDone || modelSetting(e.Config(), llm.KindGeneration) != c.Generation.Model {
+			m.mu.Unlock()
+			continue // loaded by a concurrent caller, or switched, meanwhile
+		}
 		defer m.mu.Unlock()
+		m.genDone = true
+		if err != nil || path == "" {
+			m.genErr = err
+			return nil, err
+		}
+		start := time.Now()
+		m.gen, m.genErr = llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: c.Generation.ContextSize, Threads: c.Generation.Threads})
+		m.genErr = modelFault(path, llm.KindGeneration, m.genErr)
+		m.genPath = path
+		e.logLoad(path, llm.KindGeneration, start, m.genErr)
 		return m.gen, m.genErr
 	}
-	// Resolving lists the models folder, which takes m.mu itself.
-	path, err := e.resolveModel(ctx, e.cfg.Generation.Model, llm.KindGeneration)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.genDone {
-		return m.gen, m.genErr // loaded by a concurrent caller meanwhile
-	}
-	m.genDone = true
-	if err != nil || path == "" {
-		m.genErr = err
-		return nil, err
-	}
-	start := time.Now()
-	m.gen, m.genErr = llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: e.cfg.Generation.ContextSize, Threads: e.cfg.Generation.Threads})
-	m.genErr = modelFault(path, llm.KindGeneration, m.genErr)
-	m.genPath = path
-	e.logLoad(path, llm.KindGeneration, start, m.genErr)
-	return m.gen, m.genErr
 }
 
-// UseModel makes the GGUF at path the embedding or chat model (by its
-// metadata), saves the choice in the settings and unloads the previous
-// one. A new embedding model means re-embedding the knowledge base: the
-// next index run (or Reembed) does it from the stored text.
-func (e *Engine) UseModel(ctx context.Context, path string) (ModelInfo, error) {
+// inspectModel reads what the GGUF at path is, for a switch to it.
+func inspectModel(path string) (ModelInfo, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return ModelInfo{}, err
@@ -235,33 +250,65 @@ func (e *Engine) UseModel(ctx context.Context, path string) (ModelInfo, error) {
 	if kind == llm.KindEmbedding {
 		mi.Family, mi.Dim = llm.DetectFamily(md), md.EmbeddingLength
 	}
-	e.setModel(kind, abs)
-	if err := config.Save(e.dirs, e.cfg); err != nil {
-		return mi, err
-	}
 	return mi, nil
 }
 
-// UseEmbeddingModel switches the embedding model to path ("" for none,
-// keyword search only), saves the choice, and re-embeds the stored chunks
-// from their text, reporting on progress (closed on return).
-func (e *Engine) UseEmbeddingModel(ctx context.Context, path string, progress chan<- index.Progress) error {
+// UseModel makes the GGUF at path the embedding or chat model (by its
+// metadata) and unloads the previous one; the model loads on first use. It
+// does not save the settings: the caller writes Config. A new embedding
+// model means re-embedding the knowledge base: the next index run (or
+// Reembed) does it from the stored text.
+func (e *Engine) UseModel(ctx context.Context, path string) (ModelInfo, error) {
+	mi, err := inspectModel(path)
+	if err != nil {
+		return ModelInfo{}, err
+	}
+	e.setModel(mi.Kind, mi.Path)
+	return mi, nil
+}
+
+// switchModel makes path ("" for none) the model of kind and loads it; a
+// bare file name is one in the models folder, and is kept as such in the
+// settings. A file of the other kind is refused without a change; a model
+// that cannot be loaded is not kept, so the previous setting applies again.
+func (e *Engine) switchModel(ctx context.Context, path string, kind llm.Kind) error {
 	if path == "" {
-		e.setModel(llm.KindEmbedding, NoModel)
-		if progress != nil {
-			close(progress)
-		}
-		return config.Save(e.dirs, e.cfg)
+		e.setModel(kind, NoModel)
+		return nil
 	}
-	mi, err := e.UseModel(ctx, path)
-	if err == nil && mi.Kind != llm.KindEmbedding {
-		err = fault.New(fault.ModelWrongUse, fmt.Sprintf("%s is a %s model, not an embedding model", filepath.Base(path), mi.Kind),
-			"choose an embedding model; `cairn models list` says which kind each file is", nil)
+	setting, file := path, path
+	if !strings.ContainsRune(path, filepath.Separator) {
+		file = filepath.Join(e.Config().Paths.ModelsDir, path)
 	}
-	if err == nil {
+	mi, err := inspectModel(file)
+	if err != nil {
+		return err
+	}
+	if setting == file {
+		setting = mi.Path // absolute
+	}
+	if mi.Kind != kind {
+		what := map[llm.Kind]string{llm.KindEmbedding: "an embedding model", llm.KindGeneration: "a chat model"}
+		return fault.New(fault.ModelWrongUse, fmt.Sprintf("%s is %s, not %s", filepath.Base(path), what[mi.Kind], what[kind]),
+			"choose "+what[kind]+"; `cairn models list` says which kind each file is", nil)
+	}
+	prev := e.setModel(kind, setting)
+	if kind == llm.KindEmbedding {
 		_, err = e.Embedder(ctx)
+	} else {
+		_, err = e.Generator(ctx)
 	}
 	if err != nil {
+		e.setModel(kind, prev)
+	}
+	return err
+}
+
+// UseEmbeddingModel switches the embedding model to path ("" for none,
+// keyword search only; a file name for one in the models folder) and re-embeds the stored chunks from their text,
+// reporting on progress (closed on return). The caller saves the settings.
+func (e *Engine) UseEmbeddingModel(ctx context.Context, path string, progress chan<- index.Progress) error {
+	if err := e.switchModel(ctx, path, llm.KindEmbedding); err != nil || path == "" {
 		if progress != nil {
 			close(progress)
 		}
@@ -271,42 +318,32 @@ func (e *Engine) UseEmbeddingModel(ctx context.Context, path string, progress ch
 }
 
 // UseChatModel switches the chat model to path ("" for none: extractive
-// answers) and saves the choice; the model loads on the next question.
+// answers; a file name for one in the models folder) and loads it. The caller saves the settings.
 func (e *Engine) UseChatModel(ctx context.Context, path string) error {
-	if path == "" {
-		e.setModel(llm.KindGeneration, NoModel)
-		return config.Save(e.dirs, e.cfg)
-	}
-	mi, err := e.UseModel(ctx, path)
-	if err == nil && mi.Kind != llm.KindGeneration {
-		return fault.New(fault.ModelWrongUse, fmt.Sprintf("%s is an %s model, not a chat model", filepath.Base(path), mi.Kind),
-			"choose a chat (instruct) model; `cairn models list` says which kind each file is", nil)
-	}
-	if err == nil {
-		_, err = e.Generator(ctx)
-	}
-	return err
+	return e.switchModel(ctx, path, llm.KindGeneration)
 }
 
-// setModel records the model setting for kind and unloads the current
-// model of that kind.
-func (e *Engine) setModel(kind llm.Kind, setting string) {
+// setModel records the model setting for kind, unloads the current model
+// of that kind, and returns the setting before.
+func (e *Engine) setModel(kind llm.Kind, setting string) (prev string) {
 	m := &e.models
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	e.mu.Lock()
 	if kind == llm.KindEmbedding {
-		e.cfg.Embedding.Model = setting
-		if m.emb != nil {
-			m.emb.Close()
-		}
+		prev, e.cfg.Embedding.Model = e.cfg.Embedding.Model, setting
+	} else {
+		prev, e.cfg.Generation.Model = e.cfg.Generation.Model, setting
+	}
+	e.mu.Unlock()
+	if kind == llm.KindEmbedding {
+		m.emb.Close()
 		m.emb, m.embDone, m.embErr = nil, false, nil
-		return
+		return prev
 	}
-	e.cfg.Generation.Model = setting
-	if m.gen != nil {
-		m.gen.Close()
-	}
+	m.gen.Close()
 	m.gen, m.genDone, m.genErr = nil, false, nil
+	return prev
 }
 
 // closeModels unloads every model.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -48,9 +49,9 @@ func newGate(cfg config.Config, dirs config.Dirs, dial netgate.DialFunc) (*netga
 // Network is the network gate and the keyring of the online endpoint's API
 // key, without a knowledge base: `cairn network` opens only this, so it works
 // while the window holds the knowledge base or when that is damaged. An
-// Engine embeds one.
+// Engine holds one.
 type Network struct {
-	cfg     config.Config
+	conf    config.Network // as opened; the mode is the gate's, which switches
 	gate    *netgate.Gate  // every connection goes through it
 	mu      sync.Mutex     // one mode switch at a time
 	keyring remote.Keyring // where the online endpoint's API key may be
@@ -67,7 +68,9 @@ func OpenNetwork(cfg config.Config, dirs config.Dirs, opt Options) (*Network, er
 	if kr == nil {
 		kr = remote.SystemKeyring{}
 	}
-	return &Network{cfg: cfg, gate: gate, keyring: kr}, nil
+	conf := cfg.Network
+	conf.Allow = slices.Clone(conf.Allow) // the caller's copy is theirs
+	return &Network{conf: conf, gate: gate, keyring: kr}, nil
 }
 
 // Gate is the network gate every connection goes through.
@@ -79,7 +82,8 @@ func (n *Network) NetworkMode() string { return string(n.gate.Mode()) }
 // NetworkConfig is the network section of the settings, with the gate's
 // current mode.
 func (n *Network) NetworkConfig() config.Network {
-	c := n.cfg.Network
+	c := n.conf
+	c.Allow = slices.Clone(c.Allow)
 	c.Mode = n.NetworkMode()
 	return c
 }
@@ -117,12 +121,12 @@ func (n *Network) Keyring() remote.Keyring { return n.keyring }
 // requests going through the network gate; nil without error when the gate
 // is offline or no endpoint is configured (answers stay local).
 func (e *Engine) Remote() (*remote.Client, error) {
-	n := e.cfg.Network
-	if e.gate.Mode() == netgate.Offline || n.Endpoint == "" {
+	n := e.net.conf
+	if e.net.gate.Mode() == netgate.Offline || n.Endpoint == "" {
 		return nil, nil
 	}
-	c, err := remote.New(remote.Options{API: n.API, Endpoint: n.Endpoint, Model: n.ChatModel, Key: e.APIKey(),
-		HTTP: e.gate.HTTPClient("answer")})
+	c, err := remote.New(remote.Options{API: n.API, Endpoint: n.Endpoint, Model: n.ChatModel, Key: e.net.APIKey(),
+		HTTP: e.net.gate.HTTPClient("answer")})
 	if err != nil {
 		return nil, fmt.Errorf("online answers: %w", err)
 	}
@@ -162,7 +166,7 @@ func (e *Engine) PullModel(ctx context.Context, name, wantSHA256 string, progres
 		want = strings.ToLower(entry.SHA256)
 	}
 	src := entry.URL
-	if base := e.cfg.Network.Catalog; base != "" {
+	if base := e.net.conf.Catalog; base != "" {
 		var err error
 		if src, err = entry.MirrorURL(base); err != nil {
 			return PullResult{}, err
@@ -172,7 +176,7 @@ func (e *Engine) PullModel(ctx context.Context, name, wantSHA256 string, progres
 	if err != nil {
 		return PullResult{}, err
 	}
-	dir := e.cfg.Paths.ModelsDir
+	dir := e.Config().Paths.ModelsDir
 	res := PullResult{Name: entry.Name, URL: src, Path: filepath.Join(dir, path.Base(u.Path)), Checked: want != ""}
 	if st, err := os.Stat(res.Path); err == nil {
 		res.Existed, res.Bytes = true, st.Size()
@@ -193,7 +197,7 @@ func (e *Engine) PullModel(ctx context.Context, name, wantSHA256 string, progres
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return res, fmt.Errorf("models folder %s: %w", dir, err)
 	}
-	err = llm.Download(ctx, e.gate.HTTPClient("models pull"), src, res.Path, want, progress)
+	err = llm.Download(ctx, e.net.gate.HTTPClient("models pull"), src, res.Path, want, progress)
 	var blocked *netgate.BlockedError
 	switch {
 	case errors.As(err, &blocked):

@@ -336,8 +336,8 @@ func (e *Engineering) Apply(events ...EngineeringEvent) {
 			e.Chat.SetSelected(orNone(ev.Chat))
 			e.filling = false
 			e.ModelNote.SetText(ev.Note)
-			enable(e.Embedding, ev.Switchable || len(ev.Files) > 0)
-			enable(e.Chat, ev.Switchable || len(ev.Files) > 0)
+			e.Embedding.Enable() // "(none)" is a choice even in an empty folder
+			e.Chat.Enable()
 		case NetworkModeChanged:
 			e.gateMode = ev.Mode
 			e.showGate(ev.Mode)

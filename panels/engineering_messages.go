@@ -84,16 +84,14 @@ type MetricsComputed struct {
 	Judgments []store.Judgment
 }
 
-// ModelsListed is the GGUF files in the models folder and the models in
-// use. Switchable is false while the engine cannot change models; Note
-// says why and what happens to a choice.
+// ModelsListed is the GGUF files in the models folder and the models the
+// settings choose; Note says when there is nothing to choose from.
 type ModelsListed struct {
-	Dir        string
-	Files      []string
-	Embedding  string
-	Chat       string
-	Switchable bool
-	Note       string
+	Dir       string
+	Files     []string
+	Embedding string
+	Chat      string
+	Note      string
 }
 
 // NetworkModeChanged is the network gate's mode after a switch, or after a

@@ -122,7 +122,7 @@ type window struct {
 
 	shell  *shell // current; touched on the window's goroutine only
 	kb     string
-	cfg    config.Config // the current settings, as the settings worker reports them
+	kbs    *kbWorker // opens the knowledge bases; the current settings come from it
 	kbReqs chan kbSwitch
 	kbDone sync.WaitGroup
 
@@ -135,7 +135,7 @@ type window struct {
 }
 
 func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *window {
-	win := &window{app: a, opt: opt, cfg: opt.Config, prefs: a.Preferences(), env: env, ctx: ctx, kbReqs: make(chan kbSwitch, 4), started: time.Now()}
+	win := &window{app: a, opt: opt, prefs: a.Preferences(), env: env, ctx: ctx, kbReqs: make(chan kbSwitch, 4), started: time.Now()}
 	a.Settings().SetTheme(cairntheme.New(cairntheme.ParseChoice(win.prefs.String(prefTheme))))
 	win.w = a.NewWindow("Cairn")
 	win.w.SetMaster()
@@ -152,11 +152,11 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 		win.startBench(opt.Bench) // before the first shell, which reports to it
 	}
 
-	kw := &kbWorker{open: opt.Open, requests: win.kbReqs, cfg: opt.Config}
+	win.kbs = &kbWorker{open: opt.Open, requests: win.kbReqs, cfg: opt.Config}
 	win.kbDone.Add(1)
 	go func() {
 		defer win.kbDone.Done()
-		kw.run(ctx)
+		win.kbs.run(ctx)
 	}()
 	kb := opt.KB
 	if kb == "" {
@@ -199,7 +199,6 @@ func (win *window) shellDeps(kb string) shellDeps {
 		watched:       splitList(win.prefs.String(prefWatched + kb)),
 		onWatch:       func(folders []string) { win.prefs.SetString(prefWatched+kb, strings.Join(folders, "\n")) },
 		onReady:       win.ready,
-		onSettings:    func(c config.Config) { win.cfg = c },
 	}
 }
 

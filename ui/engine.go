@@ -29,35 +29,32 @@ type Engine interface {
 
 	Status(ctx context.Context) (core.Status, error)
 
-	// NetworkMode is the network gate's mode; SetNetworkMode switches it
-	// (the settings worker saves it).
+	// The settings that change while the window runs, each through its
+	// setter; Config is a snapshot of them all. The engine saves nothing:
+	// the settings worker writes Config to the settings file.
+	//
+	// NetworkMode is the network gate's mode; SetNetworkMode switches it.
 	NetworkMode() string
 	SetNetworkMode(mode string) error
-
+	// SetRetrieval changes the retrieval knobs of the next searches.
+	SetRetrieval(r config.Retrieval) error
+	// SetProfile switches the hardware profile (config.WithProfile).
+	SetProfile(name string) error
 	// SetAnswering changes the answer settings (verification, rewriting)
-	// for the next questions; the settings worker saves them.
+	// for the next questions.
 	SetAnswering(a config.Answer) error
+	// UseEmbeddingModel loads path ("" for none) and re-embeds the stored
+	// chunks, reporting through progress with phase "embedding".
+	UseEmbeddingModel(ctx context.Context, path string, progress chan<- index.Progress) error
+	// UseChatModel loads path ("" for extractive answers).
+	UseChatModel(ctx context.Context, path string) error
 
 	Judge(ctx context.Context, query, path string, chunkID int64) error
 	Unjudge(ctx context.Context, query, path string) error
 	Judgments(ctx context.Context) ([]store.Judgment, error)
 }
 
-var (
-	_ Engine        = (*core.Engine)(nil)
-	_ ModelSwitcher = (*core.Engine)(nil)
-)
-
-// ModelSwitcher is implemented by an engine that can change its models
-// while open (*core.Engine does); without it, the engineering panel saves
-// the choice for the next start and says so.
-type ModelSwitcher interface {
-	// UseEmbeddingModel loads path ("" for none) and re-embeds the stored
-	// chunks, reporting through progress with phase "embedding".
-	UseEmbeddingModel(ctx context.Context, path string, progress chan<- index.Progress) error
-	// UseChatModel loads path ("" for extractive answers).
-	UseChatModel(ctx context.Context, path string) error
-}
+var _ Engine = (*core.Engine)(nil)
 
 // Opener opens knowledge base kb ("" for the configured default) with the
 // current settings cfg, which carry the changes made in the window.

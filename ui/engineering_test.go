@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -246,27 +247,53 @@ func TestProfileSwitchResetsTheKnobsAndSaves(t *testing.T) {
 	}
 }
 
-func TestModelPickerSavesTheChoiceAndSaysItCannotLoadYet(t *testing.T) {
+// A model picked in the Engineering tab is switched in the engine, by its
+// file name in the models folder, and then saved; one the engine cannot
+// load is reported and not saved.
+func TestModelPickerSwitchesTheEngineThenSaves(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
-	if err := os.MkdirAll(eng.cfg.Paths.ModelsDir, 0o700); err != nil {
+	dir := eng.Config().Paths.ModelsDir
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"qwen3-0.6b.gguf", "all-MiniLM-L6-v2.gguf", "notes.txt"} {
-		os.WriteFile(filepath.Join(eng.cfg.Paths.ModelsDir, f), nil, 0o600)
+		os.WriteFile(filepath.Join(dir, f), nil, 0o600)
 	}
 	h := newHarness(t, eng)
 	e := h.shell().Tuning
 	want := []string{"(none)", "all-MiniLM-L6-v2.gguf", "qwen3-0.6b.gguf"}
 	h.until("the models folder's GGUF files as choices", func() bool { return slices.Equal(e.Chat.Options, want) })
-	if !strings.Contains(e.ModelNote.Text, "Model switching is not in this build yet") {
-		t.Errorf("model note %q", e.ModelNote.Text)
+	if e.Chat.Disabled() || e.ModelNote.Text != "" {
+		t.Errorf("chat picker disabled %v, note %q", e.Chat.Disabled(), e.ModelNote.Text)
 	}
+
 	e.Chat.SetSelected("qwen3-0.6b.gguf")
-	h.until("the notice", func() bool { return strings.Contains(e.State.Text, "This build cannot load models yet") })
+	h.until("the notice", func() bool { return e.State.Text == "Now using qwen3-0.6b.gguf as the chat model." })
 	h.until("the choice to be saved", func() bool {
 		s := h.savedConfigs()
 		return len(s) > 0 && s[len(s)-1].Generation.Model == "qwen3-0.6b.gguf"
 	})
+
+	e.Embedding.SetSelected("all-MiniLM-L6-v2.gguf")
+	h.until("the embedding switch", func() bool { return e.State.Text == "Now using all-MiniLM-L6-v2.gguf as the embedding model." })
+	eng.locked(func() {
+		if !slices.Equal(eng.modelUses, []string{"chat:qwen3-0.6b.gguf", "embedding:all-MiniLM-L6-v2.gguf"}) {
+			t.Errorf("model switches %q", eng.modelUses)
+		}
+		eng.modelErr = errors.New("all-MiniLM-L6-v2.gguf is an embedding model, not a chat model")
+	})
+	saves := len(h.savedConfigs())
+	e.Chat.SetSelected("all-MiniLM-L6-v2.gguf")
+	h.until("the error", func() bool {
+		return e.State.Text == "Could not load all-MiniLM-L6-v2.gguf: all-MiniLM-L6-v2.gguf is an embedding model, not a chat model"
+	})
+	h.until("the picker to show the model in use", func() bool { return e.Chat.Selected == "qwen3-0.6b.gguf" })
+	h.loop.settle(2 * saveDelay)
+	for _, c := range h.savedConfigs()[saves:] {
+		if c.Generation.Model != "qwen3-0.6b.gguf" {
+			t.Errorf("a failed switch saved chat model %q", c.Generation.Model)
+		}
+	}
 }
 
 func TestAnswerSettingsApplyToTheEngineAndAreSaved(t *testing.T) {
@@ -282,7 +309,7 @@ func TestAnswerSettingsApplyToTheEngineAndAreSaved(t *testing.T) {
 	h.until("the engine to get both", func() bool {
 		var got []config.Answer
 		eng.locked(func() { got = slices.Clone(eng.answering) })
-		return len(got) == 2 && got[1].Verify == "block" && got[1].Rewrite && got[1].TopK == eng.cfg.Answer.TopK
+		return len(got) == 2 && got[1].Verify == "block" && got[1].Rewrite && got[1].TopK == eng.Config().Answer.TopK
 	})
 	h.until("the settings to be saved", func() bool {
 		s := h.savedConfigs()

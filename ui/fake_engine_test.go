@@ -22,9 +22,8 @@ import (
 // indexing runs a script. Gates let a test hold a question or a run in the
 // middle, to look at the window while it works.
 type fakeEngine struct {
-	cfg config.Config
-
 	mu           sync.Mutex
+	cfg          config.Config // the settings as the setters leave them; the mode is status.NetworkMode
 	cands        func() *search.Candidates
 	tokens       []string
 	askGate      chan struct{} // Ask waits here after the first token (or for ctx)
@@ -45,6 +44,8 @@ type fakeEngine struct {
 	netErr       error           // SetNetworkMode fails with it when set
 	netSwitches  []string        // modes SetNetworkMode was asked for
 	answering    []config.Answer // what SetAnswering was given
+	modelUses    []string        // "chat:PATH" or "embedding:PATH" per model switch
+	modelErr     error           // model switches fail with it when set
 }
 
 // Passages of the fake corpus. BM25 ranks A, B, C; vectors rank C, D, B.
@@ -90,7 +91,14 @@ func newFakeEngine(dataDir string) *fakeEngine {
 	}
 }
 
-func (f *fakeEngine) Config() config.Config { return f.cfg }
+// Config is a snapshot of the settings, as core.Engine's.
+func (f *fakeEngine) Config() config.Config {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.cfg
+	c.Network.Mode = f.status.NetworkMode
+	return c
+}
 
 func (f *fakeEngine) Close() error {
 	f.mu.Lock()
@@ -190,7 +198,7 @@ func (f *fakeEngine) Issues(context.Context) ([]store.Issue, error) {
 }
 
 func (f *fakeEngine) SearchRequest(q string) search.Request {
-	r := f.cfg.Retrieval
+	r := f.Config().Retrieval
 	return search.Request{Query: q, Mode: search.Mode(r.Mode), BM25Pool: r.BM25Pool, VectorPool: r.VectorPool,
 		Params: search.Params{TopK: r.TopK, MinScore: r.MinScore, Fusion: search.Fusion(r.Fusion), RRFK: r.RRFK,
 			VectorWeight: r.VectorWeight, PerDocCap: r.PerDocCap}}
@@ -297,7 +305,48 @@ func (f *fakeEngine) SetAnswering(a config.Answer) error {
 		return fmt.Errorf("answer.verify %q: use off, warn or block", a.Verify)
 	}
 	f.answering = append(f.answering, a)
+	f.cfg.Answer = a
 	return nil
+}
+
+func (f *fakeEngine) SetRetrieval(r config.Retrieval) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cfg.Retrieval = r
+	return nil
+}
+
+func (f *fakeEngine) SetProfile(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, err := f.cfg.WithProfile(name)
+	f.cfg = c
+	return err
+}
+
+// useModel records a model switch and, unless modelErr is set, the new
+// setting, as core.Engine does.
+func (f *fakeEngine) useModel(kind, path string, setting *string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.modelUses = append(f.modelUses, kind+":"+path)
+	if f.modelErr != nil {
+		return f.modelErr
+	}
+	if path == "" {
+		path = core.NoModel
+	}
+	*setting = path
+	return nil
+}
+
+func (f *fakeEngine) UseChatModel(_ context.Context, path string) error {
+	return f.useModel("chat", path, &f.cfg.Generation.Model)
+}
+
+func (f *fakeEngine) UseEmbeddingModel(_ context.Context, path string, progress chan<- index.Progress) error {
+	defer close(progress)
+	return f.useModel("embedding", path, &f.cfg.Embedding.Model)
 }
 
 func (f *fakeEngine) Judge(_ context.Context, q, path string, chunkID int64) error {

@@ -63,7 +63,9 @@ type harness struct {
 	mu     sync.Mutex
 	opened []panels.OpenSource
 	saved  []config.Config
-	picked string // what the fake native picker returns; "" means none installed
+	// saveFile writes the settings file after the save is recorded.
+	saveFile saveFunc
+	picked   string // what the fake native picker returns; "" means none installed
 }
 
 func newHarness(t *testing.T, eng Engine) *harness {
@@ -97,11 +99,11 @@ func startHarness(t *testing.T, open Opener, cfg config.Config, options ...func(
 			defer h.mu.Unlock()
 			return h.picked, h.picked != "", nil
 		},
-		save: func(c config.Config, _ bool) error {
+		save: func(c config.Config, withMode bool) error {
 			h.mu.Lock()
-			defer h.mu.Unlock()
 			h.saved = append(h.saved, c)
-			return nil
+			h.mu.Unlock()
+			return h.saveFile(c, withMode)
 		},
 		statusEvery:   50 * time.Millisecond,
 		watchDebounce: 100 * time.Millisecond,
@@ -111,6 +113,7 @@ func startHarness(t *testing.T, open Opener, cfg config.Config, options ...func(
 	for _, o := range options {
 		o(&opt)
 	}
+	h.saveFile = desktopEnv(opt).save // the real writer, into the test's config folder
 	h.win = newWindow(ctx, h.app, opt, env)
 	h.win.w.Resize(fyne.NewSize(1100, 760))
 	t.Cleanup(func() {

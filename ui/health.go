@@ -31,9 +31,9 @@ func (win *window) showHealth() {
 	ctx, cancel := context.WithCancel(win.ctx)
 	d.SetOnClosed(cancel)
 	win.setHealthRunning(true)
-	kb, cfg, doctor := win.kb, win.cfg, win.opt.Doctor
+	kb, doctor := win.kb, win.opt.Doctor
 	go func() {
-		checks := doctor(ctx, kb, cfg)
+		checks := doctor(ctx, kb, win.kbs.settings())
 		cancel()
 		win.env.do(func() {
 			win.setHealthRunning(false)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -31,26 +32,41 @@ type kbSwitch struct {
 type kbWorker struct {
 	open     Opener
 	requests <-chan kbSwitch
-	// cfg is the current settings: the window's at first, then what each
-	// stopped shell's settings worker left, so that a switch of knowledge
+
+	mu  sync.Mutex // guards eng and cfg, which settings reads from any goroutine
+	eng Engine     // the open engine, if any
+	// cfg is the settings while no engine is open: the window's at first,
+	// then the last engine's as it closed, so that a switch of knowledge
 	// base keeps the network mode and the knobs chosen in the window.
 	cfg config.Config
 }
 
+// settings is a snapshot of the current settings: the open engine's, else
+// those the next one opens with.
+func (k *kbWorker) settings() config.Config {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.eng != nil {
+		return k.eng.Config()
+	}
+	return k.cfg
+}
+
 func (k *kbWorker) run(ctx context.Context) {
 	var cur *shell
-	var eng Engine
 	release := func() {
 		if cur != nil {
-			cur.stop()
-			if c, ok := cur.lastSettings(); ok {
-				k.cfg = c
-			}
+			cur.stop() // its settings worker saves its last change first
 			cur = nil
 		}
+		k.mu.Lock()
+		eng := k.eng
+		if eng != nil {
+			k.cfg, k.eng = eng.Config(), nil
+		}
+		k.mu.Unlock()
 		if eng != nil {
 			eng.Close()
-			eng = nil
 		}
 	}
 	defer release()
@@ -61,14 +77,16 @@ func (k *kbWorker) run(ctx context.Context) {
 		case r := <-k.requests:
 			release()
 			cur = r.shell
-			e, err := k.open(ctx, r.name, k.cfg)
+			e, err := k.open(ctx, r.name, k.settings())
 			if err != nil {
 				if ctx.Err() == nil {
 					r.shell.failed(err)
 				}
 				continue
 			}
-			eng = e
+			k.mu.Lock()
+			k.eng = e
+			k.mu.Unlock()
 			r.shell.attach(e, r.starter)
 		}
 	}

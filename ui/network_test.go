@@ -170,8 +170,8 @@ func TestASwitchThatCannotBeSavedIsUndone(t *testing.T) {
 	if w.setNetworkMode(context.Background(), "online") {
 		t.Error("the worker wants to save again")
 	}
-	if got := eng.switches(); !slices.Equal(got, []string{"online", "offline"}) || eng.NetworkMode() != "offline" || w.cfg.Network.Mode != "offline" {
-		t.Errorf("switches %v, mode %s, worker's mode %s", got, eng.NetworkMode(), w.cfg.Network.Mode)
+	if got := eng.switches(); !slices.Equal(got, []string{"online", "offline"}) || eng.NetworkMode() != "offline" || eng.Config().Network.Mode != "offline" {
+		t.Errorf("switches %v, mode %s, worker's mode %s", got, eng.NetworkMode(), eng.Config().Network.Mode)
 	}
 	var notice string
 	for len(events) > 0 {

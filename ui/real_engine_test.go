@@ -15,6 +15,7 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/llm/testmodel"
 )
 
 // copyCorpus copies the repository's test corpus to a temporary folder.
@@ -152,4 +153,45 @@ func TestRealEngineIndexAskOpenAndRerank(t *testing.T) {
 	}
 	s := h.shell().Status
 	h.until("the status bar to count the corpus", func() bool { return strings.HasPrefix(s.Counts.Text, "8 documents · ") })
+}
+
+// The privacy sequence of issue 13, in the window on a real engine: it
+// starts online, the person switches to offline, then picks a chat model.
+// The next start must be offline, with that chat model.
+func TestOfflineThenAChatModelStaysOfflineAtTheNextStart(t *testing.T) {
+	os.Unsetenv("CAIRN_NETWORK_MODE")
+	home := t.TempDir()
+	cfg, open := realEngineIn(home)
+	dirs := config.Dirs{Config: filepath.Join(home, "config"), Data: filepath.Join(home, "data"), State: filepath.Join(home, "state")}
+	cfg.Network.Mode = "online"
+	if err := config.Save(dirs, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(cfg.Paths.ModelsDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := testmodel.Write(filepath.Join(cfg.Paths.ModelsDir, "tiny-chat.gguf"), testmodel.TinyChat()); err != nil {
+		t.Fatal(err)
+	}
+	h := startHarness(t, open, cfg, func(o *Options) { o.Dirs = dirs })
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
+	e := h.shell().Tuning
+	if e.Gate.Selected != "online" {
+		t.Fatalf("the gate picker shows %q at the start", e.Gate.Selected)
+	}
+
+	e.Gate.SetSelected("offline") // stricter: no question asked
+	h.until("the offline notice", func() bool { return strings.HasPrefix(e.State.Text, "Network gate: offline.") })
+	e.Chat.SetSelected("tiny-chat.gguf")
+	h.until("the chat model", func() bool { return e.State.Text == "Now using tiny-chat.gguf as the chat model." })
+	var next config.Config
+	h.until("the choice in the settings file", func() bool {
+		var err error
+		next, err = config.Load(dirs)
+		return err == nil && next.Generation.Model == "tiny-chat.gguf"
+	})
+	if next.Network.Mode != "offline" || next.Generation.Model != "tiny-chat.gguf" {
+		t.Errorf("the next start has network mode %q and chat model %q; want offline and tiny-chat.gguf",
+			next.Network.Mode, next.Generation.Model)
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 
-	"cairn/core/config"
 	"cairn/core/fault"
 	"cairn/core/watch"
 	"cairn/panels"
@@ -22,11 +21,10 @@ type shellDeps struct {
 	open          func(context.Context, panels.OpenSource) error
 	pick          func(context.Context) (string, bool, error)
 	save          saveFunc
-	watched       []string            // folders to watch from the start
-	onWatch       func([]string)      // the watched folders changed
-	onReady       func()              // on the window's goroutine, once every panel works
-	onSettings    func(config.Config) // on the window's goroutine, after each change of the settings
-	observe       func(any)           // if set, sees every event after its panel applied it
+	watched       []string       // folders to watch from the start
+	onWatch       func([]string) // the watched folders changed
+	onReady       func()         // on the window's goroutine, once every panel works
+	observe       func(any)      // if set, sees every event after its panel applied it
 	statusEvery   time.Duration
 	watchDebounce time.Duration
 }
@@ -49,12 +47,11 @@ type shell struct {
 	indexReqs    chan panels.IndexRequest
 	settingsReqs chan panels.SettingsRequest
 
-	ctx      context.Context
-	cancel   context.CancelFunc
-	running  jobs            // the workers and pumps
-	settings *settingsWorker // set by attach; its settings are read after stop
-	eng      Engine          // set by attach, before the pumps that lead to panelReady start
-	ready    int             // panels that became functional; on the window's goroutine
+	ctx     context.Context
+	cancel  context.CancelFunc
+	running jobs   // the workers and pumps
+	eng     Engine // set by attach, before the pumps that lead to panelReady start
+	ready   int    // panels that became functional; on the window's goroutine
 }
 
 // keywordWarmer is an engine with an in-memory keyword index to build in
@@ -133,10 +130,6 @@ func (s *shell) attach(eng Engine, starter bool) {
 	iw.onRun = pokeStatus
 	sw := newSettingsWorker(eng, s.deps.save, s.settingsReqs, tuneEv, indexEv)
 	sw.onNetwork = pokeStatus // the status bar shows the new mode at once
-	if s.deps.onSettings != nil {
-		sw.onChange = func(c config.Config) { s.deps.do(func() { s.deps.onSettings(c) }) }
-	}
-	s.settings = sw
 	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery}
 
 	s.running.spawn(func() {
@@ -228,16 +221,6 @@ func (s *shell) failed(err error) {
 func (s *shell) stop() {
 	s.cancel()
 	s.running.wait()
-}
-
-// lastSettings is the settings as the shell's settings worker left them,
-// changes made in the window included; ok is false when no engine was
-// attached. Call it after stop, on the goroutine that attached.
-func (s *shell) lastSettings() (c config.Config, ok bool) {
-	if s.settings == nil {
-		return config.Config{}, false
-	}
-	return s.settings.cfg, true
 }
 
 // showTab brings a tab to the front.

@@ -150,6 +150,26 @@ var profiles = map[string]func(*Config){
 // Profiles lists the profile names.
 func Profiles() []string { return []string{"laptop", "desktop", "server"} }
 
+// WithProfile returns c switched to hardware profile name: the retrieval
+// knobs but the retrieval mode (a choice, not a matter of hardware),
+// answer.top_k, embedding.batch_size and generation.context_size take the
+// profile's values; everything else stays. An unknown name leaves c as it
+// is, with an error.
+func (c Config) WithProfile(name string) (Config, error) {
+	if _, ok := profiles[name]; !ok {
+		return c, fmt.Errorf("profile %q: use %s", name, strings.Join(Profiles(), ", "))
+	}
+	d := Default(name)
+	c.Profile = name
+	mode := c.Retrieval.Mode
+	c.Retrieval = d.Retrieval
+	c.Retrieval.Mode = mode
+	c.Answer.TopK = d.Answer.TopK
+	c.Embedding.BatchSize = d.Embedding.BatchSize
+	c.Generation.ContextSize = d.Generation.ContextSize
+	return c, nil
+}
+
 // Default returns the defaults for a profile ("" picks one from the
 // machine: laptop under 16 GB of RAM, else desktop).
 func Default(profile string) Config {

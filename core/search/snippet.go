@@ -220,7 +220,12 @@ func sortSpans(s []Span) {
 	}
 }
 
-var foldDiacritics = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+// foldDiacritics returns a transformer that drops diacritics. A chain
+// keeps state between calls, so each call gets its own: concurrent
+// searches stem words at the same time.
+func foldDiacritics() transform.Transformer {
+	return transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+}
 
 // stem folds a word for matching as the index's tokenizer does: lower
 // case, no diacritics, then the Porter stemmer of FTS5's "porter"
@@ -229,7 +234,7 @@ var foldDiacritics = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)
 func stem(w string) string {
 	w = strings.ToLower(w)
 	if !isASCII(w) {
-		if f, _, err := transform.String(foldDiacritics, w); err == nil {
+		if f, _, err := transform.String(foldDiacritics(), w); err == nil {
 			w = f
 		}
 	}
