@@ -4,7 +4,7 @@
 // errors and the packages' own sentinel errors.
 //
 // Codes are stable (documents and support threads quote them); never reuse
-// a retired one. The catalogue below is the whole list, and the README's
+// a retired one. The catalogue below is the whole list, and docs/troubleshooting.md's
 // "When something goes wrong" table mirrors it.
 package fault
 
