@@ -79,7 +79,7 @@ $(FYNE): build/fynecli/go.mod build/fynecli/go.sum
 # and the icon under usr/local, with a Makefile for `sudo make install`
 # (name, id, icon and version come from FyneApp.toml).
 package: deps $(FYNE)
-	$(GO) build -ldflags "-s -w -X main.version=$(shell git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/cairn .
+	$(GO) build -ldflags "-s -w -X cairn/ui/cli.Version=$(shell git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/cairn .
 	./$(FYNE) package --os linux --exe bin/cairn --release
 	mkdir -p dist && mv Cairn.tar.xz dist/cairn-linux-amd64.tar.xz
 	@tar tJf dist/cairn-linux-amd64.tar.xz | grep -E '\.desktop|pixmaps/|bin/cairn'
@@ -107,7 +107,7 @@ fuzz: deps
 # soak kills `cairn index` at 50 random moments and checks the database
 # after each kill (make test does 4).
 soak: deps
-	CAIRN_SOAK_RUNS=50 $(GO) test -count=1 -timeout 60m -run 'TestSIGKILLDuringIndexing' -v .
+	CAIRN_SOAK_RUNS=50 $(GO) test -count=1 -timeout 60m -run 'TestSIGKILLDuringIndexing' -v ./ui/cli/
 
 # staticcheck is pinned; `go run` fetches it through the module proxy once.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -75,7 +75,7 @@ func TestAskPrintsTheModelVerdictAndTimings(t *testing.T) {
 func TestEvalInjection(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("CAIRN_GENERATION_MAX_TOKENS", "16")
-	out, errs, code := cli(t, home, "eval", "injection")
+	out, errs, code := cli(t, home, "eval", "injection", "--dir", "../../testdata/injection")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func runApp(ctx context.Context, env *cliEnv) error {
 	opt := ui.Options{
 		Config:      env.cfg,
 		Dirs:        env.dirs,
-		Version:     version,
+		Version:     Version,
 		SettingsErr: env.cfgErr,
 		Open: func(ctx context.Context, kb string, cfg config.Config) (ui.Engine, error) {
 			e, err := core.Open(ctx, cfg, env.dirs, core.Options{KB: kb, Write: true, Log: env.log, Dial: env.dial, Keyring: env.keyring})
