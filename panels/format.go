@@ -6,20 +6,6 @@ import (
 	"time"
 )
 
-// formatBytes gives a size in the unit a person reads best.
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%d B", n)
-	}
-}
-
 // formatMs gives a duration in milliseconds, or seconds above 10 s.
 func formatMs(d time.Duration) string {
 	if d >= 10*time.Second {

@@ -1,6 +1,7 @@
 package panels
 
 import (
+	"cairn/core/humanize"
 	"testing"
 	"time"
 
@@ -10,10 +11,10 @@ import (
 func TestFormats(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	for _, c := range []struct{ got, want string }{
-		{formatBytes(512), "512 B"},
-		{formatBytes(3 << 10), "3 KB"},
-		{formatBytes(5<<20 + 1<<19), "5.5 MB"},
-		{formatBytes(2 << 30), "2.0 GB"},
+		{humanize.Bytes(512), "512 B"},
+		{humanize.Bytes(3 << 10), "3 KB"},
+		{humanize.Bytes(5<<20 + 1<<19), "5.5 MB"},
+		{humanize.Bytes(2 << 30), "2.0 GB"},
 		{formatMs(2500 * time.Microsecond), "2.5 ms"},
 		{formatMs(120 * time.Millisecond), "120 ms"},
 		{formatMs(12 * time.Second), "12.0 s"},

@@ -1,6 +1,7 @@
 package panels
 
 import (
+	"cairn/core/humanize"
 	"fmt"
 	"strings"
 	"time"
@@ -24,12 +25,12 @@ func progressText(p index.Progress) string {
 		return s
 	case index.PhaseDone:
 		return fmt.Sprintf("Finished: %s read, %s, %s in %s.", plural(p.FilesDone, "file", "files"),
-			plural(p.Chunks, "chunk", "chunks"), formatBytes(p.Bytes), formatClock(p.Elapsed))
+			plural(p.Chunks, "chunk", "chunks"), humanize.Bytes(p.Bytes), formatClock(p.Elapsed))
 	}
 	parts := []string{
 		fmt.Sprintf("%s / %s files", formatCount(p.FilesDone), formatCount(p.FilesTotal)),
 		plural(p.Chunks, "chunk", "chunks"),
-		formatBytes(p.Bytes) + " / " + formatBytes(p.BytesTotal),
+		humanize.Bytes(p.Bytes) + " / " + humanize.Bytes(p.BytesTotal),
 	}
 	if p.Elapsed > time.Second && p.Bytes > 0 {
 		parts = append(parts, fmt.Sprintf("%.1f MB/s", mb(p.Bytes)/p.Elapsed.Seconds()))

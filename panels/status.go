@@ -1,6 +1,7 @@
 package panels
 
 import (
+	"cairn/core/humanize"
 	"fmt"
 	"image/color"
 	"path/filepath"
@@ -109,7 +110,7 @@ func (s *StatusBar) Apply(r StatusReport) {
 	if r.Vectors > 0 {
 		counts = append(counts, plural(r.Vectors, "vector", "vectors"))
 	}
-	counts = append(counts, formatBytes(r.Bytes)+" on disk")
+	counts = append(counts, humanize.Bytes(r.Bytes)+" on disk")
 	s.Counts.SetText(strings.Join(counts, " · "))
 	emb, chat := r.EmbeddingModel, r.ChatModel
 	if emb == "" {
@@ -119,7 +120,7 @@ func (s *StatusBar) Apply(r StatusReport) {
 		chat = "none (extractive answers)"
 	}
 	s.Models.SetText(fmt.Sprintf("Embedding: %s · Chat: %s", emb, chat))
-	s.Memory.SetText("Memory " + formatBytes(r.Memory))
+	s.Memory.SetText("Memory " + humanize.Bytes(r.Memory))
 	s.mode = r.NetworkMode
 	s.Gate.Text = "Network: " + r.NetworkMode
 	s.Gate.Refresh()

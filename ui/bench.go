@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
-	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -237,14 +236,4 @@ func (win *window) benchErr() error {
 		return nil
 	}
 	return win.bench.err
-}
-
-// Median is the middle of ds (0 for none).
-func Median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

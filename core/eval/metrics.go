@@ -4,6 +4,7 @@ package eval
 
 import (
 	"bufio"
+	"cairn/core/stats"
 	"fmt"
 	"io"
 	"math"
@@ -170,31 +171,12 @@ func Percentiles(ds []time.Duration) Latency {
 	if len(ds) == 0 {
 		return Latency{}
 	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	at := func(p float64) time.Duration {
-		i := int(math.Ceil(p*float64(len(s)))) - 1
-		return s[max(0, min(i, len(s)-1))]
-	}
-	return Latency{N: len(s), P50: at(0.50), P95: at(0.95), P99: at(0.99), Max: s[len(s)-1]}
+	q := func(p float64) time.Duration { return stats.Quantile(ds, p) }
+	return Latency{N: len(ds), P50: q(0.50), P95: q(0.95), P99: q(0.99), Max: q(1)}
 }
 
 // String formats latencies in milliseconds.
 func (l Latency) String() string {
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
 	return fmt.Sprintf("p50 %s ms  p95 %s ms  p99 %s ms  max %s ms  (n=%d)", ms(l.P50), ms(l.P95), ms(l.P99), ms(l.Max), l.N)
-}
-
-// Median returns the median of xs (the mean of the middle two for an even
-// count); 0 for none.
-func Median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -3,6 +3,7 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
+	"cairn/core/humanize"
 	"compress/flate"
 	"context"
 	"fmt"
@@ -145,7 +146,7 @@ func TestHostileFilesStayUnderRSSBound(t *testing.T) {
 					reason = v
 				}
 			}
-			t.Logf("%s (%s): peak RSS %d MB: %s", name, formatBytes(st.Size()), kb>>10, reason)
+			t.Logf("%s (%s): peak RSS %d MB: %s", name, humanize.Bytes(st.Size()), kb>>10, reason)
 			if kb == 0 || kb > 256<<10 {
 				t.Errorf("%s: peak RSS %d MB, want at most 256 MB", name, kb>>10)
 			}
@@ -178,7 +179,7 @@ func TestHostileFilesStayUnderHeapBound(t *testing.T) {
 			})
 			wantErr(t, name, xerr, ErrTooLarge, "zip bomb?")
 			if peak > 64<<20 {
-				t.Errorf("%s: live heap peaked at %s, want under 64 MB", name, formatBytes(int64(peak)))
+				t.Errorf("%s: live heap peaked at %s, want under 64 MB", name, humanize.Bytes(int64(peak)))
 			}
 		})
 	}
@@ -242,6 +243,6 @@ func TestTextLimitBoundsParsing(t *testing.T) {
 	}
 	contains(t, "warnings", strings.Join(d.Warnings, "\n"), "text cut at 2.0 MB (limit)")
 	if peak > 40<<20 {
-		t.Errorf("live heap peaked at %s for a 2 MB text limit (file %s)", formatBytes(int64(peak)), formatBytes(int64(len(b))))
+		t.Errorf("live heap peaked at %s for a 2 MB text limit (file %s)", humanize.Bytes(int64(peak)), humanize.Bytes(int64(len(b))))
 	}
 }

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"cairn/core/humanize"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -103,7 +104,7 @@ func (r *Registry) extractMSG(ctx context.Context, f File, lim Limits) (*Documen
 			continue
 		}
 		if lim.MaxFileBytes > 0 && entry.Size > lim.MaxFileBytes {
-			return nil, fmt.Errorf("%w: msg: stream %s claims %s", ErrTooLarge, entry.Name, formatBytes(entry.Size))
+			return nil, fmt.Errorf("%w: msg: stream %s claims %s", ErrTooLarge, entry.Name, humanize.Bytes(entry.Size))
 		}
 		data := make([]byte, entry.Size)
 		n, err := io.ReadFull(entry, data)

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"cairn/core/humanize"
 	"context"
 	"errors"
 	"fmt"
@@ -145,7 +146,7 @@ func (r *Registry) ExtractNested(ctx context.Context, f File, lim Limits) (*Docu
 func (r *Registry) extract(ctx context.Context, f File, lim Limits) (doc *Document, err error) {
 	if lim.MaxFileBytes > 0 && f.Size > lim.MaxFileBytes {
 		return nil, fault.Wrap(fault.ExtractTooLarge, "raise index.max_file_mb if the file should be indexed",
-			fmt.Errorf("%w: %s is larger than the %s limit", ErrTooLarge, formatBytes(f.Size), formatBytes(lim.MaxFileBytes)))
+			fmt.Errorf("%w: %s is larger than the %s limit", ErrTooLarge, humanize.Bytes(f.Size), humanize.Bytes(lim.MaxFileBytes)))
 	}
 	if f.Size == 0 {
 		return nil, fmt.Errorf("%w: empty file", ErrEmpty)
@@ -222,7 +223,7 @@ func finish(doc *Document, lim Limits) {
 			cut--
 		}
 		doc.Text = doc.Text[:cut]
-		doc.Warnings = append(doc.Warnings, fmt.Sprintf("text cut at %s (limit)", formatBytes(lim.MaxTextBytes)))
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("text cut at %s (limit)", humanize.Bytes(lim.MaxTextBytes)))
 	}
 	n := len(doc.Text)
 	units := doc.Units[:0]
@@ -304,16 +305,4 @@ func ext(name string) string {
 
 func clamp(v, lo, hi int) int {
 	return max(lo, min(v, hi))
-}
-
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

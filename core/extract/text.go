@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cairn/core/humanize"
 	"context"
 	"fmt"
 	"io"
@@ -63,7 +64,7 @@ func extractPlain(format string) func(ctx context.Context, f File, lim Limits) (
 // readAll reads the whole file, refusing files above MaxFileBytes.
 func readAll(f File, lim Limits) ([]byte, error) {
 	if lim.MaxFileBytes > 0 && f.Size > lim.MaxFileBytes {
-		return nil, fmt.Errorf("%w: %s", ErrTooLarge, formatBytes(f.Size))
+		return nil, fmt.Errorf("%w: %s", ErrTooLarge, humanize.Bytes(f.Size))
 	}
 	b := make([]byte, f.Size)
 	n, err := f.R.ReadAt(b, 0)

@@ -74,7 +74,7 @@ func TestSkipReasons(t *testing.T) {
 		{"blank.txt", []byte("   \n\n"), ErrEmpty, "no extractable text"},
 		{"program", elf, ErrBinary, "binary file"},
 		{"data.txt", elf, ErrBinary, "binary content"},
-		{"big.txt", bytes.Repeat([]byte("a"), 101), ErrTooLarge, "larger than the 100 bytes limit"},
+		{"big.txt", bytes.Repeat([]byte("a"), 101), ErrTooLarge, "larger than the 100 B limit"},
 		{"song.mp3", []byte("ID3\x03\x00\x00\x00\x00\x00\x00\xff\xfb\x90\x00\x00"), ErrBinary, "binary file"},
 	}
 	for _, tt := range tests {

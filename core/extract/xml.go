@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"cairn/core/humanize"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -53,7 +54,7 @@ func (g *markupGuard) Read(p []byte) (int, error) {
 		g.run += int64(n)
 	}
 	if g.run > maxXMLRun {
-		return n, fmt.Errorf("%w: %s: more than %s of text or one tag without markup (zip bomb?)", ErrTooLarge, g.where, formatBytes(maxXMLRun))
+		return n, fmt.Errorf("%w: %s: more than %s of text or one tag without markup (zip bomb?)", ErrTooLarge, g.where, humanize.Bytes(maxXMLRun))
 	}
 	return n, err
 }

@@ -3,6 +3,7 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
+	"cairn/core/humanize"
 	"compress/flate"
 	"context"
 	"encoding/xml"
@@ -69,7 +70,7 @@ func (a *zipArchive) checkDeclared() error {
 		}
 	}
 	if a.lim.MaxUncompressed > 0 && total > uint64(a.lim.MaxUncompressed) {
-		return fmt.Errorf("%w: %s: archive inflates to %s, beyond the %s limit (zip bomb?)", ErrTooLarge, a.format, formatBytes(int64(min(total, 1<<62))), formatBytes(a.lim.MaxUncompressed))
+		return fmt.Errorf("%w: %s: archive inflates to %s, beyond the %s limit (zip bomb?)", ErrTooLarge, a.format, humanize.Bytes(int64(min(total, 1<<62))), humanize.Bytes(a.lim.MaxUncompressed))
 	}
 	return nil
 }
@@ -143,7 +144,7 @@ func (a *zipArchive) read(name string) ([]byte, error) {
 		return nil, err
 	}
 	if n > maxReadEntry {
-		return nil, fmt.Errorf("%w: %s: %s is larger than %s", ErrTooLarge, a.format, name, formatBytes(maxReadEntry))
+		return nil, fmt.Errorf("%w: %s: %s is larger than %s", ErrTooLarge, a.format, name, humanize.Bytes(maxReadEntry))
 	}
 	return buf.Bytes(), nil
 }
@@ -235,7 +236,7 @@ func (r *boundedReader) Read(p []byte) (int, error) {
 	}
 	if r.a.lim.MaxUncompressed > 0 && r.a.total > r.a.lim.MaxUncompressed {
 		return n, fmt.Errorf("%w: %s: archive inflates beyond the %s limit (zip bomb?)",
-			ErrTooLarge, r.a.format, formatBytes(r.a.lim.MaxUncompressed))
+			ErrTooLarge, r.a.format, humanize.Bytes(r.a.lim.MaxUncompressed))
 	}
 	if r.crc != nil && uint64(r.n) > r.zf.UncompressedSize64 {
 		return n, fmt.Errorf("%w: %s: %s inflates beyond the size its header declares (zip bomb?)", ErrTooLarge, r.a.format, r.zf.Name)

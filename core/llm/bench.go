@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cairn/core/stats"
 	"context"
 	"fmt"
 	"io"
@@ -130,10 +131,10 @@ func BenchEmbed(ctx context.Context, w io.Writer, opt EmbedBenchOptions) (EmbedB
 		fmt.Fprintf(w, "  run %d: pipeline %.2f chunks/s (%.2f per CPU-s), raw decode %.2f chunks/s (%.2f per CPU-s)\n",
 			run+1, pipe, pc, raw, rc)
 	}
-	rep.PipelineMedian, rep.RawMedian = median(rep.Pipeline), median(rep.Raw)
-	rep.PipelineCPU, rep.RawCPU = median(pipeCPU), median(rawCPU)
+	rep.PipelineMedian, rep.RawMedian = stats.Median(rep.Pipeline), stats.Median(rep.Raw)
+	rep.PipelineCPU, rep.RawCPU = stats.Median(pipeCPU), stats.Median(rawCPU)
 	rep.Overhead = 1 - rep.PipelineMedian/rep.RawMedian
-	rep.Prepare = time.Duration(median(prep))
+	rep.Prepare = time.Duration(stats.Median(prep))
 	if rep.QueryP50, rep.QueryP95, err = benchQueries(ctx, e); err != nil {
 		return rep, err
 	}
@@ -167,7 +168,7 @@ func benchQueries(ctx context.Context, e *Embedder) (p50, p95 time.Duration, err
 		}
 	}
 	slices.Sort(ds)
-	return time.Duration(median(ds)), time.Duration(ds[len(ds)*95/100]), nil
+	return time.Duration(stats.Median(ds)), time.Duration(ds[len(ds)*95/100]), nil
 }
 
 // rawEmbedLoop is the bare llama.cpp loop BenchEmbed compares against: the
@@ -318,7 +319,7 @@ func BenchGenerate(ctx context.Context, w io.Writer, opt GenerateBenchOptions) (
 	}
 	slices.Sort(ttft)
 	rep.TimeToFirstToken = ttft[len(ttft)/2]
-	rep.PromptTokensPerSecond, rep.GenerationTokensPerSecond = median(pp), median(tg)
+	rep.PromptTokensPerSecond, rep.GenerationTokensPerSecond = stats.Median(pp), stats.Median(tg)
 	fmt.Fprintf(w, "  median: first token %v, prompt %.1f tokens/s, generation %.1f tokens/s\n",
 		rep.TimeToFirstToken.Round(time.Millisecond), rep.PromptTokensPerSecond, rep.GenerationTokensPerSecond)
 	return rep, nil
@@ -358,18 +359,6 @@ func perCPU(n float64, start time.Duration) float64 {
 		return 0
 	}
 	return n / d.Seconds()
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func cmpOr(v, def int) int {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cairn/core/stats"
 	"context"
 	"encoding/json"
 	"flag"
@@ -12,11 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"cairn/core/bench"
 	"cairn/core/chunk"
-	"cairn/core/eval"
 	"cairn/core/llm"
 	"cairn/core/llm/testmodel"
+	"cairn/ui/cli/bench"
 )
 
 // benchSuites are the suites `cairn bench` knows, in the order "all" runs
@@ -177,8 +177,8 @@ func benchIndex(ctx context.Context, env *cliEnv, bin, dir, work string, runs, l
 	fmt.Fprintln(w, "|---|---|---|---|")
 	fmt.Fprintf(w, "| chunks/s | %.0f | %.0f | %.0f%% |\n", ir.CairnChunksPerSec, ir.BaselineChunksPerS, 100*ir.RatioMedian)
 	fmt.Fprintf(w, "| MB/s | %.2f | %.2f | |\n", ir.CairnMBPerSec, ir.BaselineMBPerSec)
-	fmt.Fprintf(w, "| chunks per CPU-second | %.0f | %.0f | %.0f%% |\n", float64(ir.Chunks)/eval.Median(ir.CairnCPUSeconds),
-		float64(ir.Chunks)/eval.Median(ir.BaselineCPUSeconds), 100*ir.CPURatioMedian)
+	fmt.Fprintf(w, "| chunks per CPU-second | %.0f | %.0f | %.0f%% |\n", float64(ir.Chunks)/stats.Median(ir.CairnCPUSeconds),
+		float64(ir.Chunks)/stats.Median(ir.BaselineCPUSeconds), 100*ir.CPURatioMedian)
 	fmt.Fprintf(w, "\n- Re-index of the unchanged corpus (%d files): %.3f s\n", ir.Files, ir.ReindexMedian)
 	fmt.Fprintf(w, "- BM25 query latency at %d chunks (%d queries, one at a time): %s\n", ir.Chunks, ir.QueryLatency.N, ir.QueryLatency)
 	fmt.Fprintf(w, "- CPU time per query (what an idle machine would see): %s\n", ir.QueryCPU)

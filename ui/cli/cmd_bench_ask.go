@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cairn/core/stats"
 	"context"
 	"fmt"
 	"io"
@@ -10,9 +11,8 @@ import (
 	"time"
 
 	"cairn/core"
-	"cairn/core/bench"
-	"cairn/core/eval"
 	"cairn/core/llm/testmodel"
+	"cairn/ui/cli/bench"
 )
 
 // AskBenchResult is `cairn bench ask`: where the time of a whole answer
@@ -105,9 +105,9 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 		total = append(total, tm.Total.Seconds())
 	}
 	res.Questions = len(total)
-	res.RetrievalMS, res.PromptTokens, res.PromptS, res.PromptTokPerS = eval.Median(retr), eval.Median(ptoks), eval.Median(pp), eval.Median(ptps)
-	res.GenerationS, res.Tokens, res.TokPerS = eval.Median(gen), eval.Median(toks), eval.Median(tps)
-	res.OtherMS, res.TotalS = eval.Median(other), eval.Median(total)
+	res.RetrievalMS, res.PromptTokens, res.PromptS, res.PromptTokPerS = stats.Median(retr), stats.Median(ptoks), stats.Median(pp), stats.Median(ptps)
+	res.GenerationS, res.Tokens, res.TokPerS = stats.Median(gen), stats.Median(toks), stats.Median(tps)
+	res.OtherMS, res.TotalS = stats.Median(other), stats.Median(total)
 
 	w := env.stdout
 	fmt.Fprintf(w, "\n## Answering end to end: %s (random weights, %s), BM25 over %d man pages, 5 sources, 64-token answers\n\n", spec.Name, weights, limit)

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn/core/bench"
+	"cairn/ui/cli/bench"
 )
 
 // benchExtract measures text extraction: PDF word-level F1 against

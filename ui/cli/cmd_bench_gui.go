@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cairn/core/stats"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,11 +14,11 @@ import (
 	"time"
 
 	"cairn/core"
-	"cairn/core/bench"
 	"cairn/core/config"
 	"cairn/core/search"
 	"cairn/core/store"
 	"cairn/ui"
+	"cairn/ui/cli/bench"
 )
 
 // GUI bench settings: the man-page knowledge base is indexed with 1000-
@@ -96,10 +97,10 @@ func benchGUI(ctx context.Context, env *cliEnv, dir string) (map[string]any, err
 			files = r.Files
 			st := stalls[tab]
 			st.max = append(st.max, slices.Max(r.Stalls))
-			st.p99 = append(st.p99, percentile(r.Stalls, 0.99))
-			st.median = append(st.median, ui.Median(r.Stalls))
+			st.p99 = append(st.p99, stats.Quantile(r.Stalls, 0.99))
+			st.median = append(st.median, stats.MedianDuration(r.Stalls))
 			fmt.Fprintf(log, "indexing %d, %s tab: %d files, %d probes, longest stall %s, p99 %s, median %s\n", i+1, tab,
-				r.Files, len(r.Stalls), msUnit(slices.Max(r.Stalls)), msUnit(percentile(r.Stalls, 0.99)), msUnit(ui.Median(r.Stalls)))
+				r.Files, len(r.Stalls), msUnit(slices.Max(r.Stalls)), msUnit(stats.Quantile(r.Stalls, 0.99)), msUnit(stats.MedianDuration(r.Stalls)))
 		}
 	}
 	removeKB(filepath.Join(home, "data", "kb", "stall.db"))
@@ -113,24 +114,24 @@ func benchGUI(ctx context.Context, env *cliEnv, dir string) (map[string]any, err
 		}
 		candidates = r.Candidates
 		rerank = append(rerank, r.Rerank...)
-		fmt.Fprintf(log, "re-rank %d: %d candidates, median %s, max %s\n", i+1, r.Candidates, msUnit(ui.Median(r.Rerank)), msUnit(slices.Max(r.Rerank)))
+		fmt.Fprintf(log, "re-rank %d: %d candidates, median %s, max %s\n", i+1, r.Candidates, msUnit(stats.MedianDuration(r.Rerank)), msUnit(slices.Max(r.Rerank)))
 	}
 
 	w := env.stdout
 	fmt.Fprintf(w, "\n## The window (Xvfb, %s)\n\n", display)
 	fmt.Fprintln(w, "| measure | median | spread | target |")
 	fmt.Fprintln(w, "|---|---|---|---|")
-	fmt.Fprintf(w, "| process start to window shown (%d chunks) | %s | %s–%s | |\n", chunks, msUnit(ui.Median(shown)), msUnit(slices.Min(shown)), msUnit(slices.Max(shown)))
+	fmt.Fprintf(w, "| process start to window shown (%d chunks) | %s | %s–%s | |\n", chunks, msUnit(stats.MedianDuration(shown)), msUnit(slices.Min(shown)), msUnit(slices.Max(shown)))
 	fmt.Fprintf(w, "| process start to interactive (%d chunks, %d runs) | %s | %s–%s | < 1500 ms |\n", chunks, guiStartupRuns,
-		msUnit(ui.Median(interactive)), msUnit(slices.Min(interactive)), msUnit(slices.Max(interactive)))
+		msUnit(stats.MedianDuration(interactive)), msUnit(slices.Min(interactive)), msUnit(slices.Max(interactive)))
 	for _, tab := range []string{"index", "ask"} {
 		st := stalls[tab]
 		fmt.Fprintf(w, "| longest UI stall while indexing %d files, %s tab in front (%d runs) | %s | %s–%s | < 100 ms |\n", files, tab, guiStallRuns,
-			msUnit(ui.Median(st.max)), msUnit(slices.Min(st.max)), msUnit(slices.Max(st.max)))
-		fmt.Fprintf(w, "| p99 / median UI stall, %s tab | %s / %s | | |\n", tab, msUnit(ui.Median(st.p99)), msUnit(ui.Median(st.median)))
+			msUnit(stats.MedianDuration(st.max)), msUnit(slices.Min(st.max)), msUnit(slices.Max(st.max)))
+		fmt.Fprintf(w, "| p99 / median UI stall, %s tab | %s / %s | | |\n", tab, msUnit(stats.MedianDuration(st.p99)), msUnit(stats.MedianDuration(st.median)))
 	}
 	fmt.Fprintf(w, "| slider to re-ranked list, %d candidates (%d moves) | %s | p95 %s | < 16 ms |\n", candidates, len(rerank),
-		msUnit(ui.Median(rerank)), msUnit(percentile(rerank, 0.95)))
+		msUnit(stats.MedianDuration(rerank)), msUnit(stats.Quantile(rerank, 0.95)))
 	fmt.Fprintf(w, "| search.Fuse alone, %d candidates | %s | | |\n", candidates, fuse)
 	return map[string]any{
 		"chunks": chunks, "display": display,
@@ -187,7 +188,7 @@ func prepareGUIKB(ctx context.Context, env *cliEnv, home, corpus string) (chunks
 		search.Fuse(resp.Candidates, req.Params)
 		ds = append(ds, time.Since(t))
 	}
-	return st.Chunks, ui.Median(ds), nil
+	return st.Chunks, stats.MedianDuration(ds), nil
 }
 
 // runGUIChild runs the app with spec in a child process and returns what
@@ -264,15 +265,6 @@ func xDisplay(log interface{ Write([]byte) (int, error) }) (display string, stop
 		stop()
 	}
 	return "", nil, errors.New("could not start Xvfb on displays :90 to :109")
-}
-
-func percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[min(len(s)-1, int(p*float64(len(s))))]
 }
 
 func msUnit(d time.Duration) string {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn/core/bench"
+	"cairn/ui/cli/bench"
 )
 
 // benchLoad measures search latency while the man-page corpus is indexed

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn/core/bench"
 	"cairn/core/eval"
+	"cairn/ui/cli/bench"
 )
 
 // qualityQuestions is the question file of the quality suite, relative to

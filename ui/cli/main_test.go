@@ -205,7 +205,7 @@ func TestSIGKILLDuringIndexing(t *testing.T) {
 	if _, errs, code := cli(t, home, "index", corpus, "--kb", "clean", "--quiet"); code != 0 {
 		t.Fatal(errs)
 	}
-	clean := stats(t, filepath.Join(home, "data", "kb", "clean.db"))
+	clean := kbStats(t, filepath.Join(home, "data", "kb", "clean.db"))
 
 	dbPath := filepath.Join(home, "data", "kb", "crash.db")
 	for i := range runs {
@@ -232,13 +232,13 @@ func TestSIGKILLDuringIndexing(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGKILL)
 		<-exited
 
-		killed := stats(t, dbPath)
+		killed := kbStats(t, dbPath)
 		t.Logf("kill %d after %s: %d of %d documents written", i, time.Since(start).Round(time.Millisecond), killed.Documents, clean.Documents)
 		// Finish the job in-process.
 		if _, errs, code := cli(t, home, "index", corpus, "--kb", "crash", "--quiet"); code != 0 {
 			t.Fatal(errs)
 		}
-		done := stats(t, dbPath)
+		done := kbStats(t, dbPath)
 		if done.Documents != clean.Documents || done.Chunks != clean.Chunks {
 			t.Fatalf("after resuming: %d documents, %d chunks; clean run: %d, %d", done.Documents, done.Chunks, clean.Documents, clean.Chunks)
 		}
@@ -295,9 +295,9 @@ func waitForDocuments(t *testing.T, path string, n int, exited <-chan struct{}) 
 	}
 }
 
-// stats opens a knowledge base, runs every consistency check and returns its
+// kbStats opens a knowledge base, runs every consistency check and returns its
 // counts; a missing file (killed before creating it) counts as empty.
-func stats(t *testing.T, path string) store.Stats {
+func kbStats(t *testing.T, path string) store.Stats {
 	t.Helper()
 	if _, err := os.Stat(path); err != nil {
 		return store.Stats{}

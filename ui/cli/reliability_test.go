@@ -404,7 +404,7 @@ func TestTwoProcessesShareAKnowledgeBase(t *testing.T) {
 			t.Errorf("%s: %d chunks in the backup, %d when complete", p, n, final[p])
 		}
 	}
-	if st := stats(t, backup); st.Documents != len(snap) {
+	if st := kbStats(t, backup); st.Documents != len(snap) {
 		t.Errorf("backup stats %+v", st)
 	}
 	if fi, _ := os.Stat(backup); fi.Mode().Perm() != 0o600 {
@@ -511,7 +511,7 @@ func TestKilledRunIsShownInterrupted(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-exited
 
-	st := stats(t, live)
+	st := kbStats(t, live)
 	if r := status(); r.Status != "interrupted" || r.Indexed != st.Documents || r.Chunks != st.Chunks {
 		t.Errorf("after the kill: last run %+v, want interrupted with the %d documents and %d chunks committed", r, st.Documents, st.Chunks)
 	}

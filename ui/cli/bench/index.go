@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"cairn/core/stats"
 	"context"
 	"fmt"
 	"io"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	_ "github.com/asg017/sqlite-vec-go-bindings/ncruces" // same SQLite build as the store
-	"github.com/ncruces/go-sqlite3"
 
 	"cairn/core/bm25"
 	"cairn/core/chunk"
@@ -122,11 +122,11 @@ func IndexBench(ctx context.Context, opt IndexOptions, log io.Writer) (IndexRepo
 		}
 		removeDB(filepath.Join(opt.Work, fmt.Sprintf("baseline-%d.db", i)))
 	}
-	bs, cs := eval.Median(rep.BaselineSeconds), eval.Median(rep.CairnSeconds)
+	bs, cs := stats.Median(rep.BaselineSeconds), stats.Median(rep.CairnSeconds)
 	rep.BaselineChunksPerS, rep.BaselineMBPerSec = float64(rep.Chunks)/bs, rep.MB/bs
 	rep.CairnChunksPerSec, rep.CairnMBPerSec = float64(rep.Chunks)/cs, rep.MB/cs
-	rep.RatioMedian = eval.Median(ratios)
-	rep.CPURatioMedian = eval.Median(cpuRatios)
+	rep.RatioMedian = stats.Median(ratios)
+	rep.CPURatioMedian = stats.Median(cpuRatios)
 
 	db, err := store.Open(cairnDB, store.Options{})
 	if err != nil {
@@ -147,7 +147,7 @@ func IndexBench(ctx context.Context, opt IndexOptions, log io.Writer) (IndexRepo
 		rep.ReindexSeconds = append(rep.ReindexSeconds, time.Since(t).Seconds())
 		fmt.Fprintf(log, "re-index %d: %.3fs\n", i+1, rep.ReindexSeconds[i])
 	}
-	rep.ReindexMedian = eval.Median(rep.ReindexSeconds)
+	rep.ReindexMedian = stats.Median(rep.ReindexSeconds)
 	if fi, err := os.Stat(cairnDB); err == nil {
 		rep.DBMB = float64(fi.Size()) / (1 << 20)
 	}
@@ -240,38 +240,27 @@ func preChunk(ctx context.Context, reg *extract.Registry, dir string, p chunk.Pa
 // SQLite work alone.
 func baseline(ctx context.Context, path string, files []chunkedFile) (float64, error) {
 	removeDB(path)
-	c, err := sqlite3.Open(path)
+	fts, err := store.OpenPlainFTS(path, false)
 	if err != nil {
 		return 0, err
 	}
-	defer c.Close()
-	if err := c.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
-		CREATE VIRTUAL TABLE fts USING fts5(text, tokenize='porter unicode61 remove_diacritics 2')`); err != nil {
-		return 0, err
-	}
-	ins, _, err := c.Prepare(`INSERT INTO fts(text) VALUES (?)`)
-	if err != nil {
-		return 0, err
-	}
-	defer ins.Close()
+	defer fts.Close()
 	t := time.Now()
 	for i := 0; i < len(files); i += 64 {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		if err := c.Exec(`BEGIN`); err != nil {
+		if err := fts.Begin(); err != nil {
 			return 0, err
 		}
 		for _, f := range files[i:min(i+64, len(files))] {
 			for _, s := range f.chunks {
-				ins.BindText(1, s)
-				if err := ins.Exec(); err != nil {
+				if err := fts.Add("", s); err != nil {
 					return 0, err
 				}
-				ins.Reset()
 			}
 		}
-		if err := c.Exec(`COMMIT`); err != nil {
+		if err := fts.Commit(); err != nil {
 			return 0, err
 		}
 	}

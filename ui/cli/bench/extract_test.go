@@ -32,8 +32,8 @@ func TestF1(t *testing.T) {
 func TestExtractReport(t *testing.T) {
 	var out bytes.Buffer
 	opt := ExtractOptions{
-		PDFs:     []string{"../../testdata/formats/report.pdf", "../../testdata/formats/ligatures.pdf"},
-		Fixtures: "../../testdata/formats",
+		PDFs:     []string{"../../../testdata/formats/report.pdf", "../../../testdata/formats/ligatures.pdf"},
+		Fixtures: "../../../testdata/formats",
 		Runs:     1,
 		PerFile:  true,
 	}
@@ -61,7 +61,7 @@ func TestExtractReport(t *testing.T) {
 // TestBenchPackagesInstallThePDFs keeps the Makefile's bench dependencies
 // in step with the PDF corpus, so `make bench` works on a fresh machine.
 func TestBenchPackagesInstallThePDFs(t *testing.T) {
-	b, err := os.ReadFile("../../Makefile")
+	b, err := os.ReadFile("../../../Makefile")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ package bench
 
 import (
 	"bytes"
+	"cairn/core/stats"
 	"compress/gzip"
 	"context"
 	"fmt"
@@ -253,7 +254,7 @@ func pdfComparison(ctx context.Context, w io.Writer, opt ExtractOptions, rep *Ex
 		}
 		perFile[e.name] = f1s
 		sc := EngineScore{Name: e.name, Licence: e.licence, F1: f1s, MeanF1: mean(f1s), MinF1: slices.Min(f1s),
-			PagesPerSec: float64(pages) / median(times).Seconds(), Failures: failures}
+			PagesPerSec: float64(pages) / stats.MedianDuration(times).Seconds(), Failures: failures}
 		rep.Engines = append(rep.Engines, sc)
 		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.0f\t%d\n", sc.Name, sc.Licence, sc.MeanF1, sc.MinF1, sc.PagesPerSec, sc.Failures)
 	}
@@ -359,7 +360,7 @@ func formatThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) ([]F
 			}
 			times = append(times, extractAll(reps))
 		}
-		med := median(times).Seconds() / float64(reps)
+		med := stats.MedianDuration(times).Seconds() / float64(reps)
 		fs := FormatSpeed{Ext: x, Files: len(byExt[x]), KB: float64(total) / 1024, MBPerSec: float64(total) / (1 << 20) / med,
 			MsPerFile: med * 1000 / float64(len(byExt[x]))}
 		out = append(out, fs)
@@ -408,7 +409,7 @@ func ocrThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) (*OCRSp
 		times = append(times, time.Since(start))
 		pages = len(doc.Units)
 	}
-	r := &OCRSpeed{Tesseract: eng.Version(), Languages: eng.Languages(), Pages: pages, PagesPerSec: float64(pages) / median(times).Seconds()}
+	r := &OCRSpeed{Tesseract: eng.Version(), Languages: eng.Languages(), Pages: pages, PagesPerSec: float64(pages) / stats.MedianDuration(times).Seconds()}
 	fmt.Fprintf(w, "OCR (Tesseract %s, %s, %d dpi render via %s): %d pages, %.2f pages/s\n", r.Tesseract, r.Languages, 300, reg.PDFEngineName(), r.Pages, r.PagesPerSec)
 	return r, nil
 }
@@ -454,13 +455,4 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
-}
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cairn/core/stats"
 	"context"
 	"fmt"
 	"io"
@@ -159,7 +160,7 @@ func AnswerBench(ctx context.Context, qc QualityCorpus, questions, work string, 
 			fmt.Fprintf(log, "  %d/%d questions\n", i+1, len(qs))
 		}
 	}
-	rep.AskMedianMS = eval.Median(ms)
+	rep.AskMedianMS = stats.Median(ms)
 	rep.Cairn = ScoreAnswers(qs, cairn)
 	rep.Baseline = ScoreAnswers(qs, baseline)
 	return rep, nil

@@ -9,10 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/ncruces/go-sqlite3"
-
 	"cairn/core/eval"
 	"cairn/core/search"
+	"cairn/core/store"
 )
 
 // QualityOptions configure QualityBench.
@@ -80,17 +79,12 @@ func wholePageRun(ctx context.Context, opt QualityOptions, qrels eval.Qrels) (ev
 	path := filepath.Join(opt.Work, "whole-pages.db")
 	removeDB(path)
 	defer removeDB(path)
-	c, err := sqlite3.Open(path)
+	fts, err := store.OpenPlainFTS(path, true)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
-	if err := c.Exec(`PRAGMA journal_mode=WAL; CREATE VIRTUAL TABLE pages USING fts5(path UNINDEXED, text,
-		tokenize='porter unicode61 remove_diacritics 2'); BEGIN`); err != nil {
-		return nil, err
-	}
-	ins, _, err := c.Prepare(`INSERT INTO pages(path, text) VALUES (?, ?)`)
-	if err != nil {
+	defer fts.Close()
+	if err := fts.Begin(); err != nil {
 		return nil, err
 	}
 	ents, err := os.ReadDir(opt.Corpus.Dir)
@@ -103,26 +97,17 @@ func wholePageRun(ctx context.Context, opt QualityOptions, qrels eval.Qrels) (ev
 		if err != nil {
 			return nil, err
 		}
-		ins.BindText(1, p)
-		ins.BindText(2, string(b))
-		if err := ins.Exec(); err != nil {
+		if err := fts.Add(p, string(b)); err != nil {
 			return nil, err
 		}
-		ins.Reset()
 	}
-	ins.Close()
-	if err := c.Exec(`COMMIT`); err != nil {
+	if err := fts.Commit(); err != nil {
 		return nil, err
 	}
 	qs, err := readQueryMap(opt.Corpus.Queries)
 	if err != nil {
 		return nil, err
 	}
-	sel, _, err := c.Prepare(`SELECT path FROM pages WHERE pages MATCH ? ORDER BY bm25(pages) LIMIT ?`)
-	if err != nil {
-		return nil, err
-	}
-	defer sel.Close()
 	run := eval.Run{}
 	for qid := range qrels {
 		if ctx.Err() != nil {
@@ -132,15 +117,9 @@ func wholePageRun(ctx context.Context, opt QualityOptions, qrels eval.Qrels) (ev
 		if m == "" {
 			continue
 		}
-		sel.BindText(1, m)
-		sel.BindInt(2, opt.K)
-		for sel.Step() {
-			run[qid] = append(run[qid], sel.ColumnText(0))
-		}
-		if err := sel.Err(); err != nil {
+		if run[qid], err = fts.Search(m, opt.K); err != nil {
 			return nil, err
 		}
-		sel.Reset()
 	}
 	return run, nil
 }

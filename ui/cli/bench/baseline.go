@@ -7,12 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
-	"github.com/ncruces/go-sqlite3"
 	"golang.org/x/net/html"
 
 	"cairn/core/search"
+	"cairn/core/store"
 )
 
 // Passage is a row of a plain FTS5 baseline: a piece of a file's text and
@@ -27,42 +28,28 @@ type Passage struct {
 // table (tokenizer porter unicode61, as Cairn's) of passages ranked by
 // bm25(), with no chunking rules, headings, fusion or answer composition.
 type FTS5Baseline struct {
-	conn *sqlite3.Conn
-	sel  *sqlite3.Stmt
-	rows []Passage // by rowid-1
+	fts  *store.PlainFTS
+	rows []Passage // by key, 0-based
 }
 
 // NewFTS5Baseline indexes passages in an in-memory FTS5 table.
 func NewFTS5Baseline(passages []Passage) (*FTS5Baseline, error) {
-	c, err := sqlite3.Open(":memory:")
+	fts, err := store.OpenPlainFTS(":memory:", true)
 	if err != nil {
 		return nil, err
 	}
-	b := &FTS5Baseline{conn: c, rows: passages}
-	if err := c.Exec(`CREATE VIRTUAL TABLE passages USING fts5(text, tokenize='porter unicode61 remove_diacritics 2'); BEGIN`); err != nil {
+	b := &FTS5Baseline{fts: fts, rows: passages}
+	if err := fts.Begin(); err != nil {
 		b.Close()
 		return nil, err
 	}
-	ins, _, err := c.Prepare(`INSERT INTO passages(rowid, text) VALUES (?, ?)`)
-	if err != nil {
-		b.Close()
-		return nil, err
-	}
-	defer ins.Close()
 	for i, p := range passages {
-		ins.BindInt(1, i+1)
-		ins.BindText(2, p.Text)
-		if err := ins.Exec(); err != nil {
+		if err := fts.Add(strconv.Itoa(i), p.Text); err != nil {
 			b.Close()
 			return nil, err
 		}
-		ins.Reset()
 	}
-	if err := c.Exec(`COMMIT`); err != nil {
-		b.Close()
-		return nil, err
-	}
-	if b.sel, _, err = c.Prepare(`SELECT rowid FROM passages WHERE passages MATCH ? ORDER BY bm25(passages) LIMIT ?`); err != nil {
+	if err := fts.Commit(); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -77,14 +64,13 @@ func (b *FTS5Baseline) Top(query string, k int) ([]Passage, error) {
 	if m == "" {
 		return nil, nil
 	}
-	defer b.sel.Reset()
-	b.sel.BindText(1, m)
-	b.sel.BindInt(2, k)
+	keys, err := b.fts.Search(m, k)
 	var out []Passage
-	for b.sel.Step() {
-		out = append(out, b.rows[b.sel.ColumnInt(0)-1])
+	for _, key := range keys {
+		i, _ := strconv.Atoi(key)
+		out = append(out, b.rows[i])
 	}
-	return out, b.sel.Err()
+	return out, err
 }
 
 // Close releases the table; safe on nil.
@@ -92,8 +78,7 @@ func (b *FTS5Baseline) Close() error {
 	if b == nil {
 		return nil
 	}
-	b.sel.Close()
-	return b.conn.Close()
+	return b.fts.Close()
 }
 
 // BaselinePassageSize is the answers baseline's passage length in
