@@ -38,7 +38,7 @@ func Backup(ctx context.Context, cfg config.Config, opt Options, dest string) (s
 // that does not exist is created from the backup; without it, that is an
 // error.
 func Restore(ctx context.Context, cfg config.Config, opt Options, src string) (store.Stats, error) {
-	path, err := opt.path(cfg)
+	path, err := opt.Path(cfg)
 	if err != nil {
 		return store.Stats{}, err
 	}

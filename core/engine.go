@@ -24,6 +24,7 @@ import (
 	"cairn/core/index"
 	"cairn/core/logs"
 	"cairn/core/netgate"
+	"cairn/core/network"
 	"cairn/core/ocr"
 	"cairn/core/remote"
 	"cairn/core/search"
@@ -45,11 +46,11 @@ type Engine struct {
 	ocr     *ocr.Engine
 	ocrErr  error
 
-	models models
+	models loadedModels
 
 	// net is the gate every connection goes through, and the API key's
 	// keyring; it owns the network settings, the mode in its gate.
-	net *Network
+	net *network.Network
 
 	// mu guards cfg, the one copy of the settings: the window changes the
 	// models, the knobs and the answer settings while questions run. They
@@ -102,7 +103,7 @@ func (opt Options) logger() *slog.Logger {
 // with KB lives in Cairn's own data folder, which is created for writing;
 // the folder of a --db path must exist.
 func (opt Options) openStore(cfg config.Config, so store.Options) (*store.DB, error) {
-	path, err := opt.path(cfg)
+	path, err := opt.Path(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +128,10 @@ func (opt Options) makeFolder(path string) error {
 	return nil
 }
 
-// path is the database file opt names.
-func (opt Options) path(cfg config.Config) (string, error) {
+// Path is the database file opt names: --db as given, or the knowledge base
+// named --kb (the settings' default without one) in the data folder. A
+// name is a file name, never a path: this is the one rule for names.
+func (opt Options) Path(cfg config.Config) (string, error) {
 	if opt.DB != "" {
 		return opt.DB, nil
 	}
@@ -146,7 +149,7 @@ func (opt Options) path(cfg config.Config) (string, error) {
 // Options.Write). Models load on first use, so opening is fast.
 func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) (*Engine, error) {
 	log := opt.logger()
-	net, err := OpenNetwork(cfg, dirs, opt)
+	net, err := network.Open(cfg, dirs, network.Options{Dial: opt.Dial, Keyring: opt.Keyring})
 	if err != nil {
 		return nil, err
 	}
@@ -297,8 +300,12 @@ func (e *Engine) SetNetworkMode(mode string) error {
 	return e.net.SetNetworkMode(mode)
 }
 
-// DB exposes the store for status views and tests.
-func (e *Engine) DB() *store.DB { return e.db }
+// Path is the knowledge base's file.
+func (e *Engine) Path() string { return e.db.Path() }
+
+// Check runs the knowledge base's consistency checks (SQLite's integrity,
+// the full-text index, orphans, vectors) and lists the problems found.
+func (e *Engine) Check(ctx context.Context) ([]string, error) { return e.db.Check(ctx) }
 
 // Index indexes folder; see index.Indexer.Run. With an embedding model,
 // new chunks are embedded and chunks stored before (or under another

@@ -2,12 +2,8 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,58 +12,17 @@ import (
 	"cairn/core/fault"
 	"cairn/core/index"
 	"cairn/core/llm"
+	"cairn/core/models"
 )
-
-// ModelInfo describes a GGUF file Cairn can use.
-type ModelInfo struct {
-	Path   string
-	Name   string // general.name, else the file name
-	Kind   llm.Kind
-	Family llm.Family // embedding models
-	Dim    int        // embedding width
-	Size   int64
-	InUse  bool
-	Err    string // why the file cannot be used
-}
-
-// Kind of a GGUF from its metadata: a pooling type makes an embedding
-// model; otherwise a causal model with a chat template is a chat model.
-func modelKind(md *llm.Metadata) (llm.Kind, error) {
-	switch {
-	case md.Pooling != llm.PoolingNone:
-		return llm.KindEmbedding, nil
-	case md.Causal && md.ChatTemplate != "":
-		return llm.KindGeneration, nil
-	case md.Causal:
-		return llm.KindGeneration, nil // no template: the ChatML fallback applies
-	}
-	return "", fmt.Errorf("%s: neither an embedding model (no pooling type) nor a chat model", filepath.Base(md.Path))
-}
 
 // Models lists the GGUF files of the models folder and the configured
 // ones, marking those in use.
-func (e *Engine) Models(ctx context.Context) ([]ModelInfo, error) {
-	return e.listModels(ctx, e.Config())
+func (e *Engine) Models(ctx context.Context) ([]models.Info, error) {
+	return e.listModels(e.Config())
 }
 
 // listModels is Models under the settings c.
-func (e *Engine) listModels(ctx context.Context, c config.Config) ([]ModelInfo, error) {
-	dir := c.Paths.ModelsDir
-	var paths []string
-	ents, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("models folder %s: %w", dir, err)
-	}
-	for _, d := range ents {
-		if !d.IsDir() && strings.EqualFold(filepath.Ext(d.Name()), ".gguf") {
-			paths = append(paths, filepath.Join(dir, d.Name()))
-		}
-	}
-	for _, p := range []string{c.Embedding.Model, c.Generation.Model} {
-		if p != "" && strings.ContainsRune(p, filepath.Separator) && !slices.Contains(paths, p) {
-			paths = append(paths, p)
-		}
-	}
+func (e *Engine) listModels(c config.Config) ([]models.Info, error) {
 	e.models.mu.Lock()
 	var inUse []string
 	if e.models.emb != nil {
@@ -77,38 +32,12 @@ func (e *Engine) listModels(ctx context.Context, c config.Config) ([]ModelInfo, 
 		inUse = append(inUse, e.models.genPath)
 	}
 	e.models.mu.Unlock()
-	var out []ModelInfo
-	for _, p := range paths {
-		mi := ModelInfo{Path: p, Name: filepath.Base(p), InUse: slices.Contains(inUse, p)}
-		md, err := llm.ReadMetadata(p)
-		if err != nil {
-			mi.Err = err.Error()
-			out = append(out, mi)
-			continue
-		}
-		if md.Name != "" {
-			mi.Name = md.Name
-		}
-		mi.Size = md.Size
-		mi.Kind, err = modelKind(md)
-		if err != nil {
-			mi.Err = err.Error()
-		}
-		if mi.Kind == llm.KindEmbedding {
-			mi.Family, mi.Dim = llm.DetectFamily(md), md.EmbeddingLength
-		}
-		out = append(out, mi)
-	}
-	return out, nil
+	return models.List(c, inUse)
 }
 
-// NoModel in the settings means "no model of this kind", as opposed to ""
-// which means "the first one found in the models folder".
-const NoModel = "none"
-
-// models holds the loaded models; loading happens on first use, since a
+// loadedModels holds the loaded models; loading happens on first use, since a
 // model can take seconds and most commands need none.
-type models struct {
+type loadedModels struct {
 	mu      sync.Mutex
 	embDone bool
 	emb     *llm.Embedder
@@ -120,48 +49,11 @@ type models struct {
 	genErr  error
 }
 
-// resolveModel finds the file for a configured model: a path, a file name
-// in the models folder of c, or "" for the first model of that kind there.
-func (e *Engine) resolveModel(ctx context.Context, c config.Config, setting string, kind llm.Kind) (string, error) {
-	if setting == NoModel {
-		return "", nil
-	}
-	if setting != "" {
-		p := setting
-		if !strings.ContainsRune(p, filepath.Separator) {
-			p = filepath.Join(c.Paths.ModelsDir, p)
-		}
-		if _, err := os.Stat(p); err != nil {
-			return "", fault.New(fault.ModelMissing, "model "+setting,
-				"put the file in "+c.Paths.ModelsDir+" or choose another with `cairn models use PATH` (or the Engineering tab)", err)
-		}
-		return p, nil
-	}
-	all, err := e.listModels(ctx, c)
-	if err != nil {
-		return "", err
-	}
-	for _, m := range all {
-		if m.Kind == kind && m.Err == "" {
-			return m.Path, nil
-		}
-	}
-	return "", nil
-}
-
-// modelSetting is the settings' model of kind.
-func modelSetting(c config.Config, kind llm.Kind) string {
-	if kind == llm.KindEmbedding {
-		return c.Embedding.Model
-	}
-	return c.Generation.Model
-}
-
 // ChatModelPath is the chat model file the settings select ("" for none),
 // without loading it.
 func (e *Engine) ChatModelPath(ctx context.Context) (string, error) {
 	c := e.Config()
-	return e.resolveModel(ctx, c, c.Generation.Model, llm.KindGeneration)
+	return models.Resolve(c, c.Generation.Model, llm.KindGeneration)
 }
 
 // Embedder returns the embedding model, loading it on first use; nil
@@ -177,9 +69,9 @@ func (e *Engine) Embedder(ctx context.Context) (*llm.Embedder, error) {
 		m.mu.Unlock()
 		// Resolving lists the models folder, which takes m.mu itself.
 		c := e.Config()
-		path, err := e.resolveModel(ctx, c, c.Embedding.Model, llm.KindEmbedding)
+		path, err := models.Resolve(c, c.Embedding.Model, llm.KindEmbedding)
 		m.mu.Lock()
-		if m.embDone || modelSetting(e.Config(), llm.KindEmbedding) != c.Embedding.Model {
+		if m.embDone || models.Setting(e.Config(), llm.KindEmbedding) != c.Embedding.Model {
 			m.mu.Unlock()
 			continue // loaded by a concurrent caller, or switched, meanwhile
 		}
@@ -191,7 +83,7 @@ func (e *Engine) Embedder(ctx context.Context) (*llm.Embedder, error) {
 		}
 		start := time.Now()
 		m.emb, m.embErr = llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: c.Embedding.Threads, Dim: c.Embedding.Dim})
-		m.embErr = modelFault(path, llm.KindEmbedding, m.embErr)
+		m.embErr = models.Fault(path, llm.KindEmbedding, m.embErr)
 		m.embPath = path
 		e.logLoad(path, llm.KindEmbedding, start, m.embErr)
 		return m.emb, m.embErr
@@ -211,9 +103,9 @@ func (e *Engine) Generator(ctx context.Context) (*llm.Generator, error) {
 		m.mu.Unlock()
 		// Resolving lists the models folder, which takes m.mu itself.
 		c := e.Config()
-		path, err := e.resolveModel(ctx, c, c.Generation.Model, llm.KindGeneration)
+		path, err := models.Resolve(c, c.Generation.Model, llm.KindGeneration)
 		m.mu.Lock()
-		if m.genDone || modelSetting(e.Config(), llm.KindGeneration) != c.Generation.Model {
+		if m.genDone || models.Setting(e.Config(), llm.KindGeneration) != c.Generation.Model {
 			m.mu.Unlock()
 			continue // loaded by a concurrent caller, or switched, meanwhile
 		}
@@ -225,32 +117,11 @@ func (e *Engine) Generator(ctx context.Context) (*llm.Generator, error) {
 		}
 		start := time.Now()
 		m.gen, m.genErr = llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: c.Generation.ContextSize, Threads: c.Generation.Threads})
-		m.genErr = modelFault(path, llm.KindGeneration, m.genErr)
+		m.genErr = models.Fault(path, llm.KindGeneration, m.genErr)
 		m.genPath = path
 		e.logLoad(path, llm.KindGeneration, start, m.genErr)
 		return m.gen, m.genErr
 	}
-}
-
-// inspectModel reads what the GGUF at path is, for a switch to it.
-func inspectModel(path string) (ModelInfo, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return ModelInfo{}, err
-	}
-	md, err := llm.ReadMetadata(abs)
-	if err != nil {
-		return ModelInfo{}, modelFault(abs, "", err)
-	}
-	kind, err := modelKind(md)
-	if err != nil {
-		return ModelInfo{}, fault.New(fault.ModelWrongUse, "", "choose an embedding model (with a pooling type) or a chat model; `cairn models list` says which kind each file is", err)
-	}
-	mi := ModelInfo{Path: abs, Name: md.Name, Kind: kind, Size: md.Size, InUse: true}
-	if kind == llm.KindEmbedding {
-		mi.Family, mi.Dim = llm.DetectFamily(md), md.EmbeddingLength
-	}
-	return mi, nil
 }
 
 // UseModel makes the GGUF at path the embedding or chat model (by its
@@ -258,10 +129,10 @@ func inspectModel(path string) (ModelInfo, error) {
 // does not save the settings: the caller writes Config. A new embedding
 // model means re-embedding the knowledge base: the next index run (or
 // Reembed) does it from the stored text.
-func (e *Engine) UseModel(ctx context.Context, path string) (ModelInfo, error) {
-	mi, err := inspectModel(path)
+func (e *Engine) UseModel(ctx context.Context, path string) (models.Info, error) {
+	mi, err := models.Inspect(path)
 	if err != nil {
-		return ModelInfo{}, err
+		return models.Info{}, err
 	}
 	e.setModel(mi.Kind, mi.Path)
 	return mi, nil
@@ -273,14 +144,14 @@ func (e *Engine) UseModel(ctx context.Context, path string) (ModelInfo, error) {
 // that cannot be loaded is not kept, so the previous setting applies again.
 func (e *Engine) switchModel(ctx context.Context, path string, kind llm.Kind) error {
 	if path == "" {
-		e.setModel(kind, NoModel)
+		e.setModel(kind, models.None)
 		return nil
 	}
 	setting, file := path, path
 	if !strings.ContainsRune(path, filepath.Separator) {
 		file = filepath.Join(e.Config().Paths.ModelsDir, path)
 	}
-	mi, err := inspectModel(file)
+	mi, err := models.Inspect(file)
 	if err != nil {
 		return err
 	}
@@ -373,32 +244,6 @@ func (p passageEmbedder) EmbedPassages(ctx context.Context, ps []index.Passage) 
 	}
 	vecs, _, err := p.e.EmbedPassages(ctx, in)
 	return vecs, err
-}
-
-// modelFault gives a model's load error a code and a fix, telling a missing
-// file, a file that is not a GGUF model, a model of the other kind and a
-// model llama.cpp refused apart. want "" skips the kind check.
-func modelFault(path string, want llm.Kind, err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := fault.As(err); ok {
-		return err
-	}
-	list := "`cairn models list` says which kind each file is"
-	if errors.Is(err, fs.ErrNotExist) {
-		return fault.New(fault.ModelMissing, "", "put the file back, or choose another model with `cairn models use PATH`", err)
-	}
-	md, merr := llm.ReadMetadata(path)
-	if merr != nil {
-		return fault.New(fault.ModelNotGGUF, "", "the file is not a complete GGUF model: download it again (`cairn models pull NAME` checks its SHA-256) or choose another", err)
-	}
-	if want != "" {
-		if kind, kerr := modelKind(md); kerr != nil || kind != want {
-			return fault.New(fault.ModelWrongUse, "", "choose a "+string(want)+" model; "+list, err)
-		}
-	}
-	return fault.New(fault.ModelLoad, "", "the file may be incomplete (download it again), need more memory than is free, or have an architecture llama.cpp does not run; `cairn doctor --load` tries it, or choose another model", err)
 }
 
 // logLoad records a model load in the log.

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cairn/core/models"
 	"context"
 	"os"
 	"path/filepath"
@@ -123,16 +124,16 @@ func TestModelSwitchesWhileSearching(t *testing.T) {
 			}
 		}()
 	}
-	models := eng.Config().Paths.ModelsDir
+	modelsDir := eng.Config().Paths.ModelsDir
 	for i := range 6 {
 		chat := ""
 		if i%2 == 0 {
-			chat = filepath.Join(models, "tiny-chat-test.gguf")
+			chat = filepath.Join(modelsDir, "tiny-chat-test.gguf")
 		}
 		if err := eng.UseChatModel(ctx, chat); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := eng.UseModel(ctx, filepath.Join(models, "tiny-minilm-test.gguf")); err != nil {
+		if _, err := eng.UseModel(ctx, filepath.Join(modelsDir, "tiny-minilm-test.gguf")); err != nil {
 			t.Fatal(err)
 		}
 		r := eng.Config().Retrieval
@@ -153,7 +154,7 @@ func TestModelSwitchesWhileSearching(t *testing.T) {
 		t.Error(err)
 	}
 	c := eng.Config()
-	if c.Generation.Model != NoModel || c.Retrieval.TopK != 10 || c.Answer.Rewrite {
+	if c.Generation.Model != models.None || c.Retrieval.TopK != 10 || c.Answer.Rewrite {
 		t.Errorf("settings after the switches: chat %q, top_k %d, rewrite %v", c.Generation.Model, c.Retrieval.TopK, c.Answer.Rewrite)
 	}
 }

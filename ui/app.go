@@ -8,6 +8,7 @@
 package ui
 
 import (
+	"cairn/core/health"
 	_ "cairn/ui/localefix" // before Fyne initialises; see the package
 	"context"
 	"fmt"
@@ -21,7 +22,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"cairn/core"
 	"cairn/core/config"
 	"cairn/panels"
 	"cairn/resources"
@@ -46,7 +46,7 @@ type Options struct {
 
 	// Doctor runs the health checks of knowledge base kb (`cairn doctor`)
 	// with the current settings cfg; nil leaves Help > Check health out.
-	Doctor func(ctx context.Context, kb string, cfg config.Config) []core.Check
+	Doctor func(ctx context.Context, kb string, cfg config.Config) []health.Check
 
 	// Bench, when set, runs a measurement scenario in the live window and
 	// quits; see bench.go.

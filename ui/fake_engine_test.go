@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cairn/core/models"
 	"context"
 	"errors"
 	"fmt"
@@ -334,7 +335,7 @@ func (f *fakeEngine) useModel(kind, path string, setting *string) error {
 		return f.modelErr
 	}
 	if path == "" {
-		path = core.NoModel
+		path = models.None
 	}
 	*setting = path
 	return nil

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cairn/core/health"
 	"context"
 	"fmt"
 
@@ -9,8 +10,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"cairn/core"
 )
 
 // showHealth runs the health checks of `cairn doctor` on the open knowledge
@@ -59,13 +58,13 @@ func (win *window) setHealthRunning(running bool) {
 
 // healthSegments renders checks one paragraph each, the verdict in its
 // colour, failures and warnings followed by their fixes.
-func healthSegments(checks []core.Check) []widget.RichTextSegment {
+func healthSegments(checks []health.Check) []widget.RichTextSegment {
 	failed, warned := 0, 0
 	for _, c := range checks {
 		switch c.Verdict {
-		case core.Fail:
+		case health.Fail:
 			failed++
-		case core.Warn:
+		case health.Warn:
 			warned++
 		}
 	}
@@ -81,12 +80,12 @@ func healthSegments(checks []core.Check) []widget.RichTextSegment {
 	segs := []widget.RichTextSegment{&widget.TextSegment{Text: summary, Style: head}}
 	for _, c := range checks {
 		verdict := widget.RichTextStyleStrong // inline: the name follows on its line
-		verdict.ColorName = map[core.Verdict]fyne.ThemeColorName{
-			core.Pass: theme.ColorNameSuccess, core.Warn: theme.ColorNameWarning, core.Fail: theme.ColorNameError}[c.Verdict]
+		verdict.ColorName = map[health.Verdict]fyne.ThemeColorName{
+			health.Pass: theme.ColorNameSuccess, health.Warn: theme.ColorNameWarning, health.Fail: theme.ColorNameError}[c.Verdict]
 		segs = append(segs,
 			&widget.TextSegment{Text: string(c.Verdict) + " ", Style: verdict},
 			&widget.TextSegment{Text: c.Name + ": " + c.Detail, Style: widget.RichTextStyleParagraph})
-		if c.Verdict != core.Pass && c.Fix != "" {
+		if c.Verdict != health.Pass && c.Fix != "" {
 			fix := "fix: " + c.Fix
 			if c.Code != "" {
 				fix += " [" + string(c.Code) + "]"

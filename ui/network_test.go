@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cairn/core/health"
 	"context"
 	"errors"
 	"slices"
@@ -12,7 +13,6 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"cairn/core"
 	"cairn/core/config"
 	"cairn/panels"
 )
@@ -116,7 +116,7 @@ func TestTheNetworkModeAndKnobsSurviveASwitchOfKnowledgeBase(t *testing.T) {
 		return e, nil
 	}
 	h := startHarness(t, open, newFakeEngine(dataDir).Config(), func(o *Options) {
-		o.Doctor = func(_ context.Context, _ string, cfg config.Config) []core.Check {
+		o.Doctor = func(_ context.Context, _ string, cfg config.Config) []health.Check {
 			mu.Lock()
 			doctored = append(doctored, cfg)
 			mu.Unlock()

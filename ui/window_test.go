@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cairn/core/health"
 	"context"
 	"errors"
 	"slices"
@@ -15,7 +16,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/fault"
 	cairntheme "cairn/theme"
@@ -228,13 +228,13 @@ func TestHealthChecksFromTheHelpMenu(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	h := startHarness(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
 		o.KB = "work"
-		o.Doctor = func(_ context.Context, kb string, _ config.Config) []core.Check {
+		o.Doctor = func(_ context.Context, kb string, _ config.Config) []health.Check {
 			mu.Lock()
 			asked = append(asked, kb)
 			mu.Unlock()
-			return []core.Check{
-				{Verdict: core.Pass, Name: "integrity", Detail: "ok"},
-				{Verdict: core.Fail, Name: "chat model", Detail: "/m/broken_model.gguf: not a GGUF file", Fix: "download it again", Code: fault.ModelNotGGUF},
+			return []health.Check{
+				{Verdict: health.Pass, Name: "integrity", Detail: "ok"},
+				{Verdict: health.Fail, Name: "chat model", Detail: "/m/broken_model.gguf: not a GGUF file", Fix: "download it again", Code: fault.ModelNotGGUF},
 			}
 		}
 	})
@@ -265,7 +265,7 @@ func TestHealthCheckRunsOnceAndStopsWithItsDialog(t *testing.T) {
 	stopped := make(chan struct{})
 	eng := newFakeEngine(t.TempDir())
 	h := startHarness(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
-		o.Doctor = func(ctx context.Context, _ string, _ config.Config) []core.Check {
+		o.Doctor = func(ctx context.Context, _ string, _ config.Config) []health.Check {
 			calls.Add(1)
 			<-ctx.Done() // a check that takes as long as it is allowed to
 			close(stopped)

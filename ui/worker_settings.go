@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"cairn/core"
+	"cairn/core/models"
 	"context"
 	"fmt"
 	"os"
@@ -209,7 +209,7 @@ func (w *settingsWorker) switchModel(ctx context.Context, kind, path string) err
 }
 
 func orNone(s string) string {
-	if s == "" || s == core.NoModel {
+	if s == "" || s == models.None {
 		return "none"
 	}
 	return s

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cairn/core/health"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,8 +37,8 @@ func runApp(ctx context.Context, env *cliEnv) error {
 			}
 			return e, nil
 		},
-		Doctor: func(ctx context.Context, kb string, cfg config.Config) []core.Check {
-			return core.Doctor(ctx, cfg, env.dirs, core.DoctorOptions{KB: kb, ConfigErr: env.cfgErr})
+		Doctor: func(ctx context.Context, kb string, cfg config.Config) []health.Check {
+			return health.Run(ctx, cfg, env.dirs, health.Options{KB: kb, ConfigErr: env.cfgErr})
 		},
 	}
 	if spec := os.Getenv(benchGUIEnv); spec != "" {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cairn/core/models"
 	"cairn/core/stats"
 	"context"
 	"fmt"
@@ -54,7 +55,7 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 		return AskBenchResult{}, err
 	}
 	cfg := env.cfg
-	cfg.Generation.Model, cfg.Embedding.Model = model, core.NoModel
+	cfg.Generation.Model, cfg.Embedding.Model = model, models.None
 	cfg.Generation.MaxTokens, cfg.Generation.Temperature, cfg.Generation.ContextSize = 64, 0, 4096
 	cfg.Answer.TopK, cfg.Answer.Verify, cfg.Answer.Rewrite = 5, "warn", false
 	db := filepath.Join(work, "ask.db")

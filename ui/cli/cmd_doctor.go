@@ -1,11 +1,10 @@
 package cli
 
 import (
+	"cairn/core/health"
 	"context"
 	"flag"
 	"fmt"
-
-	"cairn/core"
 )
 
 func runDoctor(ctx context.Context, env *cliEnv, args []string) error {
@@ -16,11 +15,11 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	checks := core.Doctor(ctx, env.cfg, env.dirs, core.DoctorOptions{KB: kb.kb, DB: kb.db, Load: *load, ConfigErr: env.cfgErr})
+	checks := health.Run(ctx, env.cfg, env.dirs, health.Options{KB: kb.kb, DB: kb.db, Load: *load, ConfigErr: env.cfgErr})
 	failed := 0
 	for _, c := range checks {
 		fmt.Fprintf(env.stdout, "%s %s: %s\n", c.Verdict, c.Name, c.Detail)
-		if c.Verdict != core.Pass && c.Fix != "" {
+		if c.Verdict != health.Pass && c.Fix != "" {
 			fix := c.Fix
 			if c.Code != "" {
 				fix += " [" + string(c.Code) + "]"
@@ -28,7 +27,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintf(env.stdout, "  fix: %s\n", fix)
 		}
 		env.log.Info("doctor", "verdict", string(c.Verdict), "check", c.Name, "detail", c.Detail, "code", string(c.Code))
-		if c.Verdict == core.Fail {
+		if c.Verdict == health.Fail {
 			failed++
 		}
 	}

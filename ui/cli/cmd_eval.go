@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cairn/core/models"
 	"context"
 	"encoding/json"
 	"errors"
@@ -213,7 +214,7 @@ func evalInjection(ctx context.Context, env *cliEnv, args []string) error {
 func injectionRuns(ctx context.Context, env *cliEnv, db, docs string, index bool, model string, cases []eval.InjectionCase) ([]eval.InjectionReport, error) {
 	cfg := env.cfg
 	cfg.Answer.Rewrite = false
-	cfg.Generation.Model = core.NoModel
+	cfg.Generation.Model = models.None
 	if model != "" {
 		cfg.Generation.Model = model
 	}

@@ -12,9 +12,9 @@ import (
 
 	"golang.org/x/term"
 
-	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/netgate"
+	"cairn/core/network"
 	"cairn/core/remote"
 )
 
@@ -37,7 +37,7 @@ func runNetwork(_ context.Context, env *cliEnv, args []string) error {
 	}
 	// The gate alone: no knowledge base is opened, so this works while the
 	// window holds it or when it is damaged.
-	eng, err := core.OpenNetwork(env.cfg, env.dirs, core.Options{Dial: env.dial, Keyring: env.keyring})
+	eng, err := network.Open(env.cfg, env.dirs, network.Options{Dial: env.dial, Keyring: env.keyring})
 	if err != nil {
 		return err
 	}
@@ -57,14 +57,14 @@ func runNetwork(_ context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "Network mode: %s (saved in %s).\n", mode, env.dirs.SettingsFile())
 	fmt.Fprintln(env.stdout, modeMeaning(eng, mode))
-	fmt.Fprintf(env.stdout, "Every connection is recorded in %s.\n", eng.Gate().AuditLog())
+	fmt.Fprintf(env.stdout, "Every connection is recorded in %s.\n", eng.AuditLog())
 	return nil
 }
 
 // switchNetworkMode switches the gate and saves the mode: the command is the
 // settings file's only writer while it runs. When the settings cannot be
 // saved, the gate goes back, so the audit log tells what really applies.
-func switchNetworkMode(env *cliEnv, eng *core.Network, mode netgate.Mode) error {
+func switchNetworkMode(env *cliEnv, eng *network.Network, mode netgate.Mode) error {
 	old := eng.NetworkMode()
 	if err := eng.SetNetworkMode(string(mode)); err != nil {
 		return err
@@ -81,24 +81,24 @@ func switchNetworkMode(env *cliEnv, eng *core.Network, mode netgate.Mode) error 
 }
 
 // modeMeaning says what a mode lets through.
-func modeMeaning(eng *core.Network, m netgate.Mode) string {
+func modeMeaning(eng *network.Network, m netgate.Mode) string {
 	switch m {
 	case netgate.Online:
-		return "Allowed: this computer and " + strings.Join(eng.Gate().Allowed(), ", ") + "."
+		return "Allowed: this computer and " + strings.Join(eng.Allowed(), ", ") + "."
 	case netgate.Admin:
 		return "Allowed: every host (maintenance only; switch back with `cairn network offline`)."
 	}
 	return "Allowed: this computer only (localhost, 127.0.0.0/8, ::1)."
 }
 
-func showNetwork(w io.Writer, eng *core.Network) {
-	mode := eng.Gate().Mode()
+func showNetwork(w io.Writer, eng *network.Network) {
+	mode := eng.Mode()
 	n := eng.NetworkConfig()
 	fmt.Fprintf(w, "Network mode: %s\n%s\n", mode, modeMeaning(eng, mode))
 	if mode != netgate.Online {
-		fmt.Fprintf(w, "Online mode would allow: this computer and %s.\n", strings.Join(eng.Gate().Allowed(), ", "))
+		fmt.Fprintf(w, "Online mode would allow: this computer and %s.\n", strings.Join(eng.Allowed(), ", "))
 	}
-	fmt.Fprintf(w, "Audit log: %s\n", eng.Gate().AuditLog())
+	fmt.Fprintf(w, "Audit log: %s\n", eng.AuditLog())
 	if n.Endpoint == "" {
 		fmt.Fprintln(w, "Online answers: none configured (set network.endpoint, network.api and network.chat_model)")
 	} else {
@@ -127,7 +127,7 @@ func orDash(s string) string {
 }
 
 // runKey shows, stores or removes the API key in the keyring.
-func runKey(env *cliEnv, eng *core.Network, sub string) error {
+func runKey(env *cliEnv, eng *network.Network, sub string) error {
 	switch sub {
 	case "show":
 		fmt.Fprintln(env.stdout, "API key: "+describeKey(eng.APIKey()))

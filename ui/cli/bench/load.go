@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cairn/core/models"
 	"context"
 	"errors"
 	"fmt"
@@ -108,7 +109,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 	cfg.Paths.DataDir, cfg.Paths.ModelsDir, cfg.Paths.KB = filepath.Join(home, "data"), filepath.Join(home, "models"), "load"
 	// BM25 only: embedding 100K chunks takes hours on a small CPU (see the
 	// embed suite); the figure is about SQLite's readers and writer.
-	cfg.Embedding.Model, cfg.Generation.Model = core.NoModel, core.NoModel
+	cfg.Embedding.Model, cfg.Generation.Model = models.None, models.None
 	cfg.OCR.Enabled = false
 	if opt.ChunkSize > 0 {
 		cfg.Chunking.Size = opt.ChunkSize
@@ -157,7 +158,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 			case <-wctx.Done():
 				return
 			case <-tick.C:
-				if fi, err := os.Stat(e.DB().Path() + "-wal"); err == nil {
+				if fi, err := os.Stat(e.Path() + "-wal"); err == nil {
 					rep.MaxWALMB = max(rep.MaxWALMB, float64(fi.Size())/(1<<20))
 				}
 			}
@@ -212,7 +213,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 	fmt.Fprintf(log, "load: loaded: %d searches, %.1f/s, %s; %d indexing runs, %d errors\n",
 		rep.LoadedQueries, rep.LoadedQPS, rep.Loaded, rep.IndexRuns, rep.SearchErrors+rep.IndexErrors)
 	// Whatever the cancelled last run left must be a sound knowledge base.
-	if rep.Problems, err = e.DB().Check(ctx); err != nil {
+	if rep.Problems, err = e.Check(ctx); err != nil {
 		return rep, err
 	}
 	return rep, nil

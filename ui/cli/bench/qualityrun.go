@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cairn/core/models"
 	"cairn/core/stats"
 	"context"
 	"fmt"
@@ -27,7 +28,7 @@ const QualityProfile = "laptop"
 func QualityEngine(ctx context.Context, db, work string) (*core.Engine, error) {
 	cfg := config.Default(QualityProfile)
 	cfg.Paths.DataDir, cfg.Paths.ModelsDir = filepath.Join(work, "data"), filepath.Join(work, "models")
-	cfg.Embedding.Model, cfg.Generation.Model = core.NoModel, core.NoModel
+	cfg.Embedding.Model, cfg.Generation.Model = models.None, models.None
 	dirs := config.Dirs{Config: filepath.Join(work, "config"), Data: cfg.Paths.DataDir, State: filepath.Join(work, "state")}
 	// The store creates no folders for a --db path; this scratch one is ours.
 	if err := os.MkdirAll(filepath.Dir(db), 0o700); err != nil {

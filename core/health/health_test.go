@@ -1,6 +1,8 @@
-package core
+package health
 
 import (
+	"cairn/core"
+	"cairn/core/models"
 	"context"
 	"os"
 	"path/filepath"
@@ -41,7 +43,7 @@ func byName(checks []Check) map[string]Check {
 
 func TestDoctorLoadsTheModels(t *testing.T) {
 	cfg, dirs, _, _ := env(t)
-	checks := byName(Doctor(context.Background(), cfg, dirs, DoctorOptions{Load: true}))
+	checks := byName(Run(context.Background(), cfg, dirs, Options{Load: true}))
 	for _, n := range []string{"embedding model", "chat model"} {
 		if c := checks[n]; c.Verdict != Pass || !strings.Contains(c.Detail, "loaded in") {
 			t.Errorf("%s: %+v", n, c)
@@ -51,7 +53,7 @@ func TestDoctorLoadsTheModels(t *testing.T) {
 	if c := checks["knowledge base"]; c.Verdict != Warn || !strings.Contains(c.Fix, "cairn index FOLDER") {
 		t.Errorf("knowledge base: %+v", c)
 	}
-	if _, err := os.Stat(KBPath(cfg, "default")); err == nil {
+	if _, err := os.Stat(core.KBPath(cfg, "default")); err == nil {
 		t.Error("doctor created the knowledge base")
 	}
 }
@@ -62,18 +64,17 @@ func TestModelFaults(t *testing.T) {
 
 	// A chat model chosen as the embedding model, and the reverse.
 	cfg.Embedding.Model, cfg.Generation.Model = chat, emb
-	checks := byName(Doctor(ctx, cfg, dirs, DoctorOptions{}))
+	checks := byName(Run(ctx, cfg, dirs, Options{}))
 	for _, n := range []string{"embedding model", "chat model"} {
 		if c := checks[n]; c.Verdict != Fail || c.Code != fault.ModelWrongUse || !strings.Contains(c.Fix, "cairn models list") {
 			t.Errorf("%s: %+v", n, c)
 		}
 	}
-	net, err := OpenNetwork(cfg, dirs, Options{})
+	e, err := core.Open(ctx, cfg, dirs, core.Options{NoKB: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Engine{cfg: cfg, dirs: dirs, net: net}
-	e.log = Options{}.logger()
+	defer e.Close()
 	if _, err := e.Embedder(ctx); fault.CodeOf(err) != fault.ModelWrongUse {
 		t.Errorf("Embedder with a chat model: %v", err)
 	}
@@ -82,8 +83,8 @@ func TestModelFaults(t *testing.T) {
 	b, _ := os.ReadFile(emb)
 	cut := filepath.Join(t.TempDir(), "cut.gguf")
 	os.WriteFile(cut, b[:len(b)/2], 0o600)
-	cfg.Embedding.Model, cfg.Generation.Model = cut, NoModel
-	c := byName(Doctor(ctx, cfg, dirs, DoctorOptions{Load: true}))["embedding model"]
+	cfg.Embedding.Model, cfg.Generation.Model = cut, models.None
+	c := byName(Run(ctx, cfg, dirs, Options{Load: true}))["embedding model"]
 	if c.Verdict != Fail || c.Code != fault.ModelLoad || !strings.Contains(c.Detail, "not within the file bounds") ||
 		!strings.Contains(c.Fix, "download it again") {
 		t.Errorf("truncated model: %+v", c)
@@ -98,7 +99,7 @@ func TestDoctorFailsABadAllowEntry(t *testing.T) {
 	os.MkdirAll(dirs.Config, 0o700)
 	os.WriteFile(dirs.SettingsFile(), []byte(`{"network":{"mode":"online","allow":["example.test/path"]}}`), 0o600)
 	_, loadErr := config.Load(dirs)
-	checks := byName(Doctor(context.Background(), cfg, dirs, DoctorOptions{KB: "default", ConfigErr: loadErr}))
+	checks := byName(Run(context.Background(), cfg, dirs, Options{KB: "default", ConfigErr: loadErr}))
 	if s := checks["settings"]; s.Verdict != Fail || s.Code != fault.ConfigInvalid || !strings.Contains(s.Detail, `network.allow entry "example.test/path": not a host`) {
 		t.Errorf("settings check %+v", s)
 	}

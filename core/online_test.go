@@ -54,8 +54,8 @@ func TestSetNetworkModeSwitchesTheGateAndLeavesTheSettingsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.net.gate.Mode() != netgate.Online || st.NetworkMode != "online" || e.Config().Network.Mode != "online" {
-		t.Errorf("gate %s, status %s, config %s", e.net.gate.Mode(), st.NetworkMode, e.Config().Network.Mode)
+	if e.net.Mode() != netgate.Online || st.NetworkMode != "online" || e.Config().Network.Mode != "online" {
+		t.Errorf("gate %s, status %s, config %s", e.net.Mode(), st.NetworkMode, e.Config().Network.Mode)
 	}
 	if _, err := os.Stat(dirs.SettingsFile()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the engine wrote the settings file (%v)", err)

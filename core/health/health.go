@@ -1,4 +1,8 @@
-package core
+// Package health checks that Cairn can work: the settings, the knowledge
+// base (integrity, full-text index, orphans, vectors), file permissions,
+// free disk space, the models, OCR, the network gate and the log. It is
+// `cairn doctor` and the window's health line; it changes nothing.
+package health
 
 import (
 	"context"
@@ -11,11 +15,13 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/extract"
 	"cairn/core/fault"
 	"cairn/core/llm"
 	"cairn/core/logs"
+	"cairn/core/models"
 	"cairn/core/netgate"
 	"cairn/core/ocr"
 	"cairn/core/store"
@@ -39,8 +45,8 @@ type Check struct {
 	Code    fault.Code // the fault's code, when a fault caused it
 }
 
-// DoctorOptions say what Doctor examines.
-type DoctorOptions struct {
+// Options say what Run examines.
+type Options struct {
 	KB, DB string // the knowledge base, as for Open
 	// Load loads the models through llama.cpp, rather than only reading
 	// their GGUF metadata (slower; needs the memory).
@@ -50,16 +56,16 @@ type DoctorOptions struct {
 	ConfigErr error
 }
 
-// Doctor checks Cairn's health: the settings, the knowledge base (SQLite's
+// Run checks Cairn's health: the settings, the knowledge base (SQLite's
 // integrity, the full-text index, orphans, vectors), file permissions, free
 // disk space, the models, OCR, the network gate's mode and the log. It
 // never changes the knowledge base beyond what opening it does (bringing
 // an older schema up to date), and creates none.
-func Doctor(ctx context.Context, cfg config.Config, dirs config.Dirs, opt DoctorOptions) []Check {
+func Run(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) []Check {
 	var out []Check
 	add := func(c Check) { out = append(out, c) }
 	add(checkSettings(dirs, opt.ConfigErr))
-	path, err := Options{KB: opt.KB, DB: opt.DB}.path(cfg)
+	path, err := core.Options{KB: opt.KB, DB: opt.DB}.Path(cfg)
 	if err != nil {
 		add(Check{Verdict: Fail, Name: "knowledge base", Detail: err.Error(), Fix: "give a name without a path (--kb) or a file (--db)"})
 	} else {
@@ -67,9 +73,8 @@ func Doctor(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Doctor
 		add(checkPermissions(path, dirs))
 	}
 	add(checkDisk(cfg.Paths.DataDir))
-	e := &Engine{dirs: dirs, log: logs.Discard()} // no models loaded, no settings of its own
-	add(e.checkModel(ctx, cfg, "embedding model", cfg.Embedding.Model, llm.KindEmbedding, opt.Load))
-	add(e.checkModel(ctx, cfg, "chat model", cfg.Generation.Model, llm.KindGeneration, opt.Load))
+	add(checkModel(cfg, "embedding model", cfg.Embedding.Model, llm.KindEmbedding, opt.Load))
+	add(checkModel(cfg, "chat model", cfg.Generation.Model, llm.KindGeneration, opt.Load))
 	add(checkOCR(cfg.OCR))
 	add(checkNetwork(cfg.Network))
 	add(checkLog(dirs, cfg.Log.Level))
@@ -269,8 +274,8 @@ func checkDisk(dir string) Check {
 
 // checkModel finds the model the settings choose and reads its metadata
 // (or loads it, with load).
-func (e *Engine) checkModel(ctx context.Context, cfg config.Config, name, setting string, kind llm.Kind, load bool) Check {
-	path, err := e.resolveModel(ctx, cfg, setting, kind)
+func checkModel(cfg config.Config, name, setting string, kind llm.Kind, load bool) Check {
+	path, err := models.Resolve(cfg, setting, kind)
 	switch {
 	case err != nil:
 		return failFrom(name, err, "choose another model with `cairn models use PATH`")
@@ -281,10 +286,10 @@ func (e *Engine) checkModel(ctx context.Context, cfg config.Config, name, settin
 	}
 	md, err := llm.ReadMetadata(path)
 	if err != nil {
-		return failFrom(name, modelFault(path, kind, err), "")
+		return failFrom(name, models.Fault(path, kind, err), "")
 	}
-	if k, err := modelKind(md); err != nil || k != kind {
-		return failFrom(name, modelFault(path, kind, fmt.Errorf("%s is not a %s model", path, kind)), "")
+	if k, err := models.KindOf(md); err != nil || k != kind {
+		return failFrom(name, models.Fault(path, kind, fmt.Errorf("%s is not a %s model", path, kind)), "")
 	}
 	label := md.Name
 	if label == "" {
@@ -305,7 +310,7 @@ func (e *Engine) checkModel(ctx context.Context, cfg config.Config, name, settin
 		m.Close()
 	}
 	if err != nil {
-		return failFrom(name, modelFault(path, kind, err), "")
+		return failFrom(name, models.Fault(path, kind, err), "")
 	}
 	return Check{Verdict: Pass, Name: name, Detail: fmt.Sprintf("%s; loaded in %d ms", detail, time.Since(start).Milliseconds())}
 }
