@@ -86,11 +86,6 @@ type Options struct {
 	Keyring remote.Keyring
 }
 
-// KBPath returns the database path of knowledge base name.
-func KBPath(cfg config.Config, name string) string {
-	return filepath.Join(cfg.Paths.DataDir, "kb", name+".db")
-}
-
 // logger is opt.Log, or a logger that writes nothing.
 func (opt Options) logger() *slog.Logger {
 	if opt.Log == nil {
@@ -139,8 +134,8 @@ func (opt Options) Path(cfg config.Config) (string, error) {
 	if name == "" {
 		name = cfg.Paths.KB
 	}
-	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		return "", fmt.Errorf("knowledge base name %q must not contain a path; use --db for a file path", name)
+	if err := CheckKBName(name); err != nil {
+		return "", err
 	}
 	return KBPath(cfg, name), nil
 }

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"cairn/core/models"
 	"context"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"cairn/core/config"
 	"cairn/core/llm/testmodel"
+	"cairn/core/models"
 )
 
 // The engine never writes the settings file. Here the window opened online,

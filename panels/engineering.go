@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/netgate"
 	"cairn/core/search"
 	"cairn/core/store"
 )
@@ -125,7 +126,7 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	e.ModelNote = widget.NewLabel("")
 	e.ModelNote.Wrapping = fyne.TextWrapWord
 	e.ModelNote.Importance = widget.WarningImportance
-	e.Gate = widget.NewSelect([]string{gateOffline, gateOnline, gateAdmin}, e.pickGate)
+	e.Gate = widget.NewSelect(gateModes(), e.pickGate)
 	e.Verify = widget.NewSelect([]string{verifyWarn, verifyBlock, verifyOff}, func(string) { e.answering() })
 	e.Rewrite = widget.NewCheck("let the chat model rewrite the question into a search query", func(bool) { e.answering() })
 	e.State = widget.NewLabel("")
@@ -255,21 +256,13 @@ func (e *Engineering) answering() {
 	e.settings <- SetAnswering{Verify: verifyValues[e.Verify.Selected], Rewrite: e.Rewrite.Checked}
 }
 
-// Network gate modes, from the strictest.
-const (
-	gateOffline = "offline"
-	gateOnline  = "online"
-	gateAdmin   = "admin"
-)
-
-func gateRank(mode string) int {
-	switch mode {
-	case gateOnline:
-		return 1
-	case gateAdmin:
-		return 2
+// gateModes are the network gate's modes in the gate's own order.
+func gateModes() []string {
+	var out []string
+	for _, m := range netgate.Modes() {
+		out = append(out, string(m))
 	}
-	return 0
+	return out
 }
 
 // pickGate switches the network gate, after asking when the new mode lets
@@ -278,12 +271,12 @@ func (e *Engineering) pickGate(mode string) {
 	if e.filling || !e.ready || mode == e.gateMode {
 		return
 	}
-	if gateRank(mode) <= gateRank(e.gateMode) {
+	if !netgate.Mode(e.gateMode).Opens(netgate.Mode(mode)) {
 		e.settings <- SetNetworkMode{Mode: mode}
 		return
 	}
 	what := "the answer endpoint, the model catalogue and the hosts in network.allow"
-	if mode == gateAdmin {
+	if netgate.Mode(mode) == netgate.Admin {
 		what = "any host on the network (admin mode is meant for maintenance)"
 	}
 	msg := widget.NewLabel(fmt.Sprintf("In %s mode Cairn may connect to %s, besides this computer.\n"+

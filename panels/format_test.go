@@ -1,10 +1,10 @@
 package panels
 
 import (
-	"cairn/core/humanize"
 	"testing"
 	"time"
 
+	"cairn/core/humanize"
 	"cairn/core/index"
 )
 

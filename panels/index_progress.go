@@ -1,11 +1,11 @@
 package panels
 
 import (
-	"cairn/core/humanize"
 	"fmt"
 	"strings"
 	"time"
 
+	"cairn/core/humanize"
 	"cairn/core/index"
 )
 

@@ -1,7 +1,6 @@
 package panels
 
 import (
-	"cairn/core/humanize"
 	"fmt"
 	"image/color"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/humanize"
 	"cairn/core/store"
 )
 

@@ -8,8 +8,6 @@
 package ui
 
 import (
-	"cairn/core/health"
-	_ "cairn/ui/localefix" // before Fyne initialises; see the package
 	"context"
 	"fmt"
 	"path/filepath"
@@ -23,10 +21,12 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
+	"cairn/core/health"
 	"cairn/panels"
 	"cairn/resources"
 	cairntheme "cairn/theme"
 	"cairn/ui/desktop"
+	_ "cairn/ui/localefix" // before Fyne initialises; see the package
 )
 
 // AppID is the application's identifier, as in FyneApp.toml.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"time"
 
 	"cairn/core"
 	"cairn/core/answer"
@@ -22,6 +23,9 @@ type Engine interface {
 	Folders(ctx context.Context) ([]store.Folder, error)
 	RemoveFolder(ctx context.Context, path string) error
 	Issues(ctx context.Context) ([]store.Issue, error)
+	// Watch follows folder until ctx ends, calling changed after each
+	// settled burst of changes, with the indexer's skip rules.
+	Watch(ctx context.Context, folder string, debounce time.Duration, changed func(paths []string)) error
 
 	SearchRequest(query string) search.Request
 	Search(ctx context.Context, req search.Request) (*search.Response, error)

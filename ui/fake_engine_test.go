@@ -1,10 +1,10 @@
 package ui
 
 import (
-	"cairn/core/models"
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -14,8 +14,10 @@ import (
 	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/index"
+	"cairn/core/models"
 	"cairn/core/search"
 	"cairn/core/store"
+	"cairn/core/watch"
 )
 
 // fakeEngine stands in for core.Engine behind the Engine interface: every
@@ -190,6 +192,23 @@ func (f *fakeEngine) RemoveFolder(_ context.Context, path string) error {
 		}
 	}
 	return errors.New("no such folder")
+}
+
+// Watch follows folder with the real watcher (hidden files skipped), as
+// core.Engine does.
+func (f *fakeEngine) Watch(ctx context.Context, folder string, debounce time.Duration, changed func([]string)) error {
+	skip := func(p string, _ bool) bool { return strings.HasPrefix(filepath.Base(p), ".") }
+	batches := make(chan []string)
+	errc := make(chan error, 1)
+	go func() { errc <- watch.Watch(ctx, folder, watch.Options{Debounce: debounce, Skip: skip}, batches) }()
+	for {
+		select {
+		case b := <-batches:
+			changed(b)
+		case err := <-errc:
+			return err
+		}
+	}
 }
 
 func (f *fakeEngine) Issues(context.Context) ([]store.Issue, error) {

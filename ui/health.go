@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cairn/core/health"
 	"context"
 	"fmt"
 
@@ -10,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"cairn/core/health"
 )
 
 // showHealth runs the health checks of `cairn doctor` on the open knowledge

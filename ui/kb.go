@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core"
 	"cairn/core/config"
 )
 
@@ -92,22 +90,9 @@ func (k *kbWorker) run(ctx context.Context) {
 	}
 }
 
-var kbNameRE = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,63}$`)
-
-// knowledgeBases lists the knowledge bases in the data folder.
-func knowledgeBases(dataDir string) []string {
-	matches, _ := filepath.Glob(filepath.Join(dataDir, "kb", "*.db"))
-	var names []string
-	for _, m := range matches {
-		names = append(names, strings.TrimSuffix(filepath.Base(m), ".db"))
-	}
-	slices.Sort(names)
-	return names
-}
-
 // showOpenKB lets the person pick a knowledge base to open.
 func (win *window) showOpenKB() {
-	names := knowledgeBases(win.opt.Config.Paths.DataDir)
+	names := core.KnowledgeBases(win.opt.Config)
 	if len(names) == 0 {
 		dialog.ShowInformation("No knowledge bases", "There is no knowledge base yet. Choose File > New knowledge base.", win.w)
 		return
@@ -128,9 +113,10 @@ func (win *window) showNewKB() {
 	name := widget.NewEntry()
 	name.SetPlaceHolder("e.g. work")
 	name.Validator = func(s string) error {
+		if err := core.CheckKBName(s); err != nil {
+			return err
+		}
 		switch {
-		case !kbNameRE.MatchString(s):
-			return fmt.Errorf("use letters, digits, spaces, '.', '_' or '-'")
 		case fileExists(filepath.Join(win.opt.Config.Paths.DataDir, "kb", s+".db")):
 			return fmt.Errorf("%s exists; open it with File > Open knowledge base", s)
 		}

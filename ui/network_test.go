@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cairn/core/health"
 	"context"
 	"errors"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
+	"cairn/core/health"
 	"cairn/panels"
 )
 

@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"cairn/core/fault"
-	"cairn/core/watch"
 	"cairn/panels"
 )
 
@@ -111,13 +110,12 @@ func (s *shell) attach(eng Engine, starter bool) {
 	statusEv := make(chan panels.StatusReport)
 	poke := make(chan struct{}, 1)
 
-	cfg := eng.Config()
 	s.eng = eng
 
 	qw := newQueryWorker(eng, s.queryReqs, queryEv, tuneEv, s.deps.open)
 	iw := newIndexWorker(eng, s.indexReqs, indexEv)
 	iw.pick, iw.starter = s.deps.pick, starter
-	iw.watchOpt = watch.Options{Debounce: s.deps.watchDebounce, Skip: watchSkip(cfg.Paths.DataDir, cfg.Index.IncludeHidden, cfg.Index.Ignore)}
+	iw.debounce = s.deps.watchDebounce
 	if s.deps.onWatch != nil {
 		iw.onWatch = s.deps.onWatch
 	}

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cairn/core/health"
 	"context"
 	"errors"
 	"slices"
@@ -18,6 +17,7 @@ import (
 
 	"cairn/core/config"
 	"cairn/core/fault"
+	"cairn/core/health"
 	cairntheme "cairn/theme"
 )
 

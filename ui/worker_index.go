@@ -13,7 +13,6 @@ import (
 	"cairn/core/fault"
 	"cairn/core/index"
 	"cairn/core/store"
-	"cairn/core/watch"
 	"cairn/panels"
 )
 
@@ -26,8 +25,8 @@ type indexWorker struct {
 	requests <-chan panels.IndexRequest
 	events   chan<- panels.IndexEvent
 	pick     func(context.Context) (path string, ok bool, err error)
-	starter  bool // index the bundled user guide into an empty knowledge base first
-	watchOpt watch.Options
+	starter  bool                   // index the bundled user guide into an empty knowledge base first
+	debounce time.Duration          // quiet time before a watched folder is re-indexed
 	onWatch  func(folders []string) // remembers the watched folders
 	onRun    func()                 // a run ended (the status bar refreshes)
 
@@ -284,23 +283,14 @@ func (w *indexWorker) watch(ctx context.Context, folder string) {
 	wctx, stop := context.WithCancel(ctx)
 	w.watches[folder] = stop
 	w.onWatch(w.watchedFolders())
-	opt := w.watchOpt
 	w.jobs.spawn(func() {
-		batches := make(chan []string)
-		errc := make(chan error, 1)
-		go func() { errc <- watch.Watch(wctx, folder, opt, batches) }() // waited for below
-		for {
+		err := w.eng.Watch(wctx, folder, w.debounce, func([]string) {
 			select {
-			case <-batches:
-				select {
-				case w.changed <- folder:
-				case <-wctx.Done():
-				}
-			case err := <-errc:
-				send(ctx, w.stopped, watchStop{folder: folder, err: err})
-				return
+			case w.changed <- folder:
+			case <-wctx.Done():
 			}
-		}
+		})
+		send(ctx, w.stopped, watchStop{folder: folder, err: err})
 	})
 }
 
@@ -328,27 +318,6 @@ func (w *indexWorker) watchedFolders() []string {
 	}
 	slices.Sort(fs)
 	return fs
-}
-
-// watchSkip leaves out what the indexer would skip anyway (hidden files,
-// ignore patterns) and the knowledge base's own folder, whose writes would
-// otherwise trigger a run after every run.
-func watchSkip(dataDir string, includeHidden bool, ignore []string) func(string, bool) bool {
-	return func(path string, _ bool) bool {
-		base := filepath.Base(path)
-		if !includeHidden && strings.HasPrefix(base, ".") {
-			return true
-		}
-		if dataDir != "" && (path == dataDir || strings.HasPrefix(path, dataDir+string(filepath.Separator))) {
-			return true
-		}
-		for _, pat := range ignore {
-			if ok, _ := filepath.Match(pat, base); ok {
-				return true
-			}
-		}
-		return false
-	}
 }
 
 // debounce is how long a watched folder must be quiet before it is

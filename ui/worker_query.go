@@ -231,33 +231,10 @@ func disagrees(sources []int64, results []search.Result) bool {
 	return false
 }
 
-// evaluate scores the personal test set: each judged question's cached
-// candidates fused under the current knobs, files ranked by their best
-// passage, against the files marked right.
+// evaluate scores the personal test set under the current knobs.
 func (w *queryWorker) evaluate() panels.MetricsComputed {
-	k := max(w.tuning.Params.TopK, 1)
-	qrels, run := eval.Qrels{}, eval.Run{}
-	for _, j := range w.judgments {
-		if qrels[j.Query] == nil {
-			qrels[j.Query] = map[string]int{}
-		}
-		qrels[j.Query][j.Path] = 1
-	}
-	for q := range qrels {
-		c := w.judged[q]
-		if c == nil {
-			continue
-		}
-		var files []string
-		for _, r := range search.Fuse(c, w.tuning.Params) {
-			if !slices.Contains(files, r.Path) {
-				files = append(files, r.Path)
-			}
-		}
-		run[q] = files
-	}
-	m := eval.Evaluate(qrels, run, k)
-	return panels.MetricsComputed{K: k, Queries: m.Queries, Recall: m.Recall, MRR: m.MRR, Judgments: slices.Clone(w.judgments)}
+	m := eval.PersonalSet(w.judgments, w.judged, w.tuning.Params)
+	return panels.MetricsComputed{K: m.K, Queries: m.Queries, Recall: m.Recall, MRR: m.MRR, Judgments: slices.Clone(w.judgments)}
 }
 
 func (w *queryWorker) judge(ctx context.Context, r panels.JudgeSource) {

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cairn/core/models"
 	"context"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"cairn/core/config"
 	"cairn/core/index"
+	"cairn/core/models"
 	"cairn/panels"
 )
 

@@ -4,7 +4,6 @@ package eval
 
 import (
 	"bufio"
-	"cairn/core/stats"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"cairn/core/stats"
 )
 
 // Qrels maps a query id to its relevant document ids and their grades

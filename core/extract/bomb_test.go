@@ -3,7 +3,6 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
-	"cairn/core/humanize"
 	"compress/flate"
 	"context"
 	"fmt"
@@ -18,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"cairn/core/humanize"
 )
 
 // Zip bombs: small office files that inflate to gigabytes. Each is built

@@ -2,7 +2,6 @@ package extract
 
 import (
 	"bytes"
-	"cairn/core/humanize"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/richardlehane/mscfb"
+
+	"cairn/core/humanize"
 )
 
 // Outlook .msg files are OLE compound files whose properties sit in streams

@@ -2,7 +2,6 @@ package extract
 
 import (
 	"bytes"
-	"cairn/core/humanize"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"cairn/core/fault"
+	"cairn/core/humanize"
 )
 
 // Limits bound the work one file may cause. Zero fields mean "no limit" only

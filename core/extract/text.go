@@ -1,13 +1,14 @@
 package extract
 
 import (
-	"cairn/core/humanize"
 	"context"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"cairn/core/humanize"
 )
 
 // Extensions read as plain text. Markdown, HTML and e-mail have their own

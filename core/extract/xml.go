@@ -2,13 +2,14 @@ package extract
 
 import (
 	"bytes"
-	"cairn/core/humanize"
 	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"cairn/core/humanize"
 )
 
 // maxXMLDepth bounds element nesting in the XML parts of office formats.

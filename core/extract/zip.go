@@ -3,7 +3,6 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
-	"cairn/core/humanize"
 	"compress/flate"
 	"context"
 	"encoding/xml"
@@ -14,6 +13,8 @@ import (
 	"io"
 	"path"
 	"strings"
+
+	"cairn/core/humanize"
 )
 
 // zipArchive reads the parts of a zip-based format (DOCX, PPTX, ODF, EPUB)

@@ -1,17 +1,17 @@
 package health
 
 import (
-	"cairn/core"
-	"cairn/core/models"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/fault"
 	"cairn/core/llm/testmodel"
+	"cairn/core/models"
 )
 
 // env is a configuration in a fresh home with a models folder holding a

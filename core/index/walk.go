@@ -112,11 +112,16 @@ func (w *walker) add(e entry) {
 	}
 }
 
-func (w *walker) ignored(name string) bool {
-	if !w.opt.IncludeHidden && strings.HasPrefix(name, ".") {
+func (w *walker) ignored(name string) bool { return w.opt.Ignored(name) }
+
+// Ignored reports whether a file or folder called name is left out of
+// indexing: a hidden one (unless IncludeHidden), or one matching an Ignore
+// pattern. Folder watching follows the same rule.
+func (opt Options) Ignored(name string) bool {
+	if !opt.IncludeHidden && strings.HasPrefix(name, ".") {
 		return true
 	}
-	for _, ig := range w.opt.Ignore {
+	for _, ig := range opt.Ignore {
 		if ok, _ := filepath.Match(ig, name); ok {
 			return true
 		}

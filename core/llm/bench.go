@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"cairn/core/stats"
 	"context"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"cairn/core/llm/testmodel"
+	"cairn/core/stats"
 )
 
 // EmbedBenchOptions configures BenchEmbed. Zero values pick the defaults

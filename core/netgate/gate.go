@@ -35,6 +35,14 @@ const (
 	Admin   Mode = "admin"
 )
 
+// Modes are the gate's modes from the strictest: the order a picker shows
+// them in.
+func Modes() []Mode { return []Mode{Offline, Online, Admin} }
+
+// Opens reports whether switching from m to to lets more through: the
+// switches a person must confirm.
+func (m Mode) Opens(to Mode) bool { return to.rank() > m.rank() }
+
 // ParseMode checks a mode's name.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {

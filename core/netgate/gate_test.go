@@ -450,3 +450,17 @@ func TestRedactURLHidesCredentials(t *testing.T) {
 		}
 	}
 }
+
+func TestModesInOrderAndWhichSwitchesOpen(t *testing.T) {
+	if got := Modes(); len(got) != 3 || got[0] != Offline || got[1] != Online || got[2] != Admin {
+		t.Errorf("modes %v", got)
+	}
+	for _, c := range []struct {
+		from, to Mode
+		opens    bool
+	}{{Offline, Online, true}, {Online, Admin, true}, {Offline, Admin, true}, {Admin, Online, false}, {Online, Offline, false}, {Online, Online, false}} {
+		if got := c.from.Opens(c.to); got != c.opens {
+			t.Errorf("%s -> %s opens: %v", c.from, c.to, got)
+		}
+	}
+}

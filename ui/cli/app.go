@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cairn/core/health"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/health"
 	"cairn/ui"
 )
 

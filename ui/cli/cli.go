@@ -38,7 +38,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"index", "DIR [--kb NAME|--db PATH]", "index a folder (incremental; Ctrl+C stops cleanly)", runIndex},
+		{"index", "DIR [--watch] [--kb NAME|--db PATH]", "index a folder (incremental; Ctrl+C stops cleanly; --watch keeps indexing what changes)", runIndex},
 		{"search", "QUERY [--top-k N] [--json] | --batch FILE --format trec", "search the knowledge base", runSearch},
 		{"ask", "QUESTION [--json]", "answer a question from your documents, with citations", runAsk},
 		{"status", "[--json] [--issues]", "what the knowledge base holds", runStatus},

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cairn/core/stats"
 	"context"
 	"encoding/json"
 	"flag"
@@ -16,6 +15,7 @@ import (
 	"cairn/core/chunk"
 	"cairn/core/llm"
 	"cairn/core/llm/testmodel"
+	"cairn/core/stats"
 	"cairn/ui/cli/bench"
 )
 

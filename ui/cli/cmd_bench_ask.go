@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"cairn/core/models"
-	"cairn/core/stats"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +11,8 @@ import (
 
 	"cairn/core"
 	"cairn/core/llm/testmodel"
+	"cairn/core/models"
+	"cairn/core/stats"
 	"cairn/ui/cli/bench"
 )
 

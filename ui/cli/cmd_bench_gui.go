@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cairn/core/stats"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/search"
+	"cairn/core/stats"
 	"cairn/core/store"
 	"cairn/ui"
 	"cairn/ui/cli/bench"

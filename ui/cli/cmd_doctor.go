@@ -1,10 +1,11 @@
 package cli
 
 import (
-	"cairn/core/health"
 	"context"
 	"flag"
 	"fmt"
+
+	"cairn/core/health"
 )
 
 func runDoctor(ctx context.Context, env *cliEnv, args []string) error {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"cairn/core/models"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,7 @@ import (
 	"cairn/core/answer"
 	"cairn/core/eval"
 	"cairn/core/llm/testmodel"
+	"cairn/core/models"
 )
 
 func runEval(ctx context.Context, env *cliEnv, args []string) error {

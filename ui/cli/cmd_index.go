@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"cairn/core"
 	"cairn/core/index"
 )
 
@@ -16,6 +18,7 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	var kb kbFlags
 	kb.add(fs)
 	quiet := fs.Bool("quiet", false, "print only the summary")
+	watching := fs.Bool("watch", false, "after the run, keep watching the folder and index what changes, until Ctrl+C")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -29,13 +32,51 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer eng.Close()
 
+	err = indexOnce(ctx, env, eng, pos[0], *quiet)
+	if !*watching || ctx.Err() != nil {
+		return err
+	}
+	var partial partialError
+	if err != nil && !errors.As(err, &partial) {
+		return err
+	}
+	fmt.Fprintf(env.stderr, "watching %s; Ctrl+C stops\n", pos[0])
+	changed := make(chan struct{}, 1)
+	werr := make(chan error, 1)
+	go func() {
+		werr <- eng.Watch(ctx, pos[0], 0, func([]string) {
+			select {
+			case changed <- struct{}{}:
+			default: // a run is due already: it will see these changes too
+			}
+		})
+	}()
+	for {
+		select {
+		case <-changed:
+			if err := indexOnce(ctx, env, eng, pos[0], *quiet); err != nil && !errors.As(err, &partial) {
+				if ctx.Err() != nil {
+					<-werr
+					return ctx.Err()
+				}
+				fmt.Fprintln(env.stderr, "cairn:", err)
+			}
+		case err := <-werr:
+			return err // ctx.Err() after Ctrl+C, or why the folder cannot be watched
+		}
+	}
+}
+
+// indexOnce runs one index run of folder, printing its progress and
+// summary; some files failing is a partialError.
+func indexOnce(ctx context.Context, env *cliEnv, eng *core.Engine, folder string, quiet bool) error {
 	progress := make(chan index.Progress, 64)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		printProgress(env.stderr, progress, *quiet, isTerminal(env.stderr))
+		printProgress(env.stderr, progress, quiet, isTerminal(env.stderr))
 	}()
-	run, err := eng.Index(ctx, pos[0], progress)
+	run, err := eng.Index(ctx, folder, progress)
 	<-done
 	if run.ID != 0 {
 		fmt.Fprintf(env.stdout, "%s: %d files seen, %d indexed, %d unchanged, %d skipped, %d failed, %d removed; %d chunks, %.1f MB in %s\n",

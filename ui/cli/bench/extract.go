@@ -4,7 +4,6 @@ package bench
 
 import (
 	"bytes"
-	"cairn/core/stats"
 	"compress/gzip"
 	"context"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 
 	"cairn/core/extract"
 	"cairn/core/ocr"
+	"cairn/core/stats"
 )
 
 // DebianPDF is a PDF of the comparison corpus and the Debian package that

@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"bytes"
-	"cairn/core/stats"
 	"context"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 	"cairn/core/index"
 	"cairn/core/llm"
 	"cairn/core/search"
+	"cairn/core/stats"
 	"cairn/core/store"
 )
 

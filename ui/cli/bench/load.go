@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"cairn/core/models"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/eval"
+	"cairn/core/models"
 )
 
 // LoadOptions configure LoadBench.

@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"cairn/core/models"
-	"cairn/core/stats"
 	"context"
 	"fmt"
 	"io"
@@ -13,7 +11,9 @@ import (
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/eval"
+	"cairn/core/models"
 	"cairn/core/search"
+	"cairn/core/stats"
 )
 
 // QualityProfile is the settings profile of the quality suite's Cairn runs:

@@ -1,0 +1,42 @@
+package core
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"cairn/core/index"
+	"cairn/core/watch"
+)
+
+// Watch follows folder until ctx is done and calls changed after each
+// settled burst of changes (debounce of quiet; 0 means watch's default)
+// with the paths that changed. It skips what indexing skips (hidden files,
+// index.ignore patterns) and Cairn's own data folder, so that writing the
+// knowledge base never wakes it. It returns ctx.Err() when stopped, or why
+// folder cannot be watched. The window and `cairn index --watch` both
+// re-index on changed.
+func (e *Engine) Watch(ctx context.Context, folder string, debounce time.Duration, changed func(paths []string)) error {
+	c := e.Config()
+	opt := index.Options{IncludeHidden: c.Index.IncludeHidden, Ignore: c.Index.Ignore}
+	data := c.Paths.DataDir
+	kb := e.Path()
+	skip := func(path string, _ bool) bool {
+		if opt.Ignored(filepath.Base(path)) || strings.HasPrefix(path, kb) {
+			return true
+		}
+		return data != "" && (path == data || strings.HasPrefix(path, data+string(filepath.Separator)))
+	}
+	batches := make(chan []string)
+	errc := make(chan error, 1)
+	go func() { errc <- watch.Watch(ctx, folder, watch.Options{Debounce: debounce, Skip: skip}, batches) }() // waited for below
+	for {
+		select {
+		case b := <-batches:
+			changed(b)
+		case err := <-errc:
+			return err
+		}
+	}
+}
