@@ -21,7 +21,7 @@ import (
 	"cairn/core/config"
 	"cairn/core/extract"
 	"cairn/core/fault"
-	"cairn/core/index"
+	"cairn/core/ingest"
 	"cairn/core/logs"
 	"cairn/core/netgate"
 	"cairn/core/network"
@@ -194,9 +194,9 @@ func (e *Engine) registry() *extract.Registry {
 }
 
 // indexer builds an indexer with the current embedding model.
-func (e *Engine) indexer(ctx context.Context) (*index.Indexer, error) {
+func (e *Engine) indexer(ctx context.Context) (*ingest.Indexer, error) {
 	c := e.Config()
-	opt := index.Options{
+	opt := ingest.Options{
 		Chunk:         chunk.Params{Size: c.Chunking.Size, Overlap: c.Chunking.Overlap, MaxHeadingLen: c.Chunking.MaxHeadingLen},
 		MaxFileBytes:  int64(c.Index.MaxFileMB) << 20,
 		Workers:       c.Index.Workers,
@@ -213,7 +213,7 @@ func (e *Engine) indexer(ctx context.Context) (*index.Indexer, error) {
 	if emb != nil {
 		opt.Embedder = passageEmbedder{emb}
 	}
-	return index.New(e.db, e.registry(), opt), nil
+	return ingest.New(e.db, e.registry(), opt), nil
 }
 
 // Close unloads the models and closes the knowledge base.
@@ -302,10 +302,10 @@ func (e *Engine) Path() string { return e.db.Path() }
 // the full-text index, orphans, vectors) and lists the problems found.
 func (e *Engine) Check(ctx context.Context) ([]string, error) { return e.db.Check(ctx) }
 
-// Index indexes folder; see index.Indexer.Run. With an embedding model,
+// Index indexes folder; see ingest.Indexer.Run. With an embedding model,
 // new chunks are embedded and chunks stored before (or under another
 // model) are re-embedded from their text.
-func (e *Engine) Index(ctx context.Context, folder string, progress chan<- index.Progress) (store.Run, error) {
+func (e *Engine) Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error) {
 	e.kix.Hold() // the keyword index catches up once the run is over
 	defer e.kix.Release()
 	ix, err := e.indexer(ctx)
@@ -320,7 +320,7 @@ func (e *Engine) Index(ctx context.Context, folder string, progress chan<- index
 
 // Reembed computes the vectors of every chunk that lacks one for the
 // current embedding model (after a model change), from stored text.
-func (e *Engine) Reembed(ctx context.Context, progress chan<- index.Progress) error {
+func (e *Engine) Reembed(ctx context.Context, progress chan<- ingest.Progress) error {
 	ix, err := e.indexer(ctx)
 	if err != nil {
 		if progress != nil {

@@ -10,7 +10,7 @@ import (
 
 	"cairn/core/config"
 	"cairn/core/fault"
-	"cairn/core/index"
+	"cairn/core/ingest"
 	"cairn/core/llm"
 	"cairn/core/models"
 )
@@ -178,7 +178,7 @@ func (e *Engine) switchModel(ctx context.Context, path string, kind llm.Kind) er
 // UseEmbeddingModel switches the embedding model to path ("" for none,
 // keyword search only; a file name for one in the models folder) and re-embeds the stored chunks from their text,
 // reporting on progress (closed on return). The caller saves the settings.
-func (e *Engine) UseEmbeddingModel(ctx context.Context, path string, progress chan<- index.Progress) error {
+func (e *Engine) UseEmbeddingModel(ctx context.Context, path string, progress chan<- ingest.Progress) error {
 	if err := e.switchModel(ctx, path, llm.KindEmbedding); err != nil || path == "" {
 		if progress != nil {
 			close(progress)
@@ -237,7 +237,7 @@ type passageEmbedder struct{ e *llm.Embedder }
 func (p passageEmbedder) ModelID() string { return p.e.ModelID() }
 func (p passageEmbedder) Dim() int        { return p.e.Dim() }
 
-func (p passageEmbedder) EmbedPassages(ctx context.Context, ps []index.Passage) ([][]float32, error) {
+func (p passageEmbedder) EmbedPassages(ctx context.Context, ps []ingest.Passage) ([][]float32, error) {
 	in := make([]llm.Passage, len(ps))
 	for i, x := range ps {
 		in[i] = llm.Passage{Title: x.Title, Text: x.Text}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/core/index"
+	"cairn/core/ingest"
 	"cairn/core/watch"
 )
 
@@ -19,7 +19,7 @@ import (
 // re-index on changed.
 func (e *Engine) Watch(ctx context.Context, folder string, debounce time.Duration, changed func(paths []string)) error {
 	c := e.Config()
-	opt := index.Options{IncludeHidden: c.Index.IncludeHidden, Ignore: c.Index.Ignore}
+	opt := ingest.Options{IncludeHidden: c.Index.IncludeHidden, Ignore: c.Index.Ignore}
 	data := c.Paths.DataDir
 	kb := e.Path()
 	skip := func(path string, _ bool) bool {

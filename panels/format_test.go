@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"cairn/core/humanize"
-	"cairn/core/index"
+	"cairn/core/ingest"
 )
 
 func TestFormats(t *testing.T) {
@@ -36,16 +36,16 @@ func TestFormats(t *testing.T) {
 
 func TestProgressText(t *testing.T) {
 	for _, c := range []struct {
-		p    index.Progress
+		p    ingest.Progress
 		want string
 		frac float64
 	}{
-		{index.Progress{Folder: "/d", Phase: index.PhaseScanning, FilesSeen: 1500}, "Looking for files in /d… 1,500 found", 0},
-		{index.Progress{Phase: index.PhaseIndexing, FilesDone: 10, FilesTotal: 40, Chunks: 300, Bytes: 10 << 20, BytesTotal: 40 << 20,
+		{ingest.Progress{Folder: "/d", Phase: ingest.PhaseScanning, FilesSeen: 1500}, "Looking for files in /d… 1,500 found", 0},
+		{ingest.Progress{Phase: ingest.PhaseIndexing, FilesDone: 10, FilesTotal: 40, Chunks: 300, Bytes: 10 << 20, BytesTotal: 40 << 20,
 			Elapsed: 4 * time.Second, ETA: 90 * time.Second, Unchanged: 7},
 			"10 / 40 files · 300 chunks · 10.0 MB / 40.0 MB · 2.5 MB/s · about 1:30 left · 7 unchanged", 0.25},
-		{index.Progress{Phase: index.PhaseEmbedding, FilesDone: 500, FilesTotal: 2000, ETA: time.Minute}, "Embedding 500 / 2,000 passages · about 1:00 left", 0.25},
-		{index.Progress{Phase: index.PhaseDone, FilesDone: 3, Chunks: 12, Bytes: 5 << 10, Elapsed: 65 * time.Second},
+		{ingest.Progress{Phase: ingest.PhaseEmbedding, FilesDone: 500, FilesTotal: 2000, ETA: time.Minute}, "Embedding 500 / 2,000 passages · about 1:00 left", 0.25},
+		{ingest.Progress{Phase: ingest.PhaseDone, FilesDone: 3, Chunks: 12, Bytes: 5 << 10, Elapsed: 65 * time.Second},
 			"Finished: 3 files read, 12 chunks, 5 KB in 1:05.", 1},
 	} {
 		if got := progressText(c.p); got != c.want {

@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"cairn/core/index"
+	"cairn/core/ingest"
 	"cairn/core/store"
 )
 
@@ -172,7 +172,7 @@ func (p *Index) confirmRemove() {
 
 // Apply shows the worker's events; call it on the window's goroutine.
 func (p *Index) Apply(events ...IndexEvent) {
-	var last *index.Progress
+	var last *ingest.Progress
 	files := false
 	for _, ev := range events {
 		switch ev := ev.(type) {

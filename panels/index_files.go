@@ -9,7 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"cairn/core/index"
+	"cairn/core/ingest"
 	"cairn/core/store"
 )
 
@@ -30,8 +30,8 @@ const (
 )
 
 var fileFilters = []string{FilterAll, FilterProblems,
-	string(index.StatusIndexed), string(index.StatusUnchanged), string(index.StatusSkipped),
-	string(index.StatusFailed), string(index.StatusRemoved)}
+	string(ingest.StatusIndexed), string(ingest.StatusUnchanged), string(ingest.StatusSkipped),
+	string(ingest.StatusFailed), string(ingest.StatusRemoved)}
 
 // fileLog is the per-file status list: every file a run looked at, with
 // what happened to it and why, filterable by status and text, copyable.
@@ -97,12 +97,12 @@ func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 }
 
 func statusImportance(s string) widget.Importance {
-	switch index.Status(s) {
-	case index.StatusIndexed:
+	switch ingest.Status(s) {
+	case ingest.StatusIndexed:
 		return widget.SuccessImportance
-	case index.StatusSkipped:
+	case ingest.StatusSkipped:
 		return widget.WarningImportance
-	case index.StatusFailed:
+	case ingest.StatusFailed:
 		return widget.DangerImportance
 	default:
 		return widget.LowImportance
@@ -125,7 +125,7 @@ func (l *fileLog) addIssues(issues []store.Issue) {
 }
 
 // addEvent records one file's outcome; call update after a batch.
-func (l *fileLog) addEvent(ev *index.FileEvent) {
+func (l *fileLog) addEvent(ev *ingest.FileEvent) {
 	l.add(FileRow{Path: ev.Path, Status: string(ev.Status), Reason: ev.Reason})
 }
 
@@ -140,7 +140,7 @@ func (l *fileLog) matches(r FileRow, q string) bool {
 	switch f := l.Filter.Selected; f {
 	case FilterAll, "":
 	case FilterProblems:
-		if r.Status != string(index.StatusSkipped) && r.Status != string(index.StatusFailed) {
+		if r.Status != string(ingest.StatusSkipped) && r.Status != string(ingest.StatusFailed) {
 			return false
 		}
 	default:
@@ -174,7 +174,7 @@ func (l *fileLog) update() {
 		return
 	}
 	var parts []string
-	for _, s := range []index.Status{index.StatusIndexed, index.StatusUnchanged, index.StatusSkipped, index.StatusFailed, index.StatusRemoved} {
+	for _, s := range []ingest.Status{ingest.StatusIndexed, ingest.StatusUnchanged, ingest.StatusSkipped, ingest.StatusFailed, ingest.StatusRemoved} {
 		if n := l.counts[string(s)]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", formatCount(n), s))
 		}

@@ -1,7 +1,7 @@
 package panels
 
 import (
-	"cairn/core/index"
+	"cairn/core/ingest"
 	"cairn/core/store"
 )
 
@@ -52,7 +52,7 @@ type FoldersListed struct {
 type IssuesListed struct{ Issues []store.Issue }
 
 // Progressed is one progress report of the running run.
-type Progressed struct{ Progress index.Progress }
+type Progressed struct{ Progress ingest.Progress }
 
 // IndexQueued says a folder waits for the running run to finish.
 type IndexQueued struct{ Path string }

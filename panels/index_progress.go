@@ -6,24 +6,24 @@ import (
 	"time"
 
 	"cairn/core/humanize"
-	"cairn/core/index"
+	"cairn/core/ingest"
 )
 
 // progressText describes a run's progress for a person: files, chunks, MB,
 // rate and time left.
-func progressText(p index.Progress) string {
+func progressText(p ingest.Progress) string {
 	switch p.Phase {
-	case index.PhaseScanning:
+	case ingest.PhaseScanning:
 		return fmt.Sprintf("Looking for files in %s… %s found", p.Folder, formatCount(p.FilesSeen))
-	case index.PhaseRemoving:
+	case ingest.PhaseRemoving:
 		return "Forgetting files that were deleted…"
-	case index.PhaseEmbedding:
+	case ingest.PhaseEmbedding:
 		s := fmt.Sprintf("Embedding %s / %s passages", formatCount(p.FilesDone), formatCount(p.FilesTotal))
 		if p.ETA > 0 {
 			s += " · about " + formatClock(p.ETA) + " left"
 		}
 		return s
-	case index.PhaseDone:
+	case ingest.PhaseDone:
 		return fmt.Sprintf("Finished: %s read, %s, %s in %s.", plural(p.FilesDone, "file", "files"),
 			plural(p.Chunks, "chunk", "chunks"), humanize.Bytes(p.Bytes), formatClock(p.Elapsed))
 	}
@@ -45,13 +45,13 @@ func progressText(p index.Progress) string {
 }
 
 // progressFraction is how far a run is, 0..1.
-func progressFraction(p index.Progress) float64 {
+func progressFraction(p ingest.Progress) float64 {
 	switch {
-	case p.Phase == index.PhaseDone:
+	case p.Phase == ingest.PhaseDone:
 		return 1
 	case p.FilesTotal <= 0:
 		return 0
-	case p.BytesTotal > 0 && p.Phase == index.PhaseIndexing:
+	case p.BytesTotal > 0 && p.Phase == ingest.PhaseIndexing:
 		// Bytes track the work better than files when sizes vary.
 		return min(1, float64(p.Bytes)/float64(p.BytesTotal))
 	default:

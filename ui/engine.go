@@ -7,7 +7,7 @@ import (
 	"cairn/core"
 	"cairn/core/answer"
 	"cairn/core/config"
-	"cairn/core/index"
+	"cairn/core/ingest"
 	"cairn/core/search"
 	"cairn/core/store"
 )
@@ -18,8 +18,8 @@ type Engine interface {
 	Config() config.Config
 	Close() error
 
-	Index(ctx context.Context, folder string, progress chan<- index.Progress) (store.Run, error)
-	EnsureStarterKB(ctx context.Context, progress chan<- index.Progress) (bool, error)
+	Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error)
+	EnsureStarterKB(ctx context.Context, progress chan<- ingest.Progress) (bool, error)
 	Folders(ctx context.Context) ([]store.Folder, error)
 	RemoveFolder(ctx context.Context, path string) error
 	Issues(ctx context.Context) ([]store.Issue, error)
@@ -49,7 +49,7 @@ type Engine interface {
 	SetAnswering(a config.Answer) error
 	// UseEmbeddingModel loads path ("" for none) and re-embeds the stored
 	// chunks, reporting through progress with phase "embedding".
-	UseEmbeddingModel(ctx context.Context, path string, progress chan<- index.Progress) error
+	UseEmbeddingModel(ctx context.Context, path string, progress chan<- ingest.Progress) error
 	// UseChatModel loads path ("" for extractive answers).
 	UseChatModel(ctx context.Context, path string) error
 

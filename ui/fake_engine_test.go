@@ -13,7 +13,7 @@ import (
 	"cairn/core"
 	"cairn/core/answer"
 	"cairn/core/config"
-	"cairn/core/index"
+	"cairn/core/ingest"
 	"cairn/core/models"
 	"cairn/core/search"
 	"cairn/core/store"
@@ -33,7 +33,7 @@ type fakeEngine struct {
 	notCovered   bool          // Ask says the documents do not cover the question
 	asks         []search.Request
 	askCancelled int
-	indexFiles   []index.FileEvent
+	indexFiles   []ingest.FileEvent
 	indexGate    chan struct{} // Index waits here after the first file (or for ctx)
 	indexErr     error         // Index fails with it after the files
 	indexed      []string
@@ -84,11 +84,11 @@ func newFakeEngine(dataDir string) *fakeEngine {
 		cfg:    cfg,
 		cands:  fakeCandidates,
 		tokens: []string{"Reset the router ", "with the pin [1]. ", "Hold it ten seconds [2]."},
-		indexFiles: []index.FileEvent{
-			{Path: "/docs/a.md", Status: index.StatusIndexed, Chunks: 2, Bytes: 100},
-			{Path: "/docs/scan.png", Status: index.StatusSkipped, Reason: "image without OCR"},
-			{Path: "/docs/broken.pdf", Status: index.StatusFailed, Reason: "pdf: bad xref table"},
-			{Path: "/docs/b.md", Status: index.StatusUnchanged, Unchanged: true},
+		indexFiles: []ingest.FileEvent{
+			{Path: "/docs/a.md", Status: ingest.StatusIndexed, Chunks: 2, Bytes: 100},
+			{Path: "/docs/scan.png", Status: ingest.StatusSkipped, Reason: "image without OCR"},
+			{Path: "/docs/broken.pdf", Status: ingest.StatusFailed, Reason: "pdf: bad xref table"},
+			{Path: "/docs/b.md", Status: ingest.StatusUnchanged, Unchanged: true},
 		},
 		status: core.Status{Stats: store.Stats{Path: dataDir + "/kb/default.db", Documents: 4, Chunks: 4, Bytes: 3 << 20}, NetworkMode: "offline"},
 	}
@@ -110,16 +110,16 @@ func (f *fakeEngine) Close() error {
 	return nil
 }
 
-func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- index.Progress) (store.Run, error) {
+func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error) {
 	defer close(progress)
 	f.mu.Lock()
 	files, gate := f.indexFiles, f.indexGate
 	f.indexed = append(f.indexed, folder)
 	f.mu.Unlock()
 	run := store.Run{ID: 1, Folder: folder, StartedAt: time.Now(), FilesSeen: len(files)}
-	p := index.Progress{Folder: folder, Phase: index.PhaseScanning, FilesSeen: len(files)}
+	p := ingest.Progress{Folder: folder, Phase: ingest.PhaseScanning, FilesSeen: len(files)}
 	progress <- p
-	p.Phase, p.FilesTotal, p.BytesTotal = index.PhaseIndexing, len(files)-1, 400
+	p.Phase, p.FilesTotal, p.BytesTotal = ingest.PhaseIndexing, len(files)-1, 400
 	progress <- p
 	for i, ev := range files {
 		if i == 1 && gate != nil {
@@ -135,16 +135,16 @@ func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- i
 		}
 		ev := ev
 		switch ev.Status {
-		case index.StatusIndexed:
+		case ingest.StatusIndexed:
 			p.Indexed++
 			run.FilesIndexed++
-		case index.StatusSkipped:
+		case ingest.StatusSkipped:
 			p.Skipped++
 			run.FilesSkipped++
-		case index.StatusFailed:
+		case ingest.StatusFailed:
 			p.Failed++
 			run.FilesFailed++
-		case index.StatusUnchanged:
+		case ingest.StatusUnchanged:
 			p.Unchanged++
 			run.FilesUnchanged++
 		}
@@ -157,7 +157,7 @@ func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- i
 		progress <- p
 	}
 	run.Status, run.FinishedAt, run.Chunks = store.RunDone, time.Now(), p.Chunks
-	p.Phase, p.File, p.Run = index.PhaseDone, nil, &run
+	p.Phase, p.File, p.Run = ingest.PhaseDone, nil, &run
 	progress <- p
 	f.mu.Lock()
 	if err := f.indexErr; err != nil {
@@ -171,7 +171,7 @@ func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- i
 	return run, nil
 }
 
-func (f *fakeEngine) EnsureStarterKB(ctx context.Context, progress chan<- index.Progress) (bool, error) {
+func (f *fakeEngine) EnsureStarterKB(ctx context.Context, progress chan<- ingest.Progress) (bool, error) {
 	close(progress)
 	return false, nil
 }
@@ -364,7 +364,7 @@ func (f *fakeEngine) UseChatModel(_ context.Context, path string) error {
 	return f.useModel("chat", path, &f.cfg.Generation.Model)
 }
 
-func (f *fakeEngine) UseEmbeddingModel(_ context.Context, path string, progress chan<- index.Progress) error {
+func (f *fakeEngine) UseEmbeddingModel(_ context.Context, path string, progress chan<- ingest.Progress) error {
 	defer close(progress)
 	return f.useModel("embedding", path, &f.cfg.Embedding.Model)
 }

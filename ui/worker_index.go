@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"cairn/core/fault"
-	"cairn/core/index"
+	"cairn/core/ingest"
 	"cairn/core/store"
 	"cairn/panels"
 )
@@ -197,7 +197,7 @@ func (w *indexWorker) start(ctx context.Context, folder string) {
 		w.running = "the user guide"
 	}
 	w.jobs.spawn(func() {
-		progress := make(chan index.Progress, 64)
+		progress := make(chan ingest.Progress, 64)
 		type outcome struct {
 			run store.Run
 			err error

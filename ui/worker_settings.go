@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"cairn/core/config"
-	"cairn/core/index"
+	"cairn/core/ingest"
 	"cairn/core/models"
 	"cairn/panels"
 )
@@ -199,7 +199,7 @@ func (w *settingsWorker) switchModel(ctx context.Context, kind, path string) err
 	if kind == panels.ModelChat {
 		return w.eng.UseChatModel(ctx, path)
 	}
-	progress := make(chan index.Progress, 16)
+	progress := make(chan ingest.Progress, 16)
 	errc := make(chan error, 1)
 	go func() { errc <- w.eng.UseEmbeddingModel(ctx, path, progress) }() // closes progress; waited for below
 	for p := range progress {

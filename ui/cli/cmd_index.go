@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"cairn/core"
-	"cairn/core/index"
+	"cairn/core/ingest"
 )
 
 func runIndex(ctx context.Context, env *cliEnv, args []string) error {
@@ -70,7 +70,7 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 // indexOnce runs one index run of folder, printing its progress and
 // summary; some files failing is a partialError.
 func indexOnce(ctx context.Context, env *cliEnv, eng *core.Engine, folder string, quiet bool) error {
-	progress := make(chan index.Progress, 64)
+	progress := make(chan ingest.Progress, 64)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -92,32 +92,32 @@ func indexOnce(ctx context.Context, env *cliEnv, eng *core.Engine, folder string
 
 // printProgress shows a live status line on a terminal and one line per
 // skipped or failed file, so no file is silently missing.
-func printProgress(w io.Writer, ch <-chan index.Progress, quiet, tty bool) {
+func printProgress(w io.Writer, ch <-chan ingest.Progress, quiet, tty bool) {
 	var last time.Time
 	for p := range ch {
-		if f := p.File; f != nil && !quiet && (f.Status == index.StatusSkipped || f.Status == index.StatusFailed) && !f.Unchanged {
+		if f := p.File; f != nil && !quiet && (f.Status == ingest.StatusSkipped || f.Status == ingest.StatusFailed) && !f.Unchanged {
 			if tty {
 				fmt.Fprint(w, "\r\033[K")
 			}
 			fmt.Fprintf(w, "%s: %s: %s\n", f.Status, f.Path, f.Reason)
 		}
-		if tty && (time.Since(last) > 100*time.Millisecond || p.Phase == index.PhaseDone) {
+		if tty && (time.Since(last) > 100*time.Millisecond || p.Phase == ingest.PhaseDone) {
 			last = time.Now()
 			fmt.Fprint(w, "\r\033[K"+statusLine(p))
-			if p.Phase == index.PhaseDone {
+			if p.Phase == ingest.PhaseDone {
 				fmt.Fprintln(w)
 			}
 		}
 	}
 }
 
-func statusLine(p index.Progress) string {
+func statusLine(p ingest.Progress) string {
 	switch p.Phase {
-	case index.PhaseScanning:
+	case ingest.PhaseScanning:
 		return fmt.Sprintf("scanning: %d files found", p.FilesSeen)
-	case index.PhaseEmbedding:
+	case ingest.PhaseEmbedding:
 		return fmt.Sprintf("embedding: %d/%d chunks%s", p.FilesDone, p.FilesTotal, eta(p.ETA))
-	case index.PhaseDone:
+	case ingest.PhaseDone:
 		return fmt.Sprintf("done: %d indexed, %d unchanged, %d skipped, %d failed", p.Indexed, p.Unchanged, p.Skipped, p.Failed)
 	}
 	rate := 0.0

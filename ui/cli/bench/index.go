@@ -21,7 +21,7 @@ import (
 	"cairn/core/chunk"
 	"cairn/core/eval"
 	"cairn/core/extract"
-	"cairn/core/index"
+	"cairn/core/ingest"
 	"cairn/core/llm"
 	"cairn/core/search"
 	"cairn/core/stats"
@@ -134,7 +134,7 @@ func IndexBench(ctx context.Context, opt IndexOptions, log io.Writer) (IndexRepo
 	}
 	defer db.Close()
 	rep.DBPath = cairnDB
-	ix := index.New(db, reg, index.Options{Chunk: opt.Chunk})
+	ix := ingest.New(db, reg, ingest.Options{Chunk: opt.Chunk})
 	for i := range opt.Runs {
 		t := time.Now()
 		run, err := ix.Run(ctx, opt.Corpus, nil)
@@ -275,7 +275,7 @@ func cairnIndex(ctx context.Context, path string, reg *extract.Registry, opt Ind
 	}
 	defer db.Close()
 	t := time.Now()
-	run, err := index.New(db, reg, index.Options{Chunk: opt.Chunk}).Run(ctx, opt.Corpus, nil)
+	run, err := ingest.New(db, reg, ingest.Options{Chunk: opt.Chunk}).Run(ctx, opt.Corpus, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -1,4 +1,4 @@
-// Package index keeps a knowledge base in step with a folder: it walks the
+// Package ingest keeps a knowledge base in step with a folder: it walks the
 // folder, skips unchanged files, extracts, chunks and embeds the rest, writes
 // each file in one transaction, and removes files that vanished.
 //
@@ -7,7 +7,7 @@
 // files overlaps with writing the last ones and memory stays bounded. A run
 // that is cancelled or killed leaves every file either fully indexed or not
 // at all; the next run picks up where it stopped.
-package index
+package ingest
 
 import (
 	"bytes"
