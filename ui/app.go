@@ -125,6 +125,9 @@ type window struct {
 	kbs    *kbWorker // opens the knowledge bases; the current settings come from it
 	kbReqs chan kbSwitch
 	kbDone sync.WaitGroup
+	// healthDone waits for a health check still running when the window
+	// closes (its context ends with the window's).
+	healthDone sync.WaitGroup
 
 	started time.Time
 	bench   *benchRun
@@ -233,6 +236,7 @@ func (win *window) dropped(_ fyne.Position, uris []fyne.URI) {
 // the engine. It runs after the window's loop has ended.
 func (win *window) close() {
 	win.kbDone.Wait()
+	win.healthDone.Wait()
 }
 
 func splitList(s string) []string {

@@ -144,8 +144,9 @@ func (b *benchRun) waitAt(timeout time.Duration, match func(any) bool) (observed
 // indexed: a probe asks the loop to run an empty function every 10 ms and
 // records how long each round trip took.
 func (b *benchRun) index() error {
-	s := b.win.shell
+	var s *shell
 	fyne.DoAndWait(func() {
+		s = b.win.shell // the window's goroutine owns it
 		if b.spec.Tab != "ask" {
 			s.showTab(tabIndex) // the person watches the progress
 		}
@@ -190,9 +191,11 @@ func (b *benchRun) index() error {
 // the re-ranked list applied there. Moves are 50 ms apart, like a slow
 // drag, so that each starts from a drawn frame.
 func (b *benchRun) rerank() error {
-	s := b.win.shell
-	e := s.Tuning
+	var s *shell
+	var e *panels.Engineering
 	fyne.DoAndWait(func() {
+		s = b.win.shell // the window's goroutine owns it
+		e = s.Tuning
 		e.BM25Pool.Slider.SetValue(200)
 		e.VectorPool.Slider.SetValue(200)
 		e.TopK.Slider.SetValue(float64(max(b.spec.TopK, 1)))

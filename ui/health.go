@@ -32,7 +32,9 @@ func (win *window) showHealth() {
 	d.SetOnClosed(cancel)
 	win.setHealthRunning(true)
 	kb, doctor := win.kb, win.opt.Doctor
-	go func() {
+	win.healthDone.Add(1)
+	go func() { // win.close waits for it
+		defer win.healthDone.Done()
 		checks := doctor(ctx, kb, win.kbs.settings())
 		cancel()
 		win.env.do(func() {

@@ -61,23 +61,68 @@ type Progress struct {
 	Run        *store.Run    // set on the final event
 }
 
-// reporter owns the running Progress and sends copies on the channel.
+// reporter owns the running Progress and sends copies on the channel. It
+// never sends under its lock: events queue in order, and a goroutine of
+// its own delivers them, so a slow reader slows nobody but that goroutine
+// (the extraction workers and the writer keep going).
 type reporter struct {
-	mu    sync.Mutex
-	ch    chan<- Progress
-	p     Progress
-	began time.Time
-	t0    time.Time // start of the indexing phase, for the rate
+	mu      sync.Mutex
+	ch      chan<- Progress
+	p       Progress
+	began   time.Time
+	t0      time.Time  // start of the indexing phase, for the rate
+	queue   []Progress // events not yet delivered, oldest first
+	closing bool
+	wake    chan struct{} // the deliverer has events (or must finish)
+	drained chan struct{} // closed when the deliverer is done
 }
 
 func newReporter(ch chan<- Progress) *reporter {
-	return &reporter{ch: ch, began: time.Now()}
+	r := &reporter{ch: ch, began: time.Now()}
+	if ch != nil {
+		r.wake, r.drained = make(chan struct{}, 1), make(chan struct{})
+		go r.deliver() // close waits for it
+	}
+	return r
 }
 
+// send queues a copy of the current progress; r.mu is held.
 func (r *reporter) send() {
 	r.p.Elapsed = time.Since(r.began)
-	if r.ch != nil {
-		r.ch <- r.p
+	if r.ch == nil {
+		return
+	}
+	r.queue = append(r.queue, r.p)
+	r.nudge()
+}
+
+func (r *reporter) nudge() {
+	select {
+	case r.wake <- struct{}{}:
+	default: // already nudged
+	}
+}
+
+// deliver sends the queued events in order until close has been called and
+// the queue is empty.
+func (r *reporter) deliver() {
+	defer close(r.drained)
+	for range r.wake {
+		for {
+			r.mu.Lock()
+			q, closing := r.queue, r.closing
+			r.queue = nil
+			r.mu.Unlock()
+			if len(q) == 0 {
+				if closing {
+					return
+				}
+				break
+			}
+			for _, p := range q {
+				r.ch <- p
+			}
+		}
 	}
 }
 
@@ -208,8 +253,15 @@ func (r *reporter) finish(run store.Run) {
 	r.send()
 }
 
+// close delivers what is queued, then closes the channel.
 func (r *reporter) close() {
-	if r.ch != nil {
-		close(r.ch)
+	if r.ch == nil {
+		return
 	}
+	r.mu.Lock()
+	r.closing = true
+	r.mu.Unlock()
+	r.nudge()
+	<-r.drained
+	close(r.ch)
 }
