@@ -26,6 +26,7 @@ type Query struct {
 	Sources      *fyne.Container // the visible source rows, best first
 	Empty        *widget.Label   // shown instead of sources when there are none
 	Notes        *widget.Label   // what the search decided, e.g. a fall back to BM25
+	Preview      *PreviewPane    // the passage clicked, in its page or lines
 
 	win      fyne.Window
 	clip     fyne.Clipboard
@@ -65,6 +66,7 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 	q.Notes.Wrapping = fyne.TextWrapWord
 	q.Notes.Importance = widget.WarningImportance
 	q.Notes.Hide()
+	q.Preview = newPreviewPane(q.openExternal, q.showInFolder, q.closePreview)
 
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, nil, container.NewHBox(q.AskButton, q.CancelButton), q.Question),
@@ -74,8 +76,10 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 	sources := container.NewBorder(q.SourcesHead, nil, nil, nil, container.NewVScroll(container.NewVBox(q.Empty, q.Sources)))
 	split := container.NewVSplit(container.NewVScroll(q.Answer.content), sources)
 	split.Offset = 0.4
+	main := container.NewHSplit(split, q.Preview.content)
+	main.Offset = 0.5
 	bottom := container.NewVBox(widget.NewSeparator(), q.Notes, q.Answer.Timing, q.Answer.Mode)
-	q.content = container.NewBorder(top, bottom, nil, nil, split)
+	q.content = container.NewBorder(top, bottom, nil, nil, main)
 	q.sync()
 	return q
 }
@@ -162,6 +166,14 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.showRanked(ev)
 		case QueryNotice:
 			q.State.SetText(ev.Text)
+		case PreviewShown:
+			q.Preview.show(ev)
+		case OpenFailed:
+			if ev.Folder {
+				q.Preview.folderFailed(ev.Path, ev.Err)
+			} else {
+				q.Preview.openFailed(ev.Err)
+			}
 		}
 	}
 	q.sync()
@@ -219,9 +231,20 @@ func (q *Query) showRanked(ev Ranked) {
 	}
 }
 
+// open shows a passage in the preview pane.
 func (q *Query) open(r search.Result) {
-	q.requests <- OpenSource{Path: r.Path, Page: r.Page, Label: r.Label, Line: r.LineStart}
+	q.Preview.loading(r.Passage)
+	q.requests <- ShowSource{Passage: r.Passage}
 }
+
+// openExternal opens a passage's file in the desktop's viewer.
+func (q *Query) openExternal(p *search.Passage) {
+	q.requests <- OpenSource{Path: p.Path, Page: p.Page, Label: p.Label, Line: p.LineStart}
+}
+
+func (q *Query) showInFolder(path string) { q.requests <- ShowInFolder{Path: path} }
+
+func (q *Query) closePreview() { q.Preview.hide() }
 
 // answerAgain answers the question shown again, under the current knobs.
 func (q *Query) answerAgain() {
@@ -283,7 +306,7 @@ func answeredState(a *answer.Answer) string {
 	case a.Refused:
 		return "Your documents do not seem to answer this. The closest passages are listed below."
 	default:
-		return "Answered from " + plural(len(a.Sources), "source", "sources") + ". Click a [n] to open the cited page."
+		return "Answered from " + plural(len(a.Sources), "source", "sources") + ". Click a [n] to see the cited passage in its page."
 	}
 }
 

@@ -2,6 +2,7 @@ package panels
 
 import (
 	"cairn/core/answer"
+	"cairn/core/preview"
 	"cairn/core/search"
 )
 
@@ -24,6 +25,13 @@ type OpenSource struct {
 	Line  int
 }
 
+// ShowSource shows a passage in the preview pane: its page or lines, the
+// passage highlighted.
+type ShowSource struct{ Passage *search.Passage }
+
+// ShowInFolder opens the folder holding a file in the file manager.
+type ShowInFolder struct{ Path string }
+
 // JudgeSource marks (Right) or unmarks a file as the right answer to a
 // question, for the personal test set.
 type JudgeSource struct {
@@ -33,10 +41,12 @@ type JudgeSource struct {
 	Right    bool
 }
 
-func (Ask) queryRequest()         {}
-func (CancelAsk) queryRequest()   {}
-func (OpenSource) queryRequest()  {}
-func (JudgeSource) queryRequest() {}
+func (Ask) queryRequest()          {}
+func (CancelAsk) queryRequest()    {}
+func (OpenSource) queryRequest()   {}
+func (JudgeSource) queryRequest()  {}
+func (ShowSource) queryRequest()   {}
+func (ShowInFolder) queryRequest() {}
 
 // QueryEvent is news from the query worker: QueryReady, ModelsKnown,
 // Asking, Token, Answered, AskFailed, Ranked or QueryNotice.
@@ -91,6 +101,26 @@ type QueryNotice struct {
 	Text string
 	Err  bool
 }
+
+// PreviewShown is a passage's preview for the preview pane.
+type PreviewShown struct {
+	Passage  *search.Passage
+	Preview  preview.Preview
+	Err      error  // the file could not be read: the passage as indexed is shown
+	Image    []byte // the PDF page as a PNG; nil for other formats
+	ImageErr error  // why the page could not be drawn
+}
+
+// OpenFailed says the external viewer (Folder: the file manager) could not
+// show Path.
+type OpenFailed struct {
+	Path   string
+	Folder bool
+	Err    error
+}
+
+func (PreviewShown) queryEvent() {}
+func (OpenFailed) queryEvent()   {}
 
 func (QueryReady) queryEvent()  {}
 func (ModelsKnown) queryEvent() {}

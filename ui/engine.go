@@ -7,6 +7,7 @@ import (
 	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/index"
+	"cairn/core/preview"
 	"cairn/core/search"
 	"cairn/core/store"
 )
@@ -28,6 +29,11 @@ type Engine interface {
 	Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
 
 	Status(ctx context.Context) (core.Status, error)
+
+	// Preview shows a passage where it sits in its file; RenderPage draws
+	// a PDF page width pixels wide as a PNG.
+	Preview(ctx context.Context, p *search.Passage) (preview.Preview, error)
+	RenderPage(ctx context.Context, path string, page, width int) ([]byte, error)
 
 	// The settings that change while the window runs, each through its
 	// setter; Config is a snapshot of them all. The engine saves nothing:

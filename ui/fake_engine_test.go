@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +16,7 @@ import (
 	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/index"
+	"cairn/core/preview"
 	"cairn/core/search"
 	"cairn/core/store"
 )
@@ -46,6 +50,8 @@ type fakeEngine struct {
 	answering    []config.Answer // what SetAnswering was given
 	modelUses    []string        // "chat:PATH" or "embedding:PATH" per model switch
 	modelErr     error           // model switches fail with it when set
+	previews     []int64         // chunk ids Preview was asked for
+	previewErr   error           // Preview fails with it when set
 }
 
 // Passages of the fake corpus. BM25 ranks A, B, C; vectors rank C, D, B.
@@ -379,4 +385,25 @@ func (f *fakeEngine) locked(fn func()) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fn()
+}
+
+// Preview shows the passage between a line before and a line after it.
+func (f *fakeEngine) Preview(_ context.Context, p *search.Passage) (preview.Preview, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.previews = append(f.previews, p.ChunkID)
+	if f.previewErr != nil {
+		return preview.Preview{}, f.previewErr
+	}
+	text := "before\n" + p.Text + "\nafter"
+	return preview.Preview{Path: p.Path, Page: p.Page, Text: text, Start: 7, End: 7 + len(p.Text), Found: true, FirstLine: max(1, p.LineStart-1)}, nil
+}
+
+// RenderPage draws a blank page.
+func (f *fakeEngine) RenderPage(_ context.Context, path string, page, width int) ([]byte, error) {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, width, width*3/2))); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -113,7 +114,21 @@ func TestEscapeInTheQuestionCancels(t *testing.T) {
 	h.until("the cancellation", func() bool { return strings.HasPrefix(q.State.Text, "Cancelled") })
 }
 
-func TestCitationOpensTheSourceAtItsPage(t *testing.T) {
+// highlightedText is the text the preview pane marks as the passage.
+func highlightedText(p *panels.PreviewPane) string {
+	var b strings.Builder
+	for _, seg := range p.Text.Segments {
+		if ts, ok := seg.(*widget.TextSegment); ok && ts.Style.TextStyle.Bold {
+			b.WriteString(ts.Text)
+		}
+	}
+	return b.String()
+}
+
+// A citation shows the cited passage inside the window, whatever viewers
+// the machine has; the external viewer is an extra, and when it fails the
+// pane says so and offers Show in folder.
+func TestCitationShowsThePassageInThePreview(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	h := newHarness(t, eng)
 	q := h.shell().Query
@@ -129,20 +144,56 @@ func TestCitationOpensTheSourceAtItsPage(t *testing.T) {
 	if !slices.Equal(texts, []string{"[1]", "[2]"}) {
 		t.Fatalf("citation links %q, want [1] and [2]", texts)
 	}
+	if q.Preview.Visible() {
+		t.Fatal("the preview pane shows before any click")
+	}
 	link := links[0].(*widget.Hyperlink)
 	test.TapAt(link, fyne.NewPos(link.Size().Width/2, link.Size().Height/2))
+	h.until("the preview", func() bool { return highlightedText(q.Preview) != "" })
+	if got := highlightedText(q.Preview); got != passC.Text {
+		t.Errorf("highlighted %q, want the cited passage %q", got, passC.Text)
+	}
+	if !q.Preview.Visible() || q.Preview.Title.Text != "Charlie manual" || !strings.HasPrefix(q.Preview.Where.Text, "page vii") {
+		t.Errorf("preview pane visible %v, title %q, where %q", q.Preview.Visible(), q.Preview.Title.Text, q.Preview.Where.Text)
+	}
+	if len(h.openedSources()) != 0 {
+		t.Errorf("a citation started the external viewer: %+v", h.openedSources())
+	}
+
+	test.Tap(q.Preview.Viewer)
 	h.until("the viewer to be asked", func() bool { return len(h.openedSources()) == 1 })
 	want := panels.OpenSource{Path: "/docs/c.pdf", Page: 7, Label: "vii"}
 	if got := h.openedSources()[0]; got != want {
 		t.Errorf("opened %+v, want %+v", got, want)
 	}
 
-	// The ranked sources are their own event, which may follow the answer.
+	// No viewer registered: said in the pane, with Show in folder.
+	h.mu.Lock()
+	h.openErr = errors.New("gio: No application is registered as handling this file")
+	h.mu.Unlock()
+	test.Tap(q.Preview.Viewer)
+	h.until("the failure to be shown", func() bool { return strings.Contains(q.Preview.Note.Text, "No application") })
+	if !strings.Contains(q.Preview.Note.Text, "No application is registered") || !strings.Contains(q.Preview.Note.Text, "Show in folder") {
+		t.Errorf("note %q", q.Preview.Note.Text)
+	}
+	test.Tap(q.Preview.Folder)
+	h.until("the folder to be shown", func() bool { return len(h.shownFolders()) == 1 })
+	if got := h.shownFolders()[0]; got != "/docs/c.pdf" {
+		t.Errorf("showed %q in its folder", got)
+	}
+
+	// A source row's Open shows its passage too.
 	h.until("the sources", func() bool { return len(q.Rows()) == 4 })
 	test.Tap(q.Rows()[1].Open)
-	h.until("the second open", func() bool { return len(h.openedSources()) == 2 })
-	if got := h.openedSources()[1]; got.Path != "/docs/b.md" || got.Line != 10 {
-		t.Errorf("row Open opened %+v, want /docs/b.md at line 10", got)
+	h.until("the second preview", func() bool {
+		return highlightedText(q.Preview) == q.Rows()[1].Snippet.String() || highlightedText(q.Preview) == passB.Text
+	})
+	if q.Preview.Note.Visible() {
+		t.Errorf("the last passage's note stays: %q", q.Preview.Note.Text)
+	}
+	test.Tap(q.Preview.Close)
+	if q.Preview.Visible() {
+		t.Error("Close left the preview pane open")
 	}
 }
 

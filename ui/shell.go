@@ -19,6 +19,7 @@ type shellDeps struct {
 	clip          fyne.Clipboard
 	do            func(func()) // runs on the window's goroutine, without waiting
 	open          func(context.Context, panels.OpenSource) error
+	folder        func(ctx context.Context, path string) error
 	pick          func(context.Context) (string, bool, error)
 	save          saveFunc
 	watched       []string       // folders to watch from the start
@@ -115,6 +116,9 @@ func (s *shell) attach(eng Engine, starter bool) {
 	s.eng = eng
 
 	qw := newQueryWorker(eng, s.queryReqs, queryEv, tuneEv, s.deps.open)
+	if s.deps.folder != nil {
+		qw.folder = s.deps.folder
+	}
 	iw := newIndexWorker(eng, s.indexReqs, indexEv)
 	iw.pick, iw.starter = s.deps.pick, starter
 	iw.watchOpt = watch.Options{Debounce: s.deps.watchDebounce, Skip: watchSkip(cfg.Paths.DataDir, cfg.Index.IncludeHidden, cfg.Index.Ignore)}

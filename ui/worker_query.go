@@ -24,6 +24,10 @@ type queryWorker struct {
 	events   chan<- panels.QueryEvent       // to the query panel
 	metrics  chan<- panels.EngineeringEvent // to the engineering panel
 	open     func(context.Context, panels.OpenSource) error
+	folder   func(ctx context.Context, path string) error // shows a file in the file manager
+
+	pages       *pageCache
+	previewStop context.CancelFunc // the preview on its way, if any
 
 	tuning   panels.Tuning
 	question string             // the last answered question
@@ -76,6 +80,8 @@ func newQueryWorker(eng Engine, requests <-chan panels.QueryRequest, events chan
 		eng: eng, requests: requests, events: events, metrics: metrics, open: open,
 		tuning: tuningFromConfig(eng.Config().Retrieval),
 		judged: map[string]*search.Candidates{},
+		pages:  newPageCache(8, 16<<20),
+		folder: func(context.Context, string) error { return errors.New("no file manager") },
 		tokens: make(chan tokenMsg), asked: make(chan askResult), found: make(chan findResult),
 		notices: make(chan panels.QueryEvent),
 	}
@@ -129,12 +135,12 @@ func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 		w.rerank(ctx)
 	case panels.JudgeSource:
 		w.judge(ctx, r)
+	case panels.ShowSource:
+		w.showSource(ctx, r.Passage)
 	case panels.OpenSource:
-		w.jobs.spawn(func() {
-			if err := w.open(ctx, r); err != nil {
-				send(ctx, w.notices, panels.QueryEvent(panels.QueryNotice{Text: "Could not open the source: " + err.Error(), Err: true}))
-			}
-		})
+		w.openExternal(ctx, r.Path, false, func(ctx context.Context) error { return w.open(ctx, r) })
+	case panels.ShowInFolder:
+		w.openExternal(ctx, r.Path, true, func(ctx context.Context) error { return w.folder(ctx, r.Path) })
 	}
 }
 
