@@ -45,6 +45,8 @@ type Index struct {
 	ranOnce  bool   // a run was shown in the file list
 	selected string // folder selected in the list
 	filling  bool   // code is setting Watch; not a click
+	// resumable is the folder whose run was cancelled: Start resumes it.
+	resumable string
 }
 
 // NewIndex builds the index panel. It sends its requests on requests and
@@ -204,11 +206,21 @@ func (p *Index) Apply(events ...IndexEvent) {
 		case IndexQueued:
 			p.State.SetText(fmt.Sprintf("%s will be indexed when the current run ends.", ev.Path))
 		case IndexFinished:
+			if last != nil { // the run's last report, shown before the outcome
+				p.showProgress(*last)
+				last = nil
+			}
 			p.running = ""
 			p.Current.SetText("")
 			p.Current.Hide()
 			p.State.SetText(finishedText(ev))
-			if ev.Err == nil {
+			p.resumable = ""
+			if ev.Cancelled && ev.Run.Folder != "" {
+				// Start resumes it: the folder goes back in the box.
+				p.resumable = ev.Run.Folder
+				p.Folder.SetText(ev.Run.Folder)
+			}
+			if ev.Err == nil && !ev.Cancelled {
 				p.Bar.SetValue(1)
 			}
 		case FolderChosen:
@@ -225,19 +237,24 @@ func (p *Index) Apply(events ...IndexEvent) {
 		}
 	}
 	if last != nil {
-		p.Bar.SetValue(progressFraction(*last))
-		p.Progress.SetText(progressText(*last))
-		p.Progress.Show()
-		if p.running != "" {
-			p.Current.SetText(last.Current)
-			p.Current.Show()
-			p.State.SetText("Indexing " + p.running + "…")
-		}
+		p.showProgress(*last)
 	}
 	if files {
 		p.Files.update()
 	}
 	p.sync()
+}
+
+// showProgress shows a run's progress report on the bar and under it.
+func (p *Index) showProgress(pr index.Progress) {
+	p.Bar.SetValue(progressFraction(pr))
+	p.Progress.SetText(progressText(pr))
+	p.Progress.Show()
+	if p.running != "" && pr.Phase != index.PhaseDone {
+		p.Current.SetText(pr.Current)
+		p.Current.Show()
+		p.State.SetText("Indexing " + p.running + "…")
+	}
 }
 
 // reselect keeps the selected folder selected when the list changes.
@@ -313,6 +330,13 @@ func (p *Index) sync() {
 	idle := p.ready && p.running == ""
 	enable(p.ChooseButton, p.ready)
 	enable(p.StartButton, idle && strings.TrimSpace(p.Folder.Text) != "")
+	start := "Start"
+	if p.resumable != "" && strings.TrimSpace(p.Folder.Text) == p.resumable {
+		start = "Resume"
+	}
+	if p.StartButton.Text != start {
+		p.StartButton.SetText(start)
+	}
 	enable(p.CancelButton, p.running != "")
 	enable(p.Reindex, idle && p.selected != "")
 	enable(p.Remove, idle && p.selected != "")

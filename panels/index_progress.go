@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cairn/core/index"
+	"cairn/core/store"
 )
 
 // progressText describes a run's progress for a person: files, chunks, MB,
@@ -23,6 +24,11 @@ func progressText(p index.Progress) string {
 		}
 		return s
 	case index.PhaseDone:
+		if stopped(p) {
+			s := fmt.Sprintf("Stopped at %s of %s files (%d %%): %s, %s in %s.", formatCount(p.FilesDone), formatCount(p.FilesTotal),
+				int(100*progressFraction(p)), plural(p.Chunks, "chunk", "chunks"), formatBytes(p.Bytes), formatClock(p.Elapsed))
+			return s + " Start resumes it: the files already read are not read again."
+		}
 		return fmt.Sprintf("Finished: %s read, %s, %s in %s.", plural(p.FilesDone, "file", "files"),
 			plural(p.Chunks, "chunk", "chunks"), formatBytes(p.Bytes), formatClock(p.Elapsed))
 	}
@@ -46,6 +52,11 @@ func progressText(p index.Progress) string {
 // progressFraction is how far a run is, 0..1.
 func progressFraction(p index.Progress) float64 {
 	switch {
+	case p.Phase == index.PhaseDone && stopped(p):
+		if p.FilesTotal <= 0 {
+			return 0
+		}
+		return min(1, float64(p.FilesDone)/float64(p.FilesTotal))
 	case p.Phase == index.PhaseDone:
 		return 1
 	case p.FilesTotal <= 0:
@@ -56,6 +67,12 @@ func progressFraction(p index.Progress) float64 {
 	default:
 		return min(1, float64(p.FilesDone)/float64(p.FilesTotal))
 	}
+}
+
+// stopped says a run ended before its last file: cancelled, failed or
+// interrupted. Its bar must show where it stopped, not a full run.
+func stopped(p index.Progress) bool {
+	return p.Run != nil && p.Run.Status != store.RunDone
 }
 
 // runSummary is the one-line outcome of a finished run.

@@ -132,7 +132,10 @@ func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- i
 				f.mu.Lock()
 				f.cancelledRun++
 				f.mu.Unlock()
-				run.Status = store.RunCancelled
+				// As index.Indexer: the last report carries the cancelled run.
+				run.Status, run.FinishedAt = store.RunCancelled, time.Now()
+				p.Phase, p.File, p.Current, p.Run = index.PhaseDone, nil, "", &run
+				progress <- p
 				return run, fmt.Errorf("indexing %s: %w", folder, ctx.Err())
 			}
 		}

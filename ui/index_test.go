@@ -133,6 +133,26 @@ func TestCancelStopsIndexing(t *testing.T) {
 	if p.StartButton.Disabled() || !p.CancelButton.Disabled() {
 		t.Errorf("after cancel: Start disabled %v, Cancel disabled %v", p.StartButton.Disabled(), p.CancelButton.Disabled())
 	}
+	// Where it stopped, not a finished run: 1 of 3 files read when Cancel came.
+	if p.Bar.Value > 0.34 || p.Bar.Value < 0.33 {
+		t.Errorf("bar at %v after a cancel at 1 of 3 files, want 1/3", p.Bar.Value)
+	}
+	if want := "Stopped at 1 of 3 files (33 %)"; !strings.HasPrefix(p.Progress.Text, want) || !strings.Contains(p.Progress.Text, "Start resumes it") {
+		t.Errorf("progress line %q, want it to start %q and say Start resumes it", p.Progress.Text, want)
+	}
+	if p.Folder.Text != dir || p.StartButton.Text != "Resume" {
+		t.Errorf("folder box %q, button %q; want %q and Resume", p.Folder.Text, p.StartButton.Text, dir)
+	}
+	test.Tap(p.StartButton)
+	h.until("the run to resume", func() bool { return !p.CancelButton.Disabled() })
+	eng.locked(func() {
+		if !slices.Equal(eng.indexed, []string{dir, dir}) {
+			t.Errorf("indexed %q, want %s twice", eng.indexed, dir)
+		}
+	})
+	if p.StartButton.Text != "Start" && p.StartButton.Text != "Resume" {
+		t.Errorf("button %q", p.StartButton.Text)
+	}
 }
 
 func TestIndexingAFileOrAMissingFolderSaysWhy(t *testing.T) {
