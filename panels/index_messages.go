@@ -65,6 +65,12 @@ type IndexFinished struct {
 	Cancelled bool
 }
 
+// FolderRemoved says a folder removal ended; Err when it failed.
+type FolderRemoved struct {
+	Path string
+	Err  error
+}
+
 // FolderChosen is the folder the person picked; Path is "" when they
 // closed the picker without choosing.
 type FolderChosen struct {
@@ -89,5 +95,6 @@ func (Progressed) indexEvent()       {}
 func (IndexQueued) indexEvent()      {}
 func (IndexFinished) indexEvent()    {}
 func (FolderChosen) indexEvent()     {}
+func (FolderRemoved) indexEvent()    {}
 func (ShowFolderDialog) indexEvent() {}
 func (IndexNotice) indexEvent()      {}

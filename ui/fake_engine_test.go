@@ -50,6 +50,7 @@ type fakeEngine struct {
 	answering    []config.Answer // what SetAnswering was given
 	modelUses    []string        // "chat:PATH" or "embedding:PATH" per model switch
 	modelErr     error           // model switches fail with it when set
+	removeGate   chan struct{}   // RemoveFolder waits here (or for ctx) when set
 	previews     []int64         // chunk ids Preview was asked for
 	previewErr   error           // Preview fails with it when set
 }
@@ -188,7 +189,17 @@ func (f *fakeEngine) Folders(context.Context) ([]store.Folder, error) {
 	return append([]store.Folder(nil), f.folders...), nil
 }
 
-func (f *fakeEngine) RemoveFolder(_ context.Context, path string) error {
+func (f *fakeEngine) RemoveFolder(ctx context.Context, path string) error {
+	f.mu.Lock()
+	gate := f.removeGate
+	f.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, fo := range f.folders {

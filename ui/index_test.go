@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/index"
 	"cairn/core/store"
 	"cairn/panels"
 )
@@ -176,6 +177,49 @@ func TestRemoveFolderAsksFirst(t *testing.T) {
 	h.until("the folder to go", func() bool { return p.Folders.Length() == 0 })
 	if !strings.HasPrefix(p.State.Text, "Removed "+dir) {
 		t.Errorf("state %q", p.State.Text)
+	}
+}
+
+// A removed folder leaves nothing a click could index again by accident,
+// and the seconds a large removal takes show as work in progress.
+func TestRemovedFolderLeavesNoTrace(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.removeGate = make(chan struct{})
+	other := "/elsewhere/kept.md"
+	h := newHarness(t, eng)
+	dir := t.TempDir()
+	eng.locked(func() {
+		eng.indexFiles = []index.FileEvent{
+			{Path: filepath.Join(dir, "a.md"), Status: index.StatusIndexed, Chunks: 2, Bytes: 100},
+			{Path: other, Status: index.StatusFailed, Reason: "broken"},
+		}
+	})
+	p := startIndexing(h, dir)
+	h.until("the folder list", func() bool { return p.Folders.Length() == 1 && strings.HasPrefix(p.State.Text, "Indexed") })
+	p.Folders.Select(0)
+	if p.Folder.Text != dir || len(p.Files.Shown()) != 2 {
+		t.Fatalf("before: folder box %q, %d files listed", p.Folder.Text, len(p.Files.Shown()))
+	}
+
+	test.Tap(p.Remove)
+	test.Tap(button(t, h.overlay(), "Yes"))
+	if !p.Busy.Visible() || !p.Remove.Disabled() || !p.StartButton.Disabled() || !p.Reindex.Disabled() {
+		t.Errorf("while removing: busy bar %v, Remove disabled %v, Start disabled %v, Re-index disabled %v",
+			p.Busy.Visible(), p.Remove.Disabled(), p.StartButton.Disabled(), p.Reindex.Disabled())
+	}
+	if want := "Removing " + dir + " and its 2 chunks"; !strings.HasPrefix(p.State.Text, want) {
+		t.Errorf("state %q, want it to start %q", p.State.Text, want)
+	}
+	close(eng.removeGate)
+	h.until("the folder to go", func() bool { return p.Folders.Length() == 0 })
+	if !strings.HasPrefix(p.State.Text, "Removed "+dir) || p.Busy.Visible() {
+		t.Errorf("after: state %q, busy bar %v", p.State.Text, p.Busy.Visible())
+	}
+	if p.Folder.Text != "" || !p.StartButton.Disabled() {
+		t.Errorf("after: folder box %q, Start disabled %v; want empty and disabled", p.Folder.Text, p.StartButton.Disabled())
+	}
+	if rows := p.Files.Shown(); len(rows) != 1 || rows[0].Path != other {
+		t.Errorf("after: files listed %v, want only %s", fileRows(p), other)
 	}
 }
 
