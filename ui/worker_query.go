@@ -199,9 +199,13 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 // rerank fuses the cached candidates under the current knobs: the source
 // list and the test set's metrics follow the sliders without a search.
 func (w *queryWorker) rerank(ctx context.Context) {
+	live := panels.LiveRanking{Inert: search.Inert(w.cands, w.tuning.Mode, w.tuning.Params)}
 	if w.cands != nil {
-		w.emit(ctx, w.ranked())
+		r := w.ranked()
+		w.emit(ctx, r)
+		live.Question, live.Results = w.question, r.Results
 	}
+	send(ctx, w.metrics, panels.EngineeringEvent(live))
 	send(ctx, w.metrics, panels.EngineeringEvent(w.evaluate()))
 }
 
