@@ -360,14 +360,18 @@ func TestKnobsShowTheLiveRankingBesideThem(t *testing.T) {
 	}
 
 	e.Fusion.SetSelected(string(search.FusionWeighted))
-	h.until("rrf_k to say it is idle", func() bool { return strings.HasPrefix(e.RRFK.Help.Text, "cannot change the order now: weighted fusion") })
+	h.until("rrf_k to say it is idle", func() bool {
+		return strings.HasPrefix(e.RRFK.Help.Text, "cannot change the order now: weighted fusion")
+	})
 	if e.VectorWeight.Help.Text != "weighted fusion: share of the vector score" {
 		t.Errorf("vector weight under weighted fusion: %q", e.VectorWeight.Help.Text)
 	}
 
 	e.Fusion.SetSelected(string(search.FusionRRF))
 	e.Mode.SetSelected("bm25") // a new search, keyword only
-	h.until("keyword-only notes", func() bool { return strings.HasPrefix(e.VectorPool.Help.Text, "cannot change the order now: keyword search only") })
+	h.until("keyword-only notes", func() bool {
+		return strings.HasPrefix(e.VectorPool.Help.Text, "cannot change the order now: keyword search only")
+	})
 	if len(e.Live.Objects) != 3 { // D is found by vectors only
 		t.Errorf("keyword only: live ranking %q", liveTitles(e))
 	}

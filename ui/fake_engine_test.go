@@ -369,9 +369,16 @@ func (f *fakeEngine) UseEmbeddingModel(_ context.Context, path string, progress 
 	return f.useModel("embedding", path, &f.cfg.Embedding.Model)
 }
 
+// Judge keeps one judgment per question and file, as the store does.
 func (f *fakeEngine) Judge(_ context.Context, q, path string, chunkID int64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	for i, j := range f.judgments {
+		if j.Query == q && j.Path == path {
+			f.judgments[i].ChunkID = chunkID
+			return nil
+		}
+	}
 	f.judgments = append(f.judgments, store.Judgment{ID: int64(len(f.judgments) + 1), Query: q, Path: path, ChunkID: chunkID})
 	return nil
 }

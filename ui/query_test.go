@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/search"
 	"cairn/panels"
 )
 
@@ -277,4 +278,37 @@ func TestEmptyQuestionIsNotSent(t *testing.T) {
 			t.Errorf("the engine was asked %d times", len(eng.asks))
 		}
 	})
+}
+
+// "Right answer" belongs to the passage ticked, not to every passage of its
+// file; ticking another passage of the same file moves the mark.
+func TestRightAnswerMarksOnePassage(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.cands = func() *search.Candidates {
+		c := fakeCandidates()
+		b := *passB
+		b.Path, b.DocumentID = passA.Path, passA.DocumentID // A and B: two passages of a.md
+		c.Passages[2] = &b
+		return c
+	}
+	h := newHarness(t, eng)
+	q := h.shell().Query
+	h.ask("how do I reset the router")
+	h.until("the sources", func() bool { return len(q.Rows()) == 4 })
+	row := func(id int64) *panels.SourceRow {
+		for _, r := range q.Rows() {
+			if r.Snippet.String() == eng.cands().Passages[id].Snippet {
+				return r
+			}
+		}
+		t.Fatalf("no row for chunk %d", id)
+		return nil
+	}
+	test.Tap(row(1).Right)
+	h.until("the judgment", func() bool { return h.shell().Tuning.Judged.Length() == 1 })
+	if !row(1).Right.Checked || row(2).Right.Checked {
+		t.Errorf("after ticking passage A: A %v, B (same file) %v; want only A", row(1).Right.Checked, row(2).Right.Checked)
+	}
+	test.Tap(row(2).Right)
+	h.until("the mark to move", func() bool { return row(2).Right.Checked && !row(1).Right.Checked })
 }

@@ -210,15 +210,38 @@ func (w *queryWorker) rerank(ctx context.Context) {
 }
 
 func (w *queryWorker) ranked() panels.Ranked {
-	right := map[string]bool{}
-	for _, j := range w.judgments {
-		if j.Query == w.question {
-			right[j.Path] = true
-		}
-	}
 	results := search.Fuse(w.cands, w.tuning.Params)
+	right := rightPassages(w.judgments, w.question, results)
 	return panels.Ranked{Question: w.question, Mode: w.cands.Mode, Results: results,
 		Params: w.tuning.Params, Right: right, Notes: w.cands.Notes, Stale: !w.closest && disagrees(w.sources, results)}
+}
+
+// rightPassages are the listed passages marked as the right answer to q: a
+// judgment belongs to the passage ticked, not to every passage of its file.
+// The test set keeps one judgment per file and question (the metrics rank
+// files), so a judgment whose passage is no longer listed, say after a
+// re-index, is shown on its file's best-ranked passage.
+func rightPassages(js []store.Judgment, q string, results []search.Result) map[int64]bool {
+	right := map[int64]bool{}
+	for _, j := range js {
+		if j.Query != q {
+			continue
+		}
+		best := int64(0)
+		for _, r := range results {
+			if r.ChunkID == j.ChunkID {
+				best = r.ChunkID
+				break
+			}
+			if best == 0 && r.Path == j.Path {
+				best = r.ChunkID
+			}
+		}
+		if best != 0 {
+			right[best] = true
+		}
+	}
+	return right
 }
 
 // disagrees says whether a list of results no longer agrees with the answer
