@@ -27,6 +27,8 @@ type Query struct {
 	Empty        *widget.Label   // shown instead of sources when there are none
 	Notes        *widget.Label   // what the search decided, e.g. a fall back to BM25
 	Preview      *PreviewPane    // the passage clicked, in its page or lines
+	AnswerScroll *container.Scroll
+	SourceScroll *container.Scroll
 
 	win      fyne.Window
 	clip     fyne.Clipboard
@@ -42,6 +44,7 @@ type Query struct {
 	cited    map[int64]int  // chunk id -> [n] it is cited as in the answer
 	chatless bool           // no chat model: answers are extractive
 	bm25Only bool           // no embedding model
+	newList  bool           // the next ranking is a new question's first
 }
 
 // NewQuery builds the query panel. It sends its requests on requests and
@@ -73,8 +76,10 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 		q.State,
 	)
 	q.SourcesHead = widget.NewLabelWithStyle(sourcesHeading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	sources := container.NewBorder(q.SourcesHead, nil, nil, nil, container.NewVScroll(container.NewVBox(q.Empty, q.Sources)))
-	split := container.NewVSplit(container.NewVScroll(q.Answer.content), sources)
+	q.SourceScroll = container.NewVScroll(container.NewVBox(q.Empty, q.Sources))
+	q.AnswerScroll = container.NewVScroll(q.Answer.content)
+	sources := container.NewBorder(q.SourcesHead, nil, nil, nil, q.SourceScroll)
+	split := container.NewVSplit(q.AnswerScroll, sources)
 	split.Offset = 0.4
 	main := container.NewHSplit(split, q.Preview.content)
 	main.Offset = 0.5
@@ -134,6 +139,11 @@ func (q *Query) Apply(events ...QueryEvent) {
 			clear(q.cited)
 			q.Answer.reset(!q.chatless)
 			q.setHeading(false)
+			// A new answer and its sources start at their tops: source 1
+			// must not open half hidden under the last question's scroll.
+			q.AnswerScroll.ScrollToTop()
+			q.SourceScroll.ScrollToTop()
+			q.newList = true
 			q.State.SetText("Searching your documents…")
 		case Token:
 			if q.running {
@@ -212,6 +222,10 @@ func (q *Query) showRanked(ev Ranked) {
 	if !same { // a new order: lay the rows out again; their contents are laid out already
 		q.Sources.Objects = objs
 		q.Sources.Refresh()
+	}
+	if q.newList { // the first list of a question: from its top
+		q.newList = false
+		q.SourceScroll.ScrollToTop()
 	}
 	// The answer stays as it was written while the sliders move: see
 	// Ranked.Stale for why it is marked rather than written again.

@@ -147,6 +147,9 @@ func (h *harness) until(what string, cond func() bool) {
 	h.loop.until(h.t, what, cond)
 }
 
+// settle runs what the workers post for d.
+func (h *harness) settle(d time.Duration) { h.loop.settle(d) }
+
 func (h *harness) openedSources() []panels.OpenSource {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -312,3 +312,26 @@ func TestRightAnswerMarksOnePassage(t *testing.T) {
 	test.Tap(row(2).Right)
 	h.until("the mark to move", func() bool { return row(2).Right.Checked && !row(1).Right.Checked })
 }
+
+// A new answer and its sources open at their tops, not where the last
+// question's lists were scrolled to.
+func TestNewAnswerStartsScrolledToTheTop(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	q := h.shell().Query
+	h.ask("how do I reset the router")
+	h.until("the sources", func() bool { return len(q.Rows()) == 4 && q.Answer.Verdict.Visible() })
+	h.win.w.Resize(fyne.NewSize(926, 552)) // the smallest window: the lists scroll
+	h.frame()
+	q.SourceScroll.ScrollToBottom()
+	q.AnswerScroll.ScrollToBottom()
+	if q.SourceScroll.Offset.Y == 0 {
+		t.Fatal("the source list does not scroll at the smallest window size; the test needs it to")
+	}
+	h.ask("how long do I hold the pin")
+	h.until("the new sources", func() bool { return q.Answer.Verdict.Visible() && len(q.Rows()) == 4 })
+	h.settle(50 * time.Millisecond)
+	if q.SourceScroll.Offset.Y != 0 || q.AnswerScroll.Offset.Y != 0 {
+		t.Errorf("new answer scrolled to %v, sources to %v; want both at 0", q.AnswerScroll.Offset.Y, q.SourceScroll.Offset.Y)
+	}
+}
