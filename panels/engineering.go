@@ -302,6 +302,7 @@ func (e *Engineering) pickGate(mode string) {
 			e.showGate(e.gateMode)
 		}, e.win)
 	d.Resize(fyne.NewSize(520, 240))
+	ConfirmKeys(d, e.win)
 	d.Show()
 }
 

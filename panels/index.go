@@ -168,7 +168,7 @@ func (p *Index) confirmRemove() {
 	if path == "" {
 		return
 	}
-	dialog.ShowConfirm("Remove folder?",
+	ShowConfirm("Remove folder?",
 		fmt.Sprintf("Forget %s and everything indexed from it?\nThe files themselves are not touched.", path),
 		func(ok bool) {
 			if ok {
@@ -339,6 +339,8 @@ func (p *Index) showDialog(start bool) {
 		}
 	}, p.win)
 	d.Resize(fyne.NewSize(720, 520))
+	restore := AnswerKeys(p.win, nil, d.Dismiss) // Enter belongs to the dialog's own path box
+	d.SetOnClosed(restore)
 	d.Show()
 }
 

@@ -131,6 +131,7 @@ type window struct {
 	started time.Time
 	bench   *benchRun
 
+	guide         fyne.Window      // the last user guide window, for tests
 	healthView    *widget.RichText // the last health dialog's text, for tests
 	healthItem    *fyne.MenuItem   // Help > Check health, disabled while a check runs
 	healthRunning bool

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
+	"cairn/panels"
 )
 
 // kbSwitch asks the knowledge-base worker to open a knowledge base for a
@@ -109,18 +110,23 @@ func knowledgeBases(dataDir string) []string {
 func (win *window) showOpenKB() {
 	names := knowledgeBases(win.opt.Config.Paths.DataDir)
 	if len(names) == 0 {
-		dialog.ShowInformation("No knowledge bases", "There is no knowledge base yet. Choose File > New knowledge base.", win.w)
+		d := dialog.NewInformation("No knowledge bases", "There is no knowledge base yet. Choose File > New knowledge base.", win.w)
+		panels.DialogKeys(d, win.w)
+		d.Show()
 		return
 	}
 	pick := widget.NewSelect(names, nil)
 	pick.SetSelected(win.kb)
-	dialog.ShowForm("Open knowledge base", "Open", "Cancel",
+	d := dialog.NewForm("Open knowledge base", "Open", "Cancel",
 		[]*widget.FormItem{widget.NewFormItem("Knowledge base", pick)},
 		func(ok bool) {
 			if ok && pick.Selected != "" && pick.Selected != win.kb {
 				win.openKB(pick.Selected, false)
 			}
 		}, win.w)
+	restore := panels.AnswerKeys(win.w, d.Submit, d.Hide)
+	d.SetOnClosed(restore)
+	d.Show()
 }
 
 // showNewKB asks for a name and opens a new, empty knowledge base.
@@ -144,6 +150,10 @@ func (win *window) showNewKB() {
 			}
 		}, win.w)
 	d.Resize(fyne.NewSize(420, 160))
+	// The name entry has the focus: Enter there submits (widget.Form), and
+	// Escape, which an entry does not pass on, is answered once it loses it.
+	restore := panels.AnswerKeys(win.w, d.Submit, d.Hide)
+	d.SetOnClosed(restore)
 	d.Show()
 }
 

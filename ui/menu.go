@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/panels"
 	cairntheme "cairn/theme"
 )
 
@@ -16,16 +17,22 @@ import (
 var (
 	shortcutAddFolder = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault}
 	shortcutQuestion  = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+	shortcutQuit      = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
+	shortcutClose     = &desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: fyne.KeyModifierShortcutDefault}
 )
 
 // menu builds the main menu: File (add folder, open and new knowledge
-// base; Fyne appends Quit), View (theme, question) and Help (user guide,
+// base, quit), View (theme, question) and Help (user guide,
 // health checks, about).
 func (win *window) menu() *fyne.MainMenu {
 	addFolder := fyne.NewMenuItem("Add folder…", win.addFolder)
 	addFolder.Shortcut = shortcutAddFolder
 	question := fyne.NewMenuItem("Ask a question", win.focusQuestion)
 	question.Shortcut = shortcutQuestion
+	// Fyne's own Quit item has no shortcut; this one replaces it (IsQuit).
+	quit := fyne.NewMenuItem("Quit", win.quit)
+	quit.IsQuit = true
+	quit.Shortcut = shortcutQuit
 
 	var themeItems []*fyne.MenuItem
 	current := cairntheme.ParseChoice(win.prefs.String(prefTheme))
@@ -48,6 +55,8 @@ func (win *window) menu() *fyne.MainMenu {
 			fyne.NewMenuItemSeparator(),
 			fyne.NewMenuItem("Open knowledge base…", win.showOpenKB),
 			fyne.NewMenuItem("New knowledge base…", win.showNewKB),
+			fyne.NewMenuItemSeparator(),
+			quit,
 		),
 		fyne.NewMenu("View", question, themeMenu),
 		fyne.NewMenu("Help", help...),
@@ -73,11 +82,19 @@ func (win *window) addShortcuts() {
 	c := win.w.Canvas()
 	c.AddShortcut(shortcutAddFolder, func(fyne.Shortcut) { win.addFolder() })
 	c.AddShortcut(shortcutQuestion, func(fyne.Shortcut) { win.focusQuestion() })
+	c.AddShortcut(shortcutQuit, func(fyne.Shortcut) { win.quit() })
 	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
 		if k.Name == fyne.KeyEscape {
 			win.escape()
 		}
 	})
+}
+
+// quit saves the window's size and place and ends the app, as closing
+// the window does.
+func (win *window) quit() {
+	win.saveState()
+	win.app.Quit()
 }
 
 func (win *window) addFolder() {
@@ -109,5 +126,6 @@ func (win *window) showAbout() {
 	msg.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom("About Cairn", "Close", msg, win.w)
 	d.Resize(fyne.NewSize(520, 260))
+	panels.DialogKeys(d, win.w)
 	d.Show()
 }
