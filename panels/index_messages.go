@@ -46,6 +46,9 @@ type IndexReady struct{}
 type FoldersListed struct {
 	Folders  []store.Folder
 	Watching map[string]bool
+	// Guide is the bundled user guide's folder when it is the only one:
+	// the person has not added documents of their own yet.
+	Guide *store.Folder
 }
 
 // IssuesListed is every file a run could not index, with the reason.

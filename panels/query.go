@@ -1,6 +1,7 @@
 package panels
 
 import (
+	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -10,6 +11,7 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/search"
+	"cairn/core/store"
 )
 
 // Query is the question-and-answer panel: the question with its history,
@@ -27,6 +29,9 @@ type Query struct {
 	Empty        *widget.Label   // shown instead of sources when there are none
 	Notes        *widget.Label   // what the search decided, e.g. a fall back to BM25
 	Preview      *PreviewPane    // the passage clicked, in its page or lines
+	AddFolder    *widget.Button  // offered while the user guide is all there is
+	// OnAddFolder is what AddFolder does (the window's Add folder).
+	OnAddFolder  func()
 	AnswerScroll *container.Scroll
 	SourceScroll *container.Scroll
 
@@ -59,6 +64,13 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 	q.AskButton.Importance = widget.HighImportance
 	q.CancelButton = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), q.Cancel)
 	q.State = widget.NewLabel("Opening the knowledge base…")
+	q.AddFolder = widget.NewButtonWithIcon("Add folder…", theme.FolderNewIcon(), func() {
+		if q.OnAddFolder != nil {
+			q.OnAddFolder()
+		}
+	})
+	q.AddFolder.Importance = widget.HighImportance
+	q.AddFolder.Hide()
 	q.State.Wrapping = fyne.TextWrapWord
 	q.Answer = newAnswerView(q.openCitation, q.answerAgain)
 	q.Sources = container.NewVBox()
@@ -73,7 +85,7 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, nil, container.NewHBox(q.AskButton, q.CancelButton), q.Question),
-		q.State,
+		container.NewBorder(nil, nil, nil, container.NewVBox(q.AddFolder), q.State),
 	)
 	q.SourcesHead = widget.NewLabelWithStyle(sourcesHeading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	q.SourceScroll = container.NewVScroll(container.NewVBox(q.Empty, q.Sources))
@@ -125,7 +137,9 @@ func (q *Query) Apply(events ...QueryEvent) {
 		switch ev := ev.(type) {
 		case QueryReady:
 			q.ready = true
-			q.State.SetText("Ready. Ask a question; answers cite the file and page they come from.")
+			if !q.AddFolder.Visible() {
+				q.State.SetText(readyText)
+			}
 		case ModelsKnown:
 			q.bm25Only, q.chatless = ev.EmbeddingModel == "", ev.ChatModel == ""
 			if q.answer == nil {
@@ -188,6 +202,29 @@ func (q *Query) Apply(events ...QueryEvent) {
 	}
 	q.sync()
 }
+
+// ShowGuideOnly says, while nothing but the bundled user guide is indexed
+// (guide is its folder; nil once the person has added their own), what the
+// documents are and offers Add folder as the next step.
+func (q *Query) ShowGuideOnly(guide *store.Folder) {
+	if guide == nil {
+		if q.AddFolder.Visible() {
+			q.AddFolder.Hide()
+			if q.ready && !q.running && q.answer == nil {
+				q.State.SetText(readyText)
+			}
+		}
+		return
+	}
+	q.AddFolder.Show()
+	if q.ready && !q.running && q.answer == nil {
+		q.State.SetText(fmt.Sprintf("Ready. The %s here are Cairn's own user guide: ask how Cairn works (try \"how do I add a folder?\"), "+
+			"or add a folder of your own documents to ask about them.", plural(guide.Documents, "document", "documents")))
+	}
+}
+
+// readyText is the state once questions can be asked.
+const readyText = "Ready. Ask a question; answers cite the file and page they come from."
 
 // sync enables the controls that make sense now.
 func (q *Query) sync() {

@@ -132,6 +132,7 @@ type window struct {
 	bench   *benchRun
 
 	guide         fyne.Window      // the last user guide window, for tests
+	aboutView     *fyne.Container  // the last About dialog's lines, for tests
 	healthView    *widget.RichText // the last health dialog's text, for tests
 	healthItem    *fyne.MenuItem   // Help > Check health, disabled while a check runs
 	healthRunning bool
@@ -203,6 +204,7 @@ func (win *window) shellDeps(kb string) shellDeps {
 		watched:       splitList(win.prefs.String(prefWatched + kb)),
 		onWatch:       func(folders []string) { win.prefs.SetString(prefWatched+kb, strings.Join(folders, "\n")) },
 		onReady:       win.ready,
+		addFolder:     win.addFolder,
 	}
 }
 

@@ -20,6 +20,7 @@ type Engine interface {
 
 	Index(ctx context.Context, folder string, progress chan<- index.Progress) (store.Run, error)
 	EnsureStarterKB(ctx context.Context, progress chan<- index.Progress) (bool, error)
+	GuideDir() string // where EnsureStarterKB installs the user guide
 	Folders(ctx context.Context) ([]store.Folder, error)
 	RemoveFolder(ctx context.Context, path string) error
 	Issues(ctx context.Context) ([]store.Issue, error)

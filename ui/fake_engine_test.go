@@ -408,6 +408,8 @@ func (f *fakeEngine) locked(fn func()) {
 	fn()
 }
 
+func (f *fakeEngine) GuideDir() string { return f.Config().Paths.DataDir + "/guide" }
+
 // Preview shows the passage between a line before and a line after it.
 func (f *fakeEngine) Preview(_ context.Context, p *search.Passage) (preview.Preview, error) {
 	f.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
@@ -119,12 +120,22 @@ func (win *window) escape() {
 }
 
 func (win *window) showAbout() {
-	msg := widget.NewRichTextFromMarkdown(fmt.Sprintf("**Cairn %s**\n\n"+
-		"Answers questions from your own documents, offline, citing file and page.\n\n"+
-		"Knowledge base: %s  \nData folder: %s  \nSettings: %s",
-		win.opt.Version, win.kb, win.opt.Config.Paths.DataDir, win.opt.Dirs.SettingsFile()))
-	msg.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom("About Cairn", "Close", msg, win.w)
+	// One label a line: Markdown's hard line breaks ran the lines together.
+	lines := []string{
+		"Answers questions from your own documents, offline, citing file and page.",
+		"",
+		"Knowledge base: " + win.kb,
+		"Data folder: " + win.opt.Config.Paths.DataDir,
+		"Settings: " + win.opt.Dirs.SettingsFile(),
+	}
+	box := container.NewVBox(widget.NewLabelWithStyle(fmt.Sprintf("Cairn %s", win.opt.Version), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	for _, l := range lines {
+		lbl := widget.NewLabel(l)
+		lbl.Wrapping = fyne.TextWrapWord
+		box.Add(lbl)
+	}
+	win.aboutView = box
+	d := dialog.NewCustom("About Cairn", "Close", box, win.w)
 	d.Resize(fyne.NewSize(520, 260))
 	panels.DialogKeys(d, win.w)
 	d.Show()

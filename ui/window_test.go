@@ -18,6 +18,7 @@ import (
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/fault"
+	"cairn/core/store"
 	"cairn/panels"
 	cairntheme "cairn/theme"
 )
@@ -377,5 +378,43 @@ func TestDialogsAnswerEnterAndEscape(t *testing.T) {
 		if !closed {
 			t.Error("the guide window stayed open")
 		}
+	}
+}
+
+// With only the bundled guide indexed, the Ask tab says what its documents
+// are and offers Add folder; once a folder of one's own is in, it stops.
+func TestFirstStartOffersAddFolder(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.folders = []store.Folder{{ID: 1, Path: eng.GuideDir(), Documents: 8, Chunks: 40}}
+	h := newHarness(t, eng)
+	q := h.shell().Query
+	h.until("the guide to be named", func() bool { return q.AddFolder.Visible() })
+	if !strings.HasPrefix(q.State.Text, "Ready. The 8 documents here are Cairn's own user guide") {
+		t.Errorf("state %q", q.State.Text)
+	}
+	dir := t.TempDir()
+	h.mu.Lock()
+	h.picked = dir
+	h.mu.Unlock()
+	test.Tap(q.AddFolder)
+	if h.shell().Tabs.SelectedIndex() != tabIndex {
+		t.Error("Add folder did not show the Index tab")
+	}
+	h.until("the folder to be indexed and the offer to go", func() bool { return !q.AddFolder.Visible() })
+	if q.State.Text != "Ready. Ask a question; answers cite the file and page they come from." {
+		t.Errorf("state after adding a folder %q", q.State.Text)
+	}
+}
+
+// About shows each fact on its own line.
+func TestAboutHasOneLineEach(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	h.win.showAbout()
+	var got []string
+	for _, o := range h.win.aboutView.Objects {
+		got = append(got, o.(*widget.Label).Text)
+	}
+	if len(got) != 6 || got[0] != "Cairn test" || !strings.HasPrefix(got[3], "Knowledge base: default") || !strings.HasPrefix(got[4], "Data folder: ") || !strings.HasPrefix(got[5], "Settings: ") {
+		t.Errorf("About lines %q", got)
 	}
 }

@@ -271,7 +271,11 @@ func (w *indexWorker) listWith(ctx context.Context, watching map[string]bool) {
 		send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not list the files not indexed: " + panels.ErrorText(err), Err: true}))
 		return
 	}
-	send(ctx, w.notices, panels.IndexEvent(panels.FoldersListed{Folders: folders, Watching: watching}))
+	listed := panels.FoldersListed{Folders: folders, Watching: watching}
+	if len(folders) == 1 && filepath.Clean(folders[0].Path) == filepath.Clean(w.eng.GuideDir()) {
+		listed.Guide = &folders[0]
+	}
+	send(ctx, w.notices, panels.IndexEvent(listed))
 	send(ctx, w.notices, panels.IndexEvent(panels.IssuesListed{Issues: issues}))
 }
 
