@@ -1,10 +1,7 @@
 package panels
 
 import (
-	"bytes"
 	"fmt"
-	"image"
-	_ "image/png" // pdftoppm's pages
 	"path/filepath"
 
 	"fyne.io/fyne/v2"
@@ -41,10 +38,6 @@ type PreviewPane struct {
 	onFolder func(path string)
 	onClose  func()
 }
-
-// previewPageWidth is how wide a page is drawn, in pixels: legible at the
-// pane's width, small enough for a few pages to stay cached.
-const previewPageWidth = 640
 
 func newPreviewPane(onOpen func(*search.Passage), onFolder func(string), onClose func()) *PreviewPane {
 	p := &PreviewPane{
@@ -124,13 +117,11 @@ func (p *PreviewPane) show(ev PreviewShown) {
 	}
 	p.Text.Refresh()
 	p.Page.Image = nil
-	if len(ev.Image) > 0 {
-		if img, _, err := image.Decode(bytes.NewReader(ev.Image)); err == nil {
-			p.Page.Image = img
-			b := img.Bounds()
-			// Half the drawn size: a page at 640 px shows whole in the pane.
-			p.Page.SetMinSize(fyne.NewSize(float32(b.Dx())/2, float32(b.Dy())/2))
-		}
+	if ev.Image != nil {
+		p.Page.Image = ev.Image
+		b := ev.Image.Bounds()
+		// Half the drawn size: a page drawn at 640 px shows whole in the pane.
+		p.Page.SetMinSize(fyne.NewSize(float32(b.Dx())/2, float32(b.Dy())/2))
 	}
 	if ev.ImageErr != nil {
 		notes = append(notes, "The page could not be drawn: "+ErrorText(ev.ImageErr)+".")

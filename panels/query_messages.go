@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"image"
+
 	"cairn/core/answer"
 	"cairn/core/preview"
 	"cairn/core/search"
@@ -106,9 +108,9 @@ type QueryNotice struct {
 type PreviewShown struct {
 	Passage  *search.Passage
 	Preview  preview.Preview
-	Err      error  // the file could not be read: the passage as indexed is shown
-	Image    []byte // the PDF page as a PNG; nil for other formats
-	ImageErr error  // why the page could not be drawn
+	Err      error       // the file could not be read: the passage as indexed is shown
+	Image    image.Image // the PDF page, decoded off the window's goroutine; nil for other formats
+	ImageErr error       // why the page could not be drawn
 }
 
 // OpenFailed says the external viewer (Folder: the file manager) could not

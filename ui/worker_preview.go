@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"bytes"
 	"container/list"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	_ "image/png" // pdftoppm draws PNGs
 	"os"
 	"sync"
 
@@ -32,7 +35,11 @@ func (w *queryWorker) showSource(ctx context.Context, p *search.Passage) {
 			wg.Add(1)
 			go func() { // the page is drawn while the text is read
 				defer wg.Done()
-				ev.Image, ev.ImageErr = w.pages.render(pctx, w.eng, p.Path, p.Page)
+				png, err := w.pages.render(pctx, w.eng, p.Path, p.Page)
+				if err == nil {
+					ev.Image, _, err = image.Decode(bytes.NewReader(png))
+				}
+				ev.ImageErr = err
 			}()
 		}
 		ev.Preview, ev.Err = w.eng.Preview(pctx, p)
