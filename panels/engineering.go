@@ -16,10 +16,14 @@ import (
 	"cairn/core/store"
 )
 
-// knob is a slider with its name and value.
+// knob is a slider with its name, value and what it does (or why it
+// cannot change the order now).
 type knob struct {
 	Slider *widget.Slider
 	Value  *widget.Label
+	Help   *widget.Label
+	name   string
+	help   string
 	format func(float64) string
 }
 
@@ -38,6 +42,8 @@ type Engineering struct {
 	Mode         *widget.Select
 	Profile      *widget.Select
 	Metrics      *widget.Label
+	LiveHead     *widget.Label   // the question whose sources are ranked
+	Live         *fyne.Container // its sources as the knobs rank them now
 	Judged       *widget.List
 	Forget       *widget.Button
 	Embedding    *widget.Select
@@ -82,13 +88,13 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 		}
 		return integer(v)
 	}
-	e.TopK = e.newKnob(1, 50, 1, integer)
-	e.MinScore = e.newKnob(0, 1, 0.01, twoPlaces)
-	e.RRFK = e.newKnob(0, 200, 1, integer)
-	e.VectorWeight = e.newKnob(0, 1, 0.05, twoPlaces)
-	e.PerDocCap = e.newKnob(0, 10, 1, capText)
-	e.BM25Pool = e.newKnob(10, 200, 10, integer)
-	e.VectorPool = e.newKnob(10, 200, 10, integer)
+	e.TopK = e.newKnob("top_k", "results kept", 1, 50, 1, integer)
+	e.MinScore = e.newKnob("minimum relevance", "drop passages covering less of the question (0..1)", 0, 1, 0.01, twoPlaces)
+	e.RRFK = e.newKnob(search.KnobRRFK, "RRF smoothing: higher flattens rank differences", search.RRFKRange[0], search.RRFKRange[1], 1, integer)
+	e.VectorWeight = e.newKnob(search.KnobVectorWeight, "weighted fusion: share of the vector score", 0, 1, 0.05, twoPlaces)
+	e.PerDocCap = e.newKnob("per-document cap", "most results from one file", 0, 10, 1, capText)
+	e.BM25Pool = e.newKnob(search.KnobBM25Pool, "keyword candidates (new search)", 10, 200, 10, integer)
+	e.VectorPool = e.newKnob(search.KnobVectorPool, "vector candidates (new search)", 10, 200, 10, integer)
 	e.Fusion = widget.NewRadioGroup([]string{string(search.FusionRRF), string(search.FusionWeighted)}, func(string) { e.changed(true) })
 	e.Fusion.Horizontal = true
 	e.Fusion.Required = true
@@ -133,19 +139,8 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	e.State.Wrapping = fyne.TextWrapWord
 
 	var cells []fyne.CanvasObject
-	for _, r := range []struct {
-		name, help string
-		k          knob
-	}{
-		{"top_k", "results kept", e.TopK},
-		{"minimum relevance", "drop passages covering less of the question (0..1)", e.MinScore},
-		{"rrf_k", "RRF smoothing: higher flattens rank differences", e.RRFK},
-		{"vector weight", "weighted fusion: share of the vector score", e.VectorWeight},
-		{"per-document cap", "most results from one file", e.PerDocCap},
-		{"BM25 pool", "keyword candidates (new search)", e.BM25Pool},
-		{"vector pool", "vector candidates (new search)", e.VectorPool},
-	} {
-		cells = append(cells, widget.NewLabel(r.name), container.NewBorder(nil, nil, nil, r.k.Value, r.k.Slider), widget.NewLabel(r.help))
+	for _, k := range e.knobs() {
+		cells = append(cells, widget.NewLabel(k.name), container.NewBorder(nil, nil, nil, k.Value, k.Slider), k.Help)
 	}
 	cells = append(cells,
 		widget.NewLabel("fusion"), e.Fusion, widget.NewLabel("RRF ranks, or weighted scores"),
@@ -153,6 +148,10 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	grid := container.New(newFormGrid(), cells...)
 	tuning := widget.NewCard("Retrieval", "Moving a slider re-ranks the sources of the last question at once; its answer is marked when they no longer agree.", grid)
 	testSet := widget.NewCard("Personal test set", "", container.NewBorder(e.Metrics, e.Forget, nil, nil, e.Judged))
+	e.LiveHead = widget.NewLabel(liveEmpty)
+	e.LiveHead.Wrapping = fyne.TextWrapWord
+	e.Live = container.NewVBox()
+	live := widget.NewCard("Sources, as ranked now", "", container.NewBorder(e.LiveHead, nil, nil, nil, container.NewVScroll(e.Live)))
 	gate := widget.NewFormItem("Network gate", e.Gate)
 	gate.HintText = "offline: this computer · online: + answer endpoint, model catalogue, network.allow · admin: any host"
 	models := widget.NewCard("Models and profile", "", container.NewVBox(
@@ -169,15 +168,19 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	rewrite.HintText = "your own words are searched too when the rewrite drifts from them"
 	answers := widget.NewCard("Answers", "", widget.NewForm(verify, rewrite))
 	left := container.NewVScroll(container.NewVBox(tuning, answers, models))
-	split := container.NewHSplit(left, testSet)
-	split.Offset = 0.62
+	right := container.NewVSplit(live, testSet)
+	right.Offset = 0.6
+	split := container.NewHSplit(left, right)
+	split.Offset = 0.6
 	e.content = split
 	e.sync()
 	return e
 }
 
-func (e *Engineering) newKnob(lo, hi, step float64, format func(float64) string) knob {
-	k := knob{Slider: widget.NewSlider(lo, hi), Value: widget.NewLabel(format(lo)), format: format}
+func (e *Engineering) newKnob(name, help string, lo, hi, step float64, format func(float64) string) knob {
+	k := knob{Slider: widget.NewSlider(lo, hi), Value: widget.NewLabel(format(lo)), Help: widget.NewLabel(help),
+		name: name, help: help, format: format}
+	k.Help.Wrapping = fyne.TextWrapWord
 	k.Slider.Step = step
 	k.Slider.OnChanged = func(v float64) {
 		k.Value.SetText(format(v))
@@ -292,6 +295,7 @@ func (e *Engineering) pickGate(mode string) {
 			e.showGate(e.gateMode)
 		}, e.win)
 	d.Resize(fyne.NewSize(520, 240))
+	ConfirmKeys(d, e.win)
 	d.Show()
 }
 
@@ -308,6 +312,8 @@ func (e *Engineering) Apply(events ...EngineeringEvent) {
 		switch ev := ev.(type) {
 		case TuningLoaded:
 			e.load(ev)
+		case LiveRanking:
+			e.showLive(ev)
 		case MetricsComputed:
 			e.judgments = ev.Judgments
 			e.selected = -1
@@ -339,6 +345,52 @@ func (e *Engineering) Apply(events ...EngineeringEvent) {
 		}
 	}
 	e.sync()
+}
+
+// liveEmpty heads the live ranking before the first question.
+const liveEmpty = "Ask a question in Ask: its sources appear here and move as you move the knobs."
+
+// knobs are the sliders, in the order shown.
+func (e *Engineering) knobs() []knob {
+	return []knob{e.TopK, e.MinScore, e.RRFK, e.VectorWeight, e.PerDocCap, e.BM25Pool, e.VectorPool}
+}
+
+// showLive shows the sources as the knobs rank them, and beside each knob
+// that cannot change that order, why.
+func (e *Engineering) showLive(ev LiveRanking) {
+	if ev.Question == "" {
+		setText(e.LiveHead, liveEmpty)
+	} else {
+		setText(e.LiveHead, fmt.Sprintf("%q: %s", ev.Question, plural(len(ev.Results), "source", "sources")))
+	}
+	rows := e.Live.Objects
+	for len(rows) < len(ev.Results) {
+		l := widget.NewLabel("")
+		l.Truncation = fyne.TextTruncateEllipsis
+		rows = append(rows, l)
+	}
+	for i, r := range ev.Results {
+		where := location(r.Passage)
+		if where != "" {
+			where = " · " + where
+		}
+		setText(rows[i].(*widget.Label), fmt.Sprintf("%d. %s%s · %s", r.Rank, sourceTitle(r.Passage), where, r.MatchLabel()))
+	}
+	if len(rows) != len(e.Live.Objects) || len(ev.Results) != len(e.Live.Objects) {
+		e.Live.Objects = rows[:len(ev.Results)]
+		e.Live.Refresh()
+	}
+	for _, k := range e.knobs() {
+		why, inert := ev.Inert[k.name]
+		text, imp := k.help, widget.MediumImportance
+		if inert {
+			text, imp = "cannot change the order now: "+why, widget.WarningImportance
+		}
+		if k.Help.Text != text || k.Help.Importance != imp {
+			k.Help.Importance = imp
+			k.Help.SetText(text)
+		}
+	}
 }
 
 func orNone(s string) string {
@@ -388,7 +440,7 @@ func (e *Engineering) load(ev TuningLoaded) {
 }
 
 func (e *Engineering) sync() {
-	for _, k := range []knob{e.TopK, e.MinScore, e.RRFK, e.VectorWeight, e.PerDocCap, e.BM25Pool, e.VectorPool} {
+	for _, k := range e.knobs() {
 		enable(k.Slider, e.ready)
 	}
 	enable(e.Fusion, e.ready)

@@ -84,6 +84,15 @@ type MetricsComputed struct {
 	Judgments []store.Judgment
 }
 
+// LiveRanking is the last question's sources as the knobs rank them now,
+// shown beside the knobs, and the knobs that cannot change that order,
+// with why (search.Inert).
+type LiveRanking struct {
+	Question string // "" before the first question
+	Results  []search.Result
+	Inert    map[string]string // knob name -> why it cannot change the order
+}
+
 // ModelsListed is the GGUF files in the models folder and the models the
 // settings choose; Note says when there is nothing to choose from.
 type ModelsListed struct {
@@ -105,6 +114,7 @@ type SettingsNotice struct {
 }
 
 func (TuningLoaded) engineeringEvent()       {}
+func (LiveRanking) engineeringEvent()        {}
 func (MetricsComputed) engineeringEvent()    {}
 func (ModelsListed) engineeringEvent()       {}
 func (SettingsNotice) engineeringEvent()     {}

@@ -29,9 +29,10 @@ type Index struct {
 	Remove       *widget.Button
 	Watch        *widget.Check
 	Bar          *widget.ProgressBar
-	Progress     *widget.Label // files, chunks, MB, rate, time left
-	Current      *widget.Label // the file being read
-	State        *widget.Label // what happened last
+	Busy         *widget.ProgressBarInfinite // while a folder is removed: one transaction, no steps to count
+	Progress     *widget.Label               // files, chunks, MB, rate, time left
+	Current      *widget.Label               // the file being read
+	State        *widget.Label               // what happened last
 	Files        *fileLog
 
 	win      fyne.Window
@@ -45,6 +46,9 @@ type Index struct {
 	ranOnce  bool   // a run was shown in the file list
 	selected string // folder selected in the list
 	filling  bool   // code is setting Watch; not a click
+	// resumable is the folder whose run was cancelled: Start resumes it.
+	resumable string
+	removing  string // folder being removed; "" when none
 }
 
 // NewIndex builds the index panel. It sends its requests on requests and
@@ -98,6 +102,9 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, requests chan<- IndexRequest) 
 	})
 
 	p.Bar = widget.NewProgressBar()
+	p.Busy = widget.NewProgressBarInfinite()
+	p.Busy.Stop()
+	p.Busy.Hide()
 	p.Progress = widget.NewLabel("")
 	p.Current = widget.NewLabel("")
 	p.Current.Truncation = fyne.TextTruncateEllipsis
@@ -110,7 +117,7 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, requests chan<- IndexRequest) 
 
 	picker := container.NewBorder(nil, nil, widget.NewLabel("Folder"),
 		container.NewHBox(p.ChooseButton, p.StartButton, p.CancelButton), p.Folder)
-	run := container.NewVBox(picker, p.Bar, p.Progress, p.Current, p.State)
+	run := container.NewVBox(picker, p.Bar, p.Busy, p.Progress, p.Current, p.State)
 	folders := container.NewBorder(
 		widget.NewLabelWithStyle("Folders in this knowledge base", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		container.NewHBox(p.Reindex, p.Remove, p.Watch), nil, nil, p.Folders)
@@ -161,10 +168,11 @@ func (p *Index) confirmRemove() {
 	if path == "" {
 		return
 	}
-	dialog.ShowConfirm("Remove folder?",
+	ShowConfirm("Remove folder?",
 		fmt.Sprintf("Forget %s and everything indexed from it?\nThe files themselves are not touched.", path),
 		func(ok bool) {
 			if ok {
+				p.removeStarted(path)
 				p.requests <- RemoveFolder{Path: path}
 			}
 		}, p.win)
@@ -204,13 +212,25 @@ func (p *Index) Apply(events ...IndexEvent) {
 		case IndexQueued:
 			p.State.SetText(fmt.Sprintf("%s will be indexed when the current run ends.", ev.Path))
 		case IndexFinished:
+			if last != nil { // the run's last report, shown before the outcome
+				p.showProgress(*last)
+				last = nil
+			}
 			p.running = ""
 			p.Current.SetText("")
 			p.Current.Hide()
 			p.State.SetText(finishedText(ev))
-			if ev.Err == nil {
+			p.resumable = ""
+			if ev.Cancelled && ev.Run.Folder != "" {
+				// Start resumes it: the folder goes back in the box.
+				p.resumable = ev.Run.Folder
+				p.Folder.SetText(ev.Run.Folder)
+			}
+			if ev.Err == nil && !ev.Cancelled {
 				p.Bar.SetValue(1)
 			}
+		case FolderRemoved:
+			p.removeEnded(ev)
 		case FolderChosen:
 			if ev.Path != "" {
 				p.Folder.SetText(ev.Path)
@@ -225,19 +245,75 @@ func (p *Index) Apply(events ...IndexEvent) {
 		}
 	}
 	if last != nil {
-		p.Bar.SetValue(progressFraction(*last))
-		p.Progress.SetText(progressText(*last))
-		p.Progress.Show()
-		if p.running != "" {
-			p.Current.SetText(last.Current)
-			p.Current.Show()
-			p.State.SetText("Indexing " + p.running + "…")
-		}
+		p.showProgress(*last)
 	}
 	if files {
 		p.Files.update()
 	}
 	p.sync()
+}
+
+// showProgress shows a run's progress report on the bar and under it.
+func (p *Index) showProgress(pr ingest.Progress) {
+	p.Bar.SetValue(progressFraction(pr))
+	p.Progress.SetText(progressText(pr))
+	p.Progress.Show()
+	if p.running != "" && pr.Phase != ingest.PhaseDone {
+		p.Current.SetText(pr.Current)
+		p.Current.Show()
+		p.State.SetText("Indexing " + p.running + "…")
+	}
+}
+
+// removeStarted shows that path is being removed: a removal is one
+// transaction that takes seconds for a large folder, with no steps to
+// count, so the bar moves without a measure and the state names its size.
+func (p *Index) removeStarted(path string) {
+	p.removing = path
+	chunks := 0
+	for _, f := range p.folders {
+		if f.Path == path {
+			chunks = f.Chunks
+		}
+	}
+	p.State.SetText(fmt.Sprintf("Removing %s and its %s from the knowledge base…", path, plural(chunks, "chunk", "chunks")))
+	p.Bar.Hide()
+	p.Busy.Show()
+	p.Busy.Start()
+	p.sync()
+}
+
+// removeEnded shows the outcome of a removal. A removed folder leaves no
+// trace that a click could index again by accident: its path leaves the
+// Folder box (so Start is off) and its files leave the file list.
+func (p *Index) removeEnded(ev FolderRemoved) {
+	p.removing = ""
+	p.Busy.Stop()
+	p.Busy.Hide()
+	p.Bar.Show()
+	if ev.Err != nil {
+		p.State.SetText("Could not remove " + ev.Path + ": " + ErrorText(ev.Err))
+		return
+	}
+	p.State.SetText("Removed " + ev.Path + " from the knowledge base; the files themselves are untouched.")
+	if within(strings.TrimSpace(p.Folder.Text), ev.Path) {
+		p.Folder.SetText("")
+	}
+	if within(p.resumable, ev.Path) {
+		p.resumable = ""
+	}
+	p.Files.dropUnder(ev.Path)
+	p.Bar.SetValue(0)
+	p.Progress.Hide()
+}
+
+// within says whether path is folder or inside it.
+func within(path, folder string) bool {
+	if path == "" {
+		return false
+	}
+	path, folder = filepath.Clean(path), filepath.Clean(folder)
+	return path == folder || strings.HasPrefix(path, folder+string(filepath.Separator))
 }
 
 // reselect keeps the selected folder selected when the list changes.
@@ -263,6 +339,8 @@ func (p *Index) showDialog(start bool) {
 		}
 	}, p.win)
 	d.Resize(fyne.NewSize(720, 520))
+	restore := AnswerKeys(p.win, nil, d.Dismiss) // Enter belongs to the dialog's own path box
+	d.SetOnClosed(restore)
 	d.Show()
 }
 
@@ -310,9 +388,16 @@ func folderInfo(f store.Folder, watching bool, now time.Time) string {
 
 // sync enables the controls that make sense now.
 func (p *Index) sync() {
-	idle := p.ready && p.running == ""
+	idle := p.ready && p.running == "" && p.removing == ""
 	enable(p.ChooseButton, p.ready)
 	enable(p.StartButton, idle && strings.TrimSpace(p.Folder.Text) != "")
+	start := "Start"
+	if p.resumable != "" && strings.TrimSpace(p.Folder.Text) == p.resumable {
+		start = "Resume"
+	}
+	if p.StartButton.Text != start {
+		p.StartButton.SetText(start)
+	}
 	enable(p.CancelButton, p.running != "")
 	enable(p.Reindex, idle && p.selected != "")
 	enable(p.Remove, idle && p.selected != "")

@@ -116,6 +116,20 @@ func (l *fileLog) reset() {
 	l.refilter()
 }
 
+// dropUnder takes the files of folder (a removed folder) off the list.
+func (l *fileLog) dropUnder(folder string) {
+	kept := l.rows[:0]
+	for _, r := range l.rows {
+		if within(r.Path, folder) {
+			l.counts[r.Status]--
+			continue
+		}
+		kept = append(kept, r)
+	}
+	l.rows = kept
+	l.refilter()
+}
+
 // addIssues lists files that earlier runs could not index.
 func (l *fileLog) addIssues(issues []store.Issue) {
 	for _, is := range issues {

@@ -46,6 +46,9 @@ type IndexReady struct{}
 type FoldersListed struct {
 	Folders  []store.Folder
 	Watching map[string]bool
+	// Guide is the bundled user guide's folder when it is the only one:
+	// the person has not added documents of their own yet.
+	Guide *store.Folder
 }
 
 // IssuesListed is every file a run could not index, with the reason.
@@ -63,6 +66,12 @@ type IndexFinished struct {
 	Run       store.Run
 	Err       error
 	Cancelled bool
+}
+
+// FolderRemoved says a folder removal ended; Err when it failed.
+type FolderRemoved struct {
+	Path string
+	Err  error
 }
 
 // FolderChosen is the folder the person picked; Path is "" when they
@@ -89,5 +98,6 @@ func (Progressed) indexEvent()       {}
 func (IndexQueued) indexEvent()      {}
 func (IndexFinished) indexEvent()    {}
 func (FolderChosen) indexEvent()     {}
+func (FolderRemoved) indexEvent()    {}
 func (ShowFolderDialog) indexEvent() {}
 func (IndexNotice) indexEvent()      {}

@@ -7,6 +7,7 @@ import (
 
 	"cairn/core/humanize"
 	"cairn/core/ingest"
+	"cairn/core/store"
 )
 
 // progressText describes a run's progress for a person: files, chunks, MB,
@@ -24,6 +25,11 @@ func progressText(p ingest.Progress) string {
 		}
 		return s
 	case ingest.PhaseDone:
+		if stopped(p) {
+			s := fmt.Sprintf("Stopped at %s of %s files (%d %%): %s, %s in %s.", formatCount(p.FilesDone), formatCount(p.FilesTotal),
+				int(100*progressFraction(p)), plural(p.Chunks, "chunk", "chunks"), humanize.Bytes(p.Bytes), formatClock(p.Elapsed))
+			return s + " Start resumes it: the files already read are not read again."
+		}
 		return fmt.Sprintf("Finished: %s read, %s, %s in %s.", plural(p.FilesDone, "file", "files"),
 			plural(p.Chunks, "chunk", "chunks"), humanize.Bytes(p.Bytes), formatClock(p.Elapsed))
 	}
@@ -47,6 +53,11 @@ func progressText(p ingest.Progress) string {
 // progressFraction is how far a run is, 0..1.
 func progressFraction(p ingest.Progress) float64 {
 	switch {
+	case p.Phase == ingest.PhaseDone && stopped(p):
+		if p.FilesTotal <= 0 {
+			return 0
+		}
+		return min(1, float64(p.FilesDone)/float64(p.FilesTotal))
 	case p.Phase == ingest.PhaseDone:
 		return 1
 	case p.FilesTotal <= 0:
@@ -57,6 +68,12 @@ func progressFraction(p ingest.Progress) float64 {
 	default:
 		return min(1, float64(p.FilesDone)/float64(p.FilesTotal))
 	}
+}
+
+// stopped says a run ended before its last file: cancelled, failed or
+// interrupted. Its bar must show where it stopped, not a full run.
+func stopped(p ingest.Progress) bool {
+	return p.Run != nil && p.Run.Status != store.RunDone
 }
 
 // runSummary is the one-line outcome of a finished run.

@@ -1,6 +1,7 @@
 package panels
 
 import (
+	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -10,6 +11,7 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/search"
+	"cairn/core/store"
 )
 
 // Query is the question-and-answer panel: the question with its history,
@@ -26,6 +28,12 @@ type Query struct {
 	Sources      *fyne.Container // the visible source rows, best first
 	Empty        *widget.Label   // shown instead of sources when there are none
 	Notes        *widget.Label   // what the search decided, e.g. a fall back to BM25
+	Preview      *PreviewPane    // the passage clicked, in its page or lines
+	AddFolder    *widget.Button  // offered while the user guide is all there is
+	// OnAddFolder is what AddFolder does (the window's Add folder).
+	OnAddFolder  func()
+	AnswerScroll *container.Scroll
+	SourceScroll *container.Scroll
 
 	win      fyne.Window
 	clip     fyne.Clipboard
@@ -41,6 +49,7 @@ type Query struct {
 	cited    map[int64]int  // chunk id -> [n] it is cited as in the answer
 	chatless bool           // no chat model: answers are extractive
 	bm25Only bool           // no embedding model
+	newList  bool           // the next ranking is a new question's first
 }
 
 // NewQuery builds the query panel. It sends its requests on requests and
@@ -55,6 +64,13 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 	q.AskButton.Importance = widget.HighImportance
 	q.CancelButton = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), q.Cancel)
 	q.State = widget.NewLabel("Opening the knowledge base…")
+	q.AddFolder = widget.NewButtonWithIcon("Add folder…", theme.FolderNewIcon(), func() {
+		if q.OnAddFolder != nil {
+			q.OnAddFolder()
+		}
+	})
+	q.AddFolder.Importance = widget.HighImportance
+	q.AddFolder.Hide()
 	q.State.Wrapping = fyne.TextWrapWord
 	q.Answer = newAnswerView(q.openCitation, q.answerAgain)
 	q.Sources = container.NewVBox()
@@ -65,17 +81,22 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) 
 	q.Notes.Wrapping = fyne.TextWrapWord
 	q.Notes.Importance = widget.WarningImportance
 	q.Notes.Hide()
+	q.Preview = newPreviewPane(q.openExternal, q.showInFolder, q.closePreview)
 
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, nil, container.NewHBox(q.AskButton, q.CancelButton), q.Question),
-		q.State,
+		container.NewBorder(nil, nil, nil, container.NewVBox(q.AddFolder), q.State),
 	)
 	q.SourcesHead = widget.NewLabelWithStyle(sourcesHeading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	sources := container.NewBorder(q.SourcesHead, nil, nil, nil, container.NewVScroll(container.NewVBox(q.Empty, q.Sources)))
-	split := container.NewVSplit(container.NewVScroll(q.Answer.content), sources)
+	q.SourceScroll = container.NewVScroll(container.NewVBox(q.Empty, q.Sources))
+	q.AnswerScroll = container.NewVScroll(q.Answer.content)
+	sources := container.NewBorder(q.SourcesHead, nil, nil, nil, q.SourceScroll)
+	split := container.NewVSplit(q.AnswerScroll, sources)
 	split.Offset = 0.4
+	main := container.NewHSplit(split, q.Preview.content)
+	main.Offset = 0.5
 	bottom := container.NewVBox(widget.NewSeparator(), q.Notes, q.Answer.Timing, q.Answer.Mode)
-	q.content = container.NewBorder(top, bottom, nil, nil, split)
+	q.content = container.NewBorder(top, bottom, nil, nil, main)
 	q.sync()
 	return q
 }
@@ -116,7 +137,9 @@ func (q *Query) Apply(events ...QueryEvent) {
 		switch ev := ev.(type) {
 		case QueryReady:
 			q.ready = true
-			q.State.SetText("Ready. Ask a question; answers cite the file and page they come from.")
+			if !q.AddFolder.Visible() {
+				q.State.SetText(readyText)
+			}
 		case ModelsKnown:
 			q.bm25Only, q.chatless = ev.EmbeddingModel == "", ev.ChatModel == ""
 			if q.answer == nil {
@@ -130,6 +153,11 @@ func (q *Query) Apply(events ...QueryEvent) {
 			clear(q.cited)
 			q.Answer.reset(!q.chatless)
 			q.setHeading(false)
+			// A new answer and its sources start at their tops: source 1
+			// must not open half hidden under the last question's scroll.
+			q.AnswerScroll.ScrollToTop()
+			q.SourceScroll.ScrollToTop()
+			q.newList = true
 			q.State.SetText("Searching your documents…")
 		case Token:
 			if q.running {
@@ -162,10 +190,41 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.showRanked(ev)
 		case QueryNotice:
 			q.State.SetText(ev.Text)
+		case PreviewShown:
+			q.Preview.show(ev)
+		case OpenFailed:
+			if ev.Folder {
+				q.Preview.folderFailed(ev.Path, ev.Err)
+			} else {
+				q.Preview.openFailed(ev.Err)
+			}
 		}
 	}
 	q.sync()
 }
+
+// ShowGuideOnly says, while nothing but the bundled user guide is indexed
+// (guide is its folder; nil once the person has added their own), what the
+// documents are and offers Add folder as the next step.
+func (q *Query) ShowGuideOnly(guide *store.Folder) {
+	if guide == nil {
+		if q.AddFolder.Visible() {
+			q.AddFolder.Hide()
+			if q.ready && !q.running && q.answer == nil {
+				q.State.SetText(readyText)
+			}
+		}
+		return
+	}
+	q.AddFolder.Show()
+	if q.ready && !q.running && q.answer == nil {
+		q.State.SetText(fmt.Sprintf("Ready. The %s here are Cairn's own user guide: ask how Cairn works (try \"how do I add a folder?\"), "+
+			"or add a folder of your own documents to ask about them.", plural(guide.Documents, "document", "documents")))
+	}
+}
+
+// readyText is the state once questions can be asked.
+const readyText = "Ready. Ask a question; answers cite the file and page they come from."
 
 // sync enables the controls that make sense now.
 func (q *Query) sync() {
@@ -192,7 +251,7 @@ func (q *Query) showRanked(ev Ranked) {
 			row.show(r)
 			q.rows[r.ChunkID] = row
 		}
-		row.rank(r, q.cited[r.ChunkID], ev.Right[r.Path], ev.Params, ev.Mode)
+		row.rank(r, q.cited[r.ChunkID], ev.Right[r.ChunkID], ev.Params, ev.Mode)
 		shown[i], objs[i] = row, row.box
 		same = same && q.shown[i] == row
 	}
@@ -200,6 +259,10 @@ func (q *Query) showRanked(ev Ranked) {
 	if !same { // a new order: lay the rows out again; their contents are laid out already
 		q.Sources.Objects = objs
 		q.Sources.Refresh()
+	}
+	if q.newList { // the first list of a question: from its top
+		q.newList = false
+		q.SourceScroll.ScrollToTop()
 	}
 	// The answer stays as it was written while the sliders move: see
 	// Ranked.Stale for why it is marked rather than written again.
@@ -219,9 +282,20 @@ func (q *Query) showRanked(ev Ranked) {
 	}
 }
 
+// open shows a passage in the preview pane.
 func (q *Query) open(r search.Result) {
-	q.requests <- OpenSource{Path: r.Path, Page: r.Page, Label: r.Label, Line: r.LineStart}
+	q.Preview.loading(r.Passage)
+	q.requests <- ShowSource{Passage: r.Passage}
 }
+
+// openExternal opens a passage's file in the desktop's viewer.
+func (q *Query) openExternal(p *search.Passage) {
+	q.requests <- OpenSource{Path: p.Path, Page: p.Page, Label: p.Label, Line: p.LineStart}
+}
+
+func (q *Query) showInFolder(path string) { q.requests <- ShowInFolder{Path: path} }
+
+func (q *Query) closePreview() { q.Preview.hide() }
 
 // answerAgain answers the question shown again, under the current knobs.
 func (q *Query) answerAgain() {
@@ -283,7 +357,7 @@ func answeredState(a *answer.Answer) string {
 	case a.Refused:
 		return "Your documents do not seem to answer this. The closest passages are listed below."
 	default:
-		return "Answered from " + plural(len(a.Sources), "source", "sources") + ". Click a [n] to open the cited page."
+		return "Answered from " + plural(len(a.Sources), "source", "sources") + ". Click a [n] to see the cited passage in its page."
 	}
 }
 

@@ -1,7 +1,10 @@
 package panels
 
 import (
+	"image"
+
 	"cairn/core/answer"
+	"cairn/core/preview"
 	"cairn/core/search"
 )
 
@@ -24,6 +27,13 @@ type OpenSource struct {
 	Line  int
 }
 
+// ShowSource shows a passage in the preview pane: its page or lines, the
+// passage highlighted.
+type ShowSource struct{ Passage *search.Passage }
+
+// ShowInFolder opens the folder holding a file in the file manager.
+type ShowInFolder struct{ Path string }
+
 // JudgeSource marks (Right) or unmarks a file as the right answer to a
 // question, for the personal test set.
 type JudgeSource struct {
@@ -33,10 +43,12 @@ type JudgeSource struct {
 	Right    bool
 }
 
-func (Ask) queryRequest()         {}
-func (CancelAsk) queryRequest()   {}
-func (OpenSource) queryRequest()  {}
-func (JudgeSource) queryRequest() {}
+func (Ask) queryRequest()          {}
+func (CancelAsk) queryRequest()    {}
+func (OpenSource) queryRequest()   {}
+func (JudgeSource) queryRequest()  {}
+func (ShowSource) queryRequest()   {}
+func (ShowInFolder) queryRequest() {}
 
 // QueryEvent is news from the query worker: QueryReady, ModelsKnown,
 // Asking, Token, Answered, AskFailed, Ranked or QueryNotice.
@@ -73,8 +85,8 @@ type Ranked struct {
 	Question string
 	Mode     search.Mode
 	Results  []search.Result
-	Params   search.Params   // the fusion behind the ranking, for "why this result"
-	Right    map[string]bool // path -> marked right for Question
+	Params   search.Params  // the fusion behind the ranking, for "why this result"
+	Right    map[int64]bool // chunk id -> the passage marked right for Question
 	Notes    []string
 	// Stale says the list no longer agrees with the last answer: a source
 	// the answer was written from is not listed any more, or passages are
@@ -91,6 +103,26 @@ type QueryNotice struct {
 	Text string
 	Err  bool
 }
+
+// PreviewShown is a passage's preview for the preview pane.
+type PreviewShown struct {
+	Passage  *search.Passage
+	Preview  preview.Preview
+	Err      error       // the file could not be read: the passage as indexed is shown
+	Image    image.Image // the PDF page, decoded off the window's goroutine; nil for other formats
+	ImageErr error       // why the page could not be drawn
+}
+
+// OpenFailed says the external viewer (Folder: the file manager) could not
+// show Path.
+type OpenFailed struct {
+	Path   string
+	Folder bool
+	Err    error
+}
+
+func (PreviewShown) queryEvent() {}
+func (OpenFailed) queryEvent()   {}
 
 func (QueryReady) queryEvent()  {}
 func (ModelsKnown) queryEvent() {}

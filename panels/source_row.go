@@ -2,7 +2,6 @@ package panels
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -104,11 +103,7 @@ func (r *SourceRow) toggleWhy() {
 // show fills a new row with its passage.
 func (r *SourceRow) show(res search.Result) {
 	r.res = res
-	title := res.Title
-	if title == "" {
-		title = filepath.Base(res.Path)
-	}
-	r.Title.SetText(title)
+	r.Title.SetText(sourceTitle(res.Passage))
 	r.Where.SetText(location(res.Passage))
 	r.Snippet.Segments = highlighted(res.Snippet, res.Highlights)
 	r.Snippet.Refresh()

@@ -86,6 +86,7 @@ func Run(ctx context.Context, opt Options) error {
 type windowEnv struct {
 	do            func(func()) // runs on the window's goroutine without waiting
 	open          func(context.Context, panels.OpenSource) error
+	folder        func(ctx context.Context, path string) error // shows a file in the file manager
 	pick          func(context.Context) (string, bool, error)
 	save          saveFunc
 	statusEvery   time.Duration // 0: statusEvery
@@ -98,6 +99,7 @@ func desktopEnv(opt Options) windowEnv {
 		open: func(ctx context.Context, o panels.OpenSource) error {
 			return desktop.Open(ctx, o.Path, o.Page)
 		},
+		folder: desktop.ShowInFolder,
 		pick: func(ctx context.Context) (string, bool, error) {
 			return desktop.PickFolder(ctx, "Choose a folder to index")
 		},
@@ -132,6 +134,8 @@ type window struct {
 	started time.Time
 	bench   *benchRun
 
+	guide         fyne.Window      // the last user guide window, for tests
+	aboutView     *fyne.Container  // the last About dialog's lines, for tests
 	healthView    *widget.RichText // the last health dialog's text, for tests
 	healthItem    *fyne.MenuItem   // Help > Check health, disabled while a check runs
 	healthRunning bool
@@ -195,6 +199,7 @@ func (win *window) shellDeps(kb string) shellDeps {
 		clip:          win.app.Clipboard(),
 		do:            win.env.do,
 		open:          win.env.open,
+		folder:        win.env.folder,
 		pick:          win.env.pick,
 		save:          win.env.save,
 		statusEvery:   win.env.statusEvery,
@@ -202,6 +207,7 @@ func (win *window) shellDeps(kb string) shellDeps {
 		watched:       splitList(win.prefs.String(prefWatched + kb)),
 		onWatch:       func(folders []string) { win.prefs.SetString(prefWatched+kb, strings.Join(folders, "\n")) },
 		onReady:       win.ready,
+		addFolder:     win.addFolder,
 	}
 }
 

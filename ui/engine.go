@@ -8,6 +8,7 @@ import (
 	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/ingest"
+	"cairn/core/preview"
 	"cairn/core/search"
 	"cairn/core/store"
 )
@@ -20,6 +21,7 @@ type Engine interface {
 
 	Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error)
 	EnsureStarterKB(ctx context.Context, progress chan<- ingest.Progress) (bool, error)
+	GuideDir() string // where EnsureStarterKB installs the user guide
 	Folders(ctx context.Context) ([]store.Folder, error)
 	RemoveFolder(ctx context.Context, path string) error
 	Issues(ctx context.Context) ([]store.Issue, error)
@@ -32,6 +34,11 @@ type Engine interface {
 	Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
 
 	Status(ctx context.Context) (core.Status, error)
+
+	// Preview shows a passage where it sits in its file; RenderPage draws
+	// a PDF page width pixels wide as a PNG.
+	Preview(ctx context.Context, p *search.Passage) (preview.Preview, error)
+	RenderPage(ctx context.Context, path string, page, width int) ([]byte, error)
 
 	// The settings that change while the window runs, each through its
 	// setter; Config is a snapshot of them all. The engine saves nothing:

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
 	"cairn/core/search"
@@ -315,4 +316,63 @@ func TestAnswerSettingsApplyToTheEngineAndAreSaved(t *testing.T) {
 		s := h.savedConfigs()
 		return len(s) > 0 && s[len(s)-1].Answer.Verify == "block" && s[len(s)-1].Answer.Rewrite
 	})
+}
+
+// liveTitles are the titles the Engineering tab's live ranking shows.
+func liveTitles(e *panels.Engineering) []string {
+	var out []string
+	for _, o := range e.Live.Objects {
+		text := o.(*widget.Label).Text
+		_, title, _ := strings.Cut(text, ". ")
+		title, _, _ = strings.Cut(title, " · ")
+		out = append(out, title)
+	}
+	return out
+}
+
+// The sources move beside the knobs that move them, and a knob that cannot
+// change the order says so.
+func TestKnobsShowTheLiveRankingBesideThem(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	e := h.shell().Tuning
+	if e.LiveHead.Text != "Ask a question in Ask: its sources appear here and move as you move the knobs." || len(e.Live.Objects) != 0 {
+		t.Errorf("before a question: %q, %d rows", e.LiveHead.Text, len(e.Live.Objects))
+	}
+	askedAndRanked(t, h)
+	h.until("the live ranking", func() bool { return len(e.Live.Objects) == 4 })
+	if got := liveTitles(e); !slices.Equal(got, []string{"Charlie manual", "Bravo guide", "Alpha notes", "Delta page"}) {
+		t.Errorf("live ranking at rrf_k 60: %q", got)
+	}
+	if !strings.HasPrefix(e.LiveHead.Text, `"how do I reset the router": 4 sources`) {
+		t.Errorf("live heading %q", e.LiveHead.Text)
+	}
+	h.shell().showTab(tabEngineering)
+	h.frame()
+	drag(e.RRFK.Slider, 0)
+	want := []string{"Charlie manual", "Alpha notes", "Bravo guide", "Delta page"}
+	h.until("the live ranking to move", func() bool { return slices.Equal(liveTitles(e), want) })
+	if !strings.HasPrefix(e.VectorWeight.Help.Text, "cannot change the order now: RRF ranks by ranks") {
+		t.Errorf("vector weight under RRF: %q", e.VectorWeight.Help.Text)
+	}
+	if strings.HasPrefix(e.RRFK.Help.Text, "cannot") {
+		t.Errorf("rrf_k in hybrid RRF: %q", e.RRFK.Help.Text)
+	}
+
+	e.Fusion.SetSelected(string(search.FusionWeighted))
+	h.until("rrf_k to say it is idle", func() bool {
+		return strings.HasPrefix(e.RRFK.Help.Text, "cannot change the order now: weighted fusion")
+	})
+	if e.VectorWeight.Help.Text != "weighted fusion: share of the vector score" {
+		t.Errorf("vector weight under weighted fusion: %q", e.VectorWeight.Help.Text)
+	}
+
+	e.Fusion.SetSelected(string(search.FusionRRF))
+	e.Mode.SetSelected("bm25") // a new search, keyword only
+	h.until("keyword-only notes", func() bool {
+		return strings.HasPrefix(e.VectorPool.Help.Text, "cannot change the order now: keyword search only")
+	})
+	if len(e.Live.Objects) != 3 { // D is found by vectors only
+		t.Errorf("keyword only: live ranking %q", liveTitles(e))
+	}
 }

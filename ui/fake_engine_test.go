@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +18,7 @@ import (
 	"cairn/core/config"
 	"cairn/core/ingest"
 	"cairn/core/models"
+	"cairn/core/preview"
 	"cairn/core/search"
 	"cairn/core/store"
 	"cairn/core/watch"
@@ -49,6 +53,9 @@ type fakeEngine struct {
 	answering    []config.Answer // what SetAnswering was given
 	modelUses    []string        // "chat:PATH" or "embedding:PATH" per model switch
 	modelErr     error           // model switches fail with it when set
+	removeGate   chan struct{}   // RemoveFolder waits here (or for ctx) when set
+	previews     []int64         // chunk ids Preview was asked for
+	previewErr   error           // Preview fails with it when set
 }
 
 // Passages of the fake corpus. BM25 ranks A, B, C; vectors rank C, D, B.
@@ -129,7 +136,10 @@ func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- i
 				f.mu.Lock()
 				f.cancelledRun++
 				f.mu.Unlock()
-				run.Status = store.RunCancelled
+				// As index.Indexer: the last report carries the cancelled run.
+				run.Status, run.FinishedAt = store.RunCancelled, time.Now()
+				p.Phase, p.File, p.Current, p.Run = ingest.PhaseDone, nil, "", &run
+				progress <- p
 				return run, fmt.Errorf("indexing %s: %w", folder, ctx.Err())
 			}
 		}
@@ -182,7 +192,17 @@ func (f *fakeEngine) Folders(context.Context) ([]store.Folder, error) {
 	return append([]store.Folder(nil), f.folders...), nil
 }
 
-func (f *fakeEngine) RemoveFolder(_ context.Context, path string) error {
+func (f *fakeEngine) RemoveFolder(ctx context.Context, path string) error {
+	f.mu.Lock()
+	gate := f.removeGate
+	f.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, fo := range f.folders {
@@ -369,9 +389,16 @@ func (f *fakeEngine) UseEmbeddingModel(_ context.Context, path string, progress 
 	return f.useModel("embedding", path, &f.cfg.Embedding.Model)
 }
 
+// Judge keeps one judgment per question and file, as the store does.
 func (f *fakeEngine) Judge(_ context.Context, q, path string, chunkID int64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	for i, j := range f.judgments {
+		if j.Query == q && j.Path == path {
+			f.judgments[i].ChunkID = chunkID
+			return nil
+		}
+	}
 	f.judgments = append(f.judgments, store.Judgment{ID: int64(len(f.judgments) + 1), Query: q, Path: path, ChunkID: chunkID})
 	return nil
 }
@@ -399,4 +426,27 @@ func (f *fakeEngine) locked(fn func()) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fn()
+}
+
+func (f *fakeEngine) GuideDir() string { return f.Config().Paths.DataDir + "/guide" }
+
+// Preview shows the passage between a line before and a line after it.
+func (f *fakeEngine) Preview(_ context.Context, p *search.Passage) (preview.Preview, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.previews = append(f.previews, p.ChunkID)
+	if f.previewErr != nil {
+		return preview.Preview{}, f.previewErr
+	}
+	text := "before\n" + p.Text + "\nafter"
+	return preview.Preview{Path: p.Path, Page: p.Page, Text: text, Start: 7, End: 7 + len(p.Text), Found: true, FirstLine: max(1, p.LineStart-1)}, nil
+}
+
+// RenderPage draws a blank page.
+func (f *fakeEngine) RenderPage(_ context.Context, path string, page, width int) ([]byte, error) {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, width, width*3/2))); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

@@ -35,6 +35,14 @@ func (win *window) showGuide() {
 	split.Offset = 0.25
 	w := win.app.NewWindow("Cairn user guide")
 	w.SetContent(split)
+	// Escape and Ctrl+W close it, as any secondary window.
+	w.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if k.Name == fyne.KeyEscape {
+			w.Close()
+		}
+	})
+	w.Canvas().AddShortcut(shortcutClose, func(fyne.Shortcut) { w.Close() })
+	win.guide = w
 	w.Resize(fyne.NewSize(900, 640))
 	if len(files) > 0 {
 		list.Select(0)

@@ -62,7 +62,10 @@ type harness struct {
 
 	mu     sync.Mutex
 	opened []panels.OpenSource
-	saved  []config.Config
+	// openErr is what the fake viewer fails with; nil: it opens.
+	openErr error
+	folders []string // files shown in the file manager
+	saved   []config.Config
 	// saveFile writes the settings file after the save is recorded.
 	saveFile saveFunc
 	picked   string // what the fake native picker returns; "" means none installed
@@ -92,6 +95,12 @@ func startHarness(t *testing.T, open Opener, cfg config.Config, options ...func(
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			h.opened = append(h.opened, o)
+			return h.openErr
+		},
+		folder: func(_ context.Context, path string) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.folders = append(h.folders, path)
 			return nil
 		},
 		pick: func(context.Context) (string, bool, error) {
@@ -138,10 +147,19 @@ func (h *harness) until(what string, cond func() bool) {
 	h.loop.until(h.t, what, cond)
 }
 
+// settle runs what the workers post for d.
+func (h *harness) settle(d time.Duration) { h.loop.settle(d) }
+
 func (h *harness) openedSources() []panels.OpenSource {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]panels.OpenSource(nil), h.opened...)
+}
+
+func (h *harness) shownFolders() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.folders...)
 }
 
 func (h *harness) savedConfigs() []config.Config {

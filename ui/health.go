@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/health"
+	"cairn/panels"
 )
 
 // showHealth runs the health checks of `cairn doctor` on the open knowledge
@@ -26,6 +27,7 @@ func (win *window) showHealth() {
 	busy := widget.NewProgressBarInfinite()
 	d := dialog.NewCustom("Health of Cairn", "Close", container.NewBorder(busy, nil, nil, nil, container.NewVScroll(view)), win.w)
 	d.Resize(fyne.NewSize(640, 460))
+	panels.DialogKeys(d, win.w)
 	d.Show()
 	win.healthView = view
 	ctx, cancel := context.WithCancel(win.ctx)

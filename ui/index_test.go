@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/ingest"
 	"cairn/core/store"
 	"cairn/panels"
 )
@@ -133,6 +134,26 @@ func TestCancelStopsIndexing(t *testing.T) {
 	if p.StartButton.Disabled() || !p.CancelButton.Disabled() {
 		t.Errorf("after cancel: Start disabled %v, Cancel disabled %v", p.StartButton.Disabled(), p.CancelButton.Disabled())
 	}
+	// Where it stopped, not a finished run: 1 of 3 files read when Cancel came.
+	if p.Bar.Value > 0.34 || p.Bar.Value < 0.33 {
+		t.Errorf("bar at %v after a cancel at 1 of 3 files, want 1/3", p.Bar.Value)
+	}
+	if want := "Stopped at 1 of 3 files (33 %)"; !strings.HasPrefix(p.Progress.Text, want) || !strings.Contains(p.Progress.Text, "Start resumes it") {
+		t.Errorf("progress line %q, want it to start %q and say Start resumes it", p.Progress.Text, want)
+	}
+	if p.Folder.Text != dir || p.StartButton.Text != "Resume" {
+		t.Errorf("folder box %q, button %q; want %q and Resume", p.Folder.Text, p.StartButton.Text, dir)
+	}
+	test.Tap(p.StartButton)
+	h.until("the run to resume", func() bool { return !p.CancelButton.Disabled() })
+	eng.locked(func() {
+		if !slices.Equal(eng.indexed, []string{dir, dir}) {
+			t.Errorf("indexed %q, want %s twice", eng.indexed, dir)
+		}
+	})
+	if p.StartButton.Text != "Start" && p.StartButton.Text != "Resume" {
+		t.Errorf("button %q", p.StartButton.Text)
+	}
 }
 
 func TestIndexingAFileOrAMissingFolderSaysWhy(t *testing.T) {
@@ -156,6 +177,49 @@ func TestRemoveFolderAsksFirst(t *testing.T) {
 	h.until("the folder to go", func() bool { return p.Folders.Length() == 0 })
 	if !strings.HasPrefix(p.State.Text, "Removed "+dir) {
 		t.Errorf("state %q", p.State.Text)
+	}
+}
+
+// A removed folder leaves nothing a click could index again by accident,
+// and the seconds a large removal takes show as work in progress.
+func TestRemovedFolderLeavesNoTrace(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.removeGate = make(chan struct{})
+	other := "/elsewhere/kept.md"
+	h := newHarness(t, eng)
+	dir := t.TempDir()
+	eng.locked(func() {
+		eng.indexFiles = []ingest.FileEvent{
+			{Path: filepath.Join(dir, "a.md"), Status: ingest.StatusIndexed, Chunks: 2, Bytes: 100},
+			{Path: other, Status: ingest.StatusFailed, Reason: "broken"},
+		}
+	})
+	p := startIndexing(h, dir)
+	h.until("the folder list", func() bool { return p.Folders.Length() == 1 && strings.HasPrefix(p.State.Text, "Indexed") })
+	p.Folders.Select(0)
+	if p.Folder.Text != dir || len(p.Files.Shown()) != 2 {
+		t.Fatalf("before: folder box %q, %d files listed", p.Folder.Text, len(p.Files.Shown()))
+	}
+
+	test.Tap(p.Remove)
+	test.Tap(button(t, h.overlay(), "Yes"))
+	if !p.Busy.Visible() || !p.Remove.Disabled() || !p.StartButton.Disabled() || !p.Reindex.Disabled() {
+		t.Errorf("while removing: busy bar %v, Remove disabled %v, Start disabled %v, Re-index disabled %v",
+			p.Busy.Visible(), p.Remove.Disabled(), p.StartButton.Disabled(), p.Reindex.Disabled())
+	}
+	if want := "Removing " + dir + " and its 2 chunks"; !strings.HasPrefix(p.State.Text, want) {
+		t.Errorf("state %q, want it to start %q", p.State.Text, want)
+	}
+	close(eng.removeGate)
+	h.until("the folder to go", func() bool { return p.Folders.Length() == 0 })
+	if !strings.HasPrefix(p.State.Text, "Removed "+dir) || p.Busy.Visible() {
+		t.Errorf("after: state %q, busy bar %v", p.State.Text, p.Busy.Visible())
+	}
+	if p.Folder.Text != "" || !p.StartButton.Disabled() {
+		t.Errorf("after: folder box %q, Start disabled %v; want empty and disabled", p.Folder.Text, p.StartButton.Disabled())
+	}
+	if rows := p.Files.Shown(); len(rows) != 1 || rows[0].Path != other {
+		t.Errorf("after: files listed %v, want only %s", fileRows(p), other)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/panels"
 )
 
 // kbSwitch asks the knowledge-base worker to open a knowledge base for a
@@ -94,18 +95,23 @@ func (k *kbWorker) run(ctx context.Context) {
 func (win *window) showOpenKB() {
 	names := core.KnowledgeBases(win.opt.Config)
 	if len(names) == 0 {
-		dialog.ShowInformation("No knowledge bases", "There is no knowledge base yet. Choose File > New knowledge base.", win.w)
+		d := dialog.NewInformation("No knowledge bases", "There is no knowledge base yet. Choose File > New knowledge base.", win.w)
+		panels.DialogKeys(d, win.w)
+		d.Show()
 		return
 	}
 	pick := widget.NewSelect(names, nil)
 	pick.SetSelected(win.kb)
-	dialog.ShowForm("Open knowledge base", "Open", "Cancel",
+	d := dialog.NewForm("Open knowledge base", "Open", "Cancel",
 		[]*widget.FormItem{widget.NewFormItem("Knowledge base", pick)},
 		func(ok bool) {
 			if ok && pick.Selected != "" && pick.Selected != win.kb {
 				win.openKB(pick.Selected, false)
 			}
 		}, win.w)
+	restore := panels.AnswerKeys(win.w, d.Submit, d.Hide)
+	d.SetOnClosed(restore)
+	d.Show()
 }
 
 // showNewKB asks for a name and opens a new, empty knowledge base.
@@ -130,6 +136,10 @@ func (win *window) showNewKB() {
 			}
 		}, win.w)
 	d.Resize(fyne.NewSize(420, 160))
+	// The name entry has the focus: Enter there submits (widget.Form), and
+	// Escape, which an entry does not pass on, is answered once it loses it.
+	restore := panels.AnswerKeys(win.w, d.Submit, d.Hide)
+	d.SetOnClosed(restore)
 	d.Show()
 }
 

@@ -4,10 +4,12 @@ import (
 	"fmt"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/panels"
 	cairntheme "cairn/theme"
 )
 
@@ -16,16 +18,22 @@ import (
 var (
 	shortcutAddFolder = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault}
 	shortcutQuestion  = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+	shortcutQuit      = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
+	shortcutClose     = &desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: fyne.KeyModifierShortcutDefault}
 )
 
 // menu builds the main menu: File (add folder, open and new knowledge
-// base; Fyne appends Quit), View (theme, question) and Help (user guide,
+// base, quit), View (theme, question) and Help (user guide,
 // health checks, about).
 func (win *window) menu() *fyne.MainMenu {
 	addFolder := fyne.NewMenuItem("Add folder…", win.addFolder)
 	addFolder.Shortcut = shortcutAddFolder
 	question := fyne.NewMenuItem("Ask a question", win.focusQuestion)
 	question.Shortcut = shortcutQuestion
+	// Fyne's own Quit item has no shortcut; this one replaces it (IsQuit).
+	quit := fyne.NewMenuItem("Quit", win.quit)
+	quit.IsQuit = true
+	quit.Shortcut = shortcutQuit
 
 	var themeItems []*fyne.MenuItem
 	current := cairntheme.ParseChoice(win.prefs.String(prefTheme))
@@ -48,6 +56,8 @@ func (win *window) menu() *fyne.MainMenu {
 			fyne.NewMenuItemSeparator(),
 			fyne.NewMenuItem("Open knowledge base…", win.showOpenKB),
 			fyne.NewMenuItem("New knowledge base…", win.showNewKB),
+			fyne.NewMenuItemSeparator(),
+			quit,
 		),
 		fyne.NewMenu("View", question, themeMenu),
 		fyne.NewMenu("Help", help...),
@@ -73,11 +83,19 @@ func (win *window) addShortcuts() {
 	c := win.w.Canvas()
 	c.AddShortcut(shortcutAddFolder, func(fyne.Shortcut) { win.addFolder() })
 	c.AddShortcut(shortcutQuestion, func(fyne.Shortcut) { win.focusQuestion() })
+	c.AddShortcut(shortcutQuit, func(fyne.Shortcut) { win.quit() })
 	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
 		if k.Name == fyne.KeyEscape {
 			win.escape()
 		}
 	})
+}
+
+// quit saves the window's size and place and ends the app, as closing
+// the window does.
+func (win *window) quit() {
+	win.saveState()
+	win.app.Quit()
 }
 
 func (win *window) addFolder() {
@@ -102,12 +120,23 @@ func (win *window) escape() {
 }
 
 func (win *window) showAbout() {
-	msg := widget.NewRichTextFromMarkdown(fmt.Sprintf("**Cairn %s**\n\n"+
-		"Answers questions from your own documents, offline, citing file and page.\n\n"+
-		"Knowledge base: %s  \nData folder: %s  \nSettings: %s",
-		win.opt.Version, win.kb, win.opt.Config.Paths.DataDir, win.opt.Dirs.SettingsFile()))
-	msg.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom("About Cairn", "Close", msg, win.w)
+	// One label a line: Markdown's hard line breaks ran the lines together.
+	lines := []string{
+		"Answers questions from your own documents, offline, citing file and page.",
+		"",
+		"Knowledge base: " + win.kb,
+		"Data folder: " + win.opt.Config.Paths.DataDir,
+		"Settings: " + win.opt.Dirs.SettingsFile(),
+	}
+	box := container.NewVBox(widget.NewLabelWithStyle(fmt.Sprintf("Cairn %s", win.opt.Version), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	for _, l := range lines {
+		lbl := widget.NewLabel(l)
+		lbl.Wrapping = fyne.TextWrapWord
+		box.Add(lbl)
+	}
+	win.aboutView = box
+	d := dialog.NewCustom("About Cairn", "Close", box, win.w)
 	d.Resize(fyne.NewSize(520, 260))
+	panels.DialogKeys(d, win.w)
 	d.Show()
 }

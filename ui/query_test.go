@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/search"
 	"cairn/panels"
 )
 
@@ -113,7 +115,21 @@ func TestEscapeInTheQuestionCancels(t *testing.T) {
 	h.until("the cancellation", func() bool { return strings.HasPrefix(q.State.Text, "Cancelled") })
 }
 
-func TestCitationOpensTheSourceAtItsPage(t *testing.T) {
+// highlightedText is the text the preview pane marks as the passage.
+func highlightedText(p *panels.PreviewPane) string {
+	var b strings.Builder
+	for _, seg := range p.Text.Segments {
+		if ts, ok := seg.(*widget.TextSegment); ok && ts.Style.TextStyle.Bold {
+			b.WriteString(ts.Text)
+		}
+	}
+	return b.String()
+}
+
+// A citation shows the cited passage inside the window, whatever viewers
+// the machine has; the external viewer is an extra, and when it fails the
+// pane says so and offers Show in folder.
+func TestCitationShowsThePassageInThePreview(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	h := newHarness(t, eng)
 	q := h.shell().Query
@@ -129,20 +145,56 @@ func TestCitationOpensTheSourceAtItsPage(t *testing.T) {
 	if !slices.Equal(texts, []string{"[1]", "[2]"}) {
 		t.Fatalf("citation links %q, want [1] and [2]", texts)
 	}
+	if q.Preview.Visible() {
+		t.Fatal("the preview pane shows before any click")
+	}
 	link := links[0].(*widget.Hyperlink)
 	test.TapAt(link, fyne.NewPos(link.Size().Width/2, link.Size().Height/2))
+	h.until("the preview", func() bool { return highlightedText(q.Preview) != "" })
+	if got := highlightedText(q.Preview); got != passC.Text {
+		t.Errorf("highlighted %q, want the cited passage %q", got, passC.Text)
+	}
+	if !q.Preview.Visible() || q.Preview.Title.Text != "Charlie manual" || !strings.HasPrefix(q.Preview.Where.Text, "page vii") {
+		t.Errorf("preview pane visible %v, title %q, where %q", q.Preview.Visible(), q.Preview.Title.Text, q.Preview.Where.Text)
+	}
+	if len(h.openedSources()) != 0 {
+		t.Errorf("a citation started the external viewer: %+v", h.openedSources())
+	}
+
+	test.Tap(q.Preview.Viewer)
 	h.until("the viewer to be asked", func() bool { return len(h.openedSources()) == 1 })
 	want := panels.OpenSource{Path: "/docs/c.pdf", Page: 7, Label: "vii"}
 	if got := h.openedSources()[0]; got != want {
 		t.Errorf("opened %+v, want %+v", got, want)
 	}
 
-	// The ranked sources are their own event, which may follow the answer.
+	// No viewer registered: said in the pane, with Show in folder.
+	h.mu.Lock()
+	h.openErr = errors.New("gio: No application is registered as handling this file")
+	h.mu.Unlock()
+	test.Tap(q.Preview.Viewer)
+	h.until("the failure to be shown", func() bool { return strings.Contains(q.Preview.Note.Text, "No application") })
+	if !strings.Contains(q.Preview.Note.Text, "No application is registered") || !strings.Contains(q.Preview.Note.Text, "Show in folder") {
+		t.Errorf("note %q", q.Preview.Note.Text)
+	}
+	test.Tap(q.Preview.Folder)
+	h.until("the folder to be shown", func() bool { return len(h.shownFolders()) == 1 })
+	if got := h.shownFolders()[0]; got != "/docs/c.pdf" {
+		t.Errorf("showed %q in its folder", got)
+	}
+
+	// A source row's Open shows its passage too.
 	h.until("the sources", func() bool { return len(q.Rows()) == 4 })
 	test.Tap(q.Rows()[1].Open)
-	h.until("the second open", func() bool { return len(h.openedSources()) == 2 })
-	if got := h.openedSources()[1]; got.Path != "/docs/b.md" || got.Line != 10 {
-		t.Errorf("row Open opened %+v, want /docs/b.md at line 10", got)
+	h.until("the second preview", func() bool {
+		return highlightedText(q.Preview) == q.Rows()[1].Snippet.String() || highlightedText(q.Preview) == passB.Text
+	})
+	if q.Preview.Note.Visible() {
+		t.Errorf("the last passage's note stays: %q", q.Preview.Note.Text)
+	}
+	test.Tap(q.Preview.Close)
+	if q.Preview.Visible() {
+		t.Error("Close left the preview pane open")
 	}
 }
 
@@ -226,4 +278,60 @@ func TestEmptyQuestionIsNotSent(t *testing.T) {
 			t.Errorf("the engine was asked %d times", len(eng.asks))
 		}
 	})
+}
+
+// "Right answer" belongs to the passage ticked, not to every passage of its
+// file; ticking another passage of the same file moves the mark.
+func TestRightAnswerMarksOnePassage(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.cands = func() *search.Candidates {
+		c := fakeCandidates()
+		b := *passB
+		b.Path, b.DocumentID = passA.Path, passA.DocumentID // A and B: two passages of a.md
+		c.Passages[2] = &b
+		return c
+	}
+	h := newHarness(t, eng)
+	q := h.shell().Query
+	h.ask("how do I reset the router")
+	h.until("the sources", func() bool { return len(q.Rows()) == 4 })
+	row := func(id int64) *panels.SourceRow {
+		for _, r := range q.Rows() {
+			if r.Snippet.String() == eng.cands().Passages[id].Snippet {
+				return r
+			}
+		}
+		t.Fatalf("no row for chunk %d", id)
+		return nil
+	}
+	test.Tap(row(1).Right)
+	h.until("the judgment", func() bool { return h.shell().Tuning.Judged.Length() == 1 })
+	if !row(1).Right.Checked || row(2).Right.Checked {
+		t.Errorf("after ticking passage A: A %v, B (same file) %v; want only A", row(1).Right.Checked, row(2).Right.Checked)
+	}
+	test.Tap(row(2).Right)
+	h.until("the mark to move", func() bool { return row(2).Right.Checked && !row(1).Right.Checked })
+}
+
+// A new answer and its sources open at their tops, not where the last
+// question's lists were scrolled to.
+func TestNewAnswerStartsScrolledToTheTop(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	q := h.shell().Query
+	h.ask("how do I reset the router")
+	h.until("the sources", func() bool { return len(q.Rows()) == 4 && q.Answer.Verdict.Visible() })
+	h.win.w.Resize(fyne.NewSize(926, 552)) // the smallest window: the lists scroll
+	h.frame()
+	q.SourceScroll.ScrollToBottom()
+	q.AnswerScroll.ScrollToBottom()
+	if q.SourceScroll.Offset.Y == 0 {
+		t.Fatal("the source list does not scroll at the smallest window size; the test needs it to")
+	}
+	h.ask("how long do I hold the pin")
+	h.until("the new sources", func() bool { return q.Answer.Verdict.Visible() && len(q.Rows()) == 4 })
+	h.settle(50 * time.Millisecond)
+	if q.SourceScroll.Offset.Y != 0 || q.AnswerScroll.Offset.Y != 0 {
+		t.Errorf("new answer scrolled to %v, sources to %v; want both at 0", q.AnswerScroll.Offset.Y, q.SourceScroll.Offset.Y)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -137,6 +138,15 @@ func TestRealEngineIndexAskOpenAndRerank(t *testing.T) {
 	}
 	link := links[0].(*widget.Hyperlink)
 	test.TapAt(link, fyne.NewPos(link.Size().Width/2, link.Size().Height/2))
+	h.until("the cited passage", func() bool { return highlightedText(q.Preview) != "" })
+	// Rich text rows carry no line breaks: compare without them.
+	if pv := q.Preview.Passage(); !strings.HasPrefix(pv.Path, corpus) || highlightedText(q.Preview) != strings.ReplaceAll(pv.Text, "\n", "") {
+		t.Errorf("preview of %q highlights %q, want the passage %q", pv.Path, highlightedText(q.Preview), pv.Text)
+	}
+	if q.Preview.Note.Visible() {
+		t.Errorf("preview note %q", q.Preview.Note.Text)
+	}
+	test.Tap(q.Preview.Viewer)
 	h.until("the cited file to open", func() bool { return len(h.openedSources()) == 1 })
 	if got := h.openedSources()[0].Path; !strings.HasPrefix(got, corpus) {
 		t.Errorf("opened %q, not a corpus file", got)
@@ -193,5 +203,51 @@ func TestOfflineThenAChatModelStaysOfflineAtTheNextStart(t *testing.T) {
 	if next.Network.Mode != "offline" || next.Generation.Model != "tiny-chat.gguf" {
 		t.Errorf("the next start has network mode %q and chat model %q; want offline and tiny-chat.gguf",
 			next.Network.Mode, next.Generation.Model)
+	}
+}
+
+// A PDF's citation shows its page drawn by pdftoppm beside the page's text,
+// the passage highlighted in it.
+func TestRealEnginePreviewDrawsThePDFPage(t *testing.T) {
+	if _, err := exec.LookPath("pdftoppm"); err != nil {
+		t.Skip("poppler-utils not installed")
+	}
+	cfg, open := realEngine(t)
+	h := newHarnessWith(t, open, cfg)
+	p, q := h.shell().Index, h.shell().Query
+	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
+	dir := filepath.Join(t.TempDir(), "reports")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../testdata/formats/report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.pdf"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startIndexing(h, dir)
+	h.until("the report", func() bool { return strings.HasPrefix(p.State.Text, "Indexed "+dir+".") })
+
+	h.ask("quartz flake Bronze Age")
+	h.until("the sources", func() bool { return len(q.Rows()) > 0 })
+	row := q.Rows()[0]
+	if !strings.HasSuffix(row.Where.Text, "page 2") && !strings.Contains(row.Where.Text, "page 2") {
+		t.Fatalf("best source at %q, want page 2 of the report", row.Where.Text)
+	}
+	test.Tap(row.Open)
+	h.until("the page", func() bool { return q.Preview.Page.Image != nil || q.Preview.Note.Visible() })
+	if q.Preview.Page.Image == nil {
+		t.Fatalf("no page drawn: %q", q.Preview.Note.Text)
+	}
+	if w := q.Preview.Page.Image.Bounds().Dx(); w != previewPageWidth {
+		t.Errorf("page drawn %d pixels wide, want %d", w, previewPageWidth)
+	}
+	if got := highlightedText(q.Preview); !strings.Contains(got, "quartz flake") {
+		t.Errorf("highlighted %q, want the passage with the quartz flake", got)
+	}
+	if !strings.Contains(q.Preview.Text.String(), "Findings") {
+		t.Errorf("page text %q lacks the page's heading", q.Preview.Text.String())
 	}
 }

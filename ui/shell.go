@@ -18,11 +18,13 @@ type shellDeps struct {
 	clip          fyne.Clipboard
 	do            func(func()) // runs on the window's goroutine, without waiting
 	open          func(context.Context, panels.OpenSource) error
+	folder        func(ctx context.Context, path string) error
 	pick          func(context.Context) (string, bool, error)
 	save          saveFunc
 	watched       []string       // folders to watch from the start
 	onWatch       func([]string) // the watched folders changed
 	onReady       func()         // on the window's goroutine, once every panel works
+	addFolder     func()         // the window's Add folder (File menu, Ctrl+O)
 	observe       func(any)      // if set, sees every event after its panel applied it
 	statusEvery   time.Duration
 	watchDebounce time.Duration
@@ -87,6 +89,7 @@ func newShell(parent context.Context, d shellDeps) *shell {
 	}
 	s.ctx, s.cancel = context.WithCancel(parent)
 	s.Query = panels.NewQuery(d.win, d.clip, s.queryReqs)
+	s.Query.OnAddFolder = d.addFolder
 	s.Index = panels.NewIndex(d.win, d.clip, s.indexReqs)
 	s.Status = panels.NewStatusBar()
 	s.Tuning = panels.NewEngineering(d.win, s.queryReqs, s.settingsReqs)
@@ -113,6 +116,9 @@ func (s *shell) attach(eng Engine, starter bool) {
 	s.eng = eng
 
 	qw := newQueryWorker(eng, s.queryReqs, queryEv, tuneEv, s.deps.open)
+	if s.deps.folder != nil {
+		qw.folder = s.deps.folder
+	}
 	iw := newIndexWorker(eng, s.indexReqs, indexEv)
 	iw.pick, iw.starter = s.deps.pick, starter
 	iw.debounce = s.deps.watchDebounce
@@ -145,6 +151,9 @@ func (s *shell) attach(eng Engine, starter bool) {
 		pump(ctx, s.deps.do, indexEv, func(evs []panels.IndexEvent) {
 			s.Index.Apply(evs...)
 			for _, ev := range evs {
+				if l, ok := ev.(panels.FoldersListed); ok {
+					s.Query.ShowGuideOnly(l.Guide)
+				}
 				if _, ok := ev.(panels.IndexReady); ok {
 					s.panelReady()
 				}

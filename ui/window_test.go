@@ -18,6 +18,8 @@ import (
 	"cairn/core/config"
 	"cairn/core/fault"
 	"cairn/core/health"
+	"cairn/core/store"
+	"cairn/panels"
 	cairntheme "cairn/theme"
 )
 
@@ -38,12 +40,12 @@ func TestMainMenu(t *testing.T) {
 		got = append(got, m.Label+": "+strings.Join(items, ", "))
 	}
 	want := []string{
-		"File: Add folder…, Open knowledge base…, New knowledge base…",
+		"File: Add folder…, Open knowledge base…, New knowledge base…, Quit",
 		"View: Ask a question, Theme",
 		"Help: User guide, About Cairn",
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("menu\n%q\nwant\n%q (Fyne appends Quit to File)", got, want)
+		t.Errorf("menu\n%q\nwant\n%q ", got, want)
 	}
 	if it := h.win.w.MainMenu().Items[0].Items[0]; it.Shortcut == nil || it.Shortcut.ShortcutName() != shortcutAddFolder.ShortcutName() {
 		t.Errorf("Add folder has no Ctrl+O shortcut")
@@ -304,4 +306,115 @@ func richLines(rt *widget.RichText) []string {
 		line.Reset()
 	}
 	return out
+}
+
+// Every menu action has a working shortcut, shown in the menu.
+func TestCtrlQQuits(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	file := h.win.w.MainMenu().Items[0]
+	quit := file.Items[len(file.Items)-1]
+	if quit.Label != "Quit" || !quit.IsQuit || quit.Shortcut == nil || quit.Shortcut.ShortcutName() != shortcutQuit.ShortcutName() {
+		t.Errorf("File's last item %q (quit %v, shortcut %v), want Quit with Ctrl+Q", quit.Label, quit.IsQuit, quit.Shortcut)
+	}
+	h.win.w.Resize(fyne.NewSize(1000, 700))
+	shortcut(h, shortcutQuit)
+	// The test app's Quit does nothing; what quitting saves first shows it ran.
+	if w := h.app.Preferences().Int(prefWidth); w != 1000 {
+		t.Errorf("Ctrl+Q did not quit through the window (saved width %d)", w)
+	}
+}
+
+// The Remove-folder dialog answers Enter (remove) and Escape (keep), and
+// the window's own Escape works again once it is closed.
+func TestDialogsAnswerEnterAndEscape(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	p, _ := indexedFolder(h)
+	h.win.w.Canvas().Unfocus()
+	key := func(name fyne.KeyName) { h.win.w.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: name}) }
+
+	test.Tap(p.Remove)
+	h.overlay()
+	key(fyne.KeyEscape)
+	if h.win.w.Canvas().Overlays().Top() != nil {
+		t.Fatal("Escape left the Remove dialog open")
+	}
+	if p.Folders.Length() != 1 {
+		t.Fatal("Escape removed the folder")
+	}
+	test.Tap(p.Remove)
+	h.overlay()
+	key(fyne.KeyReturn)
+	h.until("the folder to go", func() bool { return p.Folders.Length() == 0 })
+	if h.win.w.Canvas().Overlays().Top() != nil {
+		t.Error("Enter left the Remove dialog open")
+	}
+
+	h.win.showAbout()
+	h.overlay()
+	key(fyne.KeyEscape)
+	if h.win.w.Canvas().Overlays().Top() != nil {
+		t.Error("Escape left About open")
+	}
+
+	// The folder picker (Fyne's, when the desktop has none) closes with Escape.
+	h.shell().Index.Apply(panels.ShowFolderDialog{})
+	h.overlay()
+	key(fyne.KeyEscape)
+	if h.win.w.Canvas().Overlays().Top() != nil {
+		t.Error("Escape left the folder picker open")
+	}
+
+	// The guide window closes with Escape and with Ctrl+W.
+	for _, close := range []func(fyne.Window){
+		func(w fyne.Window) { w.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape}) },
+		func(w fyne.Window) { w.Canvas().(fyne.Shortcutable).TypedShortcut(shortcutClose) },
+	} {
+		h.win.showGuide()
+		g := h.win.guide
+		closed := false
+		g.SetOnClosed(func() { closed = true })
+		close(g)
+		if !closed {
+			t.Error("the guide window stayed open")
+		}
+	}
+}
+
+// With only the bundled guide indexed, the Ask tab says what its documents
+// are and offers Add folder; once a folder of one's own is in, it stops.
+func TestFirstStartOffersAddFolder(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.folders = []store.Folder{{ID: 1, Path: eng.GuideDir(), Documents: 8, Chunks: 40}}
+	h := newHarness(t, eng)
+	q := h.shell().Query
+	h.until("the guide to be named", func() bool { return q.AddFolder.Visible() })
+	if !strings.HasPrefix(q.State.Text, "Ready. The 8 documents here are Cairn's own user guide") {
+		t.Errorf("state %q", q.State.Text)
+	}
+	dir := t.TempDir()
+	h.mu.Lock()
+	h.picked = dir
+	h.mu.Unlock()
+	test.Tap(q.AddFolder)
+	if h.shell().Tabs.SelectedIndex() != tabIndex {
+		t.Error("Add folder did not show the Index tab")
+	}
+	h.until("the folder to be indexed and the offer to go", func() bool { return !q.AddFolder.Visible() })
+	if q.State.Text != "Ready. Ask a question; answers cite the file and page they come from." {
+		t.Errorf("state after adding a folder %q", q.State.Text)
+	}
+}
+
+// About shows each fact on its own line.
+func TestAboutHasOneLineEach(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	h.win.showAbout()
+	var got []string
+	for _, o := range h.win.aboutView.Objects {
+		got = append(got, o.(*widget.Label).Text)
+	}
+	if len(got) != 6 || got[0] != "Cairn test" || !strings.HasPrefix(got[3], "Knowledge base: default") || !strings.HasPrefix(got[4], "Data folder: ") || !strings.HasPrefix(got[5], "Settings: ") {
+		t.Errorf("About lines %q", got)
+	}
 }

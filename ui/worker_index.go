@@ -126,18 +126,17 @@ func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 		}
 	case panels.RemoveFolder:
 		if w.running != "" {
-			w.emit(ctx, panels.IndexNotice{Text: "Wait for the indexing run to end (or cancel it), then remove the folder.", Err: true})
+			w.emit(ctx, panels.FolderRemoved{Path: r.Path, Err: errors.New("an indexing run is in progress: wait for it to end (or cancel it), then remove the folder")})
 			return
 		}
 		w.unwatch(r.Path)
 		watching := w.watchingSet()
 		w.jobs.spawn(func() {
-			if err := w.eng.RemoveFolder(ctx, r.Path); err != nil {
-				send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not remove " + r.Path + ": " + panels.ErrorText(err), Err: true}))
-				return
+			err := w.eng.RemoveFolder(ctx, r.Path)
+			send(ctx, w.notices, panels.IndexEvent(panels.FolderRemoved{Path: r.Path, Err: err}))
+			if err == nil {
+				w.listWith(ctx, watching)
 			}
-			send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Removed " + r.Path + " from the knowledge base; the files themselves are untouched."}))
-			w.listWith(ctx, watching)
 		})
 	case panels.WatchFolder:
 		if r.On {
@@ -271,7 +270,11 @@ func (w *indexWorker) listWith(ctx context.Context, watching map[string]bool) {
 		send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not list the files not indexed: " + panels.ErrorText(err), Err: true}))
 		return
 	}
-	send(ctx, w.notices, panels.IndexEvent(panels.FoldersListed{Folders: folders, Watching: watching}))
+	listed := panels.FoldersListed{Folders: folders, Watching: watching}
+	if len(folders) == 1 && filepath.Clean(folders[0].Path) == filepath.Clean(w.eng.GuideDir()) {
+		listed.Guide = &folders[0]
+	}
+	send(ctx, w.notices, panels.IndexEvent(listed))
 	send(ctx, w.notices, panels.IndexEvent(panels.IssuesListed{Issues: issues}))
 }
 

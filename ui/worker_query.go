@@ -24,6 +24,10 @@ type queryWorker struct {
 	events   chan<- panels.QueryEvent       // to the query panel
 	metrics  chan<- panels.EngineeringEvent // to the engineering panel
 	open     func(context.Context, panels.OpenSource) error
+	folder   func(ctx context.Context, path string) error // shows a file in the file manager
+
+	pages       *pageCache
+	previewStop context.CancelFunc // the preview on its way, if any
 
 	tuning   panels.Tuning
 	question string             // the last answered question
@@ -76,6 +80,8 @@ func newQueryWorker(eng Engine, requests <-chan panels.QueryRequest, events chan
 		eng: eng, requests: requests, events: events, metrics: metrics, open: open,
 		tuning: tuningFromConfig(eng.Config().Retrieval),
 		judged: map[string]*search.Candidates{},
+		pages:  newPageCache(8, 16<<20),
+		folder: func(context.Context, string) error { return errors.New("no file manager") },
 		tokens: make(chan tokenMsg), asked: make(chan askResult), found: make(chan findResult),
 		notices: make(chan panels.QueryEvent),
 	}
@@ -129,12 +135,12 @@ func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 		w.rerank(ctx)
 	case panels.JudgeSource:
 		w.judge(ctx, r)
+	case panels.ShowSource:
+		w.showSource(ctx, r.Passage)
 	case panels.OpenSource:
-		w.jobs.spawn(func() {
-			if err := w.open(ctx, r); err != nil {
-				send(ctx, w.notices, panels.QueryEvent(panels.QueryNotice{Text: "Could not open the source: " + err.Error(), Err: true}))
-			}
-		})
+		w.openExternal(ctx, r.Path, false, func(ctx context.Context) error { return w.open(ctx, r) })
+	case panels.ShowInFolder:
+		w.openExternal(ctx, r.Path, true, func(ctx context.Context) error { return w.folder(ctx, r.Path) })
 	}
 }
 
@@ -193,22 +199,49 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 // rerank fuses the cached candidates under the current knobs: the source
 // list and the test set's metrics follow the sliders without a search.
 func (w *queryWorker) rerank(ctx context.Context) {
+	live := panels.LiveRanking{Inert: search.Inert(w.cands, w.tuning.Mode, w.tuning.Params)}
 	if w.cands != nil {
-		w.emit(ctx, w.ranked())
+		r := w.ranked()
+		w.emit(ctx, r)
+		live.Question, live.Results = w.question, r.Results
 	}
+	send(ctx, w.metrics, panels.EngineeringEvent(live))
 	send(ctx, w.metrics, panels.EngineeringEvent(w.evaluate()))
 }
 
 func (w *queryWorker) ranked() panels.Ranked {
-	right := map[string]bool{}
-	for _, j := range w.judgments {
-		if j.Query == w.question {
-			right[j.Path] = true
-		}
-	}
 	results := search.Fuse(w.cands, w.tuning.Params)
+	right := rightPassages(w.judgments, w.question, results)
 	return panels.Ranked{Question: w.question, Mode: w.cands.Mode, Results: results,
 		Params: w.tuning.Params, Right: right, Notes: w.cands.Notes, Stale: !w.closest && disagrees(w.sources, results)}
+}
+
+// rightPassages are the listed passages marked as the right answer to q: a
+// judgment belongs to the passage ticked, not to every passage of its file.
+// The test set keeps one judgment per file and question (the metrics rank
+// files), so a judgment whose passage is no longer listed, say after a
+// re-index, is shown on its file's best-ranked passage.
+func rightPassages(js []store.Judgment, q string, results []search.Result) map[int64]bool {
+	right := map[int64]bool{}
+	for _, j := range js {
+		if j.Query != q {
+			continue
+		}
+		best := int64(0)
+		for _, r := range results {
+			if r.ChunkID == j.ChunkID {
+				best = r.ChunkID
+				break
+			}
+			if best == 0 && r.Path == j.Path {
+				best = r.ChunkID
+			}
+		}
+		if best != 0 {
+			right[best] = true
+		}
+	}
+	return right
 }
 
 // disagrees says whether a list of results no longer agrees with the answer

@@ -4,14 +4,18 @@
 package desktop
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // LookPath finds a program; exec.LookPath in the app, a fake in tests.
@@ -61,8 +65,8 @@ func paged(path string) bool {
 }
 
 // Open shows path in the system viewer, at page where the viewer supports
-// it. The viewer is started detached (through sh -c '... &'), so it
-// outlives Cairn and Open returns as soon as it is launched.
+// it, and says when the viewer could not be started (no program registered
+// for the file type, say): see launch.
 func Open(ctx context.Context, path string, page int) error {
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("cannot open %s: %w (was it moved or deleted? re-index its folder)", path, err)
@@ -71,9 +75,72 @@ func Open(ctx context.Context, path string, page int) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `"$@" </dev/null >/dev/null 2>&1 &`, "sh"}, argv...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("open %s with %s: %v %s", path, argv[0], err, strings.TrimSpace(string(out)))
+	if err := launch(ctx, argv, launchWait); err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
 	}
 	return nil
+}
+
+// ShowInFolder opens the folder that holds path in the file manager, with
+// the file selected where the file manager supports it (the freedesktop
+// FileManager1 interface over D-Bus), else the folder alone.
+func ShowInFolder(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("cannot show %s: %w (was it moved or deleted?)", path, err)
+	}
+	if _, err := exec.LookPath("dbus-send"); err == nil {
+		uri := (&url.URL{Scheme: "file", Path: path}).String()
+		err := launch(ctx, []string{"dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.FileManager1",
+			"/org/freedesktop/FileManager1", "org.freedesktop.FileManager1.ShowItems", "array:string:" + uri, "string:"}, launchWait)
+		if err == nil {
+			return nil
+		}
+	}
+	dir := filepath.Dir(path)
+	argv, err := ViewerCommand(dir, 0, exec.LookPath)
+	if err != nil {
+		return err
+	}
+	if err := launch(ctx, argv, launchWait); err != nil {
+		return fmt.Errorf("show the folder %s: %w", dir, err)
+	}
+	return nil
+}
+
+// launchWait is how long launch watches a program for an early failure.
+const launchWait = 2 * time.Second
+
+// launch starts argv and reports its failure if it exits with an error
+// within wait: xdg-open and gio return at once with an error when no
+// program handles the file, and that error must reach the person. A
+// program still running after wait is a viewer the person is using: it is
+// left running in its own process group (so it outlives Cairn and a
+// Ctrl+C in Cairn's terminal) and reaped when it exits.
+func launch(ctx context.Context, argv []string, wait time.Duration) error {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }() // ends when the program does
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			msg := strings.TrimSpace(out.String())
+			if msg == "" {
+				msg = err.Error()
+			}
+			return fmt.Errorf("%s failed: %s", argv[0], msg)
+		}
+		return nil
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return nil // the window is closing; the viewer may stay
+	}
 }

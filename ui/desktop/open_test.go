@@ -1,9 +1,12 @@
 package desktop
 
 import (
+	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // installed fakes exec.LookPath with a set of programs.
@@ -43,5 +46,25 @@ func TestViewerCommand(t *testing.T) {
 	}
 	if _, err := ViewerCommand("/d/a.md", 0, installed()); err == nil {
 		t.Error("no opener installed, but no error saying so")
+	}
+}
+
+// A program that fails at once (xdg-open or gio with no viewer registered)
+// is reported with what it said; one still running is a viewer, left alone.
+func TestLaunchReportsAnEarlyFailure(t *testing.T) {
+	ctx := context.Background()
+	err := launch(ctx, []string{"sh", "-c", "echo 'gio: No application is registered as handling this file' >&2; exit 2"}, 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "No application is registered") {
+		t.Errorf("failing opener: %v, want its message", err)
+	}
+	start := time.Now()
+	if err := launch(ctx, []string{"sleep", "3"}, 100*time.Millisecond); err != nil {
+		t.Errorf("viewer still running: %v", err)
+	}
+	if time.Since(start) > time.Second {
+		t.Error("launch waited for the viewer to exit")
+	}
+	if err := launch(ctx, []string{"true"}, 5*time.Second); err != nil {
+		t.Errorf("opener that succeeds: %v", err)
 	}
 }
