@@ -407,11 +407,11 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 	}
 	out := Status{Stats: st, NetworkMode: e.NetworkMode()}
 	e.models.mu.Lock()
-	if e.models.emb != nil {
-		out.EmbeddingModel = e.models.emb.ModelID()
+	if e.models.emb.m != nil {
+		out.EmbeddingModel = e.models.emb.m.ModelID()
 	}
-	if e.models.gen != nil {
-		out.ChatModel = filepath.Base(e.models.genPath)
+	if e.models.gen.m != nil {
+		out.ChatModel = filepath.Base(e.models.gen.path)
 	}
 	e.models.mu.Unlock()
 	return out, nil

@@ -25,11 +25,10 @@ func (e *Engine) Models(ctx context.Context) ([]models.Info, error) {
 func (e *Engine) listModels(c config.Config) ([]models.Info, error) {
 	e.models.mu.Lock()
 	var inUse []string
-	if e.models.emb != nil {
-		inUse = append(inUse, e.models.embPath)
-	}
-	if e.models.gen != nil {
-		inUse = append(inUse, e.models.genPath)
+	for _, p := range []string{e.models.emb.path, e.models.gen.path} {
+		if p != "" {
+			inUse = append(inUse, p)
+		}
 	}
 	e.models.mu.Unlock()
 	return models.List(c, inUse)
@@ -38,15 +37,27 @@ func (e *Engine) listModels(c config.Config) ([]models.Info, error) {
 // loadedModels holds the loaded models; loading happens on first use, since a
 // model can take seconds and most commands need none.
 type loadedModels struct {
-	mu      sync.Mutex
-	embDone bool
-	emb     *llm.Embedder
-	embPath string
-	embErr  error
-	genDone bool
-	gen     *llm.Generator
-	genPath string
-	genErr  error
+	mu  sync.Mutex
+	emb lazy[*llm.Embedder]
+	gen lazy[*llm.Generator]
+}
+
+// lazy is one model, loaded on first use: done once tried, with the model
+// or why it could not load.
+type lazy[M interface{ Close() error }] struct {
+	done bool
+	m    M
+	path string
+	err  error
+}
+
+// unload closes the model and forgets it, so that the next use loads the
+// one the settings then name; m.mu is held.
+func (l *lazy[M]) unload() {
+	if l.done && l.err == nil && l.path != "" {
+		l.m.Close()
+	}
+	*l = lazy[M]{}
 }
 
 // ChatModelPath is the chat model file the settings select ("" for none),
@@ -59,68 +70,54 @@ func (e *Engine) ChatModelPath(ctx context.Context) (string, error) {
 // Embedder returns the embedding model, loading it on first use; nil
 // without error when none is configured or found (keyword search only).
 func (e *Engine) Embedder(ctx context.Context) (*llm.Embedder, error) {
-	m := &e.models
-	for {
-		m.mu.Lock()
-		if m.embDone {
-			defer m.mu.Unlock()
-			return m.emb, m.embErr
-		}
-		m.mu.Unlock()
-		// Resolving lists the models folder, which takes m.mu itself.
-		c := e.Config()
-		path, err := models.Resolve(c, c.Embedding.Model, llm.KindEmbedding)
-		m.mu.Lock()
-		if m.embDone || models.Setting(e.Config(), llm.KindEmbedding) != c.Embedding.Model {
-			m.mu.Unlock()
-			continue // loaded by a concurrent caller, or switched, meanwhile
-		}
-		defer m.mu.Unlock()
-		m.embDone = true
-		if err != nil || path == "" {
-			m.embErr = err
-			return nil, err
-		}
-		start := time.Now()
-		m.emb, m.embErr = llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: c.Embedding.Threads, Dim: c.Embedding.Dim})
-		m.embErr = models.Fault(path, llm.KindEmbedding, m.embErr)
-		m.embPath = path
-		e.logLoad(path, llm.KindEmbedding, start, m.embErr)
-		return m.emb, m.embErr
-	}
+	return load(e, &e.models.emb, llm.KindEmbedding, func(path string, c config.Config) (*llm.Embedder, error) {
+		return llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: c.Embedding.Threads, Dim: c.Embedding.Dim})
+	})
 }
 
 // Generator returns the chat model, loading it on first use; nil without
 // error when none is configured or found (extractive answers).
 func (e *Engine) Generator(ctx context.Context) (*llm.Generator, error) {
-	m := &e.models
+	return load(e, &e.models.gen, llm.KindGeneration, func(path string, c config.Config) (*llm.Generator, error) {
+		return llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: c.Generation.ContextSize, Threads: c.Generation.Threads})
+	})
+}
+
+// load returns the model of kind in slot, opening the file the settings
+// name on first use. Resolving the setting lists the models folder, which
+// takes the models' lock itself, so it runs unlocked; a model loaded by a
+// concurrent caller, or a setting switched meanwhile, starts over.
+func load[M interface{ Close() error }](e *Engine, slot *lazy[M], kind llm.Kind, open func(path string, c config.Config) (M, error)) (M, error) {
+	mu := &e.models.mu
 	for {
-		m.mu.Lock()
-		if m.genDone {
-			defer m.mu.Unlock()
-			return m.gen, m.genErr
+		mu.Lock()
+		if slot.done {
+			defer mu.Unlock()
+			return slot.m, slot.err
 		}
-		m.mu.Unlock()
-		// Resolving lists the models folder, which takes m.mu itself.
+		mu.Unlock()
 		c := e.Config()
-		path, err := models.Resolve(c, c.Generation.Model, llm.KindGeneration)
-		m.mu.Lock()
-		if m.genDone || models.Setting(e.Config(), llm.KindGeneration) != c.Generation.Model {
-			m.mu.Unlock()
-			continue // loaded by a concurrent caller, or switched, meanwhile
+		setting := models.Setting(c, kind)
+		path, err := models.Resolve(c, setting, kind)
+		mu.Lock()
+		if slot.done || models.Setting(e.Config(), kind) != setting {
+			mu.Unlock()
+			continue
 		}
-		defer m.mu.Unlock()
-		m.genDone = true
+		defer mu.Unlock()
+		slot.done = true
 		if err != nil || path == "" {
-			m.genErr = err
-			return nil, err
+			slot.err = err
+			return slot.m, err
 		}
 		start := time.Now()
-		m.gen, m.genErr = llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: c.Generation.ContextSize, Threads: c.Generation.Threads})
-		m.genErr = models.Fault(path, llm.KindGeneration, m.genErr)
-		m.genPath = path
-		e.logLoad(path, llm.KindGeneration, start, m.genErr)
-		return m.gen, m.genErr
+		m, err := open(path, c)
+		slot.err = models.Fault(path, kind, err)
+		if slot.err == nil {
+			slot.m, slot.path = m, path
+		}
+		e.logLoad(path, kind, start, slot.err)
+		return slot.m, slot.err
 	}
 }
 
@@ -208,12 +205,10 @@ func (e *Engine) setModel(kind llm.Kind, setting string) (prev string) {
 	}
 	e.mu.Unlock()
 	if kind == llm.KindEmbedding {
-		m.emb.Close()
-		m.emb, m.embDone, m.embErr = nil, false, nil
-		return prev
+		m.emb.unload()
+	} else {
+		m.gen.unload()
 	}
-	m.gen.Close()
-	m.gen, m.genDone, m.genErr = nil, false, nil
 	return prev
 }
 
@@ -222,13 +217,8 @@ func (e *Engine) closeModels() {
 	m := &e.models
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.emb != nil {
-		m.emb.Close()
-	}
-	if m.gen != nil {
-		m.gen.Close()
-	}
-	m.emb, m.gen = nil, nil
+	m.emb.unload()
+	m.gen.unload()
 }
 
 // passageEmbedder adapts llm.Embedder to the indexer.
