@@ -174,9 +174,9 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 			near := nearWeight(b.Scored(), terms, weight)
 			score := ((1-nearShare)*have + nearShare*near + extra) / total
 			if b.Kind == BlockDefinition {
-				// The more of the question the term line names, the surer
-				// the description under it answers ("--create-home" for a
-				// home directory of a new user, over "--home-dir").
+				// A term line that names a word of the question (other than
+				// its document's title) says the description under it is
+				// about that ("--ignore-case" for "ignore case").
 				var onLine float64
 				for _, t := range matchedTerms(b.Lead, terms) {
 					if !context[t] {
