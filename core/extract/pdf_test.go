@@ -98,6 +98,24 @@ func TestPDFScannedPagesGoThroughOCR(t *testing.T) {
 	}
 }
 
+// The OCR's confidence in a page is kept as a warning when it is low, so a
+// poor scan is visible in the document's record; a confident reading adds
+// nothing.
+func TestPDFLowOCRConfidenceIsReported(t *testing.T) {
+	for _, c := range []struct {
+		conf int
+		want string
+	}{{31, "page 2: OCR read it with low confidence (31%)"}, {91, ""}} {
+		d := mustExtract(t, "mixed.pdf", WithOCR(&fakeOCR{text: "Recognised field notes\n", confidence: c.conf}))
+		got := strings.Join(d.Warnings, "\n")
+		if c.want == "" && strings.Contains(got, "confidence") || !strings.Contains(got, c.want) {
+			t.Errorf("confidence %d: warnings %q, want %q", c.conf, got, c.want)
+		}
+	}
+	d := mustExtract(t, "scan.png", WithOCR(&fakeOCR{text: "Scanned survey notes\n", confidence: 12}))
+	contains(t, "image warnings", strings.Join(d.Warnings, "\n"), "image: OCR read it with low confidence (12%)")
+}
+
 func TestPDFScannedWithoutOCR(t *testing.T) {
 	d := mustExtract(t, "mixed.pdf")
 	equalStrings(t, "units", unitSummary(d), []string{"page 1"})
