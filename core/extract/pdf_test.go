@@ -116,6 +116,18 @@ func TestPDFLowOCRConfidenceIsReported(t *testing.T) {
 	contains(t, "image warnings", strings.Join(d.Warnings, "\n"), "image: OCR read it with low confidence (12%)")
 }
 
+// A scan whose page image the pure-Go reader cannot decode (a fax-like
+// CCITT image) goes to OCR and fails with a reason that names the fix,
+// instead of passing as a page with no text.
+func TestPDFPureGoScanNamesPoppler(t *testing.T) {
+	b := TestPDF{Pages: [][]string{nil}, ScanFilter: "CCITTFaxDecode"}.Bytes()
+	r := NewRegistry(DefaultLimits(), WithPDFEngine(PDFPureGo), WithOCR(&fakeOCR{text: "never asked"}))
+	_, err := r.Extract(t.Context(), fileOf("fax.pdf", b))
+	if err == nil || IsSkip(err) || !strings.Contains(err.Error(), "CCITTFaxDecode") || !strings.Contains(err.Error(), "install poppler-utils") {
+		t.Fatalf("err = %v, want a failure naming the image's filter and poppler-utils", err)
+	}
+}
+
 func TestPDFScannedWithoutOCR(t *testing.T) {
 	d := mustExtract(t, "mixed.pdf")
 	equalStrings(t, "units", unitSummary(d), []string{"page 1"})
