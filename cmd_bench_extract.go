@@ -52,6 +52,14 @@ func benchExtract(ctx context.Context, env *cliEnv, runs int) (bench.ExtractRepo
 	for _, f := range rep.Formats {
 		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.1f |\n", f.Ext, f.Files, f.KB, f.MBPerSec, f.MsPerFile)
 	}
+	if len(rep.Fidelity) > 0 {
+		fmt.Fprintln(w, "\n## Text of each fixture vs the source it was made from (word-level F1)")
+		fmt.Fprintln(w, "\n| fixture | made from | F1 |")
+		fmt.Fprintln(w, "|---|---|---|")
+		for _, f := range rep.Fidelity {
+			fmt.Fprintf(w, "| %s | %s | %.3f |\n", f.File, f.Reference, f.F1)
+		}
+	}
 	if o := rep.OCR; o != nil {
 		fmt.Fprintf(w, "\nOCR (Tesseract %s, %s, pages rendered at 300 dpi): %d pages of testdata/formats/scanned.pdf, %.2f pages/s\n",
 			o.Tesseract, o.Languages, o.Pages, o.PagesPerSec)

@@ -108,6 +108,7 @@ type ExtractReport struct {
 	PDFPages []int         `json:"pdf_pages"` // per file, as pdftotext counts them
 	Engines  []EngineScore `json:"engines"`
 	Formats  []FormatSpeed `json:"formats"`
+	Fidelity []FormatF1    `json:"fidelity"`
 	OCR      *OCRSpeed     `json:"ocr,omitempty"`
 }
 
@@ -163,6 +164,10 @@ func Extract(ctx context.Context, w io.Writer, opt ExtractOptions) (ExtractRepor
 	}
 	if opt.Only == "" || opt.Only == "formats" {
 		if rep.Formats, err = formatThroughput(ctx, w, opt); err != nil {
+			return rep, err
+		}
+		fmt.Fprintf(w, "Text of each fixture vs the source it was made from (word-level F1):\n\n")
+		if rep.Fidelity, err = formatFidelity(ctx, w, opt.Fixtures); err != nil {
 			return rep, err
 		}
 	}
