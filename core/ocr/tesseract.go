@@ -67,6 +67,7 @@ import (
 	"image"
 	"image/png"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -86,10 +87,13 @@ const (
 // extract` at 60-80; a page whose layout analysis failed lands below 50.
 const lowConfidence = 60
 
-// Engine recognises text through a small pool of Tesseract instances. It is
-// safe for concurrent use; Close releases the instances.
+// Engine recognises text through a small pool of Tesseract instances,
+// started as they are needed. It is safe for concurrent use; Close
+// releases the instances.
 type Engine struct {
-	pool  chan *client
+	slots chan struct{} // one per instance that may run; taken while recognising
+	idle  chan *client  // started instances not in use
+	dir   string
 	langs []string
 	ver   string
 }
@@ -104,25 +108,25 @@ type client struct{ api *C.TessBaseAPI }
 func New(opt Options) (*Engine, error) {
 	langs := opt.languages()
 	routeLeptonica()
-	e := &Engine{langs: langs, ver: C.GoString(C.TessVersion())}
-	n := max(1, opt.Workers)
-	e.pool = make(chan *client, n)
-	for i := range n {
-		c, err := newClient(opt.TessdataDir, langs, i == 0)
-		if err != nil {
-			e.Close()
-			return nil, err
-		}
-		e.pool <- c
+	n := opt.Workers
+	if n <= 0 {
+		// Each instance recognises on one thread (cairn_recognize), so
+		// pages of several files are read at once; four instances bound
+		// the memory (30-100 MB each).
+		n = min(runtime.GOMAXPROCS(0), 4)
 	}
-	c := <-e.pool
-	_, err := c.read(blankPNG())
-	e.pool <- c
+	e := &Engine{slots: make(chan struct{}, n), idle: make(chan *client, n), dir: opt.TessdataDir, langs: langs,
+		ver: C.GoString(C.TessVersion())}
+	c, err := newClient(opt.TessdataDir, langs, true)
 	if err != nil {
-		e.Close()
+		return nil, err
+	}
+	if _, err := c.read(blankPNG()); err != nil {
+		c.close()
 		return nil, fmt.Errorf("%w: Tesseract %s could not start with languages %s: %v (on Debian: apt-get install libtesseract5 tesseract-ocr-eng)",
 			ErrUnavailable, e.ver, strings.Join(langs, "+"), err)
 	}
+	e.idle <- c
 	return e, nil
 }
 
@@ -150,8 +154,7 @@ func newClient(dir string, langs []string, checkLangs bool) (*client, error) {
 		have := availableLanguages(api)
 		for _, l := range langs {
 			if !slices.Contains(have, l) {
-				C.TessBaseAPIEnd(api)
-				C.TessBaseAPIDelete(api)
+				(&client{api: api}).close()
 				return nil, fmt.Errorf("%w: Tesseract has no language data for %q (installed: %s); on Debian install tesseract-ocr-%s",
 					ErrUnavailable, l, strings.Join(have, ", "), l)
 			}
@@ -210,13 +213,22 @@ func (e *Engine) Read(ctx context.Context, img []byte) (Page, error) {
 	if err := ctx.Err(); err != nil {
 		return Page{}, err
 	}
-	var c *client
 	select {
-	case c = <-e.pool:
+	case e.slots <- struct{}{}:
 	case <-ctx.Done():
 		return Page{}, ctx.Err()
 	}
-	defer func() { e.pool <- c }()
+	defer func() { <-e.slots }()
+	var c *client
+	select {
+	case c = <-e.idle:
+	default:
+		var err error
+		if c, err = newClient(e.dir, e.langs, false); err != nil {
+			return Page{}, err
+		}
+	}
+	defer func() { e.idle <- c }()
 	p, err := c.read(img)
 	if err != nil {
 		return Page{}, err
@@ -297,21 +309,28 @@ func (e *Engine) Languages() string { return strings.Join(e.langs, "+") }
 // Version reports Tesseract's version.
 func (e *Engine) Version() string { return e.ver }
 
-// Close releases the Tesseract instances. It is safe on a nil Engine and
-// on one New gave up on halfway.
+// Close waits for the recognitions under way and releases the Tesseract
+// instances. It is safe on a nil Engine.
 func (e *Engine) Close() error {
 	if e == nil {
 		return nil
 	}
+	for range cap(e.slots) {
+		e.slots <- struct{}{}
+	}
 	for {
 		select {
-		case c := <-e.pool:
-			C.TessBaseAPIEnd(c.api)
-			C.TessBaseAPIDelete(c.api)
+		case c := <-e.idle:
+			c.close()
 		default:
 			return nil
 		}
 	}
+}
+
+func (c *client) close() {
+	C.TessBaseAPIEnd(c.api)
+	C.TessBaseAPIDelete(c.api)
 }
 
 // blankPNG is a small white image: enough for Tesseract to load its
