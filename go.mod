@@ -9,7 +9,6 @@ require (
 	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 	github.com/ncruces/go-sqlite3 v0.21.3
 	github.com/ollama/ollama v0.17.4
-	github.com/otiai10/gosseract/v2 v2.4.1
 	github.com/richardlehane/mscfb v1.0.9
 	github.com/tetratelabs/wazero v1.8.2
 	github.com/xuri/excelize/v2 v2.10.0

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"cairn/core/cjk"
 	"cairn/core/store"
 )
 
@@ -47,8 +48,12 @@ func (t *Tokenizer) Learn(ctx context.Context, texts ...[]byte) error {
 }
 
 // Each calls fn with every token of text, in order. The token is only
-// valid during the call.
+// valid during the call. Chinese and Japanese come out as the overlapping
+// bigrams the store indexes (core/cjk).
 func (t *Tokenizer) Each(text []byte, fn func(tok string)) {
+	if hasCJK(text) {
+		text = []byte(cjk.Bigrams(string(text)))
+	}
 	for i := 0; i < len(text); {
 		// Skip separators.
 		if c := text[i]; c < utf8.RuneSelf {
@@ -209,4 +214,20 @@ func goClass(r rune) runeClass {
 		}
 	}
 	return runeClass{start: true, inner: true, fold: string(f)}
+}
+
+// hasCJK is cjk.Has for bytes, without copying them.
+func hasCJK(b []byte) bool {
+	for i := 0; i < len(b); {
+		if b[i] < 0xE2 {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if cjk.Is(r) {
+			return true
+		}
+		i += size
+	}
+	return false
 }

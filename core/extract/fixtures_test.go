@@ -159,15 +159,16 @@ func wantErr(t *testing.T, name string, err, target error, msg string) {
 
 // fakeOCR stands in for Tesseract: it records the images it is given.
 type fakeOCR struct {
-	text   string
-	err    error // returned instead of text when set
-	images [][]byte
+	text       string
+	err        error // returned instead of text when set
+	confidence int
+	images     [][]byte
 }
 
-func (o *fakeOCR) Recognize(ctx context.Context, img []byte) (string, error) {
+func (o *fakeOCR) Recognize(ctx context.Context, img []byte) (string, int, error) {
 	o.images = append(o.images, img)
 	if o.err != nil {
-		return "", o.err
+		return "", 0, o.err
 	}
-	return o.text, nil
+	return o.text, o.confidence, nil
 }

@@ -52,7 +52,7 @@ func (r *Registry) extractImage(ctx context.Context, f File, lim Limits) (*Docum
 	if int64(cfg.Width)*int64(cfg.Height) > maxImagePixels {
 		return nil, fmt.Errorf("%w: image: %dx%d %s is more than %d megapixels", ErrTooLarge, cfg.Width, cfg.Height, format, maxImagePixels/1_000_000)
 	}
-	text, err := r.ocr.Recognize(ctx, data)
+	text, conf, err := r.ocr.Recognize(ctx, data)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -67,6 +67,9 @@ func (r *Registry) extractImage(ctx context.Context, f File, lim Limits) (*Docum
 	b.block(cleanPDFPage(text))
 	b.endUnit()
 	doc := b.document("image", "")
+	if w := lowConfidenceWarning("image", conf); w != "" {
+		doc.Warnings = append(doc.Warnings, w)
+	}
 	if n := tiffPages(data); n > 1 {
 		// Leptonica hands Tesseract the first page of a TIFF only.
 		doc.Warnings = append(doc.Warnings, fmt.Sprintf("tiff: only the first of %d pages was read", n))

@@ -84,13 +84,15 @@ type odfParser struct {
 	pending     int // page breaks seen that the next block starts after
 	cells       int64
 	warnings    []string
+	numbering   map[string]map[int]odfNumbering // list style -> level -> numbering (odflists.go)
+	lists       []odfList                       // open text:list elements, innermost last
 }
 
 // readStyles records which paragraph styles break pages (fo:break-before
 // or fo:break-after = "page"), from styles.xml and the automatic styles of
 // content.xml.
 func (p *odfParser) readStyles() error {
-	cur := ""
+	cur, list := "", ""
 	for {
 		tok, err := p.s.next()
 		if err == io.EOF {
@@ -103,6 +105,7 @@ func (p *odfParser) readStyles() error {
 		if !ok {
 			continue
 		}
+		p.listStyleElement(e, &list)
 		switch e.Name.Local {
 		case "style":
 			cur = attrNS(e, "style", "name")
@@ -135,6 +138,7 @@ type odfBlock struct {
 	level     int  // heading level, 0 for text
 	pageFirst int  // page breaks before this block
 	pageAfter bool // the block ends its page
+	listed    bool // the block is a list item's and carries its label
 }
 
 // body reads content.xml: the automatic styles, then the text,
@@ -171,7 +175,7 @@ func (p *odfParser) body(b *builder) (*Document, error) {
 
 // autoStyles reads content.xml's automatic styles up to their end tag.
 func (p *odfParser) autoStyles() error {
-	cur := ""
+	cur, list := "", ""
 	for depth := 1; depth > 0; {
 		tok, err := p.s.next()
 		if err != nil {
@@ -180,6 +184,7 @@ func (p *odfParser) autoStyles() error {
 		switch e := tok.(type) {
 		case xml.StartElement:
 			depth++
+			p.listStyleElement(e, &list)
 			switch e.Name.Local {
 			case "style":
 				cur = attrNS(e, "style", "name")
@@ -270,14 +275,27 @@ func (p *odfParser) blocks() ([]odfBlock, error) {
 				}
 				out = append(out, bl)
 				out = append(out, extra...)
+			case "list":
+				p.openList(e)
+				depth++
 			case "list-item", "list-header":
+				label := "-"
+				if e.Name.Local == "list-item" {
+					label = p.itemLabel(e)
+				}
 				items, err := p.blocks()
 				if err != nil {
 					return out, err
 				}
+				// The item's first paragraph carries its label; paragraphs of
+				// nested lists carry their own.
+				first := true
 				for i := range items {
-					if items[i].level == 0 && items[i].text != "" && !strings.HasPrefix(items[i].text, "- ") {
-						items[i].text = "- " + items[i].text
+					if items[i].level == 0 && items[i].text != "" && !items[i].listed {
+						if first || label == "-" {
+							items[i].text = label + " " + items[i].text
+						}
+						items[i].listed, first = true, false
 					}
 				}
 				out = append(out, items...)
@@ -301,6 +319,9 @@ func (p *odfParser) blocks() ([]odfBlock, error) {
 		case xml.EndElement:
 			if depth == 0 {
 				return out, nil
+			}
+			if e.Name.Local == "list" && len(p.lists) > 0 {
+				p.lists = p.lists[:len(p.lists)-1]
 			}
 			depth--
 		}

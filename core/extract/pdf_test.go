@@ -98,6 +98,36 @@ func TestPDFScannedPagesGoThroughOCR(t *testing.T) {
 	}
 }
 
+// The OCR's confidence in a page is kept as a warning when it is low, so a
+// poor scan is visible in the document's record; a confident reading adds
+// nothing.
+func TestPDFLowOCRConfidenceIsReported(t *testing.T) {
+	for _, c := range []struct {
+		conf int
+		want string
+	}{{31, "page 2: OCR read it with low confidence (31%)"}, {91, ""}} {
+		d := mustExtract(t, "mixed.pdf", WithOCR(&fakeOCR{text: "Recognised field notes\n", confidence: c.conf}))
+		got := strings.Join(d.Warnings, "\n")
+		if c.want == "" && strings.Contains(got, "confidence") || !strings.Contains(got, c.want) {
+			t.Errorf("confidence %d: warnings %q, want %q", c.conf, got, c.want)
+		}
+	}
+	d := mustExtract(t, "scan.png", WithOCR(&fakeOCR{text: "Scanned survey notes\n", confidence: 12}))
+	contains(t, "image warnings", strings.Join(d.Warnings, "\n"), "image: OCR read it with low confidence (12%)")
+}
+
+// A scan whose page image the pure-Go reader cannot decode (a fax-like
+// CCITT image) goes to OCR and fails with a reason that names the fix,
+// instead of passing as a page with no text.
+func TestPDFPureGoScanNamesPoppler(t *testing.T) {
+	b := TestPDF{Pages: [][]string{nil}, ScanFilter: "CCITTFaxDecode"}.Bytes()
+	r := NewRegistry(DefaultLimits(), WithPDFEngine(PDFPureGo), WithOCR(&fakeOCR{text: "never asked"}))
+	_, err := r.Extract(t.Context(), fileOf("fax.pdf", b))
+	if err == nil || IsSkip(err) || !strings.Contains(err.Error(), "CCITTFaxDecode") || !strings.Contains(err.Error(), "install poppler-utils") {
+		t.Fatalf("err = %v, want a failure naming the image's filter and poppler-utils", err)
+	}
+}
+
 func TestPDFScannedWithoutOCR(t *testing.T) {
 	d := mustExtract(t, "mixed.pdf")
 	equalStrings(t, "units", unitSummary(d), []string{"page 1"})

@@ -431,7 +431,7 @@ func renderGoPDF(f File, n int) (img []byte, err error) {
 	case "FlateDecode", "":
 		return flateImagePNG(best)
 	}
-	return nil, fmt.Errorf("page image uses %s, which the pure-Go reader cannot decode", filter.Name())
+	return nil, fmt.Errorf("page image uses %s, which the pure-Go reader cannot decode (install poppler-utils: its pdftoppm renders any page)", filter.Name())
 }
 
 // errNoPageImage means a page without text has no image either: a blank
@@ -491,7 +491,7 @@ func flateImagePNG(v pdf.Value) ([]byte, error) {
 		comps = 3
 	}
 	if w <= 0 || h <= 0 || w*h > 100<<20 || bpc != 8 || comps == 0 {
-		return nil, fmt.Errorf("page image format not supported by the pure-Go reader")
+		return nil, fmt.Errorf("page image (%d-bit %s) not supported by the pure-Go reader (install poppler-utils: its pdftoppm renders any page)", bpc, v.Key("ColorSpace").Name())
 	}
 	data, err := rawStream(v)
 	if err != nil {

@@ -13,6 +13,10 @@ type TestPDF struct {
 	Pages    [][]string
 	Outline  []TestBookmark
 	LoopNext bool // the last top-level bookmark's /Next points back at the first
+	// ScanFilter, when set, gives each page without lines one full-page
+	// 1-bit image stored with this filter (e.g. CCITTFaxDecode), as a
+	// fax-like scan is; its data is not a real image.
+	ScanFilter string
 }
 
 // TestBookmark is an outline entry pointing at Page (1-based) in one of
@@ -43,8 +47,15 @@ func (p TestPDF) Bytes() []byte {
 			fmt.Fprintf(&cs, "(%s) Tj\n", pdfEscape(l))
 		}
 		cs.WriteString("ET")
+		res := fmt.Sprintf("/Font << /F1 %d 0 R >>", font)
+		if len(lines) == 0 && p.ScanFilter != "" {
+			im := add(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width 1700 /Height 2200 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /%s /Length 4 >>\nstream\n\x00\x00\x00\x00\nendstream", p.ScanFilter))
+			res += fmt.Sprintf(" /XObject << /Im1 %d 0 R >>", im)
+			cs.Reset()
+			cs.WriteString("q 612 0 0 792 0 0 cm /Im1 Do Q")
+		}
 		content := add(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", cs.Len(), cs.String()))
-		page := add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", pagesObj, font, content))
+		page := add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << %s >> /Contents %d 0 R >>", pagesObj, res, content))
 		pageRefs = append(pageRefs, fmt.Sprintf("%d 0 R", page))
 	}
 	set(pagesObj, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(pageRefs, " "), len(pageRefs)))

@@ -36,6 +36,9 @@ func (r *Registry) extractPPTX(ctx context.Context, f File, lim Limits) (*Docume
 			break
 		}
 		shapes, err := pptxShapes(ctx, a, slide)
+		if err == nil {
+			err = graphicsText(ctx, a, slide, shapes)
+		}
 		if err != nil {
 			if IsSkip(err) || ctx.Err() != nil {
 				return nil, err
@@ -138,9 +141,11 @@ func relID(e xml.StartElement) string {
 }
 
 type pptxShape struct {
-	ph    string   // placeholder type: "title", "body", ...; "" for free shapes
-	paras []string // paragraphs of its text body
-	table string   // a table in TableText form
+	ph      string   // placeholder type: "title", "body", ...; "" for free shapes
+	paras   []string // paragraphs of its text body (or of its chart or diagram)
+	table   string   // a table in TableText form
+	chart   string   // relationship id of the chart a graphicFrame shows
+	diagram string   // relationship id of the SmartArt data a graphicFrame shows
 }
 
 const drawingML = "/drawingml/2006/main"
@@ -176,6 +181,8 @@ func pptxShapes(ctx context.Context, a *zipArchive, part string) ([]pptxShape, e
 			case e.Name.Local == "sp" || e.Name.Local == "graphicFrame":
 				shapes = append(shapes, pptxShape{})
 				cur = &shapes[len(shapes)-1]
+			case (e.Name.Local == "chart" || e.Name.Local == "relIds") && cur != nil:
+				graphicRef(e, cur)
 			case e.Name.Local == "ph" && cur != nil:
 				cur.ph = attr(e, "type")
 				if cur.ph == "" {
@@ -228,7 +235,7 @@ func pptxShapes(ctx context.Context, a *zipArchive, part string) ([]pptxShape, e
 			case dml && e.Name.Local == "tbl" && cur != nil:
 				var header []string
 				switch {
-				case firstRow == 1 && len(rows) >= 2:
+				case firstRow == 1 && len(rows) >= 1:
 					header, rows = rows[0], rows[1:]
 				case firstRow == -1:
 					header, rows = splitHeader(rows)

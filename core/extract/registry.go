@@ -58,8 +58,9 @@ type Registry struct {
 // OCR recognises text in images. core/ocr provides one backed by Tesseract;
 // without one, images are skipped and scanned pages yield a warning.
 type OCR interface {
-	// Recognize returns the text of one encoded image (PNG, JPEG, TIFF, ...).
-	Recognize(ctx context.Context, image []byte) (string, error)
+	// Recognize returns the text of one encoded image (PNG, JPEG, TIFF, ...)
+	// and the OCR's mean word confidence in it, 0-100.
+	Recognize(ctx context.Context, image []byte) (text string, confidence int, err error)
 }
 
 // Option configures a Registry.

@@ -13,6 +13,8 @@ import (
 const maxRTFDepth = 512
 
 // rtfSkipDests are destinations whose content is not document text.
+// \listtext is not among them: it holds a list item's number as the writer
+// rendered it ("2.", "b)"), which the text needs ("step 2").
 var rtfSkipDests = map[string]bool{
 	"fonttbl": true, "colortbl": true, "stylesheet": true, "pict": true, "object": true,
 	"themedata": true, "colorschememapping": true, "latentstyles": true, "datastore": true,
@@ -21,7 +23,7 @@ var rtfSkipDests = map[string]bool{
 	"bkmkend": true, "pgdsctbl": true, "mmathPr": true, "wgrffmtfilter": true, "filetbl": true,
 	"info": true, "userprops": true, "ftnsep": true, "ftnsepc": true, "aftnsep": true,
 	"aftnsepc": true, "shppict": true, "nonshppict": true, "blipuid": true, "panose": true,
-	"falt": true, "listpicture": true, "listtext": true, "pnseclvl": true, "xe": true, "tc": true, "docvar": true,
+	"falt": true, "listpicture": true, "pnseclvl": true, "xe": true, "tc": true, "docvar": true,
 }
 
 // extractRTF reads Rich Text Format: paragraphs, headings from outline

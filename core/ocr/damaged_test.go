@@ -63,7 +63,7 @@ func TestDamagedImagesAreUnreadableAndQuiet(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var err error
-			out := captureStderr(t, func() { _, err = e.Recognize(t.Context(), c.img) })
+			out := captureStderr(t, func() { _, _, err = e.Recognize(t.Context(), c.img) })
 			if !errors.Is(err, ocr.ErrUnreadable) || !strings.Contains(err.Error(), c.msg) {
 				t.Errorf("err = %v, want ErrUnreadable saying %q", err, c.msg)
 			}
@@ -73,7 +73,7 @@ func TestDamagedImagesAreUnreadableAndQuiet(t *testing.T) {
 		})
 	}
 	// The engine still reads a good image afterwards.
-	text, err := e.Recognize(t.Context(), png)
+	text, _, err := e.Recognize(t.Context(), png)
 	if err != nil || !strings.Contains(text, "Scanned survey notes") {
 		t.Errorf("good image after damaged ones: %q, %v", text, err)
 	}

@@ -32,7 +32,8 @@ type Options struct {
 	// empty means Tesseract's compiled-in default (or TESSDATA_PREFIX).
 	TessdataDir string
 	// Workers is how many images may be recognised at once; each worker
-	// holds a Tesseract instance (about 30-100 MB). Default 1.
+	// holds a Tesseract instance (30-100 MB), started when first needed,
+	// and recognises on one thread. Default: the number of CPUs, at most 4.
 	Workers int
 }
 

@@ -97,7 +97,7 @@ func TestConcurrentRecognition(t *testing.T) {
 	errs := make(chan error, 4)
 	for range 4 {
 		wg.Go(func() {
-			text, err := e.Recognize(context.Background(), img)
+			text, _, err := e.Recognize(context.Background(), img)
 			if err == nil && !strings.Contains(text, "north cairn") {
 				err = errors.New("unexpected text " + text)
 			}
@@ -113,7 +113,7 @@ func TestConcurrentRecognition(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := e.Recognize(ctx, img); !errors.Is(err, context.Canceled) {
+	if _, _, err := e.Recognize(ctx, img); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Recognize: %v", err)
 	}
 	if e.Languages() != "eng" || e.Version() == "" {
@@ -123,7 +123,7 @@ func TestConcurrentRecognition(t *testing.T) {
 
 func TestGarbageImageFails(t *testing.T) {
 	e := engine(t)
-	if _, err := e.Recognize(context.Background(), []byte("not an image")); err == nil {
+	if _, _, err := e.Recognize(context.Background(), []byte("not an image")); err == nil {
 		t.Error("Recognize of garbage succeeded")
 	}
 }

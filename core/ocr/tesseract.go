@@ -2,123 +2,305 @@
 
 package ocr
 
+/*
+#cgo LDFLAGS: -ltesseract -llept
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <tesseract/capi.h>
+#include <leptonica/allheaders.h>
+
+// cairn_read_mem decodes an image; Leptonica says why on its stderr
+// handler when it cannot.
+static PIX *cairn_read_mem(const void *data, size_t n) { return pixReadMem((const l_uint8 *)data, n); }
+
+static void cairn_pix_destroy(PIX *p) { pixDestroy(&p); }
+
+// cairn_recognize recognises on the calling thread only. Debian's
+// Tesseract is built with OpenMP and asks for several threads per text
+// line (num_threads clauses, which omp_set_num_threads does not override);
+// those threads spin while they wait, and on a busy two-core machine a
+// noisy page took 12.4 s with them and 1.3 s without (the CLI: 4.4 s and
+// 0.8 s). OMP_THREAD_LIMIT would do it, but libgomp reads it before Go
+// starts; a maximum of 0 active parallel levels has the same effect. It is
+// a setting of the calling OS thread, and Go moves goroutines between
+// threads, so it is set in the same C call. Cairn reads pages in parallel
+// through Options.Workers instead. The function is looked up at run time,
+// so a Tesseract built without OpenMP works too.
+static int cairn_recognize(TessBaseAPI *api) {
+	void (*set_levels)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_max_active_levels");
+	if (set_levels != NULL) set_levels(0);
+	return TessBaseAPIRecognize(api, NULL);
+}
+
+// cairn_deskew returns the image turned upright when Leptonica finds a
+// skew it is confident of, or NULL when the image is straight enough.
+// pixFindSkew works on one bit per pixel, so the image is binarised first.
+static PIX *cairn_deskew(PIX *pix, float *angle) {
+	*angle = 0;
+	PIX *bin = NULL;
+	if (pixGetDepth(pix) == 1) {
+		bin = pixClone(pix);
+	} else {
+		PIX *gray = pixConvertTo8(pix, 0);
+		if (gray == NULL) return NULL;
+		bin = pixThresholdToBinary(gray, 160);
+		pixDestroy(&gray);
+	}
+	if (bin == NULL) return NULL;
+	l_float32 a = 0, conf = 0;
+	l_ok bad = pixFindSkew(bin, &a, &conf);
+	pixDestroy(&bin);
+	// Below 0.1 degree rotating costs more than it brings; a confidence
+	// under 3 is Leptonica's own threshold for "no reliable answer".
+	if (bad || conf < 3.0 || (a > -0.1 && a < 0.1)) return NULL;
+	*angle = a;
+	return pixRotate(pix, a * 3.14159265f / 180.0f, L_ROTATE_AREA_MAP, L_BRING_IN_WHITE, 0, 0);
+}
+*/
+import "C"
+
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"image"
 	"image/png"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/otiai10/gosseract/v2"
+	"unsafe"
 )
 
-// Engine recognises text through a small pool of Tesseract instances. It is
-// safe for concurrent use; Close releases the instances.
+// Page segmentation modes of Tesseract (tesseract/publictypes.h).
+const (
+	psmAuto       = 3  // automatic layout: columns, blocks, reading order (the CLI's default)
+	psmBlock      = 6  // one uniform block of text (the API's default)
+	psmSparseText = 11 // as much text as possible, in no particular order
+)
+
+// lowConfidence is the mean word confidence (0-100) under which a page read
+// with automatic layout is read again as one block and the better reading
+// kept. Clean print reads at 85-95; the noisy scans of `cairn bench
+// extract` at 60-80; a page whose layout analysis failed lands below 50.
+const lowConfidence = 60
+
+// Engine recognises text through a small pool of Tesseract instances,
+// started as they are needed. It is safe for concurrent use; Close
+// releases the instances.
 type Engine struct {
-	pool  chan *gosseract.Client
+	slots chan struct{} // one per instance that may run; taken while recognising
+	idle  chan *client  // started instances not in use
+	dir   string
 	langs []string
 	ver   string
 }
+
+// client is one initialised Tesseract instance; one goroutine uses it at a
+// time.
+type client struct{ api *C.TessBaseAPI }
 
 // New starts Tesseract with the configured languages and checks that it
 // really works by recognising a blank image, so a missing or broken
 // installation is reported now rather than on the first scanned page.
 func New(opt Options) (*Engine, error) {
 	langs := opt.languages()
-	if opt.TessdataDir == "" {
-		have, err := gosseract.GetAvailableLanguages()
-		if err == nil && len(have) > 0 {
-			for _, l := range langs {
-				if !slices.Contains(have, l) {
-					return nil, fmt.Errorf("%w: Tesseract has no language data for %q (installed: %s); on Debian install tesseract-ocr-%s",
-						ErrUnavailable, l, strings.Join(have, ", "), l)
-				}
-			}
-		}
-	}
 	routeLeptonica()
-	n := max(1, opt.Workers)
-	e := &Engine{pool: make(chan *gosseract.Client, n), langs: langs}
-	for range n {
-		c := gosseract.NewClient()
-		if opt.TessdataDir != "" {
-			_ = c.SetTessdataPrefix(opt.TessdataDir)
-		}
-		_ = c.SetLanguage(langs...)
-		e.pool <- c
+	n := opt.Workers
+	if n <= 0 {
+		// Each instance recognises on one thread (cairn_recognize), so
+		// pages of several files are read at once; four instances bound
+		// the memory (30-100 MB each).
+		n = min(runtime.GOMAXPROCS(0), 4)
 	}
-	c := <-e.pool
-	e.ver = c.Version()
-	_, err := recognize(c, blankPNG())
-	e.pool <- c
+	e := &Engine{slots: make(chan struct{}, n), idle: make(chan *client, n), dir: opt.TessdataDir, langs: langs,
+		ver: C.GoString(C.TessVersion())}
+	c, err := newClient(opt.TessdataDir, langs, true)
 	if err != nil {
-		e.Close()
+		return nil, err
+	}
+	if _, err := c.read(blankPNG()); err != nil {
+		c.close()
 		return nil, fmt.Errorf("%w: Tesseract %s could not start with languages %s: %v (on Debian: apt-get install libtesseract5 tesseract-ocr-eng)",
 			ErrUnavailable, e.ver, strings.Join(langs, "+"), err)
 	}
+	e.idle <- c
 	return e, nil
 }
 
+func newClient(dir string, langs []string, checkLangs bool) (*client, error) {
+	api := C.TessBaseAPICreate()
+	// Tesseract writes its progress ("Estimating resolution as 312") and
+	// errors to stderr, where they would interleave with Cairn's output;
+	// errors are reported below from what Init returns instead.
+	setVariable(api, "debug_file", os.DevNull)
+	var cdir *C.char
+	if dir != "" {
+		cdir = C.CString(dir)
+		defer C.free(unsafe.Pointer(cdir))
+	}
+	clang := C.CString(strings.Join(langs, "+"))
+	defer C.free(unsafe.Pointer(clang))
+	if C.TessBaseAPIInit3(api, cdir, clang) != 0 {
+		C.TessBaseAPIDelete(api)
+		return nil, fmt.Errorf("%w: Tesseract could not load the language data for %s (on Debian: apt-get install libtesseract5 tesseract-ocr-eng)",
+			ErrUnavailable, strings.Join(langs, "+"))
+	}
+	leptonicaMessages() // Init's own chatter
+	// Init succeeds when one of several languages loads, so each is checked.
+	if checkLangs {
+		have := availableLanguages(api)
+		for _, l := range langs {
+			if !slices.Contains(have, l) {
+				(&client{api: api}).close()
+				return nil, fmt.Errorf("%w: Tesseract has no language data for %q (installed: %s); on Debian install tesseract-ocr-%s",
+					ErrUnavailable, l, strings.Join(have, ", "), l)
+			}
+		}
+	}
+	return &client{api: api}, nil
+}
+
+func setVariable(api *C.TessBaseAPI, name, value string) {
+	n, v := C.CString(name), C.CString(value)
+	defer C.free(unsafe.Pointer(n))
+	defer C.free(unsafe.Pointer(v))
+	C.TessBaseAPISetVariable(api, n, v)
+}
+
+// availableLanguages lists the traineddata Tesseract found; it needs an api
+// that tried Init, which sets the data path.
+func availableLanguages(api *C.TessBaseAPI) []string {
+	v := C.TessBaseAPIGetAvailableLanguagesAsVector(api)
+	if v == nil {
+		return nil
+	}
+	defer C.TessDeleteTextArray(v)
+	var out []string
+	for p := v; *p != nil; p = (**C.char)(unsafe.Add(unsafe.Pointer(p), unsafe.Sizeof(*p))) {
+		out = append(out, C.GoString(*p))
+	}
+	return out
+}
+
+// Page is what OCR read on one image.
+type Page struct {
+	Text string
+	// Confidence is Tesseract's mean word confidence, 0-100; pages of
+	// clean print read at 85-95.
+	Confidence int
+	// Mode is the page segmentation mode whose reading was kept: 3
+	// (automatic layout) or 6 (one block).
+	Mode int
+	// Skew is the angle in degrees the page was turned by before reading;
+	// 0 when it was straight.
+	Skew float64
+}
+
 // Recognize returns the text of one encoded image (PNG, JPEG, TIFF, BMP,
-// GIF or WebP, whatever Leptonica reads). Tesseract cannot be interrupted
-// mid-page, so ctx is checked before and after.
-func (e *Engine) Recognize(ctx context.Context, img []byte) (string, error) {
+// GIF or WebP, whatever Leptonica reads) and its mean word confidence
+// (0-100). Tesseract cannot be interrupted mid-page, so ctx is checked
+// before and after.
+func (e *Engine) Recognize(ctx context.Context, img []byte) (string, int, error) {
+	p, err := e.Read(ctx, img)
+	return p.Text, p.Confidence, err
+}
+
+// Read is Recognize with the details of how the page was read.
+func (e *Engine) Read(ctx context.Context, img []byte) (Page, error) {
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return Page{}, err
 	}
-	var c *gosseract.Client
 	select {
-	case c = <-e.pool:
+	case e.slots <- struct{}{}:
 	case <-ctx.Done():
-		return "", ctx.Err()
+		return Page{}, ctx.Err()
 	}
-	defer func() { e.pool <- c }()
-	text, err := recognize(c, img)
+	defer func() { <-e.slots }()
+	var c *client
+	select {
+	case c = <-e.idle:
+	default:
+		var err error
+		if c, err = newClient(e.dir, e.langs, false); err != nil {
+			return Page{}, err
+		}
+	}
+	defer func() { e.idle <- c }()
+	p, err := c.read(img)
 	if err != nil {
-		return "", err
+		return Page{}, err
 	}
-	return text, ctx.Err()
+	return p, ctx.Err()
 }
 
 // decodeMu makes one image decode at a time, so the Leptonica messages
 // read after a decode are that decode's.
 var decodeMu sync.Mutex
 
-func recognize(c *gosseract.Client, img []byte) (string, error) {
-	// Leptonica answers an unknown format with no image and Tesseract then
-	// returns "" without an error, so the format is checked here.
+// read decodes img, straightens it and recognises it with automatic layout
+// (as the tesseract command does); a page read with low confidence is read
+// again as a single block and the more confident reading kept. Automatic
+// layout keeps columns, tables of contents and sparse text in reading
+// order, where one block interleaves them; one block does better on a
+// dense page whose layout analysis fails.
+func (c *client) read(img []byte) (Page, error) {
+	// Leptonica answers an unknown format with no image, so the format is
+	// checked here.
 	if !knownImage(img) {
-		return "", fmt.Errorf("%w: not an image format Tesseract reads (PNG, JPEG, TIFF, BMP, GIF, WebP)", ErrUnreadable)
+		return Page{}, fmt.Errorf("%w: not an image format Tesseract reads (PNG, JPEG, TIFF, BMP, GIF, WebP)", ErrUnreadable)
 	}
 	if bytes.HasPrefix(img, []byte("\x89PNG")) {
 		if err := checkPNG(img); err != nil {
-			return "", fmt.Errorf("%w: %v", ErrUnreadable, err)
+			return Page{}, fmt.Errorf("%w: %v", ErrUnreadable, err)
 		}
 	}
 	decodeMu.Lock()
 	leptonicaMessages() // earlier messages belong to earlier calls
-	err := c.SetImageFromBytes(img)
+	pix := C.cairn_read_mem(unsafe.Pointer(&img[0]), C.size_t(len(img)))
 	msgs := leptonicaMessages()
 	decodeMu.Unlock()
-	if err != nil {
-		return "", fmt.Errorf("ocr: %w", err)
+	if pix == nil {
+		return Page{}, fmt.Errorf("%w: Leptonica could not decode it: %s", ErrUnreadable, strings.Join(msgs, "; "))
 	}
-	// gosseract does not report a failed decode; Tesseract would then say
-	// "Please call SetImage" on stderr and return no text.
-	for _, m := range msgs {
-		if strings.Contains(m, "Error in pixReadMem") {
-			return "", fmt.Errorf("%w: Leptonica could not decode it: %s", ErrUnreadable, strings.Join(msgs, "; "))
+	defer C.cairn_pix_destroy(pix)
+	var angle C.float
+	page := Page{}
+	if straight := C.cairn_deskew(pix, &angle); straight != nil {
+		defer C.cairn_pix_destroy(straight)
+		pix, page.Skew = straight, float64(angle)
+	}
+	C.TessBaseAPISetImage2(c.api, pix)
+	defer C.TessBaseAPIClear(c.api)
+	text, conf, err := c.recognize(psmAuto)
+	if err != nil {
+		return Page{}, err
+	}
+	page.Text, page.Confidence, page.Mode = text, conf, psmAuto
+	if conf < lowConfidence {
+		text, conf, err := c.recognize(psmAuto)
+		if err == nil && conf > page.Confidence {
+			page.Text, page.Confidence, page.Mode = text, conf, psmBlock
 		}
 	}
-	text, err := c.Text()
 	leptonicaMessages()
-	if err != nil {
-		return "", fmt.Errorf("ocr: %w", err)
+	return page, nil
+}
+
+// recognize reads the image set on c with page segmentation mode psm.
+func (c *client) recognize(psm int) (string, int, error) {
+	C.TessBaseAPISetPageSegMode(c.api, C.TessPageSegMode(psm))
+	if C.cairn_recognize(c.api) != 0 {
+		return "", 0, fmt.Errorf("ocr: Tesseract could not recognise the image")
 	}
-	return text, nil
+	t := C.TessBaseAPIGetUTF8Text(c.api)
+	if t == nil {
+		return "", 0, fmt.Errorf("ocr: Tesseract returned no text")
+	}
+	defer C.TessDeleteText(t)
+	return C.GoString(t), int(C.TessBaseAPIMeanTextConf(c.api)), nil
 }
 
 // Languages reports the languages the engine recognises, e.g. "eng".
@@ -127,16 +309,28 @@ func (e *Engine) Languages() string { return strings.Join(e.langs, "+") }
 // Version reports Tesseract's version.
 func (e *Engine) Version() string { return e.ver }
 
-// Close releases the Tesseract instances. It is safe on a nil Engine.
+// Close waits for the recognitions under way and releases the Tesseract
+// instances. It is safe on a nil Engine.
 func (e *Engine) Close() error {
 	if e == nil {
 		return nil
 	}
-	for range cap(e.pool) {
-		c := <-e.pool
-		c.Close()
+	for range cap(e.slots) {
+		e.slots <- struct{}{}
 	}
-	return nil
+	for {
+		select {
+		case c := <-e.idle:
+			c.close()
+		default:
+			return nil
+		}
+	}
+}
+
+func (c *client) close() {
+	C.TessBaseAPIEnd(c.api)
+	C.TessBaseAPIDelete(c.api)
 }
 
 // blankPNG is a small white image: enough for Tesseract to load its

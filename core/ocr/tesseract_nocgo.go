@@ -18,9 +18,22 @@ func New(opt Options) (*Engine, error) {
 	return nil, fmt.Errorf("%w: this build of Cairn was compiled without Tesseract (no cgo, or the noocr tag)", ErrUnavailable)
 }
 
+// Page is what OCR read on one image.
+type Page struct {
+	Text       string
+	Confidence int
+	Mode       int
+	Skew       float64
+}
+
 // Recognize always fails in builds without cgo.
-func (e *Engine) Recognize(ctx context.Context, img []byte) (string, error) {
-	return "", ErrUnavailable
+func (e *Engine) Recognize(ctx context.Context, img []byte) (string, int, error) {
+	return "", 0, ErrUnavailable
+}
+
+// Read always fails in builds without cgo.
+func (e *Engine) Read(ctx context.Context, img []byte) (Page, error) {
+	return Page{}, ErrUnavailable
 }
 
 // Languages reports no languages.

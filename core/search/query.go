@@ -3,6 +3,8 @@ package search
 import (
 	"strings"
 	"unicode"
+
+	"cairn/core/cjk"
 )
 
 // maxTerms bounds the OR query; longer questions keep their first terms.
@@ -33,11 +35,7 @@ func (t Term) String() string { return strings.Join(t.Tokens, " ") }
 func ParseTerms(text string) []Term {
 	var all, content []Term
 	seen := map[string]bool{}
-	for _, word := range strings.Fields(text) {
-		toks := Tokens(word)
-		if len(toks) == 0 {
-			continue
-		}
+	for _, toks := range wordTokens(text) {
 		t := Term{Tokens: toks, Alts: alternatives(toks)}
 		key := t.String()
 		if seen[key] {
@@ -58,10 +56,53 @@ func ParseTerms(text string) []Term {
 	return content
 }
 
+// maxCJKWord is the longest run of Chinese or Japanese characters taken
+// as one word (a phrase of its bigrams: 远程主机 is 远程 程主 主机). A
+// longer run is a sentence, written without spaces; each of its bigrams
+// is then a term of its own, and BM25 ranks first the passages that hold
+// most of them.
+const maxCJKWord = 4
+
+// wordTokens splits text at spaces into words and each word into its
+// tokens (Tokens), with Chinese and Japanese runs cut out as words of
+// their own, long ones into bigrams (maxCJKWord).
+func wordTokens(text string) [][]string {
+	var out [][]string
+	add := func(seg string) {
+		if toks := Tokens(seg); len(toks) > 0 {
+			out = append(out, toks)
+		}
+	}
+	for _, word := range strings.Fields(text) {
+		start, inCJK, n := 0, false, 0
+		flush := func(end int) {
+			seg := word[start:end]
+			if inCJK && n > maxCJKWord {
+				for _, bg := range Tokens(seg) {
+					add(bg)
+				}
+				return
+			}
+			add(seg)
+		}
+		for i, r := range word {
+			if c := cjk.Is(r); c != inCJK {
+				flush(i)
+				start, inCJK, n = i, c, 0
+			}
+			n++
+		}
+		flush(len(word))
+	}
+	return out
+}
+
 // Tokens returns the lower-cased runs of letters and digits in s, the
-// words SQLite's unicode61 tokenizer indexes.
+// words SQLite's unicode61 tokenizer indexes; runs of Chinese or Japanese
+// characters come out as their overlapping bigrams, as the index holds
+// them (core/cjk).
 func Tokens(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+	return strings.FieldsFunc(strings.ToLower(cjk.Bigrams(s)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r)
 	})
 }

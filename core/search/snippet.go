@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"cairn/core/bm25"
+	"cairn/core/cjk"
 )
 
 // Span is a byte range [Start, End) of a string.
@@ -125,7 +126,21 @@ func spansOf(terms []Term, words []Span, at [][]occurrence) ([]Span, []string) {
 		}
 	}
 	sortSpans(spans)
-	return spans, matched
+	return mergeOverlaps(spans), matched
+}
+
+// mergeOverlaps joins sorted spans that overlap: the bigrams of a Chinese
+// or Japanese word found term by term mark the word once.
+func mergeOverlaps(s []Span) []Span {
+	out := s[:0]
+	for _, sp := range s {
+		if n := len(out); n > 0 && sp.Start < out[n-1].End {
+			out[n-1].End = max(out[n-1].End, sp.End)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
 }
 
 // occurrence is where a term occurs: the index of its first word and how
@@ -162,16 +177,36 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 		stems = append(stems, st)
 	}
 	inWord, ws := false, 0
+	var run []int // start offsets of a run of CJK characters
+	endRun := func(end int) {
+		// The run's words are its overlapping bigrams, as the index holds
+		// them, so a phrase of bigrams matches consecutive words. They
+		// have no case, diacritics or stems.
+		run = append(run, end)
+		for j := 0; j+1 < len(run); j++ {
+			next := run[min(j+2, len(run)-1)]
+			if j > 0 && next == run[j+1] {
+				break // a run of one character is its own word
+			}
+			words = append(words, Span{run[j], next})
+			stems = append(stems, text[run[j]:next])
+		}
+		run = run[:0]
+	}
 	for i := 0; i < len(text); {
 		c := text[i]
-		var tok bool
+		var tok, han bool
 		size := 1
 		if c < utf8.RuneSelf {
 			tok = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 		} else {
 			var r rune
 			r, size = utf8.DecodeRuneInString(text[i:])
-			tok = unicode.IsLetter(r) || unicode.IsDigit(r)
+			han = cjk.Is(r)
+			tok = !han && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		}
+		if !han && len(run) > 0 {
+			endRun(i)
 		}
 		switch {
 		case tok && !inWord:
@@ -180,10 +215,16 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 			inWord = false
 			add(ws, i)
 		}
+		if han {
+			run = append(run, i)
+		}
 		i += size
 	}
 	if inWord {
 		add(ws, len(text))
+	}
+	if len(run) > 0 {
+		endRun(len(text))
 	}
 	at := make([][]occurrence, len(terms))
 	hit := map[int]bool{}
@@ -232,6 +273,9 @@ func foldDiacritics() transform.Transformer {
 // tokenizer, so a highlighted word is one the keyword search matched
 // ("ignoring" and "ignores" both give "ignor").
 func stem(w string) string {
+	if r, _ := utf8.DecodeRuneInString(w); cjk.Is(r) {
+		return w // a bigram (termWords keeps the text's as they are; NFD would split プ)
+	}
 	w = strings.ToLower(w)
 	if !isASCII(w) {
 		if f, _, err := transform.String(foldDiacritics(), w); err == nil {

@@ -88,7 +88,8 @@ func (db *DB) RemoveFolder(ctx context.Context, path string) error {
 		}
 		for _, sql := range []string{
 			`INSERT INTO chunks_fts(chunks_fts, rowid, text, heading, title)
-				SELECT 'delete', c.id, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.document_id
+				SELECT 'delete', s.id, s.text, s.heading, s.title FROM chunk_fts_source s
+				JOIN chunks c ON c.id = s.id JOIN documents d ON d.id = c.document_id
 				WHERE d.folder_id = ?`,
 			`DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE folder_id = ?)`,
 			`DELETE FROM documents WHERE folder_id = ?`,

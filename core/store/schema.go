@@ -6,6 +6,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"cairn/core/cjk"
 	"cairn/core/fault"
 )
 
@@ -145,6 +146,56 @@ CREATE TRIGGER chunks_deleted AFTER DELETE ON chunks BEGIN
 		ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), old.id);
 END;
 `,
+	// 5: Chinese and Japanese are indexed as overlapping character bigrams
+	// (core/cjk): unicode61 kept a run of Han or kana as one token, so no
+	// word inside a sentence could be found. A text holding CJK keeps its
+	// bigram form beside it (NULL otherwise, so other text costs nothing),
+	// the view hands FTS5 that form, and the rows concerned are indexed
+	// again. cairn_cjk is registered on the connection that migrates.
+	`
+ALTER TABLE chunks ADD COLUMN fts_text TEXT;
+ALTER TABLE chunks ADD COLUMN fts_heading TEXT;
+ALTER TABLE documents ADD COLUMN fts_title TEXT;
+
+CREATE TEMP TABLE cjk_rows AS
+	SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id
+	WHERE cairn_cjk(c.text) IS NOT NULL OR cairn_cjk(c.heading) IS NOT NULL OR cairn_cjk(d.title) IS NOT NULL;
+INSERT INTO chunks_fts(chunks_fts, rowid, text, heading, title)
+	SELECT 'delete', id, text, heading, title FROM chunk_fts_source WHERE id IN (SELECT id FROM temp.cjk_rows);
+UPDATE chunks SET fts_text = cairn_cjk(text), fts_heading = cairn_cjk(heading) WHERE id IN (SELECT id FROM temp.cjk_rows);
+UPDATE documents SET fts_title = cairn_cjk(title) WHERE cairn_cjk(title) IS NOT NULL;
+
+DROP VIEW chunk_fts_source;
+CREATE VIEW chunk_fts_source AS
+	SELECT c.id AS id, coalesce(c.fts_text, c.text) AS text, coalesce(c.fts_heading, c.heading) AS heading,
+		coalesce(d.fts_title, d.title) AS title
+	FROM chunks c JOIN documents d ON d.id = c.document_id;
+
+INSERT INTO chunks_fts(rowid, text, heading, title)
+	SELECT id, text, heading, title FROM chunk_fts_source WHERE id IN (SELECT id FROM temp.cjk_rows);
+DROP TABLE temp.cjk_rows;
+`,
+}
+
+// cjkFunction is cairn_cjk(text): text's bigram form (cjk.Bigrams) when it
+// holds Chinese or Japanese, else NULL. Migration 5 uses it.
+func cjkFunction(ctx sqlite3.Context, arg ...sqlite3.Value) {
+	t := arg[0].Text()
+	if !cjk.Has(t) {
+		ctx.ResultNull()
+		return
+	}
+	ctx.ResultText(cjk.Bigrams(t))
+}
+
+// ftsForm is what the full-text index holds for a text: its bigram form
+// when it holds Chinese or Japanese (stored beside it), else nil (the text
+// itself).
+func ftsForm(s string) any {
+	if !cjk.Has(s) {
+		return nil
+	}
+	return cjk.Bigrams(s)
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -169,6 +220,11 @@ func (db *DB) migrate() error {
 		if uint32(app) != ApplicationID {
 			if err := c.Exec(fmt.Sprintf("PRAGMA application_id=%d", ApplicationID)); err != nil {
 				return fmt.Errorf("mark as a knowledge base: %w", err)
+			}
+		}
+		if v < len(migrations) {
+			if err := c.CreateFunction("cairn_cjk", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS, cjkFunction); err != nil {
+				return fmt.Errorf("migrate: %w", err)
 			}
 		}
 		for i := v; i < len(migrations); i++ {

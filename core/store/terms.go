@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
+
+	"cairn/core/cjk"
 )
 
 // readerSetup gives every reader connection what TermDocFreqs needs: a
@@ -56,9 +58,10 @@ func (db *DB) TermDocFreqs(ctx context.Context, terms []string) ([]int, int, err
 	return dfs, n, err
 }
 
-// queryTokens tokenizes text exactly as the index does.
+// queryTokens tokenizes text exactly as the index does, Chinese and
+// Japanese as bigrams.
 func queryTokens(c *sqlite3.Conn, text string) ([]string, error) {
-	if err := exec(c, `INSERT INTO temp.query_tokens(rowid, t) VALUES (1, ?)`, text); err != nil {
+	if err := exec(c, `INSERT INTO temp.query_tokens(rowid, t) VALUES (1, ?)`, cjk.Bigrams(text)); err != nil {
 		return nil, err
 	}
 	var toks []string

@@ -51,18 +51,18 @@ func (tx *Tx) PutDocument(doc Document, chunks []chunk.Chunk, vectors [][]float3
 	// compiles an upsert's UPDATE branch with a scan of the chunks that
 	// reference the row, and runs it for every new document (measured on
 	// 18K man pages: 8 of 15 s of the writer's SQLite time).
-	sql := `INSERT INTO documents(folder_id, path, size, mtime_ns, hash, title, format, unit_kind, units, chars, warnings, indexed_at)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`
+	sql := `INSERT INTO documents(folder_id, path, size, mtime_ns, hash, title, format, unit_kind, units, chars, warnings, indexed_at, fts_title)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`
 	if old != 0 {
 		sql = `UPDATE documents SET folder_id=?1, size=?3, mtime_ns=?4, hash=?5, title=?6, format=?7,
-			unit_kind=?8, units=?9, chars=?10, warnings=?11, indexed_at=?12 WHERE path=?2`
+			unit_kind=?8, units=?9, chars=?10, warnings=?11, indexed_at=?12, fts_title=?13 WHERE path=?2`
 	}
 	s, err := db.stmt(sql)
 	if err != nil {
 		return 0, nil, err
 	}
 	if err := bind(s, doc.FolderID, doc.Path, doc.Size, doc.MTimeNS, doc.Hash, doc.Title, doc.Format,
-		doc.UnitKind, doc.Units, doc.Chars, strings.Join(doc.Warnings, "\n"), time.Now().Unix()); err != nil {
+		doc.UnitKind, doc.Units, doc.Chars, strings.Join(doc.Warnings, "\n"), time.Now().Unix(), ftsForm(doc.Title)); err != nil {
 		return 0, nil, err
 	}
 	if err := s.Exec(); err != nil {
@@ -76,8 +76,8 @@ func (tx *Tx) PutDocument(doc Document, chunks []chunk.Chunk, vectors [][]float3
 	if err != nil {
 		return 0, nil, err
 	}
-	ins, err := db.stmt(`INSERT INTO chunks(id, document_id, ordinal, text, heading, unit_kind, page, label, line_start, line_end, char_start, char_end)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	ins, err := db.stmt(`INSERT INTO chunks(id, document_id, ordinal, text, heading, unit_kind, page, label, line_start, line_end, char_start, char_end, fts_text, fts_heading)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -86,18 +86,20 @@ func (tx *Tx) PutDocument(doc Document, chunks []chunk.Chunk, vectors [][]float3
 		return 0, nil, err
 	}
 	ids := make([]int64, len(chunks))
+	ftsTitle := ftsForm(doc.Title)
 	for i, ch := range chunks {
 		ins.Reset()
 		ids[i] = next + int64(i)
+		ftsText, ftsHeading := ftsForm(ch.Text), ftsForm(ch.Heading)
 		if err := bind(ins, ids[i], docID, ch.Ordinal, ch.Text, ch.Heading, string(ch.Unit), ch.Page, ch.Label,
-			ch.LineStart, ch.LineEnd, ch.Start, ch.End); err != nil {
+			ch.LineStart, ch.LineEnd, ch.Start, ch.End, ftsText, ftsHeading); err != nil {
 			return 0, nil, err
 		}
 		if err := ins.Exec(); err != nil {
 			return 0, nil, fmt.Errorf("put chunk %d of %s: %w", i, doc.Path, err)
 		}
 		fts.Reset()
-		if err := bind(fts, ids[i], ch.Text, ch.Heading, doc.Title); err != nil {
+		if err := bind(fts, ids[i], orText(ftsText, ch.Text), orText(ftsHeading, ch.Heading), orText(ftsTitle, doc.Title)); err != nil {
 			return 0, nil, err
 		}
 		if err := fts.Exec(); err != nil {
@@ -212,7 +214,7 @@ func (db *DB) deleteChunks(docID int64) error {
 		return err
 	}
 	unindex, err := db.stmt(`INSERT INTO chunks_fts(chunks_fts, rowid, text, heading, title)
-		SELECT 'delete', c.id, c.text, c.heading, d.title FROM chunks c JOIN documents d ON d.id = c.document_id
+		SELECT 'delete', s.id, s.text, s.heading, s.title FROM chunk_fts_source s JOIN chunks c ON c.id = s.id
 		WHERE c.document_id = ?`)
 	if err != nil {
 		return err
@@ -230,4 +232,12 @@ func (db *DB) deleteChunks(docID int64) error {
 		return fmt.Errorf("delete chunks of document %d: %w", docID, err)
 	}
 	return nil
+}
+
+// orText is the full-text form f (from ftsForm) or, when it is nil, s.
+func orText(f any, s string) string {
+	if f == nil {
+		return s
+	}
+	return f.(string)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -51,11 +52,44 @@ func benchExtract(ctx context.Context, env *cliEnv, runs int) (bench.ExtractRepo
 	for _, f := range rep.Formats {
 		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.1f |\n", f.Ext, f.Files, f.KB, f.MBPerSec, f.MsPerFile)
 	}
+	if len(rep.Fidelity) > 0 {
+		fmt.Fprintln(w, "\n## Text of each fixture vs the source it was made from (word-level F1)")
+		fmt.Fprintln(w, "\n| fixture | made from | F1 |")
+		fmt.Fprintln(w, "|---|---|---|")
+		for _, f := range rep.Fidelity {
+			fmt.Fprintf(w, "| %s | %s | %.3f |\n", f.File, f.Reference, f.F1)
+		}
+	}
 	if o := rep.OCR; o != nil {
 		fmt.Fprintf(w, "\nOCR (Tesseract %s, %s, pages rendered at 300 dpi): %d pages of testdata/formats/scanned.pdf, %.2f pages/s\n",
 			o.Tesseract, o.Languages, o.Pages, o.PagesPerSec)
+		writeOCRScans(w, o.Scans)
 	} else {
 		fmt.Fprintln(w, "\nOCR: not measured (see the log above)")
 	}
 	return rep, nil
+}
+
+// writeOCRScans prints the OCR comparison on scanned manual pages.
+func writeOCRScans(w io.Writer, scans []bench.OCRScore) {
+	if len(scans) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\n## OCR of scanned manual pages vs pdftotext (pages drawn by pdftoppm, askew 0.8°, grain and dust)")
+	fmt.Fprintln(w, "\n| page | dpi | Cairn F1 | s | confidence | mode | tesseract CLI F1 | s |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	var f1, cli [2][]float64
+	for _, s := range scans {
+		i := 0
+		if s.DPI >= 300 {
+			i = 1
+		}
+		f1[i], cli[i] = append(f1[i], s.F1), append(cli[i], s.CLIF1)
+		fmt.Fprintf(w, "| %s | %d | %.3f | %.1f | %d | %d | %.3f | %.1f |\n", s.Page, s.DPI, s.F1, s.Seconds, s.Confidence, s.Mode, s.CLIF1, s.CLISeconds)
+	}
+	for i, dpi := range []int{150, 300} {
+		if len(f1[i]) > 0 {
+			fmt.Fprintf(w, "| **mean** | %d | **%.3f** | | | | **%.3f** | |\n", dpi, bench.Mean(f1[i]), bench.Mean(cli[i]))
+		}
+	}
 }

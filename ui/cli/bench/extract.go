@@ -109,6 +109,7 @@ type ExtractReport struct {
 	PDFPages []int         `json:"pdf_pages"` // per file, as pdftotext counts them
 	Engines  []EngineScore `json:"engines"`
 	Formats  []FormatSpeed `json:"formats"`
+	Fidelity []FormatF1    `json:"fidelity"`
 	OCR      *OCRSpeed     `json:"ocr,omitempty"`
 }
 
@@ -134,10 +135,11 @@ type FormatSpeed struct {
 
 // OCRSpeed is Tesseract's speed on the scanned-page fixture.
 type OCRSpeed struct {
-	Tesseract   string  `json:"tesseract"`
-	Languages   string  `json:"languages"`
-	Pages       int     `json:"pages"`
-	PagesPerSec float64 `json:"pages_per_sec"`
+	Tesseract   string     `json:"tesseract"`
+	Languages   string     `json:"languages"`
+	Pages       int        `json:"pages"`
+	PagesPerSec float64    `json:"pages_per_sec"`
+	Scans       []OCRScore `json:"scans"`
 }
 
 // Extract measures extraction and writes a report to w: PDF word-level F1
@@ -165,6 +167,10 @@ func Extract(ctx context.Context, w io.Writer, opt ExtractOptions) (ExtractRepor
 		if rep.Formats, err = formatThroughput(ctx, w, opt); err != nil {
 			return rep, err
 		}
+		fmt.Fprintf(w, "Text of each fixture vs the source it was made from (word-level F1):\n\n")
+		if rep.Fidelity, err = formatFidelity(ctx, w, opt.Fixtures); err != nil {
+			return rep, err
+		}
 	}
 	if opt.OCR && (opt.Only == "" || opt.Only == "ocr") {
 		rep.OCR, err = ocrThroughput(ctx, w, opt)
@@ -185,19 +191,10 @@ func loadPDFs(ctx context.Context, w io.Writer, paths []string) ([]pdfFile, erro
 	}
 	var out []pdfFile
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := loadPDFData(p)
 		if err != nil {
 			fmt.Fprintf(w, "left out %s: %v\n", p, err)
 			continue
-		}
-		if strings.HasSuffix(p, ".gz") {
-			zr, err := gzip.NewReader(bytes.NewReader(data))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", p, err)
-			}
-			if data, err = io.ReadAll(zr); err != nil {
-				return nil, fmt.Errorf("%s: %w", p, err)
-			}
 		}
 		cmd := exec.CommandContext(ctx, "pdftotext", "-layout", "-enc", "UTF-8", "-", "-")
 		cmd.Stdin = bytes.NewReader(data)
@@ -205,9 +202,22 @@ func loadPDFs(ctx context.Context, w io.Writer, paths []string) ([]pdfFile, erro
 		if err != nil {
 			return nil, fmt.Errorf("pdftotext -layout %s: %w", p, err)
 		}
-		out = append(out, pdfFile{name: strings.TrimSuffix(filepath.Base(p), ".gz"), data: data, ref: words(string(ref)), page: strings.Count(string(ref), "\f")})
+		out = append(out, pdfFile{name: strings.TrimSuffix(filepath.Base(p), ".gz"), data: data, ref: Words(string(ref)), page: strings.Count(string(ref), "\f")})
 	}
 	return out, nil
+}
+
+// loadPDFData reads a PDF, decompressed when its name ends in .gz.
+func loadPDFData(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.HasSuffix(path, ".gz") {
+		return data, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return io.ReadAll(zr)
 }
 
 func pdfComparison(ctx context.Context, w io.Writer, opt ExtractOptions, rep *ExtractReport) error {
@@ -248,12 +258,12 @@ func pdfComparison(ctx context.Context, w io.Writer, opt ExtractOptions, rep *Ex
 					fmt.Fprintf(w, "%s failed on %s: %v\n", e.name, pf.name, err)
 					continue
 				}
-				f1s = append(f1s, F1(words(strings.Join(got, "\n")), pf.ref))
+				f1s = append(f1s, F1(Words(strings.Join(got, "\n")), pf.ref))
 			}
 			times = append(times, time.Since(start))
 		}
 		perFile[e.name] = f1s
-		sc := EngineScore{Name: e.name, Licence: e.licence, F1: f1s, MeanF1: mean(f1s), MinF1: slices.Min(f1s),
+		sc := EngineScore{Name: e.name, Licence: e.licence, F1: f1s, MeanF1: Mean(f1s), MinF1: slices.Min(f1s),
 			PagesPerSec: float64(pages) / stats.MedianDuration(times).Seconds(), Failures: failures}
 		rep.Engines = append(rep.Engines, sc)
 		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.0f\t%d\n", sc.Name, sc.Licence, sc.MeanF1, sc.MinF1, sc.PagesPerSec, sc.Failures)
@@ -411,12 +421,14 @@ func ocrThroughput(ctx context.Context, w io.Writer, opt ExtractOptions) (*OCRSp
 	}
 	r := &OCRSpeed{Tesseract: eng.Version(), Languages: eng.Languages(), Pages: pages, PagesPerSec: float64(pages) / stats.MedianDuration(times).Seconds()}
 	fmt.Fprintf(w, "OCR (Tesseract %s, %s, %d dpi render via %s): %d pages, %.2f pages/s\n", r.Tesseract, r.Languages, 300, reg.PDFEngineName(), r.Pages, r.PagesPerSec)
-	return r, nil
+	fmt.Fprintf(w, "\nOCR of noisy scans of manual pages vs pdftotext (word-level F1):\n")
+	r.Scans, err = ocrQuality(ctx, w, eng)
+	return r, err
 }
 
 // words splits text into lower-case NFKC words of letters and digits, the
 // unit F1 is counted in: punctuation and layout spacing do not count.
-func words(s string) []string {
+func Words(s string) []string {
 	s = strings.ToLower(norm.NFKC.String(s))
 	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
@@ -446,7 +458,7 @@ func F1(got, want []string) float64 {
 	return 2 * p * r / (p + r)
 }
 
-func mean(xs []float64) float64 {
+func Mean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}

@@ -21,7 +21,7 @@ func TestF1(t *testing.T) {
 		{"", "", 1},
 		{"word word", "word", 2 * 0.5 / 1.5}, // multisets: the second "word" is unmatched
 	} {
-		if got := F1(words(c.got), words(c.want)); math.Abs(got-c.f1) > 1e-9 {
+		if got := F1(Words(c.got), Words(c.want)); math.Abs(got-c.f1) > 1e-9 {
 			t.Errorf("F1(%q, %q) = %.4f, want %.4f", c.got, c.want, got, c.f1)
 		}
 	}

@@ -1,0 +1,21 @@
+package cjk
+
+import "testing"
+
+func TestBigrams(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain English text", "plain English text"},
+		{"远程主机", " 远程 程主 主机 "},
+		{"进程", " 进程 "},
+		{"ssh用于登录", "ssh 用于 于登 登录 "},
+		{"行 1", " 行  1"},
+		{"プロセスを終了する", " プロ ロセ セス スを を終 終了 了す する "},
+		{"ユーザー名", " ユー ーザ ザー ー名 "},
+		{"한국어 텍스트", "한국어 텍스트"},
+		{"café 日本", "café  日本 "},
+	} {
+		if got := Bigrams(c.in); got != c.want {
+			t.Errorf("Bigrams(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
