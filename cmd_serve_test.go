@@ -131,3 +131,22 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Errorf("search: %s", b)
 	}
 }
+
+func TestBenchServeSmoke(t *testing.T) {
+	home := t.TempDir()
+	out, errs, code := cli(t, home, "bench", "serve", "--chunks", "40", "--duration", "300ms", "--clients", "2", "--dir", filepath.Join(home, "bench"))
+	if code != 0 {
+		t.Fatalf("%d\n%s\n%s", code, out, errs)
+	}
+	for _, row := range []string{"| in process (Engine.Search) |", "| through HTTP (GET /api/search) |"} {
+		i := strings.Index(out, row)
+		if i < 0 {
+			t.Fatalf("no row %q:\n%s", row, out)
+		}
+		// searches, searches/s, errors
+		f := strings.Split(out[i+len(row):strings.IndexByte(out[i:], '\n')+i], "|")
+		if strings.TrimSpace(f[0]) == "0" || strings.TrimSpace(f[2]) != "0" {
+			t.Errorf("row %s%s", row, f)
+		}
+	}
+}

@@ -24,7 +24,7 @@ const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abc
 
 // testEngine opens a knowledge base in a private home with the repository's
 // test corpus indexed; no models, so searches are BM25 and answers quoted.
-func testEngine(t *testing.T) *core.Engine {
+func testEngine(t testing.TB) *core.Engine {
 	t.Helper()
 	t.Setenv("CAIRN_HOME", t.TempDir())
 	dirs, err := config.UserDirs()
@@ -46,7 +46,7 @@ func testEngine(t *testing.T) *core.Engine {
 	return eng
 }
 
-func corpus(t *testing.T) string {
+func corpus(t testing.TB) string {
 	abs, err := filepath.Abs("../../testdata/corpus")
 	if err != nil {
 		t.Fatal(err)
