@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -56,6 +57,21 @@ func TestRefusalsLeakNothing(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A body without a length is cut at the bound too.
+	for _, path := range []string{"/api/search", "/mcp"} {
+		req, _ := http.NewRequest("POST", base+path, io.MultiReader(strings.NewReader(`{"q":"`), strings.NewReader(strings.Repeat("a", 5000)+`"}`)))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if req.ContentLength != 0 || resp.StatusCode < 400 || resp.StatusCode >= 500 {
+			t.Errorf("chunked body too big to %s: length %d, status %d", path, req.ContentLength, resp.StatusCode)
+		}
 	}
 	// Localhost names and a page served from this computer are let through.
 	for _, h := range [][]string{{"Host", "localhost"}, {"Host", "[::1]:8765"}, {"Origin", "http://127.0.0.1:3000"}} {

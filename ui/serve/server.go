@@ -123,7 +123,8 @@ func Listen(port int) (net.Listener, error) {
 // Serve answers HTTP on ln until ctx ends, then stops taking requests,
 // cancels an index run and waits for what is under way.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.http, ReadHeaderTimeout: 10 * time.Second,
+	// No write timeout: a streamed answer takes as long as the model does.
+	srv := &http.Server{Handler: s.http, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	var wg sync.WaitGroup
 	wg.Add(1)
