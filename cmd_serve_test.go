@@ -17,6 +17,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"cairn/core/netgate/netgatetest"
+	"cairn/core/remote/remotetest"
 )
 
 // cairnCmd is the test binary run as `cairn args...` in home.
@@ -148,5 +151,50 @@ func TestBenchServeSmoke(t *testing.T) {
 		if strings.TrimSpace(f[0]) == "0" || strings.TrimSpace(f[2]) != "0" {
 			t.Errorf("row %s%s", row, f)
 		}
+	}
+}
+
+// TestMCPOfflineDialsNothing: with an online endpoint configured but the
+// gate offline, an assistant's search and question go nowhere but the
+// knowledge base.
+func TestMCPOfflineDialsNothing(t *testing.T) {
+	cleanNetworkEnv(t)
+	home := t.TempDir()
+	if _, errs, code := cli(t, home, "index", corpusDir(t)); code != 0 {
+		t.Fatal(errs)
+	}
+	t.Setenv("CAIRN_NETWORK_ENDPOINT", "https://api.example.test/v1")
+	t.Setenv("CAIRN_NETWORK_CHAT_MODEL", "remote-model")
+	rec := &netgatetest.Dialer{}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	exited := make(chan int, 1)
+	go func() {
+		exited <- runIO([]string{"mcp"}, cliIO{stdin: inR, stdout: outW, stderr: io.Discard, dial: rec.Dial, keyring: remotetest.Keyring{}})
+		outW.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range []*mcp.CallToolParams{
+		{Name: "search", Arguments: map[string]any{"query": "reset the device"}},
+		{Name: "ask", Arguments: map[string]any{"question": "how do I reset the device"}},
+	} {
+		res, err := s.CallTool(ctx, call)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", call.Name, err, res)
+		}
+	}
+	s.Close()
+	inW.Close()
+	if code := <-exited; code != 0 {
+		t.Errorf("cairn mcp exit %d", code)
+	}
+	if calls := rec.Calls(); len(calls) != 0 {
+		t.Errorf("offline MCP dialled %v", calls)
 	}
 }
