@@ -28,6 +28,7 @@ func (s *Server) registerAPI(mux *http.ServeMux) {
 	cfg.DocsPath = ""    // the docs page loads scripts from the web
 	cfg.SchemasPath = "" // and no $schema links in bodies: /api/search is `cairn search --json`
 	cfg.CreateHooks = nil
+	cfg.RejectUnknownQueryParameters = true // a misspelt knob is an error, as a misspelt flag is
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{"bearer": {Type: "http", Scheme: "bearer"}}
 	cfg.Security = []map[string][]string{{"bearer": {}}}
 	jsonFormat := huma.Format{Marshal: search.WriteJSON, Unmarshal: huma.DefaultJSONFormat.Unmarshal}

@@ -132,6 +132,12 @@ func TestSearchIsTheCommandLinesJSON(t *testing.T) {
 	if status != 422 || !strings.Contains(body, "retrieval.min_score must be between 0 and 1, not 2") {
 		t.Errorf("bad knob: %d %s", status, body)
 	}
+	if status, body := call(t, "GET", base+"/api/search?q=reset&topk=3", testToken, ""); status != 422 || !strings.Contains(body, "topk") {
+		t.Errorf("misspelt knob: %d %s", status, body)
+	}
+	if status, body := call(t, "POST", base+"/api/search", testToken, `{"q":"reset","topk":3}`); status != 422 || !strings.Contains(body, "topk") {
+		t.Errorf("misspelt field: %d %s", status, body)
+	}
 	if status, body := call(t, "GET", base+"/api/search?q=", testToken, ""); status != 400 && status != 422 {
 		t.Errorf("empty query: %d %s", status, body)
 	}
