@@ -42,7 +42,7 @@ type benchFlags struct {
 	clients       int
 	chunks        int
 	serveDuration time.Duration
-	weights   testmodel.WeightType // embed, generate and ask: the generated models' weight type
+	weights       testmodel.WeightType // embed, generate and ask: the generated models' weight type
 }
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
