@@ -35,6 +35,7 @@ type Config struct {
 	Network    Network    `json:"network"`
 	OCR        OCR        `json:"ocr"`
 	Log        Log        `json:"log"`
+	Serve      Serve      `json:"serve"`
 
 	// fallback marks the defaults Cairn runs on when the settings did not
 	// load: Save refuses them, so the person's file is never replaced.
@@ -127,6 +128,11 @@ type Log struct {
 	Level string `json:"level"` // debug, info, warn, error; debug may log document text
 }
 
+// Serve configures the local service (`cairn serve`, docs/service.md).
+type Serve struct {
+	Port int `json:"port"` // on 127.0.0.1; 0 picks a free port at each start
+}
+
 // Profiles are hardware presets (HybridRAG3's laptop_safe, desktop_power,
 // server_max), applied before the settings file.
 var profiles = map[string]func(*Config){
@@ -184,6 +190,7 @@ func Default(profile string) Config {
 		Network:    Network{Mode: "offline", API: "openai"},
 		OCR:        OCR{Enabled: true, Languages: "eng"},
 		Log:        Log{Level: "info"},
+		Serve:      Serve{Port: 8765},
 	}
 	if profile == "" {
 		profile = guessProfile()

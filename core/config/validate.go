@@ -119,6 +119,7 @@ func (c Config) Validate() error {
 	check("index.max_file_mb", c.Index.MaxFileMB >= 1, "must be at least 1, not %d", c.Index.MaxFileMB)
 	check("index.timeout_sec", c.Index.TimeoutSec >= 0, "must not be negative (0: the default), not %d", c.Index.TimeoutSec)
 	check("embedding.batch_mb", c.Embedding.BatchMB >= 1, "must be at least 1, not %d", c.Embedding.BatchMB)
+	check("serve.port", c.Serve.Port >= 0 && c.Serve.Port <= 65535, "must be a port number from 0 to 65535 (0: a free one), not %d", c.Serve.Port)
 	if c.Log.Level != "" {
 		oneOf("log.level", c.Log.Level, "debug", "info", "warn", "warning", "error")
 	}

@@ -45,10 +45,12 @@ func commands() []command {
 		{"eval", "golden FILE [--k N] | injection [--model PATH]", "retrieval metrics on your own golden set; planted-instruction resistance", runEval},
 		{"models", "list | use PATH | pull NAME [--sha256 HEX]", "list, choose or download GGUF models", runModels},
 		{"network", "[offline|online|admin] | key [show|set|delete]", "show or switch the network gate's mode; manage the API key", runNetwork},
+		{"serve", "[--port N] [--print-token]", "serve the HTTP API and MCP on 127.0.0.1, for your own tools (docs/service.md)", runServe},
+		{"mcp", "[--kb NAME|--db PATH]", "speak the Model Context Protocol on stdin/stdout, for AI assistants (docs/service.md)", runMCP},
 		{"doctor", "[--load]", "check the knowledge base, models, OCR, disk and settings; non-zero exit when a check fails", runDoctor},
 		{"backup", "DEST.db", "write a consistent copy of the knowledge base (safe while indexing)", runBackup},
 		{"restore", "SRC.db [--create]", "replace the knowledge base with a checked backup, keeping the old file as .bak (--create: make a new one)", runRestore},
-		{"bench", "[all|index|extract|embed|generate|vector|load|gui|ask|quality] [--runs N] [--limit N] [--duration D]", "measure indexing, search, extraction, models, answers and the window (docs/performance.md)", runBench},
+		{"bench", "[all|index|extract|embed|generate|vector|load|serve|gui|ask|quality] [--runs N] [--limit N] [--duration D] [--clients N]", "measure indexing, search, extraction, models, answers and the window (docs/performance.md)", runBench},
 		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
 			fmt.Fprintln(env.stdout, "cairn", Version)
 			return nil

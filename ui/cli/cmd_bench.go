@@ -22,7 +22,7 @@ import (
 // benchSuites are the suites `cairn bench` knows, in the order "all" runs
 // them: the quick ones first, the load suite (10 minutes by default) and
 // the window last.
-var benchSuites = []string{"index", "extract", "embed", "generate", "ask", "quality", "vector", "load", "gui"}
+var benchSuites = []string{"index", "extract", "embed", "generate", "ask", "quality", "vector", "load", "serve", "gui"}
 
 // benchFlags are the options of `cairn bench`; each suite reads the ones
 // it needs.
@@ -38,7 +38,11 @@ type benchFlags struct {
 	idle      time.Duration
 	searchers int
 	chunkSize int
-	weights   testmodel.WeightType // embed, generate and ask: the generated models' weight type
+	// serve suite
+	clients       int
+	chunks        int
+	serveDuration time.Duration
+	weights       testmodel.WeightType // embed, generate and ask: the generated models' weight type
 }
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
@@ -55,11 +59,24 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.DurationVar(&bf.idle, "idle", time.Minute, "load suite: how long the searchers run with no indexing, for comparison")
 	fs.IntVar(&bf.searchers, "searchers", 8, "load suite: concurrent searchers")
 	fs.IntVar(&bf.chunkSize, "chunk-size", benchChunkSize, "index and load suites: characters per chunk")
+	fs.IntVar(&bf.clients, "clients", 16, "serve suite: concurrent clients")
+	fs.IntVar(&bf.chunks, "chunks", 10000, "serve suite: chunks of the generated knowledge base")
 	weights := fs.String("weights", "F16", "embed, generate and ask suites: weight type of the generated models (F16 or Q8_0)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	// The serve suite runs 20 s a phase unless --duration says otherwise
+	// (the load suite's default is ten minutes).
+	bf.serveDuration = 20 * time.Second
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "duration" {
+			bf.serveDuration = bf.duration
+		}
+	})
+	if bf.clients < 1 || bf.chunks < 1 {
+		return usageError{"--clients and --chunks must be at least 1"}
 	}
 	switch strings.ToUpper(*weights) {
 	case "F16":
@@ -113,6 +130,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			r, err = benchQuality(ctx, env, bf.dir, work, bf.limit)
 		case "load":
 			r, err = benchLoad(ctx, env, bf, work)
+		case "serve":
+			r, err = benchServe(ctx, env, bf, work)
 		case "gui":
 			r, err = benchGUI(ctx, env, bf.dir)
 		}

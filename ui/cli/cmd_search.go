@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -59,9 +58,7 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer eng.Close()
-	req := eng.SearchRequest(strings.Join(pos, " "))
-	req.Mode, req.Fusion = search.Mode(r.Mode), search.Fusion(r.Fusion)
-	req.TopK, req.MinScore, req.RRFK, req.VectorWeight, req.PerDocCap = r.TopK, r.MinScore, r.RRFK, r.VectorWeight, r.PerDocCap
+	req := eng.SearchRequestWith(strings.Join(pos, " "), *r)
 	req.Filter.PathPrefixes = splitList(*paths)
 	req.Filter.Types = splitList(*types)
 	if *batch != "" {
@@ -104,52 +101,13 @@ func splitList(s string) []string {
 	return out
 }
 
-// jsonResult is the stable JSON shape of one result.
-type jsonResult struct {
-	Rank    int     `json:"rank"`
-	Path    string  `json:"path"`
-	Title   string  `json:"title"`
-	Page    int     `json:"page"`
-	Unit    string  `json:"unit,omitempty"`
-	Line    int     `json:"line"`
-	LineEnd int     `json:"line_end"`
-	Heading string  `json:"heading,omitempty"`
-	Score   float64 `json:"score"`
-	// Relevance is absolute (0..1, the same scale for every query), where
-	// Score only orders one query's results.
-	Relevance  float64 `json:"relevance"`
-	Navigation bool    `json:"navigation,omitempty"`
-	Snippet    string  `json:"snippet"`
-	ChunkID    int64   `json:"chunk_id"`
-	BM25Rank   int     `json:"bm25_rank,omitempty"`
-	VecRank    int     `json:"vector_rank,omitempty"`
-
-	// PathEscaped is set when Path is not valid UTF-8: see search.EscapePath.
-	PathEscaped string `json:"path_escaped,omitempty"`
-}
-
 func printSearch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.Request, asJSON bool) error {
 	resp, err := eng.Search(ctx, req)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		out := struct {
-			Query   string       `json:"query"`
-			Mode    search.Mode  `json:"mode"`
-			Results []jsonResult `json:"results"`
-			Notes   []string     `json:"notes,omitempty"`
-			TookMS  float64      `json:"took_ms"`
-		}{Query: req.Query, Mode: resp.Candidates.Mode, Results: []jsonResult{}, Notes: resp.Candidates.Notes,
-			TookMS: float64(resp.Timing.Total.Microseconds()) / 1000}
-		for _, r := range resp.Results {
-			out.Results = append(out.Results, jsonResult{Rank: r.Rank, Path: r.Path, PathEscaped: r.PathEscaped, Title: r.Title, Page: r.Page,
-				Unit: r.UnitKind, Line: r.LineStart, LineEnd: r.LineEnd, Heading: r.Heading, Score: round4(r.Score),
-				Relevance: round4(r.Relevance), Navigation: r.Navigation, Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank})
-		}
-		enc := json.NewEncoder(env.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return search.WriteJSON(env.stdout, search.NewReport(req.Query, resp))
 	}
 	printResults(env.stdout, resp, isTerminal(env.stdout))
 	return nil
@@ -218,10 +176,6 @@ func highlight(s string, spans []search.Span, tty bool) string {
 	}
 	b.WriteString(s[pos:])
 	return b.String()
-}
-
-func round4(x float64) float64 {
-	return float64(int64(x*10000+0.5)) / 10000
 }
 
 // searchBatch runs every query of a qid<TAB>query file and prints a TREC

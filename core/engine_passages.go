@@ -1,0 +1,57 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"cairn/core/config"
+	"cairn/core/search"
+	"cairn/core/store"
+)
+
+// ErrNotFound says that the knowledge base holds no such passage or document.
+var ErrNotFound = errors.New("not found")
+
+// SearchRequestWith returns a request for query with the retrieval knobs r
+// (a caller's own, checked with config.Validate), as SearchRequest does
+// with the configured ones.
+func (e *Engine) SearchRequestWith(query string, r config.Retrieval) search.Request {
+	return search.Request{
+		Query:      query,
+		Mode:       search.Mode(r.Mode),
+		BM25Pool:   r.BM25Pool,
+		VectorPool: r.VectorPool,
+		Params: search.Params{TopK: r.TopK, MinScore: r.MinScore, Fusion: search.Fusion(r.Fusion),
+			RRFK: r.RRFK, VectorWeight: r.VectorWeight, PerDocCap: r.PerDocCap},
+	}
+}
+
+// Passage returns the chunk a citation or a search result points to, by
+// its chunk id: its text and where it is in its file.
+func (e *Engine) Passage(ctx context.Context, id int64) (store.ChunkInfo, error) {
+	m, err := e.db.Chunks(ctx, []int64{id})
+	if err != nil {
+		return store.ChunkInfo{}, fmt.Errorf("passage %d: %w", id, err)
+	}
+	ci, ok := m[id]
+	if !ok {
+		return store.ChunkInfo{}, fmt.Errorf("no passage %d in the knowledge base: ids come from search results and citations (chunk_id), "+
+			"and re-indexing gives a changed file new ones: %w", id, ErrNotFound)
+	}
+	return ci, nil
+}
+
+// DocumentChunks returns the passages of the indexed file at path in
+// reading order: the document as Cairn holds it. Only files in the
+// knowledge base can be read this way, never any other file.
+func (e *Engine) DocumentChunks(ctx context.Context, path string) ([]store.ChunkInfo, error) {
+	cs, err := e.db.DocumentChunks(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("document %s: %w", path, err)
+	}
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("no indexed document at %s: give the path exactly as search results show it: %w", path, ErrNotFound)
+	}
+	return cs, nil
+}

@@ -1,0 +1,65 @@
+package search
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// Report is the stable JSON shape of one search: what `cairn search --json`
+// prints and what the local service's /api/search returns, built in one
+// place so that the two cannot drift apart.
+type Report struct {
+	Query   string         `json:"query"`
+	Mode    Mode           `json:"mode"`
+	Results []ReportResult `json:"results"`
+	Notes   []string       `json:"notes,omitempty"`
+	TookMS  float64        `json:"took_ms"`
+}
+
+// ReportResult is the stable JSON shape of one result.
+type ReportResult struct {
+	Rank    int     `json:"rank"`
+	Path    string  `json:"path"`
+	Title   string  `json:"title"`
+	Page    int     `json:"page"`
+	Unit    string  `json:"unit,omitempty"`
+	Line    int     `json:"line"`
+	LineEnd int     `json:"line_end"`
+	Heading string  `json:"heading,omitempty"`
+	Score   float64 `json:"score"`
+	// Relevance is absolute (0..1, the same scale for every query), where
+	// Score only orders one query's results.
+	Relevance  float64 `json:"relevance"`
+	Navigation bool    `json:"navigation,omitempty"`
+	Snippet    string  `json:"snippet"`
+	ChunkID    int64   `json:"chunk_id"`
+	BM25Rank   int     `json:"bm25_rank,omitempty"`
+	VecRank    int     `json:"vector_rank,omitempty"`
+
+	// PathEscaped is set when Path is not valid UTF-8: see EscapePath.
+	PathEscaped string `json:"path_escaped,omitempty"`
+}
+
+// NewReport describes resp, the search for query.
+func NewReport(query string, resp *Response) Report {
+	out := Report{Query: query, Mode: resp.Candidates.Mode, Results: []ReportResult{}, Notes: resp.Candidates.Notes,
+		TookMS: float64(resp.Timing.Total.Microseconds()) / 1000}
+	for _, r := range resp.Results {
+		out.Results = append(out.Results, ReportResult{Rank: r.Rank, Path: r.Path, PathEscaped: r.PathEscaped, Title: r.Title, Page: r.Page,
+			Unit: r.UnitKind, Line: r.LineStart, LineEnd: r.LineEnd, Heading: r.Heading, Score: round4(r.Score),
+			Relevance: round4(r.Relevance), Navigation: r.Navigation, Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank})
+	}
+	return out
+}
+
+// WriteJSON writes v as Cairn's JSON outputs are written: indented by two
+// spaces, one value per call.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func round4(x float64) float64 {
+	return float64(int64(x*10000+0.5)) / 10000
+}

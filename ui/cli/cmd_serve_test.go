@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"cairn/core/netgate/netgatetest"
+	"cairn/core/remote/remotetest"
+)
+
+// cairnCmd is the test binary run as `cairn args...` in home.
+func cairnCmd(home string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_HOME="+home)
+	return cmd
+}
+
+func TestServeAnswersAsTheCommandLineDoes(t *testing.T) {
+	home := t.TempDir()
+	if _, errs, code := cli(t, home, "index", corpusDir(t), "--kb", "work"); code != 0 {
+		t.Fatal(errs)
+	}
+	cmd := cairnCmd(home, "serve", "--port", "0", "--kb", "work")
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(line)
+	if addr == "" || !strings.Contains(line, filepath.Join(home, "data", "kb", "work.db")) {
+		t.Fatalf("first line %q", line)
+	}
+	go io.Copy(io.Discard, stdout)
+
+	// The token was made at the first start, private, and printed on demand.
+	tokFile := filepath.Join(home, "config", "serve-token")
+	fi, err := os.Stat(tokFile)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file %v %v", fi, err)
+	}
+	out, _, code := cli(t, home, "serve", "--print-token")
+	token := strings.TrimSpace(out)
+	if code != 0 || len(token) != 64 {
+		t.Fatalf("print-token: %d %q", code, out)
+	}
+
+	get := func(tok string) (int, []byte) {
+		req, _ := http.NewRequest("GET", addr+"/api/search?q=reset+the+device&top_k=3", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	if status, _ := get(strings.Repeat("0", 64)); status != 401 {
+		t.Errorf("wrong token: %d", status)
+	}
+	status, body := get(token)
+	cliOut, _, _ := cli(t, home, "search", "reset the device", "--top-k", "3", "--kb", "work", "--json")
+	var fromAPI, fromCLI map[string]any
+	if status != 200 || json.Unmarshal(body, &fromAPI) != nil || json.Unmarshal([]byte(cliOut), &fromCLI) != nil {
+		t.Fatalf("%d %s / %s", status, body, cliOut)
+	}
+	delete(fromAPI, "took_ms")
+	delete(fromCLI, "took_ms")
+	if !reflect.DeepEqual(fromAPI, fromCLI) {
+		t.Errorf("service and command line disagree:\n%v\n%v", fromAPI, fromCLI)
+	}
+
+	// SIGTERM stops it cleanly.
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+}
+
+func TestMCPOverStdio(t *testing.T) {
+	home := t.TempDir()
+	if _, errs, code := cli(t, home, "index", corpusDir(t)); code != 0 {
+		t.Fatal(errs)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := client.Connect(ctx, &mcp.CommandTransport{Command: cairnCmd(home, "mcp")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if info := s.InitializeResult().ServerInfo; info.Name != "cairn" || info.Version != Version {
+		t.Errorf("server info %+v", info)
+	}
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "pump seal kit XK-200-B"}})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var rep struct {
+		Results []struct {
+			Path  string  `json:"path"`
+			Score float64 `json:"score"`
+		} `json:"results"`
+	}
+	if json.Unmarshal(b, &rep) != nil || len(rep.Results) == 0 || !strings.HasSuffix(rep.Results[0].Path, "data/parts.csv") {
+		t.Errorf("search: %s", b)
+	}
+}
+
+func TestBenchServeSmoke(t *testing.T) {
+	home := t.TempDir()
+	out, errs, code := cli(t, home, "bench", "serve", "--chunks", "40", "--duration", "300ms", "--clients", "2", "--dir", filepath.Join(home, "bench"))
+	if code != 0 {
+		t.Fatalf("%d\n%s\n%s", code, out, errs)
+	}
+	for _, row := range []string{"| in process (Engine.Search) |", "| through HTTP (GET /api/search) |"} {
+		i := strings.Index(out, row)
+		if i < 0 {
+			t.Fatalf("no row %q:\n%s", row, out)
+		}
+		// searches, searches/s, errors
+		f := strings.Split(out[i+len(row):strings.IndexByte(out[i:], '\n')+i], "|")
+		if strings.TrimSpace(f[0]) == "0" || strings.TrimSpace(f[2]) != "0" {
+			t.Errorf("row %s%s", row, f)
+		}
+	}
+}
+
+// TestMCPOfflineDialsNothing: with an online endpoint configured but the
+// gate offline, an assistant's search and question go nowhere but the
+// knowledge base.
+func TestMCPOfflineDialsNothing(t *testing.T) {
+	cleanNetworkEnv(t)
+	home := t.TempDir()
+	if _, errs, code := cli(t, home, "index", corpusDir(t)); code != 0 {
+		t.Fatal(errs)
+	}
+	t.Setenv("CAIRN_NETWORK_ENDPOINT", "https://api.example.test/v1")
+	t.Setenv("CAIRN_NETWORK_CHAT_MODEL", "remote-model")
+	rec := &netgatetest.Dialer{}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	exited := make(chan int, 1)
+	go func() {
+		exited <- runIO([]string{"mcp"}, cliIO{stdin: inR, stdout: outW, stderr: io.Discard, dial: rec.Dial, keyring: remotetest.Keyring{}})
+		outW.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range []*mcp.CallToolParams{
+		{Name: "search", Arguments: map[string]any{"query": "reset the device"}},
+		{Name: "ask", Arguments: map[string]any{"question": "how do I reset the device"}},
+	} {
+		res, err := s.CallTool(ctx, call)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", call.Name, err, res)
+		}
+	}
+	s.Close()
+	inW.Close()
+	if code := <-exited; code != 0 {
+		t.Errorf("cairn mcp exit %d", code)
+	}
+	if calls := rec.Calls(); len(calls) != 0 {
+		t.Errorf("offline MCP dialled %v", calls)
+	}
+}

@@ -1,0 +1,114 @@
+package serve
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// guard wraps the routes in the checks every request passes, in order:
+// the request log, the Host and Origin checks (a web page must not reach
+// the service through a name that resolves to 127.0.0.1), the bearer
+// token, then the size bounds. A refusal says nothing of Cairn: no
+// version, no paths.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			// The path, never the query string: it holds questions.
+			s.log.Info("http", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+				"ms", time.Since(start).Milliseconds())
+		}()
+		switch {
+		case !loopbackHost(r.Host):
+			refuse(rec, http.StatusForbidden, "Forbidden", "the Host header must name this computer (127.0.0.1 or localhost)")
+		case !loopbackOrigin(r.Header.Get("Origin")):
+			refuse(rec, http.StatusForbidden, "Forbidden", "requests from web pages of other sites are refused")
+		case !s.authorized(r):
+			rec.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+			refuse(rec, http.StatusUnauthorized, "Unauthorized", "a valid bearer token is required")
+		case r.ContentLength > s.opt.Limits.MaxBody:
+			refuse(rec, http.StatusRequestEntityTooLarge, "Request Entity Too Large", tooLarge("the request body", s.opt.Limits.MaxBody))
+		case len(r.URL.RawQuery) > 3*s.opt.Limits.MaxQuery+256: // room for percent-encoding and the knobs
+			refuse(rec, http.StatusRequestEntityTooLarge, "Request Entity Too Large", tooLarge("the query string", int64(s.opt.Limits.MaxQuery)))
+		default:
+			r.Body = http.MaxBytesReader(rec, r.Body, s.opt.Limits.MaxBody)
+			next.ServeHTTP(rec, r)
+		}
+	})
+}
+
+func tooLarge(what string, limit int64) string {
+	return what + " is over the limit of " + strconv.FormatInt(limit, 10) + " bytes"
+}
+
+// authorized checks the bearer token in constant time.
+func (s *Server) authorized(r *http.Request) bool {
+	if s.opt.Token == "" {
+		return false // a server without a token serves nobody
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.opt.Token)) == 1
+}
+
+// loopbackHost reports whether host (with or without a port) names the
+// loopback interface literally. Any other name is refused even when it
+// resolves to 127.0.0.1: that is how DNS rebinding reaches local services.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackOrigin accepts no Origin (tools, scripts) or a page served from
+// this computer.
+func loopbackOrigin(origin string) bool {
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && loopbackHost(u.Host)
+}
+
+// refuse writes a problem document (RFC 9457, as the API's own errors).
+func refuse(w http.ResponseWriter, status int, title, detail string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"status": status, "title": title, "detail": detail})
+}
+
+// statusRecorder remembers the status for the request log; Unwrap lets
+// http.ResponseController flush server-sent events through it.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) Flush() { http.NewResponseController(r.ResponseWriter).Flush() }
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
