@@ -168,3 +168,24 @@ func init() {
 		stopwords[w] = true
 	}
 }
+
+// SplitList reads a comma-separated list as flags and query parameters
+// give one ("pdf, md"), without blanks.
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// UnitName is what a page number counts in a document of unit kind unit
+// (a slide, a sheet): "page" when the format says nothing.
+func UnitName(unit string) string {
+	if unit == "" {
+		return "page"
+	}
+	return unit
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cairn/core/answer"
+	"cairn/core/search"
 )
 
 func runAsk(ctx context.Context, env *cliEnv, args []string) error {
@@ -93,7 +94,7 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 	for _, c := range ans.Citations {
 		loc := fmt.Sprintf("%s:%d", c.Path, c.Line)
 		if c.Page > 0 {
-			loc = fmt.Sprintf("%s (%s %d)", c.Path, orPage(c.Unit), c.Page)
+			loc = fmt.Sprintf("%s (%s %d)", c.Path, search.UnitName(c.Unit), c.Page)
 		}
 		fmt.Fprintf(w, "[%d] %s\n    %q\n", c.N, loc, c.Quote)
 	}
@@ -132,11 +133,4 @@ func verdictLine(v answer.Verdict) string {
 		return "quoted from your documents, word for word"
 	}
 	return "nothing to verify"
-}
-
-func orPage(unit string) string {
-	if unit == "" {
-		return "page"
-	}
-	return unit
 }

@@ -15,6 +15,7 @@ import (
 	"cairn/core/chunk"
 	"cairn/core/llm"
 	"cairn/core/llm/testmodel"
+	"cairn/core/search"
 	"cairn/core/stats"
 	"cairn/ui/cli/bench"
 )
@@ -222,7 +223,7 @@ func removeKB(path string) {
 
 func benchVector(ctx context.Context, env *cliEnv, bin, dir, work string, limit int, sizesFlag string, queries, dim, threads int) (any, error) {
 	var sizes []int
-	for _, s := range splitList(sizesFlag) {
+	for _, s := range search.SplitList(sizesFlag) {
 		n, err := strconv.Atoi(s)
 		if err != nil || n <= 0 {
 			return nil, usageError{fmt.Sprintf("--sizes: %q is not a positive number", s)}

@@ -59,8 +59,8 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer eng.Close()
 	req := eng.SearchRequestWith(strings.Join(pos, " "), *r)
-	req.Filter.PathPrefixes = splitList(*paths)
-	req.Filter.Types = splitList(*types)
+	req.Filter.PathPrefixes = search.SplitList(*paths)
+	req.Filter.Types = search.SplitList(*types)
 	if *batch != "" {
 		if *format != "trec" {
 			return usageError{fmt.Sprintf("unknown batch format %q (use trec)", *format)}
@@ -89,16 +89,6 @@ func flagProblems(err error, flags map[string]string) error {
 		return nil
 	}
 	return usageError{"invalid flag value: " + strings.Join(msgs, "; ")}
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func printSearch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.Request, asJSON bool) error {

@@ -126,7 +126,7 @@ type float = float64
 
 func (q *searchQuery) params() SearchParams {
 	return SearchParams{Q: q.Q, TopK: q.TopK.ptr(), MinScore: q.MinScore.ptr(), RRFK: q.RRFK.ptr(), Mode: q.Mode, Fusion: q.Fusion,
-		VectorWeight: q.VectorWeight.ptr(), PerDoc: q.PerDoc.ptr(), Path: splitList(q.Path), Type: splitList(q.Type)}
+		VectorWeight: q.VectorWeight.ptr(), PerDoc: q.PerDoc.ptr(), Path: search.SplitList(q.Path), Type: search.SplitList(q.Type)}
 }
 
 // optional is a query parameter that may be absent (huma's ParamWrapper).
@@ -145,16 +145,6 @@ func (o optional[T]) ptr() *T {
 		return nil
 	}
 	return &o.Value
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // request checks p as `cairn search` checks its flags (the settings' own

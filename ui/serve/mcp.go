@@ -123,18 +123,11 @@ func (s *Server) readDocument(ctx context.Context, req *mcp.ReadResourceRequest)
 	for _, c := range cs {
 		b.WriteString("\n--- ")
 		if c.Page > 0 {
-			fmt.Fprintf(&b, "%s %d, ", orPage(c.UnitKind), c.Page)
+			fmt.Fprintf(&b, "%s %d, ", search.UnitName(c.UnitKind), c.Page)
 		}
 		fmt.Fprintf(&b, "lines %d-%d, chunk_id %d ---\n%s\n", c.LineStart, c.LineEnd, c.ID, c.Text)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: b.String()}}}, nil
-}
-
-func orPage(unit string) string {
-	if unit == "" {
-		return "page"
-	}
-	return unit
 }
 
 // mcpError gives a tool's error to the assistant as a person reads it;
