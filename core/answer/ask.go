@@ -172,16 +172,17 @@ func (a *Answerer) readFurther(ctx context.Context, query string, resp *search.R
 	}
 	weight, total := termWeights(c.Terms, c.Weights)
 	mean := total / float64(len(c.Terms))
+	named := func(title string) bool { return names(title, c.Terms, weight, mean) }
 	path := ""
 	for _, s := range sources {
-		if names(s.Title, c.Terms, weight, mean) {
+		if named(s.Title) {
 			path = s.Path
 			break
 		}
 	}
-	for _, r := range more {
-		if path == "" && names(r.Title, c.Terms, weight, mean) {
-			path = r.Path
+	for i := 0; path == "" && i < len(more); i++ {
+		if named(more[i].Title) {
+			path = more[i].Path
 		}
 	}
 	if path == "" {
@@ -189,7 +190,10 @@ func (a *Answerer) readFurther(ctx context.Context, query string, resp *search.R
 	}
 	in, err := a.opt.Within(ctx, query, path)
 	if err != nil {
-		return nil, fmt.Errorf("read further in %s: %w", path, err)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return more, nil // reading further only improves the quote: answer from what was read
 	}
 	return append(more, further(in, read, namedDepth)...), nil
 }
