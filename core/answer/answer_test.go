@@ -2,6 +2,7 @@ package answer
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -423,5 +424,18 @@ func TestTheAnswerIsReadInTheDocumentTheQuestionNames(t *testing.T) {
 	}
 	if len(ans.Sources) != 3 || ans.Sources[2].ChunkID != 3 {
 		t.Errorf("sources %d: the quoted passage is not added", len(ans.Sources))
+	}
+}
+
+func TestAFailedSearchWithinTheNamedDocumentStillAnswers(t *testing.T) {
+	c := &search.Candidates{Mode: search.ModeBM25, Terms: search.ParseTerms("How do I extract a tar archive?"), Weights: []float64{1, 1, 1}}
+	r := page(1, "tar", "       -x, --extract\n              Extract files from an archive.")
+	resp := &search.Response{Candidates: c, Results: []search.Result{r}}
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{
+		Within: func(context.Context, string, string) (*search.Response, error) { return nil, errors.New("disk error") },
+	})
+	ans, err := a.Ask(context.Background(), "How do I extract a tar archive?", nil)
+	if err != nil || !strings.Contains(ans.Text, "-x, --extract") {
+		t.Errorf("answer %v, %v", ans, err)
 	}
 }
