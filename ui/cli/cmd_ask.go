@@ -17,12 +17,18 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	var kb kbFlags
 	kb.add(fs)
 	asJSON := fs.Bool("json", false, "print JSON: answer, citations, verdicts, timings")
+	var ff filterFlags
+	ff.add(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
 		return usageError{`ask needs a question: cairn ask "How do I reset the device?"`}
+	}
+	filter, err := ff.filter()
+	if err != nil {
+		return err
 	}
 	eng, err := kb.open(ctx, env)
 	if err != nil {
@@ -33,7 +39,9 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	if !*asJSON {
 		onToken = func(s string) { fmt.Fprint(env.stdout, s) }
 	}
-	ans, err := eng.Ask(ctx, eng.SearchRequest(strings.Join(pos, " ")), onToken)
+	req := eng.SearchRequest(strings.Join(pos, " "))
+	req.Filter = filter
+	ans, err := eng.Ask(ctx, req, onToken)
 	if err != nil {
 		return err
 	}
