@@ -155,3 +155,32 @@ func statement(q Question, n int) string {
 	b.WriteString(".")
 	return b.String()
 }
+
+// PageSize is how many files one page of a list shows.
+const PageSize = 50
+
+// Page renders page n (from 1) of the result for a person: the statement,
+// then one line per file (path, date, the matching line), then how many
+// more there are.
+func (r *Result) Page(n int) string {
+	var b strings.Builder
+	b.WriteString(r.Statement)
+	b.WriteString("\n")
+	pages := max(1, (len(r.Files)+PageSize-1)/PageSize)
+	n = min(max(n, 1), pages)
+	lo, hi := (n-1)*PageSize, min(len(r.Files), n*PageSize)
+	if lo < hi {
+		b.WriteString("\n")
+	}
+	for _, f := range r.Files[lo:hi] {
+		fmt.Fprintf(&b, "- %s (%s)", f.Path, f.Modified.Format("2006-01-02"))
+		if f.Line != "" {
+			fmt.Fprintf(&b, ": %s", f.Line)
+		}
+		b.WriteString("\n")
+	}
+	if pages > 1 {
+		fmt.Fprintf(&b, "\nFiles %d–%d of %d (page %d of %d).\n", lo+1, hi, len(r.Files), n, pages)
+	}
+	return b.String()
+}

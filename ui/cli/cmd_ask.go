@@ -17,6 +17,7 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	var kb kbFlags
 	kb.add(fs)
 	asJSON := fs.Bool("json", false, "print JSON: answer, citations, verdicts, timings")
+	page := fs.Int("page", 1, "for a question about the collection (how many, which files, list): the page of the list to print, 50 files a page")
 	var ff filterFlags
 	ff.add(fs)
 	pos, err := parseFlags(fs, args)
@@ -36,7 +37,7 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer eng.Close()
 	var onToken func(string)
-	if !*asJSON {
+	if !*asJSON && *page <= 1 {
 		onToken = func(s string) { fmt.Fprint(env.stdout, s) }
 	}
 	req := eng.SearchRequest(strings.Join(pos, " "))
@@ -49,6 +50,13 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(ans)
+	}
+	if onToken == nil { // a later page: nothing was streamed
+		if ans.Collection != nil {
+			fmt.Fprint(env.stdout, ans.Collection.Page(*page))
+		} else {
+			fmt.Fprint(env.stdout, ans.Text)
+		}
 	}
 	printAnswerFooter(env, ans)
 	return nil
@@ -66,6 +74,11 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 	}
 	fmt.Fprintln(w)
 	switch {
+	case ans.Mode == answer.ModeCollection:
+		for _, n := range ans.Notes {
+			fmt.Fprintln(w, "Note:", n)
+		}
+		return
 	case ans.Closest: // nothing was written: the footer lists the closest passages
 	case ans.Mode == answer.ModeExtractive && !ans.Refused:
 		// Quoted, not verified: nothing was generated, so nothing was

@@ -89,3 +89,41 @@ func TestSearchAndAskFilters(t *testing.T) {
 		t.Errorf("empty range: %d %s", code, errs)
 	}
 }
+
+// TestAskAboutTheCollection: a question about the collection is answered
+// from the store with the complete list (in --json too), and the command's
+// filters narrow it further; an ordinary question is not.
+func TestAskAboutTheCollection(t *testing.T) {
+	home := t.TempDir()
+	if _, errs, code := cli(t, home, "index", corpusDir(t)); code != 0 {
+		t.Fatal(errs)
+	}
+	out, errs, code := cli(t, home, "ask", "How many files are under "+filepath.Join(corpusDir(t), "manuals")+"?")
+	if code != 0 || !strings.Contains(out, "3 files under "+filepath.Join(corpusDir(t), "manuals")+".") ||
+		!strings.Contains(out, "router-x200.md (") || !strings.Contains(out, "not by a model") {
+		t.Fatalf("ask: %d\n%s\n%s", code, out, errs)
+	}
+	out, _, code = cli(t, home, "ask", "Which files mention reset?", "--json", "--type", "md")
+	var ans struct {
+		Mode       string
+		Collection struct {
+			Total     int
+			Statement string
+			Files     []struct {
+				File string
+				Line string
+			}
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &ans) != nil {
+		t.Fatalf("ask --json: %d %s", code, out)
+	}
+	if ans.Mode != "collection" || ans.Collection.Total != 1 || len(ans.Collection.Files) != 1 ||
+		!strings.HasSuffix(ans.Collection.Files[0].File, "manuals/router-x200.md") || ans.Collection.Files[0].Line == "" {
+		t.Errorf("collection answer %+v", ans)
+	}
+	out, _, _ = cli(t, home, "ask", "How do I reset the device?", "--json")
+	if err := json.Unmarshal([]byte(out), &ans); err != nil || ans.Mode == "collection" {
+		t.Errorf("an ordinary question answered as a collection one: %s", out)
+	}
+}
