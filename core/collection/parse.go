@@ -86,12 +86,12 @@ var typeWords = map[string]struct {
 	"word": {"Word", []string{"docx", "doc", "odt"}}, "docx": {"Word", []string{"docx"}},
 	"text": {"text", []string{"text", "txt"}}, "txt": {"text", []string{"text", "txt"}},
 	"spreadsheet": {"spreadsheet", []string{"xlsx", "xls", "ods", "csv"}}, "spreadsheets": {"spreadsheet", []string{"xlsx", "xls", "ods", "csv"}},
-	"excel": {"spreadsheet", []string{"xlsx", "xls"}},
+	"excel":        {"spreadsheet", []string{"xlsx", "xls"}},
 	"presentation": {"presentation", []string{"pptx", "ppt", "odp"}}, "presentations": {"presentation", []string{"pptx", "ppt", "odp"}},
 	"powerpoint": {"presentation", []string{"pptx", "ppt"}},
-	"email": {"email", []string{"eml", "mbox", "msg"}}, "emails": {"email", []string{"eml", "mbox", "msg"}},
+	"email":      {"email", []string{"eml", "mbox", "msg"}}, "emails": {"email", []string{"eml", "mbox", "msg"}},
 	"mails": {"email", []string{"eml", "mbox", "msg"}},
-	"html": {"HTML", []string{"html", "htm"}}, "image": {"image", []string{"image"}}, "images": {"image", []string{"image"}},
+	"html":  {"HTML", []string{"html", "htm"}}, "image": {"image", []string{"image"}}, "images": {"image", []string{"image"}},
 	"epub": {"EPUB", []string{"epub"}}, "epubs": {"EPUB", []string{"epub"}},
 }
 
@@ -401,7 +401,6 @@ func (p *parser) date() (Period, bool) {
 	}
 	return Period{}, false
 }
-
 
 // folderClause reads "in the Contracts folder", "in folder Contracts",
 // "under Invoices", "under /path" or "in ~/path".
