@@ -405,7 +405,8 @@ func (p *parser) date() (Period, bool) {
 // folderClause reads "in the Contracts folder", "in folder Contracts",
 // "under Invoices", "under /path" or "in ~/path".
 func (p *parser) folderClause(q *Question) bool {
-	p.pos++ // the preposition
+	prep := p.peek(0)
+	p.pos++
 	p.accept("the")
 	p.accept("my")
 	named := p.accept("folder") || p.accept("directory")
@@ -414,15 +415,10 @@ func (p *parser) folderClause(q *Question) bool {
 	}
 	name := p.toks[p.pos].orig
 	p.pos++
-	if !named && !(p.accept("folder") || p.accept("directory")) && !strings.ContainsAny(name, "/~") {
-		// "in X" alone: X is a folder only after under/inside.
-		prep := p.toks[p.pos-2].w
-		if p.toks[p.pos-2].w == "the" {
-			prep = p.toks[p.pos-3].w
-		}
-		if prep != "under" && prep != "inside" {
-			return false
-		}
+	named = named || p.accept("folder") || p.accept("directory")
+	// "in X" alone is not a folder (it may be anything); "under X" is.
+	if !named && !strings.ContainsAny(name, "/~") && prep != "under" && prep != "inside" {
+		return false
 	}
 	q.Folder = name
 	switch {

@@ -203,3 +203,25 @@ func TestStatementSaysHowItWasComputed(t *testing.T) {
 		t.Errorf("matching line %+v", f)
 	}
 }
+
+func TestHomeFolderAndRelativeDates(t *testing.T) {
+	for q, want := range map[string]store.Filter{
+		"How many files are under ~/Notes?":        {PathPrefixes: []string{"/kb/Notes/"}},
+		"List the files under my Reports folder":   {Contains: []string{"/Reports/"}},
+		"Which files were modified last month?":    {Since: time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)},
+		"List the PDFs from September":             {Types: []string{"pdf"}, Since: time.Date(2023, 9, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2023, 10, 1, 0, 0, 0, 0, time.UTC)},
+		"How many files were changed this year?":   {Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)},
+		"Which files were modified after 2024-03?": {Since: time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		p, ok := Parse(q, now, time.UTC, "/kb")
+		if !ok {
+			t.Errorf("%q not recognised", q)
+			continue
+		}
+		f := p.Filter
+		if !slices.Equal(f.PathPrefixes, want.PathPrefixes) || !slices.Equal(f.Contains, want.Contains) || !slices.Equal(f.Types, want.Types) ||
+			!f.Since.Equal(want.Since) || !f.Until.Equal(want.Until) {
+			t.Errorf("%q: filter %+v, want %+v", q, f, want)
+		}
+	}
+}
