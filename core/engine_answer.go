@@ -3,16 +3,19 @@ package core
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"cairn/core/answer"
+	"cairn/core/collection"
 	"cairn/core/config"
 	"cairn/core/fault"
 	"cairn/core/llm"
 	"cairn/core/remote"
 	"cairn/core/search"
+	"cairn/core/store"
 )
 
 // Ask answers req.Query from the passages req retrieves. onToken, when not
@@ -60,6 +63,10 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, answer.ErrNoQuestion
 	}
+	home, _ := os.UserHomeDir()
+	if q, ok := collection.Parse(req.Query, time.Now(), time.Local, home); ok {
+		return e.askCollection(ctx, q, req.Filter, onToken)
+	}
 	c := e.Config() // read once: the window may change the settings meanwhile
 	g, as := c.Generation, c.Answer
 	// The writer sees answer.top_k sources; retrieve at least that many.
@@ -86,6 +93,51 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 		return e.Search(ctx, r)
 	}, opt)
 	return a.Ask(ctx, req.Query, onToken)
+}
+
+// askCollection answers a question about the collection from the store's
+// tables: the complete list, and how it was counted. The request's own
+// filter (flags, the Ask tab's filter row) narrows it further.
+func (e *Engine) askCollection(ctx context.Context, q collection.Question, f store.Filter, onToken func(string)) (*answer.Answer, error) {
+	start := time.Now()
+	var notes []string
+	if !f.Empty() {
+		q.Filter = narrow(q.Filter, f)
+		notes = append(notes, "Counted within the filter set for this search as well.")
+	}
+	res, err := collection.Answer(ctx, e.db, q)
+	if err != nil {
+		return nil, err
+	}
+	ans := &answer.Answer{Question: q.Text, Text: res.Page(1), Mode: answer.ModeCollection, Verdict: answer.VerdictNone,
+		Sources: []answer.Source{}, Citations: []answer.Citation{}, Claims: []answer.Claim{}, Collection: res,
+		Notes: append(notes, res.Method)}
+	ans.Timing.Retrieval = time.Since(start)
+	ans.Timing.Total = ans.Timing.Retrieval
+	if onToken != nil {
+		onToken(ans.Text)
+	}
+	e.log.Info("ask", "mode", string(ans.Mode), "files", res.Total, "ms", ans.Timing.Total.Milliseconds())
+	return ans, nil
+}
+
+// narrow adds the conditions of f to q's: both must hold. Where both name
+// folders or types, the question's, being more specific, are kept.
+func narrow(q, f store.Filter) store.Filter {
+	if len(q.PathPrefixes) == 0 {
+		q.PathPrefixes = f.PathPrefixes
+	}
+	if len(q.Types) == 0 {
+		q.Types = f.Types
+	}
+	if q.Since.IsZero() || f.Since.After(q.Since) {
+		q.Since = f.Since
+	}
+	if q.Until.IsZero() || (!f.Until.IsZero() && f.Until.Before(q.Until)) {
+		q.Until = f.Until
+	}
+	q.Contains = append(q.Contains, f.Contains...)
+	return q
 }
 
 // SetAnswering changes the answer settings for the next questions (the

@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"cairn/core/collection"
 	"cairn/core/search"
 )
 
@@ -87,6 +88,9 @@ const (
 	ModeGenerative Mode = "generative" // a local chat model
 	ModeOnline     Mode = "online"     // an OpenAI-compatible or Ollama endpoint, through the network gate
 	ModeExtractive Mode = "extractive" // no model: the best sentences of the top passages
+	// ModeCollection answers a question about the collection (counts,
+	// lists) from the store's tables: see core/collection.
+	ModeCollection Mode = "collection"
 )
 
 // Source is a passage given to the writer under the number N.
@@ -167,6 +171,10 @@ type Answer struct {
 	// rewriting); "" otherwise.
 	Query  string `json:"query,omitempty"`
 	Timing Timing `json:"timing"`
+
+	// Collection is the complete list behind a ModeCollection answer,
+	// whose Text shows its first page.
+	Collection *collection.Result `json:"collection,omitempty"`
 
 	// Search is the retrieval behind the answer, for re-ranking and "why
 	// this result" views.

@@ -21,10 +21,12 @@ type QueryEmbedder interface {
 	EmbedQuery(ctx context.Context, query string) ([]float32, error)
 }
 
-// VectorIndex finds the nearest stored chunk vectors to a query vector.
-// *store.DB satisfies it with exact KNN.
+// VectorIndex finds the nearest stored chunk vectors to a query vector,
+// among all chunks or among some (a filter's, ascending ids). *store.DB
+// satisfies it with exact KNN, *vecindex.Index with its fast path.
 type VectorIndex interface {
 	KNN(ctx context.Context, q []float32, k int) ([]store.VectorHit, error)
+	KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]store.VectorHit, error)
 }
 
 // KeywordIndex ranks chunks for an OR of terms (Term.String of each)
@@ -206,7 +208,8 @@ func (s *Searcher) bm25(ctx context.Context, terms []Term, pool int, f store.Fil
 }
 
 // keywordIndex answers from the in-memory index when it can: no filter,
-// and the index in step with the store.
+// and the index in step with the store. A filtered search goes to FTS5,
+// which applies the filter in the same SQL statement as the ranking.
 func (s *Searcher) keywordIndex(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, bool, error) {
 	if s.kw == nil || !f.Empty() {
 		return nil, false, nil
@@ -230,31 +233,26 @@ func ftsHits(hits []store.FTSHit) []Hit {
 	return out
 }
 
+// vector ranks the chunks nearest to q. With a filter, only the chunks it
+// keeps are ranked (not everyone's nearest cut down afterwards), so a
+// filter that keeps one file of many still gets that file's best passages.
 func (s *Searcher) vector(ctx context.Context, q []float32, pool int, f store.Filter) ([]Hit, error) {
-	k := pool
-	if !f.Empty() {
-		k = pool * 4 // filtered after the search; fetch more so enough survive
+	var hits []store.VectorHit
+	var err error
+	if f.Empty() {
+		hits, err = s.vec.KNN(ctx, q, pool)
+	} else {
+		var ids []int64
+		if ids, err = s.db.FilterChunkIDs(ctx, f); err == nil {
+			hits, err = s.vec.KNNAmong(ctx, q, pool, ids)
+		}
 	}
-	hits, err := s.vec.KNN(ctx, q, k)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
 	out := make([]Hit, 0, len(hits))
 	for _, h := range hits {
 		out = append(out, Hit{ChunkID: h.ChunkID, Score: 1 - h.Distance})
-	}
-	if !f.Empty() {
-		infos, err := s.db.Chunks(ctx, hitIDs(out))
-		if err != nil {
-			return nil, err
-		}
-		kept := out[:0]
-		for _, h := range out {
-			if ci, ok := infos[h.ChunkID]; ok && f.Matches(ci.Path, ci.Format) && len(kept) < pool {
-				kept = append(kept, h)
-			}
-		}
-		out = kept
 	}
 	return out, nil
 }

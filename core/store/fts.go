@@ -4,46 +4,33 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ncruces/go-sqlite3"
 )
 
-// Filter narrows a search to some documents. Zero value: everything.
+// Filter narrows a search to some documents. Zero value: everything. Its
+// conditions are applied inside retrieval (in SQL, or as the set of chunks
+// a vector search may return), never to a cut-off list of results.
 type Filter struct {
 	PathPrefixes []string // absolute path prefixes, any of which matches
 	Types        []string // format names ("pdf", "markdown") or extensions without dot ("md"), any of which matches
+	// Since and Until bound the file's modification time: at or after
+	// Since, before Until. A zero time leaves that side open.
+	Since, Until time.Time
+	// Contains are texts each of which the title or the path must hold,
+	// ignoring ASCII case (SQLite's lower() folds only ASCII).
+	Contains []string
 }
 
 // Empty reports whether f lets everything through.
-func (f Filter) Empty() bool { return len(f.PathPrefixes) == 0 && len(f.Types) == 0 }
-
-// Matches applies f to one document, for filtering vector hits in Go.
-func (f Filter) Matches(path, format string) bool {
-	if len(f.PathPrefixes) > 0 {
-		ok := false
-		for _, p := range f.PathPrefixes {
-			ok = ok || strings.HasPrefix(path, p)
-		}
-		if !ok {
-			return false
-		}
-	}
-	if len(f.Types) > 0 {
-		lp := strings.ToLower(path)
-		for _, t := range f.Types {
-			t = strings.ToLower(strings.TrimPrefix(t, "."))
-			if t == format || strings.HasSuffix(lp, "."+t) {
-				return true
-			}
-		}
-		return false
-	}
-	return true
+func (f Filter) Empty() bool {
+	return len(f.PathPrefixes) == 0 && len(f.Types) == 0 && f.Since.IsZero() && f.Until.IsZero() && len(f.Contains) == 0
 }
 
 // sql returns a WHERE fragment over documents aliased d, and its args.
 func (f Filter) sql() (string, []any) {
-	var parts []string
+	parts := []string{"1"}
 	var args []any
 	if len(f.PathPrefixes) > 0 {
 		var or []string
@@ -62,7 +49,50 @@ func (f Filter) sql() (string, []any) {
 		}
 		parts = append(parts, "("+strings.Join(or, " OR ")+")")
 	}
+	if !f.Since.IsZero() {
+		parts = append(parts, `d.mtime_ns >= ?`)
+		args = append(args, f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		parts = append(parts, `d.mtime_ns < ?`)
+		args = append(args, f.Until.UnixNano())
+	}
+	for _, c := range f.Contains {
+		c = asciiLower(c)
+		parts = append(parts, `(instr(lower(d.path), ?) > 0 OR instr(lower(d.title), ?) > 0)`)
+		args = append(args, c, c)
+	}
 	return strings.Join(parts, " AND "), args
+}
+
+// asciiLower lowers ASCII letters only, as SQLite's lower() does, so that
+// a needle and the text it is compared with are folded alike.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// FilterChunkIDs returns, in ascending order, the ids of the chunks with a
+// vector whose document passes f: the set a filtered vector search ranks.
+func (db *DB) FilterChunkIDs(ctx context.Context, f Filter) ([]int64, error) {
+	where, args := f.sql()
+	var out []int64
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		return query(c, `SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id
+			WHERE c.vec = 1 AND `+where+` ORDER BY c.id`, args, func(s *sqlite3.Stmt) error {
+			out = append(out, s.ColumnInt64(0))
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("apply the filter: %w", err)
+	}
+	return out, nil
 }
 
 // FTSHit is a chunk matched by the full-text index.

@@ -253,6 +253,44 @@ func (db *DB) KNN(ctx context.Context, q []float32, k int) ([]VectorHit, error) 
 	return out, err
 }
 
+// KNNAmong is KNN restricted to the chunks ids (a filter's, from
+// FilterChunkIDs): vec0 ranks only those rows, so a narrow filter still
+// gets its k nearest, not what survives of everyone's k nearest.
+func (db *DB) KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]VectorHit, error) {
+	if len(ids) == 0 || k <= 0 {
+		return nil, nil
+	}
+	list := make([]byte, 0, 8*len(ids))
+	list = append(list, '[')
+	for i, id := range ids {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		list = strconv.AppendInt(list, id, 10)
+	}
+	list = append(list, ']')
+	var out []VectorHit
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		_, dim, err := vectorModel(c)
+		if err != nil {
+			return err
+		}
+		if dim == 0 {
+			return errors.New("the knowledge base has no vectors")
+		}
+		if len(q) != dim {
+			return fmt.Errorf("query vector has dimension %d, the knowledge base holds %d", len(q), dim)
+		}
+		return query(c, `SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?
+			AND rowid IN (SELECT value FROM json_each(?)) ORDER BY distance`,
+			[]any{EncodeVector(nil, q), k, string(list)}, func(s *sqlite3.Stmt) error {
+				out = append(out, VectorHit{ChunkID: s.ColumnInt64(0), Distance: s.ColumnFloat(1)})
+				return nil
+			})
+	})
+	return out, err
+}
+
 // EncodeVector appends v to buf as little-endian float32s, the layout
 // sqlite-vec reads.
 func EncodeVector(buf []byte, v []float32) []byte {

@@ -122,6 +122,21 @@ func appendCode(codes []uint64, v, mean []float32, words int) []uint64 {
 // KNN returns the k stored vectors nearest to q (unit length), nearest
 // first, with cosine distances computed from the int8 copies.
 func (ix *Index) KNN(ctx context.Context, q []float32, k int) ([]store.VectorHit, error) {
+	return ix.knn(ctx, q, k, nil, false)
+}
+
+// KNNAmong is KNN over the chunks ids only (ascending, as
+// store.FilterChunkIDs returns them): the codes of other chunks are not
+// scored, so a narrow filter gets its own k nearest, however far they are
+// from everyone else's.
+func (ix *Index) KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]store.VectorHit, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return ix.knn(ctx, q, k, ids, true)
+}
+
+func (ix *Index) knn(ctx context.Context, q []float32, k int, among []int64, filtered bool) ([]store.VectorHit, error) {
 	if err := ix.Sync(ctx); err != nil {
 		return nil, err
 	}
@@ -130,19 +145,52 @@ func (ix *Index) KNN(ctx context.Context, q []float32, k int) ([]store.VectorHit
 		ix.mu.RUnlock()
 		return nil, fmt.Errorf("query vector has dimension %d, the knowledge base holds %d", len(q), ix.dim)
 	}
-	n := len(ix.ids)
 	shortlist := DefaultShortlist
 	if ix.Shortlist != nil {
 		shortlist = ix.Shortlist
 	}
-	cands := ix.scan(q, shortlist(k, n))
-	ix.mu.RUnlock()
-	if len(cands) == 0 {
-		return nil, nil
+	var ids []int64
+	switch {
+	case !filtered:
+		ids = candIDs(ix.scan(q, shortlist(k, len(ix.ids)), nil))
+	case len(among) <= shortlist(k, len(ix.ids)):
+		ids = among // few enough to re-score them all
+	default:
+		ids = candIDs(ix.scan(q, shortlist(k, len(among)), ix.rowsOf(among)))
 	}
+	ix.mu.RUnlock()
+	return ix.rescore(ctx, q, k, ids)
+}
+
+// rowsOf returns the positions in ix.ids of the given ascending chunk ids
+// (ix.ids ascends too: codes are appended in id order). The caller holds mu.
+func (ix *Index) rowsOf(ids []int64) []int {
+	rows := make([]int, 0, len(ids))
+	i := 0
+	for _, id := range ids {
+		for i < len(ix.ids) && ix.ids[i] < id {
+			i++
+		}
+		if i < len(ix.ids) && ix.ids[i] == id {
+			rows = append(rows, i)
+		}
+	}
+	return rows
+}
+
+func candIDs(cands []cand) []int64 {
 	ids := make([]int64, len(cands))
 	for i, c := range cands {
 		ids[i] = c.id
+	}
+	return ids
+}
+
+// rescore computes the cosine distances of ids from their int8 copies and
+// returns the k nearest.
+func (ix *Index) rescore(ctx context.Context, q []float32, k int, ids []int64) ([]store.VectorHit, error) {
+	if len(ids) == 0 {
+		return nil, nil
 	}
 	qs, err := ix.st.Quantized(ctx, ids)
 	if err != nil {
@@ -152,8 +200,8 @@ func (ix *Index) KNN(ctx context.Context, q []float32, k int) ([]store.VectorHit
 	hits := make([]store.VectorHit, 0, len(qs))
 	for _, id := range ids {
 		b, ok := qs[id]
-		if !ok {
-			continue // deleted since the last rebuild
+		if !ok || len(b) != 4+len(q) {
+			continue // deleted since the last rebuild, or of another model
 		}
 		store.Dequantize(v, b)
 		var dot, nv float64
@@ -184,10 +232,14 @@ type cand struct {
 	score float32
 }
 
-// scan scores every code against q and returns the best m, in parallel
-// over the CPUs. The caller holds mu for reading.
-func (ix *Index) scan(q []float32, m int) []cand {
+// scan scores the codes at rows (every code when rows is nil) against q
+// and returns the best m, in parallel over the CPUs. The caller holds mu
+// for reading.
+func (ix *Index) scan(q []float32, m int, rows []int) []cand {
 	n := len(ix.ids)
+	if rows != nil {
+		n = len(rows)
+	}
 	if n == 0 || m <= 0 {
 		return nil
 	}
@@ -200,7 +252,7 @@ func (ix *Index) scan(q []float32, m int) []cand {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tops[p] = ix.scanRange(lut, lo, hi, m)
+			tops[p] = ix.scanRange(lut, rows, lo, hi, m)
 		}()
 	}
 	wg.Wait()
@@ -240,10 +292,14 @@ func buildLUT(q []float32, words int) [][256]float32 {
 	return lut
 }
 
-func (ix *Index) scanRange(lut [][256]float32, lo, hi, m int) []cand {
+func (ix *Index) scanRange(lut [][256]float32, rows []int, lo, hi, m int) []cand {
 	h := make(minHeap, 0, m)
 	w := ix.words
-	for i := lo; i < hi; i++ {
+	for r := lo; r < hi; r++ {
+		i := r
+		if rows != nil {
+			i = rows[r]
+		}
 		code := ix.codes[i*w : i*w+w]
 		var s float32
 		for wi, x := range code {

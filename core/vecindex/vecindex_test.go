@@ -221,6 +221,86 @@ func BenchmarkScan100K(b *testing.B) {
 	}
 	q := clustered(rng, 1, 384, 1, 1)[0]
 	for b.Loop() {
-		ix.scan(q, 480)
+		ix.scan(q, 480, nil)
 	}
+}
+
+// A filter that keeps one document of many still gets that document's
+// nearest chunks, although every one of them is farther from the query
+// than the top of the whole collection: the codes outside the filter are
+// not scored, rather than cut from a list of everyone's nearest.
+func TestKNNAmongSearchesInsideTheFilter(t *testing.T) {
+	db := openDB(t)
+	rng := rand.New(rand.NewPCG(3, 3))
+	vecs := clustered(rng, 3000, 32, 10, 0.8)
+	ids := fill(t, db, "m", vecs, "a") // 30 documents of 100 chunks
+	ix := New(db)
+	q := vecs[0]
+	all, err := ix.KNN(ctx, q, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The document whose best chunk ranks lowest in the whole collection.
+	pos := map[int64]int{}
+	for i, id := range ids {
+		pos[id] = i
+	}
+	far := 29
+	for _, h := range all {
+		if pos[h.ChunkID]/100 == far {
+			t.Fatalf("document %d is among the global top 10; pick another", far)
+		}
+	}
+	among, err := db.FilterChunkIDs(ctx, store.Filter{PathPrefixes: []string{fmt.Sprintf("/d/a%d", far)}})
+	if err != nil || len(among) != 100 {
+		t.Fatalf("filter: %d ids, %v", len(among), err)
+	}
+	hits, err := ix.KNNAmong(ctx, q, 10, among)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := exactTop(vecs[far*100:far*100+100], ids[far*100:far*100+100], q, 10)
+	// Distances come from the int8 copies: neighbours may swap places
+	// with exact ones, not leave the top.
+	if len(hits) != 10 || hits[0].ChunkID != want[0] || overlap(hits, want) < 9 {
+		t.Errorf("hits %+v, want the top 10 %v", hits, want)
+	}
+
+	// A wide filter (more chunks than the shortlist) scans only its own
+	// codes: every hit is inside it, and its top 10 is found.
+	half, err := db.FilterChunkIDs(ctx, store.Filter{PathPrefixes: []string{"/d/a1"}}) // a1, a10..a19
+	if err != nil || len(half) != 1100 {
+		t.Fatalf("wide filter: %d ids, %v", len(half), err)
+	}
+	ix.Shortlist = func(k, n int) int { return min(n, 1050) }
+	hits, err = ix.KNNAmong(ctx, q, 10, half)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hv [][]float32
+	for _, id := range half {
+		hv = append(hv, vecs[pos[id]])
+	}
+	want = exactTop(hv, half, q, 10)
+	for _, h := range hits {
+		if !slices.Contains(half, h.ChunkID) {
+			t.Errorf("hit %d is outside the filter", h.ChunkID)
+		}
+	}
+	if n := overlap(hits, want); n < 9 {
+		t.Errorf("wide filter: %d of the exact top 10, want >= 9", n)
+	}
+	if hits, err := ix.KNNAmong(ctx, q, 10, nil); err != nil || len(hits) != 0 {
+		t.Errorf("empty filter: %+v, %v", hits, err)
+	}
+}
+
+func overlap(hits []store.VectorHit, want []int64) int {
+	n := 0
+	for _, h := range hits {
+		if slices.Contains(want, h.ChunkID) {
+			n++
+		}
+	}
+	return n
 }

@@ -18,6 +18,9 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	var kb kbFlags
 	kb.add(fs)
 	asJSON := fs.Bool("json", false, "print JSON: answer, citations, verdicts, timings")
+	page := fs.Int("page", 1, "for a question about the collection (how many, which files, list): the page of the list to print, 50 files a page")
+	var ff filterFlags
+	ff.add(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -25,16 +28,22 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) == 0 {
 		return usageError{`ask needs a question: cairn ask "How do I reset the device?"`}
 	}
+	filter, err := ff.filter()
+	if err != nil {
+		return err
+	}
 	eng, err := kb.open(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	var onToken func(string)
-	if !*asJSON {
+	if !*asJSON && *page <= 1 {
 		onToken = func(s string) { fmt.Fprint(env.stdout, s) }
 	}
-	ans, err := eng.Ask(ctx, eng.SearchRequest(strings.Join(pos, " ")), onToken)
+	req := eng.SearchRequest(strings.Join(pos, " "))
+	req.Filter = filter
+	ans, err := eng.Ask(ctx, req, onToken)
 	if err != nil {
 		return err
 	}
@@ -42,6 +51,13 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(ans)
+	}
+	if onToken == nil { // a later page: nothing was streamed
+		if ans.Collection != nil {
+			fmt.Fprint(env.stdout, ans.Collection.Page(*page))
+		} else {
+			fmt.Fprint(env.stdout, ans.Text)
+		}
 	}
 	printAnswerFooter(env, ans)
 	return nil
@@ -59,6 +75,11 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 	}
 	fmt.Fprintln(w)
 	switch {
+	case ans.Mode == answer.ModeCollection:
+		for _, n := range ans.Notes {
+			fmt.Fprintln(w, "Note:", n)
+		}
+		return
 	case ans.Closest: // nothing was written: the footer lists the closest passages
 	case ans.Mode == answer.ModeExtractive && !ans.Refused:
 		// Quoted, not verified: nothing was generated, so nothing was

@@ -30,8 +30,9 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	batch := fs.String("batch", "", "read queries from `FILE` (qid<TAB>query per line)")
 	format := fs.String("format", "trec", "batch output format (trec)")
-	paths := fs.String("path", "", "only files under these comma-separated path prefixes")
-	types := fs.String("type", "", "only these comma-separated types (pdf,md,...)")
+	var ff filterFlags
+	ff.add(fs)
+	fs.StringVar(&ff.folders, "path", "", "the same as --folder (its former name)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -53,14 +54,17 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 		"retrieval.vector_weight": "--vector-weight", "retrieval.per_doc_cap": "--per-doc"}); err != nil {
 		return err
 	}
+	filter, err := ff.filter()
+	if err != nil {
+		return err
+	}
 	eng, err := kb.open(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	req := eng.SearchRequestWith(strings.Join(pos, " "), *r)
-	req.Filter.PathPrefixes = search.SplitList(*paths)
-	req.Filter.Types = search.SplitList(*types)
+	req.Filter = filter
 	if *batch != "" {
 		if *format != "trec" {
 			return usageError{fmt.Sprintf("unknown batch format %q (use trec)", *format)}

@@ -1,0 +1,52 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ncruces/go-sqlite3"
+)
+
+// DocumentMatch is one document found by a question about the collection.
+type DocumentMatch struct {
+	Path     string
+	Title    string
+	Format   string
+	MTimeNS  int64
+	Passages int   // chunks matching the text condition; 0 without one
+	ChunkID  int64 // its best matching chunk; without a text condition, its first
+}
+
+// MatchDocuments returns every document that passes f and, when match is
+// not "", has a chunk the FTS5 expression matches, in path order: the
+// complete list, counted by SQLite. match must be built from quoted terms
+// (see collection), never raw user text.
+func (db *DB) MatchDocuments(ctx context.Context, match string, f Filter) ([]DocumentMatch, error) {
+	where, args := f.sql()
+	sql := `SELECT d.path, d.title, d.format, d.mtime_ns, 0,
+			coalesce((SELECT c.id FROM chunks c WHERE c.document_id = d.id ORDER BY c.ordinal LIMIT 1), 0)
+		FROM documents d WHERE ` + where + ` ORDER BY d.path`
+	if match != "" {
+		// min() makes SQLite take the other bare columns from the row
+		// holding the minimum: the best-ranked chunk of each document.
+		// MATERIALIZED: bm25() only works in the MATCH query itself, which
+		// SQLite would otherwise flatten into the grouping one.
+		sql = `WITH m AS MATERIALIZED (SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.5, 0.8) AS score FROM chunks_fts WHERE chunks_fts MATCH ?)
+			SELECT d.path, d.title, d.format, d.mtime_ns, count(*), c.id, min(m.score)
+			FROM m JOIN chunks c ON c.id = m.id JOIN documents d ON d.id = c.document_id
+			WHERE ` + where + ` GROUP BY d.id ORDER BY d.path`
+		args = append([]any{match}, args...)
+	}
+	var out []DocumentMatch
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		return query(c, sql, args, func(s *sqlite3.Stmt) error {
+			out = append(out, DocumentMatch{Path: s.ColumnText(0), Title: s.ColumnText(1), Format: s.ColumnText(2),
+				MTimeNS: s.ColumnInt64(3), Passages: s.ColumnInt(4), ChunkID: s.ColumnInt64(5)})
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list matching documents: %w", err)
+	}
+	return out, nil
+}
