@@ -333,15 +333,7 @@ func (e *Engine) Reembed(ctx context.Context, progress chan<- ingest.Progress) e
 
 // SearchRequest returns a request for query with the configured knobs.
 func (e *Engine) SearchRequest(query string) search.Request {
-	r := e.Config().Retrieval
-	return search.Request{
-		Query:      query,
-		Mode:       search.Mode(r.Mode),
-		BM25Pool:   r.BM25Pool,
-		VectorPool: r.VectorPool,
-		Params: search.Params{TopK: r.TopK, MinScore: r.MinScore, Fusion: search.Fusion(r.Fusion),
-			RRFK: r.RRFK, VectorWeight: r.VectorWeight, PerDocCap: r.PerDocCap},
-	}
+	return search.NewRequest(query, e.Config().Retrieval)
 }
 
 // Search runs a search: hybrid when the embedding model is loaded and the

@@ -3,7 +3,6 @@ package panels
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -11,48 +10,41 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/config"
 	"cairn/core/netgate"
 	"cairn/core/search"
 	"cairn/core/store"
 )
 
-// knob is a slider with its name, value and what it does (or why it
-// cannot change the order now).
-type knob struct {
+// Knob is the slider of a setting of config.Knobs, with its value and
+// what it does (or why it cannot change the order now).
+type Knob struct {
+	config.Knob
 	Slider *widget.Slider
 	Value  *widget.Label
 	Help   *widget.Label
-	name   string
-	help   string
-	format func(float64) string
 }
 
 // Engineering is the tuning panel: retrieval sliders that re-rank the last
 // question's sources as they move, the personal test set's Recall@k and MRR
 // under the current values, model pickers and the hardware profile.
 type Engineering struct {
-	TopK         knob
-	MinScore     knob
-	RRFK         knob
-	VectorWeight knob
-	PerDocCap    knob
-	BM25Pool     knob
-	VectorPool   knob
-	Fusion       *widget.RadioGroup
-	Mode         *widget.Select
-	Profile      *widget.Select
-	Metrics      *widget.Label
-	LiveHead     *widget.Label   // the question whose sources are ranked
-	Live         *fyne.Container // its sources as the knobs rank them now
-	Judged       *widget.List
-	Forget       *widget.Button
-	Embedding    *widget.Select
-	Chat         *widget.Select
-	ModelNote    *widget.Label
-	Gate         *widget.Select
-	Verify       *widget.Select // what happens to unsupported claims
-	Rewrite      *widget.Check  // query rewriting before retrieval
-	State        *widget.Label
+	Retrieval []*Knob // a slider for each of config.RetrievalKnobs
+	Fusion    *widget.RadioGroup
+	Mode      *widget.Select
+	Profile   *widget.Select
+	Metrics   *widget.Label
+	LiveHead  *widget.Label   // the question whose sources are ranked
+	Live      *fyne.Container // its sources as the knobs rank them now
+	Judged    *widget.List
+	Forget    *widget.Button
+	Embedding *widget.Select
+	Chat      *widget.Select
+	ModelNote *widget.Label
+	Gate      *widget.Select
+	Verify    *widget.Select // what happens to unsupported claims
+	Rewrite   *widget.Check  // query rewriting before retrieval
+	State     *widget.Label
 
 	win      fyne.Window // parent of the confirmation dialog
 	gateMode string      // the gate's mode as the worker last reported it
@@ -80,21 +72,9 @@ const (
 // persist); win is the parent of its dialogs.
 func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- SettingsRequest) *Engineering {
 	e := &Engineering{win: win, query: query, settings: settings, selected: -1}
-	integer := func(v float64) string { return strconv.Itoa(int(v)) }
-	twoPlaces := func(v float64) string { return fmt.Sprintf("%.2f", v) }
-	capText := func(v float64) string {
-		if v == 0 {
-			return "none"
-		}
-		return integer(v)
+	for _, k := range config.RetrievalKnobs {
+		e.Retrieval = append(e.Retrieval, e.newKnob(k))
 	}
-	e.TopK = e.newKnob("top_k", "results kept", 1, 50, 1, integer)
-	e.MinScore = e.newKnob("minimum relevance", "drop passages covering less of the question (0..1)", 0, 1, 0.01, twoPlaces)
-	e.RRFK = e.newKnob(search.KnobRRFK, "RRF smoothing: higher flattens rank differences", search.RRFKRange[0], search.RRFKRange[1], 1, integer)
-	e.VectorWeight = e.newKnob(search.KnobVectorWeight, "weighted fusion: share of the vector score", 0, 1, 0.05, twoPlaces)
-	e.PerDocCap = e.newKnob("per-document cap", "most results from one file", 0, 10, 1, capText)
-	e.BM25Pool = e.newKnob(search.KnobBM25Pool, "keyword candidates (new search)", 10, 200, 10, integer)
-	e.VectorPool = e.newKnob(search.KnobVectorPool, "vector candidates (new search)", 10, 200, 10, integer)
 	e.Fusion = widget.NewRadioGroup([]string{string(search.FusionRRF), string(search.FusionWeighted)}, func(string) { e.changed(true) })
 	e.Fusion.Horizontal = true
 	e.Fusion.Required = true
@@ -139,8 +119,8 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	e.State.Wrapping = fyne.TextWrapWord
 
 	var cells []fyne.CanvasObject
-	for _, k := range e.knobs() {
-		cells = append(cells, widget.NewLabel(k.name), container.NewBorder(nil, nil, nil, k.Value, k.Slider), k.Help)
+	for _, k := range e.Retrieval {
+		cells = append(cells, widget.NewLabel(k.Label), container.NewBorder(nil, nil, nil, k.Value, k.Slider), k.Help)
 	}
 	cells = append(cells,
 		widget.NewLabel("fusion"), e.Fusion, widget.NewLabel("RRF ranks, or weighted scores"),
@@ -177,41 +157,44 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	return e
 }
 
-func (e *Engineering) newKnob(name, help string, lo, hi, step float64, format func(float64) string) knob {
-	k := knob{Slider: widget.NewSlider(lo, hi), Value: widget.NewLabel(format(lo)), Help: widget.NewLabel(help),
-		name: name, help: help, format: format}
+func (e *Engineering) newKnob(c config.Knob) *Knob {
+	k := &Knob{Knob: c, Slider: widget.NewSlider(c.Lo, c.Hi), Value: widget.NewLabel(c.Format(c.Lo)), Help: widget.NewLabel(c.Help)}
 	k.Help.Wrapping = fyne.TextWrapWord
-	k.Slider.Step = step
+	k.Slider.Step = c.Step
 	k.Slider.OnChanged = func(v float64) {
-		k.Value.SetText(format(v))
+		k.Value.SetText(c.Format(v))
 		e.changed(false)
 	}
 	k.Slider.OnChangeEnded = func(float64) { e.save() }
 	return k
 }
 
+// Knob is the slider of the setting key ("retrieval.top_k"); nil when
+// there is none.
+func (e *Engineering) Knob(key string) *Knob {
+	for _, k := range e.Retrieval {
+		if k.Key == key {
+			return k
+		}
+	}
+	return nil
+}
+
 // Content is the panel's root object.
 func (e *Engineering) Content() fyne.CanvasObject { return e.content }
 
-// Tuning is the knobs' current values.
-func (e *Engineering) Tuning() Tuning {
-	t := Tuning{
-		Params: search.Params{
-			TopK:         int(e.TopK.Slider.Value),
-			MinScore:     e.MinScore.Slider.Value,
-			Fusion:       search.Fusion(e.Fusion.Selected),
-			RRFK:         e.RRFK.Slider.Value,
-			VectorWeight: e.VectorWeight.Slider.Value,
-			PerDocCap:    int(e.PerDocCap.Slider.Value),
-		},
-		BM25Pool:   int(e.BM25Pool.Slider.Value),
-		VectorPool: int(e.VectorPool.Slider.Value),
+// Tuning is the retrieval settings the knobs show.
+func (e *Engineering) Tuning() config.Retrieval {
+	var c config.Config
+	for _, k := range e.Retrieval {
+		k.Set(&c, k.Slider.Value)
 	}
+	c.Retrieval.Fusion = e.Fusion.Selected
 	switch e.Mode.Selected {
 	case modeHybrid, modeBM25, modeVector:
-		t.Mode = search.Mode(e.Mode.Selected)
+		c.Retrieval.Mode = e.Mode.Selected
 	}
-	return t
+	return c.Retrieval
 }
 
 // changed sends the knobs to the query worker, and with persist to the
@@ -350,11 +333,6 @@ func (e *Engineering) Apply(events ...EngineeringEvent) {
 // liveEmpty heads the live ranking before the first question.
 const liveEmpty = "Ask a question in Ask: its sources appear here and move as you move the knobs."
 
-// knobs are the sliders, in the order shown.
-func (e *Engineering) knobs() []knob {
-	return []knob{e.TopK, e.MinScore, e.RRFK, e.VectorWeight, e.PerDocCap, e.BM25Pool, e.VectorPool}
-}
-
 // showLive shows the sources as the knobs rank them, and beside each knob
 // that cannot change that order, why.
 func (e *Engineering) showLive(ev LiveRanking) {
@@ -380,9 +358,9 @@ func (e *Engineering) showLive(ev LiveRanking) {
 		e.Live.Objects = rows[:len(ev.Results)]
 		e.Live.Refresh()
 	}
-	for _, k := range e.knobs() {
-		why, inert := ev.Inert[k.name]
-		text, imp := k.help, widget.MediumImportance
+	for _, k := range e.Retrieval {
+		why, inert := ev.Inert[k.Name()]
+		text, imp := k.Knob.Help, widget.MediumImportance
 		if inert {
 			text, imp = "cannot change the order now: "+why, widget.WarningImportance
 		}
@@ -402,45 +380,39 @@ func orNone(s string) string {
 
 func (e *Engineering) load(ev TuningLoaded) {
 	e.filling = true
-	t := ev.Tuning
-	set := func(k knob, v float64) {
-		k.Slider.SetValue(v)
-		k.Value.SetText(k.format(k.Slider.Value))
+	c := ev.Settings
+	for _, k := range e.Retrieval {
+		k.Slider.SetValue(k.Get(c))
+		k.Value.SetText(k.Format(k.Slider.Value))
 	}
-	set(e.TopK, float64(t.Params.TopK))
-	set(e.MinScore, t.Params.MinScore)
-	set(e.RRFK, t.Params.RRFK)
-	set(e.VectorWeight, t.Params.VectorWeight)
-	set(e.PerDocCap, float64(t.Params.PerDocCap))
-	set(e.BM25Pool, float64(t.BM25Pool))
-	set(e.VectorPool, float64(t.VectorPool))
-	fusion := string(t.Params.Fusion)
+	t := c.Retrieval
+	fusion := t.Fusion
 	if fusion == "" {
 		fusion = string(search.FusionRRF)
 	}
 	e.Fusion.SetSelected(fusion)
 	mode := modeAuto
 	if t.Mode != "" {
-		mode = string(t.Mode)
+		mode = t.Mode
 	}
 	e.Mode.SetSelected(mode)
 	e.Profile.SetOptions(ev.Profiles)
-	e.Profile.SetSelected(ev.Profile)
-	e.Gate.SetSelected(ev.NetworkMode)
-	e.gateMode = ev.NetworkMode
+	e.Profile.SetSelected(c.Profile)
+	e.Gate.SetSelected(c.Network.Mode)
+	e.gateMode = c.Network.Mode
 	for label, v := range verifyValues {
-		if v == ev.Verify {
+		if v == c.Answer.Verify {
 			e.Verify.SetSelected(label)
 		}
 	}
-	e.Rewrite.SetChecked(ev.Rewrite)
+	e.Rewrite.SetChecked(c.Answer.Rewrite)
 	e.filling = false
 	e.ready = true
 	e.changed(false)
 }
 
 func (e *Engineering) sync() {
-	for _, k := range e.knobs() {
+	for _, k := range e.Retrieval {
 		enable(k.Slider, e.ready)
 	}
 	enable(e.Fusion, e.ready)

@@ -1,21 +1,15 @@
 package panels
 
 import (
+	"cairn/core/config"
 	"cairn/core/search"
 	"cairn/core/store"
 )
 
-// Tuning is every retrieval knob of the engineering panel.
-type Tuning struct {
-	Params     search.Params // re-rank the cached candidates: no new search
-	Mode       search.Mode   // "" picks hybrid when an embedding model is loaded
-	BM25Pool   int           // candidate pool sizes: a change needs a new search
-	VectorPool int
-}
-
 // Tune re-ranks the last question's candidates (and the personal test set)
-// under new knobs; it goes to the query worker.
-type Tune struct{ Tuning Tuning }
+// under new knobs; it goes to the query worker. A change of the pools or
+// the mode needs a new search.
+type Tune struct{ Tuning config.Retrieval }
 
 func (Tune) queryRequest() {}
 
@@ -24,7 +18,7 @@ func (Tune) queryRequest() {}
 type SettingsRequest interface{ settingsRequest() }
 
 // SaveTuning persists the knobs to the settings file.
-type SaveTuning struct{ Tuning Tuning }
+type SaveTuning struct{ Tuning config.Retrieval }
 
 // UseProfile switches to a hardware profile's defaults (laptop, desktop,
 // server) and persists the choice.
@@ -64,14 +58,12 @@ func (SetNetworkMode) settingsRequest() {}
 // EngineeringEvent is news for the engineering panel.
 type EngineeringEvent interface{ engineeringEvent() }
 
-// TuningLoaded sets every knob, e.g. at start or after a profile switch.
+// TuningLoaded sets every knob, the profile, the gate's mode and the
+// answer settings from the settings in force, e.g. at start or after a
+// profile switch.
 type TuningLoaded struct {
-	Tuning      Tuning
-	Profile     string
-	Profiles    []string
-	NetworkMode string // the network gate's mode
-	Verify      string // answer.verify: off, warn or block
-	Rewrite     bool   // answer.rewrite
+	Settings config.Config
+	Profiles []string
 }
 
 // MetricsComputed is the personal test set's quality under the current

@@ -29,7 +29,6 @@ type Engine interface {
 	// settled burst of changes, with the indexer's skip rules.
 	Watch(ctx context.Context, folder string, debounce time.Duration, changed func(paths []string)) error
 
-	SearchRequest(query string) search.Request
 	Search(ctx context.Context, req search.Request) (*search.Response, error)
 	Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
 

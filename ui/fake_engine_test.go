@@ -237,13 +237,6 @@ func (f *fakeEngine) Issues(context.Context) ([]store.Issue, error) {
 	return append([]store.Issue(nil), f.issues...), nil
 }
 
-func (f *fakeEngine) SearchRequest(q string) search.Request {
-	r := f.Config().Retrieval
-	return search.Request{Query: q, Mode: search.Mode(r.Mode), BM25Pool: r.BM25Pool, VectorPool: r.VectorPool,
-		Params: search.Params{TopK: r.TopK, MinScore: r.MinScore, Fusion: search.Fusion(r.Fusion), RRFK: r.RRFK,
-			VectorWeight: r.VectorWeight, PerDocCap: r.PerDocCap}}
-}
-
 func (f *fakeEngine) Search(ctx context.Context, req search.Request) (*search.Response, error) {
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, errors.New("empty question")

@@ -106,9 +106,7 @@ func (w *settingsWorker) refused(ctx context.Context, what string, err error) bo
 func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) bool {
 	switch r := r.(type) {
 	case panels.SaveTuning:
-		rt := w.eng.Config().Retrieval
-		storeTuning(&rt, r.Tuning)
-		if err := w.eng.SetRetrieval(rt); err != nil {
+		if err := w.eng.SetRetrieval(r.Tuning); err != nil {
 			return w.refused(ctx, "the retrieval knobs", err)
 		}
 		return true
@@ -175,8 +173,7 @@ func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
 
 func (w *settingsWorker) loaded() panels.TuningLoaded {
 	c := w.eng.Config()
-	return panels.TuningLoaded{Tuning: tuningFromConfig(c.Retrieval), Profile: c.Profile, Profiles: config.Profiles(),
-		NetworkMode: c.Network.Mode, Verify: c.Answer.Verify, Rewrite: c.Answer.Rewrite}
+	return panels.TuningLoaded{Settings: c, Profiles: config.Profiles()}
 }
 
 // useModel starts a model switch in a job: the engine loads the model and,
