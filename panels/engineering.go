@@ -46,10 +46,10 @@ type Engineering struct {
 	Rewrite   *widget.Check  // query rewriting before retrieval
 	State     *widget.Label
 
-	win      fyne.Window // parent of the confirmation dialog
-	gateMode string      // the gate's mode as the worker last reported it
-	query    chan<- QueryRequest
-	settings chan<- SettingsRequest
+	win      fyne.Window           // parent of the confirmation dialog
+	gateMode string                // the gate's mode as the worker last reported it
+	query    func(QueryRequest)    // to the query worker; never blocks
+	settings func(SettingsRequest) // to the settings worker; never blocks
 	content  fyne.CanvasObject
 
 	ready     bool
@@ -68,9 +68,10 @@ const (
 )
 
 // NewEngineering builds the engineering panel. Knob changes go to the query
-// worker on query (to re-rank) and to the settings worker on settings (to
-// persist); win is the parent of its dialogs.
-func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- SettingsRequest) *Engineering {
+// worker through query (to re-rank) and to the settings worker through
+// settings (to persist); neither may block. win is the parent of its
+// dialogs.
+func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(SettingsRequest)) *Engineering {
 	e := &Engineering{win: win, query: query, settings: settings, selected: -1}
 	for _, k := range config.RetrievalKnobs {
 		e.Retrieval = append(e.Retrieval, e.newKnob(k))
@@ -81,7 +82,7 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	e.Mode = widget.NewSelect([]string{modeAuto, modeHybrid, modeBM25, modeVector}, func(string) { e.changed(true) })
 	e.Profile = widget.NewSelect(nil, func(name string) {
 		if !e.filling {
-			e.settings <- UseProfile{Name: name}
+			e.settings(UseProfile{Name: name})
 		}
 	})
 	e.Metrics = widget.NewLabel("Mark a source as the right answer (in Ask) to build your personal test set; its Recall@k and MRR follow the sliders here.")
@@ -104,7 +105,7 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	e.Forget = widget.NewButtonWithIcon("Forget", theme.DeleteIcon(), func() {
 		if e.selected >= 0 && e.selected < len(e.judgments) {
 			j := e.judgments[e.selected]
-			e.query <- JudgeSource{Question: j.Query, Path: j.Path, ChunkID: j.ChunkID, Right: false}
+			e.query(JudgeSource{Question: j.Query, Path: j.Path, ChunkID: j.ChunkID, Right: false})
 		}
 	})
 	e.Embedding = widget.NewSelect(nil, func(s string) { e.pickModel(ModelEmbedding, s) })
@@ -203,7 +204,7 @@ func (e *Engineering) changed(persist bool) {
 	if e.filling || !e.ready {
 		return
 	}
-	e.query <- Tune{Tuning: e.Tuning()}
+	e.query(Tune{Tuning: e.Tuning()})
 	if persist {
 		e.save()
 	}
@@ -211,7 +212,7 @@ func (e *Engineering) changed(persist bool) {
 
 func (e *Engineering) save() {
 	if !e.filling && e.ready {
-		e.settings <- SaveTuning{Tuning: e.Tuning()}
+		e.settings(SaveTuning{Tuning: e.Tuning()})
 	}
 }
 
@@ -222,7 +223,7 @@ func (e *Engineering) pickModel(kind, choice string) {
 	if choice == noModel {
 		choice = ""
 	}
-	e.settings <- UseModel{Kind: kind, Path: choice}
+	e.settings(UseModel{Kind: kind, Path: choice})
 }
 
 // Choices of the verification picker, and the answer.verify value of each.
@@ -239,7 +240,7 @@ func (e *Engineering) answering() {
 	if e.filling || !e.ready {
 		return
 	}
-	e.settings <- SetAnswering{Verify: verifyValues[e.Verify.Selected], Rewrite: e.Rewrite.Checked}
+	e.settings(SetAnswering{Verify: verifyValues[e.Verify.Selected], Rewrite: e.Rewrite.Checked})
 }
 
 // gateModes are the network gate's modes in the gate's own order.
@@ -258,7 +259,7 @@ func (e *Engineering) pickGate(mode string) {
 		return
 	}
 	if !netgate.Mode(e.gateMode).Opens(netgate.Mode(mode)) {
-		e.settings <- SetNetworkMode{Mode: mode}
+		e.settings(SetNetworkMode{Mode: mode})
 		return
 	}
 	what := "the answer endpoint, the model catalogue and the hosts in network.allow"
@@ -272,7 +273,7 @@ func (e *Engineering) pickGate(mode string) {
 	d := dialog.NewCustomConfirm("Switch the network gate to "+mode+"?", "Switch to "+mode, "Stay "+e.gateMode, msg,
 		func(ok bool) {
 			if ok {
-				e.settings <- SetNetworkMode{Mode: mode}
+				e.settings(SetNetworkMode{Mode: mode})
 				return
 			}
 			e.showGate(e.gateMode)
