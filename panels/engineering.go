@@ -3,6 +3,7 @@ package panels
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -30,6 +31,7 @@ type Knob struct {
 // under the current values, model pickers and the hardware profile.
 type Engineering struct {
 	Retrieval []*Knob // a slider for each of config.RetrievalKnobs
+	Answering []*Knob // a slider for each of config.AnswerKnobs
 	Fusion    *widget.RadioGroup
 	Mode      *widget.Select
 	Profile   *widget.Select
@@ -74,7 +76,17 @@ const (
 func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(SettingsRequest)) *Engineering {
 	e := &Engineering{win: win, query: query, settings: settings, selected: -1}
 	for _, k := range config.RetrievalKnobs {
-		e.Retrieval = append(e.Retrieval, e.newKnob(k))
+		e.Retrieval = append(e.Retrieval, e.newKnob(k, func() { e.changed(false) }, e.save))
+	}
+	for _, k := range config.AnswerKnobs {
+		e.Answering = append(e.Answering, e.newKnob(k, nil, nil))
+	}
+	for _, k := range e.Answering {
+		k.Slider.OnChangeEnded = func(v float64) {
+			if !e.filling && e.ready {
+				e.settings(SetKnob{Key: k.Key, Value: v})
+			}
+		}
 	}
 	e.Fusion = widget.NewRadioGroup([]string{string(search.FusionRRF), string(search.FusionWeighted)}, func(string) { e.changed(true) })
 	e.Fusion.Horizontal = true
@@ -119,11 +131,7 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 	e.State = widget.NewLabel("")
 	e.State.Wrapping = fyne.TextWrapWord
 
-	var cells []fyne.CanvasObject
-	for _, k := range e.Retrieval {
-		cells = append(cells, widget.NewLabel(k.Label), container.NewBorder(nil, nil, nil, k.Value, k.Slider), k.Help)
-	}
-	cells = append(cells,
+	cells := append(knobCells(e.Retrieval),
 		widget.NewLabel("fusion"), e.Fusion, widget.NewLabel("RRF ranks, or weighted scores"),
 		widget.NewLabel("retrieval"), e.Mode, widget.NewLabel("which retrievers run (new search)"))
 	grid := container.New(newFormGrid(), cells...)
@@ -147,7 +155,8 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 	verify.HintText = "claims whose words, numbers or meaning are not in the sources they cite"
 	rewrite := widget.NewFormItem("Query rewriting", e.Rewrite)
 	rewrite.HintText = "your own words are searched too when the rewrite drifts from them"
-	answers := widget.NewCard("Answers", "", widget.NewForm(verify, rewrite))
+	answers := widget.NewCard("Answers", "", container.NewVBox(widget.NewForm(verify, rewrite),
+		container.New(newFormGrid(), knobCells(e.Answering)...)))
 	left := container.NewVScroll(container.NewVBox(tuning, answers, models))
 	right := container.NewVSplit(live, testSet)
 	right.Offset = 0.6
@@ -158,22 +167,37 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 	return e
 }
 
-func (e *Engineering) newKnob(c config.Knob) *Knob {
+// newKnob builds the slider of c; moved runs as it moves, ended when the
+// drag ends (either may be nil).
+func (e *Engineering) newKnob(c config.Knob, moved, ended func()) *Knob {
 	k := &Knob{Knob: c, Slider: widget.NewSlider(c.Lo, c.Hi), Value: widget.NewLabel(c.Format(c.Lo)), Help: widget.NewLabel(c.Help)}
 	k.Help.Wrapping = fyne.TextWrapWord
 	k.Slider.Step = c.Step
 	k.Slider.OnChanged = func(v float64) {
 		k.Value.SetText(c.Format(v))
-		e.changed(false)
+		if moved != nil {
+			moved()
+		}
 	}
-	k.Slider.OnChangeEnded = func(float64) { e.save() }
+	if ended != nil {
+		k.Slider.OnChangeEnded = func(float64) { ended() }
+	}
 	return k
+}
+
+// knobCells are the grid cells of sliders: name, slider with value, help.
+func knobCells(ks []*Knob) []fyne.CanvasObject {
+	var cells []fyne.CanvasObject
+	for _, k := range ks {
+		cells = append(cells, widget.NewLabel(k.Label), container.NewBorder(nil, nil, nil, k.Value, k.Slider), k.Help)
+	}
+	return cells
 }
 
 // Knob is the slider of the setting key ("retrieval.top_k"); nil when
 // there is none.
 func (e *Engineering) Knob(key string) *Knob {
-	for _, k := range e.Retrieval {
+	for _, k := range append(slices.Clip(e.Retrieval), e.Answering...) {
 		if k.Key == key {
 			return k
 		}
@@ -382,7 +406,7 @@ func orNone(s string) string {
 func (e *Engineering) load(ev TuningLoaded) {
 	e.filling = true
 	c := ev.Settings
-	for _, k := range e.Retrieval {
+	for _, k := range append(slices.Clip(e.Retrieval), e.Answering...) {
 		k.Slider.SetValue(k.Get(c))
 		k.Value.SetText(k.Format(k.Slider.Value))
 	}
@@ -413,7 +437,7 @@ func (e *Engineering) load(ev TuningLoaded) {
 }
 
 func (e *Engineering) sync() {
-	for _, k := range e.Retrieval {
+	for _, k := range append(slices.Clip(e.Retrieval), e.Answering...) {
 		enable(k.Slider, e.ready)
 	}
 	enable(e.Fusion, e.ready)

@@ -49,6 +49,15 @@ type SetAnswering struct {
 	Rewrite bool
 }
 
+// SetKnob changes one of config.Knobs that no worker but the settings
+// worker needs (the chat model's and the answer's), for the next question,
+// and saves it.
+type SetKnob struct {
+	Key   string // "generation.temperature"
+	Value float64
+}
+
+func (SetKnob) settingsRequest()        {}
 func (SetAnswering) settingsRequest()   {}
 func (SaveTuning) settingsRequest()     {}
 func (UseProfile) settingsRequest()     {}

@@ -196,7 +196,22 @@ func timingLine(a *answer.Answer) string {
 		if t.TokensPerSec > 0 {
 			parts = append(parts, fmt.Sprintf("%.1f tokens/s", t.TokensPerSec))
 		}
+		if t.PromptTokens > 0 || t.Tokens > 0 {
+			parts = append(parts, fmt.Sprintf("%d tokens in, %d out", t.PromptTokens, t.Tokens))
+		}
 	}
 	parts = append(parts, "total "+formatMs(t.Total))
+	if a.Cost > 0 {
+		parts = append(parts, "estimated cost "+formatCost(a.Cost))
+	}
 	return strings.Join(parts, " · ")
+}
+
+// formatCost shows a cost in the currency of the prices set, with enough
+// decimals that a fraction of a cent is not shown as 0.
+func formatCost(c float64) string {
+	if c >= 0.01 {
+		return fmt.Sprintf("%.2f", c)
+	}
+	return fmt.Sprintf("%.4f", c)
 }

@@ -53,6 +53,9 @@ type Engine interface {
 	// SetAnswering changes the answer settings (verification, rewriting)
 	// for the next questions.
 	SetAnswering(a config.Answer) error
+	// SetKnob sets one of config.Knobs by its key (the chat model's and
+	// the answer's sliders).
+	SetKnob(key string, v float64) error
 	// UseEmbeddingModel loads path ("" for none) and re-embeds the stored
 	// chunks, reporting through progress with phase "embedding".
 	UseEmbeddingModel(ctx context.Context, path string, progress chan<- ingest.Progress) error

@@ -382,15 +382,16 @@ func TestKnobsShowTheLiveRankingBesideThem(t *testing.T) {
 	}
 }
 
-// The Engineering tab has a slider for every retrieval knob of the table,
-// labelled as the table says, and dragging it reaches the saved settings.
-func TestEveryRetrievalKnobHasASliderThatIsSaved(t *testing.T) {
+// The Engineering tab has a slider for every knob of the table (retrieval,
+// chat model and answer), labelled as the table says, and dragging it
+// reaches the engine and the saved settings.
+func TestEveryKnobHasASliderThatIsSaved(t *testing.T) {
 	h := newHarness(t, newFakeEngine(t.TempDir()))
 	e := h.shell().Tuning
-	if len(e.Retrieval) != len(config.RetrievalKnobs) {
-		t.Fatalf("%d sliders for %d knobs", len(e.Retrieval), len(config.RetrievalKnobs))
+	if n := len(e.Retrieval) + len(e.Answering); n != len(config.Knobs()) {
+		t.Fatalf("%d sliders for %d knobs", n, len(config.Knobs()))
 	}
-	for _, k := range config.RetrievalKnobs {
+	for _, k := range config.Knobs() {
 		s := e.Knob(k.Key)
 		if s == nil || s.Label != k.Label || s.Slider.Min != k.Lo || s.Slider.Max != k.Hi {
 			t.Fatalf("%s: slider %+v", k.Key, s)

@@ -342,6 +342,23 @@ func (f *fakeEngine) SetAnswering(a config.Answer) error {
 	return nil
 }
 
+// SetKnob sets a knob, refusing what Validate refuses, as the engine does.
+func (f *fakeEngine) SetKnob(key string, v float64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k, ok := config.KnobByKey(key)
+	if !ok {
+		return fmt.Errorf("no knob %q", key)
+	}
+	c := f.cfg
+	k.Set(&c, v)
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	f.cfg = c
+	return nil
+}
+
 func (f *fakeEngine) SetRetrieval(r config.Retrieval) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -126,6 +126,11 @@ func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) b
 		return w.useModel(ctx, r)
 	case panels.SetNetworkMode:
 		return w.setNetworkMode(ctx, r.Mode)
+	case panels.SetKnob:
+		if err := w.eng.SetKnob(r.Key, r.Value); err != nil {
+			return w.refused(ctx, r.Key, err)
+		}
+		return true
 	case panels.SetAnswering:
 		a := w.eng.Config().Answer
 		a.Verify, a.Rewrite = r.Verify, r.Rewrite

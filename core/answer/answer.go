@@ -167,6 +167,10 @@ type Answer struct {
 	// rewriting); "" otherwise.
 	Query  string `json:"query,omitempty"`
 	Timing Timing `json:"timing"`
+	// Cost is an online answer's estimated cost at the prices per million
+	// tokens the person set (answer.price_per_mtok_in and _out); 0 when
+	// unknown.
+	Cost float64 `json:"cost_estimate,omitempty"`
 
 	// Search is the retrieval behind the answer, for re-ranking and "why
 	// this result" views.

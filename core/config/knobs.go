@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -49,8 +50,23 @@ var RetrievalKnobs = []Knob{
 		Min: 0, Max: math.Inf(1), Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "the default, 60"},
 }
 
+// AnswerKnobs are the chat model's and the answer's knobs, in the order the
+// Engineering tab shows them.
+var AnswerKnobs = []Knob{
+	{Key: "generation.temperature", Label: "temperature", Help: "0 picks the likeliest words; higher varies the wording",
+		Min: 0, Max: 2, Lo: 0, Hi: 1.5, Step: 0.05, Places: 2},
+	{Key: "generation.max_tokens", Label: "max answer tokens", Help: "the answer stops at this length",
+		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 4096, Step: 64, Int: true, Zero: "the default, 512"},
+	{Key: "answer.timeout_sec", Label: "answer timeout (s)", Help: "the most one answer may take",
+		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 600, Step: 10, Int: true, Zero: "no limit"},
+	{Key: "answer.price_per_mtok_in", Label: "price, 1M tokens in", Help: "the online model's price of a million prompt tokens, for the cost estimate",
+		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 30, Step: 0.05, Places: 2, Zero: "no estimate"},
+	{Key: "answer.price_per_mtok_out", Label: "price, 1M tokens out", Help: "the online model's price of a million answer tokens, for the cost estimate",
+		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 30, Step: 0.05, Places: 2, Zero: "no estimate"},
+}
+
 // Knobs lists every knob.
-func Knobs() []Knob { return RetrievalKnobs }
+func Knobs() []Knob { return append(slices.Clip(RetrievalKnobs), AnswerKnobs...) }
 
 // KnobByKey finds a knob by its settings key.
 func KnobByKey(key string) (Knob, bool) {
