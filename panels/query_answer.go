@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/answer"
+	"cairn/core/humanize"
 )
 
 // answerView shows an answer: its text as plain text (document text is
@@ -202,16 +203,7 @@ func timingLine(a *answer.Answer) string {
 	}
 	parts = append(parts, "total "+formatMs(t.Total))
 	if a.Cost > 0 {
-		parts = append(parts, "estimated cost "+formatCost(a.Cost))
+		parts = append(parts, "estimated cost "+humanize.Cost(a.Cost))
 	}
 	return strings.Join(parts, " · ")
-}
-
-// formatCost shows a cost in the currency of the prices set, with enough
-// decimals that a fraction of a cent is not shown as 0.
-func formatCost(c float64) string {
-	if c >= 0.01 {
-		return fmt.Sprintf("%.2f", c)
-	}
-	return fmt.Sprintf("%.4f", c)
 }
