@@ -76,17 +76,10 @@ const (
 func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(SettingsRequest)) *Engineering {
 	e := &Engineering{win: win, query: query, settings: settings, selected: -1}
 	for _, k := range config.RetrievalKnobs {
-		e.Retrieval = append(e.Retrieval, e.newKnob(k, func() { e.changed(false) }, e.save))
+		e.Retrieval = append(e.Retrieval, e.newKnob(k, func() { e.changed(false) }, func(float64) { e.save() }))
 	}
 	for _, k := range config.AnswerKnobs {
-		e.Answering = append(e.Answering, e.newKnob(k, nil, nil))
-	}
-	for _, k := range e.Answering {
-		k.Slider.OnChangeEnded = func(v float64) {
-			if !e.filling && e.ready {
-				e.settings(SetKnob{Key: k.Key, Value: v})
-			}
-		}
+		e.Answering = append(e.Answering, e.newKnob(k, nil, func(v float64) { e.setKnob(k.Key, v) }))
 	}
 	e.Fusion = widget.NewRadioGroup([]string{string(search.FusionRRF), string(search.FusionWeighted)}, func(string) { e.changed(true) })
 	e.Fusion.Horizontal = true
@@ -167,9 +160,9 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 	return e
 }
 
-// newKnob builds the slider of c; moved runs as it moves, ended when the
-// drag ends (either may be nil).
-func (e *Engineering) newKnob(c config.Knob, moved, ended func()) *Knob {
+// newKnob builds the slider of c; moved (if not nil) runs as it moves,
+// ended with its value when the drag ends.
+func (e *Engineering) newKnob(c config.Knob, moved func(), ended func(float64)) *Knob {
 	k := &Knob{Knob: c, Slider: widget.NewSlider(c.Lo, c.Hi), Value: widget.NewLabel(c.Format(c.Lo)), Help: widget.NewLabel(c.Help)}
 	k.Help.Wrapping = fyne.TextWrapWord
 	k.Slider.Step = c.Step
@@ -179,11 +172,19 @@ func (e *Engineering) newKnob(c config.Knob, moved, ended func()) *Knob {
 			moved()
 		}
 	}
-	if ended != nil {
-		k.Slider.OnChangeEnded = func(float64) { ended() }
-	}
+	k.Slider.OnChangeEnded = ended
 	return k
 }
+
+// setKnob sends a chat-model or answer knob to the settings worker.
+func (e *Engineering) setKnob(key string, v float64) {
+	if !e.filling && e.ready {
+		e.settings(SetKnob{Key: key, Value: v})
+	}
+}
+
+// knobs are every slider, retrieval's first.
+func (e *Engineering) knobs() []*Knob { return append(slices.Clip(e.Retrieval), e.Answering...) }
 
 // knobCells are the grid cells of sliders: name, slider with value, help.
 func knobCells(ks []*Knob) []fyne.CanvasObject {
@@ -197,7 +198,7 @@ func knobCells(ks []*Knob) []fyne.CanvasObject {
 // Knob is the slider of the setting key ("retrieval.top_k"); nil when
 // there is none.
 func (e *Engineering) Knob(key string) *Knob {
-	for _, k := range append(slices.Clip(e.Retrieval), e.Answering...) {
+	for _, k := range e.knobs() {
 		if k.Key == key {
 			return k
 		}
@@ -406,7 +407,7 @@ func orNone(s string) string {
 func (e *Engineering) load(ev TuningLoaded) {
 	e.filling = true
 	c := ev.Settings
-	for _, k := range append(slices.Clip(e.Retrieval), e.Answering...) {
+	for _, k := range e.knobs() {
 		k.Slider.SetValue(k.Get(c))
 		k.Value.SetText(k.Format(k.Slider.Value))
 	}
@@ -437,7 +438,7 @@ func (e *Engineering) load(ev TuningLoaded) {
 }
 
 func (e *Engineering) sync() {
-	for _, k := range append(slices.Clip(e.Retrieval), e.Answering...) {
+	for _, k := range e.knobs() {
 		enable(k.Slider, e.ready)
 	}
 	enable(e.Fusion, e.ready)

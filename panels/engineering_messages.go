@@ -14,7 +14,7 @@ type Tune struct{ Tuning config.Retrieval }
 func (Tune) queryRequest() {}
 
 // SettingsRequest is a request to the settings worker: SaveTuning,
-// UseProfile, UseModel or SetNetworkMode.
+// SetKnob, SetAnswering, UseProfile, UseModel or SetNetworkMode.
 type SettingsRequest interface{ settingsRequest() }
 
 // SaveTuning persists the knobs to the settings file.
