@@ -274,6 +274,17 @@ func (e *Engine) SetRetrieval(r config.Retrieval) error {
 	return e.update(func(c *config.Config) { c.Retrieval = r })
 }
 
+// SetKnob sets the number setting key, one of config.Knobs ("generation.temperature"),
+// for the next questions (the caller saves it); a value outside its bounds
+// is refused.
+func (e *Engine) SetKnob(key string, v float64) error {
+	k, ok := config.KnobByKey(key)
+	if !ok {
+		return fmt.Errorf("no setting %q can be changed this way", key)
+	}
+	return e.update(func(c *config.Config) { k.Set(c, v) })
+}
+
 // SetProfile switches to hardware profile name (see config.WithProfile):
 // the retrieval knobs, the answer size, the embedding batch and the chat
 // model's context size take its values, from the next question, index run
@@ -333,7 +344,7 @@ func (e *Engine) Reembed(ctx context.Context, progress chan<- ingest.Progress) e
 
 // SearchRequest returns a request for query with the configured knobs.
 func (e *Engine) SearchRequest(query string) search.Request {
-	return e.SearchRequestWith(query, e.Config().Retrieval)
+	return search.NewRequest(query, e.Config().Retrieval)
 }
 
 // Search runs a search: hybrid when the embedding model is loaded and the

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,9 @@ func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(strin
 		}
 	}
 	ans, err := e.AskWith(ctx, req, writer, onToken)
+	if err == nil {
+		ans.Cost = estimateCost(ans, e.Config().Answer)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("ask failed", "code", string(fault.CodeOf(err)), "err", err)
@@ -59,7 +63,7 @@ func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(strin
 
 // AskWith answers like Ask with the writer given (nil: extractive), for
 // evaluations that compare writers on the same knowledge base.
-func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.Generator, onToken func(string)) (*answer.Answer, error) {
+func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.Generator, onToken func(string)) (_ *answer.Answer, err error) {
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, answer.ErrNoQuestion
 	}
@@ -69,6 +73,18 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 	}
 	c := e.Config() // read once: the window may change the settings meanwhile
 	g, as := c.Generation, c.Answer
+	if as.TimeoutSec > 0 {
+		limit := time.Duration(as.TimeoutSec) * time.Second
+		parent := ctx
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+		defer func() {
+			if err != nil && parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				err = fmt.Errorf("the answer took longer than answer.timeout_sec (%s): raise it in the Engineering tab or in settings.json, or ask for less (answer.top_k, generation.max_tokens): %w", limit, err)
+			}
+		}()
+	}
 	// The writer sees answer.top_k sources; retrieve at least that many.
 	req.TopK = max(req.TopK, as.TopK)
 	opt := answer.Options{TopK: as.TopK, Verify: as.Verify, Rewrite: as.Rewrite,
@@ -138,6 +154,16 @@ func narrow(q, f store.Filter) store.Filter {
 	}
 	q.Contains = append(q.Contains, f.Contains...)
 	return q
+}
+
+// estimateCost is what an online answer cost at the prices the person set
+// (answer.price_per_mtok_in and _out); 0 for a local or extractive answer,
+// or without prices.
+func estimateCost(ans *answer.Answer, a config.Answer) float64 {
+	if ans.Mode != answer.ModeOnline {
+		return 0
+	}
+	return (float64(ans.Timing.PromptTokens)*a.PricePerMTokIn + float64(ans.Timing.Tokens)*a.PricePerMTokOut) / 1e6
 }
 
 // SetAnswering changes the answer settings for the next questions (the

@@ -17,14 +17,7 @@ var ErrNotFound = errors.New("not found")
 // (a caller's own, checked with config.Validate), as SearchRequest does
 // with the configured ones.
 func (e *Engine) SearchRequestWith(query string, r config.Retrieval) search.Request {
-	return search.Request{
-		Query:      query,
-		Mode:       search.Mode(r.Mode),
-		BM25Pool:   r.BM25Pool,
-		VectorPool: r.VectorPool,
-		Params: search.Params{TopK: r.TopK, MinScore: r.MinScore, Fusion: search.Fusion(r.Fusion),
-			RRFK: r.RRFK, VectorWeight: r.VectorWeight, PerDocCap: r.PerDocCap},
-	}
+	return search.NewRequest(query, r)
 }
 
 // Passage returns the chunk a citation or a search result points to, by

@@ -3,7 +3,7 @@ package panels
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -11,53 +11,47 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/config"
 	"cairn/core/netgate"
 	"cairn/core/search"
 	"cairn/core/store"
 )
 
-// knob is a slider with its name, value and what it does (or why it
-// cannot change the order now).
-type knob struct {
+// Knob is the slider of a setting of config.Knobs, with its value and
+// what it does (or why it cannot change the order now).
+type Knob struct {
+	config.Knob
 	Slider *widget.Slider
 	Value  *widget.Label
 	Help   *widget.Label
-	name   string
-	help   string
-	format func(float64) string
 }
 
 // Engineering is the tuning panel: retrieval sliders that re-rank the last
 // question's sources as they move, the personal test set's Recall@k and MRR
 // under the current values, model pickers and the hardware profile.
 type Engineering struct {
-	TopK         knob
-	MinScore     knob
-	RRFK         knob
-	VectorWeight knob
-	PerDocCap    knob
-	BM25Pool     knob
-	VectorPool   knob
-	Fusion       *widget.RadioGroup
-	Mode         *widget.Select
-	Profile      *widget.Select
-	Metrics      *widget.Label
-	LiveHead     *widget.Label   // the question whose sources are ranked
-	Live         *fyne.Container // its sources as the knobs rank them now
-	Judged       *widget.List
-	Forget       *widget.Button
-	Embedding    *widget.Select
-	Chat         *widget.Select
-	ModelNote    *widget.Label
-	Gate         *widget.Select
-	Verify       *widget.Select // what happens to unsupported claims
-	Rewrite      *widget.Check  // query rewriting before retrieval
-	State        *widget.Label
+	Retrieval []*Knob // a slider for each of config.RetrievalKnobs
+	Answering []*Knob // a slider for each of config.AnswerKnobs
+	Fusion    *widget.RadioGroup
+	Mode      *widget.Select
+	Profile   *widget.Select
+	Metrics   *widget.Label
+	LiveHead  *widget.Label   // the question whose sources are ranked
+	Live      *fyne.Container // its sources as the knobs rank them now
+	Judged    *widget.List
+	Forget    *widget.Button
+	Embedding *widget.Select
+	Chat      *widget.Select
+	ModelNote *widget.Label
+	Gate      *widget.Select
+	Verify    *widget.Select // what happens to unsupported claims
+	Rewrite   *widget.Check  // query rewriting before retrieval
+	State     *widget.Label
 
-	win      fyne.Window // parent of the confirmation dialog
-	gateMode string      // the gate's mode as the worker last reported it
-	query    chan<- QueryRequest
-	settings chan<- SettingsRequest
+	win      fyne.Window           // parent of the confirmation dialog
+	gateMode string                // the gate's mode as the worker last reported it
+	query    func(QueryRequest)    // to the query worker; never blocks
+	settings func(SettingsRequest) // to the settings worker; never blocks
 	content  fyne.CanvasObject
 
 	ready     bool
@@ -76,32 +70,24 @@ const (
 )
 
 // NewEngineering builds the engineering panel. Knob changes go to the query
-// worker on query (to re-rank) and to the settings worker on settings (to
-// persist); win is the parent of its dialogs.
-func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- SettingsRequest) *Engineering {
+// worker through query (to re-rank) and to the settings worker through
+// settings (to persist); neither may block. win is the parent of its
+// dialogs.
+func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(SettingsRequest)) *Engineering {
 	e := &Engineering{win: win, query: query, settings: settings, selected: -1}
-	integer := func(v float64) string { return strconv.Itoa(int(v)) }
-	twoPlaces := func(v float64) string { return fmt.Sprintf("%.2f", v) }
-	capText := func(v float64) string {
-		if v == 0 {
-			return "none"
-		}
-		return integer(v)
+	for _, k := range config.RetrievalKnobs {
+		e.Retrieval = append(e.Retrieval, e.newKnob(k, func() { e.changed(false) }, func(float64) { e.save() }))
 	}
-	e.TopK = e.newKnob("top_k", "results kept", 1, 50, 1, integer)
-	e.MinScore = e.newKnob("minimum relevance", "drop passages covering less of the question (0..1)", 0, 1, 0.01, twoPlaces)
-	e.RRFK = e.newKnob(search.KnobRRFK, "RRF smoothing: higher flattens rank differences", search.RRFKRange[0], search.RRFKRange[1], 1, integer)
-	e.VectorWeight = e.newKnob(search.KnobVectorWeight, "weighted fusion: share of the vector score", 0, 1, 0.05, twoPlaces)
-	e.PerDocCap = e.newKnob("per-document cap", "most results from one file", 0, 10, 1, capText)
-	e.BM25Pool = e.newKnob(search.KnobBM25Pool, "keyword candidates (new search)", 10, 200, 10, integer)
-	e.VectorPool = e.newKnob(search.KnobVectorPool, "vector candidates (new search)", 10, 200, 10, integer)
+	for _, k := range config.AnswerKnobs {
+		e.Answering = append(e.Answering, e.newKnob(k, nil, func(v float64) { e.setKnob(k.Key, v) }))
+	}
 	e.Fusion = widget.NewRadioGroup([]string{string(search.FusionRRF), string(search.FusionWeighted)}, func(string) { e.changed(true) })
 	e.Fusion.Horizontal = true
 	e.Fusion.Required = true
 	e.Mode = widget.NewSelect([]string{modeAuto, modeHybrid, modeBM25, modeVector}, func(string) { e.changed(true) })
 	e.Profile = widget.NewSelect(nil, func(name string) {
 		if !e.filling {
-			e.settings <- UseProfile{Name: name}
+			e.settings(UseProfile{Name: name})
 		}
 	})
 	e.Metrics = widget.NewLabel("Mark a source as the right answer (in Ask) to build your personal test set; its Recall@k and MRR follow the sliders here.")
@@ -124,7 +110,7 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	e.Forget = widget.NewButtonWithIcon("Forget", theme.DeleteIcon(), func() {
 		if e.selected >= 0 && e.selected < len(e.judgments) {
 			j := e.judgments[e.selected]
-			e.query <- JudgeSource{Question: j.Query, Path: j.Path, ChunkID: j.ChunkID, Right: false}
+			e.query(JudgeSource{Question: j.Query, Path: j.Path, ChunkID: j.ChunkID, Right: false})
 		}
 	})
 	e.Embedding = widget.NewSelect(nil, func(s string) { e.pickModel(ModelEmbedding, s) })
@@ -138,11 +124,7 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	e.State = widget.NewLabel("")
 	e.State.Wrapping = fyne.TextWrapWord
 
-	var cells []fyne.CanvasObject
-	for _, k := range e.knobs() {
-		cells = append(cells, widget.NewLabel(k.name), container.NewBorder(nil, nil, nil, k.Value, k.Slider), k.Help)
-	}
-	cells = append(cells,
+	cells := append(knobCells(e.Retrieval),
 		widget.NewLabel("fusion"), e.Fusion, widget.NewLabel("RRF ranks, or weighted scores"),
 		widget.NewLabel("retrieval"), e.Mode, widget.NewLabel("which retrievers run (new search)"))
 	grid := container.New(newFormGrid(), cells...)
@@ -166,7 +148,8 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	verify.HintText = "claims whose words, numbers or meaning are not in the sources they cite"
 	rewrite := widget.NewFormItem("Query rewriting", e.Rewrite)
 	rewrite.HintText = "your own words are searched too when the rewrite drifts from them"
-	answers := widget.NewCard("Answers", "", widget.NewForm(verify, rewrite))
+	answers := widget.NewCard("Answers", "", container.NewVBox(widget.NewForm(verify, rewrite),
+		container.New(newFormGrid(), knobCells(e.Answering)...)))
 	left := container.NewVScroll(container.NewVBox(tuning, answers, models))
 	right := container.NewVSplit(live, testSet)
 	right.Offset = 0.6
@@ -177,41 +160,67 @@ func NewEngineering(win fyne.Window, query chan<- QueryRequest, settings chan<- 
 	return e
 }
 
-func (e *Engineering) newKnob(name, help string, lo, hi, step float64, format func(float64) string) knob {
-	k := knob{Slider: widget.NewSlider(lo, hi), Value: widget.NewLabel(format(lo)), Help: widget.NewLabel(help),
-		name: name, help: help, format: format}
+// newKnob builds the slider of c; moved (if not nil) runs as it moves,
+// ended with its value when the drag ends.
+func (e *Engineering) newKnob(c config.Knob, moved func(), ended func(float64)) *Knob {
+	k := &Knob{Knob: c, Slider: widget.NewSlider(c.Lo, c.Hi), Value: widget.NewLabel(c.Format(c.Lo)), Help: widget.NewLabel(c.Help)}
 	k.Help.Wrapping = fyne.TextWrapWord
-	k.Slider.Step = step
+	k.Slider.Step = c.Step
 	k.Slider.OnChanged = func(v float64) {
-		k.Value.SetText(format(v))
-		e.changed(false)
+		k.Value.SetText(c.Format(v))
+		if moved != nil {
+			moved()
+		}
 	}
-	k.Slider.OnChangeEnded = func(float64) { e.save() }
+	k.Slider.OnChangeEnded = ended
 	return k
+}
+
+// setKnob sends a chat-model or answer knob to the settings worker.
+func (e *Engineering) setKnob(key string, v float64) {
+	if !e.filling && e.ready {
+		e.settings(SetKnob{Key: key, Value: v})
+	}
+}
+
+// knobs are every slider, retrieval's first.
+func (e *Engineering) knobs() []*Knob { return append(slices.Clip(e.Retrieval), e.Answering...) }
+
+// knobCells are the grid cells of sliders: name, slider with value, help.
+func knobCells(ks []*Knob) []fyne.CanvasObject {
+	var cells []fyne.CanvasObject
+	for _, k := range ks {
+		cells = append(cells, widget.NewLabel(k.Label), container.NewBorder(nil, nil, nil, k.Value, k.Slider), k.Help)
+	}
+	return cells
+}
+
+// Knob is the slider of the setting key ("retrieval.top_k"); nil when
+// there is none.
+func (e *Engineering) Knob(key string) *Knob {
+	for _, k := range e.knobs() {
+		if k.Key == key {
+			return k
+		}
+	}
+	return nil
 }
 
 // Content is the panel's root object.
 func (e *Engineering) Content() fyne.CanvasObject { return e.content }
 
-// Tuning is the knobs' current values.
-func (e *Engineering) Tuning() Tuning {
-	t := Tuning{
-		Params: search.Params{
-			TopK:         int(e.TopK.Slider.Value),
-			MinScore:     e.MinScore.Slider.Value,
-			Fusion:       search.Fusion(e.Fusion.Selected),
-			RRFK:         e.RRFK.Slider.Value,
-			VectorWeight: e.VectorWeight.Slider.Value,
-			PerDocCap:    int(e.PerDocCap.Slider.Value),
-		},
-		BM25Pool:   int(e.BM25Pool.Slider.Value),
-		VectorPool: int(e.VectorPool.Slider.Value),
+// Tuning is the retrieval settings the knobs show.
+func (e *Engineering) Tuning() config.Retrieval {
+	var c config.Config
+	for _, k := range e.Retrieval {
+		k.Set(&c, k.Slider.Value)
 	}
+	c.Retrieval.Fusion = e.Fusion.Selected
 	switch e.Mode.Selected {
 	case modeHybrid, modeBM25, modeVector:
-		t.Mode = search.Mode(e.Mode.Selected)
+		c.Retrieval.Mode = e.Mode.Selected
 	}
-	return t
+	return c.Retrieval
 }
 
 // changed sends the knobs to the query worker, and with persist to the
@@ -220,7 +229,7 @@ func (e *Engineering) changed(persist bool) {
 	if e.filling || !e.ready {
 		return
 	}
-	e.query <- Tune{Tuning: e.Tuning()}
+	e.query(Tune{Tuning: e.Tuning()})
 	if persist {
 		e.save()
 	}
@@ -228,7 +237,7 @@ func (e *Engineering) changed(persist bool) {
 
 func (e *Engineering) save() {
 	if !e.filling && e.ready {
-		e.settings <- SaveTuning{Tuning: e.Tuning()}
+		e.settings(SaveTuning{Tuning: e.Tuning()})
 	}
 }
 
@@ -239,7 +248,7 @@ func (e *Engineering) pickModel(kind, choice string) {
 	if choice == noModel {
 		choice = ""
 	}
-	e.settings <- UseModel{Kind: kind, Path: choice}
+	e.settings(UseModel{Kind: kind, Path: choice})
 }
 
 // Choices of the verification picker, and the answer.verify value of each.
@@ -256,7 +265,7 @@ func (e *Engineering) answering() {
 	if e.filling || !e.ready {
 		return
 	}
-	e.settings <- SetAnswering{Verify: verifyValues[e.Verify.Selected], Rewrite: e.Rewrite.Checked}
+	e.settings(SetAnswering{Verify: verifyValues[e.Verify.Selected], Rewrite: e.Rewrite.Checked})
 }
 
 // gateModes are the network gate's modes in the gate's own order.
@@ -275,7 +284,7 @@ func (e *Engineering) pickGate(mode string) {
 		return
 	}
 	if !netgate.Mode(e.gateMode).Opens(netgate.Mode(mode)) {
-		e.settings <- SetNetworkMode{Mode: mode}
+		e.settings(SetNetworkMode{Mode: mode})
 		return
 	}
 	what := "the answer endpoint, the model catalogue and the hosts in network.allow"
@@ -289,7 +298,7 @@ func (e *Engineering) pickGate(mode string) {
 	d := dialog.NewCustomConfirm("Switch the network gate to "+mode+"?", "Switch to "+mode, "Stay "+e.gateMode, msg,
 		func(ok bool) {
 			if ok {
-				e.settings <- SetNetworkMode{Mode: mode}
+				e.settings(SetNetworkMode{Mode: mode})
 				return
 			}
 			e.showGate(e.gateMode)
@@ -350,11 +359,6 @@ func (e *Engineering) Apply(events ...EngineeringEvent) {
 // liveEmpty heads the live ranking before the first question.
 const liveEmpty = "Ask a question in Ask: its sources appear here and move as you move the knobs."
 
-// knobs are the sliders, in the order shown.
-func (e *Engineering) knobs() []knob {
-	return []knob{e.TopK, e.MinScore, e.RRFK, e.VectorWeight, e.PerDocCap, e.BM25Pool, e.VectorPool}
-}
-
 // showLive shows the sources as the knobs rank them, and beside each knob
 // that cannot change that order, why.
 func (e *Engineering) showLive(ev LiveRanking) {
@@ -380,9 +384,9 @@ func (e *Engineering) showLive(ev LiveRanking) {
 		e.Live.Objects = rows[:len(ev.Results)]
 		e.Live.Refresh()
 	}
-	for _, k := range e.knobs() {
-		why, inert := ev.Inert[k.name]
-		text, imp := k.help, widget.MediumImportance
+	for _, k := range e.Retrieval {
+		why, inert := ev.Inert[k.Name()]
+		text, imp := k.Knob.Help, widget.MediumImportance
 		if inert {
 			text, imp = "cannot change the order now: "+why, widget.WarningImportance
 		}
@@ -402,38 +406,32 @@ func orNone(s string) string {
 
 func (e *Engineering) load(ev TuningLoaded) {
 	e.filling = true
-	t := ev.Tuning
-	set := func(k knob, v float64) {
-		k.Slider.SetValue(v)
-		k.Value.SetText(k.format(k.Slider.Value))
+	c := ev.Settings
+	for _, k := range e.knobs() {
+		k.Slider.SetValue(k.Get(c))
+		k.Value.SetText(k.Format(k.Slider.Value))
 	}
-	set(e.TopK, float64(t.Params.TopK))
-	set(e.MinScore, t.Params.MinScore)
-	set(e.RRFK, t.Params.RRFK)
-	set(e.VectorWeight, t.Params.VectorWeight)
-	set(e.PerDocCap, float64(t.Params.PerDocCap))
-	set(e.BM25Pool, float64(t.BM25Pool))
-	set(e.VectorPool, float64(t.VectorPool))
-	fusion := string(t.Params.Fusion)
+	t := c.Retrieval
+	fusion := t.Fusion
 	if fusion == "" {
 		fusion = string(search.FusionRRF)
 	}
 	e.Fusion.SetSelected(fusion)
 	mode := modeAuto
 	if t.Mode != "" {
-		mode = string(t.Mode)
+		mode = t.Mode
 	}
 	e.Mode.SetSelected(mode)
 	e.Profile.SetOptions(ev.Profiles)
-	e.Profile.SetSelected(ev.Profile)
-	e.Gate.SetSelected(ev.NetworkMode)
-	e.gateMode = ev.NetworkMode
+	e.Profile.SetSelected(c.Profile)
+	e.Gate.SetSelected(c.Network.Mode)
+	e.gateMode = c.Network.Mode
 	for label, v := range verifyValues {
-		if v == ev.Verify {
+		if v == c.Answer.Verify {
 			e.Verify.SetSelected(label)
 		}
 	}
-	e.Rewrite.SetChecked(ev.Rewrite)
+	e.Rewrite.SetChecked(c.Answer.Rewrite)
 	e.filling = false
 	e.ready = true
 	e.changed(false)

@@ -1,30 +1,24 @@
 package panels
 
 import (
+	"cairn/core/config"
 	"cairn/core/search"
 	"cairn/core/store"
 )
 
-// Tuning is every retrieval knob of the engineering panel.
-type Tuning struct {
-	Params     search.Params // re-rank the cached candidates: no new search
-	Mode       search.Mode   // "" picks hybrid when an embedding model is loaded
-	BM25Pool   int           // candidate pool sizes: a change needs a new search
-	VectorPool int
-}
-
 // Tune re-ranks the last question's candidates (and the personal test set)
-// under new knobs; it goes to the query worker.
-type Tune struct{ Tuning Tuning }
+// under new knobs; it goes to the query worker. A change of the pools or
+// the mode needs a new search.
+type Tune struct{ Tuning config.Retrieval }
 
 func (Tune) queryRequest() {}
 
 // SettingsRequest is a request to the settings worker: SaveTuning,
-// UseProfile, UseModel or SetNetworkMode.
+// SetKnob, SetAnswering, UseProfile, UseModel or SetNetworkMode.
 type SettingsRequest interface{ settingsRequest() }
 
 // SaveTuning persists the knobs to the settings file.
-type SaveTuning struct{ Tuning Tuning }
+type SaveTuning struct{ Tuning config.Retrieval }
 
 // UseProfile switches to a hardware profile's defaults (laptop, desktop,
 // server) and persists the choice.
@@ -55,6 +49,15 @@ type SetAnswering struct {
 	Rewrite bool
 }
 
+// SetKnob changes one of config.Knobs that no worker but the settings
+// worker needs (the chat model's and the answer's), for the next question,
+// and saves it.
+type SetKnob struct {
+	Key   string // "generation.temperature"
+	Value float64
+}
+
+func (SetKnob) settingsRequest()        {}
 func (SetAnswering) settingsRequest()   {}
 func (SaveTuning) settingsRequest()     {}
 func (UseProfile) settingsRequest()     {}
@@ -64,14 +67,12 @@ func (SetNetworkMode) settingsRequest() {}
 // EngineeringEvent is news for the engineering panel.
 type EngineeringEvent interface{ engineeringEvent() }
 
-// TuningLoaded sets every knob, e.g. at start or after a profile switch.
+// TuningLoaded sets every knob, the profile, the gate's mode and the
+// answer settings from the settings in force, e.g. at start or after a
+// profile switch.
 type TuningLoaded struct {
-	Tuning      Tuning
-	Profile     string
-	Profiles    []string
-	NetworkMode string // the network gate's mode
-	Verify      string // answer.verify: off, warn or block
-	Rewrite     bool   // answer.rewrite
+	Settings config.Config
+	Profiles []string
 }
 
 // MetricsComputed is the personal test set's quality under the current

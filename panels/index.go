@@ -35,9 +35,9 @@ type Index struct {
 	State        *widget.Label               // what happened last
 	Files        *fileLog
 
-	win      fyne.Window
-	requests chan<- IndexRequest
-	content  fyne.CanvasObject
+	win     fyne.Window
+	post    func(IndexRequest)
+	content fyne.CanvasObject
 
 	ready    bool
 	running  string // folder being indexed; "" when idle
@@ -51,10 +51,11 @@ type Index struct {
 	removing  string // folder being removed; "" when none
 }
 
-// NewIndex builds the index panel. It sends its requests on requests and
-// stays disabled until an IndexReady event arrives.
-func NewIndex(w fyne.Window, clip fyne.Clipboard, requests chan<- IndexRequest) *Index {
-	p := &Index{win: w, requests: requests, watching: map[string]bool{}}
+// NewIndex builds the index panel. It hands its requests to post, which
+// must not block (the window's goroutine calls it), and stays disabled
+// until an IndexReady event arrives.
+func NewIndex(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *Index {
+	p := &Index{win: w, post: post, watching: map[string]bool{}}
 	p.Folder = widget.NewEntry()
 	p.Folder.SetPlaceHolder("Folder to index, e.g. " + filepath.Join("~", "Documents"))
 	p.Folder.OnChanged = func(string) { p.sync() }
@@ -91,13 +92,13 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, requests chan<- IndexRequest) 
 	p.Folders.OnUnselected = func(widget.ListItemID) { p.selected = ""; p.sync() }
 	p.Reindex = widget.NewButtonWithIcon("Re-index", theme.ViewRefreshIcon(), func() {
 		if p.selected != "" {
-			p.requests <- IndexFolder{Path: p.selected}
+			p.post(IndexFolder{Path: p.selected})
 		}
 	})
 	p.Remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), p.confirmRemove)
 	p.Watch = widget.NewCheck("Re-index when files change", func(on bool) {
 		if !p.filling && p.selected != "" {
-			p.requests <- WatchFolder{Path: p.selected, On: on}
+			p.post(WatchFolder{Path: p.selected, On: on})
 		}
 	})
 
@@ -136,7 +137,7 @@ func (p *Index) Content() fyne.CanvasObject { return p.content }
 // Choose opens the folder picker; with start, the chosen folder is indexed.
 func (p *Index) Choose(start bool) {
 	if p.ready {
-		p.requests <- ChooseFolder{Start: start}
+		p.post(ChooseFolder{Start: start})
 	}
 }
 
@@ -146,20 +147,20 @@ func (p *Index) Start() {
 	if !p.ready || p.running != "" || path == "" {
 		return
 	}
-	p.requests <- IndexFolder{Path: path}
+	p.post(IndexFolder{Path: path})
 }
 
 // Cancel stops the running run.
 func (p *Index) Cancel() {
 	if p.running != "" {
-		p.requests <- CancelIndex{}
+		p.post(CancelIndex{})
 	}
 }
 
 // IndexPath indexes path, e.g. a folder dropped on the window.
 func (p *Index) IndexPath(path string) {
 	if p.ready {
-		p.requests <- IndexFolder{Path: path}
+		p.post(IndexFolder{Path: path})
 	}
 }
 
@@ -173,7 +174,7 @@ func (p *Index) confirmRemove() {
 		func(ok bool) {
 			if ok {
 				p.removeStarted(path)
-				p.requests <- RemoveFolder{Path: path}
+				p.post(RemoveFolder{Path: path})
 			}
 		}, p.win)
 }

@@ -35,12 +35,12 @@ type Query struct {
 	AnswerScroll *container.Scroll
 	SourceScroll *container.Scroll
 
-	win      fyne.Window
-	clip     fyne.Clipboard
-	requests chan<- QueryRequest
-	rows     map[int64]*SourceRow // by chunk id, for the question shown
-	shown    []*SourceRow         // in rank order
-	content  fyne.CanvasObject
+	win     fyne.Window
+	clip    fyne.Clipboard
+	post    func(QueryRequest)
+	rows    map[int64]*SourceRow // by chunk id, for the question shown
+	shown   []*SourceRow         // in rank order
+	content fyne.CanvasObject
 
 	ready    bool
 	running  bool
@@ -52,10 +52,11 @@ type Query struct {
 	newList  bool           // the next ranking is a new question's first
 }
 
-// NewQuery builds the query panel. It sends its requests on requests and
-// stays disabled until a QueryReady event arrives.
-func NewQuery(w fyne.Window, clip fyne.Clipboard, requests chan<- QueryRequest) *Query {
-	q := &Query{win: w, clip: clip, requests: requests, cited: map[int64]int{}, rows: map[int64]*SourceRow{}}
+// NewQuery builds the query panel. It hands its requests to post, which
+// must not block (the window's goroutine calls it), and stays disabled
+// until a QueryReady event arrives.
+func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Query {
+	q := &Query{win: w, clip: clip, post: post, cited: map[int64]int{}, rows: map[int64]*SourceRow{}}
 	q.Question = NewHistoryEntry()
 	q.Question.SetPlaceHolder("Ask a question about your documents (Ctrl+L)")
 	q.Question.OnSubmitted = func(string) { q.Submit() }
@@ -121,13 +122,13 @@ func (q *Query) Submit() {
 		return
 	}
 	q.Question.Remember(text)
-	q.requests <- Ask{Question: text}
+	q.post(Ask{Question: text})
 }
 
 // Cancel stops the question being answered.
 func (q *Query) Cancel() {
 	if q.running {
-		q.requests <- CancelAsk{}
+		q.post(CancelAsk{})
 	}
 }
 
@@ -285,22 +286,22 @@ func (q *Query) showRanked(ev Ranked) {
 // open shows a passage in the preview pane.
 func (q *Query) open(r search.Result) {
 	q.Preview.loading(r.Passage)
-	q.requests <- ShowSource{Passage: r.Passage}
+	q.post(ShowSource{Passage: r.Passage})
 }
 
 // openExternal opens a passage's file in the desktop's viewer.
 func (q *Query) openExternal(p *search.Passage) {
-	q.requests <- OpenSource{Path: p.Path, Page: p.Page, Label: p.Label, Line: p.LineStart}
+	q.post(OpenSource{Path: p.Path, Page: p.Page, Label: p.Label, Line: p.LineStart})
 }
 
-func (q *Query) showInFolder(path string) { q.requests <- ShowInFolder{Path: path} }
+func (q *Query) showInFolder(path string) { q.post(ShowInFolder{Path: path}) }
 
 func (q *Query) closePreview() { q.Preview.hide() }
 
 // answerAgain answers the question shown again, under the current knobs.
 func (q *Query) answerAgain() {
 	if q.ready && !q.running && q.question != "" {
-		q.requests <- Ask{Question: q.question}
+		q.post(Ask{Question: q.question})
 	}
 }
 
@@ -345,7 +346,7 @@ func (q *Query) judge(r search.Result, right bool) {
 	if q.question == "" {
 		return
 	}
-	q.requests <- JudgeSource{Question: q.question, Path: r.Path, ChunkID: r.ChunkID, Right: right}
+	q.post(JudgeSource{Question: q.question, Path: r.Path, ChunkID: r.ChunkID, Right: right})
 }
 
 func answeredState(a *answer.Answer) string {

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/answer"
+	"cairn/core/humanize"
 )
 
 // answerView shows an answer: its text as plain text (document text is
@@ -196,7 +197,13 @@ func timingLine(a *answer.Answer) string {
 		if t.TokensPerSec > 0 {
 			parts = append(parts, fmt.Sprintf("%.1f tokens/s", t.TokensPerSec))
 		}
+		if t.PromptTokens > 0 || t.Tokens > 0 {
+			parts = append(parts, fmt.Sprintf("%d tokens in, %d out", t.PromptTokens, t.Tokens))
+		}
 	}
 	parts = append(parts, "total "+formatMs(t.Total))
+	if a.Cost > 0 {
+		parts = append(parts, "estimated cost "+humanize.Cost(a.Cost))
+	}
 	return strings.Join(parts, " · ")
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -255,5 +256,20 @@ func TestModeLine(t *testing.T) {
 		if got := modeLine(c.bm25Only, c.sm, c.chatless, c.am, c.model); got != c.want {
 			t.Errorf("modeLine = %q\nwant       %q", got, c.want)
 		}
+	}
+}
+
+func TestTimingLineShowsTokensAndAnOnlineAnswersCost(t *testing.T) {
+	a := &answer.Answer{Mode: answer.ModeOnline, Cost: 0.0021,
+		Timing: answer.Timing{PromptTokens: 1200, Tokens: 300, Total: 2 * time.Second}}
+	line := timingLine(a)
+	for _, want := range []string{"1200 tokens in, 300 out", "estimated cost 0.0021"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("%q lacks %q", line, want)
+		}
+	}
+	a.Cost = 0
+	if strings.Contains(timingLine(a), "cost") {
+		t.Errorf("no prices, yet %q", timingLine(a))
 	}
 }

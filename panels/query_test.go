@@ -19,7 +19,7 @@ func newTestQuery(t *testing.T) (*Query, chan QueryRequest) {
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)
 	requests := make(chan QueryRequest, 8)
-	q := NewQuery(w, app.Clipboard(), requests)
+	q := NewQuery(w, app.Clipboard(), func(r QueryRequest) { requests <- r })
 	w.SetContent(q.Content())
 	q.Apply(QueryReady{})
 	return q, requests

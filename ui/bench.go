@@ -196,10 +196,10 @@ func (b *benchRun) rerank() error {
 	fyne.DoAndWait(func() {
 		s = b.win.shell // the window's goroutine owns it
 		e = s.Tuning
-		e.BM25Pool.Slider.SetValue(200)
-		e.VectorPool.Slider.SetValue(200)
-		e.TopK.Slider.SetValue(float64(max(b.spec.TopK, 1)))
-		e.MinScore.Slider.SetValue(0)
+		e.Knob("retrieval.bm25_pool").Slider.SetValue(200)
+		e.Knob("retrieval.vector_pool").Slider.SetValue(200)
+		e.Knob("retrieval.top_k").Slider.SetValue(float64(max(b.spec.TopK, 1)))
+		e.Knob("retrieval.min_score").Slider.SetValue(0)
 		s.Query.Question.SetText(b.spec.Question)
 		s.Query.Submit()
 	})
@@ -220,7 +220,7 @@ func (b *benchRun) rerank() error {
 		var t0 time.Time
 		fyne.DoAndWait(func() {
 			t0 = time.Now()
-			e.RRFK.Slider.SetValue(k)
+			e.Knob("retrieval.rrf_k").Slider.SetValue(k)
 		})
 		o, err := b.waitAt(10*time.Second, func(ev any) bool {
 			r, ok := ev.(panels.Ranked)

@@ -29,7 +29,6 @@ type Engine interface {
 	// settled burst of changes, with the indexer's skip rules.
 	Watch(ctx context.Context, folder string, debounce time.Duration, changed func(paths []string)) error
 
-	SearchRequest(query string) search.Request
 	Search(ctx context.Context, req search.Request) (*search.Response, error)
 	Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
 
@@ -54,6 +53,9 @@ type Engine interface {
 	// SetAnswering changes the answer settings (verification, rewriting)
 	// for the next questions.
 	SetAnswering(a config.Answer) error
+	// SetKnob sets one of config.Knobs by its key (the chat model's and
+	// the answer's sliders).
+	SetKnob(key string, v float64) error
 	// UseEmbeddingModel loads path ("" for none) and re-embeds the stored
 	// chunks, reporting through progress with phase "embedding".
 	UseEmbeddingModel(ctx context.Context, path string, progress chan<- ingest.Progress) error

@@ -50,9 +50,9 @@ func TestDraggingRRFKReranksTheCachedCandidates(t *testing.T) {
 	before := slices.Clone(q.Rows())
 	test.Tap(q.Rows()[1].Explain) // Bravo's explanation stays open while it moves
 	h.frame()
-	drag(e.RRFK.Slider, 0) // all the way left: rrf_k 0
-	if e.RRFK.Slider.Value != 0 || e.RRFK.Value.Text != "0" {
-		t.Fatalf("slider at %v, label %q", e.RRFK.Slider.Value, e.RRFK.Value.Text)
+	drag(e.Knob("retrieval.rrf_k").Slider, 0) // all the way left: rrf_k 0
+	if e.Knob("retrieval.rrf_k").Slider.Value != 0 || e.Knob("retrieval.rrf_k").Value.Text != "0" {
+		t.Fatalf("slider at %v, label %q", e.Knob("retrieval.rrf_k").Slider.Value, e.Knob("retrieval.rrf_k").Value.Text)
 	}
 	want := []string{"Charlie manual", "Alpha notes", "Bravo guide", "Delta page"}
 	h.until("the re-ranked list", func() bool { return slices.Equal(titles(q), want) })
@@ -89,7 +89,7 @@ func TestARefusalIsNeverStale(t *testing.T) {
 	h.until("the closest passages", func() bool { return len(q.Rows()) > 0 })
 	// Relevance does not depend on the knobs: whatever they list, the
 	// documents still do not cover the question.
-	h.shell().Tuning.TopK.Slider.SetValue(1)
+	h.shell().Tuning.Knob("retrieval.top_k").Slider.SetValue(1)
 	h.until("the list under top_k 1", func() bool { return len(q.Rows()) == 1 })
 	if shown(q, q.Answer.Stale) {
 		t.Errorf("a refusal is marked stale: %q", q.Answer.Stale.Text)
@@ -107,7 +107,7 @@ func TestAnswerAndSourcesAgreeAfterAKnobChange(t *testing.T) {
 
 	// rrf_k 0 reorders the list; every source of the answer is still
 	// listed, with the [n] the answer cites it as.
-	e.RRFK.Slider.SetValue(0)
+	e.Knob("retrieval.rrf_k").Slider.SetValue(0)
 	h.until("the re-ranked list", func() bool {
 		return slices.Equal(titles(q), []string{"Charlie manual", "Alpha notes", "Bravo guide", "Delta page"})
 	})
@@ -116,7 +116,7 @@ func TestAnswerAndSourcesAgreeAfterAKnobChange(t *testing.T) {
 	}
 
 	// top_k 1 leaves out sources the answer was written from.
-	e.TopK.Slider.SetValue(1)
+	e.Knob("retrieval.top_k").Slider.SetValue(1)
 	h.until("the stale mark", func() bool { return len(q.Rows()) == 1 && shown(q, q.Answer.Stale) })
 	if want := "Retrieval settings changed the list of sources since this answer was written: " +
 		"it no longer shows every one of the 4 sources the answer was written from."; q.Answer.Stale.Text != want {
@@ -156,13 +156,16 @@ func TestTopKMinScoreAndWeightedFusion(t *testing.T) {
 		move func()
 		want []string
 	}{
-		{"top_k 2", func() { e.TopK.Slider.SetValue(2) }, []string{"Charlie manual", "Bravo guide"}},
-		{"min_score 0.98", func() { e.TopK.Slider.SetValue(12); e.MinScore.Slider.SetValue(0.98) }, []string{"Charlie manual"}},
+		{"top_k 2", func() { e.Knob("retrieval.top_k").Slider.SetValue(2) }, []string{"Charlie manual", "Bravo guide"}},
+		{"min_score 0.98", func() {
+			e.Knob("retrieval.top_k").Slider.SetValue(12)
+			e.Knob("retrieval.min_score").Slider.SetValue(0.98)
+		}, []string{"Charlie manual"}},
 		{"weighted, vector weight 0.6", func() {
-			e.MinScore.Slider.SetValue(0)
+			e.Knob("retrieval.min_score").Slider.SetValue(0)
 			e.Fusion.SetSelected(string(search.FusionWeighted))
 		}, []string{"Charlie manual", "Alpha notes", "Delta page", "Bravo guide"}},
-		{"vector weight 0", func() { e.VectorWeight.Slider.SetValue(0) }, []string{"Alpha notes", "Bravo guide", "Charlie manual", "Delta page"}},
+		{"vector weight 0", func() { e.Knob("retrieval.vector_weight").Slider.SetValue(0) }, []string{"Alpha notes", "Bravo guide", "Charlie manual", "Delta page"}},
 	}
 	for _, s := range steps {
 		s.move()
@@ -186,7 +189,7 @@ func TestPoolChangeSearchesAgain(t *testing.T) {
 	askedAndRanked(t, h)
 	var before int
 	eng.locked(func() { before = eng.searches })
-	h.shell().Tuning.BM25Pool.Slider.SetValue(120)
+	h.shell().Tuning.Knob("retrieval.bm25_pool").Slider.SetValue(120)
 	h.until("a new search", func() bool {
 		n := 0
 		eng.locked(func() { n = eng.searches })
@@ -212,13 +215,13 @@ func TestPersonalTestSetMetricsFollowTheSliders(t *testing.T) {
 			t.Errorf("judgments %+v", eng.judgments)
 		}
 	})
-	e.RRFK.Slider.SetValue(0) // Bravo drops to rank 3
+	e.Knob("retrieval.rrf_k").Slider.SetValue(0) // Bravo drops to rank 3
 	h.until("MRR at rrf_k 0", func() bool { return strings.Contains(e.Metrics.Text, "Recall@12 1.00 · MRR 0.33") })
 	h.until("the re-ranked list", func() bool { return q.Rows()[2].Title.Text == "Bravo guide" })
 	if !q.Rows()[2].Right.Checked {
 		t.Errorf("the judged row lost its mark when re-ranked")
 	}
-	e.TopK.Slider.SetValue(2) // Bravo falls out of the list
+	e.Knob("retrieval.top_k").Slider.SetValue(2) // Bravo falls out of the list
 	h.until("Recall@2 0", func() bool { return strings.Contains(e.Metrics.Text, "Recall@2 0.00 · MRR 0.00") })
 
 	e.Judged.Select(0)
@@ -238,7 +241,9 @@ func TestProfileSwitchResetsTheKnobsAndSaves(t *testing.T) {
 	h := newHarness(t, newFakeEngine(t.TempDir()))
 	e := h.shell().Tuning
 	e.Profile.SetSelected("server")
-	h.until("the server defaults", func() bool { return e.TopK.Slider.Value == 15 && e.BM25Pool.Slider.Value == 120 })
+	h.until("the server defaults", func() bool {
+		return e.Knob("retrieval.top_k").Slider.Value == 15 && e.Knob("retrieval.bm25_pool").Slider.Value == 120
+	})
 	h.until("the profile to be saved", func() bool {
 		s := h.savedConfigs()
 		return len(s) > 0 && s[len(s)-1].Profile == "server" && s[len(s)-1].Answer.TopK == 15
@@ -349,30 +354,52 @@ func TestKnobsShowTheLiveRankingBesideThem(t *testing.T) {
 	}
 	h.shell().showTab(tabEngineering)
 	h.frame()
-	drag(e.RRFK.Slider, 0)
+	drag(e.Knob("retrieval.rrf_k").Slider, 0)
 	want := []string{"Charlie manual", "Alpha notes", "Bravo guide", "Delta page"}
 	h.until("the live ranking to move", func() bool { return slices.Equal(liveTitles(e), want) })
-	if !strings.HasPrefix(e.VectorWeight.Help.Text, "cannot change the order now: RRF ranks by ranks") {
-		t.Errorf("vector weight under RRF: %q", e.VectorWeight.Help.Text)
+	if !strings.HasPrefix(e.Knob("retrieval.vector_weight").Help.Text, "cannot change the order now: RRF ranks by ranks") {
+		t.Errorf("vector weight under RRF: %q", e.Knob("retrieval.vector_weight").Help.Text)
 	}
-	if strings.HasPrefix(e.RRFK.Help.Text, "cannot") {
-		t.Errorf("rrf_k in hybrid RRF: %q", e.RRFK.Help.Text)
+	if strings.HasPrefix(e.Knob("retrieval.rrf_k").Help.Text, "cannot") {
+		t.Errorf("rrf_k in hybrid RRF: %q", e.Knob("retrieval.rrf_k").Help.Text)
 	}
 
 	e.Fusion.SetSelected(string(search.FusionWeighted))
 	h.until("rrf_k to say it is idle", func() bool {
-		return strings.HasPrefix(e.RRFK.Help.Text, "cannot change the order now: weighted fusion")
+		return strings.HasPrefix(e.Knob("retrieval.rrf_k").Help.Text, "cannot change the order now: weighted fusion")
 	})
-	if e.VectorWeight.Help.Text != "weighted fusion: share of the vector score" {
-		t.Errorf("vector weight under weighted fusion: %q", e.VectorWeight.Help.Text)
+	if e.Knob("retrieval.vector_weight").Help.Text != "weighted fusion: share of the vector score" {
+		t.Errorf("vector weight under weighted fusion: %q", e.Knob("retrieval.vector_weight").Help.Text)
 	}
 
 	e.Fusion.SetSelected(string(search.FusionRRF))
 	e.Mode.SetSelected("bm25") // a new search, keyword only
 	h.until("keyword-only notes", func() bool {
-		return strings.HasPrefix(e.VectorPool.Help.Text, "cannot change the order now: keyword search only")
+		return strings.HasPrefix(e.Knob("retrieval.vector_pool").Help.Text, "cannot change the order now: keyword search only")
 	})
 	if len(e.Live.Objects) != 3 { // D is found by vectors only
 		t.Errorf("keyword only: live ranking %q", liveTitles(e))
+	}
+}
+
+// The Engineering tab has a slider for every knob of the table (retrieval,
+// chat model and answer), labelled as the table says, and dragging it
+// reaches the engine and the saved settings.
+func TestEveryKnobHasASliderThatIsSaved(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	e := h.shell().Tuning
+	if n := len(e.Retrieval) + len(e.Answering); n != len(config.Knobs()) {
+		t.Fatalf("%d sliders for %d knobs", n, len(config.Knobs()))
+	}
+	for _, k := range config.Knobs() {
+		s := e.Knob(k.Key)
+		if s == nil || s.Label != k.Label || s.Slider.Min != k.Lo || s.Slider.Max != k.Hi {
+			t.Fatalf("%s: slider %+v", k.Key, s)
+		}
+		drag(s.Slider, 1)
+		h.until(k.Key+" saved at the slider's top", func() bool {
+			saved := h.savedConfigs()
+			return len(saved) > 0 && k.Get(saved[len(saved)-1]) == k.Hi
+		})
 	}
 }

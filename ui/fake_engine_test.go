@@ -237,13 +237,6 @@ func (f *fakeEngine) Issues(context.Context) ([]store.Issue, error) {
 	return append([]store.Issue(nil), f.issues...), nil
 }
 
-func (f *fakeEngine) SearchRequest(q string) search.Request {
-	r := f.Config().Retrieval
-	return search.Request{Query: q, Mode: search.Mode(r.Mode), BM25Pool: r.BM25Pool, VectorPool: r.VectorPool,
-		Params: search.Params{TopK: r.TopK, MinScore: r.MinScore, Fusion: search.Fusion(r.Fusion), RRFK: r.RRFK,
-			VectorWeight: r.VectorWeight, PerDocCap: r.PerDocCap}}
-}
-
 func (f *fakeEngine) Search(ctx context.Context, req search.Request) (*search.Response, error) {
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, errors.New("empty question")
@@ -346,6 +339,23 @@ func (f *fakeEngine) SetAnswering(a config.Answer) error {
 	}
 	f.answering = append(f.answering, a)
 	f.cfg.Answer = a
+	return nil
+}
+
+// SetKnob sets a knob, refusing what Validate refuses, as the engine does.
+func (f *fakeEngine) SetKnob(key string, v float64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k, ok := config.KnobByKey(key)
+	if !ok {
+		return fmt.Errorf("no knob %q", key)
+	}
+	c := f.cfg
+	k.Set(&c, v)
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	f.cfg = c
 	return nil
 }
 

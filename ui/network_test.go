@@ -132,7 +132,7 @@ func TestTheNetworkModeAndKnobsSurviveASwitchOfKnowledgeBase(t *testing.T) {
 		return len(s) > 0 && s[len(s)-1].Network.Mode == "online"
 	})
 	e.Profile.SetSelected("server") // saved after a delay: the switch below comes first
-	h.until("the server defaults", func() bool { return e.TopK.Slider.Value == 15 })
+	h.until("the server defaults", func() bool { return e.Knob("retrieval.top_k").Slider.Value == 15 })
 
 	h.win.openKB("work", false)
 	h.until("the new knowledge base", func() bool { return h.shell().ready == 3 })

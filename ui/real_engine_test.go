@@ -153,7 +153,7 @@ func TestRealEngineIndexAskOpenAndRerank(t *testing.T) {
 	}
 
 	before := len(q.Rows())
-	h.shell().Tuning.TopK.Slider.SetValue(1)
+	h.shell().Tuning.Knob("retrieval.top_k").Slider.SetValue(1)
 	h.until("one source", func() bool { return len(q.Rows()) == 1 })
 	if before < 2 {
 		t.Logf("only %d sources before top_k 1", before)

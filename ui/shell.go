@@ -43,10 +43,11 @@ type shell struct {
 	Tabs    *container.AppTabs
 	content fyne.CanvasObject
 
-	deps         shellDeps
-	queryReqs    chan panels.QueryRequest
-	indexReqs    chan panels.IndexRequest
-	settingsReqs chan panels.SettingsRequest
+	deps shellDeps
+	// The panels' requests to the workers: posting never blocks the window.
+	queryReqs    *mailbox[panels.QueryRequest]
+	indexReqs    *mailbox[panels.IndexRequest]
+	settingsReqs *mailbox[panels.SettingsRequest]
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -80,19 +81,17 @@ func newShell(parent context.Context, d shellDeps) *shell {
 		d.watchDebounce = debounce
 	}
 	s := &shell{
-		deps: d,
-		// Buffered so that the window never waits on a worker that is busy
-		// routing; workers' loops receive at once in any case.
-		queryReqs:    make(chan panels.QueryRequest, 16),
-		indexReqs:    make(chan panels.IndexRequest, 16),
-		settingsReqs: make(chan panels.SettingsRequest, 16),
+		deps:         d,
+		queryReqs:    newMailbox[panels.QueryRequest](),
+		indexReqs:    newMailbox[panels.IndexRequest](),
+		settingsReqs: newMailbox[panels.SettingsRequest](),
 	}
 	s.ctx, s.cancel = context.WithCancel(parent)
-	s.Query = panels.NewQuery(d.win, d.clip, s.queryReqs)
+	s.Query = panels.NewQuery(d.win, d.clip, s.queryReqs.post)
 	s.Query.OnAddFolder = d.addFolder
-	s.Index = panels.NewIndex(d.win, d.clip, s.indexReqs)
+	s.Index = panels.NewIndex(d.win, d.clip, s.indexReqs.post)
 	s.Status = panels.NewStatusBar()
-	s.Tuning = panels.NewEngineering(d.win, s.queryReqs, s.settingsReqs)
+	s.Tuning = panels.NewEngineering(d.win, s.queryReqs.post, s.settingsReqs.post)
 	s.Tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Ask", theme.SearchIcon(), s.Query.Content()),
 		container.NewTabItemWithIcon("Index", theme.FolderIcon(), s.Index.Content()),
@@ -115,11 +114,11 @@ func (s *shell) attach(eng Engine, starter bool) {
 
 	s.eng = eng
 
-	qw := newQueryWorker(eng, s.queryReqs, queryEv, tuneEv, s.deps.open)
+	qw := newQueryWorker(eng, s.queryReqs.out, queryEv, tuneEv, s.deps.open)
 	if s.deps.folder != nil {
 		qw.folder = s.deps.folder
 	}
-	iw := newIndexWorker(eng, s.indexReqs, indexEv)
+	iw := newIndexWorker(eng, s.indexReqs.out, indexEv)
 	iw.pick, iw.starter = s.deps.pick, starter
 	iw.debounce = s.deps.watchDebounce
 	if s.deps.onWatch != nil {
@@ -132,7 +131,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 		}
 	}
 	iw.onRun = pokeStatus
-	sw := newSettingsWorker(eng, s.deps.save, s.settingsReqs, tuneEv, indexEv)
+	sw := newSettingsWorker(eng, s.deps.save, s.settingsReqs.out, tuneEv, indexEv)
 	sw.onNetwork = pokeStatus // the status bar shows the new mode at once
 	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery}
 
@@ -178,6 +177,9 @@ func (s *shell) attach(eng Engine, starter bool) {
 			s.observed(rs[len(rs)-1])
 		}, 0)
 	})
+	s.running.spawn(func() { s.queryReqs.run(ctx) })
+	s.running.spawn(func() { s.indexReqs.run(ctx) })
+	s.running.spawn(func() { s.settingsReqs.run(ctx) })
 	s.running.spawn(func() { qw.run(ctx) })
 	s.running.spawn(func() { iw.run(ctx, s.deps.watched) })
 	s.running.spawn(func() { sw.run(ctx) })
@@ -228,6 +230,10 @@ func (s *shell) failed(err error) {
 func (s *shell) stop() {
 	s.cancel()
 	s.running.wait()
+	// A shell that never attached has no forwarders to close its mailboxes.
+	s.queryReqs.close()
+	s.indexReqs.close()
+	s.settingsReqs.close()
 }
 
 // showTab brings a tab to the front.

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"cairn/core/answer"
+	"cairn/core/config"
 	"cairn/core/eval"
 	"cairn/core/search"
 	"cairn/core/store"
@@ -29,7 +30,7 @@ type queryWorker struct {
 	pages       *pageCache
 	previewStop context.CancelFunc // the preview on its way, if any
 
-	tuning   panels.Tuning
+	tuning   config.Retrieval
 	question string             // the last answered question
 	cands    *search.Candidates // its candidates
 	sources  []int64            // chunk ids of its answer's sources, to tell when the list disagrees
@@ -78,7 +79,7 @@ func newQueryWorker(eng Engine, requests <-chan panels.QueryRequest, events chan
 	metrics chan<- panels.EngineeringEvent, open func(context.Context, panels.OpenSource) error) *queryWorker {
 	return &queryWorker{
 		eng: eng, requests: requests, events: events, metrics: metrics, open: open,
-		tuning: tuningFromConfig(eng.Config().Retrieval),
+		tuning: eng.Config().Retrieval,
 		judged: map[string]*search.Candidates{},
 		pages:  newPageCache(8, 16<<20),
 		folder: func(context.Context, string) error { return errors.New("no file manager") },
@@ -146,14 +147,8 @@ func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 
 func (w *queryWorker) emit(ctx context.Context, ev panels.QueryEvent) { send(ctx, w.events, ev) }
 
-// searchRequest is a search request for q under the knobs t.
-func searchRequest(eng Engine, t panels.Tuning, q string) search.Request {
-	req := eng.SearchRequest(q)
-	req.Params = t.Params
-	req.Mode = t.Mode
-	req.BM25Pool, req.VectorPool = t.BM25Pool, t.VectorPool
-	return req
-}
+// params are the knobs that re-rank the cached candidates.
+func (w *queryWorker) params() search.Params { return search.NewRequest("", w.tuning).Params }
 
 func (w *queryWorker) ask(ctx context.Context, q string) {
 	if w.askStop != nil {
@@ -163,7 +158,7 @@ func (w *queryWorker) ask(ctx context.Context, q string) {
 	id := w.askID
 	actx, stop := context.WithCancel(ctx)
 	w.askStop = stop
-	req := searchRequest(w.eng, w.tuning, q)
+	req := search.NewRequest(q, w.tuning)
 	w.emit(ctx, panels.Asking{Question: q})
 	w.jobs.spawn(func() {
 		ans, err := w.eng.Ask(actx, req, func(s string) { send(ctx, w.tokens, tokenMsg{id, s}) })
@@ -199,7 +194,7 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 // rerank fuses the cached candidates under the current knobs: the source
 // list and the test set's metrics follow the sliders without a search.
 func (w *queryWorker) rerank(ctx context.Context) {
-	live := panels.LiveRanking{Inert: search.Inert(w.cands, w.tuning.Mode, w.tuning.Params)}
+	live := panels.LiveRanking{Inert: search.Inert(w.cands, search.Mode(w.tuning.Mode), w.params())}
 	if w.cands != nil {
 		r := w.ranked()
 		w.emit(ctx, r)
@@ -210,10 +205,10 @@ func (w *queryWorker) rerank(ctx context.Context) {
 }
 
 func (w *queryWorker) ranked() panels.Ranked {
-	results := search.Fuse(w.cands, w.tuning.Params)
+	results := search.Fuse(w.cands, w.params())
 	right := rightPassages(w.judgments, w.question, results)
 	return panels.Ranked{Question: w.question, Mode: w.cands.Mode, Results: results,
-		Params: w.tuning.Params, Right: right, Notes: w.cands.Notes, Stale: !w.closest && disagrees(w.sources, results)}
+		Params: w.params(), Right: right, Notes: w.cands.Notes, Stale: !w.closest && disagrees(w.sources, results)}
 }
 
 // rightPassages are the listed passages marked as the right answer to q: a
@@ -266,7 +261,7 @@ func disagrees(sources []int64, results []search.Result) bool {
 
 // evaluate scores the personal test set under the current knobs.
 func (w *queryWorker) evaluate() panels.MetricsComputed {
-	m := eval.PersonalSet(w.judgments, w.judged, w.tuning.Params)
+	m := eval.PersonalSet(w.judgments, w.judged, w.params())
 	return panels.MetricsComputed{K: m.K, Queries: m.Queries, Recall: m.Recall, MRR: m.MRR, Judgments: slices.Clone(w.judgments)}
 }
 
@@ -334,7 +329,7 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 			}
 		}
 		for _, q := range qs {
-			resp, err := w.eng.Search(fctx, searchRequest(w.eng, tuning, q))
+			resp, err := w.eng.Search(fctx, search.NewRequest(q, tuning))
 			if err != nil {
 				res.err = err
 				break

@@ -106,9 +106,7 @@ func (w *settingsWorker) refused(ctx context.Context, what string, err error) bo
 func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) bool {
 	switch r := r.(type) {
 	case panels.SaveTuning:
-		rt := w.eng.Config().Retrieval
-		storeTuning(&rt, r.Tuning)
-		if err := w.eng.SetRetrieval(rt); err != nil {
+		if err := w.eng.SetRetrieval(r.Tuning); err != nil {
 			return w.refused(ctx, "the retrieval knobs", err)
 		}
 		return true
@@ -128,6 +126,11 @@ func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) b
 		return w.useModel(ctx, r)
 	case panels.SetNetworkMode:
 		return w.setNetworkMode(ctx, r.Mode)
+	case panels.SetKnob:
+		if err := w.eng.SetKnob(r.Key, r.Value); err != nil {
+			return w.refused(ctx, r.Key, err)
+		}
+		return true
 	case panels.SetAnswering:
 		a := w.eng.Config().Answer
 		a.Verify, a.Rewrite = r.Verify, r.Rewrite
@@ -175,8 +178,7 @@ func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
 
 func (w *settingsWorker) loaded() panels.TuningLoaded {
 	c := w.eng.Config()
-	return panels.TuningLoaded{Tuning: tuningFromConfig(c.Retrieval), Profile: c.Profile, Profiles: config.Profiles(),
-		NetworkMode: c.Network.Mode, Verify: c.Answer.Verify, Rewrite: c.Answer.Rewrite}
+	return panels.TuningLoaded{Settings: c, Profiles: config.Profiles()}
 }
 
 // useModel starts a model switch in a job: the engine loads the model and,

@@ -171,6 +171,10 @@ type Answer struct {
 	// rewriting); "" otherwise.
 	Query  string `json:"query,omitempty"`
 	Timing Timing `json:"timing"`
+	// Cost is an online answer's estimated cost at the prices per million
+	// tokens the person set (answer.price_per_mtok_in and _out); 0 when
+	// unknown.
+	Cost float64 `json:"cost_estimate,omitempty"`
 
 	// Collection is the complete list behind a ModeCollection answer,
 	// whose Text shows its first page.

@@ -100,9 +100,15 @@ type Generation struct {
 
 // Answer tunes grounded answering.
 type Answer struct {
-	TopK    int    `json:"top_k"`   // passages given to the model
-	Verify  string `json:"verify"`  // off, warn or block
-	Rewrite bool   `json:"rewrite"` // let the model rewrite the question into a retrieval query
+	TopK       int    `json:"top_k"`       // passages given to the model
+	Verify     string `json:"verify"`      // off, warn or block
+	Rewrite    bool   `json:"rewrite"`     // let the model rewrite the question into a retrieval query
+	TimeoutSec int    `json:"timeout_sec"` // the most one answer may take; 0: no limit
+	// The online model's prices per million prompt and answer tokens, in
+	// the person's currency, for the estimated cost of an online answer;
+	// 0: no estimate.
+	PricePerMTokIn  float64 `json:"price_per_mtok_in"`
+	PricePerMTokOut float64 `json:"price_per_mtok_out"`
 }
 
 // Network is the network gate's setting and the online answer endpoint.

@@ -70,12 +70,11 @@ func (c Config) Validate() error {
 			bad(key, format, args...)
 		}
 	}
+	for _, k := range Knobs() {
+		msg := k.problem(k.Get(c))
+		check(k.Key, msg == "", "%s", msg)
+	}
 	r := c.Retrieval
-	check("retrieval.top_k", r.TopK >= 1, "must be at least 1, not %d", r.TopK)
-	check("retrieval.min_score", r.MinScore >= 0 && r.MinScore <= 1, "must be between 0 and 1, not %v", r.MinScore)
-	check("retrieval.rrf_k", r.RRFK >= 0, "must not be negative, not %v", r.RRFK)
-	check("retrieval.vector_weight", r.VectorWeight >= 0 && r.VectorWeight <= 1, "must be between 0 and 1, not %v", r.VectorWeight)
-	check("retrieval.per_doc_cap", r.PerDocCap >= 0, "must not be negative (0: no cap), not %d", r.PerDocCap)
 	oneOf := func(key, val string, allowed ...string) {
 		for _, a := range allowed {
 			if val == a {

@@ -18,3 +18,12 @@ func Bytes(n int64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 }
+
+// Cost shows an amount of money in the currency of the prices it came
+// from, with enough decimals that a fraction of a cent does not show as 0.
+func Cost(c float64) string {
+	if c >= 0.01 {
+		return fmt.Sprintf("%.2f", c)
+	}
+	return fmt.Sprintf("%.4f", c)
+}

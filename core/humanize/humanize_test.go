@@ -9,3 +9,11 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestCost(t *testing.T) {
+	for c, want := range map[float64]string{0.0021: "0.0021", 0.5: "0.50", 12.345: "12.35"} {
+		if got := Cost(c); got != want {
+			t.Errorf("Cost(%v) = %q, want %q", c, got, want)
+		}
+	}
+}

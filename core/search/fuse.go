@@ -26,13 +26,16 @@ const (
 
 // Params are the knobs that re-rank cached candidates without searching
 // again: what the tuning sliders move.
+//
+// A field tagged knob is set from the retrieval knob of that name
+// (config.RetrievalKnobs) by NewRequest.
 type Params struct {
-	TopK         int     // results kept; <= 0 keeps all
-	MinScore     float64 // results below this Relevance (0..1) are dropped
-	Fusion       Fusion
-	RRFK         float64 // RRF smoothing constant; 60 in the RRF paper
-	VectorWeight float64 // weighted fusion: share of the vector score, 0..1
-	PerDocCap    int     // most results from one document; <= 0 means no cap
+	TopK         int     `knob:"top_k"`     // results kept; <= 0 keeps all
+	MinScore     float64 `knob:"min_score"` // results below this Relevance (0..1) are dropped
+	Fusion       Fusion  // rrf or weighted
+	RRFK         float64 `knob:"rrf_k"`         // RRF smoothing constant; 60 in the RRF paper
+	VectorWeight float64 `knob:"vector_weight"` // weighted fusion: share of the vector score, 0..1
+	PerDocCap    int     `knob:"per_doc_cap"`   // most results from one document; <= 0 means no cap
 }
 
 // DefaultParams are the seeds' defaults (HybridRAG3: top_k 12, min_score

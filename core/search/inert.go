@@ -1,17 +1,24 @@
 package search
 
-import "slices"
+import (
+	"slices"
 
-// Knobs the window names when it says one cannot change a ranking.
+	"cairn/core/config"
+)
+
+// Knobs Inert can name: their names in config.RetrievalKnobs.
 const (
 	KnobRRFK         = "rrf_k"
-	KnobVectorWeight = "vector weight"
-	KnobBM25Pool     = "BM25 pool"
-	KnobVectorPool   = "vector pool"
+	KnobVectorWeight = "vector_weight"
+	KnobBM25Pool     = "bm25_pool"
+	KnobVectorPool   = "vector_pool"
 )
 
 // RRFKRange is the range of rrf_k the window's slider offers.
-var RRFKRange = [2]float64{0, 200}
+var RRFKRange = func() [2]float64 {
+	k, _ := config.KnobByKey("retrieval." + KnobRRFK)
+	return [2]float64{k.Lo, k.Hi}
+}()
 
 // Inert names the knobs that cannot change the ranking of candidates c
 // under p, each with why, so that a person does not drag a slider that

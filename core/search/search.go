@@ -64,8 +64,8 @@ type Request struct {
 	Query      string
 	Mode       Mode // "" picks hybrid when an embedder is loaded, else BM25
 	Filter     store.Filter
-	BM25Pool   int // candidates taken from BM25; default 60
-	VectorPool int // candidates taken from vector search; default 60
+	BM25Pool   int `knob:"bm25_pool"`   // candidates taken from BM25; default 60
+	VectorPool int `knob:"vector_pool"` // candidates taken from vector search; default 60
 	Params
 }
 

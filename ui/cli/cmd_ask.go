@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cairn/core/answer"
+	"cairn/core/humanize"
 	"cairn/core/search"
 )
 
@@ -90,6 +91,9 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 		t := ans.Timing
 		fmt.Fprintf(w, "(Retrieval %s, first token after %s, %d tokens at %.1f tokens/s, total %s.)\n",
 			t.Retrieval.Round(time.Millisecond), t.PromptProcessing.Round(time.Millisecond), t.Tokens, t.TokensPerSec, t.Total.Round(time.Millisecond))
+		if ans.Cost > 0 {
+			fmt.Fprintf(w, "(%d tokens in, %d out: estimated cost %s at answer.price_per_mtok_in and _out.)\n", t.PromptTokens, t.Tokens, humanize.Cost(ans.Cost))
+		}
 	}
 	if ans.Query != "" {
 		fmt.Fprintf(w, "Searched for: %s\n", ans.Query)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"cairn/core/answer"
@@ -44,5 +45,16 @@ func TestAskFooterListsTheClosestPassagesAsNotAnAnswer(t *testing.T) {
 		"- /docs/notes.md:12, weak match\n    Seal kits are in the store room.\n"
 	if out.String() != want {
 		t.Errorf("footer:\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestAskFooterShowsAnOnlineAnswersEstimatedCost(t *testing.T) {
+	var out bytes.Buffer
+	printAnswerFooter(&cliEnv{cliIO: cliIO{stdout: &out}}, &answer.Answer{
+		Text: "Hold the button.", Mode: answer.ModeOnline, Model: "gpt at api.example", Verdict: answer.VerdictSupported, Cost: 0.0021,
+		Timing: answer.Timing{PromptTokens: 1200, Tokens: 300},
+	})
+	if want := "(1200 tokens in, 300 out: estimated cost 0.0021 at answer.price_per_mtok_in and _out.)\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("footer:\n%s\nlacks %q", out.String(), want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"cairn/core"
@@ -20,13 +21,9 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	var kb kbFlags
 	kb.add(fs)
 	def := env.cfg.Retrieval
-	topK := fs.Int("top-k", def.TopK, "results to show")
-	minScore := fs.Float64("min-score", def.MinScore, "minimum relevance: drop passages covering less of the question (0..1)")
-	rrfK := fs.Float64("rrf-k", def.RRFK, "RRF smoothing constant")
+	knobs := knobFlags(fs, env.cfg, config.RetrievalKnobs)
 	mode := fs.String("mode", def.Mode, "hybrid, bm25 or vector (default: hybrid when an embedding model is loaded)")
 	fusion := fs.String("fusion", def.Fusion, "rrf or weighted")
-	vw := fs.Float64("vector-weight", def.VectorWeight, "weighted fusion: share of the vector score")
-	perDoc := fs.Int("per-doc", def.PerDocCap, "at most this many results from one file (0: no cap)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	batch := fs.String("batch", "", "read queries from `FILE` (qid<TAB>query per line)")
 	format := fs.String("format", "trec", "batch output format (trec)")
@@ -46,12 +43,11 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	// The flags go through the settings' own check, so a value the settings
 	// file may not hold is no more accepted on the command line.
 	cfg := env.cfg
-	r := &cfg.Retrieval
-	r.TopK, r.MinScore, r.RRFK, r.Mode, r.Fusion, r.VectorWeight, r.PerDocCap = *topK, *minScore, *rrfK, *mode, *fusion, *vw, *perDoc
+	flags := knobs.set(&cfg)
+	cfg.Retrieval.Mode, cfg.Retrieval.Fusion = *mode, *fusion
+	flags["retrieval.mode"], flags["retrieval.fusion"] = "--mode", "--fusion"
 	cfg.Normalize()
-	if err := flagProblems(cfg.Validate(), map[string]string{"retrieval.top_k": "--top-k", "retrieval.min_score": "--min-score",
-		"retrieval.rrf_k": "--rrf-k", "retrieval.mode": "--mode", "retrieval.fusion": "--fusion",
-		"retrieval.vector_weight": "--vector-weight", "retrieval.per_doc_cap": "--per-doc"}); err != nil {
+	if err := flagProblems(cfg.Validate(), flags); err != nil {
 		return err
 	}
 	filter, err := ff.filter()
@@ -63,7 +59,7 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer eng.Close()
-	req := eng.SearchRequestWith(strings.Join(pos, " "), *r)
+	req := search.NewRequest(strings.Join(pos, " "), cfg.Retrieval)
 	req.Filter = filter
 	if *batch != "" {
 		if *format != "trec" {
@@ -72,6 +68,70 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 		return searchBatch(ctx, env, eng, req, *batch)
 	}
 	return printSearch(ctx, env, eng, req, *asJSON)
+}
+
+// knobFlagValues are the values of the flags knobFlags registered.
+type knobFlagValues map[*config.Knob]*float64
+
+// knobFlags registers a flag for each knob that has one, defaulting to its
+// value in cfg.
+func knobFlags(fs *flag.FlagSet, cfg config.Config, knobs []config.Knob) knobFlagValues {
+	out := knobFlagValues{}
+	for i := range knobs {
+		k := &knobs[i]
+		if k.Flag == "" {
+			continue
+		}
+		v := k.Get(cfg)
+		out[k] = &v
+		usage := k.Help
+		if k.Zero != "" {
+			usage += " (0: " + k.Zero + ")"
+		}
+		fs.Var(knobValue{&v, k.Int}, k.Flag, usage)
+	}
+	return out
+}
+
+// set writes the flags' values into cfg and returns the flag of each
+// setting, for flagProblems.
+func (kv knobFlagValues) set(cfg *config.Config) map[string]string {
+	flags := map[string]string{}
+	for k, v := range kv {
+		k.Set(cfg, *v)
+		flags[k.Key] = "--" + k.Flag
+	}
+	return flags
+}
+
+// knobValue is a knob's flag: a whole number or a number, as the knob is.
+type knobValue struct {
+	v     *float64
+	whole bool
+}
+
+func (f knobValue) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f.v, 'g', -1, 64)
+}
+
+func (f knobValue) Set(s string) error {
+	if f.whole {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return errors.New("not a whole number")
+		}
+		*f.v = float64(n)
+		return nil
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return errors.New("not a number")
+	}
+	*f.v = x
+	return nil
 }
 
 // flagProblems turns the settings' complaints about values that flags set

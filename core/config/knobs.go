@@ -1,0 +1,155 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Knob describes one number setting once, for every part of Cairn that
+// shows, takes or checks it: Validate reads its bounds, `cairn search`
+// registers its flag, the Engineering tab builds its slider, and
+// search.NewRequest carries a retrieval knob to the field tagged
+// `knob:"<name>"`. Adding a knob is an entry here, the settings field its
+// Key names, and the field of the code that uses it.
+type Knob struct {
+	Key   string // section.key as in settings.json: "retrieval.top_k"
+	Flag  string // `cairn search` flag without dashes ("top-k"); "" for none
+	Label string // the slider's name in the Engineering tab
+	Help  string // what it does: the slider's hint and the flag's usage
+
+	Min, Max float64 // valid values, bounds included; Max is +Inf when unbounded
+	Lo, Hi   float64 // the slider's range, within Min..Max
+	Step     float64 // the slider's step
+	Int      bool    // a whole number
+	Places   int     // decimals shown for a float
+	Zero     string  // what 0 means when it is special ("no cap"); shown instead of 0
+}
+
+// RetrievalKnobs are the search knobs, in the order the Engineering tab
+// shows them. Their names (Name) are search.Request's knob tags and
+// search.Inert's keys.
+var RetrievalKnobs = []Knob{
+	{Key: "retrieval.top_k", Flag: "top-k", Label: "top_k", Help: "results kept",
+		Min: 1, Max: math.Inf(1), Lo: 1, Hi: 50, Step: 1, Int: true},
+	{Key: "retrieval.min_score", Flag: "min-score", Label: "minimum relevance",
+		Help: "drop passages covering less of the question (0..1)",
+		Min:  0, Max: 1, Lo: 0, Hi: 1, Step: 0.01, Places: 2},
+	{Key: "retrieval.rrf_k", Flag: "rrf-k", Label: "rrf_k", Help: "RRF smoothing: higher flattens rank differences",
+		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 200, Step: 1},
+	{Key: "retrieval.vector_weight", Flag: "vector-weight", Label: "vector weight",
+		Help: "weighted fusion: share of the vector score", Min: 0, Max: 1, Lo: 0, Hi: 1, Step: 0.05, Places: 2},
+	{Key: "retrieval.per_doc_cap", Flag: "per-doc", Label: "per-document cap", Help: "most results from one file",
+		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 10, Step: 1, Int: true, Zero: "no cap"},
+	{Key: "retrieval.bm25_pool", Flag: "bm25-pool", Label: "BM25 pool", Help: "keyword candidates (new search)",
+		Min: 0, Max: math.Inf(1), Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "the default, 60"},
+	{Key: "retrieval.vector_pool", Flag: "vector-pool", Label: "vector pool", Help: "vector candidates (new search)",
+		Min: 0, Max: math.Inf(1), Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "the default, 60"},
+}
+
+// AnswerKnobs are the chat model's and the answer's knobs, in the order the
+// Engineering tab shows them.
+var AnswerKnobs = []Knob{
+	{Key: "generation.temperature", Label: "temperature", Help: "0 picks the likeliest words; higher varies the wording",
+		Min: 0, Max: 2, Lo: 0, Hi: 1.5, Step: 0.05, Places: 2},
+	{Key: "generation.max_tokens", Label: "max answer tokens", Help: "the answer stops at this length",
+		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 4096, Step: 64, Int: true, Zero: "the default, 512"},
+	{Key: "answer.timeout_sec", Label: "answer timeout (s)", Help: "the most one answer may take",
+		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 600, Step: 10, Int: true, Zero: "no limit"},
+	{Key: "answer.price_per_mtok_in", Label: "price, 1M tokens in", Help: "the online model's price of a million prompt tokens, for the cost estimate",
+		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 30, Step: 0.05, Places: 2, Zero: "no estimate"},
+	{Key: "answer.price_per_mtok_out", Label: "price, 1M tokens out", Help: "the online model's price of a million answer tokens, for the cost estimate",
+		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 30, Step: 0.05, Places: 2, Zero: "no estimate"},
+}
+
+// Knobs lists every knob.
+func Knobs() []Knob { return append(slices.Clip(RetrievalKnobs), AnswerKnobs...) }
+
+// KnobByKey finds a knob by its settings key.
+func KnobByKey(key string) (Knob, bool) {
+	for _, k := range Knobs() {
+		if k.Key == key {
+			return k, true
+		}
+	}
+	return Knob{}, false
+}
+
+// Name is the key within its section: "top_k".
+func (k Knob) Name() string {
+	_, name, _ := strings.Cut(k.Key, ".")
+	return name
+}
+
+// field is the settings field the key names.
+func (k Knob) field(c reflect.Value) reflect.Value {
+	section, name, _ := strings.Cut(k.Key, ".")
+	t := c.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if jsonName(t.Field(i)) != section || t.Field(i).Type.Kind() != reflect.Struct {
+			continue
+		}
+		sv := c.Field(i)
+		for j := 0; j < sv.NumField(); j++ {
+			if jsonName(sv.Type().Field(j)) == name {
+				return sv.Field(j)
+			}
+		}
+	}
+	panic("config: knob " + k.Key + " names no number setting") // the table is wrong: TestKnobs says so
+}
+
+// Get reads the knob's value from c.
+func (k Knob) Get(c Config) float64 {
+	f := k.field(reflect.ValueOf(c))
+	if f.CanInt() {
+		return float64(f.Int())
+	}
+	return f.Float()
+}
+
+// Set writes v into c; a whole-number knob takes v rounded.
+func (k Knob) Set(c *Config, v float64) {
+	f := k.field(reflect.ValueOf(c).Elem())
+	if f.CanInt() {
+		f.SetInt(int64(math.Round(v)))
+		return
+	}
+	f.SetFloat(v)
+}
+
+// Format shows v as the slider's value label does.
+func (k Knob) Format(v float64) string {
+	switch {
+	case v == 0 && k.Zero != "":
+		return k.Zero
+	case k.Int:
+		return strconv.Itoa(int(math.Round(v)))
+	}
+	return strconv.FormatFloat(v, 'f', k.Places, 64)
+}
+
+// problem says what is wrong with v, or "" when it is valid.
+func (k Knob) problem(v float64) string {
+	shown := fmt.Sprint(v)
+	if k.Int {
+		shown = strconv.Itoa(int(v))
+	}
+	if v >= k.Min && v <= k.Max && (!k.Int || v == math.Trunc(v)) {
+		return ""
+	}
+	zero := ""
+	if k.Zero != "" {
+		zero = " (0: " + k.Zero + ")"
+	}
+	switch {
+	case !math.IsInf(k.Max, 1):
+		return fmt.Sprintf("must be between %v and %v%s, not %s", k.Min, k.Max, zero, shown)
+	case k.Min == 0:
+		return fmt.Sprintf("must not be negative%s, not %s", zero, shown)
+	}
+	return fmt.Sprintf("must be at least %v%s, not %s", k.Min, zero, shown)
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"flag"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	"cairn/core/config"
+)
+
+// Each retrieval knob with a flag is a flag of `cairn search`, defaulting
+// to the settings, and its value goes through the settings' check under the
+// flag's name.
+func TestEveryRetrievalKnobIsASearchFlag(t *testing.T) {
+	for _, k := range config.RetrievalKnobs {
+		if k.Flag == "" {
+			continue
+		}
+		t.Run(k.Flag, func(t *testing.T) {
+			cfg := config.Default("laptop")
+			fs := flag.NewFlagSet("search", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			kv := knobFlags(fs, cfg, config.RetrievalKnobs)
+			f := fs.Lookup(k.Flag)
+			if f == nil {
+				t.Fatalf("no flag --%s", k.Flag)
+			}
+			if f.DefValue != strconv.FormatFloat(k.Get(cfg), 'g', -1, 64) {
+				t.Errorf("default %s, settings have %v", f.DefValue, k.Get(cfg))
+			}
+			want := k.Lo + k.Step
+			if err := fs.Parse([]string{"--" + k.Flag, strconv.FormatFloat(want, 'g', -1, 64)}); err != nil {
+				t.Fatal(err)
+			}
+			kv.set(&cfg)
+			if got := k.Get(cfg); got != want {
+				t.Errorf("--%s %v set %v", k.Flag, want, got)
+			}
+
+			fs = flag.NewFlagSet("search", flag.ContinueOnError)
+			kv = knobFlags(fs, cfg, config.RetrievalKnobs)
+			if err := fs.Parse([]string{"--" + k.Flag, strconv.FormatFloat(k.Min-1, 'g', -1, 64)}); err != nil {
+				t.Fatal(err)
+			}
+			flags := kv.set(&cfg)
+			err := flagProblems(cfg.Validate(), flags)
+			if err == nil || !strings.Contains(err.Error(), "--"+k.Flag+": "+k.Key) {
+				t.Errorf("below the minimum: %v", err)
+			}
+		})
+	}
+}
+
+func TestWholeNumberKnobFlagsRefuseFractions(t *testing.T) {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	knobFlags(fs, config.Default("laptop"), config.RetrievalKnobs)
+	if err := fs.Parse([]string{"--top-k", "2.5"}); err == nil || !strings.Contains(err.Error(), "not a whole number") {
+		t.Errorf("--top-k 2.5: %v", err)
+	}
+}
