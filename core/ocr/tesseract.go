@@ -21,6 +21,7 @@ type Engine struct {
 	pool  chan *gosseract.Client
 	langs []string
 	ver   string
+	blank []byte // a tiny blank PNG, recognised to free a page's memory
 }
 
 // New starts Tesseract with the configured languages and checks that it
@@ -41,7 +42,7 @@ func New(opt Options) (*Engine, error) {
 	}
 	routeLeptonica()
 	n := max(1, opt.Workers)
-	e := &Engine{pool: make(chan *gosseract.Client, n), langs: langs}
+	e := &Engine{pool: make(chan *gosseract.Client, n), langs: langs, blank: blankPNG()}
 	for range n {
 		c := gosseract.NewClient()
 		if opt.TessdataDir != "" {
@@ -52,7 +53,7 @@ func New(opt Options) (*Engine, error) {
 	}
 	c := <-e.pool
 	e.ver = c.Version()
-	_, err := recognize(c, blankPNG())
+	_, err := recognize(c, e.blank)
 	e.pool <- c
 	if err != nil {
 		e.Close()
@@ -76,7 +77,15 @@ func (e *Engine) Recognize(ctx context.Context, img []byte) (string, error) {
 		return "", ctx.Err()
 	}
 	defer func() { e.pool <- c }()
+	if blank(img) {
+		return "", ctx.Err()
+	}
 	text, err := recognize(c, img)
+	// The instance holds the page (the decoded image, its thresholded copy
+	// and the recognition results) until its next one: recognising a tiny
+	// blank image frees them, and the memory goes back to the system.
+	recognize(c, e.blank)
+	releaseFreedMemory()
 	if err != nil {
 		return "", err
 	}
