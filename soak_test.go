@@ -230,7 +230,9 @@ func TestSIGKILLDuringRetriedFailure(t *testing.T) {
 		cmd, exited := startChild(t, home, append(noOCR, "CAIRN_INDEX_TIMEOUT_SEC=3600"), "index", corpus, "--quiet")
 		at := time.Duration(rng.IntN(4000)) * time.Millisecond
 		killAfter(cmd, exited, at)
+		killed := storetest.ChunkCounts(t, kb)
 		stats(t, kb)
+		t.Logf("kill %d after %s: the manual has %d of %d chunks", i, at, killed[filepath.Join(corpus, "octave.pdf")], want[filepath.Join(corpus, "octave.pdf")])
 		t.Setenv("CAIRN_INDEX_TIMEOUT_SEC", "3600")
 		if out, errs, code := cli(t, home, "index", corpus, "--quiet"); code != 0 {
 			t.Fatalf("kill %d after %s, then the raised limit: exit %d\n%s%s", i, at, code, out, errs)
