@@ -65,10 +65,14 @@ func New(opt Options) (*Engine, error) {
 
 // Recognize returns the text of one encoded image (PNG, JPEG, TIFF, BMP,
 // GIF or WebP, whatever Leptonica reads). Tesseract cannot be interrupted
-// mid-page, so ctx is checked before and after.
+// mid-page, so ctx is checked before and after. A greyscale PNG with no
+// ink (a blank page) is answered "" without Tesseract.
 func (e *Engine) Recognize(ctx context.Context, img []byte) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
+	}
+	if blank(img) {
+		return "", nil
 	}
 	var c *gosseract.Client
 	select {
@@ -77,9 +81,6 @@ func (e *Engine) Recognize(ctx context.Context, img []byte) (string, error) {
 		return "", ctx.Err()
 	}
 	defer func() { e.pool <- c }()
-	if blank(img) {
-		return "", ctx.Err()
-	}
 	text, err := recognize(c, img)
 	// The instance holds the page (the decoded image, its thresholded copy
 	// and the recognition results) until its next one: recognising a tiny
