@@ -104,10 +104,14 @@ FUZZ        ?= .
 fuzz: deps
 	FUZZTIME=$(FUZZTIME) FUZZMINTIME=$(FUZZMINTIME) GO=$(GO) build/fuzz.sh '$(FUZZ)'
 
-# soak kills `cairn index` at 50 random moments and checks the database
-# after each kill (make test does 4).
+# soak kills `cairn index` 50 times in each case (a full run, an
+# incremental run, a run through a symbolic link while runs through the
+# real path and a hard link are refused, the retry of a file that timed
+# out) and fills the disk 50 times (RLIMIT_FSIZE), checking the database
+# after each and finishing the job (make test does each once or twice).
+SOAK_TESTS = TestSIGKILLDuringIndexing|TestSIGKILLDuringIncrementalIndexing|TestSIGKILLThroughTwoNames|TestSIGKILLDuringRetriedFailure|TestFullHomeDisk
 soak: deps
-	CAIRN_SOAK_RUNS=50 $(GO) test -count=1 -timeout 60m -run 'TestSIGKILLDuringIndexing' -v ./ui/cli/
+	CAIRN_SOAK_RUNS=50 $(GO) test -count=1 -timeout 180m -run '$(SOAK_TESTS)' -v ./ui/cli/
 
 # staticcheck is pinned; `go run` fetches it through the module proxy once.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2

@@ -66,13 +66,15 @@ func Run(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) 
 	add := func(c Check) { out = append(out, c) }
 	add(checkSettings(dirs, opt.ConfigErr))
 	path, err := core.Options{KB: opt.KB, DB: opt.DB}.Path(cfg)
+	diskOf := cfg.Paths.DataDir // the disk that holds the knowledge base in use
 	if err != nil {
 		add(Check{Verdict: Fail, Name: "knowledge base", Detail: err.Error(), Fix: "give a name without a path (--kb) or a file (--db)"})
 	} else {
 		out = append(out, checkKB(ctx, path)...)
 		add(checkPermissions(path, dirs))
+		diskOf = filepath.Dir(path)
 	}
-	add(checkDisk(cfg.Paths.DataDir))
+	add(checkDisk(diskOf))
 	add(checkModel(cfg, "embedding model", cfg.Embedding.Model, llm.KindEmbedding, opt.Load))
 	add(checkModel(cfg, "chat model", cfg.Generation.Model, llm.KindGeneration, opt.Load))
 	add(checkOCR(cfg.OCR))
@@ -243,7 +245,7 @@ func sharedDir(d string) bool {
 	return d == home || d == "/tmp" || d == os.TempDir()
 }
 
-// Free space thresholds of the data folder.
+// Free space thresholds of the knowledge base's disk.
 const (
 	diskFail = 64 << 20 // below this a run stops at its next write
 	diskWarn = 1 << 30

@@ -111,3 +111,25 @@ func TestDoctorFailsABadAllowEntry(t *testing.T) {
 		t.Errorf("network check %+v", n)
 	}
 }
+
+// TestDoctorMeasuresTheKnowledgeBasesDisk: free space is measured where
+// the knowledge base in use lives, which --db may put on another disk than
+// the data folder (issue 14, item 4); a folder not made yet is measured at
+// its nearest parent.
+func TestDoctorMeasuresTheKnowledgeBasesDisk(t *testing.T) {
+	cfg, dirs, _, _ := env(t)
+	elsewhere := t.TempDir()
+	for _, tc := range []struct {
+		opt  Options
+		want string
+	}{
+		{Options{DB: filepath.Join(elsewhere, "kb.db")}, elsewhere},
+		{Options{DB: filepath.Join(elsewhere, "not", "yet", "kb.db")}, filepath.Join(elsewhere, "not", "yet")},
+		{Options{KB: "work"}, filepath.Dir(core.KBPath(cfg, "work"))},
+	} {
+		c := byName(Run(context.Background(), cfg, dirs, tc.opt))["disk space"]
+		if c.Verdict == Fail || !strings.HasSuffix(c.Detail, " GB free for "+tc.want) {
+			t.Errorf("%+v: disk space %+v, want the free space for %s", tc.opt, c, tc.want)
+		}
+	}
+}

@@ -277,6 +277,11 @@ func (ix *Indexer) pipeline(ctx context.Context, f store.Folder, run *store.Run,
 	// FTS5 segments: 18K man pages indexed 30% faster than with a queue of
 	// two), yet a few large documents cannot pile up in memory.
 	queue := semaphore.NewWeighted(queueBytes)
+	// Extractions at once are bounded by their files' sizes too: a large
+	// file's extraction holds several copies of its text (the extractor's
+	// output, pages, the cleaned text, chunks), so one runs alone instead
+	// of beside another large one.
+	extracting := semaphore.NewWeighted(extractBytes)
 	extracted := make(chan result, maxBatchFiles)
 	go func() {
 		defer close(todo)
@@ -294,8 +299,13 @@ func (ix *Indexer) pipeline(ctx context.Context, f store.Folder, run *store.Run,
 		go func() {
 			defer wg.Done()
 			for j := range todo {
+				w := min(max(j.size, 1), extractBytes)
+				if extracting.Acquire(ctx, w) != nil {
+					return
+				}
 				rep.current(j.path)
 				r := ix.process(ctx, j)
+				extracting.Release(w)
 				r.queued = min(r.bytes(), queueBytes)
 				if queue.Acquire(ctx, r.queued) != nil {
 					return
@@ -433,6 +443,7 @@ const (
 	maxBatchFiles  = 64
 	maxBatchChunks = 2000
 	queueBytes     = 32 << 20
+	extractBytes   = 8 << 20 // of the files being extracted at once
 )
 
 // writeBatch stores results in one transaction and, once it is committed,

@@ -96,6 +96,7 @@ type Engine struct {
 	dir   string
 	langs []string
 	ver   string
+	blank []byte // a tiny blank PNG, recognised to free a page's memory
 }
 
 // client is one initialised Tesseract instance; one goroutine uses it at a
@@ -213,6 +214,9 @@ func (e *Engine) Read(ctx context.Context, img []byte) (Page, error) {
 	if err := ctx.Err(); err != nil {
 		return Page{}, err
 	}
+	if blank(img) {
+		return Page{}, nil // a greyscale page with no ink: nothing to read, no instance needed
+	}
 	select {
 	case e.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -230,6 +234,9 @@ func (e *Engine) Read(ctx context.Context, img []byte) (Page, error) {
 	}
 	defer func() { e.idle <- c }()
 	p, err := c.read(img)
+	// read clears the instance's page; glibc keeps the freed memory (a
+	// 300-dpi page is about 90 MB) unless asked to give it back.
+	releaseFreedMemory()
 	if err != nil {
 		return Page{}, err
 	}

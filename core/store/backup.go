@@ -136,10 +136,10 @@ func Verify(ctx context.Context, path string) (Stats, error) {
 func openUntouched(path string) (*sqlite3.Conn, error) {
 	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
 		createCompanions(path)
-		return sqlite3.OpenFlags(path, sqlite3.OPEN_READONLY)
+		return openFlags(path, sqlite3.OPEN_READONLY)
 	}
 	u := url.URL{Scheme: "file", Path: path, RawQuery: "immutable=1"}
-	return sqlite3.OpenFlags(u.String(), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI)
+	return openFlags(u.String(), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI)
 }
 
 // Restore replaces the knowledge base at dst with a copy of the backup at
@@ -327,7 +327,7 @@ func closeWAL(dst string) error {
 	if _, err := os.Stat(dst); err != nil {
 		return nil // nothing to replace
 	}
-	c, err := sqlite3.OpenFlags(dst, sqlite3.OPEN_READWRITE)
+	c, err := openFlags(dst, sqlite3.OPEN_READWRITE)
 	if err != nil {
 		return classify(dst, err)
 	}

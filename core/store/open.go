@@ -122,7 +122,7 @@ func inspect(path string, walSize int64) (kind, error) {
 	if _, err := os.Stat(path + "-shm"); err == nil && walSize > 0 {
 		name, flags = path, sqlite3.OPEN_READONLY
 	}
-	c, err := sqlite3.OpenFlags(name, flags)
+	c, err := openFlags(name, flags)
 	if err != nil {
 		return 0, fmt.Errorf("open %s: %w", path, err)
 	}

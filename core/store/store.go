@@ -197,7 +197,7 @@ func openConn(path string, readOnly bool) (*sqlite3.Conn, error) {
 	if readOnly {
 		flags = sqlite3.OPEN_READONLY
 	}
-	c, err := sqlite3.OpenFlags(path, flags)
+	c, err := openFlags(path, flags)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

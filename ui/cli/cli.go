@@ -118,9 +118,13 @@ func runIO(args []string, cio cliIO) int {
 		return 1
 	}
 	// Compiling SQLite's WebAssembly takes a second; cache it across runs.
-	if err := store.UseCompileCache(filepath.Join(dirs.Cache, "wazero")); err != nil {
-		slog.Warn("no SQLite compile cache", "err", err)
-	}
+	// The cache is optional: when it cannot be used, the first open says so
+	// and goes on.
+	cacheDir := filepath.Join(dirs.Cache, "wazero")
+	store.UseCompileCache(cacheDir, func(err error) {
+		fmt.Fprintln(stderr, "cairn: warning: starting without the compile cache (about a second slower):", fault.FirstLine(err.Error()))
+		fmt.Fprintln(stderr, "  fix: free space on that disk, or delete the folder", cacheDir, "(Cairn rebuilds it)")
+	})
 	cfg, cfgErr := config.Load(dirs)
 	if cfgErr != nil {
 		// The window starts on the defaults and says why, the doctor

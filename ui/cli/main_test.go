@@ -23,6 +23,14 @@ import (
 // CAIRN_TEST_MAIN=1 the test binary behaves as `cairn`.
 func TestMain(m *testing.M) {
 	if os.Getenv("CAIRN_TEST_MAIN") == "1" {
+		// CAIRN_TEST_FSIZE caps the size of any file the child writes, in
+		// bytes: a full disk without root (writes fail with EFBIG; Go
+		// ignores SIGXFSZ).
+		if n, err := strconv.ParseUint(os.Getenv("CAIRN_TEST_FSIZE"), 10, 64); err == nil {
+			if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+				panic(err)
+			}
+		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -1,0 +1,56 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"cairn/core/extract"
+)
+
+// TestLargeFilesAreExtractedOneAtATime: extractions at once are bounded by
+// their files' sizes (extractBytes), so two large files never hold their
+// text in memory side by side, while small files still go beside a large
+// one (issue 14, item 10).
+func TestLargeFilesAreExtractedOneAtATime(t *testing.T) {
+	dir := t.TempDir()
+	big := make([]byte, 5<<20) // two of them exceed extractBytes
+	for i := range 4 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("big%d.big", i)), big, 0o644)
+	}
+	for i := range 12 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("small%02d.big", i)), []byte("small"), 0o644)
+	}
+	var mu sync.Mutex
+	var bigNow, smallBesideBig, mostBig int
+	reg := extract.NewRegistry(extract.DefaultLimits())
+	reg.Register(extract.ExtractorFunc(func(ctx context.Context, f extract.File, lim extract.Limits) (*extract.Document, error) {
+		isBig := f.Size > 1<<20
+		mu.Lock()
+		if isBig {
+			bigNow++
+			mostBig = max(mostBig, bigNow)
+		} else if bigNow > 0 {
+			smallBesideBig++
+		}
+		mu.Unlock()
+		time.Sleep(30 * time.Millisecond) // long enough for the workers to meet
+		mu.Lock()
+		if isBig {
+			bigNow--
+		}
+		mu.Unlock()
+		return &extract.Document{Format: "test", Text: "text of " + f.Name}, nil
+	}), ".big")
+	_, db := newIndexer(t, Options{})
+	ix := New(db, reg, Options{Workers: 4})
+	run, _ := runCollect(t, ix, dir)
+	if run.FilesIndexed != 16 || mostBig != 1 || smallBesideBig == 0 {
+		t.Errorf("indexed %d of 16; at most %d large files extracted at once (want 1); %d small files beside a large one (want some)",
+			run.FilesIndexed, mostBig, smallBesideBig)
+	}
+}
