@@ -61,3 +61,18 @@ func TestChoiceOverridesTheSystemVariant(t *testing.T) {
 		t.Error("ParseChoice")
 	}
 }
+
+// Unticked checkboxes and radio buttons, drawn in the input border colour
+// on the input background, stand out from it and from the window.
+func TestUntickedControlsAreVisibleInBothVariants(t *testing.T) {
+	test.NewTempApp(t)
+	th := New(System)
+	for _, v := range []fyne.ThemeVariant{fynetheme.VariantLight, fynetheme.VariantDark} {
+		border := th.Color(fynetheme.ColorNameInputBorder, v)
+		for _, under := range []fyne.ThemeColorName{fynetheme.ColorNameBackground, fynetheme.ColorNameInputBackground} {
+			if r := contrast(border, th.Color(under, v)); r < 3 {
+				t.Errorf("variant %d: input border on %s: contrast %.2f < 3", v, under, r)
+			}
+		}
+	}
+}

@@ -418,3 +418,65 @@ func TestAboutHasOneLineEach(t *testing.T) {
 		t.Errorf("About lines %q", got)
 	}
 }
+
+// The guide shows citation marks whole: Fyne's Markdown made "[1], [2]"
+// into "[ 1], [ 2 ]" with line breaks between the pieces.
+func TestGuideShowsCitationMarksWhole(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	h.win.showGuide()
+	var marks []string
+	for _, seg := range h.win.guidePage.Segments {
+		text := seg.Textual()
+		if strings.Contains(text, "[ ") {
+			t.Errorf("segment %q splits a citation mark", text)
+		}
+		if text == "[1]" || text == "[2]" {
+			marks = append(marks, text)
+		}
+	}
+	if !slices.Equal(marks, []string{"[1]", "[2]"}) {
+		t.Errorf("citation marks %q, want [1] and [2] as they appear in an answer", marks)
+	}
+}
+
+// Every tab fits the smallest window, and there the Ask tab shows two
+// sources, not one: a source's buttons sit on its head line when the row
+// is wide enough, under it when the preview pane leaves too little room.
+func TestSmallestWindowShowsTwoSources(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	q := h.shell().Query
+	h.ask("how do I reset the router")
+	h.until("the sources", func() bool { return len(q.Rows()) == 4 })
+	h.until("the answer", func() bool { return strings.HasPrefix(q.State.Text, "Answered") })
+	if min := h.win.w.Content().MinSize(); min.Width > smallestWindow.Width || min.Height > smallestWindow.Height {
+		t.Errorf("the window needs %v, more than %v", min, smallestWindow)
+	}
+	h.win.w.Resize(smallestWindow)
+	h.frame()
+	h.frame() // a row's height follows its width one layout later, as a wrapped text's does
+	d := fyne.CurrentApp().Driver()
+	view := d.AbsolutePositionForObject(q.SourceScroll).Y + q.SourceScroll.Size().Height
+	for i, r := range q.Rows()[:2] {
+		title, open := d.AbsolutePositionForObject(r.Title), d.AbsolutePositionForObject(r.Open)
+		if title.Y+r.Title.Size().Height > view {
+			t.Errorf("source %d's name is below the visible list (%v > %v)", i+1, title.Y+r.Title.Size().Height, view)
+		}
+		if open.Y != title.Y {
+			t.Errorf("source %d: Open at y %v, not on the head line at %v", i+1, open.Y, title.Y)
+		}
+	}
+
+	// With the preview open the row is narrow: the buttons go under the head,
+	// whose file name stays whole.
+	test.Tap(q.Rows()[0].Open)
+	h.until("the preview", q.Preview.Visible)
+	h.frame()
+	h.frame()
+	r := q.Rows()[0]
+	if d.AbsolutePositionForObject(r.Open).Y <= d.AbsolutePositionForObject(r.Title).Y {
+		t.Error("with the preview open, Open stays on the head line")
+	}
+	if need := fyne.MeasureText(r.Title.Text, theme.TextSize(), r.Title.TextStyle).Width + 2*theme.InnerPadding(); r.Title.Size().Width < need {
+		t.Errorf("the file name %q is cut: %v wide, needs %v", r.Title.Text, r.Title.Size().Width, need)
+	}
+}
