@@ -480,3 +480,65 @@ func TestSmallestWindowShowsTwoSources(t *testing.T) {
 		t.Errorf("the file name %q is cut: %v wide, needs %v", r.Title.Text, r.Title.Size().Width, need)
 	}
 }
+
+// Every action in the menus has a shortcut, shown in the menu, and the
+// shortcut does what the item does.
+func TestEveryMenuActionHasAWorkingShortcut(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := startHarness(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
+		o.Doctor = func(context.Context, string, config.Config) []health.Check {
+			return []health.Check{{Verdict: health.Pass, Name: "integrity", Detail: "ok"}}
+		}
+	})
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
+	closeOverlay := func() {
+		for h.win.w.Canvas().Overlays().Top() != nil {
+			h.win.w.Canvas().Overlays().Top().Hide()
+			h.win.w.Canvas().Overlays().Remove(h.win.w.Canvas().Overlays().Top())
+		}
+	}
+	dialog := func() bool { return h.win.w.Canvas().Overlays().Top() != nil }
+	effects := map[string]func() bool{
+		"Add folder…":          func() bool { return h.shell().Tabs.SelectedIndex() == tabIndex },
+		"Open knowledge base…": dialog,
+		"New knowledge base…":  dialog,
+		"Ask a question":       func() bool { return h.win.w.Canvas().Focused() == h.shell().Query.Question },
+		"Follow the system":    func() bool { return h.win.prefs.String(prefTheme) == "system" },
+		"Light":                func() bool { return h.win.prefs.String(prefTheme) == "light" },
+		"Dark":                 func() bool { return h.win.prefs.String(prefTheme) == "dark" },
+		"User guide":           func() bool { return h.win.guide != nil },
+		"Check health…":        func() bool { return h.win.healthView != nil },
+		"About Cairn":          func() bool { return h.win.aboutView != nil },
+	}
+	var walk func(items []*fyne.MenuItem)
+	walk = func(items []*fyne.MenuItem) {
+		for _, it := range items {
+			if it.ChildMenu != nil {
+				walk(it.ChildMenu.Items)
+				continue
+			}
+			if it.IsSeparator || it.IsQuit { // Quit: TestCtrlQQuits
+				continue
+			}
+			if it.Shortcut == nil {
+				t.Errorf("%q has no shortcut", it.Label)
+				continue
+			}
+			done, ok := effects[it.Label]
+			if !ok {
+				t.Errorf("%q: no effect to check; add it to this test", it.Label)
+				continue
+			}
+			h.shell().showTab(tabEngineering)
+			h.win.w.Canvas().Unfocus()
+			shortcut(h, it.Shortcut)
+			h.until(it.Label+" by its shortcut", done)
+			closeOverlay()
+		}
+	}
+	// Start from a theme no shortcut below sets first.
+	h.win.prefs.SetString(prefTheme, "none")
+	for _, m := range h.win.w.MainMenu().Items {
+		walk(m.Items)
+	}
+}
