@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -540,5 +542,37 @@ func TestEveryMenuActionHasAWorkingShortcut(t *testing.T) {
 	h.win.prefs.SetString(prefTheme, "none")
 	for _, m := range h.win.w.MainMenu().Items {
 		walk(m.Items)
+	}
+}
+
+// Without a desktop picker, Ctrl+O asks for a path that can be typed or
+// pasted, a hidden folder too, and Enter indexes it.
+func TestCtrlOWithoutADesktopPickerTakesATypedPath(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	hidden := filepath.Join(t.TempDir(), ".notes")
+	if err := os.Mkdir(hidden, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shortcut(h, shortcutAddFolder) // h.picked is empty: no desktop picker
+	p := h.shell().Index
+	h.until("Cairn's folder picker", func() bool { return p.FolderDialog != nil })
+	f := p.FolderDialog
+	if h.win.w.Canvas().Focused() != f.Path {
+		t.Errorf("focused %v, want the path box", h.win.w.Canvas().Focused())
+	}
+	if f.Browse.Hidden {
+		t.Error("no Browse… beside the path box")
+	}
+	f.Path.SetText("")
+	test.Type(f.Path, hidden)
+	f.Path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	h.until("the typed folder's run", func() bool {
+		var got []string
+		eng.locked(func() { got = eng.indexed })
+		return slices.Equal(got, []string{hidden})
+	})
+	if h.win.w.Canvas().Overlays().Top() != nil {
+		t.Error("the picker stayed open")
 	}
 }
