@@ -230,10 +230,14 @@ func runGUIChild(ctx context.Context, bin, home, display, kb string, spec ui.Ben
 	painted := make(chan paint, 1)
 	watch, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	go func() {
-		mapped, at, err := desktop.WaitPainted(watch, display, "Cairn")
-		painted <- paint{mapped, at, err}
-	}()
+	if spec.Scenario == "startup" {
+		go func() {
+			mapped, at, err := desktop.WaitPainted(watch, display, "Cairn")
+			painted <- paint{mapped, at, err}
+		}()
+	} else {
+		painted <- paint{}
+	}
 	if err := cmd.Wait(); err != nil {
 		return ui.BenchResult{}, t0, fmt.Errorf("%w: %s", err, lastLines(stderr.String(), 5))
 	}
@@ -253,7 +257,9 @@ func runGUIChild(ctx context.Context, bin, home, display, kb string, spec ui.Ben
 	if p.err != nil {
 		return r, t0, fmt.Errorf("first paint: %w", p.err)
 	}
-	r.FirstPaintAt = p.at.UnixNano()
+	if !p.at.IsZero() {
+		r.FirstPaintAt = p.at.UnixNano()
+	}
 	if !p.mapped.IsZero() {
 		r.Black = p.at.Sub(p.mapped)
 	}
