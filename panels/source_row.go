@@ -92,9 +92,16 @@ func newSourceRow(act sourceActions) *SourceRow {
 		b.Importance = widget.LowImportance
 	}
 	name := container.New(nameThenFolder{}, r.Title, r.Folder)
-	head := container.NewBorder(nil, nil, container.NewHBox(r.Rank, r.Cite), container.NewHBox(r.Where, r.Relevance), name)
+	left, right := container.NewHBox(r.Rank, r.Cite), container.NewHBox(r.Where, r.Relevance)
+	head := container.NewBorder(nil, nil, left, right, name)
 	buttons := container.NewHBox(r.Open, r.Copy, r.Explain, r.Right)
-	line := &headBeside{onFlip: func() { r.box.Refresh() }}
+	line := &headBeside{
+		// The head shows the file name whole, the folder aside.
+		need: func() float32 {
+			return left.MinSize().Width + labelWidth(r.Title) + right.MinSize().Width + 2*theme.Padding()
+		},
+		onFlip: func() { r.box.Refresh() },
+	}
 	r.box = container.NewVBox(container.New(line, head, buttons), r.Snippet, r.Why, widget.NewSeparator())
 	return r
 }
@@ -250,8 +257,9 @@ func (nameThenFolder) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	name.Resize(fyne.NewSize(w, size.Height))
 	// The folder's smaller text on the name's baseline, near enough.
 	fh := folder.MinSize().Height
-	folder.Move(fyne.NewPos(w-theme.InnerPadding()/2, (size.Height+name.MinSize().Height)/2-fh-theme.InnerPadding()/4))
-	folder.Resize(fyne.NewSize(max(size.Width-w, 0), fh))
+	x := w - theme.InnerPadding()/2
+	folder.Move(fyne.NewPos(x, (size.Height+name.MinSize().Height)/2-fh-theme.InnerPadding()/4))
+	folder.Resize(fyne.NewSize(max(size.Width-x, 0), fh))
 }
 
 // labelWidth is the width a one-line label needs to show its text whole.
@@ -269,25 +277,18 @@ func labelWidth(l *widget.Label) float32 {
 // natural width beside them, and the buttons under the head otherwise: one
 // line fewer a source lets a small window show two sources, not one.
 type headBeside struct {
-	width  float32 // of the last layout
-	onFlip func()  // the row's height changed with its width
+	need   func() float32 // the head's natural width
+	width  float32        // of the last layout
+	onFlip func()         // the row's height changed with its width
 }
 
-func (l *headBeside) oneLine(head, buttons fyne.CanvasObject, width float32) bool {
-	return width > 0 && headWidth(head)+buttons.MinSize().Width+theme.Padding() <= width
-}
-
-// headWidth is what the head needs to show the file name whole, the
-// folder aside.
-func headWidth(head fyne.CanvasObject) float32 {
-	c := head.(*fyne.Container) // Border: name, left, right
-	name := c.Objects[0].(*fyne.Container).Objects[0].(*widget.Label)
-	return c.Objects[1].MinSize().Width + labelWidth(name) + c.Objects[2].MinSize().Width + 2*theme.Padding()
+func (l *headBeside) oneLine(buttons fyne.CanvasObject, width float32) bool {
+	return width > 0 && l.need()+buttons.MinSize().Width+theme.Padding() <= width
 }
 
 func (l *headBeside) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	head, buttons := objs[0].MinSize(), objs[1].MinSize()
-	if l.oneLine(objs[0], objs[1], l.width) {
+	if l.oneLine(objs[1], l.width) {
 		return fyne.NewSize(head.Width+buttons.Width+theme.Padding(), max(head.Height, buttons.Height))
 	}
 	return fyne.NewSize(max(head.Width, buttons.Width), head.Height+buttons.Height)
@@ -296,9 +297,9 @@ func (l *headBeside) MinSize(objs []fyne.CanvasObject) fyne.Size {
 func (l *headBeside) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	head, buttons := objs[0], objs[1]
 	bs := buttons.MinSize()
-	was := l.oneLine(head, buttons, l.width)
+	was := l.oneLine(buttons, l.width)
 	l.width = size.Width
-	if l.oneLine(head, buttons, size.Width) {
+	if l.oneLine(buttons, size.Width) {
 		h := max(head.MinSize().Height, bs.Height)
 		head.Move(fyne.NewPos(0, 0))
 		head.Resize(fyne.NewSize(size.Width-bs.Width-theme.Padding(), h))
@@ -311,7 +312,7 @@ func (l *headBeside) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		buttons.Move(fyne.NewPos(0, hh))
 		buttons.Resize(fyne.NewSize(size.Width, bs.Height))
 	}
-	if was != l.oneLine(head, buttons, size.Width) {
+	if was != l.oneLine(buttons, size.Width) {
 		l.onFlip()
 	}
 }
