@@ -62,7 +62,7 @@ type Engineering struct {
 
 // Mode choices of the retrieval mode picker.
 const (
-	modeAuto   = "auto (hybrid when an embedding model is loaded)"
+	modeAuto   = "auto"
 	modeHybrid = "hybrid"
 	modeBM25   = "bm25"
 	modeVector = "vector"
@@ -124,18 +124,28 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 	e.State = widget.NewLabel("")
 	e.State.Wrapping = fyne.TextWrapWord
 
+	modeHelp := widget.NewLabel("which retrievers run (new search); auto: hybrid when an embedding model is loaded")
+	modeHelp.Wrapping = fyne.TextWrapWord
 	cells := append(knobCells(e.Retrieval),
 		widget.NewLabel("fusion"), e.Fusion, widget.NewLabel("RRF ranks, or weighted scores"),
-		widget.NewLabel("retrieval"), e.Mode, widget.NewLabel("which retrievers run (new search)"))
+		widget.NewLabel("retrieval"), e.Mode, modeHelp)
 	grid := container.New(newFormGrid(), cells...)
-	tuning := widget.NewCard("Retrieval", "Moving a slider re-ranks the sources of the last question at once; its answer is marked when they no longer agree.", grid)
+	// The intro wraps: as a card's subtitle it would set the window's
+	// smallest width.
+	intro := widget.NewLabel("Moving a slider re-ranks the sources of the last question at once; its answer is marked when they no longer agree.")
+	intro.Wrapping = fyne.TextWrapWord
+	tuning := widget.NewCard("Retrieval", "", container.NewVBox(intro, grid))
 	testSet := widget.NewCard("Personal test set", "", container.NewBorder(e.Metrics, e.Forget, nil, nil, e.Judged))
 	e.LiveHead = widget.NewLabel(liveEmpty)
 	e.LiveHead.Wrapping = fyne.TextWrapWord
 	e.Live = container.NewVBox()
 	live := widget.NewCard("Sources, as ranked now", "", container.NewBorder(e.LiveHead, nil, nil, nil, container.NewVScroll(e.Live)))
 	gate := widget.NewFormItem("Network gate", e.Gate)
-	gate.HintText = "offline: this computer · online: + answer endpoint, model catalogue, network.allow · admin: any host"
+	// Wrapped, not the form's one-line hint, which set the window's
+	// smallest width.
+	gateHint := widget.NewLabel("offline: this computer · online: + answer endpoint, model catalogue, network.allow · admin: any host")
+	gateHint.Wrapping = fyne.TextWrapWord
+	gateHint.SizeName = theme.SizeNameCaptionText
 	models := widget.NewCard("Models and profile", "", container.NewVBox(
 		widget.NewForm(
 			widget.NewFormItem("Profile", e.Profile),
@@ -143,7 +153,7 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 			widget.NewFormItem("Chat model", e.Chat),
 			gate,
 		),
-		e.ModelNote, e.State))
+		gateHint, e.ModelNote, e.State))
 	verify := widget.NewFormItem("Unsupported claims", e.Verify)
 	verify.HintText = "claims whose words, numbers or meaning are not in the sources they cite"
 	rewrite := widget.NewFormItem("Query rewriting", e.Rewrite)

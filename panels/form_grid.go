@@ -37,8 +37,11 @@ func (g formGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		h := max(objs[i].MinSize().Height, objs[i+1].MinSize().Height, objs[i+2].MinSize().Height)
 		objs[i].Move(fyne.NewPos(0, y))
 		objs[i].Resize(fyne.NewSize(name, h))
-		objs[i+1].Move(fyne.NewPos(name+pad, y))
-		objs[i+1].Resize(fyne.NewSize(control, h))
+		// The control keeps its own height, centred, when its help wraps
+		// to more lines than it needs: a stretched picker looks like a box.
+		ch := objs[i+1].MinSize().Height
+		objs[i+1].Move(fyne.NewPos(name+pad, y+(h-ch)/2))
+		objs[i+1].Resize(fyne.NewSize(control, ch))
 		objs[i+2].Move(fyne.NewPos(name+control+2*pad, y))
 		objs[i+2].Resize(fyne.NewSize(help, h))
 		y += h + pad

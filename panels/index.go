@@ -8,7 +8,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -34,6 +33,7 @@ type Index struct {
 	Current      *widget.Label               // the file being read
 	State        *widget.Label               // what happened last
 	Files        *fileLog
+	FolderDialog *FolderDialog // the last folder picker of Cairn's own
 
 	win     fyne.Window
 	post    func(IndexRequest)
@@ -330,19 +330,9 @@ func (p *Index) reselect() {
 }
 
 func (p *Index) showDialog(start bool) {
-	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
-		if err != nil {
-			p.State.SetText("Could not open the folder picker: " + err.Error())
-			return
-		}
-		if u != nil {
-			p.Apply(FolderChosen{Path: u.Path(), Start: start})
-		}
-	}, p.win)
-	d.Resize(fyne.NewSize(720, 520))
-	restore := AnswerKeys(p.win, nil, d.Dismiss) // Enter belongs to the dialog's own path box
-	d.SetOnClosed(restore)
-	d.Show()
+	p.FolderDialog = showFolderDialog(p.win, p.Folder.Text, start, func(path string) {
+		p.Apply(FolderChosen{Path: path, Start: start})
+	})
 }
 
 func finishedText(ev IndexFinished) string {

@@ -91,7 +91,7 @@ func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 	})
 	l.Summary = widget.NewLabel("No indexing run yet.")
 	l.Summary.TextStyle.Italic = true
-	bar := container.NewBorder(nil, nil, l.Filter, l.Copy, l.Search)
+	bar := container.NewBorder(nil, nil, wideSelect(l.Filter), l.Copy, l.Search)
 	l.content = container.NewBorder(container.NewVBox(bar, l.Summary), nil, nil, nil, l.List)
 	return l
 }

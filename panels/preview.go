@@ -183,14 +183,11 @@ func (p *PreviewPane) hide() {
 	p.content.Hide()
 }
 
-// sourceTitle is how a passage's file is named: its title, else its file
-// name.
-func sourceTitle(pass *search.Passage) string {
-	if pass.Title != "" {
-		return pass.Title
-	}
-	return filepath.Base(pass.Path)
-}
+// sourceTitle is how a passage's file is named: its file name with the
+// extension. A document's own title can be a version ("2.39.0") or a
+// project ("debian"), which says nothing about which file it is; Why
+// shows it.
+func sourceTitle(pass *search.Passage) string { return filepath.Base(pass.Path) }
 
 // Visible says whether the pane is shown.
 func (p *PreviewPane) Visible() bool { return p.content.Visible() }

@@ -96,7 +96,7 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	split.Offset = 0.4
 	main := container.NewHSplit(split, q.Preview.content)
 	main.Offset = 0.5
-	bottom := container.NewVBox(widget.NewSeparator(), q.Notes, q.Answer.Timing, q.Answer.Mode)
+	bottom := container.NewVBox(q.Notes)
 	q.content = container.NewBorder(top, bottom, nil, nil, main)
 	q.sync()
 	return q

@@ -60,7 +60,10 @@ func newAnswerView(onCite func(n int), answerAgain func()) *answerView {
 	v.hideVerdict()
 	v.Claims.Hide()
 	v.staleBox.Hide()
-	v.content = container.NewVBox(v.staleBox, v.Text, v.badge, v.Claims)
+	// Timing and mode close the answer, scrolling with it: as lines of
+	// their own under the panel they took two sources' worth of height
+	// from a small window.
+	v.content = container.NewVBox(v.staleBox, v.Text, v.badge, v.Claims, v.Timing, v.Mode)
 	return v
 }
 

@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -60,7 +62,7 @@ func TestClosestPassagesAreListedAsNotAnAnswer(t *testing.T) {
 		}
 		where = append(where, r.Title.Text+" "+r.Where.Text+" "+r.Relevance.Text)
 	}
-	if want := []string{"/docs/pump.pdf page 4 weak match", "/docs/notes.md  weak match"}; !slices.Equal(where, want) {
+	if want := []string{"pump.pdf page 4 weak match", "notes.md  weak match"}; !slices.Equal(where, want) {
 		t.Errorf("rows %q, want %q", where, want)
 	}
 
@@ -91,5 +93,23 @@ func TestEachSourceSaysItsRelevanceInWords(t *testing.T) {
 	test.Tap(row.Explain)
 	if !strings.Contains(row.Why.Text, "Relevant: 0.82, strong match (share of the question's information covered)\n") {
 		t.Errorf("why does not give the number:\n%s", row.Why.Text)
+	}
+}
+
+// A source is named by its file, with the extension, and its folder; the
+// document's own title ("2.39.0" for a man page) is in Why.
+func TestSourceIsNamedByItsFileAndFolder(t *testing.T) {
+	q, _ := newTestQuery(t)
+	home, _ := os.UserHomeDir()
+	p := passage(1, filepath.Join(home, "Documents", "man", "grep.1"), 0, "grep searches for patterns")
+	p.Title = "2.39.0"
+	q.Apply(Asking{Question: "q"}, Ranked{Question: "q", Results: []search.Result{{Passage: p, Rank: 1, Relevance: 0.5}}, Params: search.DefaultParams()})
+	row := q.Rows()[0]
+	if row.Title.Text != "grep.1" || row.Folder.Text != filepath.Join("~", "Documents", "man") {
+		t.Errorf("title %q, folder %q; want grep.1 in ~/Documents/man", row.Title.Text, row.Folder.Text)
+	}
+	test.Tap(row.Explain)
+	if !strings.Contains(row.Why.Text, "Title:   2.39.0\n") {
+		t.Errorf("why does not give the document's title:\n%s", row.Why.Text)
 	}
 }

@@ -2,11 +2,12 @@ package panels
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -26,8 +27,11 @@ import (
 type SourceRow struct {
 	Rank  *widget.Label
 	Cite  *widget.Label
-	Title *widget.Label
-	Where *widget.Label
+	Title *widget.Label // the file's name, with its extension
+	// Folder is the folder that holds the file, in smaller text (Fyne has
+	// no tooltips to show it on hover).
+	Folder *widget.Label
+	Where  *widget.Label
 	// Relevance says in words how much of the question the passage covers
 	// (search.RelevanceLabel); the number is in the Why view. The fused
 	// score only orders the list: the same score means different things
@@ -60,6 +64,7 @@ func newSourceRow(act sourceActions) *SourceRow {
 		Rank:      widget.NewLabel(""),
 		Cite:      widget.NewLabel(""),
 		Title:     widget.NewLabel(""),
+		Folder:    widget.NewLabel(""),
 		Where:     widget.NewLabel(""),
 		Relevance: widget.NewLabel(""),
 		Snippet:   widget.NewRichText(),
@@ -67,6 +72,8 @@ func newSourceRow(act sourceActions) *SourceRow {
 	}
 	r.Title.TextStyle.Bold = true
 	r.Title.Truncation = fyne.TextTruncateEllipsis
+	r.Folder.Truncation = fyne.TextTruncateEllipsis
+	r.Folder.SizeName = theme.SizeNameCaptionText
 	r.Cite.Importance = widget.HighImportance
 	r.Relevance.TextStyle.Italic = true
 	r.Snippet.Wrapping = fyne.TextWrapWord
@@ -84,9 +91,18 @@ func newSourceRow(act sourceActions) *SourceRow {
 	for _, b := range []*widget.Button{r.Open, r.Copy, r.Explain} {
 		b.Importance = widget.LowImportance
 	}
-	head := container.NewBorder(nil, nil, container.NewHBox(r.Rank, r.Cite), container.NewHBox(r.Where, r.Relevance), r.Title)
-	buttons := container.NewHBox(r.Open, r.Copy, r.Explain, layout.NewSpacer(), r.Right)
-	r.box = container.NewVBox(head, r.Snippet, buttons, r.Why, widget.NewSeparator())
+	name := container.New(nameThenFolder{}, r.Title, r.Folder)
+	left, right := container.NewHBox(r.Rank, r.Cite), container.NewHBox(r.Where, r.Relevance)
+	head := container.NewBorder(nil, nil, left, right, name)
+	buttons := container.NewHBox(r.Open, r.Copy, r.Explain, r.Right)
+	line := &headBeside{
+		// The head shows the file name whole, the folder aside.
+		need: func() float32 {
+			return left.MinSize().Width + labelWidth(r.Title) + right.MinSize().Width + 2*theme.Padding()
+		},
+		onFlip: func() { r.box.Refresh() },
+	}
+	r.box = container.NewVBox(container.New(line, head, buttons), r.Snippet, r.Why, widget.NewSeparator())
 	return r
 }
 
@@ -104,6 +120,7 @@ func (r *SourceRow) toggleWhy() {
 func (r *SourceRow) show(res search.Result) {
 	r.res = res
 	r.Title.SetText(sourceTitle(res.Passage))
+	r.Folder.SetText(shortFolder(filepath.Dir(res.Path)))
 	r.Where.SetText(location(res.Passage))
 	r.Snippet.Segments = highlighted(res.Snippet, res.Highlights)
 	r.Snippet.Refresh()
@@ -172,6 +189,9 @@ func location(p *search.Passage) string {
 func whyText(r search.Result, p search.Params, mode search.Mode) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "File:    %s\n", r.Path)
+	if r.Title != "" && r.Title != filepath.Base(r.Path) {
+		fmt.Fprintf(&b, "Title:   %s\n", r.Title)
+	}
 	if r.Heading != "" {
 		fmt.Fprintf(&b, "Section: %s\n", r.Heading)
 	}
@@ -203,4 +223,96 @@ func whyText(r search.Result, p search.Params, mode search.Mode) string {
 		b.WriteString("Matched: no query term (found by meaning)")
 	}
 	return b.String()
+}
+
+// shortFolder writes a folder under the home folder as ~/….
+func shortFolder(dir string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return dir
+	}
+	if rel, err := filepath.Rel(home, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		if rel == "." {
+			return "~"
+		}
+		return filepath.Join("~", rel)
+	}
+	return dir
+}
+
+// nameThenFolder lays a file's name and its folder on one line: the name
+// as wide as it needs (cut only when nothing else fits), the folder in what
+// is left, so a long folder never hides the name.
+type nameThenFolder struct{}
+
+func (nameThenFolder) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return fyne.NewSize(objs[0].MinSize().Width, max(objs[0].MinSize().Height, objs[1].MinSize().Height))
+}
+
+func (nameThenFolder) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	name, folder := objs[0].(*widget.Label), objs[1]
+	want := labelWidth(name)
+	w := min(want, size.Width)
+	name.Move(fyne.NewPos(0, 0))
+	name.Resize(fyne.NewSize(w, size.Height))
+	// The folder's smaller text on the name's baseline, near enough.
+	fh := folder.MinSize().Height
+	x := w - theme.InnerPadding()/2
+	folder.Move(fyne.NewPos(x, (size.Height+name.MinSize().Height)/2-fh-theme.InnerPadding()/4))
+	folder.Resize(fyne.NewSize(max(size.Width-x, 0), fh))
+}
+
+// labelWidth is the width a one-line label needs to show its text whole.
+func labelWidth(l *widget.Label) float32 {
+	size := theme.TextSize()
+	if l.SizeName != "" {
+		size = theme.Size(l.SizeName)
+	}
+	// One pixel more: at the exact width, rounding can end it in an ellipsis.
+	return fyne.MeasureText(l.Text, size, l.TextStyle).Width + 2*theme.InnerPadding() + 1
+}
+
+// headBeside puts a source's head line (rank, name, place, relevance) and
+// its buttons on one line when the row is wide enough for the head's
+// natural width beside them, and the buttons under the head otherwise: one
+// line fewer a source lets a small window show two sources, not one.
+type headBeside struct {
+	need   func() float32 // the head's natural width
+	width  float32        // of the last layout
+	onFlip func()         // the row's height changed with its width
+}
+
+func (l *headBeside) oneLine(buttons fyne.CanvasObject, width float32) bool {
+	return width > 0 && l.need()+buttons.MinSize().Width+theme.Padding() <= width
+}
+
+func (l *headBeside) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	head, buttons := objs[0].MinSize(), objs[1].MinSize()
+	if l.oneLine(objs[1], l.width) {
+		return fyne.NewSize(head.Width+buttons.Width+theme.Padding(), max(head.Height, buttons.Height))
+	}
+	return fyne.NewSize(max(head.Width, buttons.Width), head.Height+buttons.Height)
+}
+
+func (l *headBeside) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	head, buttons := objs[0], objs[1]
+	bs := buttons.MinSize()
+	was := l.oneLine(buttons, l.width)
+	l.width = size.Width
+	if l.oneLine(buttons, size.Width) {
+		h := max(head.MinSize().Height, bs.Height)
+		head.Move(fyne.NewPos(0, 0))
+		head.Resize(fyne.NewSize(size.Width-bs.Width-theme.Padding(), h))
+		buttons.Move(fyne.NewPos(size.Width-bs.Width, 0))
+		buttons.Resize(fyne.NewSize(bs.Width, h))
+	} else {
+		hh := head.MinSize().Height
+		head.Move(fyne.NewPos(0, 0))
+		head.Resize(fyne.NewSize(size.Width, hh))
+		buttons.Move(fyne.NewPos(0, hh))
+		buttons.Resize(fyne.NewSize(size.Width, bs.Height))
+	}
+	if was != l.oneLine(buttons, size.Width) {
+		l.onFlip()
+	}
 }

@@ -1,7 +1,6 @@
 package panels
 
 import (
-	"fmt"
 	"image/color"
 	"path/filepath"
 	"strings"
@@ -110,16 +109,9 @@ func (s *StatusBar) Apply(r StatusReport) {
 	if r.Vectors > 0 {
 		counts = append(counts, plural(r.Vectors, "vector", "vectors"))
 	}
-	counts = append(counts, humanize.Bytes(r.Bytes)+" on disk")
+	counts = append(counts, humanize.Bytes(r.Bytes))
 	s.Counts.SetText(strings.Join(counts, " · "))
-	emb, chat := r.EmbeddingModel, r.ChatModel
-	if emb == "" {
-		emb = "none (BM25 only)"
-	}
-	if chat == "" {
-		chat = "none (extractive answers)"
-	}
-	s.Models.SetText(fmt.Sprintf("Embedding: %s · Chat: %s", emb, chat))
+	s.Models.SetText(modelsText(r.EmbeddingModel, r.ChatModel))
 	s.Memory.SetText("Memory " + humanize.Bytes(r.Memory))
 	s.mode = r.NetworkMode
 	s.Gate.Text = "Network: " + r.NetworkMode
@@ -128,4 +120,19 @@ func (s *StatusBar) Apply(r StatusReport) {
 	s.GateBG.Refresh()
 	s.Gate.Color = theme.Color(gateInk(r.NetworkMode))
 	s.Gate.Refresh()
+}
+
+// modelsText names the loaded models, short enough that the bar fits the
+// window's smallest width when none is loaded (a model's file name may
+// still be cut, with an ellipsis).
+func modelsText(emb, chat string) string {
+	switch {
+	case emb == "" && chat == "":
+		return "Models: none (BM25 only, extractive answers)"
+	case emb == "":
+		return "Embedding: none (BM25 only) · Chat: " + chat
+	case chat == "":
+		return "Embedding: " + emb + " · Chat: none (extractive)"
+	}
+	return "Embedding: " + emb + " · Chat: " + chat
 }

@@ -61,3 +61,59 @@ func TestChoiceOverridesTheSystemVariant(t *testing.T) {
 		t.Error("ParseChoice")
 	}
 }
+
+// Unticked checkboxes and radio buttons, drawn in the input border colour
+// on the input background, stand out from it and from the window.
+func TestUntickedControlsAreVisibleInBothVariants(t *testing.T) {
+	test.NewTempApp(t)
+	th := New(System)
+	for _, v := range []fyne.ThemeVariant{fynetheme.VariantLight, fynetheme.VariantDark} {
+		border := th.Color(fynetheme.ColorNameInputBorder, v)
+		for _, under := range []fyne.ThemeColorName{fynetheme.ColorNameBackground, fynetheme.ColorNameInputBackground} {
+			if r := contrast(border, th.Color(under, v)); r < 3 {
+				t.Errorf("variant %d: input border on %s: contrast %.2f < 3", v, under, r)
+			}
+		}
+	}
+}
+
+// over is colour c drawn over opaque colour under, as Fyne blends the focus
+// colour over a button.
+func over(under, c color.Color) color.Color {
+	ur, ug, ub, _ := under.RGBA()
+	r, g, b, a := c.RGBA() // premultiplied
+	mix := func(u, v uint32) uint8 { return uint8((v + u*(0xffff-a)/0xffff) >> 8) }
+	return color.NRGBA{R: mix(ur, r), G: mix(ug, g), B: mix(ub, b), A: 0xff}
+}
+
+// Tab shows where the focus is: a focused button differs from an unfocused
+// one, whether it is the accent-coloured Ask or a flat Open, and its text
+// stays readable.
+func TestFocusIsVisibleOnEveryKindOfButton(t *testing.T) {
+	test.NewTempApp(t)
+	th := New(System)
+	for _, v := range []fyne.ThemeVariant{fynetheme.VariantLight, fynetheme.VariantDark} {
+		c := func(n fyne.ThemeColorName) color.Color { return th.Color(n, v) }
+		focus := c(fynetheme.ColorNameFocus)
+		for _, b := range []struct {
+			name           string
+			unfocused, bg  color.Color
+			text           color.Color
+			shift, reading float64
+		}{
+			// High importance (Ask): the accent, blended.
+			{"accent", c(fynetheme.ColorNamePrimary), c(fynetheme.ColorNamePrimary), c(fynetheme.ColorNameForegroundOnPrimary), 1.4, 3},
+			// Low importance (Open, Copy, Why): no fill until focused.
+			{"flat", c(fynetheme.ColorNameBackground), c(fynetheme.ColorNameButton), c(fynetheme.ColorNameForeground), 1.4, 4.5},
+			{"plain", c(fynetheme.ColorNameButton), c(fynetheme.ColorNameButton), c(fynetheme.ColorNameForeground), 1.4, 4.5},
+		} {
+			focused := over(b.bg, focus)
+			if r := contrast(focused, b.unfocused); r < b.shift {
+				t.Errorf("variant %d, %s button: focused and unfocused differ by %.2f < %.1f", v, b.name, r, b.shift)
+			}
+			if r := contrast(b.text, focused); r < b.reading {
+				t.Errorf("variant %d, %s button: text on the focused button %.2f < %.1f", v, b.name, r, b.reading)
+			}
+		}
+	}
+}

@@ -135,6 +135,7 @@ type window struct {
 	bench   *benchRun
 
 	guide         fyne.Window      // the last user guide window, for tests
+	guidePage     *widget.RichText // its page, for tests
 	aboutView     *fyne.Container  // the last About dialog's lines, for tests
 	healthView    *widget.RichText // the last health dialog's text, for tests
 	healthItem    *fyne.MenuItem   // Help > Check health, disabled while a check runs

@@ -29,6 +29,10 @@ type BenchSpec struct {
 	Profile  string `json:"profile,omitempty"` // if set, a CPU profile of the scenario goes there
 }
 
+// startupLinger is how long the startup scenario keeps the window open
+// once it is interactive.
+const startupLinger = 2 * time.Second
+
 // BenchResult is what a scenario measured; times are nanoseconds, and
 // At fields are wall-clock Unix nanoseconds so the parent can measure from
 // the moment it started the process.
@@ -36,6 +40,8 @@ type BenchResult struct {
 	Scenario      string          `json:"scenario"`
 	ShownAt       int64           `json:"shown_at"`       // the window's loop started
 	InteractiveAt int64           `json:"interactive_at"` // every panel works
+	FirstPaintAt  int64           `json:"-"`              // the window showed a frame that is not black (seen by the parent, on the X server)
+	Black         time.Duration   `json:"-"`              // how long the window was on the screen, black, before that
 	Interactive   time.Duration   `json:"interactive"`    // since ui.Run began
 	Stalls        []time.Duration `json:"stalls,omitempty"`
 	Rerank        []time.Duration `json:"rerank,omitempty"`
@@ -101,6 +107,9 @@ func (b *benchRun) run() {
 	var err error
 	switch b.spec.Scenario {
 	case "startup":
+		// Stay a moment, so that the parent can see the first frame even
+		// when it comes after the panels work.
+		time.Sleep(startupLinger)
 	case "index":
 		err = b.index()
 	case "rerank":

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
@@ -44,7 +45,7 @@ func TestDraggingRRFKReranksTheCachedCandidates(t *testing.T) {
 	var searches int
 	eng.locked(func() { searches = eng.searches })
 
-	if got := titles(q); !slices.Equal(got, []string{"Charlie manual", "Bravo guide", "Alpha notes", "Delta page"}) {
+	if got := titles(q); !slices.Equal(got, []string{"c.pdf", "b.md", "a.md", "d.html"}) {
 		t.Fatalf("at rrf_k 60: %q", got)
 	}
 	before := slices.Clone(q.Rows())
@@ -54,7 +55,7 @@ func TestDraggingRRFKReranksTheCachedCandidates(t *testing.T) {
 	if e.Knob("retrieval.rrf_k").Slider.Value != 0 || e.Knob("retrieval.rrf_k").Value.Text != "0" {
 		t.Fatalf("slider at %v, label %q", e.Knob("retrieval.rrf_k").Slider.Value, e.Knob("retrieval.rrf_k").Value.Text)
 	}
-	want := []string{"Charlie manual", "Alpha notes", "Bravo guide", "Delta page"}
+	want := []string{"c.pdf", "a.md", "b.md", "d.html"}
 	h.until("the re-ranked list", func() bool { return slices.Equal(titles(q), want) })
 	after := q.Rows()
 	if after[0] != before[0] || after[1] != before[2] || after[2] != before[1] || after[3] != before[3] {
@@ -109,7 +110,7 @@ func TestAnswerAndSourcesAgreeAfterAKnobChange(t *testing.T) {
 	// listed, with the [n] the answer cites it as.
 	e.Knob("retrieval.rrf_k").Slider.SetValue(0)
 	h.until("the re-ranked list", func() bool {
-		return slices.Equal(titles(q), []string{"Charlie manual", "Alpha notes", "Bravo guide", "Delta page"})
+		return slices.Equal(titles(q), []string{"c.pdf", "a.md", "b.md", "d.html"})
 	})
 	if shown(q, q.Answer.Stale) {
 		t.Errorf("a reordered list marks the answer stale: %q", q.Answer.Stale.Text)
@@ -156,16 +157,16 @@ func TestTopKMinScoreAndWeightedFusion(t *testing.T) {
 		move func()
 		want []string
 	}{
-		{"top_k 2", func() { e.Knob("retrieval.top_k").Slider.SetValue(2) }, []string{"Charlie manual", "Bravo guide"}},
+		{"top_k 2", func() { e.Knob("retrieval.top_k").Slider.SetValue(2) }, []string{"c.pdf", "b.md"}},
 		{"min_score 0.98", func() {
 			e.Knob("retrieval.top_k").Slider.SetValue(12)
 			e.Knob("retrieval.min_score").Slider.SetValue(0.98)
-		}, []string{"Charlie manual"}},
+		}, []string{"c.pdf"}},
 		{"weighted, vector weight 0.6", func() {
 			e.Knob("retrieval.min_score").Slider.SetValue(0)
 			e.Fusion.SetSelected(string(search.FusionWeighted))
-		}, []string{"Charlie manual", "Alpha notes", "Delta page", "Bravo guide"}},
-		{"vector weight 0", func() { e.Knob("retrieval.vector_weight").Slider.SetValue(0) }, []string{"Alpha notes", "Bravo guide", "Charlie manual", "Delta page"}},
+		}, []string{"c.pdf", "a.md", "d.html", "b.md"}},
+		{"vector weight 0", func() { e.Knob("retrieval.vector_weight").Slider.SetValue(0) }, []string{"a.md", "b.md", "c.pdf", "d.html"}},
 	}
 	for _, s := range steps {
 		s.move()
@@ -177,7 +178,7 @@ func TestRetrievalModeSearchesAgainAndShowsTheSearchsNotes(t *testing.T) {
 	h := newHarness(t, newFakeEngine(t.TempDir()))
 	q := askedAndRanked(t, h)
 	h.shell().Tuning.Mode.SetSelected("bm25")
-	h.until("keyword-only ranking", func() bool { return slices.Equal(titles(q), []string{"Alpha notes", "Bravo guide", "Charlie manual"}) })
+	h.until("keyword-only ranking", func() bool { return slices.Equal(titles(q), []string{"a.md", "b.md", "c.pdf"}) })
 	if !q.Notes.Visible() || q.Notes.Text != "ranked by keywords only" {
 		t.Errorf("notes %q (visible %v)", q.Notes.Text, q.Notes.Visible())
 	}
@@ -217,7 +218,7 @@ func TestPersonalTestSetMetricsFollowTheSliders(t *testing.T) {
 	})
 	e.Knob("retrieval.rrf_k").Slider.SetValue(0) // Bravo drops to rank 3
 	h.until("MRR at rrf_k 0", func() bool { return strings.Contains(e.Metrics.Text, "Recall@12 1.00 · MRR 0.33") })
-	h.until("the re-ranked list", func() bool { return q.Rows()[2].Title.Text == "Bravo guide" })
+	h.until("the re-ranked list", func() bool { return q.Rows()[2].Title.Text == "b.md" })
 	if !q.Rows()[2].Right.Checked {
 		t.Errorf("the judged row lost its mark when re-ranked")
 	}
@@ -346,7 +347,7 @@ func TestKnobsShowTheLiveRankingBesideThem(t *testing.T) {
 	}
 	askedAndRanked(t, h)
 	h.until("the live ranking", func() bool { return len(e.Live.Objects) == 4 })
-	if got := liveTitles(e); !slices.Equal(got, []string{"Charlie manual", "Bravo guide", "Alpha notes", "Delta page"}) {
+	if got := liveTitles(e); !slices.Equal(got, []string{"c.pdf", "b.md", "a.md", "d.html"}) {
 		t.Errorf("live ranking at rrf_k 60: %q", got)
 	}
 	if !strings.HasPrefix(e.LiveHead.Text, `"how do I reset the router": 4 sources`) {
@@ -355,7 +356,7 @@ func TestKnobsShowTheLiveRankingBesideThem(t *testing.T) {
 	h.shell().showTab(tabEngineering)
 	h.frame()
 	drag(e.Knob("retrieval.rrf_k").Slider, 0)
-	want := []string{"Charlie manual", "Alpha notes", "Bravo guide", "Delta page"}
+	want := []string{"c.pdf", "a.md", "b.md", "d.html"}
 	h.until("the live ranking to move", func() bool { return slices.Equal(liveTitles(e), want) })
 	if !strings.HasPrefix(e.Knob("retrieval.vector_weight").Help.Text, "cannot change the order now: RRF ranks by ranks") {
 		t.Errorf("vector weight under RRF: %q", e.Knob("retrieval.vector_weight").Help.Text)
@@ -401,5 +402,23 @@ func TestEveryKnobHasASliderThatIsSaved(t *testing.T) {
 			saved := h.savedConfigs()
 			return len(saved) > 0 && k.Get(saved[len(saved)-1]) == k.Hi
 		})
+	}
+}
+
+// Every retrieval choice shows whole at the smallest window; "auto" was
+// cut to "auto (hybrid when an …" at the default size.
+func TestRetrievalChoicesShowWholeAtTheSmallestWindow(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	s := h.shell()
+	s.showTab(tabEngineering)
+	h.win.w.Resize(smallestWindow)
+	h.frame()
+	m := s.Tuning.Mode
+	for _, o := range m.Options {
+		need := fyne.MeasureText(o, theme.TextSize(), fyne.TextStyle{}).Width +
+			theme.IconInlineSize() + theme.InnerPadding() + 4*theme.Padding()
+		if m.Size().Width < need {
+			t.Errorf("the retrieval picker is %v wide, %q needs %v", m.Size().Width, o, need)
+		}
 	}
 }

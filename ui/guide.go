@@ -2,6 +2,7 @@ package ui
 
 import (
 	"io/fs"
+	"regexp"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -29,7 +30,7 @@ func (win *window) showGuide() {
 		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(titles[id]) })
 	list.OnSelected = func(id widget.ListItemID) {
 		b, _ := fs.ReadFile(g, files[id])
-		page.ParseMarkdown(string(b))
+		page.ParseMarkdown(citationsAsCode(string(b)))
 	}
 	split := container.NewHSplit(list, container.NewVScroll(page))
 	split.Offset = 0.25
@@ -42,7 +43,7 @@ func (win *window) showGuide() {
 		}
 	})
 	w.Canvas().AddShortcut(shortcutClose, func(fyne.Shortcut) { w.Close() })
-	win.guide = w
+	win.guide, win.guidePage = w, page
 	w.Resize(fyne.NewSize(900, 640))
 	if len(files) > 0 {
 		list.Select(0)
@@ -59,4 +60,14 @@ func chapterTitle(g fs.FS, name string) string {
 		}
 	}
 	return name
+}
+
+// citation is an answer's citation mark written in the guide: [1], [n].
+var citation = regexp.MustCompile("(^|[^`])(\\[(?:[0-9]+|n)\\])")
+
+// citationsAsCode writes the guide's citation marks as code spans: Fyne's
+// Markdown renderer reads "[1]" as a link that is not one and splits it into
+// pieces with spaces and line breaks between them ("[ 1], [ 2 ]").
+func citationsAsCode(md string) string {
+	return citation.ReplaceAllString(md, "$1`$2`")
 }

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/ingest"
@@ -306,4 +307,19 @@ func TestDroppedFolderIsIndexed(t *testing.T) {
 	})
 	p := h.shell().Index
 	h.until("the end of the run", func() bool { return strings.HasPrefix(p.State.Text, "Indexed") })
+}
+
+// The Files filter shows its longest choice whole at the smallest window,
+// where Fyne's Select alone cut it to "Not indexe…".
+func TestFileFilterShowsItsLongestChoiceAtTheSmallestWindow(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	f := h.shell().Index.Files.Filter
+	f.SetSelected(panels.FilterProblems)
+	h.win.w.Resize(smallestWindow)
+	h.frame()
+	need := fyne.MeasureText(panels.FilterProblems, theme.TextSize(), fyne.TextStyle{}).Width +
+		theme.IconInlineSize() + theme.InnerPadding() + 4*theme.Padding()
+	if f.Size().Width < need {
+		t.Errorf("the filter is %v wide, %q needs %v", f.Size().Width, f.Selected, need)
+	}
 }

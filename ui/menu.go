@@ -20,42 +20,58 @@ var (
 	shortcutQuestion  = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
 	shortcutQuit      = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
 	shortcutClose     = &desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: fyne.KeyModifierShortcutDefault}
+	shortcutOpenKB    = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	shortcutNewKB     = &desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	shortcutGuide     = &desktop.CustomShortcut{KeyName: fyne.KeyF1}
+	shortcutHealth    = &desktop.CustomShortcut{KeyName: fyne.KeyH, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	shortcutAbout     = &desktop.CustomShortcut{KeyName: fyne.KeyI, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	// The theme choices, in cairntheme.Choices' order: follow the system,
+	// light, dark.
+	shortcutThemes = []fyne.Shortcut{
+		&desktop.CustomShortcut{KeyName: fyne.KeyY, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift},
+		&desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift},
+		&desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift},
+	}
 )
+
+// item is a menu item whose shortcut also works on the window's canvas.
+func item(label string, shortcut fyne.Shortcut, action func()) *fyne.MenuItem {
+	it := fyne.NewMenuItem(label, action)
+	it.Shortcut = shortcut
+	return it
+}
 
 // menu builds the main menu: File (add folder, open and new knowledge
 // base, quit), View (theme, question) and Help (user guide,
 // health checks, about).
 func (win *window) menu() *fyne.MainMenu {
-	addFolder := fyne.NewMenuItem("Add folder…", win.addFolder)
-	addFolder.Shortcut = shortcutAddFolder
-	question := fyne.NewMenuItem("Ask a question", win.focusQuestion)
-	question.Shortcut = shortcutQuestion
+	addFolder := item("Add folder…", shortcutAddFolder, win.addFolder)
+	question := item("Ask a question", shortcutQuestion, win.focusQuestion)
 	// Fyne's own Quit item has no shortcut; this one replaces it (IsQuit).
-	quit := fyne.NewMenuItem("Quit", win.quit)
+	quit := item("Quit", shortcutQuit, win.quit)
 	quit.IsQuit = true
-	quit.Shortcut = shortcutQuit
 
 	var themeItems []*fyne.MenuItem
 	current := cairntheme.ParseChoice(win.prefs.String(prefTheme))
-	for _, c := range cairntheme.Choices() {
-		item := fyne.NewMenuItem(c.Label(), nil)
-		item.Checked = c == current
-		themeItems = append(themeItems, item)
+	for i, c := range cairntheme.Choices() {
+		it := item(c.Label(), shortcutThemes[i], nil)
+		it.Checked = c == current
+		themeItems = append(themeItems, it)
 	}
 	themeMenu := fyne.NewMenuItem("Theme", nil)
 	themeMenu.ChildMenu = fyne.NewMenu("", themeItems...)
-	help := []*fyne.MenuItem{fyne.NewMenuItem("User guide", win.showGuide)}
+	help := []*fyne.MenuItem{item("User guide", shortcutGuide, win.showGuide)}
 	if win.opt.Doctor != nil {
-		win.healthItem = fyne.NewMenuItem("Check health…", win.showHealth)
+		win.healthItem = item("Check health…", shortcutHealth, win.showHealth)
 		help = append(help, win.healthItem)
 	}
-	help = append(help, fyne.NewMenuItem("About Cairn", win.showAbout))
+	help = append(help, item("About Cairn", shortcutAbout, win.showAbout))
 	main := fyne.NewMainMenu(
 		fyne.NewMenu("File",
 			addFolder,
 			fyne.NewMenuItemSeparator(),
-			fyne.NewMenuItem("Open knowledge base…", win.showOpenKB),
-			fyne.NewMenuItem("New knowledge base…", win.showNewKB),
+			item("Open knowledge base…", shortcutOpenKB, win.showOpenKB),
+			item("New knowledge base…", shortcutNewKB, win.showNewKB),
 			fyne.NewMenuItemSeparator(),
 			quit,
 		),
@@ -63,12 +79,12 @@ func (win *window) menu() *fyne.MainMenu {
 		fyne.NewMenu("Help", help...),
 	)
 	for i, c := range cairntheme.Choices() {
-		item := themeItems[i]
-		item.Action = func() {
+		chosen := themeItems[i]
+		chosen.Action = func() {
 			win.prefs.SetString(prefTheme, string(c))
 			win.app.Settings().SetTheme(cairntheme.New(c))
 			for _, it := range themeItems {
-				it.Checked = it == item
+				it.Checked = it == chosen
 			}
 			main.Refresh()
 		}
@@ -81,9 +97,25 @@ func (win *window) menu() *fyne.MainMenu {
 // tests). Escape reaches the canvas when no entry has the focus.
 func (win *window) addShortcuts() {
 	c := win.w.Canvas()
-	c.AddShortcut(shortcutAddFolder, func(fyne.Shortcut) { win.addFolder() })
-	c.AddShortcut(shortcutQuestion, func(fyne.Shortcut) { win.focusQuestion() })
-	c.AddShortcut(shortcutQuit, func(fyne.Shortcut) { win.quit() })
+	var add func(items []*fyne.MenuItem)
+	add = func(items []*fyne.MenuItem) {
+		for _, it := range items {
+			if it.ChildMenu != nil {
+				add(it.ChildMenu.Items)
+			}
+			if it.Shortcut != nil && it.Action != nil {
+				action := it.Action
+				c.AddShortcut(it.Shortcut, func(fyne.Shortcut) {
+					if !it.Disabled { // a health check already running
+						action()
+					}
+				})
+			}
+		}
+	}
+	for _, m := range win.w.MainMenu().Items {
+		add(m.Items)
+	}
 	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
 		if k.Name == fyne.KeyEscape {
 			win.escape()

@@ -26,7 +26,7 @@ func TestAskStreamsAnswerWithVerdictTimingModeAndRankedSources(t *testing.T) {
 	})
 	h.until("the sources", func() bool { return len(q.Rows()) == 4 })
 
-	if got, want := titles(q), []string{"Charlie manual", "Bravo guide", "Alpha notes", "Delta page"}; !slices.Equal(got, want) {
+	if got, want := titles(q), []string{"c.pdf", "b.md", "a.md", "d.html"}; !slices.Equal(got, want) {
 		t.Errorf("sources %q, want %q (RRF, k = 60)", got, want)
 	}
 	first := q.Rows()[0]
@@ -154,7 +154,7 @@ func TestCitationShowsThePassageInThePreview(t *testing.T) {
 	if got := highlightedText(q.Preview); got != passC.Text {
 		t.Errorf("highlighted %q, want the cited passage %q", got, passC.Text)
 	}
-	if !q.Preview.Visible() || q.Preview.Title.Text != "Charlie manual" || !strings.HasPrefix(q.Preview.Where.Text, "page vii") {
+	if !q.Preview.Visible() || q.Preview.Title.Text != "c.pdf" || !strings.HasPrefix(q.Preview.Where.Text, "page vii") {
 		t.Errorf("preview pane visible %v, title %q, where %q", q.Preview.Visible(), q.Preview.Title.Text, q.Preview.Where.Text)
 	}
 	if len(h.openedSources()) != 0 {
@@ -223,6 +223,7 @@ func TestWhyThisResult(t *testing.T) {
 		t.Fatal("Why did not show the explanation")
 	}
 	want := "File:    /docs/b.md\n" +
+		"Title:   Bravo guide\n" +
 		"Relevant: 0.30, weak match (share of the question's information covered)\n" +
 		"BM25:    rank 2, score 7.000 -> fusion term 0.492\n" +
 		"Vectors: rank 3, similarity 0.700 -> fusion term 0.484\n" +

@@ -119,8 +119,8 @@ func TestRealEngineIndexAskOpenAndRerank(t *testing.T) {
 	h.ask("how do I reset the device")
 	h.until("the answer", func() bool { return q.Answer.Verdict.Visible() || strings.HasPrefix(q.State.Text, "Answered") })
 	h.until("the sources", func() bool { return len(q.Rows()) > 0 })
-	if got := titles(q); got[0] != "router-x200" {
-		t.Fatalf("sources %q, want router-x200 first", got)
+	if got := titles(q); got[0] != "router-x200.md" {
+		t.Fatalf("sources %q, want router-x200.md first", got)
 	}
 	test.Tap(q.Rows()[0].Explain)
 	router := filepath.Join(corpus, "manuals", "router-x200.md")
@@ -158,7 +158,7 @@ func TestRealEngineIndexAskOpenAndRerank(t *testing.T) {
 	if before < 2 {
 		t.Logf("only %d sources before top_k 1", before)
 	}
-	if got := titles(q); !slices.Equal(got, []string{"router-x200"}) {
+	if got := titles(q); !slices.Equal(got, []string{"router-x200.md"}) {
 		t.Errorf("top_k 1 kept %q", got)
 	}
 	s := h.shell().Status

@@ -46,10 +46,10 @@ func TestScreenshots(t *testing.T) {
 	h.until("the test set", func() bool { return strings.Contains(s.Tuning.Metrics.Text, "1 question judged") })
 	h.until("the status bar", func() bool { return s.Status.Memory.Text != "" })
 
-	shoot := func(name string, choice cairntheme.Choice, tab int) {
+	shoot := func(name string, choice cairntheme.Choice, tab int, size fyne.Size) {
 		h.app.Settings().SetTheme(cairntheme.New(choice))
 		s.showTab(tab)
-		h.win.w.Resize(fyne.NewSize(1200, 800))
+		h.win.w.Resize(size)
 		h.frame()
 		img := h.win.w.Canvas().Capture()
 		f, err := os.Create(filepath.Join(out, name))
@@ -62,9 +62,16 @@ func TestScreenshots(t *testing.T) {
 		}
 		t.Logf("wrote %s", f.Name())
 	}
-	shoot("ask-light.png", cairntheme.Light, tabAsk)
-	shoot("ask-dark.png", cairntheme.Dark, tabAsk)
-	shoot("index-light.png", cairntheme.Light, tabIndex)
-	shoot("engineering-light.png", cairntheme.Light, tabEngineering)
-	shoot("engineering-dark.png", cairntheme.Dark, tabEngineering)
+	shoot("ask-light.png", cairntheme.Light, tabAsk, defaultSize)
+	shoot("ask-dark.png", cairntheme.Dark, tabAsk, defaultSize)
+	shoot("index-light.png", cairntheme.Light, tabIndex, defaultSize)
+	shoot("engineering-light.png", cairntheme.Light, tabEngineering, defaultSize)
+	shoot("engineering-dark.png", cairntheme.Dark, tabEngineering, defaultSize)
+	// At the smallest size, the sources as they first appear (Why closed).
+	smallest := smallestWindow
+	test.Tap(q.Rows()[0].Explain)
+	shoot("ask-smallest-light.png", cairntheme.Light, tabAsk, smallest)
+	shoot("ask-smallest-dark.png", cairntheme.Dark, tabAsk, smallest)
+	shoot("index-smallest-light.png", cairntheme.Light, tabIndex, smallest)
+	shoot("engineering-smallest-light.png", cairntheme.Light, tabEngineering, smallest)
 }

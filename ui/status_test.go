@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 )
 
 func TestStatusBarReportsAndColoursTheNetworkGate(t *testing.T) {
@@ -13,10 +14,10 @@ func TestStatusBarReportsAndColoursTheNetworkGate(t *testing.T) {
 	h := newHarness(t, eng)
 	s := h.shell().Status
 	h.until("the first report", func() bool { return s.Counts.Text != "" })
-	if s.KB.Text != "default" || s.Counts.Text != "4 documents · 4 chunks · 3.0 MB on disk" {
+	if s.KB.Text != "default" || s.Counts.Text != "4 documents · 4 chunks · 3.0 MB" {
 		t.Errorf("knowledge base %q, counts %q", s.KB.Text, s.Counts.Text)
 	}
-	if s.Models.Text != "Embedding: none (BM25 only) · Chat: none (extractive answers)" {
+	if s.Models.Text != "Models: none (BM25 only, extractive answers)" {
 		t.Errorf("models %q", s.Models.Text)
 	}
 	if !strings.HasPrefix(s.Memory.Text, "Memory ") || !strings.HasSuffix(s.Memory.Text, "MB") {
@@ -40,5 +41,38 @@ func TestStatusBarReportsAndColoursTheNetworkGate(t *testing.T) {
 	h.until("the refresh", func() bool { return strings.HasPrefix(s.Counts.Text, "12 documents · 340 chunks") })
 	if !strings.HasPrefix(s.Models.Text, "Embedding: all-MiniLM-L6-v2 · ") {
 		t.Errorf("models %q", s.Models.Text)
+	}
+}
+
+// notCut says whether a label has the width its text needs, so that
+// nothing of it is replaced by an ellipsis.
+func notCut(l *widget.Label) bool {
+	need := fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width + 2*theme.InnerPadding()
+	return l.Size().Width >= need-0.5
+}
+
+// At the smallest window the status bar says everything without an
+// ellipsis when no model is loaded; at the default size, also with two
+// models of typical names (longer ones end in an ellipsis).
+func TestStatusBarFitsTheSmallestWindow(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	s := h.shell().Status
+	h.until("the first report", func() bool { return s.Counts.Text != "" })
+	h.win.w.Resize(smallestWindow)
+	h.frame()
+	for _, l := range []*widget.Label{s.KB, s.Counts, s.Models, s.Memory} {
+		if !notCut(l) {
+			t.Errorf("%q is cut: %v wide", l.Text, l.Size().Width)
+		}
+	}
+	eng.locked(func() {
+		eng.status.EmbeddingModel, eng.status.ChatModel = "nomic-embed-text-v1.5", "Qwen2.5-1.5B-Instruct"
+	})
+	h.until("the models", func() bool { return strings.Contains(s.Models.Text, "Qwen") })
+	h.win.w.Resize(defaultSize)
+	h.frame()
+	if !notCut(s.Models) {
+		t.Errorf("%q is cut: %v wide", s.Models.Text, s.Models.Size().Width)
 	}
 }

@@ -10,6 +10,10 @@ import (
 // defaultSize fits a laptop screen.
 var defaultSize = fyne.NewSize(1100, 760)
 
+// smallestWindow is the size every tab must work at: what a 1024×600
+// netbook screen leaves under a panel and a title bar, less the menu bar.
+var smallestWindow = fyne.NewSize(926, 520)
+
 // restoreSize gives the window its last size.
 func (win *window) restoreSize() {
 	w := float32(win.prefs.FloatWithFallback(prefWidth, float64(defaultSize.Width)))

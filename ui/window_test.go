@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -416,5 +418,161 @@ func TestAboutHasOneLineEach(t *testing.T) {
 	}
 	if len(got) != 6 || got[0] != "Cairn test" || !strings.HasPrefix(got[3], "Knowledge base: default") || !strings.HasPrefix(got[4], "Data folder: ") || !strings.HasPrefix(got[5], "Settings: ") {
 		t.Errorf("About lines %q", got)
+	}
+}
+
+// The guide shows citation marks whole: Fyne's Markdown made "[1], [2]"
+// into "[ 1], [ 2 ]" with line breaks between the pieces.
+func TestGuideShowsCitationMarksWhole(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	h.win.showGuide()
+	var marks []string
+	for _, seg := range h.win.guidePage.Segments {
+		text := seg.Textual()
+		if strings.Contains(text, "[ ") {
+			t.Errorf("segment %q splits a citation mark", text)
+		}
+		if text == "[1]" || text == "[2]" {
+			marks = append(marks, text)
+		}
+	}
+	if !slices.Equal(marks, []string{"[1]", "[2]"}) {
+		t.Errorf("citation marks %q, want [1] and [2] as they appear in an answer", marks)
+	}
+}
+
+// Every tab fits the smallest window, and there the Ask tab shows two
+// sources, not one: a source's buttons sit on its head line when the row
+// is wide enough, under it when the preview pane leaves too little room.
+func TestSmallestWindowShowsTwoSources(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	q := h.shell().Query
+	h.ask("how do I reset the router")
+	h.until("the sources", func() bool { return len(q.Rows()) == 4 })
+	h.until("the answer", func() bool { return strings.HasPrefix(q.State.Text, "Answered") })
+	if min := h.win.w.Content().MinSize(); min.Width > smallestWindow.Width || min.Height > smallestWindow.Height {
+		t.Errorf("the window needs %v, more than %v", min, smallestWindow)
+	}
+	h.win.w.Resize(smallestWindow)
+	h.frame()
+	h.frame() // a row's height follows its width one layout later, as a wrapped text's does
+	d := fyne.CurrentApp().Driver()
+	view := d.AbsolutePositionForObject(q.SourceScroll).Y + q.SourceScroll.Size().Height
+	for i, r := range q.Rows()[:2] {
+		title, open := d.AbsolutePositionForObject(r.Title), d.AbsolutePositionForObject(r.Open)
+		if title.Y+r.Title.Size().Height > view {
+			t.Errorf("source %d's name is below the visible list (%v > %v)", i+1, title.Y+r.Title.Size().Height, view)
+		}
+		if open.Y != title.Y {
+			t.Errorf("source %d: Open at y %v, not on the head line at %v", i+1, open.Y, title.Y)
+		}
+	}
+
+	// With the preview open the row is narrow: the buttons go under the head,
+	// whose file name stays whole.
+	test.Tap(q.Rows()[0].Open)
+	h.until("the preview", q.Preview.Visible)
+	h.frame()
+	h.frame()
+	r := q.Rows()[0]
+	if d.AbsolutePositionForObject(r.Open).Y <= d.AbsolutePositionForObject(r.Title).Y {
+		t.Error("with the preview open, Open stays on the head line")
+	}
+	if need := fyne.MeasureText(r.Title.Text, theme.TextSize(), r.Title.TextStyle).Width + 2*theme.InnerPadding(); r.Title.Size().Width < need {
+		t.Errorf("the file name %q is cut: %v wide, needs %v", r.Title.Text, r.Title.Size().Width, need)
+	}
+}
+
+// Every action in the menus has a shortcut, shown in the menu, and the
+// shortcut does what the item does.
+func TestEveryMenuActionHasAWorkingShortcut(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := startHarness(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
+		o.Doctor = func(context.Context, string, config.Config) []health.Check {
+			return []health.Check{{Verdict: health.Pass, Name: "integrity", Detail: "ok"}}
+		}
+	})
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
+	closeOverlay := func() {
+		for h.win.w.Canvas().Overlays().Top() != nil {
+			h.win.w.Canvas().Overlays().Top().Hide()
+			h.win.w.Canvas().Overlays().Remove(h.win.w.Canvas().Overlays().Top())
+		}
+	}
+	dialog := func() bool { return h.win.w.Canvas().Overlays().Top() != nil }
+	effects := map[string]func() bool{
+		"Add folder…":          func() bool { return h.shell().Tabs.SelectedIndex() == tabIndex },
+		"Open knowledge base…": dialog,
+		"New knowledge base…":  dialog,
+		"Ask a question":       func() bool { return h.win.w.Canvas().Focused() == h.shell().Query.Question },
+		"Follow the system":    func() bool { return h.win.prefs.String(prefTheme) == "system" },
+		"Light":                func() bool { return h.win.prefs.String(prefTheme) == "light" },
+		"Dark":                 func() bool { return h.win.prefs.String(prefTheme) == "dark" },
+		"User guide":           func() bool { return h.win.guide != nil },
+		"Check health…":        func() bool { return h.win.healthView != nil },
+		"About Cairn":          func() bool { return h.win.aboutView != nil },
+	}
+	var walk func(items []*fyne.MenuItem)
+	walk = func(items []*fyne.MenuItem) {
+		for _, it := range items {
+			if it.ChildMenu != nil {
+				walk(it.ChildMenu.Items)
+				continue
+			}
+			if it.IsSeparator || it.IsQuit { // Quit: TestCtrlQQuits
+				continue
+			}
+			if it.Shortcut == nil {
+				t.Errorf("%q has no shortcut", it.Label)
+				continue
+			}
+			done, ok := effects[it.Label]
+			if !ok {
+				t.Errorf("%q: no effect to check; add it to this test", it.Label)
+				continue
+			}
+			h.shell().showTab(tabEngineering)
+			h.win.w.Canvas().Unfocus()
+			shortcut(h, it.Shortcut)
+			h.until(it.Label+" by its shortcut", done)
+			closeOverlay()
+		}
+	}
+	// Start from a theme no shortcut below sets first.
+	h.win.prefs.SetString(prefTheme, "none")
+	for _, m := range h.win.w.MainMenu().Items {
+		walk(m.Items)
+	}
+}
+
+// Without a desktop picker, Ctrl+O asks for a path that can be typed or
+// pasted, a hidden folder too, and Enter indexes it.
+func TestCtrlOWithoutADesktopPickerTakesATypedPath(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	hidden := filepath.Join(t.TempDir(), ".notes")
+	if err := os.Mkdir(hidden, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shortcut(h, shortcutAddFolder) // h.picked is empty: no desktop picker
+	p := h.shell().Index
+	h.until("Cairn's folder picker", func() bool { return p.FolderDialog != nil })
+	f := p.FolderDialog
+	if h.win.w.Canvas().Focused() != f.Path {
+		t.Errorf("focused %v, want the path box", h.win.w.Canvas().Focused())
+	}
+	if f.Browse.Hidden {
+		t.Error("no Browse… beside the path box")
+	}
+	f.Path.SetText("")
+	test.Type(f.Path, hidden)
+	f.Path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	h.until("the typed folder's run", func() bool {
+		var got []string
+		eng.locked(func() { got = eng.indexed })
+		return slices.Equal(got, []string{hidden})
+	})
+	if h.win.w.Canvas().Overlays().Top() != nil {
+		t.Error("the picker stayed open")
 	}
 }

@@ -1,0 +1,87 @@
+//go:build linux
+
+package desktop
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"cairn/ui/desktop/internal/xwindow"
+)
+
+// startXvfb runs an X server for the test on a free display, or skips.
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("Xvfb")
+	if err != nil {
+		t.Skip("no Xvfb")
+	}
+	for n := 150; n < 170; n++ {
+		sock := fmt.Sprintf("/tmp/.X11-unix/X%d", n)
+		if _, err := os.Stat(sock); err == nil {
+			continue
+		}
+		cmd := exec.Command(bin, fmt.Sprintf(":%d", n), "-screen", "0", "640x480x24", "-nolisten", "tcp")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		for range 100 {
+			if _, err := os.Stat(sock); err == nil {
+				return fmt.Sprintf(":%d", n)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatal("Xvfb did not start")
+	}
+	t.Skip("no free X display")
+	return ""
+}
+
+// WaitPainted sees a window that is on screen but black, and then the
+// moment it is painted; other windows do not count.
+func TestWaitPaintedSeesTheFirstFrameThatIsNotBlack(t *testing.T) {
+	display := startXvfb(t)
+	other, err := xwindow.Open(display, "Something else")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	other.Paint()
+	w, err := xwindow.Open(display, "Cairn — default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+
+	type result struct {
+		mapped, painted time.Time
+		err             error
+	}
+	done := make(chan result, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	go func() {
+		m, p, err := WaitPainted(ctx, display, "Cairn")
+		done <- result{m, p, err}
+	}()
+	time.Sleep(200 * time.Millisecond) // black all this time
+	select {
+	case r := <-done:
+		t.Fatalf("reported painted while black: %+v", r)
+	default:
+	}
+	paintedAt := time.Now()
+	w.Paint()
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.mapped.IsZero() || r.painted.Before(paintedAt) || r.painted.Sub(r.mapped) < 150*time.Millisecond {
+		t.Errorf("mapped %v, painted %v; painted for real at %v", r.mapped, r.painted, paintedAt)
+	}
+}
