@@ -385,8 +385,10 @@ func modeLine(bm25Only bool, sm search.Mode, chatless bool, am answer.Mode, mode
 		ans += ")"
 	case am == answer.ModeOnline:
 		ans = "online (through the network gate)"
+	case am == answer.ModeCollection:
+		ans = "a question about the collection, counted by the knowledge base"
 	}
-	if model != "" && am != answer.ModeExtractive {
+	if model != "" && am != answer.ModeExtractive && am != answer.ModeCollection {
 		ans += ", " + model
 	}
 	return "Retrieval: " + retrieval + " · Answers: " + ans

@@ -104,7 +104,7 @@ func (v *answerView) show(a *answer.Answer) {
 	v.buf.Reset()
 	v.buf.WriteString(a.Text)
 	// A withheld answer quotes the documents: their text stays as written.
-	v.generated = a.Mode != answer.ModeExtractive && a.Verdict != answer.VerdictBlocked
+	v.generated = a.Mode != answer.ModeExtractive && a.Mode != answer.ModeCollection && a.Verdict != answer.VerdictBlocked
 	cited := map[int]bool{}
 	for _, c := range a.Citations {
 		cited[c.N] = true
@@ -193,9 +193,12 @@ func verdictText(a *answer.Answer) (string, fyne.Resource, widget.Importance) {
 func timingLine(a *answer.Answer) string {
 	t := a.Timing
 	parts := []string{"Retrieval " + formatMs(t.Retrieval)}
-	if a.Mode == answer.ModeExtractive {
+	switch a.Mode {
+	case answer.ModeExtractive:
 		parts = append(parts, "no generation (extractive)")
-	} else {
+	case answer.ModeCollection:
+		parts = append(parts, "counted by the knowledge base, no model")
+	default:
 		parts = append(parts, "first token "+formatMs(t.PromptProcessing), "generation "+formatMs(t.Generation))
 		if t.TokensPerSec > 0 {
 			parts = append(parts, fmt.Sprintf("%.1f tokens/s", t.TokensPerSec))

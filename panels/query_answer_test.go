@@ -273,3 +273,10 @@ func TestTimingLineShowsTokensAndAnOnlineAnswersCost(t *testing.T) {
 		t.Errorf("no prices, yet %q", timingLine(a))
 	}
 }
+
+func TestACollectionAnswerSaysItWasCounted(t *testing.T) {
+	a := &answer.Answer{Mode: answer.ModeCollection, Timing: answer.Timing{Retrieval: 3 * time.Millisecond, Total: 3 * time.Millisecond}}
+	if line := timingLine(a); !strings.Contains(line, "counted by the knowledge base, no model") || strings.Contains(line, "generation") {
+		t.Errorf("timing line %q", line)
+	}
+}
