@@ -22,6 +22,7 @@ import (
 	"cairn/core/extract"
 	"cairn/core/fault"
 	"cairn/core/ingest"
+	"cairn/core/kb"
 	"cairn/core/logs"
 	"cairn/core/netgate"
 	"cairn/core/network"
@@ -134,10 +135,10 @@ func (opt Options) Path(cfg config.Config) (string, error) {
 	if name == "" {
 		name = cfg.Paths.KB
 	}
-	if err := CheckKBName(name); err != nil {
+	if err := kb.CheckName(name); err != nil {
 		return "", err
 	}
-	return KBPath(cfg, name), nil
+	return kb.Path(cfg, name), nil
 }
 
 // Open opens a knowledge base: read-only, or for writing (see
@@ -393,22 +394,14 @@ func (e *Engine) Search(ctx context.Context, req search.Request) (*search.Respon
 	return resp, nil
 }
 
-// Status describes the engine for status bars and `cairn status`.
-type Status struct {
-	store.Stats
-	EmbeddingModel string // "" when BM25 only
-	ChatModel      string // "" when answers are extractive
-	NetworkMode    string
-}
-
 // Status reports what the knowledge base holds and which models are
 // loaded (it does not load them).
-func (e *Engine) Status(ctx context.Context) (Status, error) {
+func (e *Engine) Status(ctx context.Context) (kb.Status, error) {
 	st, err := e.db.Stats(ctx)
 	if err != nil {
-		return Status{}, err
+		return kb.Status{}, err
 	}
-	out := Status{Stats: st, NetworkMode: e.NetworkMode()}
+	out := kb.Status{Stats: st, NetworkMode: e.NetworkMode()}
 	e.models.mu.Lock()
 	if e.models.emb.m != nil {
 		out.EmbeddingModel = e.models.emb.m.ModelID()

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,15 +110,15 @@ func TestModelSwitchesWhileSearching(t *testing.T) {
 				}
 				if _, err := eng.Search(ctx, eng.SearchRequest("how do I reset the router")); err != nil &&
 					!strings.Contains(err.Error(), "closed") { // the embedder was unloaded mid-search
-					errs <- err
+					errs <- fmt.Errorf("search: %w", err)
 					return
 				}
 				if _, err := eng.ChatModelPath(ctx); err != nil {
-					errs <- err
+					errs <- fmt.Errorf("chat model path: %w", err)
 					return
 				}
 				if _, err := eng.Models(ctx); err != nil {
-					errs <- err
+					errs <- fmt.Errorf("models: %w", err)
 					return
 				}
 				_ = eng.Config()

@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"cairn/core"
 	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/ingest"
+	"cairn/core/kb"
 	"cairn/core/preview"
 	"cairn/core/search"
 	"cairn/core/store"
@@ -32,7 +32,7 @@ type Engine interface {
 	Search(ctx context.Context, req search.Request) (*search.Response, error)
 	Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
 
-	Status(ctx context.Context) (core.Status, error)
+	Status(ctx context.Context) (kb.Status, error)
 
 	// Preview shows a passage where it sits in its file; RenderPage draws
 	// a PDF page width pixels wide as a PNG.
@@ -66,8 +66,6 @@ type Engine interface {
 	Unjudge(ctx context.Context, query, path string) error
 	Judgments(ctx context.Context) ([]store.Judgment, error)
 }
-
-var _ Engine = (*core.Engine)(nil)
 
 // Opener opens knowledge base kb ("" for the configured default) with the
 // current settings cfg, which carry the changes made in the window.

@@ -13,10 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"cairn/core"
 	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/ingest"
+	"cairn/core/kb"
 	"cairn/core/models"
 	"cairn/core/preview"
 	"cairn/core/search"
@@ -46,7 +46,7 @@ type fakeEngine struct {
 	issues       []store.Issue
 	judgments    []store.Judgment
 	searches     int
-	status       core.Status
+	status       kb.Status
 	closed       bool
 	netErr       error           // SetNetworkMode fails with it when set
 	netSwitches  []string        // modes SetNetworkMode was asked for
@@ -97,7 +97,7 @@ func newFakeEngine(dataDir string) *fakeEngine {
 			{Path: "/docs/broken.pdf", Status: ingest.StatusFailed, Reason: "pdf: bad xref table"},
 			{Path: "/docs/b.md", Status: ingest.StatusUnchanged, Unchanged: true},
 		},
-		status: core.Status{Stats: store.Stats{Path: dataDir + "/kb/default.db", Documents: 4, Chunks: 4, Bytes: 3 << 20}, NetworkMode: "offline"},
+		status: kb.Status{Stats: store.Stats{Path: dataDir + "/kb/default.db", Documents: 4, Chunks: 4, Bytes: 3 << 20}, NetworkMode: "offline"},
 	}
 }
 
@@ -304,7 +304,7 @@ func (f *fakeEngine) Ask(ctx context.Context, req search.Request, onToken func(s
 	return a, nil
 }
 
-func (f *fakeEngine) Status(context.Context) (core.Status, error) {
+func (f *fakeEngine) Status(context.Context) (kb.Status, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.status, nil

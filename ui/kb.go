@@ -11,8 +11,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/kb"
 	"cairn/panels"
 )
 
@@ -93,7 +93,7 @@ func (k *kbWorker) run(ctx context.Context) {
 
 // showOpenKB lets the person pick a knowledge base to open.
 func (win *window) showOpenKB() {
-	names := core.KnowledgeBases(win.opt.Config)
+	names := kb.List(win.opt.Config)
 	if len(names) == 0 {
 		d := dialog.NewInformation("No knowledge bases", "There is no knowledge base yet. Choose File > New knowledge base.", win.w)
 		panels.DialogKeys(d, win.w)
@@ -119,7 +119,7 @@ func (win *window) showNewKB() {
 	name := widget.NewEntry()
 	name.SetPlaceHolder("e.g. work")
 	name.Validator = func(s string) error {
-		if err := core.CheckKBName(s); err != nil {
+		if err := kb.CheckName(s); err != nil {
 			return err
 		}
 		switch {

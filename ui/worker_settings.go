@@ -10,7 +10,6 @@ import (
 
 	"cairn/core/config"
 	"cairn/core/ingest"
-	"cairn/core/models"
 	"cairn/panels"
 )
 
@@ -211,7 +210,7 @@ func (w *settingsWorker) switchModel(ctx context.Context, kind, path string) err
 }
 
 func orNone(s string) string {
-	if s == "" || s == models.None {
+	if s == "" || s == config.NoModel {
 		return "none"
 	}
 	return s

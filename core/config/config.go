@@ -42,6 +42,10 @@ type Config struct {
 	fallback bool
 }
 
+// NoModel in a model setting means "no model of this kind", as opposed to
+// "" which means "the first one found in the models folder".
+const NoModel = "none"
+
 // Paths are where Cairn keeps its files.
 type Paths struct {
 	DataDir   string `json:"data_dir"`   // knowledge bases; default $XDG_DATA_HOME/cairn

@@ -19,9 +19,8 @@ import (
 	"cairn/core/llm"
 )
 
-// None in the settings means "no model of this kind", as opposed to ""
-// which means "the first one found in the models folder".
-const None = "none"
+// None in the settings means "no model of this kind" (config.NoModel).
+const None = config.NoModel
 
 // Info describes a GGUF file Cairn can use.
 type Info struct {

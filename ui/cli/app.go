@@ -8,9 +8,15 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/doctor"
 	"cairn/core/health"
 	"cairn/ui"
 )
+
+// The window drives a core.Engine through ui.Engine, which names no type
+// that needs cgo: the window's package builds without llama.cpp and
+// Tesseract.
+var _ ui.Engine = (*core.Engine)(nil)
 
 // benchGUIEnv carries a ui.BenchSpec (JSON) to the window that
 // `cairn bench gui` starts in a child process.
@@ -38,7 +44,7 @@ func runApp(ctx context.Context, env *cliEnv) error {
 			return e, nil
 		},
 		Doctor: func(ctx context.Context, kb string, cfg config.Config) []health.Check {
-			return health.Run(ctx, cfg, env.dirs, health.Options{KB: kb, ConfigErr: env.cfgErr})
+			return doctor.Run(ctx, cfg, env.dirs, doctor.Options{KB: kb, ConfigErr: env.cfgErr})
 		},
 	}
 	if spec := os.Getenv(benchGUIEnv); spec != "" {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"cairn/core/doctor"
 	"cairn/core/health"
 )
 
@@ -16,7 +17,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	checks := health.Run(ctx, env.cfg, env.dirs, health.Options{KB: kb.kb, DB: kb.db, Load: *load, ConfigErr: env.cfgErr})
+	checks := doctor.Run(ctx, env.cfg, env.dirs, doctor.Options{KB: kb.kb, DB: kb.db, Load: *load, ConfigErr: env.cfgErr})
 	failed := 0
 	for _, c := range checks {
 		fmt.Fprintf(env.stdout, "%s %s: %s\n", c.Verdict, c.Name, c.Detail)

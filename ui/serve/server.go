@@ -21,6 +21,7 @@ import (
 	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/ingest"
+	"cairn/core/kb"
 	"cairn/core/logs"
 	"cairn/core/search"
 	"cairn/core/store"
@@ -32,7 +33,7 @@ type Engine interface {
 	SearchRequestWith(query string, r config.Retrieval) search.Request
 	Search(ctx context.Context, req search.Request) (*search.Response, error)
 	Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
-	Status(ctx context.Context) (core.Status, error)
+	Status(ctx context.Context) (kb.Status, error)
 	Folders(ctx context.Context) ([]store.Folder, error)
 	Passage(ctx context.Context, id int64) (store.ChunkInfo, error)
 	DocumentChunks(ctx context.Context, path string) ([]store.ChunkInfo, error)

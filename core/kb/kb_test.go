@@ -1,4 +1,4 @@
-package core
+package kb
 
 import (
 	"os"
@@ -16,12 +16,9 @@ func TestOneRuleForKnowledgeBaseNames(t *testing.T) {
 		"../evil": "must not contain a path", `a\b`: "must not contain a path", "..": "must not contain a path",
 		"": "use up to 64", " lead": "use up to 64", "a:b": "use up to 64", strings.Repeat("x", 65): "use up to 64",
 	} {
-		err := CheckKBName(name)
+		err := CheckName(name)
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
 			t.Errorf("%q: %v, want %q", name, err, want)
-		}
-		if _, perr := (Options{KB: name}).Path(config.Config{Paths: config.Paths{DataDir: "/d", KB: "default"}}); name != "" && (perr == nil) != (err == nil) {
-			t.Errorf("%q: Options.Path says %v, CheckKBName %v", name, perr, err)
 		}
 	}
 	dir := t.TempDir()
@@ -29,7 +26,7 @@ func TestOneRuleForKnowledgeBaseNames(t *testing.T) {
 	for _, f := range []string{"work.db", "default.db", "notes.txt"} {
 		os.WriteFile(filepath.Join(dir, "kb", f), nil, 0o600)
 	}
-	if got := KnowledgeBases(config.Config{Paths: config.Paths{DataDir: dir}}); !reflect.DeepEqual(got, []string{"default", "work"}) {
+	if got := List(config.Config{Paths: config.Paths{DataDir: dir}}); !reflect.DeepEqual(got, []string{"default", "work"}) {
 		t.Errorf("knowledge bases %q", got)
 	}
 }

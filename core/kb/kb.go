@@ -1,4 +1,7 @@
-package core
+// Package kb knows knowledge bases as files: what one may be called, where
+// its file is, which there are, and the report of what one holds. It
+// loads nothing (no models, no cgo), so the window can use it for types.
+package kb
 
 import (
 	"fmt"
@@ -8,15 +11,16 @@ import (
 	"strings"
 
 	"cairn/core/config"
+	"cairn/core/store"
 )
 
 // kbName is what a knowledge base may be called: a file name in the data
 // folder that every file system takes, never a path.
 var kbName = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,63}$`)
 
-// CheckKBName says why name cannot name a knowledge base; nil when it can.
+// CheckName says why name cannot name a knowledge base; nil when it can.
 // The window's New dialog and --kb both follow it.
-func CheckKBName(name string) error {
+func CheckName(name string) error {
 	switch {
 	case strings.ContainsAny(name, `/\`) || name == "." || name == "..":
 		return fmt.Errorf("knowledge base name %q must not contain a path; use --db for a file path", name)
@@ -26,13 +30,13 @@ func CheckKBName(name string) error {
 	return nil
 }
 
-// KBPath returns the database path of knowledge base name.
-func KBPath(cfg config.Config, name string) string {
+// Path returns the database path of knowledge base name.
+func Path(cfg config.Config, name string) string {
 	return filepath.Join(cfg.Paths.DataDir, "kb", name+".db")
 }
 
-// KnowledgeBases lists the names of the knowledge bases in the data folder.
-func KnowledgeBases(cfg config.Config) []string {
+// List lists the names of the knowledge bases in the data folder.
+func List(cfg config.Config) []string {
 	matches, _ := filepath.Glob(filepath.Join(cfg.Paths.DataDir, "kb", "*.db"))
 	var names []string
 	for _, m := range matches {
@@ -40,4 +44,12 @@ func KnowledgeBases(cfg config.Config) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// Status is what a knowledge base holds and which models are loaded.
+type Status struct {
+	store.Stats
+	EmbeddingModel string // "" when BM25 only
+	ChatModel      string // "" when answers are extractive
+	NetworkMode    string
 }

@@ -1,4 +1,4 @@
-package health
+package doctor
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/fault"
+	"cairn/core/health"
+	"cairn/core/kb"
 	"cairn/core/llm/testmodel"
 	"cairn/core/models"
 )
@@ -33,8 +35,8 @@ func env(t *testing.T) (config.Config, config.Dirs, string, string) {
 	return cfg, dirs, emb, chat
 }
 
-func byName(checks []Check) map[string]Check {
-	out := map[string]Check{}
+func byName(checks []health.Check) map[string]health.Check {
+	out := map[string]health.Check{}
 	for _, c := range checks {
 		out[c.Name] = c
 	}
@@ -45,15 +47,15 @@ func TestDoctorLoadsTheModels(t *testing.T) {
 	cfg, dirs, _, _ := env(t)
 	checks := byName(Run(context.Background(), cfg, dirs, Options{Load: true}))
 	for _, n := range []string{"embedding model", "chat model"} {
-		if c := checks[n]; c.Verdict != Pass || !strings.Contains(c.Detail, "loaded in") {
+		if c := checks[n]; c.Verdict != health.Pass || !strings.Contains(c.Detail, "loaded in") {
 			t.Errorf("%s: %+v", n, c)
 		}
 	}
 	// The knowledge base does not exist yet: a warning, and none is created.
-	if c := checks["knowledge base"]; c.Verdict != Warn || !strings.Contains(c.Fix, "cairn index FOLDER") {
+	if c := checks["knowledge base"]; c.Verdict != health.Warn || !strings.Contains(c.Fix, "cairn index FOLDER") {
 		t.Errorf("knowledge base: %+v", c)
 	}
-	if _, err := os.Stat(core.KBPath(cfg, "default")); err == nil {
+	if _, err := os.Stat(kb.Path(cfg, "default")); err == nil {
 		t.Error("doctor created the knowledge base")
 	}
 }
@@ -66,7 +68,7 @@ func TestModelFaults(t *testing.T) {
 	cfg.Embedding.Model, cfg.Generation.Model = chat, emb
 	checks := byName(Run(ctx, cfg, dirs, Options{}))
 	for _, n := range []string{"embedding model", "chat model"} {
-		if c := checks[n]; c.Verdict != Fail || c.Code != fault.ModelWrongUse || !strings.Contains(c.Fix, "cairn models list") {
+		if c := checks[n]; c.Verdict != health.Fail || c.Code != fault.ModelWrongUse || !strings.Contains(c.Fix, "cairn models list") {
 			t.Errorf("%s: %+v", n, c)
 		}
 	}
@@ -85,7 +87,7 @@ func TestModelFaults(t *testing.T) {
 	os.WriteFile(cut, b[:len(b)/2], 0o600)
 	cfg.Embedding.Model, cfg.Generation.Model = cut, models.None
 	c := byName(Run(ctx, cfg, dirs, Options{Load: true}))["embedding model"]
-	if c.Verdict != Fail || c.Code != fault.ModelLoad || !strings.Contains(c.Detail, "not within the file bounds") ||
+	if c.Verdict != health.Fail || c.Code != fault.ModelLoad || !strings.Contains(c.Detail, "not within the file bounds") ||
 		!strings.Contains(c.Fix, "download it again") {
 		t.Errorf("truncated model: %+v", c)
 	}
@@ -100,13 +102,13 @@ func TestDoctorFailsABadAllowEntry(t *testing.T) {
 	os.WriteFile(dirs.SettingsFile(), []byte(`{"network":{"mode":"online","allow":["example.test/path"]}}`), 0o600)
 	_, loadErr := config.Load(dirs)
 	checks := byName(Run(context.Background(), cfg, dirs, Options{KB: "default", ConfigErr: loadErr}))
-	if s := checks["settings"]; s.Verdict != Fail || s.Code != fault.ConfigInvalid || !strings.Contains(s.Detail, `network.allow entry "example.test/path": not a host`) {
+	if s := checks["settings"]; s.Verdict != health.Fail || s.Code != fault.ConfigInvalid || !strings.Contains(s.Detail, `network.allow entry "example.test/path": not a host`) {
 		t.Errorf("settings check %+v", s)
 	}
 
 	cfg.Network.Mode, cfg.Network.Allow = "online", []string{"docs.example.test", "example.test/path"}
 	n := checkNetwork(cfg.Network)
-	if n.Verdict != Fail || n.Code != fault.ConfigInvalid || !strings.Contains(n.Detail, `network.allow entry "example.test/path": not a host`) ||
+	if n.Verdict != health.Fail || n.Code != fault.ConfigInvalid || !strings.Contains(n.Detail, `network.allow entry "example.test/path": not a host`) ||
 		!strings.Contains(n.Fix, "network.allow") {
 		t.Errorf("network check %+v", n)
 	}
@@ -125,10 +127,10 @@ func TestDoctorMeasuresTheKnowledgeBasesDisk(t *testing.T) {
 	}{
 		{Options{DB: filepath.Join(elsewhere, "kb.db")}, elsewhere},
 		{Options{DB: filepath.Join(elsewhere, "not", "yet", "kb.db")}, filepath.Join(elsewhere, "not", "yet")},
-		{Options{KB: "work"}, filepath.Dir(core.KBPath(cfg, "work"))},
+		{Options{KB: "work"}, filepath.Dir(kb.Path(cfg, "work"))},
 	} {
 		c := byName(Run(context.Background(), cfg, dirs, tc.opt))["disk space"]
-		if c.Verdict == Fail || !strings.HasSuffix(c.Detail, " GB free for "+tc.want) {
+		if c.Verdict == health.Fail || !strings.HasSuffix(c.Detail, " GB free for "+tc.want) {
 			t.Errorf("%+v: disk space %+v, want the free space for %s", tc.opt, c, tc.want)
 		}
 	}
