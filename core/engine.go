@@ -207,7 +207,7 @@ func (e *Engine) indexer(ctx context.Context) (*ingest.Indexer, error) {
 		EmbedBudget:   int64(c.Embedding.BatchMB) << 20,
 		Log:           e.log,
 	}
-	emb, err := e.Embedder(ctx)
+	emb, err := e.embedder(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("embedding model: %w", err)
 	}
@@ -356,7 +356,7 @@ func (e *Engine) Search(ctx context.Context, req search.Request) (*search.Respon
 	}
 	var qe search.QueryEmbedder
 	var note string
-	emb, err := e.Embedder(ctx)
+	emb, err := e.embedder(ctx)
 	switch {
 	case err != nil:
 		note = "keyword search only: the embedding model could not be loaded: " + err.Error()

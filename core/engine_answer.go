@@ -36,7 +36,7 @@ func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(strin
 	if online != nil {
 		writer = remoteWriter{online}
 	} else {
-		gen, err := e.Generator(ctx)
+		gen, err := e.generator(ctx)
 		switch {
 		case err != nil:
 			notes = append(notes, "Extractive answer: the chat model could not be loaded: "+err.Error())
@@ -94,7 +94,7 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 	}
 	if opt.Generator != nil {
 		// Verification compares meaning too when an embedder is loaded.
-		if emb, err := e.Embedder(ctx); err == nil && emb != nil {
+		if emb, err := e.embedder(ctx); err == nil && emb != nil {
 			opt.Embedder = sentenceEmbedder{emb}
 		}
 	}
@@ -175,7 +175,7 @@ func (e *Engine) SetAnswering(a config.Answer) error {
 // LocalWriter returns the local chat model as an answer writer; nil
 // without error when there is none.
 func (e *Engine) LocalWriter(ctx context.Context) (answer.Generator, error) {
-	gen, err := e.Generator(ctx)
+	gen, err := e.generator(ctx)
 	if err != nil || gen == nil {
 		return nil, err
 	}

@@ -67,17 +67,17 @@ func (e *Engine) ChatModelPath(ctx context.Context) (string, error) {
 	return models.Resolve(c, c.Generation.Model, llm.KindGeneration)
 }
 
-// Embedder returns the embedding model, loading it on first use; nil
+// embedder returns the embedding model, loading it on first use; nil
 // without error when none is configured or found (keyword search only).
-func (e *Engine) Embedder(ctx context.Context) (*llm.Embedder, error) {
+func (e *Engine) embedder(ctx context.Context) (*llm.Embedder, error) {
 	return load(e, &e.models.emb, llm.KindEmbedding, func(path string, c config.Config) (*llm.Embedder, error) {
 		return llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: c.Embedding.Threads, Dim: c.Embedding.Dim})
 	})
 }
 
-// Generator returns the chat model, loading it on first use; nil without
+// generator returns the chat model, loading it on first use; nil without
 // error when none is configured or found (extractive answers).
-func (e *Engine) Generator(ctx context.Context) (*llm.Generator, error) {
+func (e *Engine) generator(ctx context.Context) (*llm.Generator, error) {
 	return load(e, &e.models.gen, llm.KindGeneration, func(path string, c config.Config) (*llm.Generator, error) {
 		return llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: c.Generation.ContextSize, Threads: c.Generation.Threads})
 	})
@@ -162,9 +162,9 @@ func (e *Engine) switchModel(ctx context.Context, path string, kind llm.Kind) er
 	}
 	prev := e.setModel(kind, setting)
 	if kind == llm.KindEmbedding {
-		_, err = e.Embedder(ctx)
+		_, err = e.embedder(ctx)
 	} else {
-		_, err = e.Generator(ctx)
+		_, err = e.generator(ctx)
 	}
 	if err != nil {
 		e.setModel(kind, prev)
@@ -243,4 +243,18 @@ func (e *Engine) logLoad(path string, kind llm.Kind, start time.Time, err error)
 		return
 	}
 	e.log.Info("model loaded", "kind", string(kind), "path", path, "ms", time.Since(start).Milliseconds())
+}
+
+// LoadEmbeddingModel loads the embedding model the settings name, if it is
+// not loaded yet, and says why it cannot be; no model is no error.
+func (e *Engine) LoadEmbeddingModel(ctx context.Context) error {
+	_, err := e.embedder(ctx)
+	return err
+}
+
+// LoadChatModel loads the chat model the settings name, if it is not
+// loaded yet, and says why it cannot be; no model is no error.
+func (e *Engine) LoadChatModel(ctx context.Context) error {
+	_, err := e.generator(ctx)
+	return err
 }

@@ -92,7 +92,7 @@ func TestAModelSwitchDoesNotUndoAnOfflineSwitchMadeElsewhere(t *testing.T) {
 func TestModelSwitchesWhileSearching(t *testing.T) {
 	eng := testEngine(t, nil, testmodel.Tiny(), testmodel.TinyChat())
 	ctx := context.Background()
-	if _, err := eng.Embedder(ctx); err != nil {
+	if _, err := eng.embedder(ctx); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})

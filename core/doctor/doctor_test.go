@@ -77,7 +77,7 @@ func TestModelFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if _, err := e.Embedder(ctx); fault.CodeOf(err) != fault.ModelWrongUse {
+	if err := e.LoadEmbeddingModel(ctx); fault.CodeOf(err) != fault.ModelWrongUse {
 		t.Errorf("Embedder with a chat model: %v", err)
 	}
 

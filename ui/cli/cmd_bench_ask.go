@@ -71,7 +71,7 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 		return AskBenchResult{}, err
 	}
 	t := time.Now()
-	if _, err := eng.Generator(ctx); err != nil {
+	if err := eng.LoadChatModel(ctx); err != nil {
 		return AskBenchResult{}, err
 	}
 	res := AskBenchResult{Model: spec.Name, Weights: weights.String(), Pages: limit, ModelLoad: time.Since(t).Seconds()}
