@@ -209,6 +209,8 @@ func (win *window) shellDeps(kb string) shellDeps {
 		onWatch:       func(folders []string) { win.prefs.SetString(prefWatched+kb, strings.Join(folders, "\n")) },
 		onReady:       win.ready,
 		addFolder:     win.addFolder,
+		configDir:     win.opt.Dirs.Config,
+		version:       win.opt.Version,
 	}
 }
 
