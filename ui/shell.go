@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -28,6 +29,7 @@ type shellDeps struct {
 	observe       func(any)      // if set, sees every event after its panel applied it
 	configDir     string         // holds the local service's token file
 	version       string         // for the local service's /api/health
+	log           *slog.Logger   // the local service's request log; nil: none
 	statusEvery   time.Duration
 	watchDebounce time.Duration
 }
@@ -138,7 +140,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 	sw := newSettingsWorker(eng, s.deps.save, s.settingsReqs.out, tuneEv, indexEv)
 	sw.onNetwork = pokeStatus // the status bar shows the new mode at once
 	sv := newServeWorker(eng, s.deps.configDir, s.deps.version, s.serveReqs.out, tuneEv)
-	sv.saveMode, sv.onChange = sw.saveModeFunc(ctx), pokeStatus
+	sv.saveMode, sv.onChange, sv.log = sw.saveModeFunc(ctx), pokeStatus, s.deps.log
 	sw.onServe = s.serveReqs.post
 	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery, api: sv.API}
 

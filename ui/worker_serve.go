@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync/atomic"
 
 	"cairn/panels"
@@ -24,6 +25,7 @@ type serveWorker struct {
 	eng       Engine
 	configDir string // holds the token file
 	version   string
+	log       *slog.Logger // the request log; nil: none
 	requests  <-chan bool
 	events    chan<- panels.EngineeringEvent
 	// saveMode saves a network mode switched through the API: it goes
@@ -31,9 +33,9 @@ type serveWorker struct {
 	saveMode func(mode string) error
 	onChange func() // the status bar refreshes
 
-	addr   atomic.Pointer[string] // "127.0.0.1:PORT" while serving
-	stop   context.CancelFunc     // the running server's; nil when off
-	ended  chan error             // the running server's Serve returned
+	addr  atomic.Pointer[string] // "127.0.0.1:PORT" while serving
+	stop  context.CancelFunc     // the running server's; nil when off
+	ended chan error             // the running server's Serve returned
 }
 
 func newServeWorker(eng Engine, configDir, version string, requests <-chan bool, events chan<- panels.EngineeringEvent) *serveWorker {
@@ -102,7 +104,7 @@ func (w *serveWorker) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	srv := serve.New(eng, serve.Options{Token: token, Version: w.version, SaveNetworkMode: w.saveMode, IndexRefusal: indexRefusal})
+	srv := serve.New(eng, serve.Options{Token: token, Version: w.version, Log: w.log, SaveNetworkMode: w.saveMode, IndexRefusal: indexRefusal})
 	sctx, stop := context.WithCancel(ctx)
 	ended := make(chan error, 1)
 	go func() { ended <- srv.Serve(sctx, ln) }() // waited for by off
