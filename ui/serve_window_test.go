@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"cairn/ui/serve"
 )
@@ -131,5 +132,24 @@ func TestServeEnabledServesFromTheStartAndATakenPortSaysSo(t *testing.T) {
 	})
 	if e2.Serve.Checked || h2.shell().Status.API.Visible() {
 		t.Errorf("a failed start shows as on: checked %v, status %q", e2.Serve.Checked, h2.shell().Status.API.Text)
+	}
+}
+
+// The status bar's API label fits the smallest window beside the rest.
+func TestStatusBarWithTheAPIFitsTheSmallestWindow(t *testing.T) {
+	cfg, open := realEngine(t)
+	cfg.Serve.Port, cfg.Serve.Enabled = 0, true
+	h := newHarnessWith(t, open, cfg)
+	s := h.shell().Status
+	h.until("the status bar to show the API", func() bool { return s.API.Visible() && s.Counts.Text != "" })
+	h.win.w.Resize(smallestWindow)
+	h.frame()
+	for _, l := range []*widget.Label{s.KB, s.Counts, s.API, s.Memory} {
+		if !notCut(l) {
+			t.Errorf("%q is cut: %v wide", l.Text, l.Size().Width)
+		}
+	}
+	if min := s.Content().MinSize(); min.Width > smallestWindow.Width {
+		t.Errorf("the status bar needs %v wide, the smallest window is %v", min.Width, smallestWindow.Width)
 	}
 }
