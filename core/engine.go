@@ -296,6 +296,12 @@ func (e *Engine) SetProfile(name string) error {
 	return errors.Join(err, uerr)
 }
 
+// SetServing records whether the window serves the local API while it is
+// open (serve.enabled); the caller saves it and starts or stops the server.
+func (e *Engine) SetServing(on bool) error {
+	return e.update(func(c *config.Config) { c.Serve.Enabled = on })
+}
+
 // NetworkMode is the network gate's current mode: offline, online or admin.
 func (e *Engine) NetworkMode() string { return e.net.NetworkMode() }
 

@@ -46,6 +46,7 @@ type Engineering struct {
 	Gate      *widget.Select
 	Verify    *widget.Select // what happens to unsupported claims
 	Rewrite   *widget.Check  // query rewriting before retrieval
+	Serve     *widget.Check  // the local service while the window is open
 	State     *widget.Label
 
 	win      fyne.Window           // parent of the confirmation dialog
@@ -121,6 +122,11 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 	e.Gate = widget.NewSelect(gateModes(), e.pickGate)
 	e.Verify = widget.NewSelect([]string{verifyWarn, verifyBlock, verifyOff}, func(string) { e.answering() })
 	e.Rewrite = widget.NewCheck("let the chat model rewrite the question into a search query", func(bool) { e.answering() })
+	e.Serve = widget.NewCheck("serve the API and MCP on 127.0.0.1 while the window is open", func(on bool) {
+		if !e.filling {
+			e.settings(SetServing{On: on})
+		}
+	})
 	e.State = widget.NewLabel("")
 	e.State.Wrapping = fyne.TextWrapWord
 
@@ -152,6 +158,7 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 			widget.NewFormItem("Embedding model", e.Embedding),
 			widget.NewFormItem("Chat model", e.Chat),
 			gate,
+			widget.NewFormItem("Local service", e.Serve),
 		),
 		gateHint, e.ModelNote, e.State))
 	verify := widget.NewFormItem("Unsupported claims", e.Verify)
@@ -356,6 +363,10 @@ func (e *Engineering) Apply(events ...EngineeringEvent) {
 			e.ModelNote.SetText(ev.Note)
 			e.Embedding.Enable() // "(none)" is a choice even in an empty folder
 			e.Chat.Enable()
+		case ServingChanged:
+			e.filling = true
+			e.Serve.SetChecked(ev.On)
+			e.filling = false
 		case NetworkModeChanged:
 			e.gateMode = ev.Mode
 			e.showGate(ev.Mode)
@@ -457,5 +468,6 @@ func (e *Engineering) sync() {
 	enable(e.Gate, e.ready)
 	enable(e.Verify, e.ready)
 	enable(e.Rewrite, e.ready)
+	enable(e.Serve, e.ready)
 	enable(e.Forget, e.ready && e.selected >= 0)
 }

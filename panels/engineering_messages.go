@@ -14,7 +14,7 @@ type Tune struct{ Tuning config.Retrieval }
 func (Tune) queryRequest() {}
 
 // SettingsRequest is a request to the settings worker: SaveTuning,
-// SetKnob, SetAnswering, UseProfile, UseModel or SetNetworkMode.
+// SetKnob, SetAnswering, UseProfile, UseModel, SetNetworkMode or SetServing.
 type SettingsRequest interface{ settingsRequest() }
 
 // SaveTuning persists the knobs to the settings file.
@@ -57,6 +57,11 @@ type SetKnob struct {
 	Value float64
 }
 
+// SetServing turns the window's local service (the API and MCP of `cairn
+// serve`, on 127.0.0.1) on or off, and saves the choice (serve.enabled).
+type SetServing struct{ On bool }
+
+func (SetServing) settingsRequest()     {}
 func (SetKnob) settingsRequest()        {}
 func (SetAnswering) settingsRequest()   {}
 func (SaveTuning) settingsRequest()     {}
@@ -114,6 +119,13 @@ type SettingsNotice struct {
 	Err  bool
 }
 
+// ServingChanged is whether the window's local service runs, and where.
+type ServingChanged struct {
+	On   bool
+	Addr string // 127.0.0.1:PORT while on
+}
+
+func (ServingChanged) engineeringEvent()     {}
 func (TuningLoaded) engineeringEvent()       {}
 func (LiveRanking) engineeringEvent()        {}
 func (MetricsComputed) engineeringEvent()    {}

@@ -27,6 +27,7 @@ type StatusReport struct {
 	ChatModel      string
 	NetworkMode    string // offline, online or admin
 	Memory         int64  // resident memory of the process
+	API            string // 127.0.0.1:PORT while the window serves; "" otherwise
 	LastRun        *store.Run
 	Err            error
 }
@@ -40,6 +41,7 @@ type StatusBar struct {
 	Models *widget.Label
 	Gate   *canvas.Text // on the mode's colour
 	Memory *widget.Label
+	API    *widget.Label // "API on 127.0.0.1:PORT", hidden while the window does not serve
 
 	GateBG  *canvas.Rectangle // the mode's colour behind Gate
 	content fyne.CanvasObject
@@ -54,6 +56,7 @@ func NewStatusBar() *StatusBar {
 		Models: widget.NewLabel(""),
 		Gate:   canvas.NewText("", color.White),
 		Memory: widget.NewLabel(""),
+		API:    widget.NewLabel(""),
 		GateBG: canvas.NewRectangle(color.Transparent),
 	}
 	s.KB.TextStyle.Bold = true
@@ -61,9 +64,10 @@ func NewStatusBar() *StatusBar {
 	s.Gate.TextStyle.Bold = true
 	s.Gate.Alignment = fyne.TextAlignCenter
 	s.GateBG.CornerRadius = 4
+	s.API.Hide()
 	gate := container.NewStack(s.GateBG, container.NewPadded(s.Gate))
 	s.content = container.NewBorder(widget.NewSeparator(), nil,
-		container.NewHBox(s.KB, s.Counts), container.NewHBox(s.Memory, gate), s.Models)
+		container.NewHBox(s.KB, s.Counts), container.NewHBox(s.API, s.Memory, gate), s.Models)
 	return s
 }
 
@@ -113,6 +117,12 @@ func (s *StatusBar) Apply(r StatusReport) {
 	s.Counts.SetText(strings.Join(counts, " · "))
 	s.Models.SetText(modelsText(r.EmbeddingModel, r.ChatModel))
 	s.Memory.SetText("Memory " + humanize.Bytes(r.Memory))
+	if r.API == "" {
+		s.API.Hide()
+	} else {
+		s.API.SetText("API on " + r.API)
+		s.API.Show()
+	}
 	s.mode = r.NetworkMode
 	s.Gate.Text = "Network: " + r.NetworkMode
 	s.Gate.Refresh()

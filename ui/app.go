@@ -10,6 +10,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -39,6 +40,9 @@ type Options struct {
 	Open    Opener // opens a knowledge base by name
 	KB      string // knowledge base to open; "" for the configured one
 	Version string
+	// Log is Cairn's log file, for the local service's request log; nil:
+	// none.
+	Log *slog.Logger
 	// SettingsErr is why the settings file could not be loaded; the window
 	// then runs on config.Fallback and says so (Fallback is never saved, so
 	// the person's file is not overwritten).
@@ -209,6 +213,9 @@ func (win *window) shellDeps(kb string) shellDeps {
 		onWatch:       func(folders []string) { win.prefs.SetString(prefWatched+kb, strings.Join(folders, "\n")) },
 		onReady:       win.ready,
 		addFolder:     win.addFolder,
+		configDir:     win.opt.Dirs.Config,
+		version:       win.opt.Version,
+		log:           win.opt.Log,
 	}
 }
 

@@ -56,6 +56,9 @@ type Engine interface {
 	// SetKnob sets one of config.Knobs by its key (the chat model's and
 	// the answer's sliders).
 	SetKnob(key string, v float64) error
+	// SetServing records whether the window serves the local API
+	// (serve.enabled); the serve worker starts or stops the server.
+	SetServing(on bool) error
 	// UseEmbeddingModel loads path ("" for none) and re-embeds the stored
 	// chunks, reporting through progress with phase "embedding".
 	UseEmbeddingModel(ctx context.Context, path string, progress chan<- ingest.Progress) error

@@ -342,6 +342,14 @@ func (f *fakeEngine) SetAnswering(a config.Answer) error {
 	return nil
 }
 
+// SetServing records serve.enabled, as the engine does.
+func (f *fakeEngine) SetServing(on bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cfg.Serve.Enabled = on
+	return nil
+}
+
 // SetKnob sets a knob, refusing what Validate refuses, as the engine does.
 func (f *fakeEngine) SetKnob(key string, v float64) error {
 	f.mu.Lock()

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -26,6 +27,9 @@ type shellDeps struct {
 	onReady       func()         // on the window's goroutine, once every panel works
 	addFolder     func()         // the window's Add folder (File menu, Ctrl+O)
 	observe       func(any)      // if set, sees every event after its panel applied it
+	configDir     string         // holds the local service's token file
+	version       string         // for the local service's /api/health
+	log           *slog.Logger   // the local service's request log; nil: none
 	statusEvery   time.Duration
 	watchDebounce time.Duration
 }
@@ -48,6 +52,7 @@ type shell struct {
 	queryReqs    *mailbox[panels.QueryRequest]
 	indexReqs    *mailbox[panels.IndexRequest]
 	settingsReqs *mailbox[panels.SettingsRequest]
+	serveReqs    *mailbox[bool] // the local service on or off, from the settings worker
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -85,6 +90,7 @@ func newShell(parent context.Context, d shellDeps) *shell {
 		queryReqs:    newMailbox[panels.QueryRequest](),
 		indexReqs:    newMailbox[panels.IndexRequest](),
 		settingsReqs: newMailbox[panels.SettingsRequest](),
+		serveReqs:    newMailbox[bool](),
 	}
 	s.ctx, s.cancel = context.WithCancel(parent)
 	s.Query = panels.NewQuery(d.win, d.clip, s.queryReqs.post)
@@ -133,7 +139,10 @@ func (s *shell) attach(eng Engine, starter bool) {
 	iw.onRun = pokeStatus
 	sw := newSettingsWorker(eng, s.deps.save, s.settingsReqs.out, tuneEv, indexEv)
 	sw.onNetwork = pokeStatus // the status bar shows the new mode at once
-	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery}
+	sv := newServeWorker(eng, s.deps.configDir, s.deps.version, s.serveReqs.out, tuneEv)
+	sv.saveMode, sv.onChange, sv.log = sw.saveModeFunc(ctx), pokeStatus, s.deps.log
+	sw.onServe = s.serveReqs.post
+	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery, api: sv.API}
 
 	s.running.spawn(func() {
 		pump(ctx, s.deps.do, queryEv, func(evs []panels.QueryEvent) {
@@ -180,10 +189,12 @@ func (s *shell) attach(eng Engine, starter bool) {
 	s.running.spawn(func() { s.queryReqs.run(ctx) })
 	s.running.spawn(func() { s.indexReqs.run(ctx) })
 	s.running.spawn(func() { s.settingsReqs.run(ctx) })
+	s.running.spawn(func() { s.serveReqs.run(ctx) })
 	s.running.spawn(func() { qw.run(ctx) })
 	s.running.spawn(func() { iw.run(ctx, s.deps.watched) })
 	s.running.spawn(func() { sw.run(ctx) })
 	s.running.spawn(func() { stw.run(ctx) })
+	s.running.spawn(func() { sv.run(ctx) }) // stops the server, waiting for its requests
 }
 
 // panelReady counts panels that became functional; runs on the window's
@@ -234,6 +245,7 @@ func (s *shell) stop() {
 	s.queryReqs.close()
 	s.indexReqs.close()
 	s.settingsReqs.close()
+	s.serveReqs.close()
 }
 
 // showTab brings a tab to the front.

@@ -30,11 +30,25 @@ type settingsWorker struct {
 	// onNetwork, if set, runs after the network mode changed (the status
 	// bar refreshes).
 	onNetwork func()
+	// onServe, if set, starts or stops the window's local service; it
+	// never blocks.
+	onServe func(on bool)
+	// apiModes are network modes switched through the window's local
+	// service: the engine's gate is switched already, and this worker,
+	// the settings file's one writer in the window, saves it.
+	apiModes chan apiMode
 
 	dirty    bool
 	running  bool // a model switch is running
 	switched chan switchResult
 	jobs
+}
+
+// apiMode is a network mode switched through the local API, to save; the
+// service switches the gate back when saved answers an error.
+type apiMode struct {
+	mode  string
+	saved chan<- error
 }
 
 type switchResult struct {
@@ -49,7 +63,7 @@ type saveFunc func(c config.Config, withMode bool) error
 func newSettingsWorker(eng Engine, save saveFunc, requests <-chan panels.SettingsRequest,
 	events chan<- panels.EngineeringEvent, indexEv chan<- panels.IndexEvent) *settingsWorker {
 	return &settingsWorker{eng: eng, save: save, requests: requests, events: events, indexEv: indexEv,
-		switched: make(chan switchResult)}
+		switched: make(chan switchResult), apiModes: make(chan apiMode)}
 }
 
 func (w *settingsWorker) run(ctx context.Context) {
@@ -72,6 +86,8 @@ func (w *settingsWorker) run(ctx context.Context) {
 				w.dirty = true
 				timer.Reset(saveDelay)
 			}
+		case m := <-w.apiModes:
+			w.saveAPIMode(ctx, m)
 		case r := <-w.switched:
 			w.running = false
 			w.emit(ctx, w.models())
@@ -125,6 +141,14 @@ func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) b
 		return w.useModel(ctx, r)
 	case panels.SetNetworkMode:
 		return w.setNetworkMode(ctx, r.Mode)
+	case panels.SetServing:
+		if err := w.eng.SetServing(r.On); err != nil {
+			return w.refused(ctx, "the local service", err)
+		}
+		if w.onServe != nil {
+			w.onServe(r.On)
+		}
+		return true
 	case panels.SetKnob:
 		if err := w.eng.SetKnob(r.Key, r.Value); err != nil {
 			return w.refused(ctx, r.Key, err)
@@ -173,6 +197,41 @@ func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
 		w.onNetwork()
 	}
 	return false
+}
+
+// saveAPIMode saves a network mode switched through the local API, and
+// shows it in the Engineering tab and the status bar as a switch made in
+// the window would be.
+func (w *settingsWorker) saveAPIMode(ctx context.Context, m apiMode) {
+	err := w.save(w.eng.Config(), true)
+	m.saved <- err // buffered
+	if err != nil {
+		w.emit(ctx, panels.SettingsNotice{Text: "The local API asked for network mode " + m.mode +
+			", but the settings could not be saved: " + err.Error() + ". The gate stays as it was.", Err: true})
+		return
+	}
+	w.emit(ctx, panels.NetworkModeChanged{Mode: m.mode})
+	w.emit(ctx, panels.SettingsNotice{Text: "Network gate: " + m.mode + ", switched through the local API."})
+	if w.onNetwork != nil {
+		w.onNetwork()
+	}
+}
+
+// saveModeFunc is the local service's SaveNetworkMode: it hands the save
+// to this worker and waits for it.
+func (w *settingsWorker) saveModeFunc(ctx context.Context) func(mode string) error {
+	return func(mode string) error {
+		saved := make(chan error, 1)
+		if !send(ctx, w.apiModes, apiMode{mode: mode, saved: saved}) {
+			return fmt.Errorf("the window is closing: %w", ctx.Err())
+		}
+		select {
+		case err := <-saved:
+			return err
+		case <-ctx.Done():
+			return fmt.Errorf("the window is closing: %w", ctx.Err())
+		}
+	}
 }
 
 func (w *settingsWorker) loaded() panels.TuningLoaded {

@@ -21,6 +21,7 @@ type statusWorker struct {
 	events chan<- panels.StatusReport
 	poke   <-chan struct{}
 	every  time.Duration
+	api    func() string // where the window's local service listens, "" when off
 }
 
 func (w *statusWorker) run(ctx context.Context) {
@@ -43,6 +44,9 @@ func (w *statusWorker) report(ctx context.Context) {
 		return
 	}
 	r := panels.StatusReport{Err: err, Memory: residentMemory()}
+	if w.api != nil {
+		r.API = w.api()
+	}
 	if err == nil {
 		r.KB, r.Documents, r.Chunks, r.Vectors, r.Bytes = st.Path, st.Documents, st.Chunks, st.Vectors, st.Bytes
 		r.EmbeddingModel, r.ChatModel, r.NetworkMode, r.LastRun = st.EmbeddingModel, st.ChatModel, st.NetworkMode, st.LastRun

@@ -141,6 +141,9 @@ type Log struct {
 // Serve configures the local service (`cairn serve`, docs/service.md).
 type Serve struct {
 	Port int `json:"port"` // on 127.0.0.1; 0 picks a free port at each start
+	// Enabled serves the same API from the window while it is open (the
+	// Engineering tab's toggle); `cairn serve` ignores it.
+	Enabled bool `json:"enabled"`
 }
 
 // Profiles are hardware presets (HybridRAG3's laptop_safe, desktop_power,

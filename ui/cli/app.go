@@ -35,6 +35,7 @@ func runApp(ctx context.Context, env *cliEnv) error {
 		Config:      env.cfg,
 		Dirs:        env.dirs,
 		Version:     Version,
+		Log:         env.log,
 		SettingsErr: env.cfgErr,
 		Open: func(ctx context.Context, kb string, cfg config.Config) (ui.Engine, error) {
 			e, err := core.Open(ctx, cfg, env.dirs, core.Options{KB: kb, Write: true, Log: env.log, Dial: env.dial, Keyring: env.keyring})

@@ -59,6 +59,9 @@ func (s *Server) registerIndex(api huma.API, maxBody int64) {
 	huma.Register(api, huma.Operation{OperationID: "index-start", Method: http.MethodPost, Path: "/api/index", MaxBodyBytes: maxBody,
 		DefaultStatus: http.StatusAccepted, Summary: "Start indexing a folder (one run at a time)"},
 		func(ctx context.Context, in *indexRequest) (*bodyOutput[IndexState], error) {
+			if s.opt.IndexRefusal != "" {
+				return nil, huma.Error409Conflict(s.opt.IndexRefusal)
+			}
 			st, err := s.jobs.start(in.Body.Folder)
 			return &bodyOutput[IndexState]{st}, err
 		})

@@ -414,3 +414,19 @@ func TestTokenIsCreatedOnceAndPrivate(t *testing.T) {
 		t.Errorf("readable token: %v", err)
 	}
 }
+
+// When the window serves, its index worker indexes: the API refuses to
+// start a run of its own, saying why, and indexes nothing.
+func TestIndexRefusedWhenTheWindowServes(t *testing.T) {
+	eng := testEngine(t)
+	base, _ := startServer(t, eng, Options{IndexRefusal: "the window is indexing this knowledge base: use its Index tab"})
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "kiln.md"), "# Kiln\n\nThe kiln fires at 1240 degrees.\n")
+	status, body := call(t, "POST", base+"/api/index", testToken, fmt.Sprintf(`{"folder":%q}`, dir))
+	if status != 409 || !strings.Contains(body, "use its Index tab") {
+		t.Fatalf("index while the window serves: %d %s", status, body)
+	}
+	if status, body := call(t, "GET", base+"/api/index", testToken, ""); status != 200 || strings.Contains(body, `"running": true`) {
+		t.Errorf("a run started anyway: %d %s", status, body)
+	}
+}

@@ -64,6 +64,9 @@ type Options struct {
 	// command that runs the service is the settings file's writer); nil:
 	// switches last until the service stops.
 	SaveNetworkMode func(mode string) error
+	// IndexRefusal, if set, is why POST /api/index is refused (409): the
+	// window serves, and its own index worker is the one that indexes.
+	IndexRefusal string
 }
 
 // Server is the HTTP API and the MCP server over one engine.
