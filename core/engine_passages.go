@@ -2,16 +2,13 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"cairn/core/config"
+	"cairn/core/kb"
 	"cairn/core/search"
 	"cairn/core/store"
 )
-
-// ErrNotFound says that the knowledge base holds no such passage or document.
-var ErrNotFound = errors.New("not found")
 
 // SearchRequestWith returns a request for query with the retrieval knobs r
 // (a caller's own, checked with config.Validate), as SearchRequest does
@@ -30,7 +27,7 @@ func (e *Engine) Passage(ctx context.Context, id int64) (store.ChunkInfo, error)
 	ci, ok := m[id]
 	if !ok {
 		return store.ChunkInfo{}, fmt.Errorf("no passage %d in the knowledge base: ids come from search results and citations (chunk_id), "+
-			"and re-indexing gives a changed file new ones: %w", id, ErrNotFound)
+			"and re-indexing gives a changed file new ones: %w", id, kb.ErrNotFound)
 	}
 	return ci, nil
 }
@@ -44,7 +41,7 @@ func (e *Engine) DocumentChunks(ctx context.Context, path string) ([]store.Chunk
 		return nil, fmt.Errorf("document %s: %w", path, err)
 	}
 	if len(cs) == 0 {
-		return nil, fmt.Errorf("no indexed document at %s: give the path exactly as search results show it: %w", path, ErrNotFound)
+		return nil, fmt.Errorf("no indexed document at %s: give the path exactly as search results show it: %w", path, kb.ErrNotFound)
 	}
 	return cs, nil
 }

@@ -4,6 +4,7 @@
 package kb
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -45,6 +46,9 @@ func List(cfg config.Config) []string {
 	slices.Sort(names)
 	return names
 }
+
+// ErrNotFound says that the knowledge base holds no such passage or document.
+var ErrNotFound = errors.New("not found")
 
 // Status is what a knowledge base holds and which models are loaded.
 type Status struct {

@@ -8,12 +8,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"cairn/core"
 	"cairn/core/config"
 	"cairn/ui/serve"
 )
 
 // runServe runs the local service: the HTTP API and MCP at /mcp on
 // 127.0.0.1, with the bearer token from the config folder.
+// The service drives a core.Engine through serve.Engine.
+var _ serve.Engine = (*core.Engine)(nil)
+
 func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var kb kbFlags

@@ -12,9 +12,9 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
-	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/fault"
+	"cairn/core/kb"
 	"cairn/core/search"
 	"cairn/core/store"
 )
@@ -306,7 +306,7 @@ func apiError(err error) error {
 		return nil
 	case errors.As(err, &se):
 		return err
-	case errors.Is(err, core.ErrNotFound):
+	case errors.Is(err, kb.ErrNotFound):
 		return huma.Error404NotFound(err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, io.ErrUnexpectedEOF):
 		return huma.NewError(499, "the request was cancelled")

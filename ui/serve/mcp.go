@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"cairn/core"
 	"cairn/core/answer"
+	"cairn/core/kb"
 	"cairn/core/search"
 )
 
@@ -112,7 +112,7 @@ func (s *Server) readDocument(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	cs, err := s.eng.DocumentChunks(ctx, u.Path)
-	if errors.Is(err, core.ErrNotFound) {
+	if errors.Is(err, kb.ErrNotFound) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	if err != nil {

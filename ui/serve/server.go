@@ -17,7 +17,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"cairn/core"
 	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/ingest"
@@ -41,8 +40,6 @@ type Engine interface {
 	NetworkMode() string
 	SetNetworkMode(mode string) error
 }
-
-var _ Engine = (*core.Engine)(nil)
 
 // Limits bound what one client can ask of the service.
 type Limits struct {
