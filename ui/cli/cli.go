@@ -40,7 +40,8 @@ func commands() []command {
 	return []command{
 		{"index", "DIR [--watch] [--kb NAME|--db PATH]", "index a folder (incremental; Ctrl+C stops cleanly; --watch keeps indexing what changes)", runIndex},
 		{"search", "QUERY [--top-k N] [--json] | --batch FILE --format trec", "search the knowledge base", runSearch},
-		{"ask", "QUESTION [--json]", "answer a question from your documents, with citations", runAsk},
+		{"ask", "QUESTION [--json] [--new | --continue | --thread ID]", "answer a question from your documents, with citations; --new, --continue: a saved conversation", runAsk},
+		{"threads", "[ID | --delete ID] [--json]", "list the saved conversations, print one, or delete one", runThreads},
 		{"status", "[--json] [--issues]", "what the knowledge base holds", runStatus},
 		{"eval", "golden FILE [--k N] | injection [--model PATH]", "retrieval metrics on your own golden set; planted-instruction resistance", runEval},
 		{"models", "list | use PATH | pull NAME [--sha256 HEX]", "list, choose or download GGUF models", runModels},
