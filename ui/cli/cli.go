@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -247,6 +248,20 @@ func (k kbFlags) openWrite(ctx context.Context, env *cliEnv) (*core.Engine, erro
 	opt := k.options(env)
 	opt.Write = true
 	return core.Open(ctx, env.cfg, env.dirs, opt)
+}
+
+// openExisting opens the knowledge base for writing (a conversation is
+// saved in it) but, unlike an index run, never creates it: a missing one
+// gets the read-only open's error.
+func (k kbFlags) openExisting(ctx context.Context, env *cliEnv) (*core.Engine, error) {
+	path, err := k.options(env).Path(env.cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return k.open(ctx, env)
+	}
+	return k.openWrite(ctx, env)
 }
 
 func (k kbFlags) options(env *cliEnv) core.Options {

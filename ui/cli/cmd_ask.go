@@ -47,7 +47,7 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	saved := *newThread || *cont || *thread != 0
 	open := kb.open
 	if saved {
-		open = kb.openWrite // the question is saved in the conversation
+		open = kb.openExisting // the question is saved in the conversation
 	}
 	eng, err := open(ctx, env)
 	if err != nil {

@@ -37,7 +37,7 @@ func runThreads(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	open := kb.open
 	if *del != 0 {
-		open = kb.openWrite
+		open = kb.openExisting
 	}
 	eng, err := open(ctx, env)
 	if err != nil {

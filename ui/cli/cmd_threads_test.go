@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,6 +81,13 @@ func TestAskContinuesAConversation(t *testing.T) {
 		if _, errs, code := cli(t, home, tc.args...); code != 2 || !strings.HasPrefix(errs, tc.err) {
 			t.Errorf("%q: exit %d, %q", tc.args, code, errs)
 		}
+	}
+	// A conversation is saved only in a knowledge base that exists.
+	if _, errs, code := cli(t, home, "ask", "--kb", "none", "--new", "and zip?"); code != 1 || !strings.Contains(errs, "STORE-001") {
+		t.Errorf("ask --new in a missing knowledge base: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(home, "data", "kb", "none.db")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ask --new created a knowledge base: %v", err)
 	}
 	if out, _, code := cli(t, home, "threads", "--delete", "1"); code != 0 || out != "Deleted conversation 1.\n" {
 		t.Errorf("delete: %d %q", code, out)
