@@ -27,6 +27,57 @@ import (
 // When the network gate is online and an endpoint is configured, the online
 // model writes instead of the local one.
 func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error) {
+	return e.ask(ctx, req, nil, onToken)
+}
+
+// AskInThread answers req.Query as the next question of the saved
+// conversation thread (0: a new one), and saves it there with its answer.
+// A follow-up ("and for tar?") is made standalone from the questions
+// before it; ans.Query shows what was searched and ans.Thread the
+// conversation. An answer that could not be saved says so in a note.
+func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error) {
+	var history []answer.Turn
+	if thread != 0 {
+		turns, err := e.db.Turns(ctx, thread)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range turns {
+			history = append(history, answer.Turn{Question: t.Question, Query: t.Query})
+		}
+	}
+	ans, err := e.ask(ctx, req, history, onToken)
+	if err != nil {
+		return nil, err
+	}
+	id, err := e.db.AddTurn(ctx, thread, store.Turn{Question: req.Query, Query: ans.Query, Answer: ans.Text})
+	if err != nil {
+		e.log.Warn("save conversation", "err", err)
+		ans.Notes = append(ans.Notes, "This question was not saved in the conversation: "+err.Error())
+		return ans, nil
+	}
+	ans.Thread = id
+	return ans, nil
+}
+
+// Threads lists the conversations saved in the knowledge base, the most
+// recently continued first.
+func (e *Engine) Threads(ctx context.Context) ([]store.Thread, error) { return e.db.Threads(ctx) }
+
+// ThreadTurns lists a saved conversation's questions and answers, oldest
+// first.
+func (e *Engine) ThreadTurns(ctx context.Context, thread int64) ([]store.Turn, error) {
+	return e.db.Turns(ctx, thread)
+}
+
+// DeleteThread removes a saved conversation.
+func (e *Engine) DeleteThread(ctx context.Context, thread int64) error {
+	return e.db.DeleteThread(ctx, thread)
+}
+
+// ask is Ask, with the earlier questions of the conversation the question
+// follows (oldest first).
+func (e *Engine) ask(ctx context.Context, req search.Request, history []answer.Turn, onToken func(string)) (*answer.Answer, error) {
 	var notes []string
 	var writer answer.Generator
 	online, err := e.Remote()
@@ -44,7 +95,7 @@ func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(strin
 			writer = localWriter{gen}
 		}
 	}
-	ans, err := e.AskWith(ctx, req, writer, onToken)
+	ans, err := e.askWith(ctx, req, writer, history, onToken)
 	if err == nil {
 		ans.Cost = estimateCost(ans, e.Config().Answer)
 	}
@@ -63,7 +114,11 @@ func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(strin
 
 // AskWith answers like Ask with the writer given (nil: extractive), for
 // evaluations that compare writers on the same knowledge base.
-func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.Generator, onToken func(string)) (_ *answer.Answer, err error) {
+func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.Generator, onToken func(string)) (*answer.Answer, error) {
+	return e.askWith(ctx, req, writer, nil, onToken)
+}
+
+func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.Generator, history []answer.Turn, onToken func(string)) (_ *answer.Answer, err error) {
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, answer.ErrNoQuestion
 	}
@@ -88,7 +143,7 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 	// The writer sees answer.top_k sources; retrieve at least that many.
 	req.TopK = max(req.TopK, as.TopK)
 	opt := answer.Options{TopK: as.TopK, Verify: as.Verify, Rewrite: as.Rewrite,
-		MaxTokens: g.MaxTokens, Temperature: g.Temperature, TopP: g.TopP, Seed: g.Seed, Generator: writer}
+		MaxTokens: g.MaxTokens, Temperature: g.Temperature, TopP: g.TopP, Seed: g.Seed, Generator: writer, History: history}
 	if _, ok := writer.(remoteWriter); ok {
 		opt.Mode = answer.ModeOnline
 	}

@@ -168,8 +168,10 @@ type Answer struct {
 	Verdict   Verdict    `json:"verdict"`
 	Notes     []string   `json:"notes,omitempty"` // e.g. sources trimmed to fit the context window
 	// Query is what was searched when it differs from the question (query
-	// rewriting); "" otherwise.
-	Query  string `json:"query,omitempty"`
+	// rewriting, a follow-up made standalone); "" otherwise.
+	Query string `json:"query,omitempty"`
+	// Thread is the saved conversation the question was asked in (0: none).
+	Thread int64  `json:"thread,omitempty"`
 	Timing Timing `json:"timing"`
 	// Cost is an online answer's estimated cost at the prices per million
 	// tokens the person set (answer.price_per_mtok_in and _out); 0 when

@@ -38,6 +38,9 @@ type Options struct {
 	// settings: an extractive answer reads further in the document the
 	// question names.
 	Within func(ctx context.Context, query, path string) (*search.Response, error)
+	// History is the conversation the question follows, oldest turn
+	// first: a follow-up is made standalone from it before retrieval.
+	History []Turn
 }
 
 // Answerer answers questions from one knowledge base.
@@ -79,8 +82,12 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	}
 
 	query := question
-	if a.opt.Rewrite && gen != nil {
-		rw, err := rewrite(ctx, gen, question)
+	history := a.opt.History
+	// A follow-up without a model, or whose rewrite failed, carries the
+	// previous question's terms.
+	followUp := len(history) > 0 && IsFollowUp(question)
+	if gen != nil && (a.opt.Rewrite || len(history) > 0) {
+		rw, err := rewrite(ctx, gen, question, history)
 		if err != nil {
 			return nil, err
 		}
@@ -91,12 +98,19 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 			return ans, nil
 		}
 		query = rw.query
-		if query != question {
-			ans.Query = query
-		}
-		if rw.note != "" {
+		// Without a usable rewrite a follow-up carries the previous terms
+		// (below), and the note saying its bare words were searched would
+		// be untrue.
+		followUp = followUp && query == question
+		if rw.note != "" && !followUp {
 			ans.Notes = append(ans.Notes, rw.note)
 		}
+	}
+	if followUp {
+		query = Standalone(history[len(history)-1], question)
+	}
+	if query != question {
+		ans.Query = query
 	}
 
 	tr := time.Now()

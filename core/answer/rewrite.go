@@ -30,11 +30,32 @@ type rewriteOutcome struct {
 	note  string // why the question's own words were kept, if they were
 }
 
-// rewrite asks gen for a retrieval query for question. Any failure to get a
-// usable query falls back to the question itself.
-func rewrite(ctx context.Context, gen Generator, question string) (rewriteOutcome, error) {
+// followUpRules extend rewriteRules in a conversation: the earlier
+// questions are given so that a follow-up's query can stand alone.
+const followUpRules = `
+The message may follow earlier questions of the same conversation, listed before it. If it refers to them ("and for tar?", "how do I undo it?"), the query must stand alone: put in the words from them it refers to.`
+
+// historyTurns is how many earlier questions a rewrite is shown: the
+// previous one or two say what a follow-up refers to, and the call stays
+// short.
+const historyTurns = 3
+
+// rewrite asks gen for a retrieval query for question, asked after the
+// turns of history (oldest first). Any failure to get a usable query falls
+// back to the question itself.
+func rewrite(ctx context.Context, gen Generator, question string, history []Turn) (rewriteOutcome, error) {
+	rules, msg := rewriteRules, oneLine(question)
+	if len(history) > 0 {
+		var b strings.Builder
+		b.WriteString("Earlier questions:\n")
+		for _, t := range history[max(0, len(history)-historyTurns):] {
+			b.WriteString("- " + oneLine(t.searched()) + "\n")
+		}
+		b.WriteString("\nMessage: " + msg)
+		rules, msg = rewriteRules+followUpRules, b.String()
+	}
 	g, err := gen.Generate(ctx, GenerateRequest{
-		Messages:  []Message{{Role: "system", Content: rewriteRules}, {Role: "user", Content: oneLine(question)}},
+		Messages:  []Message{{Role: "system", Content: rules}, {Role: "user", Content: msg}},
 		MaxTokens: 48, Temperature: 0, Stop: []string{"</query>"},
 	}, nil)
 	if err != nil {

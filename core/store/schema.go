@@ -175,6 +175,26 @@ INSERT INTO chunks_fts(rowid, text, heading, title)
 	SELECT id, text, heading, title FROM chunk_fts_source WHERE id IN (SELECT id FROM temp.cjk_rows);
 DROP TABLE temp.cjk_rows;
 `,
+	// 6: conversations: a thread of questions asked one after the other,
+	// so that a follow-up ("and for tar?") can be made standalone from the
+	// turns before it, and the thread reopened later.
+	`
+CREATE TABLE threads (
+	id         INTEGER PRIMARY KEY,
+	title      TEXT NOT NULL, -- the first question
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL
+);
+CREATE TABLE thread_turns (
+	id         INTEGER PRIMARY KEY,
+	thread_id  INTEGER NOT NULL REFERENCES threads(id),
+	question   TEXT NOT NULL,
+	query      TEXT NOT NULL DEFAULT '', -- what was searched, when not the question
+	answer     TEXT NOT NULL,
+	created_at INTEGER NOT NULL
+);
+CREATE INDEX thread_turns_thread ON thread_turns(thread_id, id);
+`,
 }
 
 // cjkFunction is cairn_cjk(text): text's bigram form (cjk.Bigrams) when it

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -40,7 +41,8 @@ func commands() []command {
 	return []command{
 		{"index", "DIR [--watch] [--kb NAME|--db PATH]", "index a folder (incremental; Ctrl+C stops cleanly; --watch keeps indexing what changes)", runIndex},
 		{"search", "QUERY [--top-k N] [--json] | --batch FILE --format trec", "search the knowledge base", runSearch},
-		{"ask", "QUESTION [--json]", "answer a question from your documents, with citations", runAsk},
+		{"ask", "QUESTION [--json] [--new | --continue | --thread ID]", "answer a question from your documents, with citations; --new, --continue: a saved conversation", runAsk},
+		{"threads", "[ID | --delete ID] [--json]", "list the saved conversations, print one, or delete one", runThreads},
 		{"status", "[--json] [--issues]", "what the knowledge base holds", runStatus},
 		{"eval", "golden FILE [--k N] | injection [--model PATH]", "retrieval metrics on your own golden set; planted-instruction resistance", runEval},
 		{"models", "list | use PATH | pull NAME [--sha256 HEX]", "list, choose or download GGUF models", runModels},
@@ -246,6 +248,20 @@ func (k kbFlags) openWrite(ctx context.Context, env *cliEnv) (*core.Engine, erro
 	opt := k.options(env)
 	opt.Write = true
 	return core.Open(ctx, env.cfg, env.dirs, opt)
+}
+
+// openExisting opens the knowledge base for writing (a conversation is
+// saved in it) but, unlike an index run, never creates it: a missing one
+// gets the read-only open's error.
+func (k kbFlags) openExisting(ctx context.Context, env *cliEnv) (*core.Engine, error) {
+	path, err := k.options(env).Path(env.cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return k.open(ctx, env)
+	}
+	return k.openWrite(ctx, env)
 }
 
 func (k kbFlags) options(env *cliEnv) core.Options {

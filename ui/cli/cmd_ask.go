@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"cairn/core/answer"
 	"cairn/core/humanize"
 	"cairn/core/search"
+	"cairn/core/store"
 )
 
 func runAsk(ctx context.Context, env *cliEnv, args []string) error {
@@ -20,6 +22,9 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	kb.add(fs)
 	asJSON := fs.Bool("json", false, "print JSON: answer, citations, verdicts, timings")
 	page := fs.Int("page", 1, "for a question about the collection (how many, which files, list): the page of the list to print, 50 files a page")
+	newThread := fs.Bool("new", false, "start a saved conversation with this question (continue it with --continue)")
+	cont := fs.Bool("continue", false, "ask this as the next question of the last conversation (a follow-up such as \"and for tar?\" is completed from it)")
+	thread := fs.Int64("thread", 0, "ask this as the next question of conversation `ID` (see cairn threads)")
 	var ff filterFlags
 	ff.add(fs)
 	pos, err := parseFlags(fs, args)
@@ -29,22 +34,50 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) == 0 {
 		return usageError{`ask needs a question: cairn ask "How do I reset the device?"`}
 	}
+	if n := btoi(*newThread) + btoi(*cont) + btoi(*thread != 0); n > 1 {
+		return usageError{"--new, --continue and --thread choose the conversation: give one of them"}
+	}
+	if *thread < 0 {
+		return usageError{fmt.Sprintf("--thread %d: a conversation's ID is a positive number (see cairn threads)", *thread)}
+	}
 	filter, err := ff.filter()
 	if err != nil {
 		return err
 	}
-	eng, err := kb.open(ctx, env)
+	saved := *newThread || *cont || *thread != 0
+	open := kb.open
+	if saved {
+		open = kb.openExisting // the question is saved in the conversation
+	}
+	eng, err := open(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
+	if *cont {
+		threads, err := eng.Threads(ctx)
+		if err != nil {
+			return err
+		}
+		if len(threads) > 0 {
+			*thread = threads[0].ID
+		} // none yet: --continue starts the first
+	}
 	var onToken func(string)
 	if !*asJSON && *page <= 1 {
 		onToken = func(s string) { fmt.Fprint(env.stdout, s) }
 	}
 	req := eng.SearchRequest(strings.Join(pos, " "))
 	req.Filter = filter
-	ans, err := eng.Ask(ctx, req, onToken)
+	var ans *answer.Answer
+	if saved {
+		ans, err = eng.AskInThread(ctx, *thread, req, onToken)
+		if errors.Is(err, store.ErrNoThread) {
+			return usageError{fmt.Sprintf("--thread %d: no such conversation in this knowledge base (list them with cairn threads)", *thread)}
+		}
+	} else {
+		ans, err = eng.Ask(ctx, req, onToken)
+	}
 	if err != nil {
 		return err
 	}
@@ -61,7 +94,17 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	printAnswerFooter(env, ans)
+	if ans.Thread != 0 {
+		fmt.Fprintf(env.stdout, "(Conversation %d: ask a follow-up with cairn ask --continue.)\n", ans.Thread)
+	}
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // printAnswerFooter prints, after the streamed answer, what it is (label,

@@ -1,0 +1,127 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+)
+
+// Thread is a saved conversation: questions asked one after the other.
+type Thread struct {
+	ID      int64
+	Title   string // the first question
+	Turns   int
+	Created time.Time
+	Updated time.Time
+}
+
+// Turn is one question of a thread and the answer it got.
+type Turn struct {
+	Question string
+	Query    string // what was searched, when it differs from the question
+	Answer   string
+	At       time.Time
+}
+
+// ErrNoThread is returned for a thread id the knowledge base does not hold.
+var ErrNoThread = errors.New("no such conversation")
+
+// AddTurn appends t to thread, or to a new thread when thread is 0, and
+// returns the thread's id.
+func (db *DB) AddTurn(ctx context.Context, thread int64, t Turn) (int64, error) {
+	now := time.Now().Unix()
+	err := db.tx(ctx, func(c *sqlite3.Conn) error {
+		if thread == 0 {
+			if err := exec(c, `INSERT INTO threads(title, created_at, updated_at) VALUES (?, ?, ?)`,
+				oneLineTitle(t.Question), now, now); err != nil {
+				return err
+			}
+			thread = c.LastInsertRowID()
+		} else {
+			if err := exec(c, `UPDATE threads SET updated_at = ? WHERE id = ?`, now, thread); err != nil {
+				return err
+			}
+			if c.Changes() == 0 {
+				return fmt.Errorf("conversation %d: %w", thread, ErrNoThread)
+			}
+		}
+		return exec(c, `INSERT INTO thread_turns(thread_id, question, query, answer, created_at) VALUES (?, ?, ?, ?, ?)`,
+			thread, t.Question, t.Query, t.Answer, now)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("saving the conversation: %w", err)
+	}
+	return thread, nil
+}
+
+// Threads lists the saved conversations, the most recently continued first.
+func (db *DB) Threads(ctx context.Context) ([]Thread, error) {
+	var out []Thread
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		return query(c, `SELECT t.id, t.title, t.created_at, t.updated_at,
+				(SELECT count(*) FROM thread_turns WHERE thread_id = t.id)
+			FROM threads t ORDER BY t.updated_at DESC, t.id DESC`, nil, func(s *sqlite3.Stmt) error {
+			out = append(out, Thread{ID: s.ColumnInt64(0), Title: s.ColumnText(1), Created: time.Unix(s.ColumnInt64(2), 0),
+				Updated: time.Unix(s.ColumnInt64(3), 0), Turns: s.ColumnInt(4)})
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Turns lists a thread's turns, oldest first; ErrNoThread when there is no
+// such thread.
+func (db *DB) Turns(ctx context.Context, thread int64) ([]Turn, error) {
+	var out []Turn
+	found := false
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		if err := query(c, `SELECT 1 FROM threads WHERE id = ?`, []any{thread}, func(*sqlite3.Stmt) error {
+			found = true
+			return nil
+		}); err != nil {
+			return err
+		}
+		return query(c, `SELECT question, query, answer, created_at FROM thread_turns WHERE thread_id = ? ORDER BY id`,
+			[]any{thread}, func(s *sqlite3.Stmt) error {
+				out = append(out, Turn{Question: s.ColumnText(0), Query: s.ColumnText(1), Answer: s.ColumnText(2),
+					At: time.Unix(s.ColumnInt64(3), 0)})
+				return nil
+			})
+	})
+	if err == nil && !found {
+		err = fmt.Errorf("conversation %d: %w", thread, ErrNoThread)
+	}
+	return out, err
+}
+
+// DeleteThread removes a thread and its turns; ErrNoThread when there is
+// no such thread.
+func (db *DB) DeleteThread(ctx context.Context, thread int64) error {
+	return db.tx(ctx, func(c *sqlite3.Conn) error {
+		if err := exec(c, `DELETE FROM thread_turns WHERE thread_id = ?`, thread); err != nil {
+			return err
+		}
+		if err := exec(c, `DELETE FROM threads WHERE id = ?`, thread); err != nil {
+			return err
+		}
+		if c.Changes() == 0 {
+			return fmt.Errorf("conversation %d: %w", thread, ErrNoThread)
+		}
+		return nil
+	})
+}
+
+// titleLen caps a thread's title: it is a label in a list.
+const titleLen = 80
+
+func oneLineTitle(q string) string {
+	q = strings.Join(strings.Fields(q), " ")
+	if r := []rune(q); len(r) > titleLen {
+		q = string(r[:titleLen-1]) + "…"
+	}
+	return q
+}
