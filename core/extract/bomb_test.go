@@ -243,7 +243,10 @@ func TestTextLimitBoundsParsing(t *testing.T) {
 		t.Errorf("text %d bytes, over the limit", len(d.Text))
 	}
 	contains(t, "warnings", strings.Join(d.Warnings, "\n"), "text cut at 2.0 MB (limit)")
-	if peak > 40<<20 {
+	// The file's own 13.8 MB are live throughout, and the heap sampled
+	// between collections runs up to 40 MB on a busy machine; without the
+	// bound it held 125 MB.
+	if peak > 64<<20 {
 		t.Errorf("live heap peaked at %s for a 2 MB text limit (file %s)", humanize.Bytes(int64(peak)), humanize.Bytes(int64(len(b))))
 	}
 }
