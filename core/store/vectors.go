@@ -232,25 +232,7 @@ type VectorHit struct {
 
 // KNN returns the k chunks whose vectors are nearest to q, nearest first.
 func (db *DB) KNN(ctx context.Context, q []float32, k int) ([]VectorHit, error) {
-	var out []VectorHit
-	err := db.read(ctx, func(c *sqlite3.Conn) error {
-		_, dim, err := vectorModel(c)
-		if err != nil {
-			return err
-		}
-		if dim == 0 {
-			return errors.New("the knowledge base has no vectors")
-		}
-		if len(q) != dim {
-			return fmt.Errorf("query vector has dimension %d, the knowledge base holds %d", len(q), dim)
-		}
-		return query(c, `SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance`,
-			[]any{EncodeVector(nil, q), k}, func(s *sqlite3.Stmt) error {
-				out = append(out, VectorHit{ChunkID: s.ColumnInt64(0), Distance: s.ColumnFloat(1)})
-				return nil
-			})
-	})
-	return out, err
+	return db.knn(ctx, q, k, "", nil)
 }
 
 // KNNAmong is KNN restricted to the chunks ids (a filter's, from
@@ -269,6 +251,12 @@ func (db *DB) KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]
 		list = strconv.AppendInt(list, id, 10)
 	}
 	list = append(list, ']')
+	return db.knn(ctx, q, k, " AND rowid IN (SELECT value FROM json_each(?))", []any{string(list)})
+}
+
+// knn runs vec0's nearest-neighbour query with the extra condition where
+// and its arguments, after checking q against the stored vectors.
+func (db *DB) knn(ctx context.Context, q []float32, k int, where string, args []any) ([]VectorHit, error) {
 	var out []VectorHit
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		_, dim, err := vectorModel(c)
@@ -281,9 +269,8 @@ func (db *DB) KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]
 		if len(q) != dim {
 			return fmt.Errorf("query vector has dimension %d, the knowledge base holds %d", len(q), dim)
 		}
-		return query(c, `SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?
-			AND rowid IN (SELECT value FROM json_each(?)) ORDER BY distance`,
-			[]any{EncodeVector(nil, q), k, string(list)}, func(s *sqlite3.Stmt) error {
+		return query(c, `SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?`+where+` ORDER BY distance`,
+			append([]any{EncodeVector(nil, q), k}, args...), func(s *sqlite3.Stmt) error {
 				out = append(out, VectorHit{ChunkID: s.ColumnInt64(0), Distance: s.ColumnFloat(1)})
 				return nil
 			})
