@@ -23,15 +23,20 @@ func newLoop() *loop { return &loop{fns: make(chan func(), 4096)} }
 
 func (l *loop) do(fn func()) { l.fns <- fn }
 
-// until runs posted functions until cond holds.
+// until runs posted functions until cond holds. It also looks again every
+// few milliseconds: a condition set off the window's goroutine (a worker
+// stopping) posts nothing to wake it.
 func (l *loop) until(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.NewTimer(30 * time.Second)
 	defer deadline.Stop()
+	poll := time.NewTicker(5 * time.Millisecond)
+	defer poll.Stop()
 	for !cond() {
 		select {
 		case fn := <-l.fns:
 			fn()
+		case <-poll.C:
 		case <-deadline.C:
 			t.Fatalf("timed out waiting for %s", what)
 		}
