@@ -301,5 +301,8 @@ func query(c *sqlite3.Conn, sql string, args []any, row func(s *sqlite3.Stmt) er
 			return err
 		}
 	}
-	return s.Err()
+	if err := s.Err(); err != nil {
+		return fmt.Errorf("%s: %w", firstLine(sql), err)
+	}
+	return nil
 }

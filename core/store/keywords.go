@@ -99,6 +99,10 @@ func (db *DB) FTSRuneClasses(ctx context.Context, rs []rune) ([]RuneClass, error
 		return out, nil
 	}
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		// Emptied first too: see queryTokens.
+		if err := c.Exec(`DELETE FROM temp.rune_tokens`); err != nil {
+			return fmt.Errorf("empty the rune tokenizer table: %w", err)
+		}
 		ins, _, err := c.Prepare(`INSERT INTO temp.rune_tokens(rowid, t) VALUES (?, ?)`)
 		if err != nil {
 			return err

@@ -103,3 +103,35 @@ func TestBackupRefusesToOverwrite(t *testing.T) {
 		t.Errorf("verify of a missing file: %v", err)
 	}
 }
+
+// A search cancelled between the tokenizer table's INSERT and DELETE leaves
+// its row behind on that reader; the next query on the reader must still
+// work (it failed with "constraint failed" on every later search).
+func TestAReaderLeftWithATokenizerRowStillAnswers(t *testing.T) {
+	db := openTemp(t)
+	f, _ := db.AddFolder(ctx, "/d")
+	if _, _, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: "/d/a", Hash: "h"}, chunks("the router resets", "a printer"), nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.getReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		`INSERT INTO temp.query_tokens(rowid, t) VALUES (1, 'left behind')`,
+		`INSERT INTO temp.rune_tokens(rowid, t) VALUES (1, 'left behind')`,
+	} {
+		if err := c.Exec(sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.putReader(c)
+	dfs, n, err := db.TermDocFreqs(ctx, []string{"router", "printer", "fax"})
+	if err != nil || n != 2 || len(dfs) != 3 || dfs[0] != 1 || dfs[1] != 1 || dfs[2] != 0 {
+		t.Fatalf("TermDocFreqs = %v, %d, %v; want [1 1 0], 2", dfs, n, err)
+	}
+	classes, err := db.FTSRuneClasses(ctx, []rune{'a', '-'})
+	if err != nil || classes[0].Alone != "a" || classes[1].Alone != "" {
+		t.Fatalf("FTSRuneClasses = %+v, %v", classes, err)
+	}
+}

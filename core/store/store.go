@@ -404,7 +404,10 @@ func exec(c *sqlite3.Conn, sql string, args ...any) error {
 	if err := bind(s, args...); err != nil {
 		return err
 	}
-	return s.Exec()
+	if err := s.Exec(); err != nil {
+		return fmt.Errorf("%s: %w", firstLine(sql), err)
+	}
+	return nil
 }
 
 // bind binds args to s's parameters 1..n.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -59,8 +60,14 @@ func (db *DB) TermDocFreqs(ctx context.Context, terms []string) ([]int, int, err
 }
 
 // queryTokens tokenizes text exactly as the index does, Chinese and
-// Japanese as bigrams.
+// Japanese as bigrams. The table is emptied before use as well as after: a
+// search cancelled between the INSERT and the DELETE fails the DELETE too
+// (the interrupt is still set), and the row left behind would make every
+// later INSERT on this reader fail with "constraint failed".
 func queryTokens(c *sqlite3.Conn, text string) ([]string, error) {
+	if err := c.Exec(`DELETE FROM temp.query_tokens`); err != nil {
+		return nil, fmt.Errorf("empty the query tokenizer table: %w", err)
+	}
 	if err := exec(c, `INSERT INTO temp.query_tokens(rowid, t) VALUES (1, ?)`, cjk.Bigrams(text)); err != nil {
 		return nil, err
 	}
