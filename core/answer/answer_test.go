@@ -439,3 +439,22 @@ func TestAFailedSearchWithinTheNamedDocumentStillAnswers(t *testing.T) {
 		t.Errorf("answer %v, %v", ans, err)
 	}
 }
+
+func TestANamedToolNamesItsFamily(t *testing.T) {
+	// "ssh" names ssh(1), and ssh-keygen(1) is one of its family: its line
+	// is not pushed below ssh's own as another document's would be.
+	q := "How do I set the type of key for ssh?"
+	c := &search.Candidates{Mode: search.ModeBM25, Terms: search.ParseTerms(q), Weights: []float64{1, 1, 1, 1}}
+	resp := &search.Response{Candidates: c, Results: []search.Result{
+		page(1, "ssh.1", "       -Q query_option\n              Queries ssh for the algorithms it supports, such as key exchange."),
+		page(2, "ssh-keygen.1", "       -t dsa | rsa\n              Specifies the type of key to create."),
+	}}
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "-t dsa | rsa\n    Specifies the type of key to create. [2]"; ans.Text != want {
+		t.Errorf("answer %q, want %q", ans.Text, want)
+	}
+}

@@ -67,12 +67,7 @@ const (
 // nameShare of their mean) is not taken for a name: "file" in "the last line of a file" does not ask
 // for file(1).
 func names(title string, terms []search.Term, weight map[string]float64, mean float64) bool {
-	var words []string
-	for _, w := range search.Tokens(title) {
-		if strings.Trim(w, "0123456789") != "" {
-			words = append(words, w)
-		}
-	}
+	words := titleWords(title)
 	if len(words) == 0 || len(words) > maxSubjectWords {
 		return false
 	}
@@ -92,6 +87,18 @@ func names(title string, terms []search.Term, weight map[string]float64, mean fl
 		}
 	}
 	return true
+}
+
+// titleWords are the words of a title without numbers (a man page's
+// section).
+func titleWords(title string) []string {
+	var words []string
+	for _, w := range search.Tokens(title) {
+		if strings.Trim(w, "0123456789") != "" {
+			words = append(words, w)
+		}
+	}
+	return words
 }
 
 // extract writes an extractive answer: the block of the sources (an option
@@ -121,6 +128,20 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 	for i, s := range pool {
 		named[i] = names(s.Title, terms, weight, total/float64(len(terms)))
 		anyNamed = anyNamed || named[i]
+	}
+	// A named title names its family too: "ssh" names ssh-keygen(1) and
+	// ssh_config(5) as well as ssh(1).
+	for i, s := range pool {
+		if named[i] {
+			continue
+		}
+		words := titleWords(s.Title)
+		for j, o := range pool {
+			if ow := titleWords(o.Title); named[j] && len(ow) < len(words) && slices.Equal(ow, words[:len(ow)]) {
+				named[i] = true
+				break
+			}
+		}
 	}
 	type cand struct {
 		src   int
