@@ -159,8 +159,10 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 		for _, form := range t.forms() {
 			for _, tok := range form {
 				st := stem(tok)
-				if k := prefixKey(st, min(2, len(st))); !slices.Contains(prefixes, k) {
-					prefixes = append(prefixes, k)
+				for _, w := range append([]string{st}, irregularForms[st]...) {
+					if k := prefixKey(w, min(2, len(w))); !slices.Contains(prefixes, k) {
+						prefixes = append(prefixes, k)
+					}
 				}
 			}
 		}
@@ -281,6 +283,9 @@ func stem(w string) string {
 		if f, _, err := transform.String(foldDiacritics(), w); err == nil {
 			w = f
 		}
+	}
+	if base, ok := irregular[w]; ok {
+		w = base
 	}
 	return bm25.Stem(w)
 }

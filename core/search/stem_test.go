@@ -23,3 +23,25 @@ func TestStemWithDiacriticsIsSafeForConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// An irregular form counts as its base wherever a passage is matched
+// against the question, even when it begins with other letters ("found"
+// for "find"); a form that means something else in technical text ("bit")
+// does not.
+func TestIrregularFormsMatchTheirBase(t *testing.T) {
+	for _, c := range []struct {
+		text, question string
+		want           []string
+	}{
+		{"The signal to be sent.", "send a signal", []string{"send", "signal"}},
+		{"Files found by the search.", "find files", []string{"find", "files"}},
+		{"The key was chosen at random.", "choose a key", []string{"choose", "key"}},
+		{"Rebuild the indices.", "rebuild the index", []string{"rebuild", "index"}},
+		{"Set the bit.", "bite", nil},
+	} {
+		_, _, got := Snippet(c.text, ParseTerms(c.question))
+		if len(got) != len(c.want) || (len(got) > 0 && (got[0] != c.want[0] || got[len(got)-1] != c.want[len(c.want)-1])) {
+			t.Errorf("Snippet(%q) for %q matched %q, want %q", c.text, c.question, got, c.want)
+		}
+	}
+}
