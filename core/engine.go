@@ -23,6 +23,7 @@ import (
 	"cairn/core/fault"
 	"cairn/core/ingest"
 	"cairn/core/kb"
+	"cairn/core/llm"
 	"cairn/core/logs"
 	"cairn/core/netgate"
 	"cairn/core/network"
@@ -354,12 +355,30 @@ func (e *Engine) SearchRequest(query string) search.Request {
 	return search.NewRequest(query, e.Config().Retrieval)
 }
 
+// maxSwitchRetries is how often Search starts again when model switches
+// close the embedder it was using.
+const maxSwitchRetries = 10
+
 // Search runs a search: hybrid when the embedding model is loaded and the
 // knowledge base holds its vectors, BM25 otherwise (with a note saying why).
 func (e *Engine) Search(ctx context.Context, req search.Request) (*search.Response, error) {
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, errors.New("empty question: type what you are looking for")
 	}
+	resp, err := e.search(ctx, req)
+	// The embedding model was switched while this search used it: the next
+	// attempt takes the new one. Each failed attempt means another switch
+	// came meanwhile, so the bound is only reached by a loop of switches.
+	for range maxSwitchRetries {
+		if !errors.Is(err, llm.ErrClosed) {
+			break
+		}
+		resp, err = e.search(ctx, req)
+	}
+	return resp, err
+}
+
+func (e *Engine) search(ctx context.Context, req search.Request) (*search.Response, error) {
 	var qe search.QueryEmbedder
 	var note string
 	emb, err := e.embedder(ctx)

@@ -98,7 +98,7 @@ func (e *Embedder) decode(ws []window, out [][]float32) error {
 	e.life.RLock()
 	defer e.life.RUnlock()
 	if e.closed {
-		return fmt.Errorf("%s: %w", e.path, errClosed)
+		return fmt.Errorf("%s: %w", e.path, ErrClosed)
 	}
 	// Every batch starts its sequences at position 0. Encoders have no
 	// KV cache and this does nothing; clearing unconditionally keeps a

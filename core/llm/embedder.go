@@ -296,7 +296,7 @@ func (e *Embedder) tokenize(text string, special bool) ([]int, error) {
 	e.life.RLock()
 	defer e.life.RUnlock()
 	if e.closed {
-		return nil, fmt.Errorf("%s: %w", e.path, errClosed)
+		return nil, fmt.Errorf("%s: %w", e.path, ErrClosed)
 	}
 	toks, err := e.model.Tokenize(text, special, false)
 	if err != nil {
@@ -369,5 +369,6 @@ func (e *Embedder) Close() error {
 	return nil
 }
 
-// errClosed is returned for calls on a closed Embedder or Generator.
-var errClosed = errors.New("model is closed")
+// ErrClosed is returned for calls on a closed Embedder or Generator: a
+// model switched while a call was using it.
+var ErrClosed = errors.New("model is closed")

@@ -463,7 +463,7 @@ func TestEmbedderCancelledAndClosed(t *testing.T) {
 	}
 	e.Close()
 	e.Close() // idempotent
-	if _, err := e.EmbedQuery(context.Background(), "x"); !errors.Is(err, errClosed) {
+	if _, err := e.EmbedQuery(context.Background(), "x"); !errors.Is(err, ErrClosed) {
 		t.Errorf("closed: err = %v", err)
 	}
 	var nilE *Embedder

@@ -284,7 +284,7 @@ func (g *Generator) run(ctx context.Context, req GenerateRequest, prompt []int, 
 	closed := g.closed
 	g.life.RUnlock()
 	if closed {
-		finish(StopError, fmt.Errorf("%s: %w", g.path, errClosed))
+		finish(StopError, fmt.Errorf("%s: %w", g.path, ErrClosed))
 		return
 	}
 	reason, err := g.generate(ctx, req, prompt, start, st, out)
@@ -297,7 +297,7 @@ func (g *Generator) tokenize(text string, special bool) ([]int, error) {
 	g.life.RLock()
 	defer g.life.RUnlock()
 	if g.closed {
-		return nil, fmt.Errorf("%s: %w", g.path, errClosed)
+		return nil, fmt.Errorf("%s: %w", g.path, ErrClosed)
 	}
 	toks, err := g.model.Tokenize(text, special, special)
 	if err != nil {
