@@ -458,3 +458,22 @@ func TestANamedToolNamesItsFamily(t *testing.T) {
 		t.Errorf("answer %q, want %q", ans.Text, want)
 	}
 }
+
+func TestANamedToolsSummaryIsNotTheAnswerToHow(t *testing.T) {
+	// The question names tail: "Print the last 10 lines" under DESCRIPTION
+	// says what tail does, which the person knows; the option answers.
+	q := "How do I show the last 20 lines of a file with tail?"
+	c := &search.Candidates{Mode: search.ModeBM25, Terms: search.ParseTerms(q), Weights: []float64{1, 1, 1, 1, 1, 1}}
+	resp := &search.Response{Candidates: c, Results: []search.Result{
+		page(1, "tail.1", "NAME\n       tail - output the last part of files\n\nDESCRIPTION\n       Print the last 10 lines of each FILE to standard output.\n\n"+
+			"       -n, --lines=[+]NUM\n              output the last NUM lines, instead of the last 10"),
+	}}
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "-n, --lines=[+]NUM\n    output the last NUM lines, instead of the last 10 [1]"; ans.Text != want {
+		t.Errorf("answer %q, want %q", ans.Text, want)
+	}
+}

@@ -52,6 +52,9 @@ const (
 	// tar(1)): a person who names the tool wants its own manual's answer,
 	// not a line of another that mentions it.
 	subjectPenalty = 0.2
+	// summaryPenalty is taken off the summary that opens a named
+	// document's NAME or DESCRIPTION section (see summaryHeadings).
+	summaryPenalty = 0.2
 	// maxSubjectWords is the longest title a question can name: longer
 	// titles are descriptions, not names.
 	maxSubjectWords = 3
@@ -88,6 +91,10 @@ func names(title string, terms []search.Term, weight map[string]float64, mean fl
 	}
 	return true
 }
+
+// summaryHeadings are the sections a manual opens with its summary of what
+// the command does (man pages, Git's and Perl's documentation).
+var summaryHeadings = map[string]bool{"name": true, "description": true}
 
 // titleWords are the words of a title without numbers (a man page's
 // section).
@@ -148,6 +155,9 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 		block Block
 		own   map[string]bool
 		score float64
+		// summary: the named document's summary, never quoted beside a
+		// better block (see summaryPenalty).
+		summary bool
 	}
 	var cands []cand
 	for si, s := range pool {
@@ -157,6 +167,7 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 		}
 		st := prepare(s)
 		var lead map[string]bool // terms of the heading over the next block
+		summaryNext := false     // the next block opens NAME or DESCRIPTION
 		for _, b := range Blocks(s.Text) {
 			if st.plantedIn(b.Start, b.End) || isPlanted(b.Text) {
 				continue // never quote instructions planted for an AI
@@ -167,8 +178,14 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 				for _, t := range m {
 					lead[t] = true
 				}
+				summaryNext = summaryHeadings[strings.ToLower(strings.TrimSpace(b.Text))]
 				continue
 			}
+			// A summary under its heading, or read as the heading's
+			// definition ("NAME" over an indented "tail - output …").
+			summary := summaryNext && b.Kind != BlockDefinition ||
+				b.Kind == BlockDefinition && summaryHeadings[strings.ToLower(strings.TrimSpace(b.Lead))]
+			summaryNext = false
 			own := map[string]bool{}
 			for _, t := range m {
 				own[t] = true
@@ -211,8 +228,15 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 			if anyNamed && !named[si] {
 				score -= subjectPenalty
 			}
+			if summary && named[si] {
+				// The question names the tool: its one-line summary says
+				// what the person already knows, not how to do what
+				// they ask ("Print the last 10 lines" for "the last 20
+				// lines with tail").
+				score -= summaryPenalty
+			}
 			score -= rankPenalty * math.Log2(1+float64(si))
-			cands = append(cands, cand{src: si, block: b, own: own, score: score})
+			cands = append(cands, cand{src: si, block: b, own: own, score: score, summary: summary && named[si]})
 		}
 	}
 	if len(cands) == 0 || total == 0 {
@@ -226,8 +250,8 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 			break
 		}
 		p := picked[0]
-		if anyNamed && !named[c.src] {
-			continue // the question named its document: no other's line beside it
+		if anyNamed && !named[c.src] || c.summary {
+			continue // the question named its document: no other's line, nor its summary, beside it
 		}
 		if strings.EqualFold(c.block.Text, p.block.Text) || c.src == p.src && c.block.Start < p.block.End && p.block.Start < c.block.End {
 			continue
