@@ -34,6 +34,8 @@ type Query struct {
 	OnAddFolder  func()
 	AnswerScroll *container.Scroll
 	SourceScroll *container.Scroll
+	// Conversation is the conversation the questions are asked in.
+	Conversation *Conversation
 
 	win     fyne.Window
 	clip    fyne.Clipboard
@@ -75,7 +77,7 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	q.State.Wrapping = fyne.TextWrapWord
 	q.Answer = newAnswerView(q.openCitation, q.answerAgain)
 	q.Sources = container.NewVBox()
-	q.Empty = widget.NewLabel("Sources appear here: the passages an answer is drawn from, best first.")
+	q.Empty = widget.NewLabel(emptySources)
 	q.Empty.Wrapping = fyne.TextWrapWord
 	q.Empty.Importance = widget.LowImportance
 	q.Notes = widget.NewLabel("")
@@ -83,14 +85,16 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	q.Notes.Importance = widget.WarningImportance
 	q.Notes.Hide()
 	q.Preview = newPreviewPane(q.openExternal, q.showInFolder, q.closePreview)
+	q.Conversation = newConversation(w, post)
 
 	top := container.NewVBox(
+		q.Conversation.row,
 		container.NewBorder(nil, nil, nil, container.NewHBox(q.AskButton, q.CancelButton), q.Question),
 		container.NewBorder(nil, nil, nil, container.NewVBox(q.AddFolder), q.State),
 	)
 	q.SourcesHead = widget.NewLabelWithStyle(sourcesHeading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	q.SourceScroll = container.NewVScroll(container.NewVBox(q.Empty, q.Sources))
-	q.AnswerScroll = container.NewVScroll(q.Answer.content)
+	q.AnswerScroll = container.NewVScroll(container.NewVBox(q.Conversation.Earlier, q.Conversation.Searched, q.Answer.content))
 	sources := container.NewBorder(q.SourcesHead, nil, nil, nil, q.SourceScroll)
 	split := container.NewVSplit(q.AnswerScroll, sources)
 	split.Offset = 0.4
@@ -159,6 +163,7 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.AnswerScroll.ScrollToTop()
 			q.SourceScroll.ScrollToTop()
 			q.newList = true
+			q.Conversation.asking()
 			q.State.SetText("Searching your documents…")
 		case Token:
 			if q.running {
@@ -173,6 +178,7 @@ func (q *Query) Apply(events ...QueryEvent) {
 				q.cited[c.ChunkID] = c.N
 			}
 			q.Answer.show(ev.Answer)
+			q.Conversation.answered(ev.Answer.Question, ev.Answer.Query, ev.Answer.Thread)
 			q.setHeading(ev.Answer.Closest)
 			q.State.SetText(answeredState(ev.Answer))
 			var searchMode search.Mode
@@ -187,6 +193,10 @@ func (q *Query) Apply(events ...QueryEvent) {
 			} else {
 				q.State.SetText("Could not answer: " + ErrorText(ev.Err))
 			}
+		case ThreadsListed:
+			q.Conversation.listed(ev)
+		case ThreadOpened:
+			q.showThread(ev)
 		case Ranked:
 			q.showRanked(ev)
 		case QueryNotice:
@@ -202,6 +212,31 @@ func (q *Query) Apply(events ...QueryEvent) {
 		}
 	}
 	q.sync()
+}
+
+// showThread shows the conversation the next question continues: a
+// reopened one's questions, and its last answer as it was saved (its
+// sources are found again when the next question is asked), or nothing for
+// a new one.
+func (q *Query) showThread(ev ThreadOpened) {
+	q.Conversation.opened(ev)
+	q.question, q.answer = "", nil
+	clear(q.rows)
+	clear(q.cited)
+	q.shown = nil
+	q.Sources.Objects = nil
+	q.Sources.Refresh()
+	q.Empty.SetText(emptySources)
+	q.Empty.Show()
+	q.setHeading(false)
+	q.Answer.reset(false)
+	q.AnswerScroll.ScrollToTop()
+	if n := len(ev.Turns); n > 0 {
+		q.Answer.appendText(ev.Turns[n-1].Answer)
+		q.State.SetText(fmt.Sprintf("Continuing a conversation of %s. The next question follows on from them.", plural(n, "question", "questions")))
+	} else {
+		q.State.SetText("New conversation: the next question follows on from nothing asked before.")
+	}
 }
 
 // ShowGuideOnly says, while nothing but the bundled user guide is indexed
@@ -223,6 +258,9 @@ func (q *Query) ShowGuideOnly(guide *store.Folder) {
 			"or add a folder of your own documents to ask about them.", plural(guide.Documents, "document", "documents")))
 	}
 }
+
+// emptySources is shown in the source list before a question.
+const emptySources = "Sources appear here: the passages an answer is drawn from, best first."
 
 // readyText is the state once questions can be asked.
 const readyText = "Ready. Ask a question; answers cite the file and page they come from."

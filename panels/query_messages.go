@@ -6,10 +6,12 @@ import (
 	"cairn/core/answer"
 	"cairn/core/preview"
 	"cairn/core/search"
+	"cairn/core/store"
 )
 
 // QueryRequest is a request of the query panel to its worker: Ask,
-// CancelAsk, OpenSource or JudgeSource.
+// CancelAsk, OpenSource, JudgeSource, or a conversation's NewConversation,
+// OpenThread and DeleteThread.
 type QueryRequest interface{ queryRequest() }
 
 // Ask answers a question.
@@ -43,6 +45,20 @@ type JudgeSource struct {
 	Right    bool
 }
 
+// NewConversation starts a fresh conversation: the next question follows
+// nothing.
+type NewConversation struct{}
+
+// OpenThread reopens a saved conversation: the next question continues it.
+type OpenThread struct{ ID int64 }
+
+// DeleteThread deletes a saved conversation from the knowledge base.
+type DeleteThread struct{ ID int64 }
+
+func (NewConversation) queryRequest() {}
+func (OpenThread) queryRequest()      {}
+func (DeleteThread) queryRequest()    {}
+
 func (Ask) queryRequest()          {}
 func (CancelAsk) queryRequest()    {}
 func (OpenSource) queryRequest()   {}
@@ -51,7 +67,8 @@ func (ShowSource) queryRequest()   {}
 func (ShowInFolder) queryRequest() {}
 
 // QueryEvent is news from the query worker: QueryReady, ModelsKnown,
-// Asking, Token, Answered, AskFailed, Ranked or QueryNotice.
+// Asking, Token, Answered, AskFailed, Ranked, QueryNotice, ThreadsListed
+// or ThreadOpened.
 type QueryEvent interface{ queryEvent() }
 
 // QueryReady says the knowledge base is open: questions can be asked.
@@ -120,6 +137,24 @@ type OpenFailed struct {
 	Folder bool
 	Err    error
 }
+
+// ThreadsListed is the knowledge base's saved conversations, the most
+// recently continued first, and the one the next question continues (0:
+// a new one).
+type ThreadsListed struct {
+	Threads []store.Thread
+	Current int64
+}
+
+// ThreadOpened says which conversation the next question continues: a
+// reopened one with its turns, oldest first, or (ID 0) a new one.
+type ThreadOpened struct {
+	ID    int64
+	Turns []store.Turn
+}
+
+func (ThreadsListed) queryEvent() {}
+func (ThreadOpened) queryEvent()  {}
 
 func (PreviewShown) queryEvent() {}
 func (OpenFailed) queryEvent()   {}
