@@ -10,11 +10,13 @@ import (
 	"cairn/core/store"
 )
 
-// answeredText waits for the answer to question q.
+// waitAnswered waits for the answer to the question asked.
 func waitAnswered(h *harness, what string) {
 	h.t.Helper()
 	q := h.shell().Query
-	h.until(what, func() bool { return strings.HasPrefix(q.State.Text, "Answered") || strings.HasPrefix(q.State.Text, "Your documents") })
+	h.until(what, func() bool {
+		return strings.HasPrefix(q.State.Text, "Answered") || strings.HasPrefix(q.State.Text, "Your documents")
+	})
 }
 
 // The Ask tab keeps a conversation in the knowledge base (a real engine,
