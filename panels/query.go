@@ -36,6 +36,8 @@ type Query struct {
 	SourceScroll *container.Scroll
 	// Conversation is the conversation the questions are asked in.
 	Conversation *Conversation
+	// Filter narrows the documents a question is answered from.
+	Filter *FilterRow
 
 	win     fyne.Window
 	clip    fyne.Clipboard
@@ -86,10 +88,12 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	q.Notes.Hide()
 	q.Preview = newPreviewPane(q.openExternal, q.showInFolder, q.closePreview)
 	q.Conversation = newConversation(w, post)
+	q.Filter = newFilterRow()
 
 	top := container.NewVBox(
 		q.Conversation.row,
-		container.NewBorder(nil, nil, nil, container.NewHBox(q.AskButton, q.CancelButton), q.Question),
+		container.NewBorder(nil, nil, nil, container.NewHBox(q.AskButton, q.CancelButton, q.Filter.Toggle), q.Question),
+		q.Filter.row,
 		container.NewBorder(nil, nil, nil, container.NewVBox(q.AddFolder), q.State),
 	)
 	q.SourcesHead = widget.NewLabelWithStyle(sourcesHeading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -126,7 +130,7 @@ func (q *Query) Submit() {
 		return
 	}
 	q.Question.Remember(text)
-	q.post(Ask{Question: text})
+	q.post(Ask{Question: text, Filter: q.Filter.Spec()})
 }
 
 // Cancel stops the question being answered.
@@ -180,7 +184,11 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.Answer.show(ev.Answer)
 			q.Conversation.answered(ev.Answer.Question, ev.Answer.Query, ev.Answer.Thread)
 			q.setHeading(ev.Answer.Closest)
-			q.State.SetText(answeredState(ev.Answer))
+			state := answeredState(ev.Answer)
+			if ev.Filtered {
+				state = "Within the filter. " + state
+			}
+			q.State.SetText(state)
 			var searchMode search.Mode
 			if ev.Answer.Search != nil && ev.Answer.Search.Candidates != nil {
 				searchMode = ev.Answer.Search.Candidates.Mode
@@ -188,7 +196,9 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.Answer.Mode.SetText(modeLine(q.bm25Only, searchMode, q.chatless, ev.Answer.Mode, ev.Answer.Model))
 		case AskFailed:
 			q.running = false
-			if ev.Cancelled {
+			if problem := filterProblem(ev.Err); problem != "" {
+				q.State.SetText(problem)
+			} else if ev.Cancelled {
 				q.State.SetText("Cancelled. Ask again when you are ready.")
 			} else {
 				q.State.SetText("Could not answer: " + ErrorText(ev.Err))
@@ -339,7 +349,7 @@ func (q *Query) closePreview() { q.Preview.hide() }
 // answerAgain answers the question shown again, under the current knobs.
 func (q *Query) answerAgain() {
 	if q.ready && !q.running && q.question != "" {
-		q.post(Ask{Question: q.question})
+		q.post(Ask{Question: q.question, Filter: q.Filter.Spec()})
 	}
 }
 

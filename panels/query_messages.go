@@ -14,8 +14,11 @@ import (
 // OpenThread and DeleteThread.
 type QueryRequest interface{ queryRequest() }
 
-// Ask answers a question.
-type Ask struct{ Question string }
+// Ask answers a question from the documents the filter lets through.
+type Ask struct {
+	Question string
+	Filter   search.FilterSpec
+}
 
 // CancelAsk stops the question being answered.
 type CancelAsk struct{}
@@ -86,8 +89,12 @@ type Asking struct{ Question string }
 // Token is the next piece of the answer being written.
 type Token struct{ Text string }
 
-// Answered carries the finished answer.
-type Answered struct{ Answer *answer.Answer }
+// Answered carries the finished answer; Filtered says a filter narrowed
+// the documents it was answered from.
+type Answered struct {
+	Answer   *answer.Answer
+	Filtered bool
+}
 
 // AskFailed says the question could not be answered, or was cancelled.
 type AskFailed struct {

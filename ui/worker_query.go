@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"os"
 	"slices"
+	"time"
 
 	"cairn/core/answer"
 	"cairn/core/config"
@@ -33,6 +35,7 @@ type queryWorker struct {
 	tuning   config.Retrieval
 	question string             // the last answered question
 	searched string             // what was searched for it: a follow-up made standalone
+	filter   store.Filter       // the filter it was answered within
 	cands    *search.Candidates // its candidates
 	sources  []int64            // chunk ids of its answer's sources, to tell when the list disagrees
 	// closest: the answer said the documents do not cover the question.
@@ -83,6 +86,7 @@ type tokenMsg struct {
 type askResult struct {
 	id       int
 	question string
+	filter   store.Filter
 	ans      *answer.Answer
 	err      error
 }
@@ -146,7 +150,7 @@ func (w *queryWorker) run(ctx context.Context) {
 func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 	switch r := r.(type) {
 	case panels.Ask:
-		w.ask(ctx, r.Question)
+		w.ask(ctx, r.Question, r.Filter)
 	case panels.CancelAsk:
 		if w.askStop != nil {
 			w.askStop()
@@ -243,7 +247,15 @@ func (w *queryWorker) conversation(ctx context.Context, n threadNews) {
 // params are the knobs that re-rank the cached candidates.
 func (w *queryWorker) params() search.Params { return search.NewRequest("", w.tuning).Params }
 
-func (w *queryWorker) ask(ctx context.Context, q string) {
+func (w *queryWorker) ask(ctx context.Context, q string, spec search.FilterSpec) {
+	// Folders typed in the window are read from the home folder: the
+	// window's working directory means nothing to the person.
+	spec.Base, _ = os.UserHomeDir()
+	filter, err := spec.Filter(time.Local)
+	if err != nil {
+		w.emit(ctx, panels.AskFailed{Question: q, Err: err})
+		return
+	}
 	if w.askStop != nil {
 		w.askStop()
 	}
@@ -252,11 +264,12 @@ func (w *queryWorker) ask(ctx context.Context, q string) {
 	actx, stop := context.WithCancel(ctx)
 	w.askStop = stop
 	req := search.NewRequest(q, w.tuning)
+	req.Filter = filter
 	thread := w.thread
 	w.emit(ctx, panels.Asking{Question: q})
 	w.jobs.spawn(func() {
 		ans, err := w.eng.AskInThread(actx, thread, req, func(s string) { send(ctx, w.tokens, tokenMsg{id, s}) })
-		send(ctx, w.asked, askResult{id: id, question: q, ans: ans, err: err})
+		send(ctx, w.asked, askResult{id: id, question: q, filter: filter, ans: ans, err: err})
 	})
 }
 
@@ -270,7 +283,7 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 		w.emit(ctx, panels.AskFailed{Question: res.question, Err: res.err, Cancelled: errors.Is(res.err, context.Canceled)})
 		return
 	}
-	w.question, w.searched = res.question, res.question
+	w.question, w.searched, w.filter = res.question, res.question, res.filter
 	if res.ans.Query != "" {
 		w.searched = res.ans.Query
 	}
@@ -290,7 +303,7 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 		w.cands = res.ans.Search.Candidates
 		w.judged[w.question] = w.cands
 	}
-	w.emit(ctx, panels.Answered{Answer: res.ans})
+	w.emit(ctx, panels.Answered{Answer: res.ans, Filtered: !res.filter.Empty()})
 	w.rerank(ctx)
 }
 
@@ -411,7 +424,7 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 	if all {
 		clear(cached)
 	}
-	last, lastQuery, tuning := w.question, w.searched, w.tuning
+	last, lastQuery, lastFilter, tuning := w.question, w.searched, w.filter, w.tuning
 	w.jobs.spawn(func() {
 		res := findResult{id: id, cands: map[string]*search.Candidates{}}
 		if before != nil {
@@ -432,11 +445,11 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 			}
 		}
 		for _, q := range qs {
-			query := q
-			if q == last {
-				query = lastQuery // a follow-up's candidates are those of what it searched
+			req := search.NewRequest(q, tuning)
+			if q == last { // a follow-up's candidates are those of what it searched, within its filter
+				req.Query, req.Filter = lastQuery, lastFilter
 			}
-			resp, err := w.eng.Search(fctx, search.NewRequest(query, tuning))
+			resp, err := w.eng.Search(fctx, req)
 			if err != nil {
 				res.err = err
 				break
