@@ -119,3 +119,26 @@ func TestAskTabKeepsAConversationPerKnowledgeBase(t *testing.T) {
 		t.Errorf("another knowledge base lists %q, current %d: conversations belong to their knowledge base", c.Threads.Options, c.Current())
 	}
 }
+
+// A conversation deleted outside the window (cairn threads --delete) does
+// not make every later question fail: the next one starts a new
+// conversation.
+func TestAConversationDeletedElsewhereGivesWayToANewOne(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	q := h.shell().Query
+	c := q.Conversation
+	h.ask("how do I reset the router")
+	h.until("the conversation", func() bool { return c.Current() != 0 && len(c.Threads.Options) == 1 })
+	if err := eng.DeleteThread(h.win.ctx, c.Current()); err != nil {
+		t.Fatal(err)
+	}
+	h.ask("and the pin?")
+	h.until("the notice", func() bool { return strings.HasPrefix(q.State.Text, "That conversation was deleted outside this window.") })
+	h.until("no conversation listed", func() bool { return len(c.Threads.Options) == 0 && c.Current() == 0 })
+	h.ask("and the pin?")
+	h.until("a new conversation", func() bool { return c.Current() != 0 && len(c.Threads.Options) == 1 })
+	if got := c.Threads.Options[0]; got != "and the pin? · 1 question" {
+		t.Errorf("listed %q", got)
+	}
+}

@@ -281,6 +281,14 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 	w.askStop = nil
 	if res.err != nil {
 		w.emit(ctx, panels.AskFailed{Question: res.question, Err: res.err, Cancelled: errors.Is(res.err, context.Canceled)})
+		if errors.Is(res.err, store.ErrNoThread) {
+			// Deleted elsewhere (cairn threads --delete): the next
+			// question starts a new conversation rather than fail again.
+			w.thread = 0
+			w.emit(ctx, panels.ThreadOpened{})
+			w.emit(ctx, panels.QueryNotice{Text: "That conversation was deleted outside this window. Ask again: the question starts a new one.", Err: true})
+			w.listThreads(ctx, 0)
+		}
 		return
 	}
 	w.question, w.searched, w.filter = res.question, res.question, res.filter
