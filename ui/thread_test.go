@@ -134,7 +134,9 @@ func TestAConversationDeletedElsewhereGivesWayToANewOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.ask("and the pin?")
-	h.until("the notice", func() bool { return strings.HasPrefix(q.State.Text, "That conversation was deleted outside this window.") })
+	h.until("the notice", func() bool {
+		return strings.HasPrefix(q.State.Text, "That conversation was deleted outside this window.")
+	})
 	h.until("no conversation listed", func() bool { return len(c.Threads.Options) == 0 && c.Current() == 0 })
 	h.ask("and the pin?")
 	h.until("a new conversation", func() bool { return c.Current() != 0 && len(c.Threads.Options) == 1 })
