@@ -36,15 +36,9 @@ func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(strin
 // before it; ans.Query shows what was searched and ans.Thread the
 // conversation. An answer that could not be saved says so in a note.
 func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error) {
-	var history []answer.Turn
-	if thread != 0 {
-		turns, err := e.db.Turns(ctx, thread)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range turns {
-			history = append(history, answer.Turn{Question: t.Question, Query: t.Query})
-		}
+	history, err := e.threadHistory(ctx, thread)
+	if err != nil {
+		return nil, err
 	}
 	ans, err := e.ask(ctx, req, history, onToken)
 	if err != nil {
@@ -58,6 +52,23 @@ func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Reque
 	}
 	ans.Thread = id
 	return ans, nil
+}
+
+// threadHistory is what a question asked in thread follows: its turns,
+// oldest first (none for a new thread, 0).
+func (e *Engine) threadHistory(ctx context.Context, thread int64) ([]answer.Turn, error) {
+	if thread == 0 {
+		return nil, nil
+	}
+	turns, err := e.db.Turns(ctx, thread)
+	if err != nil {
+		return nil, err
+	}
+	history := make([]answer.Turn, len(turns))
+	for i, t := range turns {
+		history[i] = answer.Turn{Question: t.Question, Query: t.Query, Answer: t.Answer}
+	}
+	return history, nil
 }
 
 // Threads lists the conversations saved in the knowledge base, the most

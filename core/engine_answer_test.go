@@ -17,6 +17,7 @@ import (
 	"cairn/core/config"
 	"cairn/core/llm/testmodel"
 	"cairn/core/search"
+	"cairn/core/store"
 )
 
 // testEngine opens a knowledge base in a private home with the repository's
@@ -260,5 +261,83 @@ func TestAskOnlineThroughTheGate(t *testing.T) {
 	ans, err = eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), nil)
 	if err != nil || ans.Mode != answer.ModeGenerative || len(dialed) != 1 {
 		t.Errorf("offline: mode %s, err %v, dialed %q", ans.Mode, err, dialed)
+	}
+}
+
+// promptRecorder is the local chat model, recording the conversations it
+// is asked to continue.
+type promptRecorder struct {
+	localWriter
+	asked [][]answer.Message
+}
+
+func (r *promptRecorder) Generate(ctx context.Context, req answer.GenerateRequest, onToken func(string)) (answer.Generation, error) {
+	r.asked = append(r.asked, req.Messages)
+	return r.localWriter.Generate(ctx, req, onToken)
+}
+
+// A follow-up answered by the local chat model (through llama.cpp) is
+// written with the conversation's latest turns before it, their citations
+// taken out, and the prompt stays within the model's context: the oldest
+// turns are left out first.
+func TestAFollowUpsWriterSeesTheLatestTurnsWithinItsContext(t *testing.T) {
+	const ctxSize, maxTokens = 2048, 8
+	eng := testEngine(t, func(c *config.Config) {
+		c.Generation.ContextSize, c.Generation.MaxTokens = ctxSize, maxTokens
+		c.Answer.TopK, c.Answer.Verify = 2, "off"
+	}, testmodel.TinyChat())
+	ctx := context.Background()
+	long := strings.Repeat("The router keeps its settings in flash memory and restores them after a power cut [1]. ", 12)
+	var thread int64
+	for i := 1; i <= 5; i++ {
+		var err error
+		thread, err = eng.db.AddTurn(ctx, thread, store.Turn{Question: fmt.Sprintf("question number %d about the router", i),
+			Answer: fmt.Sprintf("Answer %d [2]. %s", i, long)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	history, err := eng.threadHistory(ctx, thread)
+	if err != nil || len(history) != 5 {
+		t.Fatalf("history %d turns, %v", len(history), err)
+	}
+	lw, err := eng.LocalWriter(ctx)
+	if err != nil || lw == nil {
+		t.Fatalf("no local chat model: %v", err)
+	}
+	rec := &promptRecorder{localWriter: lw.(localWriter)}
+	ans, err := eng.askWith(ctx, eng.SearchRequest("and the firmware?"), rec, history, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Mode != answer.ModeGenerative || len(rec.asked) != 2 {
+		t.Fatalf("mode %s, %d calls (want the rewrite, then the answer); notes %q", ans.Mode, len(rec.asked), ans.Notes)
+	}
+	msgs := rec.asked[1]
+	var questions []string
+	for _, m := range msgs[1 : len(msgs)-1] {
+		if m.Role == "user" {
+			questions = append(questions, m.Content)
+		}
+		if m.Role == "assistant" && strings.ContainsAny(m.Content, "[]") {
+			t.Errorf("an earlier answer keeps its citations: %q", m.Content)
+		}
+	}
+	if len(questions) == 0 || len(questions) == 5 || questions[len(questions)-1] != "Question: question number 5 about the router" {
+		t.Fatalf("earlier questions shown %q: want the latest ones, not all five", questions)
+	}
+	if first := questions[0]; first != fmt.Sprintf("Question: question number %d about the router", 6-len(questions)) {
+		t.Errorf("earlier questions shown %q: not the latest ones in order", questions)
+	}
+	n, err := rec.PromptTokens(msgs)
+	if err != nil || n+maxTokens > ctxSize || ans.Timing.PromptTokens+maxTokens > ctxSize {
+		t.Errorf("prompt of %d tokens (%d processed; %v) and a %d-token answer overflow the %d-token context", n, ans.Timing.PromptTokens, err, maxTokens, ctxSize)
+	}
+	if !strings.Contains(strings.Join(ans.Notes, " "), fmt.Sprintf("shown %d of the 5 earlier questions", len(questions))) {
+		t.Errorf("notes %q", ans.Notes)
+	}
+	last := msgs[len(msgs)-1].Content
+	if !strings.Contains(last, "<source n=1>") || !strings.Contains(last, "Question: and the firmware?") {
+		t.Errorf("the question's message %q", last)
 	}
 }

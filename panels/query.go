@@ -34,6 +34,10 @@ type Query struct {
 	OnAddFolder  func()
 	AnswerScroll *container.Scroll
 	SourceScroll *container.Scroll
+	// Conversation is the conversation the questions are asked in.
+	Conversation *Conversation
+	// Filter narrows the documents a question is answered from.
+	Filter *FilterRow
 
 	win     fyne.Window
 	clip    fyne.Clipboard
@@ -75,7 +79,7 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	q.State.Wrapping = fyne.TextWrapWord
 	q.Answer = newAnswerView(q.openCitation, q.answerAgain)
 	q.Sources = container.NewVBox()
-	q.Empty = widget.NewLabel("Sources appear here: the passages an answer is drawn from, best first.")
+	q.Empty = widget.NewLabel(emptySources)
 	q.Empty.Wrapping = fyne.TextWrapWord
 	q.Empty.Importance = widget.LowImportance
 	q.Notes = widget.NewLabel("")
@@ -83,14 +87,18 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	q.Notes.Importance = widget.WarningImportance
 	q.Notes.Hide()
 	q.Preview = newPreviewPane(q.openExternal, q.showInFolder, q.closePreview)
+	q.Conversation = newConversation(w, post)
+	q.Filter = newFilterRow()
 
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, nil, container.NewHBox(q.AskButton, q.CancelButton), q.Question),
+		q.Conversation.row,
+		container.NewBorder(nil, nil, nil, container.NewHBox(q.AskButton, q.CancelButton, q.Filter.Toggle), q.Question),
+		q.Filter.row,
 		container.NewBorder(nil, nil, nil, container.NewVBox(q.AddFolder), q.State),
 	)
 	q.SourcesHead = widget.NewLabelWithStyle(sourcesHeading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	q.SourceScroll = container.NewVScroll(container.NewVBox(q.Empty, q.Sources))
-	q.AnswerScroll = container.NewVScroll(q.Answer.content)
+	q.AnswerScroll = container.NewVScroll(container.NewVBox(q.Conversation.Earlier, q.Conversation.Searched, q.Answer.content))
 	sources := container.NewBorder(q.SourcesHead, nil, nil, nil, q.SourceScroll)
 	split := container.NewVSplit(q.AnswerScroll, sources)
 	split.Offset = 0.4
@@ -122,7 +130,7 @@ func (q *Query) Submit() {
 		return
 	}
 	q.Question.Remember(text)
-	q.post(Ask{Question: text})
+	q.post(Ask{Question: text, Filter: q.Filter.Spec()})
 }
 
 // Cancel stops the question being answered.
@@ -159,6 +167,7 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.AnswerScroll.ScrollToTop()
 			q.SourceScroll.ScrollToTop()
 			q.newList = true
+			q.Conversation.asking()
 			q.State.SetText("Searching your documents…")
 		case Token:
 			if q.running {
@@ -173,8 +182,13 @@ func (q *Query) Apply(events ...QueryEvent) {
 				q.cited[c.ChunkID] = c.N
 			}
 			q.Answer.show(ev.Answer)
+			q.Conversation.answered(ev.Answer.Question, ev.Answer.Query, ev.Answer.Thread)
 			q.setHeading(ev.Answer.Closest)
-			q.State.SetText(answeredState(ev.Answer))
+			state := answeredState(ev.Answer)
+			if ev.Filtered {
+				state = "Within the filter. " + state
+			}
+			q.State.SetText(state)
 			var searchMode search.Mode
 			if ev.Answer.Search != nil && ev.Answer.Search.Candidates != nil {
 				searchMode = ev.Answer.Search.Candidates.Mode
@@ -182,11 +196,17 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.Answer.Mode.SetText(modeLine(q.bm25Only, searchMode, q.chatless, ev.Answer.Mode, ev.Answer.Model))
 		case AskFailed:
 			q.running = false
-			if ev.Cancelled {
+			if problem := filterProblem(ev.Err); problem != "" {
+				q.State.SetText(problem)
+			} else if ev.Cancelled {
 				q.State.SetText("Cancelled. Ask again when you are ready.")
 			} else {
 				q.State.SetText("Could not answer: " + ErrorText(ev.Err))
 			}
+		case ThreadsListed:
+			q.Conversation.listed(ev)
+		case ThreadOpened:
+			q.showThread(ev)
 		case Ranked:
 			q.showRanked(ev)
 		case QueryNotice:
@@ -202,6 +222,31 @@ func (q *Query) Apply(events ...QueryEvent) {
 		}
 	}
 	q.sync()
+}
+
+// showThread shows the conversation the next question continues: a
+// reopened one's questions, and its last answer as it was saved (its
+// sources are found again when the next question is asked), or nothing for
+// a new one.
+func (q *Query) showThread(ev ThreadOpened) {
+	q.Conversation.opened(ev)
+	q.question, q.answer = "", nil
+	clear(q.rows)
+	clear(q.cited)
+	q.shown = nil
+	q.Sources.Objects = nil
+	q.Sources.Refresh()
+	q.Empty.SetText(emptySources)
+	q.Empty.Show()
+	q.setHeading(false)
+	q.Answer.reset(false)
+	q.AnswerScroll.ScrollToTop()
+	if n := len(ev.Turns); n > 0 {
+		q.Answer.appendText(ev.Turns[n-1].Answer)
+		q.State.SetText(fmt.Sprintf("Continuing a conversation of %s. The next question follows on from them.", plural(n, "question", "questions")))
+	} else {
+		q.State.SetText("New conversation: the next question follows on from nothing asked before.")
+	}
 }
 
 // ShowGuideOnly says, while nothing but the bundled user guide is indexed
@@ -223,6 +268,9 @@ func (q *Query) ShowGuideOnly(guide *store.Folder) {
 			"or add a folder of your own documents to ask about them.", plural(guide.Documents, "document", "documents")))
 	}
 }
+
+// emptySources is shown in the source list before a question.
+const emptySources = "Sources appear here: the passages an answer is drawn from, best first."
 
 // readyText is the state once questions can be asked.
 const readyText = "Ready. Ask a question; answers cite the file and page they come from."
@@ -301,7 +349,7 @@ func (q *Query) closePreview() { q.Preview.hide() }
 // answerAgain answers the question shown again, under the current knobs.
 func (q *Query) answerAgain() {
 	if q.ready && !q.running && q.question != "" {
-		q.post(Ask{Question: q.question})
+		q.post(Ask{Question: q.question, Filter: q.Filter.Spec()})
 	}
 }
 

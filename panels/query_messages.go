@@ -6,14 +6,19 @@ import (
 	"cairn/core/answer"
 	"cairn/core/preview"
 	"cairn/core/search"
+	"cairn/core/store"
 )
 
 // QueryRequest is a request of the query panel to its worker: Ask,
-// CancelAsk, OpenSource or JudgeSource.
+// CancelAsk, OpenSource, JudgeSource, or a conversation's NewConversation,
+// OpenThread and DeleteThread.
 type QueryRequest interface{ queryRequest() }
 
-// Ask answers a question.
-type Ask struct{ Question string }
+// Ask answers a question from the documents the filter lets through.
+type Ask struct {
+	Question string
+	Filter   search.FilterSpec
+}
 
 // CancelAsk stops the question being answered.
 type CancelAsk struct{}
@@ -43,6 +48,20 @@ type JudgeSource struct {
 	Right    bool
 }
 
+// NewConversation starts a fresh conversation: the next question follows
+// nothing.
+type NewConversation struct{}
+
+// OpenThread reopens a saved conversation: the next question continues it.
+type OpenThread struct{ ID int64 }
+
+// DeleteThread deletes a saved conversation from the knowledge base.
+type DeleteThread struct{ ID int64 }
+
+func (NewConversation) queryRequest() {}
+func (OpenThread) queryRequest()      {}
+func (DeleteThread) queryRequest()    {}
+
 func (Ask) queryRequest()          {}
 func (CancelAsk) queryRequest()    {}
 func (OpenSource) queryRequest()   {}
@@ -51,7 +70,8 @@ func (ShowSource) queryRequest()   {}
 func (ShowInFolder) queryRequest() {}
 
 // QueryEvent is news from the query worker: QueryReady, ModelsKnown,
-// Asking, Token, Answered, AskFailed, Ranked or QueryNotice.
+// Asking, Token, Answered, AskFailed, Ranked, QueryNotice, ThreadsListed
+// or ThreadOpened.
 type QueryEvent interface{ queryEvent() }
 
 // QueryReady says the knowledge base is open: questions can be asked.
@@ -69,8 +89,12 @@ type Asking struct{ Question string }
 // Token is the next piece of the answer being written.
 type Token struct{ Text string }
 
-// Answered carries the finished answer.
-type Answered struct{ Answer *answer.Answer }
+// Answered carries the finished answer; Filtered says a filter narrowed
+// the documents it was answered from.
+type Answered struct {
+	Answer   *answer.Answer
+	Filtered bool
+}
 
 // AskFailed says the question could not be answered, or was cancelled.
 type AskFailed struct {
@@ -120,6 +144,24 @@ type OpenFailed struct {
 	Folder bool
 	Err    error
 }
+
+// ThreadsListed is the knowledge base's saved conversations, the most
+// recently continued first, and the one the next question continues (0:
+// a new one).
+type ThreadsListed struct {
+	Threads []store.Thread
+	Current int64
+}
+
+// ThreadOpened says which conversation the next question continues: a
+// reopened one with its turns, oldest first, or (ID 0) a new one.
+type ThreadOpened struct {
+	ID    int64
+	Turns []store.Turn
+}
+
+func (ThreadsListed) queryEvent() {}
+func (ThreadOpened) queryEvent()  {}
 
 func (PreviewShown) queryEvent() {}
 func (OpenFailed) queryEvent()   {}

@@ -31,6 +31,15 @@ type Engine interface {
 
 	Search(ctx context.Context, req search.Request) (*search.Response, error)
 	Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
+	// AskInThread answers req as the next question of saved conversation
+	// thread (0: a new one) and saves it there; a follow-up is made
+	// standalone first (the answer's Query) and Thread names the
+	// conversation. Threads, ThreadTurns and DeleteThread list, reopen and
+	// delete the conversations of this knowledge base.
+	AskInThread(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error)
+	Threads(ctx context.Context) ([]store.Thread, error)
+	ThreadTurns(ctx context.Context, thread int64) ([]store.Turn, error)
+	DeleteThread(ctx context.Context, thread int64) error
 
 	Status(ctx context.Context) (kb.Status, error)
 

@@ -48,14 +48,16 @@ type fakeEngine struct {
 	searches     int
 	status       kb.Status
 	closed       bool
-	netErr       error           // SetNetworkMode fails with it when set
-	netSwitches  []string        // modes SetNetworkMode was asked for
-	answering    []config.Answer // what SetAnswering was given
-	modelUses    []string        // "chat:PATH" or "embedding:PATH" per model switch
-	modelErr     error           // model switches fail with it when set
-	removeGate   chan struct{}   // RemoveFolder waits here (or for ctx) when set
-	previews     []int64         // chunk ids Preview was asked for
-	previewErr   error           // Preview fails with it when set
+	netErr       error                  // SetNetworkMode fails with it when set
+	netSwitches  []string               // modes SetNetworkMode was asked for
+	answering    []config.Answer        // what SetAnswering was given
+	modelUses    []string               // "chat:PATH" or "embedding:PATH" per model switch
+	modelErr     error                  // model switches fail with it when set
+	removeGate   chan struct{}          // RemoveFolder waits here (or for ctx) when set
+	previews     []int64                // chunk ids Preview was asked for
+	previewErr   error                  // Preview fails with it when set
+	threads      map[int64][]store.Turn // saved conversations by id
+	lastThread   int64
 }
 
 // Passages of the fake corpus. BM25 ranks A, B, C; vectors rank C, D, B.
@@ -467,4 +469,72 @@ func (f *fakeEngine) RenderPage(_ context.Context, path string, page, width int)
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// AskInThread answers as Ask and keeps the conversation in memory; a
+// follow-up (answer.IsFollowUp) is searched as answer.Standalone makes it.
+func (f *fakeEngine) AskInThread(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error) {
+	f.mu.Lock()
+	turns, ok := f.threads[thread]
+	if thread != 0 && !ok {
+		f.mu.Unlock()
+		return nil, fmt.Errorf("conversation %d: %w", thread, store.ErrNoThread)
+	}
+	f.mu.Unlock()
+	question := req.Query
+	query := ""
+	if n := len(turns); n > 0 && answer.IsFollowUp(question) {
+		query = answer.Standalone(answer.Turn{Question: turns[n-1].Question, Query: turns[n-1].Query}, question)
+		req.Query = query
+	}
+	a, err := f.Ask(ctx, req, onToken)
+	if err != nil {
+		return nil, err
+	}
+	a.Question, a.Query = question, query
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if thread == 0 {
+		if f.threads == nil {
+			f.threads = map[int64][]store.Turn{}
+		}
+		f.lastThread++
+		thread = f.lastThread
+	}
+	f.threads[thread] = append(f.threads[thread], store.Turn{Question: question, Query: query, Answer: a.Text})
+	a.Thread = thread
+	return a, nil
+}
+
+// Threads lists the conversations, the newest first.
+func (f *fakeEngine) Threads(context.Context) ([]store.Thread, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []store.Thread
+	for id := f.lastThread; id > 0; id-- {
+		if ts, ok := f.threads[id]; ok {
+			out = append(out, store.Thread{ID: id, Title: ts[0].Question, Turns: len(ts)})
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeEngine) ThreadTurns(_ context.Context, thread int64) ([]store.Turn, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ts, ok := f.threads[thread]
+	if !ok {
+		return nil, fmt.Errorf("conversation %d: %w", thread, store.ErrNoThread)
+	}
+	return slices.Clone(ts), nil
+}
+
+func (f *fakeEngine) DeleteThread(_ context.Context, thread int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.threads[thread]; !ok {
+		return fmt.Errorf("conversation %d: %w", thread, store.ErrNoThread)
+	}
+	delete(f.threads, thread)
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 var (
 	shortcutAddFolder = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault}
 	shortcutQuestion  = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+	shortcutNewConvo  = &desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: fyne.KeyModifierShortcutDefault}
 	shortcutQuit      = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
 	shortcutClose     = &desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: fyne.KeyModifierShortcutDefault}
 	shortcutOpenKB    = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
@@ -42,11 +43,12 @@ func item(label string, shortcut fyne.Shortcut, action func()) *fyne.MenuItem {
 }
 
 // menu builds the main menu: File (add folder, open and new knowledge
-// base, quit), View (theme, question) and Help (user guide,
+// base, quit), View (theme, question, new conversation) and Help (user guide,
 // health checks, about).
 func (win *window) menu() *fyne.MainMenu {
 	addFolder := item("Add folder…", shortcutAddFolder, win.addFolder)
 	question := item("Ask a question", shortcutQuestion, win.focusQuestion)
+	newConvo := item("New conversation", shortcutNewConvo, win.newConversation)
 	// Fyne's own Quit item has no shortcut; this one replaces it (IsQuit).
 	quit := item("Quit", shortcutQuit, win.quit)
 	quit.IsQuit = true
@@ -75,7 +77,7 @@ func (win *window) menu() *fyne.MainMenu {
 			fyne.NewMenuItemSeparator(),
 			quit,
 		),
-		fyne.NewMenu("View", question, themeMenu),
+		fyne.NewMenu("View", question, newConvo, themeMenu),
 		fyne.NewMenu("Help", help...),
 	)
 	for i, c := range cairntheme.Choices() {
@@ -137,6 +139,14 @@ func (win *window) addFolder() {
 
 func (win *window) focusQuestion() {
 	win.shell.showTab(tabAsk)
+	win.shell.Query.FocusQuestion()
+}
+
+// newConversation starts a fresh conversation in the Ask tab, ready for
+// its first question.
+func (win *window) newConversation() {
+	win.shell.showTab(tabAsk)
+	win.shell.Query.Conversation.Start()
 	win.shell.Query.FocusQuestion()
 }
 

@@ -43,7 +43,7 @@ func TestMainMenu(t *testing.T) {
 	}
 	want := []string{
 		"File: Add folder…, Open knowledge base…, New knowledge base…, Quit",
-		"View: Ask a question, Theme",
+		"View: Ask a question, New conversation, Theme",
 		"Help: User guide, About Cairn",
 	}
 	if !slices.Equal(got, want) {
@@ -110,7 +110,7 @@ func TestEscapeCancelsTheVisibleTabsWork(t *testing.T) {
 func TestThemeMenuSwitchesAndRemembers(t *testing.T) {
 	h := newHarness(t, newFakeEngine(t.TempDir()))
 	view := h.win.w.MainMenu().Items[1]
-	themes := view.Items[1].ChildMenu.Items
+	themes := view.Items[2].ChildMenu.Items
 	if got := []string{themes[0].Label, themes[1].Label, themes[2].Label}; !slices.Equal(got, []string{"Follow the system", "Light", "Dark"}) {
 		t.Fatalf("theme choices %q", got)
 	}
@@ -505,12 +505,15 @@ func TestEveryMenuActionHasAWorkingShortcut(t *testing.T) {
 		"Open knowledge base…": dialog,
 		"New knowledge base…":  dialog,
 		"Ask a question":       func() bool { return h.win.w.Canvas().Focused() == h.shell().Query.Question },
-		"Follow the system":    func() bool { return h.win.prefs.String(prefTheme) == "system" },
-		"Light":                func() bool { return h.win.prefs.String(prefTheme) == "light" },
-		"Dark":                 func() bool { return h.win.prefs.String(prefTheme) == "dark" },
-		"User guide":           func() bool { return h.win.guide != nil },
-		"Check health…":        func() bool { return h.win.healthView != nil },
-		"About Cairn":          func() bool { return h.win.aboutView != nil },
+		"New conversation": func() bool {
+			return h.shell().Tabs.SelectedIndex() == tabAsk && strings.HasPrefix(h.shell().Query.State.Text, "New conversation")
+		},
+		"Follow the system": func() bool { return h.win.prefs.String(prefTheme) == "system" },
+		"Light":             func() bool { return h.win.prefs.String(prefTheme) == "light" },
+		"Dark":              func() bool { return h.win.prefs.String(prefTheme) == "dark" },
+		"User guide":        func() bool { return h.win.guide != nil },
+		"Check health…":     func() bool { return h.win.healthView != nil },
+		"About Cairn":       func() bool { return h.win.aboutView != nil },
 	}
 	var walk func(items []*fyne.MenuItem)
 	walk = func(items []*fyne.MenuItem) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"os"
 	"slices"
+	"time"
 
 	"cairn/core/answer"
 	"cairn/core/config"
@@ -32,6 +34,8 @@ type queryWorker struct {
 
 	tuning   config.Retrieval
 	question string             // the last answered question
+	searched string             // what was searched for it: a follow-up made standalone
+	filter   store.Filter       // the filter it was answered within
 	cands    *search.Candidates // its candidates
 	sources  []int64            // chunk ids of its answer's sources, to tell when the list disagrees
 	// closest: the answer said the documents do not cover the question.
@@ -46,11 +50,32 @@ type queryWorker struct {
 	findID   int
 	findStop context.CancelFunc // the running re-search, if any
 
+	// thread is the saved conversation the next question continues (0: a
+	// new one); threads the knowledge base's conversations as last read.
+	// convID counts the switches of conversation: a reopened thread whose
+	// turns arrive after another switch is not made current.
+	thread  int64
+	threads []store.Thread
+	convID  int
+
 	tokens  chan tokenMsg
 	asked   chan askResult
 	found   chan findResult
+	convs   chan threadNews
 	notices chan panels.QueryEvent // from jobs, passed on as they are
 	jobs
+}
+
+// threadNews is a conversation job's result: the list of threads read
+// again, and a thread reopened (opened) or deleted (deleted, not 0).
+type threadNews struct {
+	list    []store.Thread
+	opened  bool
+	convID  int
+	id      int64
+	turns   []store.Turn
+	deleted int64
+	err     error
 }
 
 type tokenMsg struct {
@@ -61,6 +86,7 @@ type tokenMsg struct {
 type askResult struct {
 	id       int
 	question string
+	filter   store.Filter
 	ans      *answer.Answer
 	err      error
 }
@@ -83,7 +109,7 @@ func newQueryWorker(eng Engine, requests <-chan panels.QueryRequest, events chan
 		judged: map[string]*search.Candidates{},
 		pages:  newPageCache(8, 16<<20),
 		folder: func(context.Context, string) error { return errors.New("no file manager") },
-		tokens: make(chan tokenMsg), asked: make(chan askResult), found: make(chan findResult),
+		tokens: make(chan tokenMsg), asked: make(chan askResult), found: make(chan findResult), convs: make(chan threadNews),
 		notices: make(chan panels.QueryEvent),
 	}
 }
@@ -98,6 +124,7 @@ func (w *queryWorker) run(ctx context.Context) {
 		}
 	})
 	w.find(ctx, true)
+	w.listThreads(ctx, 0)
 	for {
 		select {
 		case <-ctx.Done():
@@ -112,6 +139,8 @@ func (w *queryWorker) run(ctx context.Context) {
 			w.answered(ctx, res)
 		case res := <-w.found:
 			w.refound(ctx, res)
+		case n := <-w.convs:
+			w.conversation(ctx, n)
 		case n := <-w.notices:
 			w.emit(ctx, n)
 		}
@@ -121,11 +150,25 @@ func (w *queryWorker) run(ctx context.Context) {
 func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 	switch r := r.(type) {
 	case panels.Ask:
-		w.ask(ctx, r.Question)
+		w.ask(ctx, r.Question, r.Filter)
 	case panels.CancelAsk:
 		if w.askStop != nil {
 			w.askStop()
 		}
+	case panels.NewConversation:
+		w.switchThread(ctx)
+		w.thread = 0
+		w.emit(ctx, panels.ThreadOpened{})
+		w.emit(ctx, panels.ThreadsListed{Threads: w.threads})
+	case panels.OpenThread:
+		w.switchThread(ctx)
+		id := w.convID
+		w.jobs.spawn(func() {
+			turns, err := w.eng.ThreadTurns(ctx, r.ID)
+			send(ctx, w.convs, threadNews{opened: true, convID: id, id: r.ID, turns: turns, err: err})
+		})
+	case panels.DeleteThread:
+		w.listThreads(ctx, r.ID)
 	case panels.Tune:
 		old := w.tuning
 		w.tuning = r.Tuning
@@ -147,10 +190,72 @@ func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 
 func (w *queryWorker) emit(ctx context.Context, ev panels.QueryEvent) { send(ctx, w.events, ev) }
 
+// switchThread prepares a change of conversation: a question still being
+// answered belongs to the conversation being left, so it is cancelled and
+// its answer, should it arrive, ignored.
+func (w *queryWorker) switchThread(ctx context.Context) {
+	w.convID++
+	if w.askStop != nil {
+		w.askStop()
+		w.askStop = nil
+		w.askID++
+		w.emit(ctx, panels.AskFailed{Cancelled: true})
+	}
+}
+
+// listThreads reads the saved conversations in a job, after deleting
+// thread del when it is not 0.
+func (w *queryWorker) listThreads(ctx context.Context, del int64) {
+	w.jobs.spawn(func() {
+		n := threadNews{deleted: del}
+		if del != 0 {
+			n.err = w.eng.DeleteThread(ctx, del)
+		}
+		if n.err == nil {
+			n.list, n.err = w.eng.Threads(ctx)
+		}
+		send(ctx, w.convs, n)
+	})
+}
+
+// conversation takes in a conversation job's result.
+func (w *queryWorker) conversation(ctx context.Context, n threadNews) {
+	if n.err != nil {
+		if !errors.Is(n.err, context.Canceled) {
+			w.emit(ctx, panels.QueryNotice{Text: "Conversations: " + panels.ErrorText(n.err), Err: true})
+		}
+		return
+	}
+	switch {
+	case n.opened:
+		if n.convID != w.convID {
+			return // another conversation was chosen meanwhile
+		}
+		w.thread = n.id
+		w.emit(ctx, panels.ThreadOpened{ID: n.id, Turns: n.turns})
+	case n.deleted != 0 && n.deleted == w.thread:
+		w.switchThread(ctx)
+		w.thread = 0
+		w.emit(ctx, panels.ThreadOpened{})
+	}
+	if !n.opened {
+		w.threads = n.list
+	}
+	w.emit(ctx, panels.ThreadsListed{Threads: w.threads, Current: w.thread})
+}
+
 // params are the knobs that re-rank the cached candidates.
 func (w *queryWorker) params() search.Params { return search.NewRequest("", w.tuning).Params }
 
-func (w *queryWorker) ask(ctx context.Context, q string) {
+func (w *queryWorker) ask(ctx context.Context, q string, spec search.FilterSpec) {
+	// Folders typed in the window are read from the home folder: the
+	// window's working directory means nothing to the person.
+	spec.Base, _ = os.UserHomeDir()
+	filter, err := spec.Filter(time.Local)
+	if err != nil {
+		w.emit(ctx, panels.AskFailed{Question: q, Err: err})
+		return
+	}
 	if w.askStop != nil {
 		w.askStop()
 	}
@@ -159,10 +264,12 @@ func (w *queryWorker) ask(ctx context.Context, q string) {
 	actx, stop := context.WithCancel(ctx)
 	w.askStop = stop
 	req := search.NewRequest(q, w.tuning)
+	req.Filter = filter
+	thread := w.thread
 	w.emit(ctx, panels.Asking{Question: q})
 	w.jobs.spawn(func() {
-		ans, err := w.eng.Ask(actx, req, func(s string) { send(ctx, w.tokens, tokenMsg{id, s}) })
-		send(ctx, w.asked, askResult{id: id, question: q, ans: ans, err: err})
+		ans, err := w.eng.AskInThread(actx, thread, req, func(s string) { send(ctx, w.tokens, tokenMsg{id, s}) })
+		send(ctx, w.asked, askResult{id: id, question: q, filter: filter, ans: ans, err: err})
 	})
 }
 
@@ -174,9 +281,26 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 	w.askStop = nil
 	if res.err != nil {
 		w.emit(ctx, panels.AskFailed{Question: res.question, Err: res.err, Cancelled: errors.Is(res.err, context.Canceled)})
+		if errors.Is(res.err, store.ErrNoThread) {
+			// Deleted elsewhere (cairn threads --delete): the next
+			// question starts a new conversation rather than fail again.
+			w.thread = 0
+			w.emit(ctx, panels.ThreadOpened{})
+			w.emit(ctx, panels.QueryNotice{Text: "That conversation was deleted outside this window. Ask again: the question starts a new one.", Err: true})
+			w.listThreads(ctx, 0)
+		}
 		return
 	}
-	w.question = res.question
+	w.question, w.searched, w.filter = res.question, res.question, res.filter
+	if res.ans.Query != "" {
+		w.searched = res.ans.Query
+	}
+	if res.ans.Thread != 0 && res.ans.Thread != w.thread {
+		w.thread = res.ans.Thread // the first question of a new conversation
+	}
+	if res.ans.Thread != 0 {
+		w.listThreads(ctx, 0)
+	}
 	w.cands = nil
 	w.sources = w.sources[:0]
 	w.closest = res.ans.Closest
@@ -187,7 +311,7 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 		w.cands = res.ans.Search.Candidates
 		w.judged[w.question] = w.cands
 	}
-	w.emit(ctx, panels.Answered{Answer: res.ans})
+	w.emit(ctx, panels.Answered{Answer: res.ans, Filtered: !res.filter.Empty()})
 	w.rerank(ctx)
 }
 
@@ -308,7 +432,7 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 	if all {
 		clear(cached)
 	}
-	last, tuning := w.question, w.tuning
+	last, lastQuery, lastFilter, tuning := w.question, w.searched, w.filter, w.tuning
 	w.jobs.spawn(func() {
 		res := findResult{id: id, cands: map[string]*search.Candidates{}}
 		if before != nil {
@@ -329,7 +453,11 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 			}
 		}
 		for _, q := range qs {
-			resp, err := w.eng.Search(fctx, search.NewRequest(q, tuning))
+			req := search.NewRequest(q, tuning)
+			if q == last { // a follow-up's candidates are those of what it searched, within its filter
+				req.Query, req.Filter = lastQuery, lastFilter
+			}
+			resp, err := w.eng.Search(fctx, req)
 			if err != nil {
 				res.err = err
 				break

@@ -283,13 +283,20 @@ func (a *Answerer) notCovered(ans *Answer, resp *search.Response) {
 // resolves and verifies its citations.
 func (a *Answerer) generate(ctx context.Context, ans *Answer, q *search.Candidates, onToken func(string)) error {
 	gen := a.opt.Generator
-	p := fitPrompt(ans.Question, ans.Sources, gen, a.opt.MaxTokens)
+	p := fitPrompt(ans.Question, ans.Sources, a.opt.History, gen, a.opt.MaxTokens)
 	if p.given == 0 {
 		return fmt.Errorf("the chat model's context (%d tokens) has no room for a source after the instructions and a %d-token answer: raise generation.context_size or lower generation.max_tokens",
 			gen.ContextSize(), a.opt.MaxTokens)
 	}
 	if note := trimNote(p, len(ans.Sources), gen.ContextSize()); note != "" {
 		ans.Notes = append(ans.Notes, note)
+	}
+	switch {
+	case p.left > 0 && p.turns == 0:
+		ans.Notes = append(ans.Notes, "The earlier questions of this conversation did not fit in the chat model's context with the sources; it was shown this question alone.")
+	case p.left > 0:
+		ans.Notes = append(ans.Notes, fmt.Sprintf("The chat model was shown %d of the %d earlier questions of this conversation with their answers; the oldest were left out for room.",
+			p.turns, p.turns+p.left))
 	}
 	ans.Sources = ans.Sources[:p.given]
 	if p.cut != "" {

@@ -10,6 +10,7 @@ import (
 type Turn struct {
 	Question string
 	Query    string // what was searched for it; "" when the question itself
+	Answer   string // the answer it got, which a chat model is shown
 }
 
 // searched is what retrieval was given for the turn: a follow-up's own

@@ -2,6 +2,7 @@ package answer
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -109,5 +110,50 @@ func TestFollowUpRewrittenByTheModel(t *testing.T) {
 			r.Messages[1].Content != "Earlier questions:\n- How do I make grep ignore case?\n- tar ignore case\n\nMessage: and zip?" {
 			t.Errorf("rewrite request %q", r.Messages)
 		}
+	}
+}
+
+// The chat model writing a follow-up's answer is shown the earlier turns
+// as the conversation's messages, their citations taken out so that an
+// earlier [1] cannot read as this answer's source 1; this answer's sources
+// are numbered from 1. When they do not all fit, the oldest go first.
+func TestTheWriterSeesTheEarlierTurnsWithinItsContext(t *testing.T) {
+	history := []Turn{
+		{Question: "How do I make grep ignore case?", Answer: "Use grep -i [1]. It also matches uppercase [2]."},
+		{Question: "and for tar?", Query: "tar ignore case", Answer: "Use --ignore-case [1, 2]."},
+		{Question: "how do I reset the router?", Answer: "Hold the RESET button for 10 seconds [1]. Then wait [Source 2]."},
+	}
+	wantTurns := []Message{
+		{Role: "user", Content: "Question: How do I make grep ignore case?"},
+		{Role: "assistant", Content: "Use grep -i. It also matches uppercase."},
+		{Role: "user", Content: "Question: and for tar?"},
+		{Role: "assistant", Content: "Use --ignore-case."},
+		{Role: "user", Content: "Question: how do I reset the router?"},
+		{Role: "assistant", Content: "Hold the RESET button for 10 seconds. Then wait."},
+	}
+	gen := &script{replies: []string{"<query>router reset light</query>", "The status light blinks amber [1]."}}
+	ans, _, _ := ask(t, gen, Options{History: history}, "and the light?", passRouter)
+	msgs := gen.calls[1].Messages
+	if len(msgs) != 8 || msgs[0].Role != "system" || !reflect.DeepEqual(msgs[1:7], wantTurns) {
+		t.Fatalf("answer request:\n%q\nwant the system rules, then\n%q", msgs, wantTurns)
+	}
+	last := msgs[7].Content
+	if !strings.Contains(last, "<source n=1>") || strings.Contains(last, "<source n=2>") || !strings.HasSuffix(last, followsOn) {
+		t.Errorf("the question's message %q", last)
+	}
+	if len(ans.Citations) != 1 || ans.Citations[0].N != 1 || ans.Citations[0].ChunkID != passRouter.ChunkID {
+		t.Errorf("citations %+v", ans.Citations)
+	}
+
+	// Room for the sources and about one earlier turn: the newest is kept.
+	gen = &script{ctxSize: 0, replies: []string{"<query>router reset light</query>", "The status light blinks amber [1]."}}
+	gen.ctxSize = gen.TokenCount(rules) + 512 + promptOverhead + 2*gen.TokenCount(sourceBlock(Source{N: 1, Result: search.Result{Passage: passRouter}}, passRouter.Text)) + 160
+	ans, _, _ = ask(t, gen, Options{History: history, MaxTokens: 512}, "and the light?", passRouter)
+	msgs = gen.calls[1].Messages
+	if len(msgs) != 4 || !reflect.DeepEqual(msgs[1:3], wantTurns[4:]) {
+		t.Errorf("with a small context, the answer request is\n%q\nwant only the newest turn %q", msgs, wantTurns[4:])
+	}
+	if !strings.Contains(strings.Join(ans.Notes, " "), "shown 1 of the 3 earlier questions") {
+		t.Errorf("notes %q", ans.Notes)
 	}
 }

@@ -47,7 +47,7 @@ func (s *script) ContextSize() int           { return s.ctxSize }
 func (s *script) TokenCount(t string) int    { return len(strings.Fields(t)) }
 func (s *script) Name() string               { return "scripted" }
 func (s *script) system(call int) string     { return s.calls[call].Messages[0].Content }
-func (s *script) userPrompt(call int) string { return s.calls[call].Messages[1].Content }
+func (s *script) userPrompt(call int) string { m := s.calls[call].Messages; return m[len(m)-1].Content }
 
 // The fixture: three passages as retrieval returns them.
 var (

@@ -26,12 +26,15 @@ Rules, most important first:
 // messages (role markers, BOS) and for token-count estimates being short.
 const promptOverhead = 48
 
-// prompt is the conversation for one question, with the sources that fit.
+// prompt is the conversation for one question, with the sources and the
+// earlier turns that fit.
 type prompt struct {
 	messages []Message
 	given    int    // sources given to the writer (the first ones)
 	dropped  int    // sources left out for lack of room
 	cut      string // the part of the last given source that fit, when it did only in part
+	turns    int    // earlier turns of the conversation given (the most recent ones)
+	left     int    // earlier turns left out for lack of room (the oldest ones)
 }
 
 // PromptCounter is implemented by generators that can count a whole
@@ -41,32 +44,106 @@ type PromptCounter interface {
 	PromptTokens(msgs []Message) (int, error)
 }
 
-// fitPrompt builds the prompt and, when gen can count it exactly, drops the
-// last source until the prompt and the answer fit its context.
-func fitPrompt(question string, sources []Source, gen Generator, answerTokens int) prompt {
-	p := buildPrompt(question, sources, gen, answerTokens)
+// fitPrompt builds the prompt and, when gen can count it exactly, drops
+// the oldest earlier turn, then the last source, until the prompt and the
+// answer fit its context.
+func fitPrompt(question string, sources []Source, history []Turn, gen Generator, answerTokens int) prompt {
+	history = spokenTurns(history)
+	allSources, allTurns := len(sources), len(history)
+	p := buildPrompt(question, sources, history, gen, answerTokens)
 	pc, ok := gen.(PromptCounter)
-	if !ok || gen.ContextSize() <= 0 {
-		return p
-	}
-	for p.given > 0 {
-		n, err := pc.PromptTokens(p.messages)
-		if err != nil || n+answerTokens <= gen.ContextSize() {
-			return p // an error here will recur, clearer, when generating
+	if ok && gen.ContextSize() > 0 {
+		for p.given > 0 {
+			n, err := pc.PromptTokens(p.messages)
+			if err != nil || n+answerTokens <= gen.ContextSize() {
+				break // an error here will recur, clearer, when generating
+			}
+			if p.turns > 0 {
+				history = history[len(history)-p.turns+1:]
+			} else {
+				sources = sources[:p.given-1]
+			}
+			p = buildPrompt(question, sources, history, gen, answerTokens)
 		}
-		p = buildPrompt(question, sources[:p.given-1], gen, answerTokens)
-		p.dropped = len(sources) - p.given
 	}
+	p.dropped, p.left = allSources-p.given, allTurns-p.turns
 	return p
 }
 
+// promptTurns is the most earlier turns a writer is shown: enough for what
+// a follow-up refers to, and an online model's prompt (of unknown
+// context) stays short.
+const promptTurns = 6
+
+// historyShare is the part of the room left after the instructions and
+// the answer that earlier turns may take (one in historyShare): the
+// sources answer the question; the turns only say what it follows on from.
+const historyShare = 4
+
+// messageOverhead is what a chat template adds around one message (role
+// markers), in tokens, for estimates.
+const messageOverhead = 8
+
+// spokenTurns are the turns a writer can be shown: those with an answer,
+// the last promptTurns of them.
+func spokenTurns(history []Turn) []Turn {
+	var out []Turn
+	for _, t := range history {
+		if strings.TrimSpace(t.Answer) != "" {
+			out = append(out, t)
+		}
+	}
+	return out[max(0, len(out)-promptTurns):]
+}
+
+// turnMessages renders the most recent turns of history that fit in
+// budget tokens (0: unbounded) as the user and assistant messages of the
+// conversation, oldest first; the oldest are left out first. An earlier
+// answer's citations are taken out: its sources are not this answer's, so
+// its [2] must not read as this answer's source 2.
+func turnMessages(history []Turn, gen Generator, budget int) (msgs []Message, used int) {
+	kept := 0
+	for i := len(history) - 1; i >= 0; i-- {
+		q, a := earlierQuestion(history[i]), earlierAnswer(history[i])
+		cost := gen.TokenCount(q) + gen.TokenCount(a) + 2*messageOverhead
+		if budget > 0 && used+cost > budget {
+			break
+		}
+		used += cost
+		kept++
+	}
+	for _, t := range history[len(history)-kept:] {
+		msgs = append(msgs, Message{Role: "user", Content: earlierQuestion(t)}, Message{Role: "assistant", Content: earlierAnswer(t)})
+	}
+	return msgs, used
+}
+
+func earlierQuestion(t Turn) string { return "Question: " + oneLine(t.Question) }
+
+// earlierAnswer is an earlier answer as the writer is shown it: without
+// its citations, and with any source marker its quoted text holds defused.
+func earlierAnswer(t Turn) string {
+	return defuse(strings.TrimSpace(earlierCite.ReplaceAllString(t.Answer, "")))
+}
+
+// earlierCite is a citation with the spaces before it.
+var earlierCite = regexp.MustCompile(`[ \t]*` + citeGroup.String())
+
+// followsOn is added to the question when earlier turns are given: their
+// answers came from other sources, which this answer cannot cite.
+const followsOn = "\nThis question follows on from the conversation above; its earlier answers only say what it refers to. Cite only the sources listed here."
+
 // buildPrompt numbers the sources in rank order and keeps as many as fit
-// in the generator's context with room for an answer of answerTokens; the
-// last one that fits only in part is cut at a sentence end. With no room
-// for even part of the first source, given is 0.
-func buildPrompt(question string, sources []Source, gen Generator, answerTokens int) prompt {
+// in the generator's context with room for an answer of answerTokens,
+// after the most recent earlier turns of history that fit in their share;
+// the last source that fits only in part is cut at a sentence end. With no
+// room for even part of the first source, given is 0.
+func buildPrompt(question string, sources []Source, history []Turn, gen Generator, answerTokens int) prompt {
 	head := "Sources:\n\n"
 	tail := "\nQuestion: " + oneLine(question) + "\n\nAnswer using only the sources above, citing them as [n]."
+	if len(history) > 0 {
+		tail += followsOn
+	}
 	budget := 0 // 0: unbounded
 	if n := gen.ContextSize(); n > 0 {
 		used := gen.TokenCount(rules) + gen.TokenCount(head) + gen.TokenCount(tail) + answerTokens + promptOverhead
@@ -75,9 +152,13 @@ func buildPrompt(question string, sources []Source, gen Generator, answerTokens 
 			return prompt{}
 		}
 	}
+	turns, used := turnMessages(history, gen, budget/historyShare)
+	p := prompt{turns: len(turns) / 2, left: len(history) - len(turns)/2}
+	if budget > 0 {
+		budget -= used
+	}
 	var b strings.Builder
 	b.WriteString(head)
-	p := prompt{}
 	left := budget
 	for _, s := range sources {
 		block := sourceBlock(s, s.Text)
@@ -111,7 +192,8 @@ func buildPrompt(question string, sources []Source, gen Generator, answerTokens 
 		return p
 	}
 	b.WriteString(tail)
-	p.messages = []Message{{Role: "system", Content: rules}, {Role: "user", Content: b.String()}}
+	p.messages = append([]Message{{Role: "system", Content: rules}}, turns...)
+	p.messages = append(p.messages, Message{Role: "user", Content: b.String()})
 	return p
 }
 

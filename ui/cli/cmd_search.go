@@ -29,7 +29,7 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	format := fs.String("format", "trec", "batch output format (trec)")
 	var ff filterFlags
 	ff.add(fs)
-	fs.StringVar(&ff.folders, "path", "", "the same as --folder (its former name)")
+	fs.StringVar(&ff.spec.Folders, "path", "", "the same as --folder (its former name)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -85,7 +85,7 @@ func TestSearchAndAskFilters(t *testing.T) {
 		t.Errorf("bad date: %d %s", code, errs)
 	}
 	_, errs, code = cli(t, home, "ask", "reset?", "--since", "2024", "--until", "2023")
-	if code != 2 || !strings.Contains(errs, "--since 2024 is after --until 2023") {
+	if code != 2 || !strings.Contains(errs, "--since: 2024 is after 2023, the end date: no file can match") {
 		t.Errorf("empty range: %d %s", code, errs)
 	}
 }

@@ -1,0 +1,98 @@
+package search
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"cairn/core/collection"
+	"cairn/core/store"
+)
+
+// FilterSpec is a document filter as a person writes it, in `cairn search`
+// and `cairn ask`'s flags or the Ask tab's filter row: comma-separated
+// folders, types and texts, and dates written 2024, 2024-03 or 2024-03-15.
+// Empty fields filter nothing.
+type FilterSpec struct {
+	Folders  string // only files under these folders (or path prefixes); "~/" is the home folder
+	Types    string // only these types: pdf, md, markdown, docx…
+	Since    string // only files modified on or after this date
+	Until    string // only files modified up to the end of this date
+	Contains string // only files whose title or path holds each of these texts
+	// Base is the folder a relative folder is read from; "" for the
+	// working directory.
+	Base string
+}
+
+// FilterError says which field of a FilterSpec cannot be read. Field is
+// its name as a flag: folder, type, since, until or path-contains.
+type FilterError struct {
+	Field string
+	Err   error
+}
+
+func (e *FilterError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *FilterError) Unwrap() error { return e.Err }
+
+// Filter reads the spec into the store's filter, dates in loc; a field
+// that cannot be read gives a *FilterError naming it.
+func (s FilterSpec) Filter(loc *time.Location) (store.Filter, error) {
+	var f store.Filter
+	for _, p := range SplitList(s.Folders) {
+		abs, err := s.folder(p)
+		if err != nil {
+			return f, &FilterError{"folder", fmt.Errorf("%s: %w", p, err)}
+		}
+		f.PathPrefixes = append(f.PathPrefixes, abs)
+	}
+	f.Types = SplitList(s.Types)
+	f.Contains = SplitList(s.Contains)
+	if strings.TrimSpace(s.Since) != "" {
+		p, err := collection.ParseDate(s.Since, loc)
+		if err != nil {
+			return f, &FilterError{"since", err}
+		}
+		f.Since = p.Start
+	}
+	if strings.TrimSpace(s.Until) != "" {
+		p, err := collection.ParseDate(s.Until, loc)
+		if err != nil {
+			return f, &FilterError{"until", err}
+		}
+		f.Until = p.End
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		return f, &FilterError{"since", fmt.Errorf("%s is after %s, the end date: no file can match",
+			strings.TrimSpace(s.Since), strings.TrimSpace(s.Until))}
+	}
+	return f, nil
+}
+
+// folder makes p absolute; an existing folder ends with a separator, so
+// that Contracts does not also match Contracts2.
+func (s FilterSpec) folder(p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		p = filepath.Join(home, p[1:])
+	}
+	if !filepath.IsAbs(p) {
+		if s.Base == "" {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return "", err
+			}
+			p = abs
+		} else {
+			p = filepath.Join(s.Base, p)
+		}
+	}
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() && !strings.HasSuffix(p, string(filepath.Separator)) {
+		p += string(filepath.Separator)
+	}
+	return p, nil
+}

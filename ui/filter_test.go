@@ -1,0 +1,68 @@
+package ui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+)
+
+// The Ask tab's filter row narrows retrieval itself (a real engine): with
+// a folder and a type set, every source comes from the one file they let
+// through, though another file matches the question better; a date that
+// cannot be read is named; Clear empties the row.
+func TestAskTabFilterRowKeepsSourcesInTheFilteredFiles(t *testing.T) {
+	cfg, open := realEngine(t)
+	h := newHarnessWith(t, open, cfg)
+	p, q := h.shell().Index, h.shell().Query
+	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
+	corpus := copyCorpus(t)
+	startIndexing(h, corpus)
+	h.until("the corpus", func() bool { return strings.HasPrefix(p.State.Text, "Indexed "+corpus+".") })
+	h.shell().showTab(tabAsk)
+
+	h.ask("how do I reset the router on the office network")
+	waitAnswered(h, "the unfiltered answer")
+	h.until("the sources", func() bool { return len(q.Rows()) > 0 })
+	if got := titles(q); got[0] != "router-x200.md" {
+		t.Fatalf("unfiltered sources %q, want router-x200.md first", got)
+	}
+
+	f := q.Filter
+	if f.Shown() {
+		t.Error("the filter row is shown before Filter is pressed")
+	}
+	test.Tap(f.Toggle)
+	if !f.Shown() {
+		t.Fatal("Filter does not show the filter row")
+	}
+	test.Type(f.Folder, filepath.Join(corpus, "manuals"))
+	test.Type(f.Type, "html")
+	h.ask("how do I reset the router on the office network")
+	h.until("the filtered answer", func() bool { return strings.HasPrefix(q.State.Text, "Within the filter.") })
+	h.until("the filtered sources", func() bool { return len(q.Rows()) > 0 && q.Rows()[0].Title.Text != "router-x200.md" })
+	for _, r := range q.Rows() {
+		if r.Title.Text != "network-setup.html" {
+			t.Errorf("filtered sources %q: want network-setup.html only", titles(q))
+			break
+		}
+	}
+	test.Type(f.Since, "March")
+	h.ask("how do I reset the router on the office network")
+	h.until("the bad date named", func() bool { return strings.HasPrefix(q.State.Text, "Check the filter: ") })
+	if got := q.State.Text; got != `Check the filter: Modified from: "March" is not a date: write 2024, 2024-03 or 2024-03-15` {
+		t.Errorf("state %q", got)
+	}
+
+	test.Tap(f.Toggle)
+	if f.Shown() || f.Toggle.Importance != widget.WarningImportance {
+		t.Errorf("hidden with a filter set: shown %v, Filter importance %v; want hidden, and Filter marked", f.Shown(), f.Toggle.Importance)
+	}
+	test.Tap(f.Toggle)
+	test.Tap(f.Clear)
+	if f.Set() {
+		t.Errorf("Clear left %+v", f.Spec())
+	}
+}
