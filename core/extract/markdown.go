@@ -10,6 +10,7 @@ var (
 	setextUnder   = regexp.MustCompile(`^ {0,3}(=+|-+)[ \t]*$`)
 	codeFence     = regexp.MustCompile("^ {0,3}(```|~~~)")
 	frontMatterRE = regexp.MustCompile(`^(?:---|\+\+\+)\n`)
+	strongRE      = regexp.MustCompile(`\*\*([^*\n]*[^*\s])\*\*`)
 )
 
 // markdownHeadings finds the headings Markdown marks by its syntax: "#"
@@ -83,4 +84,48 @@ func isParagraphStart(t string) bool {
 		}
 	}
 	return true
+}
+
+// plainMarkdown takes off the marks Markdown uses for headings and strong
+// emphasis ("## Setup", "**Note**", "===" under a title), so that answers,
+// snippets and sources show a Markdown file's text as text, not its
+// syntax. Each line keeps its length (the marks' bytes become spaces at
+// its end), so the headings' offsets and every line's start stay where
+// markdownHeadings found them. Fenced and indented code keeps its
+// characters, and so do single "*" and "_", which are as often globs and
+// identifiers ("*.txt", "__init__") as emphasis.
+func plainMarkdown(text string) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	fence := ""
+	for off := 0; off < len(text); {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text) - off
+		}
+		line := text[off : off+end]
+		off += end + 1
+		out := line
+		if m := codeFence.FindStringSubmatch(line); m != nil {
+			switch {
+			case fence == "":
+				fence = m[1]
+			case fence == m[1]:
+				fence = ""
+			}
+		} else if fence == "" && !strings.HasPrefix(line, "    ") && !strings.HasPrefix(line, "\t") {
+			if m := atxHeading.FindStringSubmatch(line); m != nil {
+				out = m[2]
+			} else if setextUnder.MatchString(line) && (strings.Contains(line, "===") || strings.Contains(line, "---")) {
+				out = ""
+			}
+			out = strongRE.ReplaceAllString(out, "$1")
+		}
+		b.WriteString(out)
+		b.WriteString(strings.Repeat(" ", len(line)-len(out)))
+		if off <= len(text) {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }

@@ -54,6 +54,7 @@ func extractPlain(format string) func(ctx context.Context, f File, lim Limits) (
 		doc := &Document{Format: format, Text: normalizeNewlines(text)}
 		if format == "markdown" {
 			doc.Headings = markdownHeadings(doc.Text)
+			doc.Text = plainMarkdown(doc.Text)
 		}
 		if enc != "utf-8" {
 			doc.Warnings = append(doc.Warnings, "decoded as "+enc)

@@ -158,6 +158,30 @@ func TestMarkdownHeadings(t *testing.T) {
 	}
 }
 
+// A Markdown file's text is its text, not its syntax: no "##" or "**"
+// reaches a snippet or a quote, while code keeps every character and the
+// headings stay at their lines.
+func TestMarkdownTextHasNoHeadingOrStrongMarks(t *testing.T) {
+	src := "# Router manual\n\n## Factory reset ##\n\n**Note**: hold **RESET** for ten seconds; *.txt and __init__ stay.\n\n" +
+		"```sh\n# keep this **code**\n```\n\n    ## indented code\n\nSetup\n=====\n"
+	doc, err := extractBytes(t, NewRegistry(DefaultLimits()), "manual.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDocument(t, doc)
+	want := "Router manual  \n\nFactory reset      \n\nNote: hold RESET for ten seconds; *.txt and __init__ stay.        \n\n" +
+		"```sh\n# keep this **code**\n```\n\n    ## indented code\n\nSetup\n     \n"
+	if doc.Text != want {
+		t.Errorf("text\n%q\nwant\n%q", doc.Text, want)
+	}
+	equalStrings(t, "headings", headingSummary(doc), []string{"1 Router manual", "2 Factory reset", "1 Setup"})
+	for _, h := range doc.Headings {
+		if !strings.HasPrefix(doc.Text[h.Offset:], h.Text) {
+			t.Errorf("heading %q at %d, where the text reads %q", h.Text, h.Offset, doc.Text[h.Offset:min(len(doc.Text), h.Offset+20)])
+		}
+	}
+}
+
 // A text file mixing UTF-8 and Latin-1 is indexed, not skipped, with its
 // UTF-8 intact and a warning that names what was guessed.
 func TestMixedEncodingFileIsIndexed(t *testing.T) {

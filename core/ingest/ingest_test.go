@@ -135,7 +135,7 @@ func TestPassageLocation(t *testing.T) {
 	ix, db := newIndexer(t, Options{Chunk: chunk.Params{Size: 300, Overlap: 50}})
 	runCollect(t, ix, dir)
 	r := topFile(t, db, "factory settings RESET button")
-	if r.Path != filepath.Join(dir, "manuals/router-x200.md") || !strings.HasPrefix(r.Text, "## Factory reset\n\nTo reset the device") ||
+	if r.Path != filepath.Join(dir, "manuals/router-x200.md") || !strings.HasPrefix(r.Text, "Factory reset   \n\nTo reset the device") ||
 		r.Heading != "Router X200 user manual > Factory reset" || r.LineStart != 8 || r.LineEnd != 12 {
 		t.Errorf("reset passage: %s lines %d-%d heading %q text %q", r.Path, r.LineStart, r.LineEnd, r.Heading, r.Text)
 	}
