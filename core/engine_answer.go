@@ -45,13 +45,40 @@ func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Reque
 		return nil, err
 	}
 	id, err := e.db.AddTurn(ctx, thread, store.Turn{Question: req.Query, Query: ans.Query, Answer: ans.Text})
+	return e.saved(ans, id, err), nil
+}
+
+// AnswerAgain answers thread's latest question again (the knobs changed)
+// and puts the new answer in its place, so that the conversation does not
+// hold the question twice. When the latest question is not req.Query, it
+// is asked as the next question (AskInThread).
+func (e *Engine) AnswerAgain(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error) {
+	history, err := e.threadHistory(ctx, thread)
+	if err != nil {
+		return nil, err
+	}
+	n := len(history)
+	if n == 0 || history[n-1].Question != req.Query {
+		return e.AskInThread(ctx, thread, req, onToken)
+	}
+	ans, err := e.ask(ctx, req, history[:n-1], onToken)
+	if err != nil {
+		return nil, err
+	}
+	err = e.db.ReplaceLastTurn(ctx, thread, store.Turn{Question: req.Query, Query: ans.Query, Answer: ans.Text})
+	return e.saved(ans, thread, err), nil
+}
+
+// saved stamps ans with its conversation, or, when saving failed, says so
+// in a note: the answer itself is still good.
+func (e *Engine) saved(ans *answer.Answer, thread int64, err error) *answer.Answer {
 	if err != nil {
 		e.log.Warn("save conversation", "err", err)
 		ans.Notes = append(ans.Notes, "This question was not saved in the conversation: "+err.Error())
-		return ans, nil
+		return ans
 	}
-	ans.Thread = id
-	return ans, nil
+	ans.Thread = thread
+	return ans
 }
 
 // threadHistory is what a question asked in thread follows: its turns,

@@ -341,3 +341,38 @@ func TestAFollowUpsWriterSeesTheLatestTurnsWithinItsContext(t *testing.T) {
 		t.Errorf("the question's message %q", last)
 	}
 }
+
+// Answer again (the knobs changed) puts the new answer in place of the
+// latest turn: the conversation holds the question once. A question that
+// is not the latest is asked as the next one.
+func TestAnswerAgainReplacesTheLatestTurn(t *testing.T) {
+	eng := testEngine(t, nil)
+	ctx := context.Background()
+	first, err := eng.AskInThread(ctx, 0, eng.SearchRequest("how do I reset the router"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	thread := first.Thread
+	if _, err := eng.AskInThread(ctx, thread, eng.SearchRequest("what is the default admin password"), nil); err != nil {
+		t.Fatal(err)
+	}
+	req := eng.SearchRequest("what is the default admin password")
+	req.TopK = 1
+	again, err := eng.AnswerAgain(ctx, thread, req, nil)
+	if err != nil || again.Thread != thread || len(again.Sources) == 0 {
+		t.Fatalf("answer again: %+v, %v", again, err)
+	}
+	turns, err := eng.ThreadTurns(ctx, thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(turns) != 2 || turns[1].Question != "what is the default admin password" || turns[1].Answer != again.Text {
+		t.Fatalf("turns after answering again: %+v", turns)
+	}
+	if _, err := eng.AnswerAgain(ctx, thread, eng.SearchRequest("how do I reset the router"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if turns, _ := eng.ThreadTurns(ctx, thread); len(turns) != 3 {
+		t.Errorf("a question that is not the latest is the next turn: %d turns", len(turns))
+	}
+}

@@ -349,7 +349,7 @@ func (q *Query) closePreview() { q.Preview.hide() }
 // answerAgain answers the question shown again, under the current knobs.
 func (q *Query) answerAgain() {
 	if q.ready && !q.running && q.question != "" {
-		q.post(Ask{Question: q.question, Filter: q.Filter.Spec()})
+		q.post(Ask{Question: q.question, Filter: q.Filter.Spec(), Again: true})
 	}
 }
 

@@ -18,6 +18,9 @@ type QueryRequest interface{ queryRequest() }
 type Ask struct {
 	Question string
 	Filter   search.FilterSpec
+	// Again: the question shown, answered again under the current knobs,
+	// in place of its answer in the conversation.
+	Again bool
 }
 
 // CancelAsk stops the question being answered.

@@ -37,6 +37,8 @@ type Engine interface {
 	// conversation. Threads, ThreadTurns and DeleteThread list, reopen and
 	// delete the conversations of this knowledge base.
 	AskInThread(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error)
+	// AnswerAgain answers thread's latest question again in its place.
+	AnswerAgain(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error)
 	Threads(ctx context.Context) ([]store.Thread, error)
 	ThreadTurns(ctx context.Context, thread int64) ([]store.Turn, error)
 	DeleteThread(ctx context.Context, thread int64) error

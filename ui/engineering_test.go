@@ -140,6 +140,12 @@ func TestAnswerAndSourcesAgreeAfterAKnobChange(t *testing.T) {
 	})
 	// Rows belong to one answer's passages: the new answer's come new.
 	h.until("its sources", func() bool { return len(q.Rows()) == 1 && q.Rows()[0] != before })
+	// The conversation holds the question once, with the new answer.
+	eng.locked(func() {
+		if turns := eng.threads[eng.lastThread]; len(turns) != 1 || !strings.Contains(turns[0].Answer, "[1]") {
+			t.Errorf("the conversation after Answer again: %+v", turns)
+		}
+	})
 	if shown(q, q.Answer.Stale) {
 		t.Errorf("the new answer is marked stale: %q", q.Answer.Stale.Text)
 	}

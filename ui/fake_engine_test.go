@@ -506,6 +506,20 @@ func (f *fakeEngine) AskInThread(ctx context.Context, thread int64, req search.R
 	return a, nil
 }
 
+// AnswerAgain answers the latest question again in its place.
+func (f *fakeEngine) AnswerAgain(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error) {
+	f.mu.Lock()
+	turns := f.threads[thread]
+	n := len(turns)
+	if n == 0 || turns[n-1].Question != req.Query {
+		f.mu.Unlock()
+		return f.AskInThread(ctx, thread, req, onToken)
+	}
+	f.threads[thread] = turns[:n-1]
+	f.mu.Unlock()
+	return f.AskInThread(ctx, thread, req, onToken)
+}
+
 // Threads lists the conversations, the newest first.
 func (f *fakeEngine) Threads(context.Context) ([]store.Thread, error) {
 	f.mu.Lock()

@@ -150,7 +150,7 @@ func (w *queryWorker) run(ctx context.Context) {
 func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 	switch r := r.(type) {
 	case panels.Ask:
-		w.ask(ctx, r.Question, r.Filter)
+		w.ask(ctx, r.Question, r.Filter, r.Again)
 	case panels.CancelAsk:
 		if w.askStop != nil {
 			w.askStop()
@@ -247,7 +247,7 @@ func (w *queryWorker) conversation(ctx context.Context, n threadNews) {
 // params are the knobs that re-rank the cached candidates.
 func (w *queryWorker) params() search.Params { return search.NewRequest("", w.tuning).Params }
 
-func (w *queryWorker) ask(ctx context.Context, q string, spec search.FilterSpec) {
+func (w *queryWorker) ask(ctx context.Context, q string, spec search.FilterSpec, again bool) {
 	// Folders typed in the window are read from the home folder: the
 	// window's working directory means nothing to the person.
 	spec.Base, _ = os.UserHomeDir()
@@ -268,7 +268,11 @@ func (w *queryWorker) ask(ctx context.Context, q string, spec search.FilterSpec)
 	thread := w.thread
 	w.emit(ctx, panels.Asking{Question: q})
 	w.jobs.spawn(func() {
-		ans, err := w.eng.AskInThread(actx, thread, req, func(s string) { send(ctx, w.tokens, tokenMsg{id, s}) })
+		ask := w.eng.AskInThread
+		if again {
+			ask = w.eng.AnswerAgain
+		}
+		ans, err := ask(actx, thread, req, func(s string) { send(ctx, w.tokens, tokenMsg{id, s}) })
 		send(ctx, w.asked, askResult{id: id, question: q, filter: filter, ans: ans, err: err})
 	})
 }

@@ -58,6 +58,26 @@ func (db *DB) AddTurn(ctx context.Context, thread int64, t Turn) (int64, error) 
 	return thread, nil
 }
 
+// ReplaceLastTurn puts t in place of thread's latest turn: the same question
+// answered again (after the knobs changed) is one turn, not two.
+func (db *DB) ReplaceLastTurn(ctx context.Context, thread int64, t Turn) error {
+	now := time.Now().Unix()
+	err := db.tx(ctx, func(c *sqlite3.Conn) error {
+		if err := exec(c, `UPDATE thread_turns SET question = ?, query = ?, answer = ?, created_at = ?
+			WHERE id = (SELECT max(id) FROM thread_turns WHERE thread_id = ?)`, t.Question, t.Query, t.Answer, now, thread); err != nil {
+			return err
+		}
+		if c.Changes() == 0 {
+			return fmt.Errorf("conversation %d: %w", thread, ErrNoThread)
+		}
+		return exec(c, `UPDATE threads SET updated_at = ? WHERE id = ?`, now, thread)
+	})
+	if err != nil {
+		return fmt.Errorf("saving the conversation: %w", err)
+	}
+	return nil
+}
+
 // Threads lists the saved conversations, the most recently continued first.
 func (db *DB) Threads(ctx context.Context) ([]Thread, error) {
 	var out []Thread
