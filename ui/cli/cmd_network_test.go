@@ -85,7 +85,7 @@ func TestNetworkCommandShowsAndSwitchesTheMode(t *testing.T) {
 		t.Errorf("network offline: %d %s", code, out)
 	}
 	_, errs, code = netCLI(t, home, rec, keys, "", "network", "sideways")
-	if code != 2 || !strings.Contains(errs, `network mode "sideways": use offline, online or admin`) {
+	if code != 2 || !strings.Contains(errs, `network mode "sideways": use offline, team, online or admin`) {
 		t.Errorf("bad mode: exit %d, %s", code, errs)
 	}
 	if calls := rec.Calls(); len(calls) != 0 {
