@@ -27,12 +27,28 @@ const testKey = "cairn-test-key"
 
 // node is a weaviate-server process on 127.0.0.1.
 type node struct {
+	cfg  nodeConfig
+	bin  string
+	url  string
+	mu   sync.Mutex
+	log  *bytes.Buffer
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// nodeConfig is one node's name, ports and cluster.
+type nodeConfig struct {
 	name    string
-	url     string
 	dataDir string
-	log     *bytes.Buffer
-	cmd     *exec.Cmd
-	done    chan struct{}
+	http    int
+	gossip  int // the data port is gossip+1, Weaviate's convention
+	raft    int // the Raft RPC port is raft+1, as Weaviate expects on one host
+	grpc    int
+	// raftJoin lists every voter as name:raftPort; expect is how many.
+	raftJoin string
+	expect   int
+	// join is the gossip address of a node to join ("" for the first).
+	join string
 }
 
 // weaviateBin returns the server binary, or skips the test saying how to
@@ -49,46 +65,77 @@ func weaviateBin(t testing.TB) string {
 	return bin
 }
 
-// freePorts returns n TCP ports free on 127.0.0.1 at the moment.
-func freePorts(t testing.TB, n int) []int {
+// portPairs returns n pairs of consecutive TCP ports (p, p+1) free on
+// 127.0.0.1 at the moment.
+func portPairs(t testing.TB, n int) []int {
 	t.Helper()
-	var ls []net.Listener
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			l.Close()
+		}
+	}()
 	var out []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(out) < n; tries++ {
+		if tries > 200 {
+			t.Fatal("no pairs of free ports on 127.0.0.1")
+		}
+		a, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
-		l.Close()
+		p := a.Addr().(*net.TCPAddr).Port
+		b, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p+1))
+		if err != nil {
+			a.Close()
+			continue
+		}
+		held = append(held, a, b)
+		out = append(out, p)
 	}
 	return out
 }
 
-// startNode starts one single-node cluster on 127.0.0.1 with API key
-// authentication, no modules and no telemetry, and waits until it is
-// ready. It is stopped when the test ends.
-func startNode(t testing.TB, bin string) *node {
+// singleNode is the configuration of a one-node cluster.
+func singleNode(t testing.TB) nodeConfig {
+	p := portPairs(t, 4)
+	return nodeConfig{name: "node1", dataDir: t.TempDir(), http: p[0], gossip: p[1], raft: p[2], grpc: p[3],
+		raftJoin: fmt.Sprintf("node1:%d", p[2]), expect: 1}
+}
+
+// startNode starts a node on 127.0.0.1 with API key authentication, no
+// modules and no telemetry, and waits until it is ready. It is stopped
+// when the test ends.
+func startNode(t testing.TB, bin string, cfg nodeConfig) *node {
 	t.Helper()
-	p := freePorts(t, 6)
-	n := &node{name: "node1", url: fmt.Sprintf("http://127.0.0.1:%d", p[0]), dataDir: t.TempDir(), log: &bytes.Buffer{}, done: make(chan struct{})}
-	n.cmd = exec.Command(bin, "--host", "127.0.0.1", "--port", strconv.Itoa(p[0]), "--scheme", "http")
+	n := &node{cfg: cfg, bin: bin, url: fmt.Sprintf("http://127.0.0.1:%d", cfg.http), log: &bytes.Buffer{}}
+	t.Cleanup(func() { n.stop() })
+	n.launch(t)
+	n.waitReady(t)
+	return n
+}
+
+// launch runs the node's process (again, after a kill).
+func (n *node) launch(t testing.TB) {
+	t.Helper()
+	c := n.cfg
+	n.cmd = exec.Command(n.bin, "--host", "127.0.0.1", "--port", strconv.Itoa(c.http), "--scheme", "http")
 	n.cmd.Env = append(os.Environ(),
-		"PERSISTENCE_DATA_PATH="+n.dataDir,
-		"CLUSTER_HOSTNAME="+n.name,
+		"PERSISTENCE_DATA_PATH="+c.dataDir,
+		"CLUSTER_HOSTNAME="+c.name,
 		// Without it, Raft binds the first IPv6 address and fails with
 		// "too many colons in address".
 		"CLUSTER_ADVERTISE_ADDR=127.0.0.1",
 		"CLUSTER_BIND_ADDR=127.0.0.1",
-		"CLUSTER_GOSSIP_BIND_PORT="+strconv.Itoa(p[1]),
-		"CLUSTER_DATA_BIND_PORT="+strconv.Itoa(p[2]),
-		"RAFT_PORT="+strconv.Itoa(p[3]),
-		"RAFT_INTERNAL_RPC_PORT="+strconv.Itoa(p[4]),
-		"RAFT_BOOTSTRAP_EXPECT=1",
-		"GRPC_PORT="+strconv.Itoa(p[5]),
+		"CLUSTER_IN_LOCALHOST=true",
+		"CLUSTER_GOSSIP_BIND_PORT="+strconv.Itoa(c.gossip),
+		"CLUSTER_DATA_BIND_PORT="+strconv.Itoa(c.gossip+1),
+		"CLUSTER_JOIN="+c.join,
+		"RAFT_PORT="+strconv.Itoa(c.raft),
+		"RAFT_INTERNAL_RPC_PORT="+strconv.Itoa(c.raft+1),
+		"RAFT_JOIN="+c.raftJoin,
+		"RAFT_BOOTSTRAP_EXPECT="+strconv.Itoa(c.expect),
+		"GRPC_PORT="+strconv.Itoa(c.grpc),
 		"DEFAULT_VECTORIZER_MODULE=none",
 		"ENABLE_MODULES=",
 		"DISABLE_TELEMETRY=true",
@@ -98,40 +145,58 @@ func startNode(t testing.TB, bin string) *node {
 		"AUTHENTICATION_APIKEY_USERS=cairn",
 		"LOG_LEVEL=warning",
 	)
-	var mu sync.Mutex
-	n.cmd.Stdout = lockedWriter{&mu, n.log}
-	n.cmd.Stderr = lockedWriter{&mu, n.log}
+	n.cmd.Stdout = lockedWriter{&n.mu, n.log}
+	n.cmd.Stderr = lockedWriter{&n.mu, n.log}
 	if err := n.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
+		t.Fatalf("start %s: %v", n.bin, err)
 	}
-	go func() { n.cmd.Wait(); close(n.done) }()
-	t.Cleanup(func() { n.stop(t) })
-	deadline := time.Now().Add(90 * time.Second)
+	done := make(chan struct{})
+	n.done = done
+	go func() { n.cmd.Wait(); close(done) }()
+}
+
+// waitReady waits until the node says it is ready: for a node of a
+// cluster, until the cluster has elected its schema's leader.
+func (n *node) waitReady(t testing.TB) {
+	t.Helper()
+	c, done := n.cfg, n.done
+	deadline := time.Now().Add(120 * time.Second)
 	for {
 		resp, err := http.Get(n.url + "/v1/.well-known/ready")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return n
+				return
 			}
 		}
 		select {
-		case <-n.done:
-			mu.Lock()
-			defer mu.Unlock()
-			t.Fatalf("weaviate-server exited before it was ready:\n%s", tail(n.log.String(), 3000))
+		case <-done:
+			t.Fatalf("%s exited before it was ready:\n%s", c.name, n.logTail())
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			mu.Lock()
-			defer mu.Unlock()
-			t.Fatalf("weaviate-server was not ready within 90 s:\n%s", tail(n.log.String(), 3000))
+			t.Fatalf("%s was not ready within 120 s:\n%s", c.name, n.logTail())
 		}
 	}
 }
 
+func (n *node) logTail() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return tail(n.log.String(), 3000)
+}
+
+// kill ends the node at once (SIGKILL), as a crash or a power cut would.
+func (n *node) kill() {
+	n.cmd.Process.Kill()
+	<-n.done
+}
+
 // stop ends the node: SIGTERM, then SIGKILL after 20 s.
-func (n *node) stop(t testing.TB) {
+func (n *node) stop() {
+	if n.done == nil {
+		return
+	}
 	select {
 	case <-n.done:
 		return
@@ -184,7 +249,7 @@ func testStore(t *testing.T, opt Options) *Store {
 				shared.err = fmt.Sprint(r)
 			}
 		}()
-		shared.n = startNode(st, bin)
+		shared.n = startNode(st, bin, singleNode(st))
 	})
 	if shared.n == nil {
 		t.Fatalf("the shared Weaviate node did not start: %s", shared.err)

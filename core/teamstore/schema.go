@@ -47,7 +47,9 @@ func integer(name string) property { return property{Name: name, DataType: []str
 func (s *Store) classes() []class {
 	repl := func() map[string]any {
 		if s.replicas > 0 {
-			return map[string]any{"factor": s.replicas}
+			// Asynchronous replication lets a replica that was down
+			// catch up with the writes it missed.
+			return map[string]any{"factor": s.replicas, "asyncEnabled": s.replicas > 1}
 		}
 		return nil
 	}

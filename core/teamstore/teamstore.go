@@ -55,6 +55,9 @@ type Options struct {
 	Consistency string
 	// BatchSize is the number of objects per batch request; default 100.
 	BatchSize int
+	// Timeout bounds each request; default 60 s. A write that a replica's
+	// crash stalls fails after it, and writing the file again is safe.
+	Timeout time.Duration
 }
 
 // Store is a knowledge base in a Weaviate cluster. Its methods are safe for
@@ -69,6 +72,7 @@ type Store struct {
 	replicas    int
 	consistency string
 	batch       int
+	timeout     time.Duration
 }
 
 var classPrefix = regexp.MustCompile(`^[A-Z][_0-9A-Za-z]{0,60}$`)
@@ -98,11 +102,14 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 	if opt.BatchSize <= 0 {
 		opt.BatchSize = 100
 	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = time.Minute
+	}
 	hc := opt.HTTP
 	if hc == nil {
-		hc = &http.Client{Timeout: 2 * time.Minute}
+		hc = &http.Client{}
 	}
-	s := &Store{base: u, key: opt.Key, http: hc, replicas: opt.Replicas, consistency: opt.Consistency, batch: opt.BatchSize,
+	s := &Store{base: u, key: opt.Key, http: hc, replicas: opt.Replicas, consistency: opt.Consistency, batch: opt.BatchSize, timeout: opt.Timeout,
 		chunkClass: opt.Collection + "Chunk", docClass: opt.Collection + "Document", leaseClass: opt.Collection + "Lease"}
 	if err := s.do(ctx, "GET", "/v1/.well-known/ready", nil, nil); err != nil {
 		return nil, fmt.Errorf("the team cluster at %s is not ready (check store.url and that the cluster runs; docs/team.md): %w", s.where(), err)
@@ -137,7 +144,9 @@ func (e *APIError) Error() string {
 // do sends one request; body is sent as JSON and a JSON answer is decoded
 // into out. A 404 is ErrNotFound; other failures are *APIError with the
 // cluster's message.
-func (s *Store) do(ctx context.Context, method, path string, body, out any) error {
+func (s *Store) do(parent context.Context, method, path string, body, out any) error {
+	ctx, cancel := context.WithTimeout(parent, s.timeout)
+	defer cancel()
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -158,6 +167,9 @@ func (s *Store) do(ctx context.Context, method, path string, body, out any) erro
 	}
 	resp, err := s.http.Do(req)
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil {
+			return fmt.Errorf("no answer within %s: %w", s.timeout, err)
+		}
 		return err
 	}
 	defer resp.Body.Close()

@@ -2,8 +2,18 @@ package teamstore
 
 import (
 	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"cairn/core/fault"
+	"cairn/core/netgate"
+	"cairn/core/netgate/netgatetest"
 )
 
 // TestIDsAreUUIDv5AndStable: the UUIDv5 construction matches RFC 9562's
@@ -56,5 +66,53 @@ func TestOpenRefusesOptionsThatCannotWork(t *testing.T) {
 		if _, err := Open(context.Background(), c.opt); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%+v: %v, want %q", c.opt, err, c.want)
 		}
+	}
+}
+
+// TestTheGateDecidesBeforeTheStoreConnects: through the gate's client, a
+// cluster that the mode does not allow is refused before anything is
+// dialled or looked up, with the gate's refusal (NET-001) in the error;
+// team mode lets the same cluster through.
+func TestTheGateDecidesBeforeTheStoreConnects(t *testing.T) {
+	rec := &netgatetest.Dialer{}
+	g, err := netgate.New(netgate.Options{Mode: netgate.Offline, Cluster: []string{"http://weaviate.example.test:8080"},
+		AuditLog: filepath.Join(t.TempDir(), "audit.log"), Dial: rec.Dial})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(context.Background(), Options{URL: "http://weaviate.example.test:8080", HTTP: g.HTTPClient("team store")})
+	if !errors.Is(err, netgate.ErrBlocked) || fault.CodeOf(err) != fault.NetBlocked ||
+		!strings.Contains(err.Error(), "the team cluster at http://weaviate.example.test:8080 is not ready") {
+		t.Fatalf("offline: %v", err)
+	}
+	if calls := rec.Calls(); len(calls) != 0 {
+		t.Fatalf("the gate dialled %v in offline mode", calls)
+	}
+	if err := g.SetMode(netgate.Team); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(context.Background(), Options{URL: "http://weaviate.example.test:8080", HTTP: g.HTTPClient("team store")})
+	if errors.Is(err, netgate.ErrBlocked) || !slices.Equal(rec.Calls(), []string{"weaviate.example.test:8080"}) {
+		t.Fatalf("team mode: %v, dialled %v", err, rec.Calls())
+	}
+}
+
+// TestARequestThatGetsNoAnswerFailsAfterTheTimeout: a cluster that holds
+// a request (as a coordinator waiting for a killed replica does) fails it
+// after Options.Timeout, saying so, instead of hanging the indexer.
+func TestARequestThatGetsNoAnswerFailsAfterTheTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	start := time.Now()
+	_, err := Open(context.Background(), Options{URL: srv.URL, Timeout: 200 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms") || time.Since(start) > 5*time.Second {
+		t.Fatalf("after %s: %v", time.Since(start), err)
 	}
 }
