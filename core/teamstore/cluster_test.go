@@ -455,3 +455,62 @@ func TestAWrongKeyIsExplained(t *testing.T) {
 		t.Errorf("foreign class: %v", err)
 	}
 }
+
+// TestAHeldLeaseIsRenewedAndItsLossStopsTheWork: Hold renews the lease
+// past its duration, so a second indexer is still refused; when the lease
+// is taken away, the work's context ends with ErrLeaseLost; stop releases
+// the lease.
+func TestAHeldLeaseIsRenewedAndItsLossStopsTheWork(t *testing.T) {
+	s := testStore(t, Options{})
+	ctx := context.Background()
+	l, err := s.AcquireLease(ctx, fixtureFolder, "ann", 900*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, stop := l.Hold(ctx)
+	time.Sleep(2 * time.Second) // more than twice the lease's duration
+	var held *LeaseHeldError
+	if _, err := s.AcquireLease(ctx, fixtureFolder, "bob", time.Minute); !errors.As(err, &held) || held.Holder != "ann" {
+		t.Fatalf("a second indexer while the lease is held and renewed: %v", err)
+	}
+	if err := stop(); err != nil || work.Err() == nil {
+		t.Fatalf("stop: %v, work %v", err, work.Err())
+	}
+	b, err := s.AcquireLease(ctx, fixtureFolder, "bob", time.Minute)
+	if err != nil {
+		t.Fatalf("after stop released it: %v", err)
+	}
+	defer b.Release(ctx)
+
+	// A hold whose lease is taken over ends its work.
+	if err := b.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.AcquireLease(ctx, fixtureFolder, "cat", 900*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, stop = c.Hold(ctx)
+	if err := s.do(ctx, "DELETE", "/v1/objects/"+s.leaseClass+"/"+leaseID(fixtureFolder), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.AcquireLease(ctx, fixtureFolder, "dan", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Release(ctx)
+	select {
+	case <-work.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the work went on after its lease was taken over")
+	}
+	if cause := context.Cause(work); !errors.Is(cause, ErrLeaseLost) || !strings.Contains(cause.Error(), "dan") {
+		t.Errorf("cause %v", cause)
+	}
+	if err := stop(); !errors.Is(err, ErrLeaseLost) {
+		t.Errorf("stop after the loss: %v", err)
+	}
+	if _, err := s.AcquireLease(ctx, fixtureFolder, "eve", time.Minute); !errors.As(err, &held) || held.Holder != "dan" {
+		t.Errorf("the lost hold's stop released dan's lease: %v", err)
+	}
+}

@@ -181,3 +181,46 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Hold keeps the lease while the work runs: it renews it every third of its
+// duration, and cancels the returned context, with ErrLeaseLost (or the
+// renewal's error) as its cause, when the lease is lost or cannot be
+// renewed before it would expire. stop ends the renewals, releases the
+// lease and returns why the hold ended early, if it did.
+func (l *Lease) Hold(ctx context.Context) (held context.Context, stop func() error) {
+	held, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(l.ttl / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-held.Done():
+				return
+			case <-t.C:
+			}
+			if err := l.Renew(held); err != nil && held.Err() == nil {
+				// One failed renewal is not yet a loss: the lease runs
+				// until its expiry, and the next tick tries again.
+				if errors.Is(err, ErrLeaseLost) || !time.Now().Add(l.ttl/3).Before(l.expires) {
+					cancel(err)
+					return
+				}
+			}
+		}
+	}()
+	return held, func() error {
+		cause := context.Cause(held)
+		cancel(nil)
+		<-done
+		// The release has its own time: ctx may be cancelled already.
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), l.s.timeout)
+		defer rcancel()
+		err := l.Release(rctx)
+		if cause != nil && !errors.Is(cause, context.Canceled) {
+			return cause
+		}
+		return err
+	}
+}
