@@ -557,4 +557,10 @@ func TestWeaviateKeyIsSeparateFromTheAnswerKey(t *testing.T) {
 	if k := LookupKey(getenv, kr); k.Value != "sk-answer-key-0000" {
 		t.Errorf("the answer key changed: %+v", k)
 	}
+	// Without a keyring, the note names the cluster key's variable.
+	delete(env, WeaviateKeyEnv)
+	k := LookupWeaviateKey(getenv, SystemKeyring{Getenv: func(string) string { return "" }})
+	if k.Value != "" || !strings.Contains(k.Note, "set CAIRN_WEAVIATE_KEY instead") || strings.Contains(k.Note, "CAIRN_API_KEY") {
+		t.Errorf("no bus: %+v", k)
+	}
 }

@@ -184,7 +184,9 @@ func lookup(getenv func(string) string, kr Keyring, env, user string) Key {
 	case err == nil || errors.Is(err, ErrNoKey):
 		return Key{}
 	}
-	return Key{Note: err.Error()}
+	// The keyring's message names the variable to set instead: this
+	// key's, not the answer endpoint's.
+	return Key{Note: strings.ReplaceAll(err.Error(), KeyEnv, env)}
 }
 
 // StoreKey saves key in the keyring.
