@@ -27,7 +27,7 @@ func runNetwork(_ context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if len(pos) > 2 || (len(pos) == 2 && pos[0] != "key") {
-		return usageError{"network takes one mode (offline, online, admin) or `key [show|set|delete]`"}
+		return usageError{"network takes one mode (offline, team, online, admin) or `key [show|set|delete]`"}
 	}
 	var mode netgate.Mode
 	if len(pos) == 1 && pos[0] != "key" {
@@ -110,6 +110,16 @@ func showNetwork(w io.Writer, eng *network.Network) {
 		fmt.Fprintf(w, "Online answers: %s API at %s, model %s\n", n.API, netgate.RedactURL(n.Endpoint), orDash(n.ChatModel))
 	}
 	fmt.Fprintln(w, "API key: "+describeKey(eng.APIKey()))
+	if c := eng.Cluster(); len(c) > 0 {
+		k := eng.WeaviateKey()
+		key := "none (set " + remote.WeaviateKeyEnv + " or the keyring entry cairn/weaviate_key)"
+		if k.Value != "" {
+			key = k.Masked() + " from " + k.Source
+		} else if k.Note != "" {
+			key += "; " + k.Note
+		}
+		fmt.Fprintf(w, "Team cluster (store.backend weaviate): %s; its key: %s\n", strings.Join(c, ", "), key)
+	}
 	fmt.Fprintln(w, "Switch with `cairn network offline|team|online|admin` or under Network gate in the window's Engineering tab.")
 }
 
