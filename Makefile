@@ -36,7 +36,7 @@ BENCH_PACKAGES := man-db groff-base poppler-utils tesseract-ocr-eng \
 	grep sed findutils coreutils tar rsync openssh-client bash-doc debian-reference-en git-doc
 BENCH_ARGS ?=
 
-.PHONY: all deps build run test test-race bench soak fuzz lint clean
+.PHONY: all deps build run test test-race test-team bench soak fuzz lint clean
 
 all: build
 
@@ -66,6 +66,19 @@ test: deps
 # only the window's goroutine touches widgets.
 test-race: deps
 	$(GO) test -race -count=1 -timeout 30m ./ui/... ./panels/... ./theme/... ./core/...
+
+# test-team runs core/teamstore's tests against a real Weaviate node on
+# 127.0.0.1 (docs/team.md). The server is built from the version pinned in
+# tools/weaviate/go.mod, a module of its own so that Weaviate's dependencies
+# never move the app's; the first build takes about half an hour on two
+# cores, later ones reuse bin/weaviate-server. `make test` skips these tests.
+WEAVIATE := bin/weaviate-server
+
+$(WEAVIATE): tools/weaviate/go.mod tools/weaviate/go.sum
+	cd tools/weaviate && CGO_ENABLED=0 $(GO) build -o $(CURDIR)/$(WEAVIATE) github.com/weaviate/weaviate/cmd/weaviate-server
+
+test-team: deps $(WEAVIATE)
+	CAIRN_WEAVIATE_BIN=$(CURDIR)/$(WEAVIATE) $(GO) test -count=1 -timeout 10m -v ./core/teamstore/
 
 # The fyne CLI builds the desktop bundle. It is built from a pinned tool
 # module (build/fynecli): `go install fyne.io/tools/cmd/fyne@VERSION` is

@@ -60,7 +60,7 @@ func TestSetNetworkModeSwitchesTheGateAndLeavesTheSettingsFile(t *testing.T) {
 	if _, err := os.Stat(dirs.SettingsFile()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the engine wrote the settings file (%v)", err)
 	}
-	if err := e.SetNetworkMode("open"); err == nil || !strings.Contains(err.Error(), "use offline, online or admin") {
+	if err := e.SetNetworkMode("open"); err == nil || !strings.Contains(err.Error(), "use offline, team, online or admin") {
 		t.Errorf("bad mode: %v", err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dirs.State, "audit.log"))

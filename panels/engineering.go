@@ -305,8 +305,11 @@ func (e *Engineering) pickGate(mode string) {
 		return
 	}
 	what := "the answer endpoint, the model catalogue and the hosts in network.allow"
-	if netgate.Mode(mode) == netgate.Admin {
+	switch netgate.Mode(mode) {
+	case netgate.Admin:
 		what = "any host on the network (admin mode is meant for maintenance)"
+	case netgate.Team:
+		what = "the team's knowledge-base cluster (store.url)"
 	}
 	msg := widget.NewLabel(fmt.Sprintf("In %s mode Cairn may connect to %s, besides this computer.\n"+
 		"Questions and passages of your documents can then leave the machine when an online endpoint answers.\n"+

@@ -25,7 +25,7 @@ type StatusReport struct {
 	Bytes          int64 // on disk
 	EmbeddingModel string
 	ChatModel      string
-	NetworkMode    string // offline, online or admin
+	NetworkMode    string // offline, team, online or admin
 	Memory         int64  // resident memory of the process
 	API            string // 127.0.0.1:PORT while the window serves; "" otherwise
 	LastRun        *store.Run
@@ -34,7 +34,7 @@ type StatusReport struct {
 
 // StatusBar is the strip along the bottom of the window: knowledge base,
 // documents, chunks, size on disk, models, the network gate's mode
-// (colour-coded: offline green, online amber, admin red) and memory.
+// (colour-coded: offline green, team and online amber, admin red) and memory.
 type StatusBar struct {
 	KB     *widget.Label
 	Counts *widget.Label
@@ -77,13 +77,14 @@ func (s *StatusBar) Content() fyne.CanvasObject { return s.content }
 // GateMode is the network mode shown.
 func (s *StatusBar) GateMode() string { return s.mode }
 
-// GateColor is the badge's colour name: success (offline), warning (online)
-// or error (admin, and anything unknown).
+// GateColor is the badge's colour name: success (offline), warning (team
+// and online, which leave this computer) or error (admin, and anything
+// unknown).
 func GateColor(mode string) fyne.ThemeColorName {
 	switch mode {
 	case "offline":
 		return theme.ColorNameSuccess
-	case "online":
+	case "team", "online":
 		return theme.ColorNameWarning
 	default:
 		return theme.ColorNameError

@@ -36,6 +36,7 @@ type Config struct {
 	OCR        OCR        `json:"ocr"`
 	Log        Log        `json:"log"`
 	Serve      Serve      `json:"serve"`
+	Store      Store      `json:"store"`
 
 	// fallback marks the defaults Cairn runs on when the settings did not
 	// load: Save refuses them, so the person's file is never replaced.
@@ -119,7 +120,7 @@ type Answer struct {
 // It has no API key on purpose: keys come from CAIRN_API_KEY or the
 // system keyring and are never written to the settings file.
 type Network struct {
-	Mode      string   `json:"mode"`     // offline, online or admin
+	Mode      string   `json:"mode"`     // offline, team, online or admin
 	Endpoint  string   `json:"endpoint"` // OpenAI-compatible or Ollama base URL for online answers
 	API       string   `json:"api"`      // openai or ollama
 	ChatModel string   `json:"chat_model"`
@@ -145,6 +146,20 @@ type Serve struct {
 	// Engineering tab's toggle); `cairn serve` ignores it.
 	Enabled bool `json:"enabled"`
 }
+
+// Store chooses where the knowledge base lives (docs/team.md). It has no
+// API key on purpose: the cluster's key comes from CAIRN_WEAVIATE_KEY or
+// the system keyring, never from the settings file.
+type Store struct {
+	Backend string `json:"backend"` // sqlite (the embedded file, the default) or weaviate (a team's cluster)
+	URL     string `json:"url"`     // the Weaviate cluster's base URL, for backend weaviate
+}
+
+// The store backends.
+const (
+	BackendSQLite   = "sqlite"
+	BackendWeaviate = "weaviate"
+)
 
 // Profiles are hardware presets (HybridRAG3's laptop_safe, desktop_power,
 // server_max), applied before the settings file.
@@ -204,6 +219,7 @@ func Default(profile string) Config {
 		OCR:        OCR{Enabled: true, Languages: "eng"},
 		Log:        Log{Level: "info"},
 		Serve:      Serve{Port: 8765},
+		Store:      Store{Backend: BackendSQLite},
 	}
 	if profile == "" {
 		profile = guessProfile()
@@ -337,6 +353,10 @@ func loadFile(d Dirs) (Config, error) {
 		dec := json.NewDecoder(strings.NewReader(string(raw)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
+			if storeSecret(raw) {
+				return Config{}, fault.New(fault.ConfigInvalid, "settings "+d.SettingsFile()+": the team cluster's API key is not read from the settings file, where any program could copy them",
+					"remove it from the \"store\" section and set CAIRN_WEAVIATE_KEY or store the key in the keyring", nil)
+			}
 			if strings.Contains(err.Error(), `unknown field "api_key"`) {
 				return Config{}, fault.New(fault.ConfigInvalid, "settings "+d.SettingsFile()+": API keys are not read from the settings file, where any program could copy them",
 					"remove \"api_key\" and set CAIRN_API_KEY or store the key in the keyring (`cairn network key set`)", nil)
@@ -346,6 +366,24 @@ func loadFile(d Dirs) (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// storeSecret reports whether the settings' "store" section holds a key
+// or password, which would otherwise be refused as an unknown field
+// without saying where the key belongs.
+func storeSecret(raw []byte) bool {
+	var f struct {
+		Store map[string]json.RawMessage `json:"store"`
+	}
+	if json.Unmarshal(raw, &f) != nil {
+		return false
+	}
+	for k := range f.Store {
+		if k := strings.ToLower(k); strings.Contains(k, "key") || strings.Contains(k, "password") || strings.Contains(k, "token") {
+			return true
+		}
+	}
+	return false
 }
 
 // Save writes c to the settings file, readable by the user only. Values

@@ -247,3 +247,57 @@ func TestOneValidation(t *testing.T) {
 		t.Errorf("settings with a BOM: %v, %+v", err, c.Retrieval)
 	}
 }
+
+// TestStoreBackendIsOneSettingAndItsKeyNeverOne: store.backend is sqlite by
+// default or weaviate with the cluster's URL; a bad backend, a missing or
+// credentialed URL are refused naming the key, and a key in the "store"
+// section is refused with where it belongs instead (CAIRN_WEAVIATE_KEY).
+func TestStoreBackendIsOneSettingAndItsKeyNeverOne(t *testing.T) {
+	d := dirsIn(t)
+	t.Setenv("CAIRN_PROFILE", "")
+	c, err := Load(d)
+	if err != nil || c.Store.Backend != BackendSQLite || c.Store.URL != "" {
+		t.Fatalf("default store %+v, %v", c.Store, err)
+	}
+	os.MkdirAll(d.Config, 0o700)
+	os.WriteFile(d.SettingsFile(), []byte(`{"store":{"backend":" Weaviate","url":"https://weaviate.example.test"},"network":{"mode":"team"}}`), 0o600)
+	c, err = Load(d)
+	if err != nil || c.Store.Backend != BackendWeaviate || c.Store.URL != "https://weaviate.example.test" || c.Network.Mode != "team" {
+		t.Fatalf("store %+v, mode %q, %v", c.Store, c.Network.Mode, err)
+	}
+	for file, want := range map[string]string{
+		`{"store":{"backend":"elastic"}}`:                                                  `store.backend "elastic": use sqlite or weaviate`,
+		`{"store":{"backend":"weaviate"}}`:                                                 `store.url is empty: store.backend weaviate needs the cluster's URL`,
+		`{"store":{"backend":"weaviate","url":"weaviate:8080"}}`:                           `store.url "weaviate:8080": use an http:// or https:// URL`,
+		`{"store":{"backend":"weaviate","url":"http://ann:s3cret@weaviate.example.test"}}`: `store.url "http://xxxxx@weaviate.example.test": remove the user name and password from the URL; the cluster's API key goes in CAIRN_WEAVIATE_KEY`,
+		`{"network":{"mode":"cluster"}}`:                                                   `network.mode "cluster": use offline, team, online or admin`,
+	} {
+		os.WriteFile(d.SettingsFile(), []byte(file), 0o600)
+		_, err := Load(d)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: err %v, want %q", file, err, want)
+		}
+	}
+	os.WriteFile(d.SettingsFile(), []byte(`{"store":{"backend":"weaviate","url":"http://127.0.0.1:8080","api_key":"wv-in-file"}}`), 0o600)
+	_, err = Load(d)
+	if err == nil || !strings.Contains(err.Error()+fault.FixLine(err), "set CAIRN_WEAVIATE_KEY or store the key in the keyring") ||
+		strings.Contains(err.Error(), "wv-in-file") {
+		t.Errorf("a key in the store section: %v", err)
+	}
+	t.Setenv("CAIRN_WEAVIATE_KEY", "wv-secret-key")
+	t.Setenv("CAIRN_STORE_BACKEND", "weaviate")
+	t.Setenv("CAIRN_STORE_URL", "http://127.0.0.1:8080")
+	os.Remove(d.SettingsFile())
+	c, err = Load(d)
+	if err != nil || c.Store.Backend != BackendWeaviate || c.Store.URL != "http://127.0.0.1:8080" {
+		t.Fatalf("from the environment: %+v, %v", c.Store, err)
+	}
+	c.Store.URL = "http://weaviate.example.test:8080"
+	if err := Save(d, c); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(d.SettingsFile())
+	if strings.Contains(string(raw), "wv-secret") || !strings.Contains(string(raw), `"backend": "sqlite"`) {
+		t.Errorf("saved settings:\n%s", raw)
+	}
+}

@@ -43,7 +43,7 @@ func (e *InvalidError) Error() string {
 // mean online wherever they come from.
 func (c *Config) Normalize() {
 	for _, s := range []*string{&c.Retrieval.Mode, &c.Retrieval.Fusion, &c.Network.Mode, &c.Network.API,
-		&c.Answer.Verify, &c.Log.Level} {
+		&c.Answer.Verify, &c.Log.Level, &c.Store.Backend} {
 		*s = strings.ToLower(strings.TrimSpace(*s))
 	}
 }
@@ -90,11 +90,16 @@ func (c Config) Validate() error {
 	check("chunking.size", c.Chunking.Size >= 100, "must be at least 100 characters, not %d", c.Chunking.Size)
 	check("chunking.overlap", c.Chunking.Overlap >= 0 && c.Chunking.Overlap < c.Chunking.Size/2,
 		"must be between 0 and half of chunking.size, not %d", c.Chunking.Overlap)
-	oneOf("network.mode", c.Network.Mode, "offline", "online", "admin")
+	oneOf("network.mode", c.Network.Mode, "offline", "team", "online", "admin")
+	oneOf("store.backend", c.Store.Backend, BackendSQLite, BackendWeaviate)
+	if c.Store.Backend == BackendWeaviate && c.Store.URL == "" {
+		bad("store.url", "is empty: store.backend weaviate needs the cluster's URL, such as http://weaviate.example.org:8080")
+	}
 	oneOf("network.api", c.Network.API, "openai", "ollama")
 	for _, u := range []struct{ key, val, secret string }{
 		{"network.endpoint", c.Network.Endpoint, "; an API key goes in CAIRN_API_KEY or the keyring (`cairn network key set`)"},
 		{"network.catalog", c.Network.Catalog, ""},
+		{"store.url", c.Store.URL, "; the cluster's API key goes in CAIRN_WEAVIATE_KEY or the keyring"},
 	} {
 		if u.val == "" {
 			continue

@@ -7,8 +7,10 @@
 //   - offline (the default): this computer only: the literal name
 //     "localhost", 127.0.0.0/8 and ::1. Any other name is refused without
 //     being looked up, since a DNS query is itself a leak.
-//   - online: also the answer endpoint's host, the model catalogue's hosts
-//     and the hosts of network.allow.
+//   - team: this computer and the team's Weaviate cluster (store.url) only:
+//     for a desktop that searches a shared knowledge base and nothing else.
+//   - online: also the answer endpoint's host, the model catalogue's hosts,
+//     the hosts of network.allow and the team's cluster.
 //   - admin: anything, every connection logged.
 package netgate
 
@@ -31,13 +33,14 @@ type Mode string
 // The gate's modes, from the strictest.
 const (
 	Offline Mode = "offline"
+	Team    Mode = "team"
 	Online  Mode = "online"
 	Admin   Mode = "admin"
 )
 
 // Modes are the gate's modes from the strictest: the order a picker shows
 // them in.
-func Modes() []Mode { return []Mode{Offline, Online, Admin} }
+func Modes() []Mode { return []Mode{Offline, Team, Online, Admin} }
 
 // Opens reports whether switching from m to to lets more through: the
 // switches a person must confirm.
@@ -46,19 +49,21 @@ func (m Mode) Opens(to Mode) bool { return to.rank() > m.rank() }
 // ParseMode checks a mode's name.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
-	case Offline, Online, Admin:
+	case Offline, Team, Online, Admin:
 		return m, nil
 	}
-	return "", fmt.Errorf("network mode %q: use offline, online or admin", s)
+	return "", fmt.Errorf("network mode %q: use offline, team, online or admin", s)
 }
 
 // rank orders modes by how much they allow.
 func (m Mode) rank() int {
 	switch m {
-	case Online:
+	case Team:
 		return 1
-	case Admin:
+	case Online:
 		return 2
+	case Admin:
+		return 3
 	}
 	return 0
 }
@@ -82,6 +87,9 @@ type Options struct {
 	// Catalog are the model catalogue's hosts, allowed in online mode;
 	// entries as in Allow.
 	Catalog []string
+	// Cluster are the URLs of the team's Weaviate cluster (store.url):
+	// their hosts and ports are allowed in team and online modes.
+	Cluster []string
 	// Allow are network.allow's extra hosts for online mode: "host" (any
 	// port), "host:port", "*.example.com" (its subdomains), an IP address,
 	// or a URL whose host and port count.
@@ -100,6 +108,7 @@ type Options struct {
 // are safe for concurrent use; the mode can change at any time.
 type Gate struct {
 	endpoint []rule // the answer endpoint
+	cluster  []rule // the team's Weaviate cluster
 	catalog  []rule
 	allow    []rule
 	dial     DialFunc
@@ -132,6 +141,13 @@ func New(opt Options) (*Gate, error) {
 			return nil, fmt.Errorf("network.endpoint %q: %w", RedactURL(opt.Endpoint), err)
 		}
 		g.endpoint = []rule{r}
+	}
+	for _, s := range opt.Cluster {
+		r, err := endpointRule(s)
+		if err != nil {
+			return nil, fmt.Errorf("store.url %q: %w", RedactURL(s), err)
+		}
+		g.cluster = append(g.cluster, r)
 	}
 	for _, s := range opt.Catalog {
 		r, err := parseRule(s)
@@ -204,10 +220,19 @@ func (g *Gate) SetMode(m Mode) error {
 func (g *Gate) AuditLog() string { return g.audit.path }
 
 // Allowed lists what online mode allows besides this computer, for
-// display: the endpoint, the catalogue and network.allow.
+// display: the endpoint, the team's cluster, the catalogue and
+// network.allow.
 func (g *Gate) Allowed() []string {
+	return rulesString(g.endpoint, g.cluster, g.catalog, g.allow)
+}
+
+// Cluster lists what team mode allows besides this computer: the team's
+// Weaviate cluster.
+func (g *Gate) Cluster() []string { return rulesString(g.cluster) }
+
+func rulesString(lists ...[]rule) []string {
 	var out []string
-	for _, rs := range [][]rule{g.endpoint, g.catalog, g.allow} {
+	for _, rs := range lists {
 		for _, r := range rs {
 			out = append(out, r.String())
 		}
@@ -260,18 +285,25 @@ func (g *Gate) decide(mode Mode, addr string) (bool, string) {
 	switch mode {
 	case Admin:
 		return true, "admin mode allows every host"
+	case Team:
+		for _, r := range g.cluster {
+			if r.matches(host, port) {
+				return true, "team mode: the team's cluster"
+			}
+		}
+		return false, "team mode allows only this computer and the team's cluster (store.url)"
 	case Online:
 		for _, l := range []struct {
 			rules []rule
 			what  string
-		}{{g.endpoint, "the answer endpoint"}, {g.catalog, "the model catalogue"}, {g.allow, "network.allow"}} {
+		}{{g.endpoint, "the answer endpoint"}, {g.cluster, "the team's cluster"}, {g.catalog, "the model catalogue"}, {g.allow, "network.allow"}} {
 			for _, r := range l.rules {
 				if r.matches(host, port) {
 					return true, "online mode: " + l.what
 				}
 			}
 		}
-		return false, "online mode allows only this computer, the answer endpoint, the model catalogue and network.allow"
+		return false, "online mode allows only this computer, the answer endpoint, the team's cluster, the model catalogue and network.allow"
 	}
 	return false, "offline mode allows only this computer (localhost, 127.0.0.0/8, ::1)"
 }
@@ -281,7 +313,10 @@ func (g *Gate) hint(mode Mode, addr string) string {
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return "give a host and a port"
 	}
-	if mode == Offline {
+	if mode == Offline || mode == Team {
+		if ok, _ := g.decide(Team, addr); ok && mode == Offline {
+			return "switch the network gate to team (or online): run `cairn network team`, or pick it under Network gate in the Engineering tab"
+		}
 		if ok, _ := g.decide(Online, addr); ok {
 			return "switch the network gate to online: run `cairn network online`, or pick online under Network gate in the Engineering tab"
 		}

@@ -174,6 +174,74 @@ func TestOnlineAllowsEndpointCatalogueAndAllowList(t *testing.T) {
 	}
 }
 
+// TestTeamAllowsOnlyTheClusterAndDecidesBeforeDialling: team mode lets
+// through this computer and the cluster's host and port, nothing else (not
+// the answer endpoint, the catalogue or network.allow), and a refused
+// address is never dialled.
+func TestTeamAllowsOnlyTheClusterAndDecidesBeforeDialling(t *testing.T) {
+	g, rec := newGate(t, Options{
+		Mode:     Team,
+		Endpoint: "https://api.example.test/v1",
+		Catalog:  CatalogHosts(),
+		Cluster:  []string{"https://weaviate.example.test", "http://10.0.0.7:8080"},
+		Allow:    []string{"mirror.example.test"},
+	})
+	cases := map[string]bool{
+		"weaviate.example.test:443":   true,
+		"WEAVIATE.example.test.:443":  true,
+		"weaviate.example.test:80":    false, // https: port 443 only
+		"10.0.0.7:8080":               true,
+		"10.0.0.7:50051":              false, // the gRPC port is not the cluster's URL
+		"api.example.test:443":        false, // the answer endpoint is online mode's
+		"huggingface.co:443":          false,
+		"mirror.example.test:443":     false,
+		"x.weaviate.example.test:443": false,
+		"127.0.0.1:8080":              true,
+	}
+	var be *BlockedError
+	for addr, want := range cases {
+		err := g.Check("team store", addr)
+		if got := err == nil; got != want {
+			t.Errorf("%s: allowed %v, want %v (%v)", addr, got, want, err)
+		}
+		if !want && (!errors.As(err, &be) || !strings.Contains(be.Reason, "team mode allows only this computer and the team's cluster")) {
+			t.Errorf("%s: refusal %v", addr, err)
+		}
+	}
+	if calls := rec.Calls(); len(calls) != 0 {
+		t.Errorf("Check dialled %v", calls)
+	}
+	if _, err := g.DialContext(context.Background(), "tcp", "api.example.test:443"); !errors.Is(err, ErrBlocked) {
+		t.Errorf("dial of the endpoint in team mode: %v", err)
+	}
+	if calls := rec.Calls(); len(calls) != 0 {
+		t.Errorf("a refused address was dialled: %v", calls)
+	}
+	if got := g.Cluster(); !slices.Equal(got, []string{"weaviate.example.test:443", "10.0.0.7:8080"}) {
+		t.Errorf("Cluster() = %q", got)
+	}
+
+	// Online mode allows the cluster too; offline only this computer, and
+	// its refusal says team mode would allow the cluster.
+	if err := g.SetMode(Online); err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{"weaviate.example.test:443", "api.example.test:443", "mirror.example.test:443"} {
+		if err := g.Check("test", addr); err != nil {
+			t.Errorf("online: %s refused: %v", addr, err)
+		}
+	}
+	if err := g.SetMode(Offline); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Check("team store", "weaviate.example.test:443"); !errors.As(err, &be) || !strings.Contains(be.Hint, "`cairn network team`") {
+		t.Errorf("offline: %v, want a refusal whose hint names `cairn network team`", err)
+	}
+	if calls := rec.Calls(); len(calls) != 0 {
+		t.Errorf("dialled %v", calls)
+	}
+}
+
 func TestAdminAllowsEverythingAndRecordsIt(t *testing.T) {
 	g, rec := newGate(t, Options{Mode: Admin})
 	rec.Route("anything.example.test:443", listener(t))
@@ -229,7 +297,7 @@ func TestAuditLogRecordsEveryDecisionWithoutPathsOrCredentials(t *testing.T) {
 	want := []Record{
 		{Time: now, Mode: Online, Addr: "api.example.test:80", Purpose: "answer", Decision: DecisionAllowed, Reason: "online mode: network.allow"},
 		{Time: now, Mode: Online, Addr: "192.0.2.1:443", Purpose: "answer", Decision: DecisionRefused,
-			Reason: "online mode allows only this computer, the answer endpoint, the model catalogue and network.allow"},
+			Reason: "online mode allows only this computer, the answer endpoint, the team's cluster, the model catalogue and network.allow"},
 	}
 	if got := readAudit(t, g); !slices.Equal(got, want) {
 		t.Errorf("audit\n got %+v\nwant %+v", got, want)
@@ -424,7 +492,8 @@ func TestNewRejectsSettingsThatCannotWork(t *testing.T) {
 		opt  Options
 		want string
 	}{
-		{Options{Mode: "open", AuditLog: log}, `network mode "open": use offline, online or admin`},
+		{Options{Mode: "open", AuditLog: log}, `network mode "open": use offline, team, online or admin`},
+		{Options{Mode: Team, AuditLog: log, Cluster: []string{"weaviate.example.test:8080"}}, `store.url "weaviate.example.test:8080": not an http or https URL`},
 		{Options{Mode: Online, AuditLog: log, Allow: []string{"example.test/path"}}, `network.allow entry "example.test/path": not a host`},
 		{Options{Mode: Online, AuditLog: log, Endpoint: "ftp://x.example.test"}, `network.endpoint "ftp://x.example.test": not an http or https URL`},
 		{Options{Mode: Online}, "no audit log path"},
@@ -452,13 +521,14 @@ func TestRedactURLHidesCredentials(t *testing.T) {
 }
 
 func TestModesInOrderAndWhichSwitchesOpen(t *testing.T) {
-	if got := Modes(); len(got) != 3 || got[0] != Offline || got[1] != Online || got[2] != Admin {
+	if got := Modes(); !slices.Equal(got, []Mode{Offline, Team, Online, Admin}) {
 		t.Errorf("modes %v", got)
 	}
 	for _, c := range []struct {
 		from, to Mode
 		opens    bool
-	}{{Offline, Online, true}, {Online, Admin, true}, {Offline, Admin, true}, {Admin, Online, false}, {Online, Offline, false}, {Online, Online, false}} {
+	}{{Offline, Online, true}, {Online, Admin, true}, {Offline, Admin, true}, {Admin, Online, false}, {Online, Offline, false}, {Online, Online, false},
+		{Offline, Team, true}, {Team, Online, true}, {Online, Team, false}, {Team, Offline, false}} {
 		if got := c.from.Opens(c.to); got != c.opens {
 			t.Errorf("%s -> %s opens: %v", c.from, c.to, got)
 		}

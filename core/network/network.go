@@ -33,9 +33,14 @@ func newGate(cfg config.Config, dirs config.Dirs, dial netgate.DialFunc) (*netga
 	if cfg.Network.Catalog != "" {
 		catalog = []string{cfg.Network.Catalog}
 	}
+	var cluster []string
+	if cfg.Store.Backend == config.BackendWeaviate && cfg.Store.URL != "" {
+		cluster = []string{cfg.Store.URL}
+	}
 	return netgate.New(netgate.Options{
 		Mode:     netgate.Mode(cfg.Network.Mode),
 		Endpoint: cfg.Network.Endpoint,
+		Cluster:  cluster,
 		Catalog:  catalog,
 		Allow:    cfg.Network.Allow,
 		AuditLog: filepath.Join(dirs.State, "audit.log"),
@@ -87,7 +92,10 @@ func (n *Network) Allowed() []string { return n.gate.Allowed() }
 // AuditLog is the file every connection is recorded in.
 func (n *Network) AuditLog() string { return n.gate.AuditLog() }
 
-// NetworkMode is the gate's current mode: offline, online or admin.
+// Cluster lists what team mode allows besides this computer.
+func (n *Network) Cluster() []string { return n.gate.Cluster() }
+
+// NetworkMode is the gate's current mode: offline, team, online or admin.
 func (n *Network) NetworkMode() string { return string(n.gate.Mode()) }
 
 // NetworkConfig is the network section of the settings, with the gate's
@@ -124,6 +132,10 @@ func (n *Network) SetNetworkMode(mode string) error {
 // APIKey finds the online endpoint's API key: CAIRN_API_KEY, then the
 // system keyring.
 func (n *Network) APIKey() remote.Key { return remote.LookupKey(nil, n.keyring) }
+
+// WeaviateKey finds the team cluster's API key: CAIRN_WEAVIATE_KEY, then
+// the system keyring.
+func (n *Network) WeaviateKey() remote.Key { return remote.LookupWeaviateKey(nil, n.keyring) }
 
 // Keyring is where `cairn network key set` stores the API key.
 func (n *Network) Keyring() remote.Keyring { return n.keyring }

@@ -32,3 +32,26 @@ func TestModeSwitchesAndTheEnvironmentWins(t *testing.T) {
 		t.Errorf("switch under the environment's mode: %v", err)
 	}
 }
+
+// TestTeamModeAllowsTheClusterOfTheWeaviateStore: the gate built from the
+// settings allows store.url's host in team mode when the backend is
+// weaviate, and not when it is sqlite (a leftover URL opens nothing).
+func TestTeamModeAllowsTheClusterOfTheWeaviateStore(t *testing.T) {
+	cfg := config.Config{Network: config.Network{Mode: "team", Endpoint: "https://api.example.test/v1"},
+		Store: config.Store{Backend: config.BackendWeaviate, URL: "https://weaviate.example.test:8443"}}
+	n, err := Open(cfg, config.Dirs{State: t.TempDir()}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Cluster(); len(got) != 1 || got[0] != "weaviate.example.test:8443" || n.Mode() != netgate.Team {
+		t.Errorf("cluster %v, mode %s", got, n.Mode())
+	}
+	cfg.Store.Backend = config.BackendSQLite
+	n, err = Open(cfg, config.Dirs{State: t.TempDir()}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Cluster(); len(got) != 0 {
+		t.Errorf("sqlite backend, cluster %v", got)
+	}
+}

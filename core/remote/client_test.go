@@ -535,3 +535,32 @@ func TestAKeyringThatDoesNotAnswerTimesOut(t *testing.T) {
 		t.Errorf("got %q, %v", v, err)
 	}
 }
+
+// TestWeaviateKeyIsSeparateFromTheAnswerKey: the team cluster's key comes
+// from CAIRN_WEAVIATE_KEY or its own keyring entry, never from the answer
+// endpoint's.
+func TestWeaviateKeyIsSeparateFromTheAnswerKey(t *testing.T) {
+	env := map[string]string{KeyEnv: "sk-answer-key-0000"}
+	getenv := func(k string) string { return env[k] }
+	kr := &memKeyring{m: map[string]string{"cairn/api_key": "sk-answer-key-1111"}}
+	if k := LookupWeaviateKey(getenv, kr); k != (Key{}) {
+		t.Errorf("only the answer key is set, yet: %+v", k)
+	}
+	kr.m["cairn/weaviate_key"] = "wv-keyring-2222"
+	if k := LookupWeaviateKey(getenv, kr); k.Value != "wv-keyring-2222" || k.Source != "the keyring" {
+		t.Errorf("keyring: %+v", k)
+	}
+	env[WeaviateKeyEnv] = " wv-env-3333 "
+	if k := LookupWeaviateKey(getenv, kr); k.Value != "wv-env-3333" || k.Source != WeaviateKeyEnv {
+		t.Errorf("environment: %+v", k)
+	}
+	if k := LookupKey(getenv, kr); k.Value != "sk-answer-key-0000" {
+		t.Errorf("the answer key changed: %+v", k)
+	}
+	// Without a keyring, the note names the cluster key's variable.
+	delete(env, WeaviateKeyEnv)
+	k := LookupWeaviateKey(getenv, SystemKeyring{Getenv: func(string) string { return "" }})
+	if k.Value != "" || !strings.Contains(k.Note, "set CAIRN_WEAVIATE_KEY instead") || strings.Contains(k.Note, "CAIRN_API_KEY") {
+		t.Errorf("no bus: %+v", k)
+	}
+}

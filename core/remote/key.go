@@ -16,11 +16,17 @@ import (
 // never receive it.
 const KeyEnv = "CAIRN_API_KEY"
 
-// The keyring entry: service "cairn", account "api_key" (what
-// `secret-tool store --label=Cairn service cairn username api_key` writes).
+// WeaviateKeyEnv holds the team cluster's API key (store.backend
+// weaviate); like KeyEnv, never a setting.
+const WeaviateKeyEnv = "CAIRN_WEAVIATE_KEY"
+
+// The keyring entries: service "cairn", account "api_key" (what
+// `secret-tool store --label=Cairn service cairn username api_key` writes),
+// and account "weaviate_key" for the team cluster.
 const (
-	keyringService = "cairn"
-	keyringUser    = "api_key"
+	keyringService      = "cairn"
+	keyringUser         = "api_key"
+	keyringWeaviateUser = "weaviate_key"
 )
 
 // Key is an API key and where it came from.
@@ -151,23 +157,36 @@ func keyringError(err error) error {
 // this run), then the keyring. Neither is an error: the key is then empty
 // and Note says why the keyring did not help, if it did not.
 func LookupKey(getenv func(string) string, kr Keyring) Key {
+	return lookup(getenv, kr, KeyEnv, keyringUser)
+}
+
+// LookupWeaviateKey finds the team cluster's API key as LookupKey does:
+// CAIRN_WEAVIATE_KEY, then the keyring's "weaviate_key" entry
+// (`secret-tool store --label='Cairn cluster' service cairn username weaviate_key`).
+func LookupWeaviateKey(getenv func(string) string, kr Keyring) Key {
+	return lookup(getenv, kr, WeaviateKeyEnv, keyringWeaviateUser)
+}
+
+func lookup(getenv func(string) string, kr Keyring, env, user string) Key {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if v := strings.TrimSpace(getenv(KeyEnv)); v != "" {
-		return Key{Value: v, Source: KeyEnv}
+	if v := strings.TrimSpace(getenv(env)); v != "" {
+		return Key{Value: v, Source: env}
 	}
 	if kr == nil {
 		return Key{}
 	}
-	v, err := kr.Get(keyringService, keyringUser)
+	v, err := kr.Get(keyringService, user)
 	switch {
 	case err == nil && v != "":
 		return Key{Value: v, Source: "the keyring"}
 	case err == nil || errors.Is(err, ErrNoKey):
 		return Key{}
 	}
-	return Key{Note: err.Error()}
+	// The keyring's message names the variable to set instead: this
+	// key's, not the answer endpoint's.
+	return Key{Note: strings.ReplaceAll(err.Error(), KeyEnv, env)}
 }
 
 // StoreKey saves key in the keyring.

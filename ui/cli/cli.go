@@ -46,7 +46,7 @@ func commands() []command {
 		{"status", "[--json] [--issues]", "what the knowledge base holds", runStatus},
 		{"eval", "golden FILE [--k N] | injection [--model PATH]", "retrieval metrics on your own golden set; planted-instruction resistance", runEval},
 		{"models", "list | use PATH | pull NAME [--sha256 HEX]", "list, choose or download GGUF models", runModels},
-		{"network", "[offline|online|admin] | key [show|set|delete]", "show or switch the network gate's mode; manage the API key", runNetwork},
+		{"network", "[offline|team|online|admin] | key [show|set|delete]", "show or switch the network gate's mode; manage the API key", runNetwork},
 		{"serve", "[--port N] [--print-token]", "serve the HTTP API and MCP on 127.0.0.1, for your own tools (docs/service.md)", runServe},
 		{"mcp", "[--kb NAME|--db PATH]", "speak the Model Context Protocol on stdin/stdout, for AI assistants (docs/service.md)", runMCP},
 		{"doctor", "[--load]", "check the knowledge base, models, OCR, disk and settings; non-zero exit when a check fails", runDoctor},

@@ -27,7 +27,7 @@ func runNetwork(_ context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if len(pos) > 2 || (len(pos) == 2 && pos[0] != "key") {
-		return usageError{"network takes one mode (offline, online, admin) or `key [show|set|delete]`"}
+		return usageError{"network takes one mode (offline, team, online, admin) or `key [show|set|delete]`"}
 	}
 	var mode netgate.Mode
 	if len(pos) == 1 && pos[0] != "key" {
@@ -87,6 +87,11 @@ func modeMeaning(eng *network.Network, m netgate.Mode) string {
 		return "Allowed: this computer and " + strings.Join(eng.Allowed(), ", ") + "."
 	case netgate.Admin:
 		return "Allowed: every host (maintenance only; switch back with `cairn network offline`)."
+	case netgate.Team:
+		if c := eng.Cluster(); len(c) > 0 {
+			return "Allowed: this computer and the team's cluster " + strings.Join(c, ", ") + "."
+		}
+		return "Allowed: this computer only: no team cluster is set (store.backend weaviate with store.url)."
 	}
 	return "Allowed: this computer only (localhost, 127.0.0.0/8, ::1)."
 }
@@ -105,7 +110,17 @@ func showNetwork(w io.Writer, eng *network.Network) {
 		fmt.Fprintf(w, "Online answers: %s API at %s, model %s\n", n.API, netgate.RedactURL(n.Endpoint), orDash(n.ChatModel))
 	}
 	fmt.Fprintln(w, "API key: "+describeKey(eng.APIKey()))
-	fmt.Fprintln(w, "Switch with `cairn network offline|online|admin` or under Network gate in the window's Engineering tab.")
+	if c := eng.Cluster(); len(c) > 0 {
+		k := eng.WeaviateKey()
+		key := "none (set " + remote.WeaviateKeyEnv + " or the keyring entry cairn/weaviate_key)"
+		if k.Value != "" {
+			key = k.Masked() + " from " + k.Source
+		} else if k.Note != "" {
+			key += "; " + k.Note
+		}
+		fmt.Fprintf(w, "Team cluster (store.backend weaviate): %s; its key: %s\n", strings.Join(c, ", "), key)
+	}
+	fmt.Fprintln(w, "Switch with `cairn network offline|team|online|admin` or under Network gate in the window's Engineering tab.")
 }
 
 func describeKey(k remote.Key) string {

@@ -40,6 +40,31 @@ func cleanNetworkEnv(t *testing.T) {
 	}
 }
 
+// TestNetworkCommandShowsTheTeamCluster: with store.backend weaviate,
+// `cairn network team` allows the cluster alone, and `cairn network`
+// names it with its key, masked.
+func TestNetworkCommandShowsTheTeamCluster(t *testing.T) {
+	cleanNetworkEnv(t)
+	home := t.TempDir()
+	t.Setenv("CAIRN_STORE_BACKEND", "weaviate")
+	t.Setenv("CAIRN_STORE_URL", "https://weaviate.example.test")
+	t.Setenv(remote.WeaviateKeyEnv, "wv-secret-key-1234")
+	rec := &netgatetest.Dialer{}
+	out, errs, code := netCLI(t, home, rec, remotetest.Keyring{}, "", "network", "team")
+	if code != 0 || !strings.Contains(out, "Network mode: team (saved in ") ||
+		!strings.Contains(out, "Allowed: this computer and the team's cluster weaviate.example.test:443.\n") {
+		t.Fatalf("network team: exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code = netCLI(t, home, rec, remotetest.Keyring{}, "", "network")
+	want := "Team cluster (store.backend weaviate): weaviate.example.test:443; its key: wv-…1234 from CAIRN_WEAVIATE_KEY\n"
+	if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "secret") {
+		t.Errorf("network: exit %d, want %q in\n%s%s", code, want, out, errs)
+	}
+	if calls := rec.Calls(); len(calls) != 0 {
+		t.Errorf("dialled %v", calls)
+	}
+}
+
 func TestNetworkCommandShowsAndSwitchesTheMode(t *testing.T) {
 	cleanNetworkEnv(t)
 	home := t.TempDir()
@@ -85,7 +110,7 @@ func TestNetworkCommandShowsAndSwitchesTheMode(t *testing.T) {
 		t.Errorf("network offline: %d %s", code, out)
 	}
 	_, errs, code = netCLI(t, home, rec, keys, "", "network", "sideways")
-	if code != 2 || !strings.Contains(errs, `network mode "sideways": use offline, online or admin`) {
+	if code != 2 || !strings.Contains(errs, `network mode "sideways": use offline, team, online or admin`) {
 		t.Errorf("bad mode: exit %d, %s", code, errs)
 	}
 	if calls := rec.Calls(); len(calls) != 0 {
