@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -100,6 +101,73 @@ func TestServeAnswersAsTheCommandLineDoes(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop on SIGTERM")
+	}
+}
+
+// TestServeOnUnixSocket: `cairn serve --socket PATH` answers on a 0600
+// socket only (no TCP port unless --port is given too), with the token,
+// and removes the socket when it stops.
+func TestServeOnUnixSocket(t *testing.T) {
+	home := t.TempDir()
+	sock := filepath.Join(home, "cairn.sock")
+	cmd := cairnCmd(home, "serve", "--socket", sock)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	r := bufio.NewReader(stdout)
+	var printed strings.Builder
+	for range 3 {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("%v after %q", err, printed.String())
+		}
+		printed.WriteString(line)
+	}
+	go io.Copy(io.Discard, r)
+	if !strings.Contains(printed.String(), "on the Unix socket "+sock) || strings.Contains(printed.String(), "127.0.0.1") {
+		t.Errorf("printed %q", printed.String())
+	}
+	fi, err := os.Lstat(sock)
+	if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket %v %v", fi, err)
+	}
+	out, _, _ := cli(t, home, "serve", "--print-token")
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", sock)
+	}}}
+	for tok, want := range map[string]int{strings.TrimSpace(out): 200, "": 401} {
+		req, _ := http.NewRequest("GET", "http://localhost/api/status", nil)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("token %q: %d, want %d", tok, resp.StatusCode, want)
+		}
+	}
+	client.CloseIdleConnections()
+
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Errorf("socket left after exit: %v", err)
 	}
 }
 
