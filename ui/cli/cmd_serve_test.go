@@ -203,13 +203,22 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 }
 
+// TestBenchServeSmoke runs `cairn bench serve` on five man pages for a
+// moment: the table has its four rows, each with searches and no error.
 func TestBenchServeSmoke(t *testing.T) {
+	if _, err := exec.LookPath("man"); err != nil {
+		t.Skip("the man-page corpus needs man")
+	}
+	if ents, err := os.ReadDir("/usr/share/man/man1"); err != nil || len(ents) < 5 {
+		t.Skip("no man pages installed")
+	}
 	home := t.TempDir()
-	out, errs, code := cli(t, home, "bench", "serve", "--chunks", "40", "--duration", "300ms", "--clients", "2", "--dir", filepath.Join(home, "bench"))
+	out, errs, code := cli(t, home, "bench", "serve", "--limit", "5", "--chunks", "40", "--duration", "300ms", "--clients", "2", "--dir", filepath.Join(home, "bench"))
 	if code != 0 {
 		t.Fatalf("%d\n%s\n%s", code, out, errs)
 	}
-	for _, row := range []string{"| in process (Engine.Search) |", "| through HTTP (GET /api/search) |"} {
+	for _, row := range []string{"| in process (Engine.Search) | no |", "| through HTTP (GET /api/search) | no |",
+		"| in process (Engine.Search) | yes |", "| through HTTP (GET /api/search) | yes |"} {
 		i := strings.Index(out, row)
 		if i < 0 {
 			t.Fatalf("no row %q:\n%s", row, out)
@@ -219,6 +228,9 @@ func TestBenchServeSmoke(t *testing.T) {
 		if strings.TrimSpace(f[0]) == "0" || strings.TrimSpace(f[2]) != "0" {
 			t.Errorf("row %s%s", row, f)
 		}
+	}
+	if !strings.Contains(out, "- Errors: 0 search, 0 indexing") || !strings.Contains(out, ": healthy") {
+		t.Errorf("summary:\n%s", out)
 	}
 }
 
