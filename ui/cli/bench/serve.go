@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -150,7 +151,12 @@ func ServeBench(ctx context.Context, opt ServeOptions, log io.Writer) (ServeRepo
 	}
 	sctx, stopServing := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- serve.New(e, serve.Options{Token: token, Version: opt.Version}).Serve(sctx, ln) }()
+	// The request log is formatted as `cairn serve` writes it, then
+	// dropped: its cost is part of the figure, its lines are not wanted.
+	reqLog := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	go func() {
+		served <- serve.New(e, serve.Options{Token: token, Version: opt.Version, Log: reqLog}).Serve(sctx, ln)
+	}()
 	api := &apiClient{base: "http://" + ln.Addr().String(), token: token,
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: opt.Clients + 1}, Timeout: time.Minute}}
 
