@@ -129,3 +129,44 @@ func TestUnixSocketRefusesOtherFiles(t *testing.T) {
 		t.Errorf("too long a path: %v", err)
 	}
 }
+
+// TestServeOnSocketAndPort: one Server answers on a socket and on
+// 127.0.0.1 at once, and stops on both.
+func TestServeOnSocketAndPort(t *testing.T) {
+	eng := testEngine(t)
+	sock := filepath.Join(t.TempDir(), "cairn.sock")
+	uln, err := ListenUnix(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tln, err := Listen(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- New(eng, Options{Token: testToken, Version: "9.9.9-test"}).Serve(ctx, uln, tln) }()
+	for name, c := range map[string]*http.Client{"socket": unixClient(sock), "port": http.DefaultClient} {
+		req, _ := http.NewRequest("GET", "http://"+tln.Addr().String()+"/api/health", nil)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: %d", name, resp.StatusCode)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Errorf("socket left: %v", err)
+	}
+	if c, err := net.Dial("tcp", tln.Addr().String()); err == nil {
+		c.Close()
+		t.Errorf("port still open after the service stopped")
+	}
+}
