@@ -65,6 +65,7 @@ func ListenUnix(path string) (net.Listener, error) {
 	}
 	fi, err := os.Lstat(path)
 	if err != nil {
+		os.Remove(path)
 		return fail(err)
 	}
 	return &unixListener{UnixListener: ln, addr: &net.UnixAddr{Name: path, Net: "unix"}, file: fi}, nil
