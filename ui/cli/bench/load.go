@@ -228,6 +228,15 @@ type searchPhase struct {
 	errs    []string
 }
 
+// add appends what another slice of the same phase saw.
+func (p *searchPhase) add(o searchPhase) {
+	p.seconds += o.seconds
+	p.lat = append(p.lat, o.lat...)
+	p.found += o.found
+	p.empty = append(p.empty, o.empty...)
+	p.errs = append(p.errs, o.errs...)
+}
+
 func (p searchPhase) foundShare() float64 {
 	if len(p.lat) == 0 {
 		return 0
@@ -289,13 +298,11 @@ func runSearchers(ctx context.Context, search searchFunc, qs []knownItem, n int,
 		}(&parts[i], i*len(qs)/n)
 	}
 	wg.Wait()
-	out := searchPhase{seconds: time.Since(start).Seconds()}
+	out := searchPhase{}
 	for _, p := range parts {
-		out.lat = append(out.lat, p.lat...)
-		out.found += p.found
-		out.empty = append(out.empty, p.empty...)
-		out.errs = append(out.errs, p.errs...)
+		out.add(p)
 	}
+	out.seconds = time.Since(start).Seconds()
 	return out
 }
 

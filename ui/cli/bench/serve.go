@@ -68,6 +68,9 @@ type ServePhase struct {
 	Latency  eval.Latency `json:"latency"`
 }
 
+// serveSlice is how long one way of searching runs before the other's turn.
+const serveSlice = 15 * time.Second
+
 func servePhase(p searchPhase) ServePhase {
 	return ServePhase{Searches: len(p.lat), PerSec: float64(len(p.lat)) / p.seconds, Errors: len(p.errs),
 		Empty: len(p.empty), Found: p.foundShare(), Latency: eval.Percentiles(p.lat)}
@@ -79,8 +82,9 @@ func servePhase(p searchPhase) ServePhase {
 // smaller), serves it on 127.0.0.1 as `cairn serve` does (token, guards,
 // request log), and runs opt.Clients clients making the known-item
 // searches for opt.Duration four times: in process (Engine.Search) and
-// through GET /api/search, first with nothing else going on, then while
-// the service indexes a second copy of the pages over and over. The index
+// through GET /api/search (taking turns every serveSlice), first with
+// nothing else going on, then while the service indexes a second copy of
+// the pages over and over. The index
 // runs are started through POST /api/index and followed through GET
 // /api/index, as a user of the service would: the served engine is the
 // writer and its keyword index follows its own commits. The API has no
@@ -160,16 +164,25 @@ func ServeBench(ctx context.Context, opt ServeOptions, log io.Writer) (ServeRepo
 	api := &apiClient{base: "http://" + ln.Addr().String(), token: token,
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: opt.Clients + 1}, Timeout: time.Minute}}
 
-	phase := func(name string, search searchFunc) ServePhase {
-		fmt.Fprintf(log, "serve: %d clients %s, %s…\n", opt.Clients, name, opt.Duration)
-		p := runSearchers(ctx, search, qs, opt.Clients, opt.Duration)
-		rep.Errors = append(rep.Errors, p.errs[:min(len(p.errs), 3)]...)
-		sp := servePhase(p)
-		fmt.Fprintf(log, "serve: %d searches, %.1f/s, %d errors, %s\n", sp.Searches, sp.PerSec, sp.Errors, sp.Latency)
+	// The two ways take turns in slices of at most serveSlice, so that both
+	// meet the same background: the writer's stages (scanning, inserting,
+	// removing the copy) and whatever else the computer runs.
+	pair := func(name string) ServePair {
+		fmt.Fprintf(log, "serve: %d clients %s, %s in process and %s through HTTP, taking turns…\n", opt.Clients, name, opt.Duration, opt.Duration)
+		var in, web searchPhase
+		for left := opt.Duration; left > 0 && ctx.Err() == nil; left -= serveSlice {
+			in.add(runSearchers(ctx, engineSearch(e), qs, opt.Clients, min(left, serveSlice)))
+			web.add(runSearchers(ctx, api.search, qs, opt.Clients, min(left, serveSlice)))
+		}
+		sp := ServePair{InProcess: servePhase(in), HTTP: servePhase(web)}
+		for _, p := range []searchPhase{in, web} {
+			rep.Errors = append(rep.Errors, p.errs[:min(len(p.errs), 3)]...)
+		}
+		fmt.Fprintf(log, "serve: in process: %d searches, %.1f/s, %d errors, %s\n", sp.InProcess.Searches, sp.InProcess.PerSec, sp.InProcess.Errors, sp.InProcess.Latency)
+		fmt.Fprintf(log, "serve: through HTTP: %d searches, %.1f/s, %d errors, %s\n", sp.HTTP.Searches, sp.HTTP.PerSec, sp.HTTP.Errors, sp.HTTP.Latency)
 		return sp
 	}
-	rep.Idle.InProcess = phase("in process", engineSearch(e))
-	rep.Idle.HTTP = phase("through HTTP", api.search)
+	rep.Idle = pair("with nothing else going on")
 
 	wctx, stopWriter := context.WithCancel(ctx)
 	writerDone := make(chan []string, 1)
@@ -198,8 +211,7 @@ func ServeBench(ctx context.Context, opt ServeOptions, log io.Writer) (ServeRepo
 		}
 		writerDone <- errs
 	}()
-	rep.Indexing.InProcess = phase("in process while indexing", engineSearch(e))
-	rep.Indexing.HTTP = phase("through HTTP while indexing", api.search)
+	rep.Indexing = pair("while the service indexes")
 	stopWriter()
 	werrs := <-writerDone
 	// The run under way is cancelled with DELETE /api/index, as a user
