@@ -59,16 +59,16 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.DurationVar(&bf.duration, "duration", 10*time.Minute, "load suite: how long the searchers run while indexing")
 	fs.DurationVar(&bf.idle, "idle", time.Minute, "load suite: how long the searchers run with no indexing, for comparison")
 	fs.IntVar(&bf.searchers, "searchers", 8, "load suite: concurrent searchers")
-	fs.IntVar(&bf.chunkSize, "chunk-size", benchChunkSize, "index and load suites: characters per chunk")
+	fs.IntVar(&bf.chunkSize, "chunk-size", benchChunkSize, "index, load and serve suites: characters per chunk")
 	fs.IntVar(&bf.clients, "clients", 16, "serve suite: concurrent clients")
-	fs.IntVar(&bf.chunks, "chunks", 10000, "serve suite: chunks of the generated knowledge base")
+	fs.IntVar(&bf.chunks, "chunks", 100000, "serve suite: chunks of the man-page knowledge base (at least; pages are linked again past the corpus's end)")
 	weights := fs.String("weights", "F16", "embed, generate and ask suites: weight type of the generated models (F16 or Q8_0)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	// The serve suite runs 20 s a phase unless --duration says otherwise
+	// The serve suite runs 20 s a phase (four phases) unless --duration says otherwise
 	// (the load suite's default is ten minutes).
 	bf.serveDuration = 20 * time.Second
 	fs.Visit(func(f *flag.Flag) {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -23,14 +24,17 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	var kb kbFlags
 	kb.add(fs)
 	port := fs.Int("port", env.cfg.Serve.Port, "port on 127.0.0.1 (0: a free one, printed)")
+	socket := fs.String("socket", "", "listen on a Unix socket at this path (mode 0600) instead of 127.0.0.1; with --port as well, on both")
 	printToken := fs.Bool("print-token", false, "print the bearer token (created at the first start) and exit")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageError{"serve takes no arguments: cairn serve [--port N] [--print-token]"}
+		return usageError{"serve takes no arguments: cairn serve [--port N] [--socket PATH] [--print-token]"}
 	}
+	portGiven := false
+	fs.Visit(func(f *flag.Flag) { portGiven = portGiven || f.Name == "port" })
 	if *port < 0 || *port > 65535 {
 		return usageError{fmt.Sprintf("invalid flag value: --port %d: use a port from 0 to 65535 (0: a free one)", *port)}
 	}
@@ -49,9 +53,23 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer eng.Close()
 	eng.WarmKeywordIndex()
-	ln, err := serve.Listen(*port)
-	if err != nil {
-		return err
+	var lns []net.Listener
+	if *socket != "" {
+		ln, err := serve.ListenUnix(*socket)
+		if err != nil {
+			return err
+		}
+		lns = append(lns, ln)
+	}
+	if *socket == "" || portGiven {
+		ln, err := serve.Listen(*port)
+		if err != nil {
+			for _, l := range lns {
+				l.Close() // removes the socket
+			}
+			return err
+		}
+		lns = append(lns, ln)
 	}
 	srv := serve.New(eng, serve.Options{Token: token, Version: Version, Log: env.log,
 		// The command is the settings file's writer while it runs, as
@@ -61,12 +79,20 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 			cfg.Network = eng.Config().Network
 			return config.Save(env.dirs, cfg)
 		}})
-	addr := ln.Addr().String()
-	fmt.Fprintf(env.stdout, "Cairn serves %s on http://%s\n", eng.Path(), addr)
-	fmt.Fprintf(env.stdout, "  API: http://%s/api/ (OpenAPI at /api/openapi.json)   MCP: http://%s/mcp\n", addr, addr)
+	for _, ln := range lns {
+		if ln.Addr().Network() == "unix" {
+			sock := ln.Addr().String()
+			fmt.Fprintf(env.stdout, "Cairn serves %s on the Unix socket %s\n", eng.Path(), sock)
+			fmt.Fprintf(env.stdout, "  API: curl --unix-socket %s http://localhost/api/health   MCP: http://localhost/mcp\n", sock)
+		} else {
+			addr := ln.Addr().String()
+			fmt.Fprintf(env.stdout, "Cairn serves %s on http://%s\n", eng.Path(), addr)
+			fmt.Fprintf(env.stdout, "  API: http://%s/api/ (OpenAPI at /api/openapi.json)   MCP: http://%s/mcp\n", addr, addr)
+		}
+		env.log.Info("serving", "addr", ln.Addr().String())
+	}
 	fmt.Fprintln(env.stdout, "  Every request needs `Authorization: Bearer TOKEN`; `cairn serve --print-token` shows it. Ctrl+C stops.")
-	env.log.Info("serving", "addr", addr)
-	return srv.Serve(ctx, ln)
+	return srv.Serve(ctx, lns...)
 }
 
 // runMCP speaks the Model Context Protocol on standard input and output,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -103,6 +104,73 @@ func TestServeAnswersAsTheCommandLineDoes(t *testing.T) {
 	}
 }
 
+// TestServeOnUnixSocket: `cairn serve --socket PATH` answers on a 0600
+// socket only (no TCP port unless --port is given too), with the token,
+// and removes the socket when it stops.
+func TestServeOnUnixSocket(t *testing.T) {
+	home := t.TempDir()
+	sock := filepath.Join(home, "cairn.sock")
+	cmd := cairnCmd(home, "serve", "--socket", sock)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	r := bufio.NewReader(stdout)
+	var printed strings.Builder
+	for range 3 {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("%v after %q", err, printed.String())
+		}
+		printed.WriteString(line)
+	}
+	go io.Copy(io.Discard, r)
+	if !strings.Contains(printed.String(), "on the Unix socket "+sock) || strings.Contains(printed.String(), "127.0.0.1") {
+		t.Errorf("printed %q", printed.String())
+	}
+	fi, err := os.Lstat(sock)
+	if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket %v %v", fi, err)
+	}
+	out, _, _ := cli(t, home, "serve", "--print-token")
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", sock)
+	}}}
+	for tok, want := range map[string]int{strings.TrimSpace(out): 200, "": 401} {
+		req, _ := http.NewRequest("GET", "http://localhost/api/status", nil)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("token %q: %d, want %d", tok, resp.StatusCode, want)
+		}
+	}
+	client.CloseIdleConnections()
+
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Errorf("socket left after exit: %v", err)
+	}
+}
+
 func TestMCPOverStdio(t *testing.T) {
 	home := t.TempDir()
 	if _, errs, code := cli(t, home, "index", corpusDir(t)); code != 0 {
@@ -135,13 +203,22 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 }
 
+// TestBenchServeSmoke runs `cairn bench serve` on five man pages for a
+// moment: the table has its four rows, each with searches and no error.
 func TestBenchServeSmoke(t *testing.T) {
+	if _, err := exec.LookPath("man"); err != nil {
+		t.Skip("the man-page corpus needs man")
+	}
+	if ents, err := os.ReadDir("/usr/share/man/man1"); err != nil || len(ents) < 5 {
+		t.Skip("no man pages installed")
+	}
 	home := t.TempDir()
-	out, errs, code := cli(t, home, "bench", "serve", "--chunks", "40", "--duration", "300ms", "--clients", "2", "--dir", filepath.Join(home, "bench"))
+	out, errs, code := cli(t, home, "bench", "serve", "--limit", "5", "--chunks", "40", "--duration", "300ms", "--clients", "2", "--dir", filepath.Join(home, "bench"))
 	if code != 0 {
 		t.Fatalf("%d\n%s\n%s", code, out, errs)
 	}
-	for _, row := range []string{"| in process (Engine.Search) |", "| through HTTP (GET /api/search) |"} {
+	for _, row := range []string{"| in process (Engine.Search) | no |", "| through HTTP (GET /api/search) | no |",
+		"| in process (Engine.Search) | yes |", "| through HTTP (GET /api/search) | yes |"} {
 		i := strings.Index(out, row)
 		if i < 0 {
 			t.Fatalf("no row %q:\n%s", row, out)
@@ -151,6 +228,9 @@ func TestBenchServeSmoke(t *testing.T) {
 		if strings.TrimSpace(f[0]) == "0" || strings.TrimSpace(f[2]) != "0" {
 			t.Errorf("row %s%s", row, f)
 		}
+	}
+	if !strings.Contains(out, "- Errors: 0 search, 0 indexing") || !strings.Contains(out, ": healthy") {
+		t.Errorf("summary:\n%s", out)
 	}
 }
 

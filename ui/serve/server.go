@@ -121,9 +121,16 @@ func Listen(port int) (net.Listener, error) {
 	return ln, nil
 }
 
-// Serve answers HTTP on ln until ctx ends, then stops taking requests,
-// cancels an index run and waits for what is under way.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+// Serve answers HTTP on the listeners (127.0.0.1, a Unix socket, or both)
+// until ctx ends or one of them fails, then stops taking requests, cancels
+// an index run and waits for what is under way. Closing a listener made by
+// ListenUnix removes its socket.
+func (s *Server) Serve(ctx context.Context, lns ...net.Listener) error {
+	if len(lns) == 0 {
+		return errors.New("serve: nothing to listen on")
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	// No write timeout: a streamed answer takes as long as the model does.
 	srv := &http.Server{Handler: s.http, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
@@ -137,12 +144,25 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		defer cancel()
 		srv.Shutdown(shut)
 	}()
-	err := srv.Serve(ln)
-	wg.Wait()
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
+	errs := make(chan error, len(lns))
+	for _, ln := range lns {
+		go func() {
+			err := srv.Serve(ln)
+			if errors.Is(err, http.ErrServerClosed) {
+				err = nil
+			}
+			stop() // one listener failing stops them all
+			errs <- err
+		}()
 	}
-	return err
+	var first error
+	for range lns {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	wg.Wait()
+	return first
 }
 
 // acquireAsk takes a question slot, or says that all are taken.

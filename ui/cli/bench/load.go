@@ -134,7 +134,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 	fmt.Fprintf(log, "load: %d files, %d chunks in %.0f s (%.0f chunks/s)\n", rep.Files, rep.Chunks, rep.BaseIndexSec, rep.BaseIndexCPS)
 
 	search := func(phase time.Duration) searchPhase {
-		return runSearchers(ctx, e, qs, opt.Searchers, phase)
+		return runSearchers(ctx, engineSearch(e), qs, opt.Searchers, phase)
 	}
 	fmt.Fprintf(log, "load: %d searchers, idle, %s…\n", opt.Searchers, opt.Idle)
 	idle := search(opt.Idle)
@@ -228,6 +228,15 @@ type searchPhase struct {
 	errs    []string
 }
 
+// add appends what another slice of the same phase saw.
+func (p *searchPhase) add(o searchPhase) {
+	p.seconds += o.seconds
+	p.lat = append(p.lat, o.lat...)
+	p.found += o.found
+	p.empty = append(p.empty, o.empty...)
+	p.errs = append(p.errs, o.errs...)
+}
+
 func (p searchPhase) foundShare() float64 {
 	if len(p.lat) == 0 {
 		return 0
@@ -235,10 +244,28 @@ func (p searchPhase) foundShare() float64 {
 	return float64(p.found) / float64(len(p.lat))
 }
 
+// searchFunc makes one search and returns the paths of its results.
+type searchFunc func(ctx context.Context, query string) ([]string, error)
+
+// engineSearch searches through the engine, in process.
+func engineSearch(e *core.Engine) searchFunc {
+	return func(ctx context.Context, q string) ([]string, error) {
+		resp, err := e.Search(ctx, e.SearchRequest(q))
+		if err != nil {
+			return nil, err
+		}
+		paths := make([]string, len(resp.Results))
+		for i, r := range resp.Results {
+			paths[i] = r.Path
+		}
+		return paths, nil
+	}
+}
+
 // runSearchers runs n searchers over qs for d, each starting at its own
 // place in the list, and merges what they measured. A searcher finishes
 // the search in flight when d is up, so no search is cut short.
-func runSearchers(ctx context.Context, e *core.Engine, qs []knownItem, n int, d time.Duration) searchPhase {
+func runSearchers(ctx context.Context, search searchFunc, qs []knownItem, n int, d time.Duration) searchPhase {
 	parts := make([]searchPhase, n)
 	start := time.Now()
 	deadline := start.Add(d)
@@ -250,7 +277,7 @@ func runSearchers(ctx context.Context, e *core.Engine, qs []knownItem, n int, d 
 			for j := first; time.Now().Before(deadline) && ctx.Err() == nil; j++ {
 				q := qs[j%len(qs)]
 				t := time.Now()
-				resp, err := e.Search(ctx, e.SearchRequest(q.query))
+				paths, err := search(ctx, q.query)
 				if err != nil {
 					if ctx.Err() == nil {
 						p.errs = append(p.errs, fmt.Sprintf("search %q: %v", q.query, err))
@@ -258,11 +285,11 @@ func runSearchers(ctx context.Context, e *core.Engine, qs []knownItem, n int, d 
 					continue
 				}
 				p.lat = append(p.lat, time.Since(t))
-				if len(resp.Results) == 0 {
+				if len(paths) == 0 {
 					p.empty = append(p.empty, q.query)
 				}
-				for _, r := range resp.Results {
-					if filepath.Base(r.Path) == q.file {
+				for _, path := range paths {
+					if filepath.Base(path) == q.file {
 						p.found++
 						break
 					}
@@ -271,13 +298,11 @@ func runSearchers(ctx context.Context, e *core.Engine, qs []knownItem, n int, d 
 		}(&parts[i], i*len(qs)/n)
 	}
 	wg.Wait()
-	out := searchPhase{seconds: time.Since(start).Seconds()}
+	out := searchPhase{}
 	for _, p := range parts {
-		out.lat = append(out.lat, p.lat...)
-		out.found += p.found
-		out.empty = append(out.empty, p.empty...)
-		out.errs = append(out.errs, p.errs...)
+		out.add(p)
 	}
+	out.seconds = time.Since(start).Seconds()
 	return out
 }
 
