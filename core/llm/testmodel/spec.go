@@ -35,6 +35,9 @@ const (
 	PoolingMean Pooling = 1
 	PoolingCLS  Pooling = 2
 	PoolingLast Pooling = 3
+	// PoolingRank attaches the classification head (cls, cls.output) of
+	// a cross-encoder reranker: one score per sequence.
+	PoolingRank Pooling = 4
 )
 
 // WeightType is the storage type of the matrices (norms and biases are
@@ -143,6 +146,32 @@ func Qwen25_05B() Spec {
 	}
 }
 
+// TinyReranker is a 2-layer, 32-wide BERT cross-encoder with rank pooling
+// and a classification head (cls.weight, cls.output.weight: one score per
+// pair), shaped like a miniature ms-marco MiniLM cross-encoder: it loads
+// and scores in milliseconds through llama.cpp's real rerank path.
+func TinyReranker() Spec {
+	return Spec{
+		Arch: BERT, Name: "tiny-reranker-test", Layers: 2, Hidden: 32, Heads: 4, FFN: 64,
+		Vocab: 4096, Context: 128, Pooling: PoolingRank, Weights: F32, Seed: 7,
+	}
+}
+
+// BGERerankerV2M3 has bge-reranker-v2-m3's transformer (XLM-RoBERTa large):
+// 24 layers, 1024 wide, 16 heads, 4096 FFN, rank pooling with the
+// classification head, F16 weights as the common conversions ship it. Two
+// differences, for the generator's sake: the vocabulary is WordPiece with
+// 30522 tokens, not XLM-R's 250002 SentencePiece pieces (the embedding
+// table is looked up, not multiplied, so its size changes the file, not
+// the speed), and the context is 1024 positions, not 8194 (a rerank pair
+// is cut to 512 tokens anyway).
+func BGERerankerV2M3() Spec {
+	return Spec{
+		Arch: BERT, Name: "bge-reranker-v2-m3-shape", Layers: 24, Hidden: 1024, Heads: 16, FFN: 4096,
+		Vocab: 30522, Context: 1024, Pooling: PoolingRank, Weights: F16, Seed: 8,
+	}
+}
+
 func (s Spec) validate() error {
 	switch {
 	case s.Arch != BERT && s.Arch != LLaMA && s.Arch != Qwen2:
@@ -155,6 +184,8 @@ func (s Spec) validate() error {
 		return fmt.Errorf("heads %d is not a multiple of kv heads %d", s.Heads, s.kvHeads())
 	case s.Weights != F32 && s.Weights != F16 && s.Weights != Q8_0:
 		return fmt.Errorf("unsupported weight type %v", s.Weights)
+	case s.Pooling == PoolingRank && s.Arch != BERT:
+		return fmt.Errorf("rank pooling is written for BERT cross-encoders only, not %q", s.Arch)
 	case s.Weights == Q8_0 && (s.Hidden%32 != 0 || s.FFN%32 != 0):
 		return fmt.Errorf("Q8_0 needs hidden and ffn multiples of 32, have %d and %d", s.Hidden, s.FFN)
 	}

@@ -119,6 +119,16 @@ func bertModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 		newTensor(s, "token_embd_norm.weight", F32, fillOnes, 0, h),
 		newTensor(s, "token_embd_norm.bias", F32, fillZeros, 0, h),
 	}
+	if s.Pooling == PoolingRank {
+		// The RoBERTa classification head as convert_hf_to_gguf writes
+		// it: dense + tanh (cls), then one output (cls.output), the score.
+		ts = append(ts,
+			newTensor(s, "cls.weight", w, fillRandom, uniform(h), h, h),
+			newTensor(s, "cls.bias", F32, fillRandom, 0.02, h),
+			newTensor(s, "cls.output.weight", w, fillRandom, uniform(h), h, 1),
+			newTensor(s, "cls.output.bias", F32, fillRandom, 0.02, 1),
+		)
+	}
 	for i := range s.Layers {
 		p := fmt.Sprintf("blk.%d.", i)
 		ts = append(ts,
