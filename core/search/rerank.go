@@ -76,7 +76,7 @@ func Rerank(ctx context.Context, sc Scorer, resp *Response, budget time.Duration
 	}
 	docs := make([]string, rr.N)
 	for i, r := range fused[:rr.N] {
-		docs[i] = rerankText(r.Passage)
+		docs[i] = RerankText(r.Passage)
 	}
 	start := time.Now()
 	scores, err := sc.Score(ctx, c.Query, docs)
@@ -95,9 +95,9 @@ func Rerank(ctx context.Context, sc Scorer, resp *Response, budget time.Duration
 	return nil
 }
 
-// rerankText is what the cross-encoder reads of a passage: where it is
+// RerankText is what the cross-encoder reads of a passage: where it is
 // (the document's title and the heading) and its text.
-func rerankText(p *Passage) string {
+func RerankText(p *Passage) string {
 	head := p.Title
 	if p.Heading != "" && p.Heading != p.Title {
 		head += " > " + p.Heading
