@@ -278,6 +278,16 @@ func (e *Engine) LoadEmbeddingModel(ctx context.Context) error {
 	return err
 }
 
+// LoadReranker loads the reranker when reranking is on and names it; ""
+// when it is off or no reranker is found, an error when it cannot load.
+func (e *Engine) LoadReranker(ctx context.Context) (string, error) {
+	rr, err := e.reranker(ctx)
+	if err != nil || rr == nil {
+		return "", err
+	}
+	return rr.Name(), nil
+}
+
 // LoadChatModel loads the chat model the settings name, if it is not
 // loaded yet, and says why it cannot be; no model is no error.
 func (e *Engine) LoadChatModel(ctx context.Context) error {

@@ -33,6 +33,20 @@ type Reranking struct {
 	Skipped string
 }
 
+// Summary says in one line what the step did, for the command line and
+// the window's Why: the model, N, what it took, the budget and the
+// measured cost of a pair.
+func (rr *Reranking) Summary() string {
+	switch {
+	case rr == nil:
+		return "reranking off"
+	case rr.Skipped != "":
+		return fmt.Sprintf("not reranked by %s: %s", rr.Model, rr.Skipped)
+	}
+	return fmt.Sprintf("the fused top %d reranked by %s in %s (budget %s, %s a pair on this machine)",
+		rr.N, rr.Model, rr.Took.Round(time.Millisecond), rr.Budget, rr.PerPair.Round(100*time.Microsecond))
+}
+
 // Bounds of N: fewer than MinRerank pairs cannot change an order, and
 // past MaxRerank the fused ranking's tail rarely holds an answer.
 const (
