@@ -142,3 +142,46 @@ func TestBenchRerankReport(t *testing.T) {
 		t.Errorf("per pair %v, budget N %d, pair tokens %d", rep.PerPair, rep.BudgetN, rep.PairTokens)
 	}
 }
+
+// A Qwen3 reranker without a prompt in its file gets Qwen3-Reranker's
+// yes/no prompt, and its score is P(yes): llama.cpp's softmax over the
+// head's two outputs, read at the last token.
+func TestQwen3RerankerUsesItsPromptAndScoresAProbability(t *testing.T) {
+	r := loadReranker(t, testmodel.TinyQwen3Reranker())
+	got, err := r.Pair("reset router", "hold the button")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := strings.NewReplacer("{query}", "reset router", "{document}", "hold the button").Replace(Qwen3RerankTemplate)
+	before, after, _ := strings.Cut(prompt, "hold the button")
+	pre, _ := r.model.Tokenize(before, false, true)
+	d, _ := r.model.Tokenize("hold the button", false, false)
+	post, _ := r.model.Tokenize(after, false, true)
+	if want := slices.Concat(pre, d, post); !slices.Equal(got, want) {
+		t.Errorf("pair %v, want the Qwen3-Reranker prompt %v", got, want)
+	}
+	imStart, _ := r.model.Tokenize("<|im_start|>", false, true)
+	if len(imStart) != 1 || got[0] != imStart[0] {
+		t.Errorf("the prompt does not open with the special token <|im_start|> (%v): %v", imStart, got[:3])
+	}
+	ctx := context.Background()
+	a, err := r.Score(ctx, "how do I reset the router", rerankDocs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Score(ctx, "how do I reset the router", rerankDocs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a, b) {
+		t.Errorf("the same pairs scored %v, then %v", a, b)
+	}
+	for i, s := range a {
+		if s <= 0 || s >= 1 {
+			t.Errorf("pair %d: score %v is not a probability", i, s)
+		}
+	}
+	if a[0] == a[1] {
+		t.Errorf("scores do not depend on the passage: %v", a)
+	}
+}

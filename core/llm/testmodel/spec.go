@@ -1,6 +1,7 @@
 // Package testmodel writes random-weight GGUF models that llama.cpp loads and
-// runs: BERT-style embedders with a WordPiece vocabulary and LLaMA/Qwen2-style
-// decoders with a SentencePiece vocabulary. No weights can be downloaded on
+// runs: BERT-style embedders and cross-encoders (rerankers) with a WordPiece
+// vocabulary, and LLaMA/Qwen2/Qwen3-style decoders (a Qwen3 reranker among
+// them) with a SentencePiece vocabulary. No weights can be downloaded on
 // Cairn's build machines, so tests and `cairn bench` use these files: their
 // shapes (and therefore their speed) match real models, their vocabularies
 // are built from real English words so real tokenization happens, and their
@@ -23,6 +24,9 @@ const (
 	LLaMA Arch = "llama"
 	// Qwen2 is a decoder with q/k/v biases, usually with tied output (Qwen2.5).
 	Qwen2 Arch = "qwen2"
+	// Qwen3 is a decoder without attention biases but with per-head
+	// q/k norms; with rank pooling, a Qwen3-Reranker.
+	Qwen3 Arch = "qwen3"
 )
 
 // Pooling mirrors llama.cpp's enum llama_pooling_type as stored in
@@ -172,9 +176,20 @@ func BGERerankerV2M3() Spec {
 	}
 }
 
+// TinyQwen3Reranker is a 2-layer, 64-wide Qwen3 decoder with rank pooling
+// and Qwen3-Reranker's head: cls.output with two outputs labelled yes and
+// no, which llama.cpp reads at the last token and turns into P(yes) with a
+// softmax. It carries no rerank prompt, as some conversions do not.
+func TinyQwen3Reranker() Spec {
+	return Spec{
+		Arch: Qwen3, Name: "Qwen3-Reranker-tiny-test", Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2,
+		FFN: 128, Vocab: 4096, Context: 512, Pooling: PoolingRank, Weights: F32, Seed: 9, TiedOutput: true,
+	}
+}
+
 func (s Spec) validate() error {
 	switch {
-	case s.Arch != BERT && s.Arch != LLaMA && s.Arch != Qwen2:
+	case s.Arch != BERT && s.Arch != LLaMA && s.Arch != Qwen2 && s.Arch != Qwen3:
 		return fmt.Errorf("unknown architecture %q", s.Arch)
 	case s.Layers <= 0 || s.Hidden <= 0 || s.Heads <= 0 || s.FFN <= 0 || s.Context <= 0:
 		return fmt.Errorf("layers, hidden, heads, ffn and context must be positive: %+v", s)
@@ -184,8 +199,8 @@ func (s Spec) validate() error {
 		return fmt.Errorf("heads %d is not a multiple of kv heads %d", s.Heads, s.kvHeads())
 	case s.Weights != F32 && s.Weights != F16 && s.Weights != Q8_0:
 		return fmt.Errorf("unsupported weight type %v", s.Weights)
-	case s.Pooling == PoolingRank && s.Arch != BERT:
-		return fmt.Errorf("rank pooling is written for BERT cross-encoders only, not %q", s.Arch)
+	case s.Pooling == PoolingRank && s.Arch != BERT && s.Arch != Qwen3:
+		return fmt.Errorf("rank pooling is written for BERT cross-encoders and Qwen3 rerankers only, not %q", s.Arch)
 	case s.Weights == Q8_0 && (s.Hidden%32 != 0 || s.FFN%32 != 0):
 		return fmt.Errorf("Q8_0 needs hidden and ffn multiples of 32, have %d and %d", s.Hidden, s.FFN)
 	}
