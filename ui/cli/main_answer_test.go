@@ -190,3 +190,33 @@ func TestSearchShowsTheRerank(t *testing.T) {
 		t.Errorf("text output:\n%s", out)
 	}
 }
+
+// `cairn models use` with a reranker turns reranking on, even on the
+// laptop profile where it is off by default, and saves it.
+func TestModelsUseARerankerTurnsRerankingOn(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("CAIRN_PROFILE", "laptop")
+	path := filepath.Join(t.TempDir(), "tiny-reranker.gguf")
+	if err := testmodel.Write(path, testmodel.TinyReranker()); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := cli(t, home, "index", corpusDir(t)); code != 0 {
+		t.Fatal(errs)
+	}
+	out, _, _ := cli(t, home, "search", "router reset button", "--json")
+	if strings.Contains(out, `"rerank"`) {
+		t.Fatalf("the laptop profile reranked:\n%s", out)
+	}
+	out, errs, code := cli(t, home, "models", "use", path)
+	if code != 0 || !strings.Contains(out, "as the rerank model.\nReranking is on (rerank.enabled), within 1.5 s a search (rerank.budget_sec).") {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	out, _, _ = cli(t, home, "models", "list")
+	if !strings.Contains(out, "* tiny-reranker-test (rerank, ") {
+		t.Errorf("models list:\n%s", out)
+	}
+	out, _, _ = cli(t, home, "search", "router reset button", "--json", "--min-score", "0")
+	if !strings.Contains(out, `"model": "tiny-reranker-test"`) {
+		t.Errorf("search after models use:\n%s", out)
+	}
+}
