@@ -147,3 +147,29 @@ func TestRerankNFitsTheBudget(t *testing.T) {
 		t.Errorf("report %+v", rep.Rerank)
 	}
 }
+
+// Refusal reads the relevance, which the reranker does not change: with
+// the reranker on, an off-topic question is still refused and a question
+// the documents answer is still answered.
+func TestRerankKeepsRefusals(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		question string
+		refused  bool
+	}{
+		{"how do I reset the router", false},
+		{"what is the capital of Peru", true},
+		{"quantum chromodynamics gluon confinement", true},
+	} {
+		for _, on := range []bool{false, true} {
+			eng := testEngine(t, func(c *config.Config) { c.Rerank.Enabled = on }, testmodel.Tiny(), testmodel.TinyReranker())
+			ans, err := eng.Ask(ctx, eng.SearchRequest(tc.question), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ans.Refused != tc.refused {
+				t.Errorf("%q with reranking %v: refused %v, want %v", tc.question, on, ans.Refused, tc.refused)
+			}
+		}
+	}
+}
