@@ -167,10 +167,11 @@ func (r *Reranker) findSpecials() error {
 	return fmt.Errorf("%s: tokenizer adds tokens inside the text; cannot build pairs", r.path)
 }
 
-// calibrate scores two pairs of a typical length (a question of a dozen
+// calibrate scores a pair of a typical length (a question of a dozen
 // words, a passage of about 300 tokens: Cairn's 1200-character chunks) so
-// that PerPair has a measurement before the first question. A short pair
-// first lets llama.cpp allocate its buffers outside the measurement.
+// that PerPair has a measurement before the first question; one pair only,
+// since a large reranker on a small machine takes seconds for it. A short
+// pair first lets llama.cpp allocate its buffers outside the measurement.
 func (r *Reranker) calibrate() error {
 	ctx := context.Background()
 	q := strings.Repeat("how does the system work ", 3)
@@ -181,7 +182,7 @@ func (r *Reranker) calibrate() error {
 	r.mu.Lock()
 	r.perPair = 0
 	r.mu.Unlock()
-	if _, err := r.Score(ctx, q, []string{d, d}); err != nil {
+	if _, err := r.Score(ctx, q, []string{d}); err != nil {
 		return fmt.Errorf("%s: first scoring: %w", r.path, err)
 	}
 	return nil
