@@ -412,11 +412,27 @@ func (e *Engine) search(ctx context.Context, req search.Request) (*search.Respon
 		e.log.Warn("search failed", "code", string(fault.CodeOf(err)), "err", err)
 		return nil, err
 	}
-	e.log.Info("search", "mode", string(resp.Candidates.Mode), "results", len(resp.Results), "ms", time.Since(start).Milliseconds())
 	if note != "" {
 		resp.Candidates.Notes = append(resp.Candidates.Notes, note)
 	}
+	e.rerank(ctx, resp)
+	e.log.Info("search", "mode", string(resp.Candidates.Mode), "results", len(resp.Results), "ms", time.Since(start).Milliseconds())
 	return resp, nil
+}
+
+// rerank reorders the fused top N of resp with the reranker when reranking
+// is on and a reranker is found (search.Rerank); a reranker that cannot
+// load or score leaves the fused order, with a note saying why.
+func (e *Engine) rerank(ctx context.Context, resp *search.Response) {
+	rr, err := e.reranker(ctx)
+	if err == nil && rr != nil {
+		budget := time.Duration(e.Config().Rerank.BudgetSec * float64(time.Second))
+		err = search.Rerank(ctx, rr, resp, budget)
+	}
+	if err != nil && ctx.Err() == nil {
+		e.log.Warn("rerank failed", "code", string(fault.CodeOf(err)), "err", err)
+		resp.Candidates.Notes = append(resp.Candidates.Notes, "not reranked: "+err.Error())
+	}
 }
 
 // Status reports what the knowledge base holds and which models are

@@ -25,7 +25,7 @@ func (e *Engine) Models(ctx context.Context) ([]models.Info, error) {
 func (e *Engine) listModels(c config.Config) ([]models.Info, error) {
 	e.models.mu.Lock()
 	var inUse []string
-	for _, p := range []string{e.models.emb.path, e.models.gen.path} {
+	for _, p := range []string{e.models.emb.path, e.models.gen.path, e.models.rr.path} {
 		if p != "" {
 			inUse = append(inUse, p)
 		}
@@ -40,6 +40,7 @@ type loadedModels struct {
 	mu  sync.Mutex
 	emb lazy[*llm.Embedder]
 	gen lazy[*llm.Generator]
+	rr  lazy[*llm.Reranker]
 }
 
 // lazy is one model, loaded on first use: done once tried, with the model
@@ -83,6 +84,18 @@ func (e *Engine) generator(ctx context.Context) (*llm.Generator, error) {
 	})
 }
 
+// reranker returns the cross-encoder, loading it on first use; nil without
+// error when reranking is off (rerank.enabled) or no reranker is
+// configured or found.
+func (e *Engine) reranker(ctx context.Context) (*llm.Reranker, error) {
+	if !e.Config().Rerank.Enabled {
+		return nil, nil
+	}
+	return load(e, &e.models.rr, llm.KindRerank, func(path string, c config.Config) (*llm.Reranker, error) {
+		return llm.LoadReranker(path, llm.RerankerOptions{Threads: c.Rerank.Threads})
+	})
+}
+
 // load returns the model of kind in slot, opening the file the settings
 // name on first use. Resolving the setting lists the models folder, which
 // takes the models' lock itself, so it runs unlocked; a model loaded by a
@@ -121,8 +134,9 @@ func load[M interface{ Close() error }](e *Engine, slot *lazy[M], kind llm.Kind,
 	}
 }
 
-// UseModel makes the GGUF at path the embedding or chat model (by its
-// metadata) and unloads the previous one; the model loads on first use. It
+// UseModel makes the GGUF at path the embedding model, the reranker (and
+// turns reranking on) or the chat model, by its metadata, and unloads the
+// previous one; the model loads on first use. It
 // does not save the settings: the caller writes Config. A new embedding
 // model means re-embedding the knowledge base: the next index run (or
 // Reembed) does it from the stored text.
@@ -156,14 +170,17 @@ func (e *Engine) switchModel(ctx context.Context, path string, kind llm.Kind) er
 		setting = mi.Path // absolute
 	}
 	if mi.Kind != kind {
-		what := map[llm.Kind]string{llm.KindEmbedding: "an embedding model", llm.KindGeneration: "a chat model"}
+		what := map[llm.Kind]string{llm.KindEmbedding: "an embedding model", llm.KindGeneration: "a chat model", llm.KindRerank: "a reranker"}
 		return fault.New(fault.ModelWrongUse, fmt.Sprintf("%s is %s, not %s", filepath.Base(path), what[mi.Kind], what[kind]),
 			"choose "+what[kind]+"; `cairn models list` says which kind each file is", nil)
 	}
 	prev := e.setModel(kind, setting)
-	if kind == llm.KindEmbedding {
+	switch kind {
+	case llm.KindEmbedding:
 		_, err = e.embedder(ctx)
-	} else {
+	case llm.KindRerank:
+		_, err = e.reranker(ctx)
+	default:
 		_, err = e.generator(ctx)
 	}
 	if err != nil {
@@ -198,15 +215,23 @@ func (e *Engine) setModel(kind llm.Kind, setting string) (prev string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e.mu.Lock()
-	if kind == llm.KindEmbedding {
+	switch kind {
+	case llm.KindEmbedding:
 		prev, e.cfg.Embedding.Model = e.cfg.Embedding.Model, setting
-	} else {
+	case llm.KindRerank:
+		// Choosing a reranker is asking for reranking, on any profile.
+		prev, e.cfg.Rerank.Model = e.cfg.Rerank.Model, setting
+		e.cfg.Rerank.Enabled = setting != models.None
+	default:
 		prev, e.cfg.Generation.Model = e.cfg.Generation.Model, setting
 	}
 	e.mu.Unlock()
-	if kind == llm.KindEmbedding {
+	switch kind {
+	case llm.KindEmbedding:
 		m.emb.unload()
-	} else {
+	case llm.KindRerank:
+		m.rr.unload()
+	default:
 		m.gen.unload()
 	}
 	return prev
@@ -219,6 +244,7 @@ func (e *Engine) closeModels() {
 	defer m.mu.Unlock()
 	m.emb.unload()
 	m.gen.unload()
+	m.rr.unload()
 }
 
 // passageEmbedder adapts llm.Embedder to the indexer.
@@ -250,6 +276,16 @@ func (e *Engine) logLoad(path string, kind llm.Kind, start time.Time, err error)
 func (e *Engine) LoadEmbeddingModel(ctx context.Context) error {
 	_, err := e.embedder(ctx)
 	return err
+}
+
+// LoadReranker loads the reranker when reranking is on and names it; ""
+// when it is off or no reranker is found, an error when it cannot load.
+func (e *Engine) LoadReranker(ctx context.Context) (string, error) {
+	rr, err := e.reranker(ctx)
+	if err != nil || rr == nil {
+		return "", err
+	}
+	return rr.Name(), nil
 }
 
 // LoadChatModel loads the chat model the settings name, if it is not

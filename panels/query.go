@@ -300,7 +300,7 @@ func (q *Query) showRanked(ev Ranked) {
 			row.show(r)
 			q.rows[r.ChunkID] = row
 		}
-		row.rank(r, q.cited[r.ChunkID], ev.Right[r.ChunkID], ev.Params, ev.Mode)
+		row.rank(r, q.cited[r.ChunkID], ev.Right[r.ChunkID], ev.Params, ev.Mode, ev.Rerank)
 		shown[i], objs[i] = row, row.box
 		same = same && q.shown[i] == row
 	}

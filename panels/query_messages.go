@@ -112,8 +112,9 @@ type Ranked struct {
 	Question string
 	Mode     search.Mode
 	Results  []search.Result
-	Params   search.Params  // the fusion behind the ranking, for "why this result"
-	Right    map[int64]bool // chunk id -> the passage marked right for Question
+	Params   search.Params     // the fusion behind the ranking, for "why this result"
+	Rerank   *search.Reranking // what the reranker did (nil: off), for "why this result"
+	Right    map[int64]bool    // chunk id -> the passage marked right for Question
 	Notes    []string
 	// Stale says the list no longer agrees with the last answer: a source
 	// the answer was written from is not listed any more, or passages are

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
@@ -111,5 +112,28 @@ func TestSourceIsNamedByItsFileAndFolder(t *testing.T) {
 	test.Tap(row.Explain)
 	if !strings.Contains(row.Why.Text, "Title:   2.39.0\n") {
 		t.Errorf("why does not give the document's title:\n%s", row.Why.Text)
+	}
+}
+
+// Why shows the reranker's score, the rank before reranking, and the
+// step's budget and N; a result it did not score says so.
+func TestWhyShowsTheRerank(t *testing.T) {
+	q, _ := newTestQuery(t)
+	rr := &search.Reranking{Model: "bge-reranker-v2-m3", Budget: 1500 * time.Millisecond, PerPair: 60 * time.Millisecond,
+		N: 25, Took: 1400 * time.Millisecond}
+	results := []search.Result{
+		{Passage: passage(1, "/a.pdf", 1, "a"), Rank: 1, Relevance: 0.5, PreRank: 4, RerankScore: 3.25},
+		{Passage: passage(2, "/b.pdf", 2, "b"), Rank: 2, Relevance: 0.5},
+	}
+	q.Apply(Asking{Question: "q"}, Ranked{Question: "q", Results: results, Params: search.DefaultParams(), Rerank: rr})
+	rows := q.Rows()
+	test.Tap(rows[0].Explain)
+	test.Tap(rows[1].Explain)
+	want := "Rerank:  score 3.250, rank 4 before reranking; the fused top 25 reranked by bge-reranker-v2-m3 in 1.4s (budget 1.5s, 60ms a pair on this machine)\n"
+	if !strings.Contains(rows[0].Why.Text, want) {
+		t.Errorf("why:\n%s\nwant the line\n%s", rows[0].Why.Text, want)
+	}
+	if !strings.Contains(rows[1].Why.Text, "Rerank:  not scored (the fused top 25 reranked") {
+		t.Errorf("why of an unscored result:\n%s", rows[1].Why.Text)
 	}
 }

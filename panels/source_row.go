@@ -48,6 +48,7 @@ type SourceRow struct {
 	res     search.Result
 	params  search.Params // the fusion behind res, for the explanation
 	mode    search.Mode
+	rerank  *search.Reranking // the rerank step behind res; nil when off
 	cited   int
 	filling bool // update is setting Right; do not report it as a click
 }
@@ -110,7 +111,7 @@ func (r *SourceRow) toggleWhy() {
 	if r.Why.Visible() {
 		r.Why.Hide()
 	} else {
-		r.Why.SetText(whyText(r.res, r.params, r.mode))
+		r.Why.SetText(whyText(r.res, r.params, r.mode, r.rerank))
 		r.Why.Show()
 	}
 	r.box.Refresh()
@@ -130,8 +131,8 @@ func (r *SourceRow) show(res search.Result) {
 // rank updates what a new ranking changes: rank, relevance, the fusion terms
 // behind them, the citation mark and the judgment. cited is the passage's
 // [n] in the answer (0: not cited).
-func (r *SourceRow) rank(res search.Result, cited int, right bool, p search.Params, mode search.Mode) {
-	r.res, r.params, r.mode = res, p, mode
+func (r *SourceRow) rank(res search.Result, cited int, right bool, p search.Params, mode search.Mode, rr *search.Reranking) {
+	r.res, r.params, r.mode, r.rerank = res, p, mode, rr
 	setText(r.Rank, fmt.Sprintf("%d.", res.Rank))
 	setText(r.Relevance, res.MatchLabel())
 	if cited != r.cited {
@@ -144,7 +145,7 @@ func (r *SourceRow) rank(res search.Result, cited int, right bool, p search.Para
 		}
 	}
 	if r.Why.Visible() {
-		setText(r.Why, whyText(res, p, mode))
+		setText(r.Why, whyText(res, p, mode, rr))
 	}
 	r.filling = true
 	r.Right.SetChecked(right)
@@ -185,8 +186,10 @@ func location(p *search.Passage) string {
 }
 
 // whyText explains a result: its relevance with the number, each
-// retriever's rank and score, each fusion term, and the terms it matched.
-func whyText(r search.Result, p search.Params, mode search.Mode) string {
+// retriever's rank and score, each fusion term, the reranker's score and
+// the rank before it (rr: the rerank step, nil when off), and the terms it
+// matched.
+func whyText(r search.Result, p search.Params, mode search.Mode, rr *search.Reranking) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "File:    %s\n", r.Path)
 	if r.Title != "" && r.Title != filepath.Base(r.Path) {
@@ -216,6 +219,12 @@ func whyText(r search.Result, p search.Params, mode search.Mode) string {
 		fmt.Fprintf(&b, "Fused:   %.3f = %.3f + %.3f (weighted, vector weight %.2f)\n", r.Score, r.BM25Term, r.VectorTerm, p.VectorWeight)
 	} else {
 		fmt.Fprintf(&b, "Fused:   %.3f = %.3f + %.3f (RRF, k = %g, normalized to 0..1)\n", r.Score, r.BM25Term, r.VectorTerm, p.RRFK)
+	}
+	switch {
+	case r.PreRank > 0:
+		fmt.Fprintf(&b, "Rerank:  score %.3f, rank %d before reranking; %s\n", r.RerankScore, r.PreRank, rr.Summary())
+	case rr != nil:
+		fmt.Fprintf(&b, "Rerank:  not scored (%s)\n", rr.Summary())
 	}
 	if len(r.Matched) > 0 {
 		fmt.Fprintf(&b, "Matched: %s", strings.Join(r.Matched, ", "))

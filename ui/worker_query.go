@@ -336,7 +336,7 @@ func (w *queryWorker) ranked() panels.Ranked {
 	results := search.Fuse(w.cands, w.params())
 	right := rightPassages(w.judgments, w.question, results)
 	return panels.Ranked{Question: w.question, Mode: w.cands.Mode, Results: results,
-		Params: w.params(), Right: right, Notes: w.cands.Notes, Stale: !w.closest && disagrees(w.sources, results)}
+		Params: w.params(), Rerank: w.cands.Rerank, Right: right, Notes: w.cands.Notes, Stale: !w.closest && disagrees(w.sources, results)}
 }
 
 // rightPassages are the listed passages marked as the right answer to q: a

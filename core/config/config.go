@@ -31,6 +31,7 @@ type Config struct {
 	Retrieval  Retrieval  `json:"retrieval"`
 	Embedding  Embedding  `json:"embedding"`
 	Generation Generation `json:"generation"`
+	Rerank     Rerank     `json:"rerank"`
 	Answer     Answer     `json:"answer"`
 	Network    Network    `json:"network"`
 	OCR        OCR        `json:"ocr"`
@@ -103,6 +104,17 @@ type Generation struct {
 	Threads     int     `json:"threads"`
 }
 
+// Rerank selects the cross-encoder that reorders the fused results of
+// every search and answer, and its time budget.
+type Rerank struct {
+	Enabled bool   `json:"enabled"` // off on the laptop profile, on for desktop and server
+	Model   string `json:"model"`   // GGUF reranker path or file name in models_dir; "" = first reranker found
+	// BudgetSec is the most the rerank step may take per search: the number
+	// of passages reranked follows from it and the measured cost of a pair.
+	BudgetSec float64 `json:"budget_sec"`
+	Threads   int     `json:"threads"` // 0: one per CPU
+}
+
 // Answer tunes grounded answering.
 type Answer struct {
 	TopK       int    `json:"top_k"`       // passages given to the model
@@ -168,6 +180,7 @@ var profiles = map[string]func(*Config){
 		c.Retrieval.TopK, c.Answer.TopK, c.Embedding.BatchSize = 8, 5, 16
 		c.Retrieval.BM25Pool, c.Retrieval.VectorPool = 40, 40
 		c.Generation.ContextSize = 4096
+		c.Rerank.Enabled = false // a cross-encoder costs a laptop seconds per question
 	},
 	"desktop": func(c *Config) {
 		c.Retrieval.TopK, c.Answer.TopK, c.Embedding.BatchSize = 12, 10, 64
@@ -186,8 +199,8 @@ func Profiles() []string { return []string{"laptop", "desktop", "server"} }
 
 // WithProfile returns c switched to hardware profile name: the retrieval
 // knobs but the retrieval mode (a choice, not a matter of hardware),
-// answer.top_k, embedding.batch_size and generation.context_size take the
-// profile's values; everything else stays. An unknown name leaves c as it
+// answer.top_k, embedding.batch_size, generation.context_size and
+// rerank.enabled take the profile's values; everything else stays. An unknown name leaves c as it
 // is, with an error.
 func (c Config) WithProfile(name string) (Config, error) {
 	if _, ok := profiles[name]; !ok {
@@ -201,6 +214,7 @@ func (c Config) WithProfile(name string) (Config, error) {
 	c.Answer.TopK = d.Answer.TopK
 	c.Embedding.BatchSize = d.Embedding.BatchSize
 	c.Generation.ContextSize = d.Generation.ContextSize
+	c.Rerank.Enabled = d.Rerank.Enabled
 	return c, nil
 }
 
@@ -214,6 +228,7 @@ func Default(profile string) Config {
 		Retrieval:  Retrieval{Fusion: "rrf", TopK: 12, MinScore: 0.10, RRFK: 60, VectorWeight: 0.6, BM25Pool: 60, VectorPool: 60, PerDocCap: 3},
 		Embedding:  Embedding{BatchSize: 32, BatchMB: 16},
 		Generation: Generation{ContextSize: 4096, MaxTokens: 512, Temperature: 0.1, TopP: 0.9, Seed: 42},
+		Rerank:     Rerank{Enabled: true, BudgetSec: 1.5},
 		Answer:     Answer{TopK: 8, Verify: "warn"},
 		Network:    Network{Mode: "offline", API: "openai"},
 		OCR:        OCR{Enabled: true, Languages: "eng"},

@@ -301,3 +301,22 @@ func TestStoreBackendIsOneSettingAndItsKeyNeverOne(t *testing.T) {
 		t.Errorf("saved settings:\n%s", raw)
 	}
 }
+
+// The reranker is off on the laptop profile and on for the others, with a
+// budget of 1.5 s; switching profile switches it.
+func TestRerankFollowsTheProfile(t *testing.T) {
+	for profile, on := range map[string]bool{"laptop": false, "desktop": true, "server": true} {
+		c := Default(profile)
+		if c.Rerank.Enabled != on || c.Rerank.BudgetSec != 1.5 {
+			t.Errorf("%s: rerank %+v, want enabled %v and a 1.5 s budget", profile, c.Rerank, on)
+		}
+	}
+	c, err := Default("laptop").WithProfile("desktop")
+	if err != nil || !c.Rerank.Enabled {
+		t.Errorf("laptop -> desktop: rerank %+v, %v", c.Rerank, err)
+	}
+	c, _ = c.WithProfile("laptop")
+	if c.Rerank.Enabled {
+		t.Error("desktop -> laptop left the reranker on")
+	}
+}

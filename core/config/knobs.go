@@ -50,9 +50,12 @@ var RetrievalKnobs = []Knob{
 		Min: 0, Max: math.Inf(1), Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "the default, 60"},
 }
 
-// AnswerKnobs are the chat model's and the answer's knobs, in the order the
-// Engineering tab shows them.
+// AnswerKnobs are the chat model's, the answer's and the reranker's knobs,
+// in the order the Engineering tab shows them.
 var AnswerKnobs = []Knob{
+	{Key: "rerank.budget_sec", Label: "rerank budget (s)",
+		Help: "the most reranking may add to a search; how many passages are reranked follows from it and this machine's measured speed",
+		Min:  0.1, Max: 60, Lo: 0.25, Hi: 10, Step: 0.25, Places: 2},
 	{Key: "generation.temperature", Label: "temperature", Help: "0 picks the likeliest words; higher varies the wording",
 		Min: 0, Max: 2, Lo: 0, Hi: 1.5, Step: 0.05, Places: 2},
 	{Key: "generation.max_tokens", Label: "max answer tokens", Help: "the answer stops at this length",

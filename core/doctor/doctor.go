@@ -27,6 +27,7 @@ import (
 	"cairn/core/models"
 	"cairn/core/netgate"
 	"cairn/core/ocr"
+	"cairn/core/search"
 	"cairn/core/store"
 )
 
@@ -62,6 +63,9 @@ func Run(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) 
 	add(checkDisk(diskOf))
 	add(checkModel(cfg, "embedding model", cfg.Embedding.Model, llm.KindEmbedding, opt.Load))
 	add(checkModel(cfg, "chat model", cfg.Generation.Model, llm.KindGeneration, opt.Load))
+	if cfg.Rerank.Enabled {
+		add(checkModel(cfg, "reranker", cfg.Rerank.Model, llm.KindRerank, opt.Load))
+	}
 	add(checkOCR(cfg.OCR))
 	add(checkNetwork(cfg.Network))
 	add(checkLog(dirs, cfg.Log.Level))
@@ -263,6 +267,8 @@ func checkModel(cfg config.Config, name, setting string, kind llm.Kind, load boo
 		return failFrom(name, err, "choose another model with `cairn models use PATH`")
 	case path == "" && kind == llm.KindEmbedding:
 		return health.Check{Verdict: health.Pass, Name: name, Detail: "none: keyword search only (an embedding GGUF in " + cfg.Paths.ModelsDir + " adds meaning search)"}
+	case path == "" && kind == llm.KindRerank:
+		return health.Check{Verdict: health.Pass, Name: name, Detail: "none: results keep the fused order (a reranker GGUF in " + cfg.Paths.ModelsDir + " reorders them)"}
 	case path == "":
 		return health.Check{Verdict: health.Pass, Name: name, Detail: "none: answers are extractive (a chat GGUF in " + cfg.Paths.ModelsDir + " writes them)"}
 	}
@@ -282,11 +288,20 @@ func checkModel(cfg config.Config, name, setting string, kind llm.Kind, load boo
 		return health.Check{Verdict: health.Pass, Name: name, Detail: detail + "; metadata read (--load also loads it)"}
 	}
 	start := time.Now()
-	if kind == llm.KindEmbedding {
+	switch kind {
+	case llm.KindEmbedding:
 		var m *llm.Embedder
 		m, err = llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: cfg.Embedding.Threads, Dim: cfg.Embedding.Dim})
 		m.Close()
-	} else {
+	case llm.KindRerank:
+		var m *llm.Reranker
+		if m, err = llm.LoadReranker(path, llm.RerankerOptions{Threads: cfg.Rerank.Threads}); err == nil {
+			budget := time.Duration(cfg.Rerank.BudgetSec * float64(time.Second))
+			detail += fmt.Sprintf("; %s a pair here, so the %s budget reranks %d", m.PerPair().Round(time.Millisecond),
+				budget, search.RerankN(budget, m.PerPair()))
+		}
+		m.Close()
+	default:
 		var m *llm.Generator
 		m, err = llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: cfg.Generation.ContextSize, Threads: cfg.Generation.Threads})
 		m.Close()

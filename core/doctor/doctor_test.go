@@ -135,3 +135,23 @@ func TestDoctorMeasuresTheKnowledgeBasesDisk(t *testing.T) {
 		}
 	}
 }
+
+// With reranking on, doctor finds the reranker and, with --load, says what
+// a pair costs and how many the budget reranks.
+func TestDoctorChecksTheReranker(t *testing.T) {
+	cfg, dirs, _, _ := env(t)
+	if c, ok := byName(Run(context.Background(), cfg, dirs, Options{}))["reranker"]; ok && !cfg.Rerank.Enabled {
+		t.Errorf("a reranker check with reranking off: %+v", c)
+	}
+	cfg.Rerank.Enabled = true
+	if c := byName(Run(context.Background(), cfg, dirs, Options{}))["reranker"]; c.Verdict != health.Pass || !strings.Contains(c.Detail, "none: results keep the fused order") {
+		t.Errorf("no reranker: %+v", c)
+	}
+	if err := testmodel.Write(filepath.Join(cfg.Paths.ModelsDir, "tiny-rerank.gguf"), testmodel.TinyReranker()); err != nil {
+		t.Fatal(err)
+	}
+	c := byName(Run(context.Background(), cfg, dirs, Options{Load: true}))["reranker"]
+	if c.Verdict != health.Pass || !strings.Contains(c.Detail, "tiny-reranker-test (bert, ") || !strings.Contains(c.Detail, "a pair here, so the 1.5s budget reranks ") {
+		t.Errorf("reranker: %+v", c)
+	}
+}

@@ -57,6 +57,7 @@ type InjectionOutcome struct {
 type InjectionReport struct {
 	Writer    string             `json:"writer"`
 	Verify    string             `json:"verify"`
+	Reranker  string             `json:"reranker,omitempty"` // the reranker that reordered the sources; "" when off
 	Cases     int                `json:"cases"`
 	Retrieved int                `json:"retrieved"`
 	Echoed    int                `json:"echoed"`

@@ -13,6 +13,8 @@ type Kind string
 const (
 	KindEmbedding  Kind = "embedding"
 	KindGeneration Kind = "generation"
+	// KindRerank is a cross-encoder (rank pooling) that reorders results.
+	KindRerank Kind = "rerank"
 )
 
 // CatalogEntry is a model `cairn models pull NAME` can download.
@@ -69,6 +71,12 @@ func Catalog() []CatalogEntry {
 		{Name: "gemma-3-1b-it", Kind: KindGeneration,
 			URL:  "https://huggingface.co/ggml-org/gemma-3-1b-it-GGUF/resolve/main/gemma-3-1b-it-Q4_K_M.gguf",
 			Size: 806 << 20, License: "Gemma", Notes: "small machines"},
+		{Name: "bge-reranker-v2-m3", Kind: KindRerank,
+			URL:  "https://huggingface.co/gpustack/bge-reranker-v2-m3-GGUF/resolve/main/bge-reranker-v2-m3-Q8_0.gguf",
+			Size: 606 << 20, License: "Apache-2.0", Notes: "reranker, multilingual, 568M parameters (XLM-RoBERTa large)"},
+		{Name: "qwen3-reranker-0.6b", Kind: KindRerank,
+			URL:  "https://huggingface.co/ggml-org/Qwen3-Reranker-0.6B-Q8_0-GGUF/resolve/main/qwen3-reranker-0.6b-q8_0.gguf",
+			Size: 639 << 20, License: "Apache-2.0", Notes: "reranker, multilingual, yes/no prompt"},
 	}
 }
 

@@ -12,6 +12,10 @@
 //   - LoadGenerator opens an instruct model; Generate formats messages with
 //     the model's own chat template (FormatChat, ChatML as fallback) and
 //     streams Tokens, ending with one that carries Stats.
+//   - LoadReranker opens a cross-encoder (rank pooling: bge-reranker,
+//     Qwen3-Reranker, ms-marco MiniLM); Score gives one number per
+//     (question, passage) pair, in the tokenizer's pair encoding or the
+//     model's rerank prompt, and PerPair says what a pair costs here.
 //   - Download fetches a model with resume and SHA-256 check; Catalog lists
 //     the models `cairn models pull` knows.
 //   - BenchEmbed and BenchGenerate are the measurements `cairn bench` runs;

@@ -208,7 +208,7 @@ func TestCatalog(t *testing.T) {
 		if m.SHA256 != "" && len(m.SHA256) != 64 {
 			t.Errorf("%s: sha256 %q is not 64 hex digits", m.Name, m.SHA256)
 		}
-		if m.Kind != KindEmbedding && m.Kind != KindGeneration {
+		if m.Kind != KindEmbedding && m.Kind != KindGeneration && m.Kind != KindRerank {
 			t.Errorf("%s: kind %q", m.Name, m.Kind)
 		}
 		if m.Kind == KindEmbedding && m.Family == "" {

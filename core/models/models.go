@@ -1,5 +1,5 @@
 // Package models knows Cairn's model files: which GGUF files the models
-// folder and the settings offer, what each one is (embedding or chat, by
+// folder and the settings offer, what each one is (embedding, reranker or chat, by
 // its metadata), which file a setting names, and what to tell a person when
 // one cannot be used. It reads metadata only; loading a model is the
 // Engine's (core), which keeps the loaded ones.
@@ -34,11 +34,14 @@ type Info struct {
 	Err    string // why the file cannot be used
 }
 
-// KindOf is the kind of a GGUF from its metadata: a pooling type makes an
-// embedding model; otherwise a causal model is a chat model (without a
-// chat template, the ChatML fallback applies).
+// KindOf is the kind of a GGUF from its metadata: rank pooling makes a
+// reranker (a cross-encoder with a classification head), another pooling
+// type an embedding model; otherwise a causal model is a chat model
+// (without a chat template, the ChatML fallback applies).
 func KindOf(md *llm.Metadata) (llm.Kind, error) {
 	switch {
+	case md.Pooling == llm.PoolingRank:
+		return llm.KindRerank, nil
 	case md.Pooling != llm.PoolingNone:
 		return llm.KindEmbedding, nil
 	case md.Causal:
@@ -61,7 +64,7 @@ func List(c config.Config, inUse []string) ([]Info, error) {
 			paths = append(paths, filepath.Join(dir, d.Name()))
 		}
 	}
-	for _, p := range []string{c.Embedding.Model, c.Generation.Model} {
+	for _, p := range []string{c.Embedding.Model, c.Generation.Model, c.Rerank.Model} {
 		if p != "" && strings.ContainsRune(p, filepath.Separator) && !slices.Contains(paths, p) {
 			paths = append(paths, p)
 		}
@@ -122,8 +125,11 @@ func Resolve(c config.Config, setting string, kind llm.Kind) (string, error) {
 
 // Setting is the settings' model of kind.
 func Setting(c config.Config, kind llm.Kind) string {
-	if kind == llm.KindEmbedding {
+	switch kind {
+	case llm.KindEmbedding:
 		return c.Embedding.Model
+	case llm.KindRerank:
+		return c.Rerank.Model
 	}
 	return c.Generation.Model
 }
@@ -140,7 +146,7 @@ func Inspect(path string) (Info, error) {
 	}
 	kind, err := KindOf(md)
 	if err != nil {
-		return Info{}, fault.New(fault.ModelWrongUse, "", "choose an embedding model (with a pooling type) or a chat model; `cairn models list` says which kind each file is", err)
+		return Info{}, fault.New(fault.ModelWrongUse, "", "choose an embedding model (with a pooling type), a reranker (rank pooling) or a chat model; `cairn models list` says which kind each file is", err)
 	}
 	mi := Info{Path: abs, Name: md.Name, Kind: kind, Size: md.Size, InUse: true}
 	if kind == llm.KindEmbedding {

@@ -62,6 +62,9 @@ type Candidates struct {
 	Vector   []Hit     // best first
 	Passages map[int64]*Passage
 	Notes    []string // what the search decided, e.g. a fallback to BM25
+	// Rerank is the rerank step's scores and what it did (nil: it did
+	// not run); Fuse reorders the results it scored.
+	Rerank *Reranking
 }
 
 // Passage is a chunk with what a result shows and cites.
@@ -109,8 +112,14 @@ type Result struct {
 	VectorTerm float64 `json:"vector_term"` // the vector search's contribution
 	// Relevance is absolute, not derived from the rank: how much of the
 	// question the passage covers (0..1), the same scale for every
-	// question and every mode. MinScore filters on it.
+	// question and every mode. MinScore filters on it. The reranker
+	// never changes it.
 	Relevance float64 `json:"relevance"`
+	// PreRank is the result's rank in the fused order before the
+	// reranker reordered it, and RerankScore the reranker's score; both
+	// 0 for a result the reranker did not score.
+	PreRank     int     `json:"rank_before_rerank,omitempty"`
+	RerankScore float64 `json:"rerank_score,omitempty"`
 }
 
 // Fuse ranks the candidates under p. It is a pure function of its inputs,
@@ -223,7 +232,10 @@ func Fuse(c *Candidates, p Params) []Result {
 		}
 		return cmp.Compare(a.ChunkID, b.ChunkID)
 	})
-	var out []Result
+	// The reranker reorders the fused list before the cut to top_k, so
+	// that a passage it raises from below the cut can be kept.
+	reranked := c.Rerank != nil && len(c.Rerank.Scores) > 0
+	var kept []*Result
 	perDoc := map[int64]int{}
 	for _, r := range all {
 		if r.Relevance < p.MinScore {
@@ -233,11 +245,24 @@ func Fuse(c *Candidates, p Params) []Result {
 			continue
 		}
 		perDoc[r.DocumentID]++
-		r.Rank = len(out) + 1
-		out = append(out, *r)
-		if p.TopK > 0 && len(out) == p.TopK {
+		kept = append(kept, r)
+		if !reranked && p.TopK > 0 && len(kept) == p.TopK {
 			break
 		}
+	}
+	if reranked {
+		applyRerank(kept, c.Rerank)
+	}
+	if p.TopK > 0 && len(kept) > p.TopK {
+		kept = kept[:p.TopK]
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	out := make([]Result, len(kept))
+	for i, r := range kept {
+		r.Rank = i + 1
+		out[i] = *r
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"io"
+	"time"
 )
 
 // Report is the stable JSON shape of one search: what `cairn search --json`
@@ -14,7 +15,30 @@ type Report struct {
 	Results []ReportResult `json:"results"`
 	Notes   []string       `json:"notes,omitempty"`
 	TookMS  float64        `json:"took_ms"`
+	// Rerank says what the rerank step did; absent when it is off.
+	Rerank *RerankReport `json:"rerank,omitempty"`
 }
+
+// RerankReport is the stable JSON shape of the rerank step: the budget,
+// the measured cost of a pair and the N those gave.
+type RerankReport struct {
+	Model     string  `json:"model"`
+	BudgetMS  float64 `json:"budget_ms"`
+	PerPairMS float64 `json:"per_pair_ms"`
+	N         int     `json:"n"`
+	TookMS    float64 `json:"took_ms"`
+	Skipped   string  `json:"skipped,omitempty"`
+}
+
+// NewRerankReport describes rr; nil for nil.
+func NewRerankReport(rr *Reranking) *RerankReport {
+	if rr == nil {
+		return nil
+	}
+	return &RerankReport{Model: rr.Model, BudgetMS: ms(rr.Budget), PerPairMS: ms(rr.PerPair), N: rr.N, TookMS: ms(rr.Took), Skipped: rr.Skipped}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // ReportResult is the stable JSON shape of one result.
 type ReportResult struct {
@@ -35,6 +59,10 @@ type ReportResult struct {
 	ChunkID    int64   `json:"chunk_id"`
 	BM25Rank   int     `json:"bm25_rank,omitempty"`
 	VecRank    int     `json:"vector_rank,omitempty"`
+	// RankBeforeRerank and RerankScore are set for the results the
+	// reranker scored: their fused rank and its score.
+	RankBeforeRerank int     `json:"rank_before_rerank,omitempty"`
+	RerankScore      float64 `json:"rerank_score,omitempty"`
 
 	// PathEscaped is set when Path is not valid UTF-8: see EscapePath.
 	PathEscaped string `json:"path_escaped,omitempty"`
@@ -43,11 +71,12 @@ type ReportResult struct {
 // NewReport describes resp, the search for query.
 func NewReport(query string, resp *Response) Report {
 	out := Report{Query: query, Mode: resp.Candidates.Mode, Results: []ReportResult{}, Notes: resp.Candidates.Notes,
-		TookMS: float64(resp.Timing.Total.Microseconds()) / 1000}
+		TookMS: ms(resp.Timing.Total), Rerank: NewRerankReport(resp.Candidates.Rerank)}
 	for _, r := range resp.Results {
 		out.Results = append(out.Results, ReportResult{Rank: r.Rank, Path: r.Path, PathEscaped: r.PathEscaped, Title: r.Title, Page: r.Page,
 			Unit: r.UnitKind, Line: r.LineStart, LineEnd: r.LineEnd, Heading: r.Heading, Score: round4(r.Score),
-			Relevance: round4(r.Relevance), Navigation: r.Navigation, Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank})
+			Relevance: round4(r.Relevance), Navigation: r.Navigation, Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank,
+			RankBeforeRerank: r.PreRank, RerankScore: round4(r.RerankScore)})
 	}
 	return out
 }

@@ -75,6 +75,7 @@ type Timing struct {
 	BM25   time.Duration `json:"bm25_ns"`
 	Vector time.Duration `json:"vector_ns"`
 	Fuse   time.Duration `json:"fuse_ns"`
+	Rerank time.Duration `json:"rerank_ns,omitempty"`
 	Total  time.Duration `json:"total_ns"`
 }
 

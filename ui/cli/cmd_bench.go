@@ -23,7 +23,7 @@ import (
 // benchSuites are the suites `cairn bench` knows, in the order "all" runs
 // them: the quick ones first, the load suite (10 minutes by default) and
 // the window last.
-var benchSuites = []string{"index", "extract", "embed", "generate", "ask", "quality", "vector", "load", "serve", "gui"}
+var benchSuites = []string{"index", "extract", "embed", "generate", "rerank", "ask", "quality", "vector", "load", "serve", "gui"}
 
 // benchFlags are the options of `cairn bench`; each suite reads the ones
 // it needs.
@@ -55,14 +55,14 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&bf.sizes, "sizes", "10000,100000,1000000", "vector suite: chunk counts to measure at")
 	fs.IntVar(&bf.queries, "queries", 100, "vector suite: queries per size")
 	fs.IntVar(&bf.dim, "dim", 384, "vector suite: dimension")
-	fs.IntVar(&bf.threads, "threads", 0, "embed, generate and vector suites: llama.cpp threads (0: Cairn's default)")
+	fs.IntVar(&bf.threads, "threads", 0, "embed, generate, rerank and vector suites: llama.cpp threads (0: Cairn's default)")
 	fs.DurationVar(&bf.duration, "duration", 10*time.Minute, "load suite: how long the searchers run while indexing")
 	fs.DurationVar(&bf.idle, "idle", time.Minute, "load suite: how long the searchers run with no indexing, for comparison")
 	fs.IntVar(&bf.searchers, "searchers", 8, "load suite: concurrent searchers")
 	fs.IntVar(&bf.chunkSize, "chunk-size", benchChunkSize, "index, load and serve suites: characters per chunk")
 	fs.IntVar(&bf.clients, "clients", 16, "serve suite: concurrent clients")
 	fs.IntVar(&bf.chunks, "chunks", 100000, "serve suite: chunks of the man-page knowledge base (at least; pages are linked again past the corpus's end)")
-	weights := fs.String("weights", "F16", "embed, generate and ask suites: weight type of the generated models (F16 or Q8_0)")
+	weights := fs.String("weights", "F16", "embed, generate, rerank and ask suites: weight type of the generated models (F16 or Q8_0)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -125,6 +125,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			r, err = benchEmbed(ctx, env, runsOr(bf.runs, 5), bf.threads, bf.weights)
 		case "generate":
 			r, err = benchGenerate(ctx, env, runsOr(bf.runs, 3), bf.threads, bf.weights)
+		case "rerank":
+			r, err = benchRerank(ctx, env, runsOr(bf.runs, 3), bf.threads, bf.weights)
 		case "ask":
 			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights)
 		case "quality":

@@ -7,6 +7,7 @@ import (
 
 	"cairn/core/llm"
 	"cairn/core/llm/testmodel"
+	"cairn/core/search"
 )
 
 // benchEmbed measures embedding throughput on a random-weight model of
@@ -51,5 +52,26 @@ func benchGenerate(ctx context.Context, env *cliEnv, runs, threads int, weights 
 	fmt.Fprintln(w, "|---|---|---|---|---|")
 	fmt.Fprintf(w, "| %d | %d | %s | %.1f | %.1f |\n", rep.PromptTokens, rep.GeneratedTokens,
 		rep.TimeToFirstToken.Round(time.Millisecond), rep.PromptTokensPerSecond, rep.GenerationTokensPerSecond)
+	return rep, nil
+}
+
+// benchRerank measures the rerank step at N = 20 and 50 on a random-weight
+// model of bge-reranker-v2-m3's shape, with passages of about a chunk's
+// length, and the N the default budget allows at the measured cost.
+func benchRerank(ctx context.Context, env *cliEnv, runs, threads int, weights testmodel.WeightType) (llm.RerankBenchReport, error) {
+	rep, err := llm.BenchRerank(ctx, env.stderr, llm.RerankBenchOptions{Runs: runs, Weights: weights, Reranker: llm.RerankerOptions{Threads: threads}})
+	if err != nil {
+		return rep, err
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "\n## Rerank: %s (24 layers, 1024 wide, 16 heads, FFN 4096, rank pooling with the classification head; %s, random weights), one question and N passages of %d words (%d tokens a pair), %d runs\n\n",
+		rep.Model, weights, rep.PassageWords, rep.PairTokens, rep.Runs)
+	fmt.Fprintln(w, "| N | step p50 | step p95 | per pair |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, s := range rep.Steps {
+		fmt.Fprintf(w, "| %d | %s | %s | %s |\n", s.N, s.P50.Round(time.Millisecond), s.P95.Round(time.Millisecond), s.PerPair.Round(time.Millisecond))
+	}
+	fmt.Fprintf(w, "\nAt %s a pair, the default budget of %s allows N = %d (the step takes at most %d; below %d it does not run).\n",
+		rep.PerPair.Round(time.Millisecond), rep.Budget, rep.BudgetN, search.MaxRerank, search.MinRerank)
 	return rep, nil
 }

@@ -191,7 +191,11 @@ func evalInjection(ctx context.Context, env *cliEnv, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(reports)
 	}
-	fmt.Fprintf(env.stdout, "%d documents with planted instructions (%s)\n\n", len(cases), *dir)
+	fmt.Fprintf(env.stdout, "%d documents with planted instructions (%s)\n", len(cases), *dir)
+	if rr := reports[0].Reranker; rr != "" {
+		fmt.Fprintf(env.stdout, "Reranked by %s (rerank.budget_sec %g)\n", rr, env.cfg.Rerank.BudgetSec)
+	}
+	fmt.Fprintln(env.stdout)
 	fmt.Fprintln(env.stdout, "| writer | verify | document retrieved | planted text in the answer | … flagged as unsupported | followed (shown as fact) |")
 	fmt.Fprintln(env.stdout, "|---|---|---|---|---|---|")
 	for _, r := range reports {
@@ -228,6 +232,10 @@ func injectionRuns(ctx context.Context, env *cliEnv, db, docs string, index bool
 			return nil, err
 		}
 	}
+	reranker, err := eng.LoadReranker(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var writer answer.Generator = eval.NewObedient(cases)
 	if model != "" {
 		writer, err = eng.LocalWriter(ctx)
@@ -251,6 +259,7 @@ func injectionRuns(ctx context.Context, env *cliEnv, db, docs string, index bool
 		if err != nil {
 			return nil, err
 		}
+		rep.Reranker = reranker
 		out = append(out, rep)
 	}
 	return out, nil

@@ -39,10 +39,10 @@ func runModels(ctx context.Context, env *cliEnv, args []string) error {
 		if len(ms) == 0 {
 			fmt.Fprintln(w, "  (no GGUF files: put one there, or run `cairn models use PATH` or `cairn models pull NAME`)")
 		}
-		emb, gen := env.cfg.Embedding.Model, env.cfg.Generation.Model
+		emb, gen, rr := env.cfg.Embedding.Model, env.cfg.Generation.Model, env.cfg.Rerank.Model
 		for _, m := range ms {
 			mark := " "
-			if m.Path == emb || m.Path == gen {
+			if m.Path == emb || m.Path == gen || m.Path == rr {
 				mark = "*"
 			}
 			if m.Err != "" {
@@ -74,8 +74,11 @@ func runModels(ctx context.Context, env *cliEnv, args []string) error {
 			return fmt.Errorf("%s is not saved as the %s model: %w", m.Path, m.Kind, err)
 		}
 		fmt.Fprintf(w, "Using %s as the %s model.\n", m.Path, m.Kind)
-		if m.Kind == llm.KindEmbedding {
+		switch m.Kind {
+		case llm.KindEmbedding:
 			fmt.Fprintln(w, "Run `cairn index FOLDER` (or Re-index in the window) to compute the vectors of what is already indexed.")
+		case llm.KindRerank:
+			fmt.Fprintf(w, "Reranking is on (rerank.enabled), within %g s a search (rerank.budget_sec).\n", eng.Config().Rerank.BudgetSec)
 		}
 		return nil
 	case "pull":

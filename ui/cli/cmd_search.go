@@ -177,6 +177,9 @@ func printResults(w io.Writer, resp *search.Response, tty bool) {
 	}
 	for _, r := range resp.Results {
 		fmt.Fprintf(w, "%2d. %s (%.2f)  %s\n", r.Rank, r.MatchLabel(), r.Relevance, location(r.Passage))
+		if r.PreRank > 0 {
+			fmt.Fprintf(w, "    reranked: score %.3f, rank %d before\n", r.RerankScore, r.PreRank)
+		}
 		if r.Heading != "" {
 			fmt.Fprintf(w, "    § %s\n", r.Heading)
 		}
@@ -184,6 +187,9 @@ func printResults(w io.Writer, resp *search.Response, tty bool) {
 	}
 	for _, n := range resp.Candidates.Notes {
 		fmt.Fprintln(w, "note:", n)
+	}
+	if rr := resp.Candidates.Rerank; rr != nil {
+		fmt.Fprintln(w, "rerank:", rr.Summary())
 	}
 	fmt.Fprintf(w, "(%s, %d results in %.1f ms)\n", resp.Candidates.Mode, len(resp.Results),
 		float64(resp.Timing.Total.Microseconds())/1000)

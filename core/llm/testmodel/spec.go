@@ -1,6 +1,7 @@
 // Package testmodel writes random-weight GGUF models that llama.cpp loads and
-// runs: BERT-style embedders with a WordPiece vocabulary and LLaMA/Qwen2-style
-// decoders with a SentencePiece vocabulary. No weights can be downloaded on
+// runs: BERT-style embedders and cross-encoders (rerankers) with a WordPiece
+// vocabulary, and LLaMA/Qwen2/Qwen3-style decoders (a Qwen3 reranker among
+// them) with a SentencePiece vocabulary. No weights can be downloaded on
 // Cairn's build machines, so tests and `cairn bench` use these files: their
 // shapes (and therefore their speed) match real models, their vocabularies
 // are built from real English words so real tokenization happens, and their
@@ -23,6 +24,9 @@ const (
 	LLaMA Arch = "llama"
 	// Qwen2 is a decoder with q/k/v biases, usually with tied output (Qwen2.5).
 	Qwen2 Arch = "qwen2"
+	// Qwen3 is a decoder without attention biases but with per-head
+	// q/k norms; with rank pooling, a Qwen3-Reranker.
+	Qwen3 Arch = "qwen3"
 )
 
 // Pooling mirrors llama.cpp's enum llama_pooling_type as stored in
@@ -35,6 +39,9 @@ const (
 	PoolingMean Pooling = 1
 	PoolingCLS  Pooling = 2
 	PoolingLast Pooling = 3
+	// PoolingRank attaches the classification head (cls, cls.output) of
+	// a cross-encoder reranker: one score per sequence.
+	PoolingRank Pooling = 4
 )
 
 // WeightType is the storage type of the matrices (norms and biases are
@@ -143,9 +150,46 @@ func Qwen25_05B() Spec {
 	}
 }
 
+// TinyReranker is a 2-layer, 32-wide BERT cross-encoder with rank pooling
+// and a classification head (cls.weight, cls.output.weight: one score per
+// pair), shaped like a miniature ms-marco MiniLM cross-encoder: it loads
+// and scores in milliseconds through llama.cpp's real rerank path.
+func TinyReranker() Spec {
+	return Spec{
+		Arch: BERT, Name: "tiny-reranker-test", Layers: 2, Hidden: 32, Heads: 4, FFN: 64,
+		Vocab: 4096, Context: 128, Pooling: PoolingRank, Weights: F32, Seed: 7,
+	}
+}
+
+// BGERerankerV2M3 has bge-reranker-v2-m3's transformer (XLM-RoBERTa large):
+// 24 layers, 1024 wide, 16 heads, 4096 FFN, rank pooling with the
+// classification head, F16 weights as the common conversions ship it. Two
+// differences, for the generator's sake: the vocabulary is WordPiece with
+// 30522 tokens, not XLM-R's 250002 SentencePiece pieces (the embedding
+// table is looked up, not multiplied, so its size changes the file, not
+// the speed), and the context is 1024 positions, not 8194 (a rerank pair
+// is cut to 512 tokens anyway).
+func BGERerankerV2M3() Spec {
+	return Spec{
+		Arch: BERT, Name: "bge-reranker-v2-m3-shape", Layers: 24, Hidden: 1024, Heads: 16, FFN: 4096,
+		Vocab: 30522, Context: 1024, Pooling: PoolingRank, Weights: F16, Seed: 8,
+	}
+}
+
+// TinyQwen3Reranker is a 2-layer, 64-wide Qwen3 decoder with rank pooling
+// and Qwen3-Reranker's head: cls.output with two outputs labelled yes and
+// no, which llama.cpp reads at the last token and turns into P(yes) with a
+// softmax. It carries no rerank prompt, as some conversions do not.
+func TinyQwen3Reranker() Spec {
+	return Spec{
+		Arch: Qwen3, Name: "Qwen3-Reranker-tiny-test", Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2,
+		FFN: 128, Vocab: 4096, Context: 512, Pooling: PoolingRank, Weights: F32, Seed: 9, TiedOutput: true,
+	}
+}
+
 func (s Spec) validate() error {
 	switch {
-	case s.Arch != BERT && s.Arch != LLaMA && s.Arch != Qwen2:
+	case s.Arch != BERT && s.Arch != LLaMA && s.Arch != Qwen2 && s.Arch != Qwen3:
 		return fmt.Errorf("unknown architecture %q", s.Arch)
 	case s.Layers <= 0 || s.Hidden <= 0 || s.Heads <= 0 || s.FFN <= 0 || s.Context <= 0:
 		return fmt.Errorf("layers, hidden, heads, ffn and context must be positive: %+v", s)
@@ -155,6 +199,8 @@ func (s Spec) validate() error {
 		return fmt.Errorf("heads %d is not a multiple of kv heads %d", s.Heads, s.kvHeads())
 	case s.Weights != F32 && s.Weights != F16 && s.Weights != Q8_0:
 		return fmt.Errorf("unsupported weight type %v", s.Weights)
+	case s.Pooling == PoolingRank && s.Arch != BERT && s.Arch != Qwen3:
+		return fmt.Errorf("rank pooling is written for BERT cross-encoders and Qwen3 rerankers only, not %q", s.Arch)
 	case s.Weights == Q8_0 && (s.Hidden%32 != 0 || s.FFN%32 != 0):
 		return fmt.Errorf("Q8_0 needs hidden and ffn multiples of 32, have %d and %d", s.Hidden, s.FFN)
 	}

@@ -35,7 +35,7 @@ func TestWriteIsDeterministic(t *testing.T) {
 }
 
 func TestWriteLayout(t *testing.T) {
-	for _, s := range []Spec{Tiny(), TinyChat(), TinyLastToken(), func() Spec { s := TinyChat(); s.Weights = Q8_0; return s }()} {
+	for _, s := range []Spec{Tiny(), TinyChat(), TinyLastToken(), TinyReranker(), TinyQwen3Reranker(), func() Spec { s := TinyChat(); s.Weights = Q8_0; return s }()} {
 		t.Run(s.Name+"-"+s.Weights.String(), func(t *testing.T) {
 			f, err := os.Open(write(t, s))
 			if err != nil {

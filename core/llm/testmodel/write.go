@@ -119,6 +119,16 @@ func bertModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 		newTensor(s, "token_embd_norm.weight", F32, fillOnes, 0, h),
 		newTensor(s, "token_embd_norm.bias", F32, fillZeros, 0, h),
 	}
+	if s.Pooling == PoolingRank {
+		// The RoBERTa classification head as convert_hf_to_gguf writes
+		// it: dense + tanh (cls), then one output (cls.output), the score.
+		ts = append(ts,
+			newTensor(s, "cls.weight", w, fillRandom, uniform(h), h, h),
+			newTensor(s, "cls.bias", F32, fillRandom, 0.02, h),
+			newTensor(s, "cls.output.weight", w, fillRandom, uniform(h), h, 1),
+			newTensor(s, "cls.output.bias", F32, fillRandom, 0.02, 1),
+		)
+	}
 	for i := range s.Layers {
 		p := fmt.Sprintf("blk.%d.", i)
 		ts = append(ts,
@@ -150,7 +160,7 @@ func decoderModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 	}
 	a := string(s.Arch)
 	ropeBase := float32(10000)
-	if s.Arch == Qwen2 {
+	if s.Arch == Qwen2 || s.Arch == Qwen3 {
 		ropeBase = 1000000
 	}
 	kv := shapeKV(s)
@@ -173,6 +183,11 @@ func decoderModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 	if s.Pooling != PoolingNone {
 		kv[a+".pooling_type"] = uint32(s.Pooling)
 	}
+	if s.Pooling == PoolingRank {
+		// Qwen3-Reranker's converter keeps the rows of "yes" and "no" of
+		// the output layer as the head, labelled so.
+		kv[a+".classifier.output_labels"] = []string{"yes", "no"}
+	}
 	if s.Pooling == PoolingLast {
 		// Qwen3-Embedding appends <|endoftext|> and pools the hidden state
 		// there.
@@ -192,6 +207,9 @@ func decoderModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 	if !s.TiedOutput {
 		ts = append(ts, newTensor(s, "output.weight", w, fillRandom, uniform(h), h, s.Vocab))
 	}
+	if s.Pooling == PoolingRank {
+		ts = append(ts, newTensor(s, "cls.output.weight", w, fillRandom, uniform(h), h, 2))
+	}
 	for i := range s.Layers {
 		p := fmt.Sprintf("blk.%d.", i)
 		ts = append(ts,
@@ -205,6 +223,13 @@ func decoderModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 			newTensor(s, p+"ffn_up.weight", w, fillRandom, uniform(h), h, f),
 			newTensor(s, p+"ffn_down.weight", w, fillRandom, uniform(f), f, h),
 		)
+		if s.Arch == Qwen3 {
+			hd := h / s.Heads
+			ts = append(ts,
+				newTensor(s, p+"attn_q_norm.weight", F32, fillOnes, 0, hd),
+				newTensor(s, p+"attn_k_norm.weight", F32, fillOnes, 0, hd),
+			)
+		}
 		if s.Arch == Qwen2 {
 			ts = append(ts,
 				newTensor(s, p+"attn_q.bias", F32, fillRandom, 0.02, h),
