@@ -20,10 +20,22 @@ func TestF1(t *testing.T) {
 		{"x", "y", 0},
 		{"", "", 1},
 		{"word word", "word", 2 * 0.5 / 1.5}, // multisets: the second "word" is unmatched
+		// A bag of words: order and layout do not count. 3 of 4 words
+		// match each way: precision 3/4, recall 3/5, F1 2/3.
+		{"Sheet1\nItem: Fuel | 420", "fuel,420 item total 9", 2 * (0.75 * 0.6) / 1.35},
 	} {
 		if got := F1(Words(c.got), Words(c.want)); math.Abs(got-c.f1) > 1e-9 {
 			t.Errorf("F1(%q, %q) = %.4f, want %.4f", c.got, c.want, got, c.f1)
 		}
+	}
+}
+
+func TestPrecisionRecall(t *testing.T) {
+	// Cairn's sheet label and row label are words the reference lacks
+	// (precision 3/4); the reference's total is a word Cairn lost (recall 3/5).
+	p, r := PrecisionRecall(Words("Sheet1\nItem: Fuel | 420"), Words("fuel,420 item total 9"))
+	if p != 0.75 || r != 0.6 {
+		t.Errorf("precision %.3f, recall %.3f, want 0.750 and 0.600", p, r)
 	}
 }
 
@@ -79,6 +91,18 @@ func TestBenchPackagesInstallThePDFs(t *testing.T) {
 	for _, p := range DebianPDFs {
 		if !slices.Contains(pkgs, p.Package) {
 			t.Errorf("BENCH_PACKAGES lacks %s (for %s)", p.Package, p.Path)
+		}
+	}
+}
+
+func TestModuleName(t *testing.T) {
+	for pattern, want := range map[string]string{
+		"fyne.io/fyne/v2@*/README.md":               "fyne",
+		"github.com/ncruces/go-sqlite3@*/README.md": "go-sqlite3",
+		"github.com/xuri/excelize/v2@*/README.md":   "excelize",
+	} {
+		if got := moduleName(pattern); got != want {
+			t.Errorf("moduleName(%q) = %q, want %q", pattern, got, want)
 		}
 	}
 }
