@@ -94,12 +94,14 @@ func globFirst(dir, pattern string) string {
 	return m[len(m)-1]
 }
 
+var majorVersion = regexp.MustCompile(`^v[0-9]+$`)
+
 // moduleName is the last element of a module path pattern that is not a
 // major version: "fyne" for "fyne.io/fyne/v2@*/README.md".
 func moduleName(pattern string) string {
 	elems := strings.Split(strings.SplitN(pattern, "@", 2)[0], "/")
 	for i := len(elems) - 1; i > 0; i-- {
-		if !regexp.MustCompile(`^v[0-9]+$`).MatchString(elems[i]) {
+		if !majorVersion.MatchString(elems[i]) {
 			return elems[i]
 		}
 	}
@@ -307,7 +309,7 @@ func odpText(path string) (string, error) {
 	return odfBodyText(b)
 }
 
-// refTexts are the reference tools' texts of f, by tool name; tools that
+// texts are the reference tools' texts of f, by tool name; tools that
 // cannot read its format are absent.
 func (t refTools) texts(ctx context.Context, dir string, f refFile) (map[string]string, error) {
 	out := map[string]string{}
@@ -503,18 +505,11 @@ func imageVsCLI(ctx context.Context, w io.Writer, cli string) ([]RefScore, error
 			if err != nil {
 				return nil, fmt.Errorf("OCR of %s: %w", name, err)
 			}
-			f, err := os.CreateTemp("", "cairn-page-*.png")
+			ref, _, err := tesseractText(ctx, cli, img)
 			if err != nil {
 				return nil, err
 			}
-			f.Write(img)
-			f.Close()
-			ref, err := run(ctx, cli, f.Name(), "-")
-			os.Remove(f.Name())
-			if err != nil {
-				return nil, err
-			}
-			got, want := Words(doc.Text), Words(string(ref))
+			got, want := Words(doc.Text), Words(ref)
 			p, r := PrecisionRecall(got, want)
 			f1s, ps, rs = append(f1s, F1(got, want)), append(ps, p), append(rs, r)
 			names = append(names, name)
