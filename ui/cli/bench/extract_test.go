@@ -70,16 +70,17 @@ func TestExtractReport(t *testing.T) {
 	}
 }
 
-// TestBenchPackagesInstallThePDFs keeps the Makefile's bench dependencies
-// in step with the PDF corpus, so `make bench` works on a fresh machine.
-func TestBenchPackagesInstallThePDFs(t *testing.T) {
+// makeList is the package list the Makefile assigns to name, with its
+// continuation lines.
+func makeList(t *testing.T, name string) []string {
+	t.Helper()
 	b, err := os.ReadFile("../../../Makefile")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(b), "\nBENCH_PACKAGES :=")
+	_, rest, ok := strings.Cut(string(b), "\n"+name+" :=")
 	if !ok {
-		t.Fatal("no BENCH_PACKAGES in the Makefile")
+		t.Fatalf("no %s in the Makefile", name)
 	}
 	var pkgs []string
 	for _, line := range strings.Split(rest, "\n") {
@@ -88,6 +89,13 @@ func TestBenchPackagesInstallThePDFs(t *testing.T) {
 			break
 		}
 	}
+	return pkgs
+}
+
+// TestBenchPackagesInstallThePDFs keeps the Makefile's bench dependencies
+// in step with the PDF corpus, so `make bench` works on a fresh machine.
+func TestBenchPackagesInstallThePDFs(t *testing.T) {
+	pkgs := makeList(t, "BENCH_PACKAGES")
 	for _, p := range DebianPDFs {
 		if !slices.Contains(pkgs, p.Package) {
 			t.Errorf("BENCH_PACKAGES lacks %s (for %s)", p.Package, p.Path)
@@ -95,14 +103,16 @@ func TestBenchPackagesInstallThePDFs(t *testing.T) {
 	}
 }
 
-func TestModuleName(t *testing.T) {
-	for pattern, want := range map[string]string{
-		"fyne.io/fyne/v2@*/README.md":               "fyne",
-		"github.com/ncruces/go-sqlite3@*/README.md": "go-sqlite3",
-		"github.com/xuri/excelize/v2@*/README.md":   "excelize",
-	} {
-		if got := moduleName(pattern); got != want {
-			t.Errorf("moduleName(%q) = %q, want %q", pattern, got, want)
+// The reference extractors are installed for `make bench` and never for
+// `make build` or `make test`: no test may need them.
+func TestReferenceToolsAreBenchOnly(t *testing.T) {
+	bench, build := makeList(t, "BENCH_PACKAGES"), makeList(t, "APT_PACKAGES")
+	for _, p := range []string{"pandoc", "libreoffice-writer-nogui", "libreoffice-calc-nogui", "libreoffice-impress-nogui"} {
+		if !slices.Contains(bench, p) {
+			t.Errorf("BENCH_PACKAGES lacks %s", p)
+		}
+		if slices.Contains(build, p) {
+			t.Errorf("APT_PACKAGES (make build and make test) has %s, a bench-only reference tool", p)
 		}
 	}
 }
