@@ -30,7 +30,10 @@ APT_PACKAGES := gcc g++ make pkg-config curl unzip ca-certificates libgl1-mesa-d
 # brings dvips.pdf and tug2003-slides.pdf). The quality suite adds the
 # documents of bench.QualityDocs and bench.QualityManuals (man pages, the
 # Bash reference PDF, the Debian Reference in HTML and PDF, git's HTML pages).
+# pandoc and LibreOffice are reference extractors for `cairn bench extract`
+# (never needed by the tests).
 BENCH_PACKAGES := man-db groff-base poppler-utils tesseract-ocr-eng \
+	pandoc libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
 	zlib1g-dev nettle-dev fontconfig libtasn1-doc gnuplot-doc valgrind shared-mime-info \
 	r-doc-pdf bzip2-doc texlive-latex-base-doc texlive-base \
 	grep sed findutils coreutils tar rsync openssh-client bash-doc debian-reference-en git-doc

@@ -1,12 +1,9 @@
 package extract
 
 import (
-	"archive/zip"
-	"bytes"
 	"compress/flate"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -18,81 +15,19 @@ import (
 	"testing"
 	"time"
 
+	"cairn/core/extract/extracttest"
 	"cairn/core/humanize"
 )
 
-// Zip bombs: small office files that inflate to gigabytes. Each is built
-// here, in a temporary folder; none is committed.
+// Zip bombs: small office files that inflate to gigabytes, built by
+// extracttest in a temporary folder; none is committed.
 
-// bombEntry is one part of a generated archive: head, then n bytes made by
-// repeating fill, then tail.
-type bombEntry struct {
-	name       string
-	head, tail string
-	fill       string
-	n          int64
-}
-
-// writeBomb writes the archive with every fill shrunk by 2^shift, deflated
-// at the given level.
-func writeBomb(t testing.TB, path string, entries []bombEntry, shift uint, level int) {
+// writeBomb writes an extracttest bomb or fails the test.
+func writeBomb(t testing.TB, path string, entries []extracttest.BombEntry, shift uint, level int) {
 	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
+	if err := extracttest.WriteBomb(path, entries, shift, level); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	zw := zip.NewWriter(f)
-	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
-		return flate.NewWriter(w, level)
-	})
-	for _, e := range entries {
-		w, err := zw.Create(e.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.WriteString(w, e.head)
-		var block []byte
-		if e.n > 0 {
-			block = bytes.Repeat([]byte(e.fill), max(1, (1<<20)/len(e.fill)))
-		}
-		for left := e.n >> shift; left > 0; {
-			k := min(left, int64(len(block)))
-			w.Write(block[:k])
-			left -= k
-		}
-		io.WriteString(w, e.tail)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-const (
-	bombDocHead = `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>`
-	bombDocTail = `</w:body></w:document>`
-	bombCT      = `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"></Types>`
-)
-
-// hostileFiles are the bombs the RSS bound is checked against, by name.
-var hostileFiles = map[string][]bombEntry{
-	// NUL bytes inside a text run: 1 GiB from one megabyte.
-	"zeros.docx": {{name: "[Content_Types].xml", head: bombCT}, {name: "word/document.xml", head: bombDocHead + "<w:p><w:r><w:t>", fill: "\x00", n: 1 << 30, tail: "</w:t></w:r></w:p>" + bombDocTail}},
-	// One text run of 1 GiB of words.
-	"onerun.docx": {{name: "[Content_Types].xml", head: bombCT}, {name: "word/document.xml", head: bombDocHead + "<w:p><w:r><w:t>", fill: "cairn ", n: 1 << 30, tail: "</w:t></w:r></w:p>" + bombDocTail}},
-	// 1 GiB of short paragraphs: every token small, the sum huge.
-	"paragraphs.docx": {{name: "[Content_Types].xml", head: bombCT}, {name: "word/document.xml", head: bombDocHead, fill: "<w:p><w:r><w:t>cairn stone</w:t></w:r></w:p>", n: 1 << 30, tail: bombDocTail}},
-	// One start tag with 1 GiB of attributes.
-	"attributes.docx": {{name: "[Content_Types].xml", head: bombCT}, {name: "word/document.xml", head: bombDocHead + "<w:p ", fill: `a="b" `, n: 1 << 30, tail: "/>" + bombDocTail}},
-	// A worksheet of 1 GiB of cells.
-	"cells.xlsx": {
-		{name: "[Content_Types].xml", head: bombCT},
-		{name: "xl/workbook.xml", head: `<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`},
-		{name: "xl/_rels/workbook.xml.rels", head: `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`},
-		{name: "xl/worksheets/sheet1.xml", head: `<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`, fill: `<row><c t="inlineStr"><is><t>cairn</t></is></c></row>`, n: 1 << 30, tail: `</sheetData></worksheet>`},
-	},
-	// An ODT whose content is one text run of 1 GiB.
-	"onerun.odt": {{name: "mimetype", head: "application/vnd.oasis.opendocument.text"}, {name: "content.xml", head: `<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:p>`, fill: "cairn ", n: 1 << 30, tail: `</text:p></office:text></office:body></office:document-content>`}},
 }
 
 // TestBombChild extracts the file CAIRN_BOMB names and prints the peak
@@ -126,7 +61,7 @@ func TestHostileFilesStayUnderRSSBound(t *testing.T) {
 		t.Skip("set CAIRN_RSS_BOMBS=1 to run (linux: reads /proc/self/status)")
 	}
 	dir := t.TempDir()
-	for name, entries := range hostileFiles {
+	for name, entries := range extracttest.Bombs {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name)
 			writeBomb(t, path, entries, 0, flate.BestCompression)
@@ -166,7 +101,7 @@ func TestHostileFilesStayUnderHeapBound(t *testing.T) {
 		t.Skip("builds 256 MiB bombs")
 	}
 	dir := t.TempDir()
-	for name, entries := range hostileFiles {
+	for name, entries := range extracttest.Bombs {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name)
 			writeBomb(t, path, entries, 2, flate.BestCompression)
@@ -226,8 +161,8 @@ func TestTextLimitBoundsParsing(t *testing.T) {
 		para.WriteString("</w:t></w:r></w:p>")
 	}
 	path := filepath.Join(t.TempDir(), "big.docx")
-	writeBomb(t, path, []bombEntry{{name: "[Content_Types].xml", head: bombCT},
-		{name: "word/document.xml", head: bombDocHead, fill: para.String(), n: 48 << 20, tail: bombDocTail}}, 0, flate.BestSpeed)
+	writeBomb(t, path, []extracttest.BombEntry{{Name: "[Content_Types].xml", Head: extracttest.ContentTypes},
+		{Name: "word/document.xml", Head: extracttest.DocHead, Fill: para.String(), N: 48 << 20, Tail: extracttest.DocTail}}, 0, flate.BestSpeed)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,7 @@ type benchFlags struct {
 	idle      time.Duration
 	searchers int
 	chunkSize int
+	part      string // extract suite: one part only
 	// serve suite
 	clients       int
 	chunks        int
@@ -63,6 +64,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&bf.clients, "clients", 16, "serve suite: concurrent clients")
 	fs.IntVar(&bf.chunks, "chunks", 100000, "serve suite: chunks of the man-page knowledge base (at least; pages are linked again past the corpus's end)")
 	weights := fs.String("weights", "F16", "embed, generate, rerank and ask suites: weight type of the generated models (F16 or Q8_0)")
+	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -90,6 +92,9 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	suites := pos
 	if len(suites) == 1 && suites[0] == "vector-child" {
 		return bench.VectorChild(ctx, *childDB, bf.dim)
+	}
+	if len(suites) == 2 && suites[0] == "extract-child" {
+		return bench.ExtractChild(ctx, env.stdout, suites[1])
 	}
 	if len(suites) == 0 || (len(suites) == 1 && suites[0] == "all") {
 		suites = benchSuites
@@ -120,7 +125,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		case "vector":
 			r, err = benchVector(ctx, env, bin, bf.dir, work, bf.limit, bf.sizes, bf.queries, bf.dim, bf.threads)
 		case "extract":
-			r, err = benchExtract(ctx, env, runsOr(bf.runs, 3))
+			r, err = benchExtract(ctx, env, bin, work, runsOr(bf.runs, 3), bf.part)
 		case "embed":
 			r, err = benchEmbed(ctx, env, runsOr(bf.runs, 5), bf.threads, bf.weights)
 		case "generate":

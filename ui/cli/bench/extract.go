@@ -79,7 +79,15 @@ type ExtractOptions struct {
 	Runs     int      // timing runs; the median is reported; default 3
 	OCR      bool     // also measure OCR pages/s (needs Tesseract)
 	PerFile  bool     // print F1 per PDF
-	Only     string   // "pdf", "formats" or "ocr" runs one part; "" runs all
+	Only     string   // "pdf", "formats", "reference", "hostile" or "ocr" runs one part; "" runs all
+	// RefDir is a scratch folder for the corpus compared with reference
+	// tools (pandoc, LibreOffice, pdftotext, tesseract); "" leaves the
+	// comparison out.
+	RefDir string
+	// Bin is the cairn binary that extracts each hostile input in a child
+	// process (`cairn bench extract-child`), and HostileDir the folder its
+	// gigabyte bombs are written to; either "" leaves peak RSS out.
+	Bin, HostileDir string
 }
 
 // engine is one way of reading a PDF's pages.
@@ -110,6 +118,8 @@ type ExtractReport struct {
 	Engines  []EngineScore `json:"engines"`
 	Formats  []FormatSpeed `json:"formats"`
 	Fidelity []FormatF1    `json:"fidelity"`
+	Refs     []RefScore    `json:"references,omitempty"`
+	Hostile  []HostileRSS  `json:"hostile,omitempty"`
 	OCR      *OCRSpeed     `json:"ocr,omitempty"`
 }
 
@@ -169,6 +179,18 @@ func Extract(ctx context.Context, w io.Writer, opt ExtractOptions) (ExtractRepor
 		}
 		fmt.Fprintf(w, "Text of each fixture vs the source it was made from (word-level F1):\n\n")
 		if rep.Fidelity, err = formatFidelity(ctx, w, opt.Fixtures); err != nil {
+			return rep, err
+		}
+	}
+	if opt.RefDir != "" && (opt.Only == "" || opt.Only == "reference") {
+		fmt.Fprintf(w, "Cairn's text vs reference tools' on files of other projects (word-level F1):\n\n")
+		if rep.Refs, err = referenceComparison(ctx, w, opt.RefDir, opt.PDFs); err != nil {
+			return rep, err
+		}
+	}
+	if opt.Bin != "" && opt.HostileDir != "" && (opt.Only == "" || opt.Only == "hostile") {
+		fmt.Fprintf(w, "Peak RSS per hostile input, one child process per file:\n\n")
+		if rep.Hostile, err = hostileRSS(ctx, w, opt.Bin, opt.Fixtures, opt.HostileDir); err != nil {
 			return rep, err
 		}
 	}
@@ -439,6 +461,17 @@ func F1(got, want []string) float64 {
 	if len(got) == 0 && len(want) == 0 {
 		return 1
 	}
+	p, r := PrecisionRecall(got, want)
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+// PrecisionRecall are the shares of got's words found in want (precision:
+// low when got adds words) and of want's found in got (recall: low when
+// got loses words), counted as multisets; 0 for an empty side.
+func PrecisionRecall(got, want []string) (p, r float64) {
 	counts := make(map[string]int, len(want))
 	for _, w := range want {
 		counts[w]++
@@ -451,11 +484,9 @@ func F1(got, want []string) float64 {
 		}
 	}
 	if match == 0 {
-		return 0
+		return 0, 0
 	}
-	p := float64(match) / float64(len(got))
-	r := float64(match) / float64(len(want))
-	return 2 * p * r / (p + r)
+	return float64(match) / float64(len(got)), float64(match) / float64(len(want))
 }
 
 func Mean(xs []float64) float64 {

@@ -92,6 +92,16 @@ func sourceText(path string) (string, error) {
 		}
 		return sb.String(), nil
 	}
+	t, err := odfBodyText(b)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// odfBodyText is the character data of an ODF document's body (a flat
+// file or a content.xml): paragraphs and cells, spaces and tabs as spaces.
+func odfBodyText(b []byte) (string, error) {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	var sb strings.Builder
 	inBody := false
@@ -101,7 +111,7 @@ func sourceText(path string) (string, error) {
 			return sb.String(), nil
 		}
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
+			return "", err
 		}
 		switch e := tok.(type) {
 		case xml.StartElement:

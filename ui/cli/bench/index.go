@@ -302,7 +302,10 @@ func childPeakRSS(ctx context.Context, bin, corpus, db string, p chunk.Params) (
 // made a 300 MB child read as 1.1 GB.
 func runPeakRSS(cmd *exec.Cmd) (float64, error) {
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	if cmd.Stdout == nil { // a caller may read the child's output itself
+		cmd.Stdout = &out
+	}
+	cmd.Stderr = &out
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}

@@ -89,20 +89,32 @@ func ocrQuality(ctx context.Context, w io.Writer, eng *ocr.Engine) ([]OCRScore, 
 
 // tesseractCLI runs the tesseract command on img and scores its text.
 func tesseractCLI(ctx context.Context, cli string, img []byte, ref string) (f1, seconds float64, err error) {
-	f, err := os.CreateTemp("", "cairn-scan-*.png")
+	text, seconds, err := tesseractText(ctx, cli, img)
 	if err != nil {
 		return 0, 0, err
+	}
+	return F1(Words(text), Words(ref)), seconds, nil
+}
+
+// tesseractText is the tesseract command's text of a PNG image, read with
+// its defaults as a person would run it, and the seconds it took.
+func tesseractText(ctx context.Context, cli string, img []byte) (string, float64, error) {
+	f, err := os.CreateTemp("", "cairn-scan-*.png")
+	if err != nil {
+		return "", 0, err
 	}
 	defer os.Remove(f.Name())
 	if _, err := f.Write(img); err != nil {
 		f.Close()
-		return 0, 0, err
+		return "", 0, err
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		return "", 0, err
+	}
 	start := time.Now()
 	text, err := exec.CommandContext(ctx, cli, f.Name(), "-").Output()
 	if err != nil {
-		return 0, 0, fmt.Errorf("tesseract %s: %w", f.Name(), err)
+		return "", 0, fmt.Errorf("tesseract %s: %w", f.Name(), err)
 	}
-	return F1(Words(string(text)), Words(ref)), time.Since(start).Seconds(), nil
+	return string(text), time.Since(start).Seconds(), nil
 }
