@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log"
 	"os"
 	"path/filepath"
 	"slices"
@@ -574,5 +576,40 @@ func TestCtrlOWithoutADesktopPickerTakesATypedPath(t *testing.T) {
 	})
 	if h.win.w.Canvas().Overlays().Top() != nil {
 		t.Error("the picker stayed open")
+	}
+}
+
+// Browse… opens Fyne's folder dialog, which looks up the XDG folders of its
+// sidebar (Desktop … Videos) and logs an error for each one the computer
+// does not define or lacks; none of that reaches Cairn's log, and none of
+// those folders is created.
+func TestBrowseLogsNothingForMissingXDGFolders(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	var logged bytes.Buffer
+	prev, flags := log.Writer(), log.Flags()
+	log.SetOutput(&logged)
+	t.Cleanup(func() { log.SetOutput(prev); log.SetFlags(flags) })
+
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	shortcut(h, shortcutAddFolder)
+	p := h.shell().Index
+	h.until("Cairn's folder picker", func() bool { return p.FolderDialog != nil })
+	before := h.win.w.Canvas().Overlays().List()
+	test.Tap(p.FolderDialog.Browse)
+	h.until("Fyne's folder dialog", func() bool { return len(h.win.w.Canvas().Overlays().List()) > len(before) })
+	log.Print("a later line") // lines after the dialog's still pass
+
+	if strings.Contains(logged.String(), "favorite") || strings.Contains(logged.String(), "VIDEOS") {
+		t.Errorf("logged Fyne's favourite-folder lookup:\n%s", logged.String())
+	}
+	if !strings.Contains(logged.String(), "a later line") {
+		t.Errorf("the log lost a later line:\n%q", logged.String())
+	}
+	for _, name := range []string{"Desktop", "Documents", "Downloads", "Music", "Pictures", "Videos"} {
+		if _, err := os.Stat(filepath.Join(home, name)); err == nil {
+			t.Errorf("%s was created in the home folder", name)
+		}
 	}
 }
