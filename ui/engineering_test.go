@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
 	"cairn/core/search"
@@ -328,8 +327,8 @@ func TestAnswerSettingsApplyToTheEngineAndAreSaved(t *testing.T) {
 func liveTitles(e *panels.Engineering) []string {
 	var out []string
 	for _, o := range e.Live.Objects {
-		text := o.(*widget.Label).Text
-		_, title, _ := strings.Cut(text, ". ")
+		l, _ := panels.LiveRow(o)
+		_, title, _ := strings.Cut(l.Text, ". ")
 		title, _, _ = strings.Cut(title, " · ")
 		out = append(out, title)
 	}
@@ -419,6 +418,26 @@ func TestRetrievalChoicesShowWholeAtTheSmallestWindow(t *testing.T) {
 			theme.IconInlineSize() + theme.InnerPadding() + 4*theme.Padding()
 		if m.Size().Width < need {
 			t.Errorf("the retrieval picker is %v wide, %q needs %v", m.Size().Width, o, need)
+		}
+	}
+}
+
+// At the smallest window the live ranking shows each source's relevance
+// whole, since it is what the sliders change; the name is what gives way.
+// It was cut to "strong ma…".
+func TestLiveRankingShowsRelevanceWholeAtTheSmallestWindow(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	s := h.shell()
+	e := s.Tuning
+	askedAndRanked(t, h)
+	h.until("the live ranking", func() bool { return len(e.Live.Objects) == 4 })
+	s.showTab(tabEngineering)
+	h.win.w.Resize(smallestWindow)
+	h.frame()
+	for _, o := range e.Live.Objects {
+		title, match := panels.LiveRow(o)
+		if !strings.HasSuffix(match.Text, "match") || !notCut(match) {
+			t.Errorf("%q: relevance %q is cut (%v wide)", title.Text, match.Text, match.Size().Width)
 		}
 	}
 }
