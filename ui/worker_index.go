@@ -211,10 +211,17 @@ func (w *indexWorker) start(ctx context.Context, folder string) {
 			}
 			done <- o
 		}()
+		var last *store.Run
 		for p := range progress { // closed by the indexer when it returns
+			if p.Run != nil {
+				last = p.Run
+			}
 			send(ctx, w.events, panels.IndexEvent(panels.Progressed{Progress: p}))
 		}
 		o := <-done
+		if folder == "" && last != nil {
+			o.run = *last // EnsureStarterKB says only whether it indexed; its final progress has the run
+		}
 		send(ctx, w.runDone, runResult{folder: folder, run: o.run, err: o.err})
 	})
 }
