@@ -666,7 +666,9 @@ func TestThemeReachesTheTabsBehind(t *testing.T) {
 	s.showTab(tabAsk)
 	h.frame()
 	choose("Light")
-	h.until("the light theme on the tab in front", func() bool { return inFront(cairntheme.New(cairntheme.Light).Color(theme.ColorNameForeground, theme.VariantLight)) })
+	h.until("the light theme on the tab in front", func() bool {
+		return inFront(cairntheme.New(cairntheme.Light).Color(theme.ColorNameForeground, theme.VariantLight))
+	})
 	s.showTab(tabIndex)
 	h.frame()
 	for _, tx := range texts(p.Content()) {
