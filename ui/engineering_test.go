@@ -60,6 +60,18 @@ func TestDraggingRRFKReranksTheCachedCandidates(t *testing.T) {
 	if after[0] != before[0] || after[1] != before[2] || after[2] != before[1] || after[3] != before[3] {
 		t.Error("re-ranking rebuilt the rows instead of reordering them (each row's text would be laid out again)")
 	}
+	// The rows are laid out in their new order (Bravo, with its explanation
+	// open, is taller than Alpha, which moved above it).
+	d := fyne.CurrentApp().Driver()
+	for i := 1; i < len(after); i++ {
+		above, below := d.AbsolutePositionForObject(after[i-1].Title).Y, d.AbsolutePositionForObject(after[i].Title).Y
+		if below <= above {
+			t.Errorf("source %d (%s) at y %v, not below source %d at %v", i+1, after[i].Title.Text, below, i, above)
+		}
+	}
+	if y, end := d.AbsolutePositionForObject(after[1].Title).Y, d.AbsolutePositionForObject(after[0].Title).Y+after[0].Title.Size().Height; y < end {
+		t.Errorf("Alpha's head at y %v overlaps Charlie's row ending at %v", y, end)
+	}
 	eng.locked(func() {
 		if eng.searches != searches {
 			t.Errorf("moving rrf_k searched the engine again (%d searches, was %d); it must re-fuse the cached candidates", eng.searches, searches)
