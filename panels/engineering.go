@@ -383,6 +383,22 @@ func (e *Engineering) Apply(events ...EngineeringEvent) {
 // liveEmpty heads the live ranking before the first question.
 const liveEmpty = "Ask a question in Ask: its sources appear here and move as you move the knobs."
 
+// newLiveRow is a row of the live ranking: rank, name and place, cut with
+// an ellipsis when the column is narrow, and the relevance in words beside
+// them, always whole, since it is what the sliders change.
+func newLiveRow() fyne.CanvasObject {
+	title, match := widget.NewLabel(""), widget.NewLabel("")
+	title.Truncation = fyne.TextTruncateEllipsis
+	return container.NewBorder(nil, nil, nil, match, title)
+}
+
+// LiveRow returns the labels of a row of Live: the rank, name and place,
+// and the relevance in words.
+func LiveRow(o fyne.CanvasObject) (title, match *widget.Label) {
+	c := o.(*fyne.Container) // Border: the centre first, then the right
+	return c.Objects[0].(*widget.Label), c.Objects[1].(*widget.Label)
+}
+
 // showLive shows the sources as the knobs rank them, and beside each knob
 // that cannot change that order, why.
 func (e *Engineering) showLive(ev LiveRanking) {
@@ -393,16 +409,16 @@ func (e *Engineering) showLive(ev LiveRanking) {
 	}
 	rows := e.Live.Objects
 	for len(rows) < len(ev.Results) {
-		l := widget.NewLabel("")
-		l.Truncation = fyne.TextTruncateEllipsis
-		rows = append(rows, l)
+		rows = append(rows, newLiveRow())
 	}
 	for i, r := range ev.Results {
 		where := location(r.Passage)
 		if where != "" {
 			where = " · " + where
 		}
-		setText(rows[i].(*widget.Label), fmt.Sprintf("%d. %s%s · %s", r.Rank, sourceTitle(r.Passage), where, r.MatchLabel()))
+		title, match := LiveRow(rows[i])
+		setText(title, fmt.Sprintf("%d. %s%s", r.Rank, sourceTitle(r.Passage), where))
+		setText(match, r.MatchLabel())
 	}
 	if len(rows) != len(e.Live.Objects) || len(ev.Results) != len(e.Live.Objects) {
 		e.Live.Objects = rows[:len(ev.Results)]

@@ -1,6 +1,9 @@
 package panels
 
 import (
+	"bytes"
+	"io"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,7 +78,42 @@ func (f *FolderDialog) browse(win fyne.Window) {
 	// Escape closes the folder dialog, then this one.
 	restore := AnswerKeys(win, nil, d.Dismiss)
 	d.SetOnClosed(restore)
-	d.Show()
+	withoutFavouriteErrors(d.Show)
+}
+
+// withoutFavouriteErrors runs show, which builds Fyne's file dialog, with
+// the standard log's output filtered: Fyne looks up the XDG folders of the
+// dialog's sidebar (Desktop … Videos) each time it builds one and logs an
+// error, through the standard log, for each one this computer does not
+// define or lacks ("this computer does not define a VIDEOS folder"); the
+// sidebar simply leaves those out, so the error says nothing a person can
+// act on. Fyne has no option to skip the lookup, and creating the folders
+// would touch folders that are not Cairn's. Every other line passes.
+func withoutFavouriteErrors(show func()) {
+	prev := log.Writer()
+	log.SetOutput(&favouriteFilter{next: prev})
+	defer log.SetOutput(prev)
+	show()
+}
+
+// favouriteFilter drops Fyne's "Getting favorite locations" error and the
+// Cause and At lines that follow it. The log package makes one Write per
+// line, one at a time.
+type favouriteFilter struct {
+	next     io.Writer
+	dropping bool
+}
+
+func (f *favouriteFilter) Write(p []byte) (int, error) {
+	switch {
+	case bytes.Contains(p, []byte("Fyne error:  Getting favorite locations")):
+		f.dropping = true
+	case f.dropping && (bytes.Contains(p, []byte("  Cause: ")) || bytes.Contains(p, []byte("  At: "))):
+	default:
+		f.dropping = false
+		return f.next.Write(p)
+	}
+	return len(p), nil
 }
 
 func expandHome(p string) string {

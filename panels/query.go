@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -306,8 +307,18 @@ func (q *Query) showRanked(ev Ranked) {
 	}
 	q.shown = shown
 	if !same { // a new order: lay the rows out again; their contents are laid out already
+		before := q.Sources.MinSize()
 		q.Sources.Objects = objs
-		q.Sources.Refresh()
+		if q.Sources.MinSize() == before {
+			// The same rows in another order, as when a slider moves: only
+			// their places change. Container.Refresh would refresh every
+			// widget of every row too, and each refresh costs Fyne a look
+			// at the goroutine's stack: 40-60 ms a move on 12 sources.
+			q.Sources.Layout.Layout(objs, q.Sources.Size())
+			canvas.Refresh(q.Sources)
+		} else {
+			q.Sources.Refresh()
+		}
 	}
 	if q.newList { // the first list of a question: from its top
 		q.newList = false

@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
 	"cairn/core/search"
@@ -60,6 +59,18 @@ func TestDraggingRRFKReranksTheCachedCandidates(t *testing.T) {
 	after := q.Rows()
 	if after[0] != before[0] || after[1] != before[2] || after[2] != before[1] || after[3] != before[3] {
 		t.Error("re-ranking rebuilt the rows instead of reordering them (each row's text would be laid out again)")
+	}
+	// The rows are laid out in their new order (Bravo, with its explanation
+	// open, is taller than Alpha, which moved above it).
+	d := fyne.CurrentApp().Driver()
+	for i := 1; i < len(after); i++ {
+		above, below := d.AbsolutePositionForObject(after[i-1].Title).Y, d.AbsolutePositionForObject(after[i].Title).Y
+		if below <= above {
+			t.Errorf("source %d (%s) at y %v, not below source %d at %v", i+1, after[i].Title.Text, below, i, above)
+		}
+	}
+	if y, end := d.AbsolutePositionForObject(after[1].Title).Y, d.AbsolutePositionForObject(after[0].Title).Y+after[0].Title.Size().Height; y < end {
+		t.Errorf("Alpha's head at y %v overlaps Charlie's row ending at %v", y, end)
 	}
 	eng.locked(func() {
 		if eng.searches != searches {
@@ -334,8 +345,8 @@ func TestAnswerSettingsApplyToTheEngineAndAreSaved(t *testing.T) {
 func liveTitles(e *panels.Engineering) []string {
 	var out []string
 	for _, o := range e.Live.Objects {
-		text := o.(*widget.Label).Text
-		_, title, _ := strings.Cut(text, ". ")
+		l, _ := panels.LiveRow(o)
+		_, title, _ := strings.Cut(l.Text, ". ")
 		title, _, _ = strings.Cut(title, " · ")
 		out = append(out, title)
 	}
@@ -425,6 +436,26 @@ func TestRetrievalChoicesShowWholeAtTheSmallestWindow(t *testing.T) {
 			theme.IconInlineSize() + theme.InnerPadding() + 4*theme.Padding()
 		if m.Size().Width < need {
 			t.Errorf("the retrieval picker is %v wide, %q needs %v", m.Size().Width, o, need)
+		}
+	}
+}
+
+// At the smallest window the live ranking shows each source's relevance
+// whole, since it is what the sliders change; the name is what gives way.
+// It was cut to "strong ma…".
+func TestLiveRankingShowsRelevanceWholeAtTheSmallestWindow(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	s := h.shell()
+	e := s.Tuning
+	askedAndRanked(t, h)
+	h.until("the live ranking", func() bool { return len(e.Live.Objects) == 4 })
+	s.showTab(tabEngineering)
+	h.win.w.Resize(smallestWindow)
+	h.frame()
+	for _, o := range e.Live.Objects {
+		title, match := panels.LiveRow(o)
+		if !strings.HasSuffix(match.Text, "match") || !notCut(match) {
+			t.Errorf("%q: relevance %q is cut (%v wide)", title.Text, match.Text, match.Size().Width)
 		}
 	}
 }

@@ -323,3 +323,16 @@ func TestFileFilterShowsItsLongestChoiceAtTheSmallestWindow(t *testing.T) {
 		t.Errorf("the filter is %v wide, %q needs %v", f.Size().Width, f.Selected, need)
 	}
 }
+
+// Opening a knowledge base that already has documents does not report a
+// run of the user guide: it said "Indexed the user guide. 0 files seen"
+// under a full bar at every start.
+func TestAKnowledgeBaseWithDocumentsReportsNoGuideRun(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir())) // EnsureStarterKB: not empty, nothing indexed
+	p := h.shell().Index
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
+	h.settle(100 * time.Millisecond)
+	if strings.Contains(p.State.Text, "user guide") || p.Bar.Value != 0 {
+		t.Errorf("state %q, bar %v; want no run reported", p.State.Text, p.Bar.Value)
+	}
+}

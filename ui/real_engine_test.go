@@ -79,6 +79,10 @@ func TestRealEngineIndexAskOpenAndRerank(t *testing.T) {
 
 	// First start: the bundled user guide is indexed into the empty knowledge base.
 	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
+	// It said "0 files seen" under a bar that read "Finished: 8 files read".
+	if !strings.Contains(p.State.Text, "8 files seen: 8 indexed") {
+		t.Errorf("after the user guide: %q", p.State.Text)
+	}
 
 	corpus := copyCorpus(t)
 	startIndexing(h, corpus)

@@ -47,8 +47,10 @@ func TestScreenshots(t *testing.T) {
 	h.until("the status bar", func() bool { return s.Status.Memory.Text != "" })
 
 	shoot := func(name string, choice cairntheme.Choice, tab int, size fyne.Size) {
-		h.app.Settings().SetTheme(cairntheme.New(choice))
 		s.showTab(tab)
+		// Fyne applies a theme in the background: wait for it, or a picture
+		// can show the previous theme's colours.
+		test.ApplyTheme(t, cairntheme.New(choice))
 		h.win.w.Resize(size)
 		h.frame()
 		img := h.win.w.Canvas().Capture()
@@ -65,6 +67,7 @@ func TestScreenshots(t *testing.T) {
 	shoot("ask-light.png", cairntheme.Light, tabAsk, defaultSize)
 	shoot("ask-dark.png", cairntheme.Dark, tabAsk, defaultSize)
 	shoot("index-light.png", cairntheme.Light, tabIndex, defaultSize)
+	shoot("index-dark.png", cairntheme.Dark, tabIndex, defaultSize)
 	shoot("engineering-light.png", cairntheme.Light, tabEngineering, defaultSize)
 	shoot("engineering-dark.png", cairntheme.Dark, tabEngineering, defaultSize)
 	// At the smallest size, the sources as they first appear (Why closed).
@@ -73,5 +76,7 @@ func TestScreenshots(t *testing.T) {
 	shoot("ask-smallest-light.png", cairntheme.Light, tabAsk, smallest)
 	shoot("ask-smallest-dark.png", cairntheme.Dark, tabAsk, smallest)
 	shoot("index-smallest-light.png", cairntheme.Light, tabIndex, smallest)
+	shoot("index-smallest-dark.png", cairntheme.Dark, tabIndex, smallest)
 	shoot("engineering-smallest-light.png", cairntheme.Light, tabEngineering, smallest)
+	shoot("engineering-smallest-dark.png", cairntheme.Dark, tabEngineering, smallest)
 }

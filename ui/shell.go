@@ -103,6 +103,7 @@ func newShell(parent context.Context, d shellDeps) *shell {
 		container.NewTabItemWithIcon("Index", theme.FolderIcon(), s.Index.Content()),
 		container.NewTabItemWithIcon("Engineering", theme.SettingsIcon(), s.Tuning.Content()),
 	)
+	s.themeTabs(fyne.CurrentApp().Settings())
 	s.content = container.NewBorder(nil, s.Status.Content(), nil, nil, s.Tabs)
 	return s
 }
@@ -250,3 +251,28 @@ func (s *shell) stop() {
 
 // showTab brings a tab to the front.
 func (s *shell) showTab(i int) { s.Tabs.SelectIndex(i) }
+
+// themeTabs gives each tab the current theme when it comes to the front.
+// Fyne themes only the tab in front when the theme changes (AppTabs lists
+// only that tab's content among its objects), so the tabs behind kept the
+// old theme's colours and icons: in the light theme, file paths stayed in
+// the dark theme's white. Setting the same theme again themes the new tab
+// in front, the way Fyne themes a window; it runs only for a tab last shown
+// under another theme.
+func (s *shell) themeTabs(set fyne.Settings) {
+	type look struct {
+		theme   fyne.Theme
+		variant fyne.ThemeVariant
+	}
+	now := func() look { return look{set.Theme(), set.ThemeVariant()} }
+	shownWith := map[*container.TabItem]look{}
+	for _, it := range s.Tabs.Items {
+		shownWith[it] = now()
+	}
+	s.Tabs.OnSelected = func(it *container.TabItem) {
+		if l := now(); shownWith[it] != l {
+			shownWith[it] = l
+			set.SetTheme(l.theme)
+		}
+	}
+}

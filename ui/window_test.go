@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"image/color"
+	"log"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -577,5 +581,102 @@ func TestCtrlOWithoutADesktopPickerTakesATypedPath(t *testing.T) {
 	})
 	if h.win.w.Canvas().Overlays().Top() != nil {
 		t.Error("the picker stayed open")
+	}
+}
+
+// Browse… opens Fyne's folder dialog, which looks up the XDG folders of its
+// sidebar (Desktop … Videos) and logs an error for each one the computer
+// does not define or lacks; none of that reaches Cairn's log, and none of
+// those folders is created.
+func TestBrowseLogsNothingForMissingXDGFolders(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	var logged bytes.Buffer
+	prev, flags := log.Writer(), log.Flags()
+	log.SetOutput(&logged)
+	t.Cleanup(func() { log.SetOutput(prev); log.SetFlags(flags) })
+
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	shortcut(h, shortcutAddFolder)
+	p := h.shell().Index
+	h.until("Cairn's folder picker", func() bool { return p.FolderDialog != nil })
+	before := h.win.w.Canvas().Overlays().List()
+	test.Tap(p.FolderDialog.Browse)
+	h.until("Fyne's folder dialog", func() bool { return len(h.win.w.Canvas().Overlays().List()) > len(before) })
+	log.Print("a later line") // lines after the dialog's still pass
+
+	if strings.Contains(logged.String(), "favorite") || strings.Contains(logged.String(), "VIDEOS") {
+		t.Errorf("logged Fyne's favourite-folder lookup:\n%s", logged.String())
+	}
+	if !strings.Contains(logged.String(), "a later line") {
+		t.Errorf("the log lost a later line:\n%q", logged.String())
+	}
+	for _, name := range []string{"Desktop", "Documents", "Downloads", "Music", "Pictures", "Videos"} {
+		if _, err := os.Stat(filepath.Join(home, name)); err == nil {
+			t.Errorf("%s was created in the home folder", name)
+		}
+	}
+}
+
+// A theme chosen while another tab is in front reaches the tabs behind it:
+// Fyne themes only the tab in front, and the Index tab's file paths and
+// folder details stayed in the dark theme's white on the light theme's
+// white.
+func TestThemeReachesTheTabsBehind(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	s := h.shell()
+	choose := func(label string) {
+		for _, m := range h.win.w.MainMenu().Items {
+			for _, it := range m.Items {
+				if it.ChildMenu == nil {
+					continue
+				}
+				for _, c := range it.ChildMenu.Items {
+					if c.Label == label {
+						c.Action()
+					}
+				}
+			}
+		}
+	}
+	texts := func(root fyne.CanvasObject) []*canvas.Text {
+		var out []*canvas.Text
+		for _, o := range find(root, func(o fyne.CanvasObject) bool { _, ok := o.(*canvas.Text); return ok }) {
+			if tx := o.(*canvas.Text); strings.TrimSpace(tx.Text) != "" {
+				out = append(out, tx)
+			}
+		}
+		return out
+	}
+	darkFG := cairntheme.New(cairntheme.Dark).Color(theme.ColorNameForeground, theme.VariantDark)
+	inFront := func(fg color.Color) bool {
+		for _, tx := range texts(s.Query.State) {
+			if tx.Color != fg {
+				return false
+			}
+		}
+		return true
+	}
+
+	choose("Dark")
+	h.until("the dark theme", func() bool { return inFront(darkFG) })
+	p, _ := indexedFolder(h)
+	s.showTab(tabIndex)
+	h.frame()
+	h.until("the file list", func() bool { return len(p.Files.Shown()) > 0 })
+	h.frame()
+	s.showTab(tabAsk)
+	h.frame()
+	choose("Light")
+	h.until("the light theme on the tab in front", func() bool {
+		return inFront(cairntheme.New(cairntheme.Light).Color(theme.ColorNameForeground, theme.VariantLight))
+	})
+	s.showTab(tabIndex)
+	h.frame()
+	for _, tx := range texts(p.Content()) {
+		if tx.Color == darkFG {
+			t.Errorf("%q is drawn in the dark theme's foreground on the light theme", tx.Text)
+		}
 	}
 }

@@ -46,6 +46,7 @@ type runResult struct {
 	folder string
 	run    store.Run
 	err    error
+	none   bool // the user guide was not needed: the knowledge base has documents
 }
 
 type watchStop struct {
@@ -198,24 +199,32 @@ func (w *indexWorker) start(ctx context.Context, folder string) {
 	w.jobs.spawn(func() {
 		progress := make(chan ingest.Progress, 64)
 		type outcome struct {
-			run store.Run
-			err error
+			run     store.Run
+			err     error
+			indexed bool
 		}
 		done := make(chan outcome, 1)
 		go func() { // ends when the indexer returns; the loop below waits for it
-			var o outcome
+			o := outcome{indexed: true}
 			if folder == "" {
-				_, o.err = w.eng.EnsureStarterKB(rctx, progress)
+				o.indexed, o.err = w.eng.EnsureStarterKB(rctx, progress)
 			} else {
 				o.run, o.err = w.eng.Index(rctx, folder, progress)
 			}
 			done <- o
 		}()
+		var last *store.Run
 		for p := range progress { // closed by the indexer when it returns
+			if p.Run != nil {
+				last = p.Run
+			}
 			send(ctx, w.events, panels.IndexEvent(panels.Progressed{Progress: p}))
 		}
 		o := <-done
-		send(ctx, w.runDone, runResult{folder: folder, run: o.run, err: o.err})
+		if folder == "" && last != nil {
+			o.run = *last // EnsureStarterKB says only whether it indexed; its final progress has the run
+		}
+		send(ctx, w.runDone, runResult{folder: folder, run: o.run, err: o.err, none: !o.indexed && o.err == nil})
 	})
 }
 
@@ -235,7 +244,9 @@ func (w *indexWorker) finished(ctx context.Context, res runResult) {
 		ev.Err = fault.New(fault.StoreBusy, "another Cairn (a window or `cairn index`) is indexing this knowledge base",
 			"try again when it is done, or cancel it there", nil)
 	}
-	w.emit(ctx, ev)
+	if !res.none { // no run to report when the guide was not needed
+		w.emit(ctx, ev)
+	}
 	w.onRun()
 	w.list(ctx)
 	if len(w.queue) > 0 {

@@ -52,7 +52,7 @@ func commands() []command {
 		{"doctor", "[--load]", "check the knowledge base, models, OCR, disk and settings; non-zero exit when a check fails", runDoctor},
 		{"backup", "DEST.db", "write a consistent copy of the knowledge base (safe while indexing)", runBackup},
 		{"restore", "SRC.db [--create]", "replace the knowledge base with a checked backup, keeping the old file as .bak (--create: make a new one)", runRestore},
-		{"bench", "[all|index|extract|embed|generate|vector|load|serve|gui|ask|quality] [--runs N] [--limit N] [--duration D] [--clients N]", "measure indexing, search, extraction, models, answers and the window (docs/performance.md)", runBench},
+		{"bench", "[all|index|extract|embed|generate|vector|load|serve|paint|gui|ask|quality] [--runs N] [--limit N] [--duration D] [--clients N]", "measure indexing, search, extraction, models, answers and the window (docs/performance.md)", runBench},
 		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
 			fmt.Fprintln(env.stdout, "cairn", Version)
 			return nil

@@ -23,7 +23,7 @@ import (
 // benchSuites are the suites `cairn bench` knows, in the order "all" runs
 // them: the quick ones first, the load suite (10 minutes by default) and
 // the window last.
-var benchSuites = []string{"index", "extract", "embed", "generate", "rerank", "ask", "quality", "vector", "load", "serve", "gui"}
+var benchSuites = []string{"index", "extract", "embed", "generate", "rerank", "ask", "quality", "vector", "load", "serve", "paint", "gui"}
 
 // benchFlags are the options of `cairn bench`; each suite reads the ones
 // it needs.
@@ -51,7 +51,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	var bf benchFlags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.StringVar(&bf.dir, "dir", "testdata/bench", "folder for corpora, scratch databases and results")
-	fs.IntVar(&bf.runs, "runs", 0, "repetitions; medians are reported (default 3; embed 5)")
+	fs.IntVar(&bf.runs, "runs", 0, "repetitions; medians are reported (default 3; embed 5, paint 7)")
 	fs.IntVar(&bf.limit, "limit", 0, "use at most this many man pages (0: all)")
 	fs.StringVar(&bf.sizes, "sizes", "10000,100000,1000000", "vector suite: chunk counts to measure at")
 	fs.IntVar(&bf.queries, "queries", 100, "vector suite: queries per size")
@@ -140,6 +140,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			r, err = benchLoad(ctx, env, bf, work)
 		case "serve":
 			r, err = benchServe(ctx, env, bf, work)
+		case "paint":
+			r, err = benchPaint(ctx, env, work, runsOr(bf.runs, paintRuns))
 		case "gui":
 			r, err = benchGUI(ctx, env, bf.dir)
 		}
