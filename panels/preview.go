@@ -37,6 +37,7 @@ type PreviewPane struct {
 	onOpen   func(*search.Passage)
 	onFolder func(path string)
 	onClose  func()
+	textWrap *softWrap // lays Text out in rows (see softWrap)
 }
 
 func newPreviewPane(onOpen func(*search.Passage), onFolder func(string), onClose func()) *PreviewPane {
@@ -70,7 +71,9 @@ func newPreviewPane(onOpen func(*search.Passage), onFolder func(string), onClose
 	})
 	p.Close = widget.NewButtonWithIcon("", theme.CancelIcon(), onClose)
 	p.Close.Importance = widget.LowImportance
-	p.textView = container.NewVScroll(p.Text)
+	var textBox *fyne.Container
+	p.textWrap, textBox = newSoftWrap(p.Text)
+	p.textView = container.NewVScroll(textBox)
 	p.pageView = container.NewScroll(p.Page)
 	p.body = container.NewHSplit(p.pageView, p.textView)
 	p.pageView.Hide()
@@ -107,15 +110,14 @@ func (p *PreviewPane) show(ev PreviewShown) {
 	var notes []string
 	if ev.Err != nil {
 		notes = append(notes, "Cannot show the file: "+ErrorText(ev.Err)+". Shown is the passage as indexed.")
-		p.Text.Segments = highlighted(ev.Passage.Text, []search.Span{{Start: 0, End: len(ev.Passage.Text)}})
+		p.textWrap.set(highlighted(ev.Passage.Text, []search.Span{{Start: 0, End: len(ev.Passage.Text)}}))
 	} else {
 		pv := ev.Preview
 		if pv.Note != "" {
 			notes = append(notes, pv.Note)
 		}
-		p.Text.Segments = highlighted(pv.Text, []search.Span{{Start: pv.Start, End: pv.End}})
+		p.textWrap.set(highlighted(pv.Text, []search.Span{{Start: pv.Start, End: pv.End}}))
 	}
-	p.Text.Refresh()
 	p.Page.Image = nil
 	if ev.Image != nil {
 		p.Page.Image = ev.Image

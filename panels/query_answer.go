@@ -35,6 +35,7 @@ type answerView struct {
 	buf         strings.Builder
 	generated   bool // the text is a chat model's: its Markdown markers are taken away
 	onCite      func(n int)
+	textWrap    *softWrap // lays Text out in rows (see softWrap)
 }
 
 func newAnswerView(onCite func(n int), answerAgain func()) *answerView {
@@ -63,7 +64,9 @@ func newAnswerView(onCite func(n int), answerAgain func()) *answerView {
 	// Timing and mode close the answer, scrolling with it: as lines of
 	// their own under the panel they took two sources' worth of height
 	// from a small window.
-	v.content = container.NewVBox(v.staleBox, v.Text, v.badge, v.Claims, v.Timing, v.Mode)
+	var textBox *fyne.Container
+	v.textWrap, textBox = newSoftWrap(v.Text)
+	v.content = container.NewVBox(v.staleBox, textBox, v.badge, v.Claims, v.Timing, v.Mode)
 	return v
 }
 
@@ -95,8 +98,7 @@ func (v *answerView) render(cited map[int]bool, partial bool) {
 			text = withoutOpenMarkers(strings.TrimRight(text, partialMarkers))
 		}
 	}
-	v.Text.Segments = citedText(text, cited, v.onCite)
-	v.Text.Refresh()
+	v.textWrap.set(citedText(text, cited, v.onCite))
 }
 
 // show renders a finished answer with live citations and its verdict.

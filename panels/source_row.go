@@ -44,13 +44,14 @@ type SourceRow struct {
 	Explain   *widget.Button
 	Right     *widget.Check
 
-	box     *fyne.Container
-	res     search.Result
-	params  search.Params // the fusion behind res, for the explanation
-	mode    search.Mode
-	rerank  *search.Reranking // the rerank step behind res; nil when off
-	cited   int
-	filling bool // update is setting Right; do not report it as a click
+	box         *fyne.Container
+	res         search.Result
+	params      search.Params // the fusion behind res, for the explanation
+	mode        search.Mode
+	rerank      *search.Reranking // the rerank step behind res; nil when off
+	cited       int
+	filling     bool      // update is setting Right; do not report it as a click
+	snippetWrap *softWrap // lays Snippet out in rows (see softWrap)
 }
 
 // sourceActions are what a row's buttons do, given the row's result.
@@ -103,7 +104,9 @@ func newSourceRow(act sourceActions) *SourceRow {
 		},
 		onFlip: func() { r.box.Refresh() },
 	}
-	r.box = container.NewVBox(container.New(line, head, buttons), r.Snippet, r.Why, widget.NewSeparator())
+	var snippetBox *fyne.Container
+	r.snippetWrap, snippetBox = newSoftWrap(r.Snippet)
+	r.box = container.NewVBox(container.New(line, head, buttons), snippetBox, r.Why, widget.NewSeparator())
 	return r
 }
 
@@ -123,8 +126,7 @@ func (r *SourceRow) show(res search.Result) {
 	r.Title.SetText(sourceTitle(res.Passage))
 	r.Folder.SetText(shortFolder(filepath.Dir(res.Path)))
 	r.Where.SetText(location(res.Passage))
-	r.Snippet.Segments = highlighted(res.Snippet, res.Highlights)
-	r.Snippet.Refresh()
+	r.snippetWrap.set(highlighted(res.Snippet, res.Highlights))
 	r.Cite.Hide()
 }
 

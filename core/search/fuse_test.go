@@ -286,3 +286,20 @@ func TestNearCoverageIsTheBestWindow(t *testing.T) {
 		t.Errorf("coverage %v near %v, want 1 and 0.75", all, nearCov)
 	}
 }
+
+// A snippet flows as one line of single spaces, its highlights still on
+// their words: a man page's indentation is no gap in it.
+func TestSnippetCollapsesRunsOfSpaces(t *testing.T) {
+	text := "       -i, --ignore-case\n              Ignore   case distinctions in patterns."
+	snip, hl, _ := Snippet(text, ParseTerms("ignore case"))
+	if want := "-i, --ignore-case Ignore case distinctions in patterns."; snip != want {
+		t.Fatalf("snippet %q, want %q", snip, want)
+	}
+	var got []string
+	for _, h := range hl {
+		got = append(got, snip[h.Start:h.End])
+	}
+	if strings.Join(got, "|") != "ignore|case|Ignore|case" {
+		t.Errorf("highlights %q", got)
+	}
+}

@@ -48,7 +48,34 @@ func snippetOf(text string, terms []Term, words []Span, at [][]occurrence) (snip
 			highlights = append(highlights, Span{s.Start - start + len(prefix), s.End - start + len(prefix)})
 		}
 	}
-	return prefix + flattenLines(snippet) + suffix, highlights, matched
+	snippet, highlights = collapseSpaces(prefix+flattenLines(snippet)+suffix, highlights)
+	return snippet, highlights, matched
+}
+
+// collapseSpaces makes each run of spaces in s one space (none at the
+// start), moving the spans
+// with their words: a snippet is one flowing line, where a man page's
+// indentation or a Markdown heading's blanked marks would show as gaps.
+func collapseSpaces(s string, spans []Span) (string, []Span) {
+	if !strings.Contains(s, "  ") && !strings.HasPrefix(s, " ") {
+		return s, spans
+	}
+	at := make([]int, len(s)+1) // at[i]: where byte i of s lands
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		at[i] = b.Len()
+		if s[i] == ' ' && (i == 0 || s[i-1] == ' ') {
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	at[len(s)] = b.Len()
+	out := make([]Span, len(spans))
+	for i, sp := range spans {
+		out[i] = Span{at[sp.Start], at[sp.End]}
+	}
+	return b.String(), out
 }
 
 // flattenLines turns line breaks and tabs into spaces, one byte for one byte
