@@ -102,7 +102,9 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	q.AnswerScroll = container.NewVScroll(container.NewVBox(q.Conversation.Earlier, q.Conversation.Searched, q.Answer.content))
 	sources := container.NewBorder(q.SourcesHead, nil, nil, nil, q.SourceScroll)
 	split := container.NewVSplit(q.AnswerScroll, sources)
-	split.Offset = 0.4
+	// A third for the answer (it scrolls): the smallest window still shows
+	// the first source whole and the second one's name.
+	split.Offset = 0.33
 	main := container.NewHSplit(split, q.Preview.content)
 	main.Offset = 0.5
 	bottom := container.NewVBox(q.Notes)
