@@ -40,6 +40,13 @@ type TeamOptions struct {
 	Writers int    // documents written to the cluster at once (default 4)
 }
 
+// TeamLoad is the load average around one phase of the run.
+type TeamLoad struct {
+	Phase      string  `json:"phase"`
+	Start, End float64 // one-minute load average
+	Seconds    float64
+}
+
 // TeamNode is one node's footprint.
 type TeamNode struct {
 	Name   string  `json:"name"`
@@ -67,10 +74,14 @@ type TeamReport struct {
 	TeamIndexCPS   float64 `json:"team_index_cps"`
 	IndexRatio     float64 `json:"index_ratio"` // team chunks/s ÷ SQLite chunks/s
 
-	SQLite   TeamLatency `json:"sqlite"`
-	Team     TeamLatency `json:"team"`
-	TeamDown TeamLatency `json:"team_one_node_down"`
-	// P50Ratio… are team latency ÷ SQLite latency.
+	// The SQLite and cluster runs alternate, so that the machine's other
+	// load weighs on both alike; SQLiteDown are the SQLite runs made
+	// between those with one node down.
+	SQLite     TeamLatency `json:"sqlite"`
+	Team       TeamLatency `json:"team"`
+	SQLiteDown TeamLatency `json:"sqlite_next_to_one_down"`
+	TeamDown   TeamLatency `json:"team_one_node_down"`
+	// P50Ratio… are cluster latency ÷ SQLite latency of the same runs.
 	P50Ratio, P95Ratio, DownP50Ratio, DownP95Ratio float64
 	// Empty counts queries that found nothing (each side, every run).
 	SQLiteEmpty, TeamEmpty, TeamDownEmpty int
@@ -83,6 +94,9 @@ type TeamReport struct {
 
 	Errors       int      `json:"errors"`
 	ErrorSamples []string `json:"error_samples,omitempty"`
+	// Load is the one-minute load average at the start and end of each
+	// phase: the machine is shared.
+	Load []TeamLoad `json:"load"`
 	// Estimate1MSec is how long loading 1M chunks into the cluster would
 	// take at the measured rate.
 	Estimate1MSec float64 `json:"estimate_1m_s"`
@@ -126,6 +140,7 @@ func TeamBench(ctx context.Context, opt TeamOptions, log io.Writer) (TeamReport,
 	// SQLite: the store, its in-memory vector and keyword indexes, and
 	// Cairn's searcher over them.
 	fmt.Fprintf(log, "team: loading %d chunks into SQLite…\n", opt.Chunks)
+	phase := rep.phase("loading SQLite")
 	dbPath := filepath.Join(home, "sqlite.db")
 	db, ix, kix, secs, err := loadSQLite(ctx, dbPath, docs, gen, opt.Dim)
 	if err != nil {
@@ -133,6 +148,7 @@ func TeamBench(ctx context.Context, opt TeamOptions, log io.Writer) (TeamReport,
 	}
 	defer db.Close()
 	defer kix.Close()
+	phase()
 	rep.SQLiteIndexSec, rep.SQLiteIndexCPS = secs, float64(opt.Chunks)/secs
 	fmt.Fprintf(log, "team: SQLite: %.0f s, %.0f chunks/s\n", secs, rep.SQLiteIndexCPS)
 	sqliteQuery := func(ctx context.Context, q teamQuery) (int, error) {
@@ -143,7 +159,6 @@ func TeamBench(ctx context.Context, opt TeamOptions, log io.Writer) (TeamReport,
 		}
 		return len(resp.Results), nil
 	}
-	rep.SQLite, rep.SQLiteEmpty = runQueries(ctx, "SQLite", qs, opt.Runs, sqliteQuery, &errs, log)
 	rep.SQLiteDiskMB = (fileSize(dbPath) + fileSize(dbPath+"-wal")) / (1 << 20)
 	rep.SQLiteHWMMB = procMemMB(os.Getpid(), "VmHWM")
 
@@ -165,11 +180,13 @@ func TeamBench(ctx context.Context, opt TeamOptions, log io.Writer) (TeamReport,
 		return rep, err
 	}
 	fmt.Fprintf(log, "team: loading %d chunks into the cluster (%d writers)…\n", opt.Chunks, opt.Writers)
+	phase = rep.phase("loading the cluster")
 	t := time.Now()
 	if err := loadTeam(ctx, ts, docs, gen, opt, log); err != nil {
 		return rep, err
 	}
 	rep.TeamIndexSec = time.Since(t).Seconds()
+	phase()
 	rep.TeamIndexCPS = float64(opt.Chunks) / rep.TeamIndexSec
 	rep.IndexRatio = rep.TeamIndexCPS / rep.SQLiteIndexCPS
 	rep.Estimate1MSec = 1e6 / rep.TeamIndexCPS
@@ -184,7 +201,11 @@ func TeamBench(ctx context.Context, opt TeamOptions, log io.Writer) (TeamReport,
 		}
 		return len(search.Fuse(teamCandidates(q.text, kw, near), teamParams())), nil
 	}
-	rep.Team, rep.TeamEmpty = runQueries(ctx, "cluster", qs, opt.Runs, teamQuery, &errs, log)
+	phase = rep.phase("queries")
+	up := []*querySet{{what: "SQLite", query: sqliteQuery}, {what: "cluster", query: teamQuery}}
+	runQueries(ctx, qs, opt.Runs, up, &errs, log)
+	phase()
+	rep.SQLite, rep.SQLiteEmpty, rep.Team, rep.TeamEmpty = up[0].latency(), up[0].empty, up[1].latency(), up[1].empty
 	rep.NodesUp = footprint(nodes)
 
 	if len(nodes) > 1 {
@@ -192,11 +213,15 @@ func TeamBench(ctx context.Context, opt TeamOptions, log io.Writer) (TeamReport,
 		rep.Killed = last.Name
 		fmt.Fprintf(log, "team: SIGKILL %s…\n", last.Name)
 		last.Kill()
-		rep.TeamDown, rep.TeamDownEmpty = runQueries(ctx, "cluster, one node down", qs, opt.Runs, teamQuery, &errs, log)
+		phase = rep.phase("queries, one node down")
+		down := []*querySet{{what: "SQLite", query: sqliteQuery}, {what: "cluster, one node down", query: teamQuery}}
+		runQueries(ctx, qs, opt.Runs, down, &errs, log)
+		phase()
+		rep.SQLiteDown, rep.TeamDown, rep.TeamDownEmpty = down[0].latency(), down[1].latency(), down[1].empty
 		rep.NodesDown = footprint(nodes[:len(nodes)-1])
 	}
 	rep.P50Ratio, rep.P95Ratio = latencyRatio(rep.Team.P50, rep.SQLite.P50), latencyRatio(rep.Team.P95, rep.SQLite.P95)
-	rep.DownP50Ratio, rep.DownP95Ratio = latencyRatio(rep.TeamDown.P50, rep.SQLite.P50), latencyRatio(rep.TeamDown.P95, rep.SQLite.P95)
+	rep.DownP50Ratio, rep.DownP95Ratio = latencyRatio(rep.TeamDown.P50, rep.SQLiteDown.P50), latencyRatio(rep.TeamDown.P95, rep.SQLiteDown.P95)
 	rep.Errors, rep.ErrorSamples = errs.n, errs.samples
 	return rep, nil
 }
@@ -413,37 +438,61 @@ func teamCandidates(text string, kw, near []teamstore.Hit) *search.Candidates {
 	return c
 }
 
-// runQueries runs the queries one at a time, runs times after a warm-up
-// pass of ten, and returns the medians of the runs' p50 and p95 and how
-// many queries found nothing.
-func runQueries(ctx context.Context, what string, qs []teamQuery, runs int, query func(context.Context, teamQuery) (int, error), errs *errorLog, log io.Writer) (TeamLatency, int) {
-	for _, q := range qs[:min(10, len(qs))] {
-		query(ctx, q) // warm-up; its errors show again in the runs
-	}
-	var out TeamLatency
+// querySet is one side's queries and what its runs measured.
+type querySet struct {
+	what  string
+	query func(context.Context, teamQuery) (int, error)
+	runs  []eval.Latency
+	empty int // queries that found nothing, over all runs
+}
+
+// latency is the median over the runs of each run's p50 and p95.
+func (s *querySet) latency() TeamLatency {
 	var p50s, p95s []time.Duration
-	empty := 0
-	for r := range runs {
-		var lat []time.Duration
-		for _, q := range qs {
-			t := time.Now()
-			n, err := query(ctx, q)
-			if err != nil {
-				errs.add(fmt.Sprintf("%s: query %q: %v", what, q.text, err))
-				continue
-			}
-			lat = append(lat, time.Since(t))
-			if n == 0 {
-				empty++
-			}
-		}
-		l := eval.Percentiles(lat)
-		out.Runs = append(out.Runs, l)
+	for _, l := range s.runs {
 		p50s, p95s = append(p50s, l.P50), append(p95s, l.P95)
-		fmt.Fprintf(log, "team: %s, run %d: %s\n", what, r+1, l)
 	}
-	out.P50, out.P95 = stats.MedianDuration(p50s), stats.MedianDuration(p95s)
-	return out, empty
+	return TeamLatency{P50: stats.MedianDuration(p50s), P95: stats.MedianDuration(p95s), Runs: s.runs}
+}
+
+// runQueries runs the queries one at a time on each set, after a warm-up
+// pass of ten: runs rounds, each a full run of every set in turn, so that
+// a burst of the machine's other load falls on all of them alike.
+func runQueries(ctx context.Context, qs []teamQuery, runs int, sets []*querySet, errs *errorLog, log io.Writer) {
+	for _, set := range sets {
+		for _, q := range qs[:min(10, len(qs))] {
+			set.query(ctx, q) // warm-up; its errors show again in the runs
+		}
+	}
+	for r := range runs {
+		for _, set := range sets {
+			var lat []time.Duration
+			for _, q := range qs {
+				t := time.Now()
+				n, err := set.query(ctx, q)
+				if err != nil {
+					errs.add(fmt.Sprintf("%s: query %q: %v", set.what, q.text, err))
+					continue
+				}
+				lat = append(lat, time.Since(t))
+				if n == 0 {
+					set.empty++
+				}
+			}
+			l := eval.Percentiles(lat)
+			set.runs = append(set.runs, l)
+			fmt.Fprintf(log, "team: %s, run %d: %s\n", set.what, r+1, l)
+		}
+	}
+}
+
+// phase notes the load average now and returns the function that notes
+// it at the phase's end.
+func (rep *TeamReport) phase(name string) func() {
+	start, t := LoadAverage(), time.Now()
+	return func() {
+		rep.Load = append(rep.Load, TeamLoad{Phase: name, Start: start, End: LoadAverage(), Seconds: time.Since(t).Seconds()})
+	}
 }
 
 type errorLog struct {

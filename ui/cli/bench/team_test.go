@@ -49,13 +49,16 @@ func TestTeamBenchReportsEveryFigure(t *testing.T) {
 			t.Errorf("%s = %v", name, v)
 		}
 	}
-	for name, l := range map[string]TeamLatency{"SQLite": rep.SQLite, "cluster": rep.Team, "one node down": rep.TeamDown} {
+	for name, l := range map[string]TeamLatency{"SQLite": rep.SQLite, "cluster": rep.Team, "SQLite, second half": rep.SQLiteDown, "one node down": rep.TeamDown} {
 		if l.P50 <= 0 || l.P95 < l.P50 || len(l.Runs) != 2 || l.Runs[0].N != 12 {
 			t.Errorf("%s latency: %+v", name, l)
 		}
 	}
 	if rep.SQLiteEmpty+rep.TeamEmpty+rep.TeamDownEmpty != 0 {
 		t.Errorf("queries that found nothing: SQLite %d, cluster %d, one down %d", rep.SQLiteEmpty, rep.TeamEmpty, rep.TeamDownEmpty)
+	}
+	if len(rep.Load) != 4 {
+		t.Errorf("load averages of %d phases, want 4: %+v", len(rep.Load), rep.Load)
 	}
 	if len(rep.NodesUp) != 3 || len(rep.NodesDown) != 2 {
 		t.Fatalf("nodes measured: %+v, with one down %+v", rep.NodesUp, rep.NodesDown)
