@@ -42,9 +42,10 @@ type TeamOptions struct {
 
 // TeamLoad is the load average around one phase of the run.
 type TeamLoad struct {
-	Phase      string  `json:"phase"`
-	Start, End float64 // one-minute load average
-	Seconds    float64
+	Phase   string  `json:"phase"`
+	Start   float64 `json:"start"` // one-minute load average
+	End     float64 `json:"end"`
+	Seconds float64 `json:"seconds"`
 }
 
 // TeamNode is one node's footprint.
