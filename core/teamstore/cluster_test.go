@@ -440,7 +440,7 @@ func TestKeywordAndVectorSearchFindTheFixture(t *testing.T) {
 // and a class of another program's is refused, not written into.
 func TestAWrongKeyIsExplained(t *testing.T) {
 	s := testStore(t, Options{})
-	_, err := Open(context.Background(), Options{URL: shared.n.url, Key: "wrong", Collection: "TWrongKey"})
+	_, err := Open(context.Background(), Options{URL: shared.n.URL, Key: "wrong", Collection: "TWrongKey"})
 	if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "CAIRN_WEAVIATE_KEY") {
 		t.Errorf("wrong key: %v", err)
 	}
@@ -449,8 +449,8 @@ func TestAWrongKeyIsExplained(t *testing.T) {
 	if err := s.do(context.Background(), "POST", "/v1/schema", foreign, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Open(context.Background(), Options{URL: shared.n.url, Key: testKey, Collection: "TForeign"})
-	if err == nil || !strings.Contains(err.Error(), "class TForeignChunk in the team cluster at "+shared.n.url+" lacks text, heading") ||
+	_, err = Open(context.Background(), Options{URL: shared.n.URL, Key: testKey, Collection: "TForeign"})
+	if err == nil || !strings.Contains(err.Error(), "class TForeignChunk in the team cluster at "+shared.n.URL+" lacks text, heading") ||
 		!strings.Contains(err.Error(), "not a Cairn knowledge base") {
 		t.Errorf("foreign class: %v", err)
 	}

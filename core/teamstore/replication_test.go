@@ -1,99 +1,34 @@
 package teamstore
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"cairn/core/teamstore/teamtest"
 )
 
-// startCluster starts three nodes on 127.0.0.1 that form one cluster (a
-// Raft quorum of three for the schema) and waits until every node sees
-// the other two.
+// startCluster starts three nodes on 127.0.0.1 that form one cluster and
+// waits until every node sees the other two. They stop when the test ends.
 func startCluster(t *testing.T, bin string) []*node {
 	t.Helper()
-	p := portPairs(t, 12)
-	var voters []string
-	for i := range 3 {
-		voters = append(voters, fmt.Sprintf("node%d:%d", i+1, p[4*i+2]))
-	}
-	nodes := make([]*node, 3)
-	for i := range nodes {
-		cfg := nodeConfig{name: fmt.Sprintf("node%d", i+1), dataDir: t.TempDir(), http: p[4*i], gossip: p[4*i+1], raft: p[4*i+2], grpc: p[4*i+3],
-			raftJoin: strings.Join(voters, ","), expect: 3}
-		if i > 0 {
-			cfg.join = fmt.Sprintf("127.0.0.1:%d", p[1])
-		}
-		nodes[i] = &node{cfg: cfg, bin: bin, url: fmt.Sprintf("http://127.0.0.1:%d", cfg.http), log: &bytes.Buffer{}}
-		n := nodes[i]
-		t.Cleanup(func() { n.stop() })
-		// All at once: none is ready before the Raft quorum forms. The
-		// others join node1's gossip once, at start, so it must listen.
-		n.launch(t)
-		if i == 0 {
-			waitFor(t, 60*time.Second, "gossip port of node1", func() (bool, string) {
-				c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", cfg.gossip), time.Second)
-				if err == nil {
-					c.Close()
-				}
-				return err == nil, fmt.Sprint(err)
-			})
-		}
+	nodes, err := teamtest.StartCluster(bin, t.TempDir(), 3)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, n := range nodes {
-		n.waitReady(t)
+		t.Cleanup(n.Stop)
 	}
-	waitFor(t, 90*time.Second, "three healthy nodes", func() (bool, string) {
-		st, err := nodeStatus(nodes[0].url, "")
-		healthy := 0
-		for _, n := range st {
-			if n.Status == "HEALTHY" {
-				healthy++
-			}
-		}
-		return err == nil && healthy == 3, fmt.Sprintf("%+v %v", st, err)
-	})
 	return nodes
 }
 
-type nodeState struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
-	Shards []struct {
-		Class       string `json:"class"`
-		ObjectCount int    `json:"objectCount"`
-	} `json:"shards"`
-}
-
-// nodeStatus is GET /v1/nodes: each node's health and, for collection,
-// the objects each of its shards holds.
-func nodeStatus(url, collection string) ([]nodeState, error) {
-	q := "/v1/nodes"
-	if collection != "" {
-		q += "/" + collection + "?output=verbose"
-	}
-	req, _ := http.NewRequest("GET", url+q, nil)
-	req.Header.Set("Authorization", "Bearer "+testKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Nodes []nodeState `json:"nodes"`
-	}
-	if resp.StatusCode != 200 {
-		return nil, fmt.Errorf("GET %s: %s", q, resp.Status)
-	}
-	err = json.NewDecoder(resp.Body).Decode(&out)
-	return out.Nodes, err
+// nodeStatus is GET /v1/nodes (see teamtest.Status).
+func nodeStatus(url, collection string) ([]teamtest.NodeState, error) {
+	return teamtest.Status(url, collection)
 }
 
 func waitFor(t *testing.T, d time.Duration, what string, ok func() (bool, string)) {
@@ -126,7 +61,7 @@ func TestAReplicatedClusterKeepsIndexingAndAnsweringWithANodeKilled(t *testing.T
 	nodes := startCluster(t, bin)
 	t.Logf("%s: three nodes healthy", time.Since(start).Round(time.Second))
 	ctx := context.Background()
-	s, err := Open(ctx, Options{URL: nodes[0].url, Key: testKey, Collection: "Repl", Replicas: 3, Consistency: "QUORUM", BatchSize: 10,
+	s, err := Open(ctx, Options{URL: nodes[0].URL, Key: testKey, Collection: "Repl", Replicas: 3, Consistency: "QUORUM", BatchSize: 10,
 		Timeout: 15 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +102,7 @@ func TestAReplicatedClusterKeepsIndexingAndAnsweringWithANodeKilled(t *testing.T
 		indexed <- nil
 	}()
 	<-half
-	nodes[2].kill()
+	nodes[2].Kill()
 	t.Logf("%s: node3 killed half-way through indexing", time.Since(start).Round(time.Second))
 	// Searches answer while the node is down and indexing goes on.
 	for range 5 {
@@ -196,12 +131,16 @@ func TestAReplicatedClusterKeepsIndexingAndAnsweringWithANodeKilled(t *testing.T
 
 	// The node comes back and catches up: its replica of the chunks holds
 	// every chunk.
-	nodes[2].launch(t)
-	nodes[2].waitReady(t)
+	if err := nodes[2].Launch(); err != nil {
+		t.Fatal(err)
+	}
+	if err := nodes[2].WaitReady(2 * time.Minute); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("%s: node3 started again", time.Since(start).Round(time.Second))
 	defer func() { t.Logf("%s: node3 caught up", time.Since(start).Round(time.Second)) }()
 	waitFor(t, 3*time.Minute, "catch-up of node3", func() (bool, string) {
-		st, err := nodeStatus(nodes[2].url, s.chunkClass)
+		st, err := nodeStatus(nodes[2].URL, s.chunkClass)
 		for _, n := range st {
 			if n.Name != "node3" {
 				continue

@@ -22,8 +22,8 @@ import (
 
 // benchSuites are the suites `cairn bench` knows, in the order "all" runs
 // them: the quick ones first, the load suite (10 minutes by default) and
-// the window last.
-var benchSuites = []string{"index", "extract", "embed", "generate", "rerank", "ask", "quality", "vector", "load", "serve", "paint", "gui"}
+// the window last. team is skipped where no weaviate-server is.
+var benchSuites = []string{"index", "extract", "embed", "generate", "rerank", "ask", "quality", "vector", "load", "serve", "team", "paint", "gui"}
 
 // benchFlags are the options of `cairn bench`; each suite reads the ones
 // it needs.
@@ -44,6 +44,7 @@ type benchFlags struct {
 	clients       int
 	chunks        int
 	serveDuration time.Duration
+	teamChunks    int                  // team suite: --chunks, 100,000 unless given
 	weights       testmodel.WeightType // embed, generate and ask: the generated models' weight type
 }
 
@@ -54,15 +55,15 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&bf.runs, "runs", 0, "repetitions; medians are reported (default 3; embed 5, paint 7)")
 	fs.IntVar(&bf.limit, "limit", 0, "use at most this many man pages (0: all)")
 	fs.StringVar(&bf.sizes, "sizes", "10000,100000,1000000", "vector suite: chunk counts to measure at")
-	fs.IntVar(&bf.queries, "queries", 100, "vector suite: queries per size")
-	fs.IntVar(&bf.dim, "dim", 384, "vector suite: dimension")
+	fs.IntVar(&bf.queries, "queries", 100, "vector suite: queries per size; team suite: hybrid queries per run")
+	fs.IntVar(&bf.dim, "dim", 384, "vector and team suites: vector dimension")
 	fs.IntVar(&bf.threads, "threads", 0, "embed, generate, rerank and vector suites: llama.cpp threads (0: Cairn's default)")
 	fs.DurationVar(&bf.duration, "duration", 10*time.Minute, "load suite: how long the searchers run while indexing")
 	fs.DurationVar(&bf.idle, "idle", time.Minute, "load suite: how long the searchers run with no indexing, for comparison")
 	fs.IntVar(&bf.searchers, "searchers", 8, "load suite: concurrent searchers")
 	fs.IntVar(&bf.chunkSize, "chunk-size", benchChunkSize, "index, load and serve suites: characters per chunk")
 	fs.IntVar(&bf.clients, "clients", 16, "serve suite: concurrent clients")
-	fs.IntVar(&bf.chunks, "chunks", 100000, "serve suite: chunks of the man-page knowledge base (at least; pages are linked again past the corpus's end)")
+	fs.IntVar(&bf.chunks, "chunks", 100000, "serve suite: chunks of the man-page knowledge base (at least; pages are linked again past the corpus's end); team suite: chunks in each store")
 	weights := fs.String("weights", "F16", "embed, generate, rerank and ask suites: weight type of the generated models (F16 or Q8_0)")
 	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
@@ -73,9 +74,13 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	// The serve suite runs 20 s a phase (four phases) unless --duration says otherwise
 	// (the load suite's default is ten minutes).
 	bf.serveDuration = 20 * time.Second
+	bf.teamChunks = 100_000
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "duration" {
+		switch f.Name {
+		case "duration":
 			bf.serveDuration = bf.duration
+		case "chunks":
+			bf.teamChunks = bf.chunks
 		}
 	})
 	if bf.clients < 1 || bf.chunks < 1 {
@@ -142,6 +147,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			r, err = benchServe(ctx, env, bf, work)
 		case "paint":
 			r, err = benchPaint(ctx, env, work, runsOr(bf.runs, paintRuns))
+		case "team":
+			r, err = benchTeam(ctx, env, bf, work)
 		case "gui":
 			r, err = benchGUI(ctx, env, bf.dir)
 		}
