@@ -1,11 +1,14 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ncruces/go-sqlite3"
 
 	"cairn/core/fault"
 	"cairn/core/store/storetest"
@@ -133,5 +136,39 @@ func TestAReaderLeftWithATokenizerRowStillAnswers(t *testing.T) {
 	classes, err := db.FTSRuneClasses(ctx, []rune{'a', '-'})
 	if err != nil || classes[0].Alone != "a" || classes[1].Alone != "" {
 		t.Fatalf("FTSRuneClasses = %+v, %v", classes, err)
+	}
+}
+
+// A write cancelled while one of the writer's cached statements is stopped
+// mid-step rolls back cleanly: SQLite kept the interrupt pending while that
+// statement ran, the ROLLBACK was interrupted too, and the driver panicked
+// (seen as a rare crash of TestCancelLeavesConsistentIndexAndResumes).
+func TestACancelledWriteRollsBackWithAStatementMidStep(t *testing.T) {
+	db := openTemp(t)
+	f, _ := db.AddFolder(ctx, "/d")
+	wctx, cancel := context.WithCancel(ctx)
+	err := db.tx(wctx, func(c *sqlite3.Conn) error {
+		if err := exec(c, `INSERT INTO folders(path, added_at) VALUES ('/e', 1)`); err != nil {
+			return err
+		}
+		s, err := db.stmt(`WITH RECURSIVE n(x) AS (VALUES(0) UNION ALL SELECT x+1 FROM n LIMIT 10000000) SELECT x FROM n`)
+		if err != nil {
+			return err
+		}
+		if !s.Step() {
+			return s.Err()
+		}
+		cancel() // s has stopped on its first row, still running
+		return exec(c, `INSERT INTO folders(path, added_at) VALUES ('/f', 1)`) // interrupted
+	})
+	if err == nil {
+		t.Fatal("the cancelled write reported no error")
+	}
+	folders, err := db.Folders(ctx)
+	if err != nil || len(folders) != 1 || folders[0].ID != f.ID {
+		t.Fatalf("folders after the rollback: %+v, %v", folders, err)
+	}
+	if _, err := db.AddFolder(ctx, "/g"); err != nil {
+		t.Errorf("the next write: %v", err)
 	}
 }

@@ -302,7 +302,13 @@ func (db *DB) tx(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
 			// ROLLBACK would leave it open (the driver panics then), and
 			// an interrupted COMMIT would lose work that is complete.
 			old := c.SetInterrupt(context.Background())
-			t.End(&err)
+			// SQLite keeps an interrupt pending while any statement is
+			// still running: a cached statement stopped mid-step by the
+			// interrupt must be reset, or ROLLBACK is interrupted too.
+			for _, s := range db.ws {
+				s.Reset()
+			}
+			endTx(t, &err)
 			c.SetInterrupt(old)
 		}()
 		db.vqSum, db.vqLoaded = vqSum{}, false
@@ -314,6 +320,22 @@ func (db *DB) tx(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
 		}
 		return nil
 	})
+}
+
+// endTx ends t (commit when *errp is nil, else roll back), turning the
+// driver's panic on a failed rollback into an error: a knowledge base
+// whose transaction could not be ended must say so, not crash Cairn.
+func endTx(t sqlite3.Txn, errp *error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if *errp == nil {
+				*errp = fmt.Errorf("ending a transaction failed: %v", r)
+			} else {
+				*errp = fmt.Errorf("ending a transaction failed: %v (after: %w)", r, *errp)
+			}
+		}
+	}()
+	t.End(errp)
 }
 
 // stmt returns a cached prepared statement of the writer connection. The
