@@ -158,7 +158,7 @@ func TestACancelledWriteRollsBackWithAStatementMidStep(t *testing.T) {
 		if !s.Step() {
 			return s.Err()
 		}
-		cancel() // s has stopped on its first row, still running
+		cancel()                                                               // s has stopped on its first row, still running
 		return exec(c, `INSERT INTO folders(path, added_at) VALUES ('/f', 1)`) // interrupted
 	})
 	if err == nil {
