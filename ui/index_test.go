@@ -270,6 +270,11 @@ func TestWatchedFolderIsReindexedWhenAFileChanges(t *testing.T) {
 
 	h.until("the run to end", func() bool { return strings.HasPrefix(p.State.Text, "Indexed") && p.Folders.Length() == 1 })
 	p.Folders.Select(0)
+	// The tap toggles what the box shows: wait until it shows the folder
+	// as watched (a folder list still in flight can show it later), or the
+	// tap would turn the watch on instead.
+	h.until("the folder shown as watched", func() bool { return p.Watch.Checked && p.Watch.Visible() })
+	h.loop.settle(100 * time.Millisecond)
 	test.Tap(p.Watch) // off
 	h.until("the watch to stop", func() bool { return !p.Watch.Checked && h.win.prefs.String(prefWatched+"default") == "" })
 	os.WriteFile(filepath.Join(dir, "later.md"), []byte("# later"), 0o600)
