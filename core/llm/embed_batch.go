@@ -93,13 +93,11 @@ func (e *Embedder) embedWindows(ctx context.Context, ws []window) ([][]float32, 
 // decode runs one llama_decode over ws (one sequence each) and stores the
 // pooled vector of each in out.
 func (e *Embedder) decode(ws []window, out [][]float32) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.life.RLock()
-	defer e.life.RUnlock()
-	if e.closed {
-		return fmt.Errorf("%s: %w", e.path, ErrClosed)
+	unlock, err := e.lockDecode(e.path)
+	if err != nil {
+		return err
 	}
+	defer unlock()
 	// Every batch starts its sequences at position 0. Encoders have no
 	// KV cache and this does nothing; clearing unconditionally keeps a
 	// model whose causality we misjudged from filling its cache.

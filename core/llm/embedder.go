@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ollama/ollama/llama"
 	"github.com/ollama/ollama/ml"
@@ -96,7 +95,6 @@ type Embedder struct {
 	path   string
 	md     *Metadata
 	conv   FamilyConvention
-	model  *llama.Model
 	native int // width of the model's pooled output
 	dim    int // width of the vectors returned
 	window int
@@ -108,13 +106,7 @@ type Embedder struct {
 	// causal models keep a KV cache, which bounds how many sequences fit.
 	causal bool
 
-	mu    sync.Mutex // serializes decodes: guards lc and batch
-	lc    *llama.Context
-	batch *llama.Batch
-
-	// life guards the model against Close while tokenizing or decoding.
-	life   sync.RWMutex
-	closed bool
+	decoder
 }
 
 // LoadEmbedder loads the GGUF embedding model at path.
@@ -348,24 +340,9 @@ func (e *Embedder) EmbedPassages(ctx context.Context, ps []Passage) ([][]float32
 // Close frees the model. It waits for a decode in progress; calls after the
 // first, and calls on nil, do nothing.
 func (e *Embedder) Close() error {
-	if e == nil {
-		return nil
+	if e != nil {
+		e.free()
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.life.Lock()
-	defer e.life.Unlock()
-	if e.closed {
-		return nil
-	}
-	e.closed = true
-	if e.batch != nil {
-		e.batch.Free()
-	}
-	if e.lc != nil {
-		freeContext(e.lc)
-	}
-	llama.FreeModel(e.model)
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ollama/ollama/llama"
@@ -53,7 +52,6 @@ const Qwen3RerankTemplate = "<|im_start|>system\nJudge whether the Document meet
 type Reranker struct {
 	path   string
 	md     *Metadata
-	model  *llama.Model
 	window int
 	// A pair is head + question + sep + passage + tail (the tokenizer's
 	// own pair encoding), unless template is set.
@@ -64,15 +62,10 @@ type Reranker struct {
 
 	batchTokens, maxSeqs int
 
-	mu    sync.Mutex // serializes decodes: guards lc, batch and perPair
-	lc    *llama.Context
-	batch *llama.Batch
+	decoder // its mu also guards perPair
 	// perPair is the measured cost of one pair on this machine: a first
 	// measurement at load, then a moving average over every Score call.
 	perPair time.Duration
-
-	life   sync.RWMutex
-	closed bool
 }
 
 // LoadReranker loads the GGUF cross-encoder at path and measures what one
@@ -318,13 +311,11 @@ func (r *Reranker) measure(took time.Duration, pairs int) {
 // decode runs one llama_decode over pairs (one sequence each) and stores
 // the first output of each sequence's classification head in out.
 func (r *Reranker) decode(pairs [][]int, out []float64) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.life.RLock()
-	defer r.life.RUnlock()
-	if r.closed {
-		return fmt.Errorf("%s: %w", r.path, ErrClosed)
+	unlock, err := r.lockDecode(r.path)
+	if err != nil {
+		return err
 	}
+	defer unlock()
 	r.lc.KvCacheClear()
 	r.batch.Clear()
 	for seq, p := range pairs {
@@ -351,23 +342,8 @@ func (r *Reranker) decode(pairs [][]int, out []float64) error {
 // Close frees the model. It waits for a decode in progress; calls after the
 // first, and calls on nil, do nothing.
 func (r *Reranker) Close() error {
-	if r == nil {
-		return nil
+	if r != nil {
+		r.free()
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.life.Lock()
-	defer r.life.Unlock()
-	if r.closed {
-		return nil
-	}
-	r.closed = true
-	if r.batch != nil {
-		r.batch.Free()
-	}
-	if r.lc != nil {
-		freeContext(r.lc)
-	}
-	llama.FreeModel(r.model)
 	return nil
 }
