@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/ollama/ollama/llama"
@@ -56,4 +57,25 @@ func (d *decoder) free() {
 		freeContext(d.lc)
 	}
 	llama.FreeModel(d.model)
+}
+
+// wrapTokens learns which tokens the tokenizer of model adds around a text
+// ([CLS] … [SEP] for BERT, <s> … </s> for XLM-RoBERTa) by comparing a
+// tokenization with and without them.
+func wrapTokens(model *llama.Model, path string) (head, tail []int, err error) {
+	const probe = "the"
+	with, err := model.Tokenize(probe, true, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: tokenizer: %w", path, err)
+	}
+	bare, err := model.Tokenize(probe, false, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: tokenizer: %w", path, err)
+	}
+	for i := 0; i+len(bare) <= len(with); i++ {
+		if slices.Equal(with[i:i+len(bare)], bare) {
+			return slices.Clone(with[:i]), slices.Clone(with[i+len(bare):]), nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%s: tokenizer adds tokens inside the text", path)
 }

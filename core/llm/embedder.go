@@ -223,23 +223,11 @@ func (e *Embedder) setDim(dim int) error {
 // findSpecials learns which tokens the tokenizer adds around a text by
 // comparing a tokenization with and without them.
 func (e *Embedder) findSpecials() error {
-	const probe = "the"
-	with, err := e.model.Tokenize(probe, true, false)
-	if err != nil {
-		return fmt.Errorf("%s: tokenizer: %w", e.path, err)
+	var err error
+	if e.head, e.tail, err = wrapTokens(e.model, e.path); err != nil {
+		return fmt.Errorf("%w; cannot split long inputs", err)
 	}
-	bare, err := e.model.Tokenize(probe, false, false)
-	if err != nil {
-		return fmt.Errorf("%s: tokenizer: %w", e.path, err)
-	}
-	for i := 0; i+len(bare) <= len(with); i++ {
-		if slices.Equal(with[i:i+len(bare)], bare) {
-			e.head = slices.Clone(with[:i])
-			e.tail = slices.Clone(with[i+len(bare):])
-			return nil
-		}
-	}
-	return fmt.Errorf("%s: tokenizer adds tokens inside the text; cannot split long inputs", e.path)
+	return nil
 }
 
 // Dim is the length of the vectors the embedder returns.

@@ -137,27 +137,15 @@ func LoadReranker(path string, opt RerankerOptions) (*Reranker, error) {
 // families (RoBERTa, bge-reranker-v2-m3: "<s> q </s></s> d </s>"), as
 // Hugging Face tokenizers encode the pairs these models were trained on.
 func (r *Reranker) findSpecials() error {
-	const probe = "the"
-	with, err := r.model.Tokenize(probe, true, false)
-	if err != nil {
-		return fmt.Errorf("%s: tokenizer: %w", r.path, err)
+	var err error
+	if r.head, r.tail, err = wrapTokens(r.model, r.path); err != nil {
+		return fmt.Errorf("%w; cannot build pairs", err)
 	}
-	bare, err := r.model.Tokenize(probe, false, false)
-	if err != nil {
-		return fmt.Errorf("%s: tokenizer: %w", r.path, err)
+	r.sep = slices.Clone(r.tail)
+	if r.md.TokenizerModel != "bert" {
+		r.sep = slices.Concat(r.tail, r.tail)
 	}
-	for i := 0; i+len(bare) <= len(with); i++ {
-		if slices.Equal(with[i:i+len(bare)], bare) {
-			r.head = slices.Clone(with[:i])
-			r.tail = slices.Clone(with[i+len(bare):])
-			r.sep = slices.Clone(r.tail)
-			if r.md.TokenizerModel != "bert" {
-				r.sep = slices.Concat(r.tail, r.tail)
-			}
-			return nil
-		}
-	}
-	return fmt.Errorf("%s: tokenizer adds tokens inside the text; cannot build pairs", r.path)
+	return nil
 }
 
 // calibrate scores a pair of a typical length (a question of a dozen
