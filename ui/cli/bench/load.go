@@ -105,17 +105,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 	}
 	defer os.RemoveAll(home)
 
-	cfg := config.Default("")
-	cfg.Paths.DataDir, cfg.Paths.ModelsDir, cfg.Paths.KB = filepath.Join(home, "data"), filepath.Join(home, "models"), "load"
-	// BM25 only: embedding 100K chunks takes hours on a small CPU (see the
-	// embed suite); the figure is about SQLite's readers and writer.
-	cfg.Embedding.Model, cfg.Generation.Model = models.None, models.None
-	cfg.OCR.Enabled = false
-	if opt.ChunkSize > 0 {
-		cfg.Chunking.Size = opt.ChunkSize
-	}
-	dirs := config.Dirs{Config: filepath.Join(home, "config"), Data: cfg.Paths.DataDir, State: filepath.Join(home, "state")}
-	e, err := core.Open(ctx, cfg, dirs, core.Options{Write: true})
+	e, err := openKeywordEngine(ctx, home, "load", opt.ChunkSize)
 	if err != nil {
 		return rep, err
 	}
@@ -359,4 +349,21 @@ func sum(xs []float64) float64 {
 		s += x
 	}
 	return s
+}
+
+// openKeywordEngine opens a writable engine whose settings and knowledge
+// base (named kb) live under home, with no models and no OCR: the load and
+// serve figures are about SQLite's readers and writer and the service, and
+// embedding 100K chunks takes hours on a small CPU (see the embed suite).
+// chunkSize > 0 sets the chunk size.
+func openKeywordEngine(ctx context.Context, home, kb string, chunkSize int) (*core.Engine, error) {
+	cfg := config.Default("")
+	cfg.Paths.DataDir, cfg.Paths.ModelsDir, cfg.Paths.KB = filepath.Join(home, "data"), filepath.Join(home, "models"), kb
+	cfg.Embedding.Model, cfg.Generation.Model = models.None, models.None
+	cfg.OCR.Enabled = false
+	if chunkSize > 0 {
+		cfg.Chunking.Size = chunkSize
+	}
+	dirs := config.Dirs{Config: filepath.Join(home, "config"), Data: cfg.Paths.DataDir, State: filepath.Join(home, "state")}
+	return core.Open(ctx, cfg, dirs, core.Options{Write: true})
 }

@@ -18,9 +18,7 @@ import (
 	"time"
 
 	"cairn/core"
-	"cairn/core/config"
 	"cairn/core/eval"
-	"cairn/core/models"
 	"cairn/ui/serve"
 )
 
@@ -106,17 +104,7 @@ func ServeBench(ctx context.Context, opt ServeOptions, log io.Writer) (ServeRepo
 	}
 	defer os.RemoveAll(home)
 
-	cfg := config.Default("")
-	cfg.Paths.DataDir, cfg.Paths.ModelsDir, cfg.Paths.KB = filepath.Join(home, "data"), filepath.Join(home, "models"), "serve"
-	// BM25 only, as in the load suite: the figure is about the service and
-	// SQLite's readers and writer, not the embedding model.
-	cfg.Embedding.Model, cfg.Generation.Model = models.None, models.None
-	cfg.OCR.Enabled = false
-	if opt.ChunkSize > 0 {
-		cfg.Chunking.Size = opt.ChunkSize
-	}
-	dirs := config.Dirs{Config: filepath.Join(home, "config"), Data: cfg.Paths.DataDir, State: filepath.Join(home, "state")}
-	e, err := core.Open(ctx, cfg, dirs, core.Options{Write: true})
+	e, err := openKeywordEngine(ctx, home, "serve", opt.ChunkSize)
 	if err != nil {
 		return rep, err
 	}
@@ -125,7 +113,7 @@ func ServeBench(ctx context.Context, opt ServeOptions, log io.Writer) (ServeRepo
 
 	pages := filepath.Join(home, "pages")
 	t := time.Now()
-	used, err := fillKnowledgeBase(ctx, e, opt.Corpus.Dir, pages, opt.Chunks, cfg.Chunking.Size, log)
+	used, err := fillKnowledgeBase(ctx, e, opt.Corpus.Dir, pages, opt.Chunks, e.Config().Chunking.Size, log)
 	if err != nil {
 		return rep, err
 	}
