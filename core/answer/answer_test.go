@@ -477,3 +477,63 @@ func TestANamedToolsSummaryIsNotTheAnswerToHow(t *testing.T) {
 		t.Errorf("answer %q, want %q", ans.Text, want)
 	}
 }
+
+func TestASummaryNamesTheToolAndItsBestLineSaysHow(t *testing.T) {
+	// The question does not name nice: its NAME line, short as it is, is
+	// the statement that answers (not a heading), and the document's best
+	// other line is quoted beside it. xxd's line shares only "lower".
+	q := "How do I run a command with a lower priority?"
+	c := &search.Candidates{Mode: search.ModeBM25, Terms: search.ParseTerms(q), Weights: []float64{1, 1, 2, 3}}
+	resp := &search.Response{Candidates: c, Results: []search.Result{
+		page(1, "nice.1", "NAME\n       nice - run a program with modified scheduling priority\n\nSYNOPSIS\n       nice [OPTION] [COMMAND [ARG]...]\n\n"+
+			"DESCRIPTION\n       Run COMMAND with an adjusted niceness, which affects process scheduling.\n"),
+		page(2, "xxd.1", "       -u     Use upper case hex letters. Default is lower case.\n"),
+	}}
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "nice - run a program with modified scheduling priority [1] Run COMMAND with an adjusted niceness, which affects process scheduling. [1]"; ans.Text != want {
+		t.Errorf("answer %q, want %q", ans.Text, want)
+	}
+}
+
+func TestScatteredTitleWordsDoNotNameATool(t *testing.T) {
+	// "add" and "SSH" are both in the question, apart: it does not name
+	// ssh-add, so ssh-add's summary is not passed over as what the person
+	// already knows.
+	q := "How do I add my private key to the SSH agent?"
+	c := &search.Candidates{Mode: search.ModeBM25, Terms: search.ParseTerms(q), Weights: []float64{1, 2, 1, 2, 2}}
+	resp := &search.Response{Candidates: c, Results: []search.Result{
+		page(1, "ssh-add.1", "DESCRIPTION\n     ssh-add adds private key identities to the authentication agent, ssh-agent(1).\n\n"+
+			"     -k      When loading keys into or deleting keys from the agent, process plain private keys only.\n"),
+	}}
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ans.Text, "ssh-add adds private key identities to the authentication agent, ssh-agent(1). [1]") {
+		t.Errorf("answer %q, want it to open with ssh-add's summary", ans.Text)
+	}
+}
+
+func TestAReferenceListIsNotAnAnswer(t *testing.T) {
+	// strace's SEE ALSO holds "log" (strace-log-merge); who's description
+	// answers.
+	q := "How do I see who is logged in?"
+	c := &search.Candidates{Mode: search.ModeBM25, Terms: search.ParseTerms(q), Weights: []float64{1, 3}}
+	resp := &search.Response{Candidates: c, Results: []search.Result{
+		page(1, "strace.1", "SEE ALSO\n       strace-log-merge(1), ltrace(1), perf-trace(1), trace-cmd(1), time(1), ptrace(2), syscall(2)\n"),
+		page(2, "who.1", "DESCRIPTION\n       Print information about users who are currently logged in.\n"),
+	}}
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Print information about users who are currently logged in. [2]"; ans.Text != want {
+		t.Errorf("answer %q, want %q", ans.Text, want)
+	}
+}

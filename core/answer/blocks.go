@@ -69,10 +69,14 @@ var (
 	// it reads as a heading ("WARRANTY").
 	identLine = regexp.MustCompile(`^[A-Z][A-Z0-9_]{2,}$`)
 	paraBreak = regexp.MustCompile(`\n[ \t]*\n`)
-	announces = regexp.MustCompile(`(?i)(?::|\b(?:follows|following)\.)$`)
-	stepLine  = regexp.MustCompile(`^(?:\d{1,3}[.)]|[-*•])\s+\S`)
-	fieldLine = regexp.MustCompile(`^[\p{L}][\p{L}\p{N} ()/_.-]{0,40}:\s+\S`)
-	ruleRow   = regexp.MustCompile(`^[\s|:+-]+$`)
+	// summaryLine is a name with its description after a dash, as a
+	// manual's NAME section gives it ("nice - run a program with modified
+	// scheduling priority"): a statement, however short.
+	summaryLine = regexp.MustCompile(`^[\p{L}\p{N}_.+-]+(?:, [\p{L}\p{N}_.+-]+)* [-–—] \S+ \S+ \S+`)
+	announces   = regexp.MustCompile(`(?i)(?::|\b(?:follows|following)\.)$`)
+	stepLine    = regexp.MustCompile(`^(?:\d{1,3}[.)]|[-*•])\s+\S`)
+	fieldLine   = regexp.MustCompile(`^[\p{L}][\p{L}\p{N} ()/_.-]{0,40}:\s+\S`)
+	ruleRow     = regexp.MustCompile(`^[\s|:+-]+$`)
 )
 
 type srcLine struct {
@@ -113,9 +117,9 @@ func splitLines(text string) []srcLine {
 func Blocks(text string) []Block {
 	lines := splitLines(text)
 	// A passage is cut from its document and trimmed, so its first line
-	// has lost its indentation: unless it is an option, it continues the
-	// paragraph of the line under it.
-	if len(lines) > 1 && lines[0].indent == 0 && lines[1].indent > 0 {
+	// has lost its indentation: unless it is an option or a section
+	// heading ("NAME"), it continues the paragraph of the line under it.
+	if len(lines) > 1 && lines[0].indent == 0 && lines[1].indent > 0 && !chunk.IsAllCaps(lines[0].text) {
 		if !optionLine.MatchString(lines[0].text) {
 			lines[0].indent = lines[1].indent
 		} else {

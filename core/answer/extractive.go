@@ -3,6 +3,7 @@ package answer
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -65,10 +66,10 @@ const (
 
 // names reports whether the question's terms name a document by its title:
 // every word of a short title ("tar", "git-branch", "ssh-keygen.1") is among
-// them; numbers (a man page's section) need not be. A title word that is
-// far commoner than the question's other words (weighing less than
-// nameShare of their mean) is not taken for a name: "file" in "the last line of a file" does not ask
-// for file(1).
+// them, in order and side by side; numbers (a man page's section) need not
+// be. A title word that is far commoner than the question's other words
+// (weighing less than nameShare of their mean) is not taken for a name:
+// "file" in "the last line of a file" does not ask for file(1).
 func names(title string, terms []search.Term, weight map[string]float64, mean float64) bool {
 	words := titleWords(title)
 	if len(words) == 0 || len(words) > maxSubjectWords {
@@ -80,11 +81,23 @@ func names(title string, terms []search.Term, weight map[string]float64, mean fl
 			return weight[whole] >= nameShare*mean
 		}
 	}
-	for _, w := range words {
+	// The words of a longer title name it only together and in order
+	// ("git branch"): "add my key to the SSH agent" does not name ssh-add.
+	for i := 0; i+len(words) <= len(terms); i++ {
+		if namesAt(words, terms[i:i+len(words)], weight, mean) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesAt reports whether each title word is the term at its place.
+func namesAt(words []string, terms []search.Term, weight map[string]float64, mean float64) bool {
+	for k, w := range words {
 		if search.IsStopword(w) {
 			return false
 		}
-		m := matchedTerms(w, terms)
+		m := matchedTerms(w, terms[k:k+1])
 		if len(m) == 0 || weight[m[0]] < nameShare*mean {
 			return false
 		}
@@ -137,7 +150,10 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 		anyNamed = anyNamed || named[i]
 	}
 	// A named title names its family too: "ssh" names ssh-keygen(1) and
-	// ssh_config(5) as well as ssh(1).
+	// ssh_config(5) as well as ssh(1). Only a document named itself has its
+	// summary passed over (see summaryPenalty): "the SSH agent" does not
+	// say what ssh-add(1) is for.
+	direct := slices.Clone(named)
 	for i, s := range pool {
 		if named[i] {
 			continue
@@ -158,6 +174,8 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 		// summary: the named document's summary, never quoted beside a
 		// better block (see summaryPenalty).
 		summary bool
+		// opens: the block opens its document's NAME or DESCRIPTION.
+		opens bool
 	}
 	var cands []cand
 	for si, s := range pool {
@@ -171,6 +189,9 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 		for _, b := range Blocks(s.Text) {
 			if st.plantedIn(b.Start, b.End) || isPlanted(b.Text) {
 				continue // never quote instructions planted for an AI
+			}
+			if isReferenceList(b.Text) {
+				continue // "ls(1), stat(1), find(1)": where to read next, not an answer
 			}
 			m := matchedTerms(b.Scored(), terms)
 			if b.Heading {
@@ -228,7 +249,7 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 			if anyNamed && !named[si] {
 				score -= subjectPenalty
 			}
-			if summary && named[si] {
+			if summary && direct[si] {
 				// The question names the tool: its one-line summary says
 				// what the person already knows, not how to do what
 				// they ask ("Print the last 10 lines" for "the last 20
@@ -236,7 +257,7 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 				score -= summaryPenalty
 			}
 			score -= rankPenalty * math.Log2(1+float64(si))
-			cands = append(cands, cand{src: si, block: b, own: own, score: score, summary: summary && named[si]})
+			cands = append(cands, cand{src: si, block: b, own: own, score: score, summary: summary && direct[si], opens: summary})
 		}
 	}
 	if len(cands) == 0 || total == 0 {
@@ -245,6 +266,17 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	picked := []cand{cands[0]}
+	if cands[0].opens {
+		// A summary names the tool that does what was asked ("nice - run a
+		// program with modified scheduling priority"); its document's best
+		// other line says how, so it is quoted beside it.
+		for _, c := range cands[1:] {
+			if c.src == cands[0].src && (c.block.Start >= cands[0].block.End || c.block.End <= cands[0].block.Start) {
+				picked = append(picked, c)
+				break
+			}
+		}
+	}
 	for _, c := range cands[1:] {
 		if len(picked) == maxQuoted || c.score < secondShare*cands[0].score {
 			break
@@ -411,9 +443,10 @@ func Sentences(text string) []Sentence {
 		ps := pieces
 		p := prose.String()
 		// An option with its description on one line ("-i   prompt before
-		// every removal") is a statement, however short.
+		// every removal"), or a name with its ("who - show who is logged
+		// on"), is a statement, however short.
 		title := titled && len(ps) == 1 && len(strings.Fields(p)) <= maxTitleWords && !strings.ContainsAny(p[len(p)-1:], ".!?:;,") &&
-			!optionLine.MatchString(p)
+			!optionLine.MatchString(p) && !summaryLine.MatchString(p)
 		emit(p, func(i int) int {
 			k := 0
 			for k+1 < len(ps) && ps[k+1].joined <= i {
@@ -502,4 +535,21 @@ func isAbbrev(s string, i int) bool {
 		return true
 	}
 	return false
+}
+
+// manRef is a reference to a manual page ("ptrace(2),").
+var manRef = regexp.MustCompile(`^[\p{L}\p{N}_.:+-]+\([0-9][a-z]*\)[,.;]?$`)
+
+// isReferenceList reports whether a block is a list of references to other
+// manuals, as a SEE ALSO section gives them: at least three, and most of
+// its words. Like a table of contents, it says where to read, not what.
+func isReferenceList(text string) bool {
+	words := strings.Fields(text)
+	refs := 0
+	for _, w := range words {
+		if manRef.MatchString(w) {
+			refs++
+		}
+	}
+	return refs >= 3 && 2*refs > len(words)
 }
