@@ -537,3 +537,22 @@ func TestAReferenceListIsNotAnAnswer(t *testing.T) {
 		t.Errorf("answer %q, want %q", ans.Text, want)
 	}
 }
+
+func TestTheNamedDocumentsLineWinsOverARicherOne(t *testing.T) {
+	// git-log's line holds every word of the question; the question names
+	// sort, and sort(1)'s own option says what was asked.
+	q := "How do I sort lines in reverse order?"
+	c := &search.Candidates{Mode: search.ModeBM25, Terms: search.ParseTerms(q), Weights: []float64{4, 1, 5, 3}}
+	resp := &search.Response{Candidates: c, Results: []search.Result{
+		page(1, "git-log", "       --no-walk[=(sorted|unsorted)]\n              Show the given commits in the order given, sorted by lines or in reverse."),
+		page(2, "sort.1", "       -r, --reverse\n              reverse the result of comparisons"),
+	}}
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "-r, --reverse\n    reverse the result of comparisons [2]"; ans.Text != want {
+		t.Errorf("answer %q, want %q", ans.Text, want)
+	}
+}

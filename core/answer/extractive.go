@@ -176,6 +176,8 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 		summary bool
 		// opens: the block opens its document's NAME or DESCRIPTION.
 		opens bool
+		// fresh counts the terms it holds beyond its document's title.
+		fresh int
 	}
 	var cands []cand
 	for si, s := range pool {
@@ -257,12 +259,32 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 				score -= summaryPenalty
 			}
 			score -= rankPenalty * math.Log2(1+float64(si))
-			cands = append(cands, cand{src: si, block: b, own: own, score: score, summary: summary && direct[si], opens: summary})
+			fresh := 0
+			for t := range own {
+				if !context[t] {
+					fresh++
+				}
+			}
+			cands = append(cands, cand{src: si, block: b, own: own, score: score, summary: summary && direct[si], opens: summary, fresh: fresh})
 		}
 	}
 	if len(cands) == 0 || total == 0 {
 		ans.Refused, ans.Text = true, Refusal
 		return
+	}
+	if anyNamed {
+		// The question names its document: when that document says
+		// anything of what was asked beyond its own name, the answer is
+		// its line, however many of the question's words another's holds.
+		var own []cand
+		for _, c := range cands {
+			if named[c.src] && c.fresh > 0 {
+				own = append(own, c)
+			}
+		}
+		if len(own) > 0 {
+			cands = own
+		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	picked := []cand{cands[0]}
