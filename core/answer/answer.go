@@ -157,7 +157,7 @@ type Answer struct {
 	Mode      Mode   `json:"mode"`
 	Model     string `json:"model,omitempty"`
 	Refused   bool   `json:"refused"`    // the sources do not contain the answer
-	NoSources bool   `json:"no_sources"` // retrieval found nothing; no model was called
+	NoSources bool   `json:"no_sources"` // retrieval found nothing (Refused too); no model was called
 	// Closest says Refused came from weak retrieval: Sources are the
 	// closest passages found, listed as "closest, not an answer".
 	Closest   bool       `json:"closest_not_answer,omitempty"`

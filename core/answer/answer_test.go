@@ -79,7 +79,7 @@ func TestExtractiveAnswer(t *testing.T) {
 func TestNothingFoundCallsNoModel(t *testing.T) {
 	a := New(func(context.Context, string) (*search.Response, error) { return results(), nil }, Options{})
 	ans, err := a.Ask(context.Background(), "anything", nil)
-	if err != nil || !ans.NoSources || ans.Text != NothingFound {
+	if err != nil || !ans.NoSources || !ans.Refused || ans.Text != NothingFound {
 		t.Fatalf("%+v %v", ans, err)
 	}
 }

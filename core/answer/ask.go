@@ -131,7 +131,9 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	}
 	if len(ans.Sources) == 0 || ans.Closest {
 		if len(ans.Sources) == 0 {
-			ans.NoSources, ans.Text = true, NothingFound
+			// Nothing found is a refusal too: a caller reading only
+			// "refused" (the API, MCP) must not take it for an answer.
+			ans.NoSources, ans.Refused, ans.Text = true, true, NothingFound
 		}
 		emit(onToken, ans.Text)
 		ans.Timing.Total = time.Since(t0)
