@@ -1,0 +1,57 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+
+	"cairn/core/config"
+	"cairn/core/ingest"
+	"cairn/core/store"
+	"cairn/core/teamstore"
+)
+
+// IndexTeam indexes folder into the team cluster that store.url names
+// (store.backend weaviate), under the name as (the folder's name in the
+// cluster, the same on every machine; "" for its absolute path); see
+// ingest.Indexer.RunTeam. It needs no knowledge base file: an Engine opened
+// with Options.NoKB will do.
+func (e *Engine) IndexTeam(ctx context.Context, folder, as string, progress chan<- ingest.Progress) (store.Run, error) {
+	fail := func(err error) (store.Run, error) {
+		if progress != nil {
+			close(progress)
+		}
+		return store.Run{}, err
+	}
+	ts, err := e.clusterToFeed(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	ix, err := e.indexer(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	return ix.RunTeam(ctx, ingest.Team{Store: ts, Folder: as, Holder: indexerName()}, folder, progress)
+}
+
+// clusterToFeed opens the team cluster of the settings through the
+// network gate, with the key from CAIRN_WEAVIATE_KEY or the keyring.
+func (e *Engine) clusterToFeed(ctx context.Context) (*teamstore.Store, error) {
+	c := e.Config()
+	if c.Store.Backend != config.BackendWeaviate {
+		return nil, errors.New("store.backend is not weaviate: set it and store.url to the team cluster's (docs/team.md)")
+	}
+	return teamstore.Open(ctx, teamstore.Options{URL: c.Store.URL, Key: e.net.WeaviateKey().Value, HTTP: e.net.HTTPClient("team store")})
+}
+
+// indexerName is how a second indexer's refusal names this one.
+func indexerName() string {
+	host, _ := os.Hostname()
+	who := "?"
+	if u, err := user.Current(); err == nil {
+		who = u.Username
+	}
+	return fmt.Sprintf("cairn index on %s by %s (pid %d)", host, who, os.Getpid())
+}
