@@ -50,6 +50,7 @@ func commands() []command {
 		{"serve", "[--port N] [--print-token]", "serve the HTTP API and MCP on 127.0.0.1, for your own tools (docs/service.md)", runServe},
 		{"mcp", "[--kb NAME|--db PATH]", "speak the Model Context Protocol on stdin/stdout, for AI assistants (docs/service.md)", runMCP},
 		{"doctor", "[--load]", "check the knowledge base, models, OCR, disk and settings; non-zero exit when a check fails", runDoctor},
+		{"migrate", "--to weaviate|sqlite [--kb NAME|--db PATH] [--as NAME]", "move the knowledge base into the team cluster (store.url), or the cluster's back into it, without indexing again (docs/team.md)", runMigrate},
 		{"backup", "DEST.db", "write a consistent copy of the knowledge base (safe while indexing)", runBackup},
 		{"restore", "SRC.db [--create]", "replace the knowledge base with a checked backup, keeping the old file as .bak (--create: make a new one)", runRestore},
 		{"bench", "[all|index|extract|embed|generate|vector|load|serve|paint|gui|ask|quality] [--runs N] [--limit N] [--duration D] [--clients N]", "measure indexing, search, extraction, models, answers and the window (docs/performance.md)", runBench},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,43 @@ func TestIndexFeedsTheTeamCluster(t *testing.T) {
 	_, errs, code = cli(t, home, "index", corpusDir(t), "--watch")
 	if code != 2 || !strings.Contains(errs, "--watch does not work with store.backend weaviate yet") {
 		t.Fatalf("--watch: exit %d\n%s", code, errs)
+	}
+}
+
+// TestMigrateMovesAKnowledgeBaseIntoTheClusterAndBack: `cairn migrate`
+// copies a knowledge base into the cluster and back into a new file, says
+// what it did, and writes nothing the second time.
+func TestMigrateMovesAKnowledgeBaseIntoTheClusterAndBack(t *testing.T) {
+	home := t.TempDir()
+	if out, errs, code := cli(t, home, "index", corpusDir(t), "--kb", "work"); code != 0 {
+		t.Fatalf("index: %s%s", out, errs)
+	}
+	_, errs, code := cli(t, home, "migrate", "--to", "weaviate", "--kb", "work")
+	if code != 1 || !strings.Contains(errs, "cairn migrate needs the team cluster in the settings: set store.backend to weaviate") {
+		t.Errorf("without a cluster: exit %d\n%s", code, errs)
+	}
+	n := teamSettings(t)
+	kb := filepath.Join(home, "data", "kb", "work.db")
+	out, errs, code := cli(t, home, "migrate", "--to", "weaviate", "--kb", "work")
+	want := "Migrated " + kb + " into the team cluster at " + n.URL + ": 1 folder, 8 documents (8 written, 0 already there); "
+	if code != 0 || !strings.HasPrefix(out, want) || !strings.Contains(out, "vector model none (keyword search only)") {
+		t.Fatalf("to weaviate: exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code = cli(t, home, "migrate", "--to", "weaviate", "--kb", "work")
+	if code != 0 || !strings.Contains(out, "8 documents (0 written, 8 already there); 0 chunks and 0 vectors written") {
+		t.Fatalf("again: exit %d\n%s%s", code, out, errs)
+	}
+	back := filepath.Join(t.TempDir(), "back.db")
+	out, errs, code = cli(t, home, "migrate", "--to", "sqlite", "--db", back)
+	if code != 0 || !strings.HasPrefix(out, "Migrated the team cluster at "+n.URL+" into "+back+": 1 folder, 8 documents (8 written, 0 already there)") {
+		t.Fatalf("to sqlite: exit %d\n%s%s", code, out, errs)
+	}
+	t.Setenv("CAIRN_STORE_BACKEND", "sqlite")
+	out, errs, code = cli(t, home, "search", "reset the router", "--db", back, "--top-k", "1")
+	if code != 0 || !strings.Contains(out, "router-x200.md") {
+		t.Errorf("search the migrated knowledge base: exit %d\n%s%s", code, out, errs)
+	}
+	if _, errs, code := cli(t, home, "migrate", "--to", "elsewhere"); code != 2 || !strings.Contains(errs, "migrate needs --to weaviate or --to sqlite") {
+		t.Errorf("--to elsewhere: exit %d\n%s", code, errs)
 	}
 }

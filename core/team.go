@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"strings"
 
 	"cairn/core/config"
 	"cairn/core/ingest"
+	"cairn/core/migrate"
 	"cairn/core/store"
 	"cairn/core/teamstore"
 )
@@ -55,3 +57,25 @@ func indexerName() string {
 	}
 	return fmt.Sprintf("cairn index on %s by %s (pid %d)", host, who, os.Getpid())
 }
+
+// MigrateToTeam copies the knowledge base's documents, chunks and vectors
+// into the team cluster of the settings; see migrate.ToTeam.
+func (e *Engine) MigrateToTeam(ctx context.Context, as string, progress func(migrate.Progress)) (migrate.Summary, error) {
+	ts, err := e.clusterToFeed(ctx)
+	if err != nil {
+		return migrate.Summary{}, err
+	}
+	return migrate.ToTeam(ctx, e.db, ts, migrate.Options{As: as, Holder: migratorName(), Progress: progress})
+}
+
+// MigrateFromTeam copies the team cluster's documents, chunks and vectors
+// into the knowledge base (opened for writing); see migrate.FromTeam.
+func (e *Engine) MigrateFromTeam(ctx context.Context, as string, progress func(migrate.Progress)) (migrate.Summary, error) {
+	ts, err := e.clusterToFeed(ctx)
+	if err != nil {
+		return migrate.Summary{}, err
+	}
+	return migrate.FromTeam(ctx, ts, e.db, migrate.Options{As: as, Holder: migratorName(), Progress: progress})
+}
+
+func migratorName() string { return strings.Replace(indexerName(), "cairn index", "cairn migrate", 1) }
