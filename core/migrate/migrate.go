@@ -74,15 +74,14 @@ type ModelMismatchError struct {
 }
 
 func (e *ModelMismatchError) Error() string {
-	return fmt.Sprintf("%s holds vectors of the embedding model %s (%d dimensions) and %s of %s (%d): a knowledge base's vectors are never mixed; "+
-		"migrate into an empty knowledge base (or collection), or index one of them again with the other's model", e.From, orNone(e.FromID), e.FromDim, e.To, orNone(e.ToID), e.ToDim)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
+	side := func(store, id string, dim int) string {
+		if id == "" {
+			return store + " has no vectors (keyword search only)"
+		}
+		return fmt.Sprintf("%s holds vectors of the embedding model %s (%d dimensions)", store, id, dim)
 	}
-	return s
+	return side(e.From, e.FromID, e.FromDim) + " and " + side(e.To, e.ToID, e.ToDim) + ": a knowledge base's vectors are never mixed; " +
+		"migrate into an empty knowledge base (or collection), or index one of them again with the other's model"
 }
 
 // ToTeam copies db's documents, chunks and vectors into ts. Each folder is

@@ -305,7 +305,7 @@ func TestMigrateRefusesAnotherVectorModel(t *testing.T) {
 	b, _ := indexedKB(t, embedder{id: "fake-b", dim: 4})
 	_, err := ToTeam(ctx, b, ts, Options{Holder: "test"})
 	var mm *ModelMismatchError
-	if !errors.As(err, &mm) || !strings.Contains(err.Error(), "holds vectors of the embedding model fake-b (4 dimensions) and the team cluster of fake-a (8)") {
+	if !errors.As(err, &mm) || !strings.Contains(err.Error(), "holds vectors of the embedding model fake-b (4 dimensions) and the team cluster holds vectors of the embedding model fake-a (8 dimensions): a knowledge base's vectors are never mixed") {
 		t.Errorf("into the cluster: %v", err)
 	}
 	before := sqliteContent(t, b)
@@ -315,7 +315,7 @@ func TestMigrateRefusesAnotherVectorModel(t *testing.T) {
 	sameContent(t, "the refused knowledge base", sqliteContent(t, b), before)
 	// A keyword-only knowledge base cannot join a cluster with vectors.
 	kw, _ := indexedKB(t, nil)
-	if _, err := ToTeam(ctx, kw, ts, Options{Holder: "test"}); !errors.As(err, &mm) {
+	if _, err := ToTeam(ctx, kw, ts, Options{Holder: "test"}); !errors.As(err, &mm) || !strings.Contains(err.Error(), "has no vectors (keyword search only) and the team cluster holds vectors of the embedding model fake-a") {
 		t.Errorf("keyword-only into the cluster: %v", err)
 	}
 	// A second migration of the same folder at once is refused.

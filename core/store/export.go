@@ -39,12 +39,17 @@ func (db *DB) Documents(ctx context.Context, folderID int64) ([]Document, error)
 
 // DocumentContent returns a document's chunks in order, as the chunker
 // made them, with their vectors (nil when the knowledge base holds none
-// for them: no embedding model, or not yet embedded).
+// for them: no embedding model, or not yet embedded), read in one
+// transaction, so an index run cannot change them half-way.
 func (db *DB) DocumentContent(ctx context.Context, docID int64) ([]chunk.Chunk, [][]float32, error) {
 	var chunks []chunk.Chunk
 	var ids []int64
-	err := db.read(ctx, func(c *sqlite3.Conn) error {
-		return query(c, `SELECT id, ordinal, text, heading, unit_kind, page, label, line_start, line_end, char_start, char_end
+	var vecs map[int64][]float32
+	err := db.read(ctx, func(c *sqlite3.Conn) (err error) {
+		// One read transaction: one snapshot for the chunks and vectors.
+		t := c.Begin()
+		defer t.End(&err)
+		err = query(c, `SELECT id, ordinal, text, heading, unit_kind, page, label, line_start, line_end, char_start, char_end
 			FROM chunks WHERE document_id = ? ORDER BY ordinal`, []any{docID}, func(s *sqlite3.Stmt) error {
 			ids = append(ids, s.ColumnInt64(0))
 			chunks = append(chunks, chunk.Chunk{Ordinal: s.ColumnInt(1), Text: s.ColumnText(2), Heading: s.ColumnText(3),
@@ -52,16 +57,14 @@ func (db *DB) DocumentContent(ctx context.Context, docID int64) ([]chunk.Chunk, 
 				Start: s.ColumnInt(9), End: s.ColumnInt(10)})
 			return nil
 		})
+		if err != nil {
+			return err
+		}
+		vecs, err = vectors(c, ids)
+		return err
 	})
-	if err != nil || len(ids) == 0 {
+	if err != nil || len(vecs) == 0 {
 		return chunks, nil, err
-	}
-	vecs, err := db.Vectors(ctx, ids)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(vecs) == 0 {
-		return chunks, nil, nil
 	}
 	if len(vecs) != len(ids) {
 		return nil, nil, fmt.Errorf("%d of the %d chunks of document %d have vectors: run `cairn index` to embed the rest first", len(vecs), len(ids), docID)
@@ -76,28 +79,35 @@ func (db *DB) DocumentContent(ctx context.Context, docID int64) ([]chunk.Chunk, 
 // Vectors returns the stored vectors of chunks ids; chunks without one are
 // absent.
 func (db *DB) Vectors(ctx context.Context, ids []int64) (map[int64][]float32, error) {
-	out := make(map[int64][]float32, len(ids))
+	var out map[int64][]float32
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
-		if _, dim, err := vectorModel(c); err != nil || dim == 0 {
-			return err
-		}
-		for len(ids) > 0 {
-			n := min(len(ids), 500)
-			args := make([]any, n)
-			for i, id := range ids[:n] {
-				args[i] = id
-			}
-			ids = ids[n:]
-			err := query(c, `SELECT rowid, embedding FROM chunks_vec WHERE rowid IN (`+strings.Repeat("?,", n-1)+`?)`, args,
-				func(s *sqlite3.Stmt) error {
-					out[s.ColumnInt64(0)] = DecodeVector(s.ColumnRawBlob(1))
-					return nil
-				})
-			if err != nil {
-				return fmt.Errorf("read vectors: %w", err)
-			}
-		}
-		return nil
+		var err error
+		out, err = vectors(c, ids)
+		return err
 	})
 	return out, err
+}
+
+func vectors(c *sqlite3.Conn, ids []int64) (map[int64][]float32, error) {
+	out := make(map[int64][]float32, len(ids))
+	if _, dim, err := vectorModel(c); err != nil || dim == 0 {
+		return out, err
+	}
+	for len(ids) > 0 {
+		n := min(len(ids), 500) // far below SQLite's parameter limit
+		args := make([]any, n)
+		for i, id := range ids[:n] {
+			args[i] = id
+		}
+		ids = ids[n:]
+		err := query(c, `SELECT rowid, embedding FROM chunks_vec WHERE rowid IN (`+strings.Repeat("?,", n-1)+`?)`, args,
+			func(s *sqlite3.Stmt) error {
+				out[s.ColumnInt64(0)] = DecodeVector(s.ColumnRawBlob(1))
+				return nil
+			})
+		if err != nil {
+			return nil, fmt.Errorf("read vectors: %w", err)
+		}
+	}
+	return out, nil
 }

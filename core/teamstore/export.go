@@ -51,7 +51,7 @@ func (s *Store) Documents(ctx context.Context) ([]Document, error) {
 
 // readPage is the chunks read per query: far below the cluster's
 // per-query limit (QUERY_MAXIMUM_RESULTS, 10,000 by default).
-const readPage = 200
+var readPage = 200
 
 // ReadDocument reads back a file's chunks in ordinal order, with their
 // vectors when they have them (vectors is nil when no chunk has one). The
