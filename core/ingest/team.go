@@ -139,7 +139,14 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.
 		}
 	}
 	rep.planned(len(entries), len(jobs), bytesTotal)
-	write := func(ctx context.Context, batch []result) error { return ix.writeTeam(ctx, t, rel, batch, rep) }
+	// Files left with an earlier version because their embedding failed
+	// (written by the pipeline's one writer, so counted without a lock).
+	kept := 0
+	write := func(ctx context.Context, batch []result) error {
+		n, err := ix.writeTeam(ctx, t, rel, batch, rep)
+		kept += n
+		return err
+	}
 	if err := write(ctx, early); err != nil {
 		return err
 	}
@@ -157,7 +164,7 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.
 	for _, p := range gone {
 		rep.file(FileEvent{Path: filepath.Join(root, filepath.FromSlash(p)), Status: StatusRemoved})
 	}
-	if ix.opt.Embedder != nil && rewrite {
+	if ix.opt.Embedder != nil && rewrite && kept == 0 {
 		// Every file of the folder has this model's vectors now.
 		return ts.SetFolderVectorModel(ctx, t.Folder, ix.opt.Embedder.ModelID())
 	}
@@ -199,31 +206,35 @@ func (ix *Indexer) teamVectors(ctx context.Context, t Team) (rewrite bool, err e
 }
 
 // writeTeam writes a group of results to the cluster, one file at a time,
-// and reports each. A file the cluster cannot take stops the run (the
+// and reports each; it returns how many files whose embedding failed it
+// left as they were. A file the cluster cannot take stops the run (the
 // cluster is down, the lease is lost): a later run writes it again.
-func (ix *Indexer) writeTeam(ctx context.Context, t Team, rel func(string) string, batch []result, rep *reporter) error {
+func (ix *Indexer) writeTeam(ctx context.Context, t Team, rel func(string) string, batch []result, rep *reporter) (kept int, err error) {
 	for _, r := range batch {
 		ev := FileEvent{Path: r.path, Status: r.status, Reason: r.reason, Bytes: r.size}
-		if r.status == StatusIndexed && ix.opt.Embedder != nil && r.vectors == nil {
+		embedFailed := r.status == StatusIndexed && ix.opt.Embedder != nil && r.vectors == nil
+		if embedFailed {
 			// Written without vectors, the file would keep none: its
-			// fingerprint would say it is done.
-			ev.Status, ev.Reason = StatusFailed, strings.Join(r.doc.Warnings, "; ")
+			// fingerprint would say it is done. The version the cluster
+			// holds, if any, stays until the next run.
+			ev.Status, ev.Reason = StatusFailed, "not written without its vectors: "+strings.Join(r.doc.Warnings, "; ")
 			r.status = StatusFailed
+			kept++
 		}
 		switch r.status {
 		case StatusUnchanged:
 			if err := t.Store.TouchDocument(ctx, t.Folder, rel(r.path), r.size, r.mtimeNS); err != nil {
-				return err
+				return kept, err
 			}
 		case StatusSkipped, StatusFailed:
 			if ctx.Err() != nil {
-				return ctx.Err() // a file interrupted by cancel is not a bad file
+				return kept, ctx.Err() // a file interrupted by cancel is not a bad file
 			}
-			if r.had {
+			if r.had && !embedFailed {
 				// As in SQLite: a file that can no longer be read keeps no
 				// chunks of an earlier version.
 				if err := t.Store.DeletePaths(ctx, t.Folder, []string{rel(r.path)}); err != nil {
-					return err
+					return kept, err
 				}
 			}
 			ix.opt.Log.Info("file not indexed", "path", r.path, "status", string(ev.Status), "reason", ev.Reason)
@@ -235,7 +246,7 @@ func (ix *Indexer) writeTeam(ctx context.Context, t Team, rel func(string) strin
 			d := teamstore.Document{Folder: t.Folder, Path: rel(r.path), Size: r.size, MTimeNS: r.mtimeNS, Hash: r.hash,
 				Title: title, Format: r.doc.Format, IndexedBy: t.Holder}
 			if err := t.Store.PutDocument(ctx, d, r.chunks, r.vectors); err != nil {
-				return err
+				return kept, err
 			}
 			ev.Chunks = len(r.chunks)
 			if len(r.doc.Warnings) > 0 {
@@ -244,5 +255,5 @@ func (ix *Indexer) writeTeam(ctx context.Context, t Team, rel func(string) strin
 		}
 		rep.file(ev)
 	}
-	return nil
+	return kept, nil
 }

@@ -311,8 +311,27 @@ func TestTeamRunIsRefusedWhileAnotherIndexerHoldsTheFolder(t *testing.T) {
 		t.Errorf("the refused indexer wrote %d files", len(docs))
 	}
 	l.Release(ctx)
-	if _, _, err := runTeam(t, teamIndexer(nil), ts, copyCorpus(t)); err != nil {
+	dir := copyCorpus(t)
+	if _, _, err := runTeam(t, teamIndexer(nil), ts, dir); err != nil {
 		t.Fatalf("after the release: %v", err)
+	}
+
+	// A model that fails: every file is reported, none is written without
+	// vectors, and the keyword-only version stays until the next run.
+	run, events, err := runTeam(t, teamIndexer(&fakeEmbedder{id: "fake-a", dim: 8, fail: true}), ts, dir)
+	if err != nil || run.FilesFailed != 8 || run.FilesIndexed != 0 {
+		t.Fatalf("with a failing model: %+v, %v", run, err)
+	}
+	for _, ev := range events {
+		if ev.Status == StatusFailed && (!strings.HasPrefix(ev.Reason, "not written without its vectors: ") || !strings.Contains(ev.Reason, "embedding failed")) {
+			t.Errorf("reason: %s", ev.Reason)
+		}
+	}
+	if docs, _ := ts.Documents(ctx); len(docs) != 8 {
+		t.Errorf("after the failed embedding the cluster holds %d files", len(docs))
+	}
+	if run, _, err := runTeam(t, teamIndexer(&fakeEmbedder{id: "fake-a", dim: 8}), ts, dir); err != nil || run.FilesIndexed != 8 {
+		t.Errorf("once the model works: %+v, %v", run, err)
 	}
 }
 

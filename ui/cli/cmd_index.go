@@ -30,6 +30,9 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 		return usageError{"index needs exactly one folder: cairn index DIR"}
 	}
 	if env.cfg.Store.Backend == config.BackendWeaviate {
+		if kb.kb != "" || kb.db != "" {
+			return usageError{"--kb and --db name a knowledge base file; with store.backend weaviate, cairn index writes into the team cluster (store.url)"}
+		}
 		if *watching {
 			return usageError{"--watch does not work with store.backend weaviate yet: run `cairn index DIR` again (from cron or a systemd timer) to index what changed"}
 		}
@@ -170,10 +173,7 @@ func statusLine(p ingest.Progress) string {
 	if s := p.Elapsed.Seconds(); s > 0 {
 		rate = float64(p.Bytes) / (1 << 20) / s
 	}
-	cur := p.Current
-	if len(cur) > 40 {
-		cur = "…" + cur[len(cur)-39:]
-	}
+	cur := shortPath(p.Current, 40)
 	return fmt.Sprintf("%s: %d/%d files, %d chunks, %.1f MB, %.1f MB/s%s  %s",
 		p.Phase, p.FilesDone, p.FilesTotal, p.Chunks, float64(p.Bytes)/(1<<20), rate, eta(p.ETA), cur)
 }
