@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"cairn/core/config"
 	"cairn/core/ingest"
@@ -35,7 +38,7 @@ func (e *Engine) IndexTeam(ctx context.Context, folder, as string, progress chan
 	if err != nil {
 		return fail(err)
 	}
-	return ix.RunTeam(ctx, ingest.Team{Store: ts, Folder: as, Holder: indexerName()}, folder, progress)
+	return ix.RunTeam(ctx, ingest.Team{Store: ts, Folder: as, Holder: indexerName(), Dead: stoppedHere}, folder, progress)
 }
 
 // clusterToFeed opens the team cluster of the settings through the
@@ -48,7 +51,8 @@ func (e *Engine) clusterToFeed(ctx context.Context) (*teamstore.Store, error) {
 	return teamstore.Open(ctx, teamstore.Options{URL: c.Store.URL, Key: e.net.WeaviateKey().Value, HTTP: e.net.HTTPClient("team store")})
 }
 
-// indexerName is how a second indexer's refusal names this one.
+// indexerName is how a second indexer's refusal names this one; see
+// stoppedHere.
 func indexerName() string {
 	host, _ := os.Hostname()
 	who := "?"
@@ -58,6 +62,25 @@ func indexerName() string {
 	return fmt.Sprintf("cairn index on %s by %s (pid %d)", host, who, os.Getpid())
 }
 
+var holderName = regexp.MustCompile(`^cairn (?:index|migrate) on (.*) by .* \(pid (\d+)\)$`)
+
+// stoppedHere reports whether a folder's holder, as indexerName and
+// migratorName name it, was a process of this computer that no longer
+// runs: killed or crashed, it left its lease behind. A process id reused
+// since counts as running, so that lease is left to expire.
+func stoppedHere(holder string) bool {
+	m := holderName.FindStringSubmatch(holder)
+	host, _ := os.Hostname()
+	if m == nil || host == "" || m[1] != host {
+		return false
+	}
+	pid, err := strconv.Atoi(m[2])
+	if err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
 // MigrateToTeam copies the knowledge base's documents, chunks and vectors
 // into the team cluster of the settings; see migrate.ToTeam.
 func (e *Engine) MigrateToTeam(ctx context.Context, as string, progress func(migrate.Progress)) (migrate.Summary, error) {
@@ -65,7 +88,7 @@ func (e *Engine) MigrateToTeam(ctx context.Context, as string, progress func(mig
 	if err != nil {
 		return migrate.Summary{}, err
 	}
-	return migrate.ToTeam(ctx, e.db, ts, migrate.Options{As: as, Holder: migratorName(), Progress: progress})
+	return migrate.ToTeam(ctx, e.db, ts, migrate.Options{As: as, Holder: migratorName(), Dead: stoppedHere, Progress: progress})
 }
 
 // MigrateFromTeam copies the team cluster's documents, chunks and vectors
@@ -75,7 +98,7 @@ func (e *Engine) MigrateFromTeam(ctx context.Context, as string, progress func(m
 	if err != nil {
 		return migrate.Summary{}, err
 	}
-	return migrate.FromTeam(ctx, ts, e.db, migrate.Options{As: as, Holder: migratorName(), Progress: progress})
+	return migrate.FromTeam(ctx, ts, e.db, migrate.Options{As: as, Holder: migratorName(), Dead: stoppedHere, Progress: progress})
 }
 
 func migratorName() string { return strings.Replace(indexerName(), "cairn index", "cairn migrate", 1) }

@@ -26,6 +26,11 @@ type Team struct {
 	// LeaseTTL is how long the folder's lease lasts unless renewed (it is
 	// renewed every third of it); default DefaultLeaseTTL.
 	LeaseTTL time.Duration
+	// Dead, when not nil, reports whether the holder of the folder's lease
+	// is known to have stopped (a process of this computer that is gone):
+	// its lease is then taken at once (teamstore.TakeLease), so a run
+	// after a crash need not wait for it to expire.
+	Dead func(holder string) bool
 }
 
 // DefaultLeaseTTL is Team.LeaseTTL's default: an indexer that dies frees
@@ -58,7 +63,7 @@ func (ix *Indexer) RunTeam(ctx context.Context, t Team, folder string, progress 
 	if t.LeaseTTL <= 0 {
 		t.LeaseTTL = DefaultLeaseTTL
 	}
-	lease, err := t.Store.AcquireLease(ctx, t.Folder, t.Holder, t.LeaseTTL)
+	lease, err := t.Store.TakeLease(ctx, t.Folder, t.Holder, t.LeaseTTL, t.Dead)
 	if err != nil {
 		return store.Run{}, err
 	}

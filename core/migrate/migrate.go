@@ -55,6 +55,9 @@ type Options struct {
 	// LeaseTTL is how long a folder's lease lasts unless renewed; default
 	// 2 minutes.
 	LeaseTTL time.Duration
+	// Dead reports whether a folder's holder is known to have stopped, as
+	// ingest.Team.Dead.
+	Dead func(holder string) bool
 	// Progress, when not nil, is called after each document.
 	Progress func(Progress)
 }
@@ -206,7 +209,7 @@ func holding(ctx context.Context, ts *teamstore.Store, folder string, opt Option
 	if ttl <= 0 {
 		ttl = 2 * time.Minute
 	}
-	lease, err := ts.AcquireLease(ctx, folder, opt.Holder, ttl)
+	lease, err := ts.TakeLease(ctx, folder, opt.Holder, ttl, opt.Dead)
 	if err != nil {
 		return err
 	}

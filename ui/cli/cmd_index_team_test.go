@@ -2,8 +2,12 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,5 +110,69 @@ func TestMigrateMovesAKnowledgeBaseIntoTheClusterAndBack(t *testing.T) {
 	}
 	if _, errs, code := cli(t, home, "migrate", "--to", "elsewhere"); code != 2 || !strings.Contains(errs, "migrate needs --to weaviate or --to sqlite") {
 		t.Errorf("--to elsewhere: exit %d\n%s", code, errs)
+	}
+}
+
+// TestSIGKILLDuringTeamIndexing: a `cairn index` into the cluster killed
+// half-way leaves its lease behind; the next run on this computer takes
+// the folder at once (the holder's process is gone) and finishes the job
+// with exactly a clean run's files and chunks, no duplicates.
+func TestSIGKILLDuringTeamIndexing(t *testing.T) {
+	n := teamSettings(t)
+	corpus := writeCorpus(t, 300)
+	home := t.TempDir()
+	ctx := context.Background()
+	ts, err := teamstore.Open(ctx, teamstore.Options{URL: n.URL, Key: teamtest.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "index", corpus, "--as", "killed", "--quiet")
+	cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_HOME="+home)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	for written := 0; written < 20; {
+		select {
+		case <-exited:
+			t.Fatal("the run ended before it was killed")
+		case <-time.After(20 * time.Millisecond):
+		}
+		st, _ := ts.FileStates(ctx, "killed")
+		written = len(st)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-exited
+	killed, _ := ts.FileStates(ctx, "killed")
+	if len(killed) >= 300 {
+		t.Fatalf("the run finished before the kill")
+	}
+
+	// Files fingerprinted before the kill are unchanged; the rest,
+	// including one whose chunks were written but not its fingerprint,
+	// are written now.
+	out, errs, code := cli(t, home, "index", corpus, "--as", "killed", "--quiet")
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("300 files seen, %d indexed, %d unchanged", 300-len(killed), len(killed))) {
+		t.Fatalf("after the kill (%d files fingerprinted): exit %d\n%s%s", len(killed), code, out, errs)
+	}
+	if _, errs, code := cli(t, home, "index", corpus, "--as", "clean", "--quiet"); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, folder := range []string{"killed", "clean"} {
+		st, err := ts.FileStates(ctx, folder)
+		want := 0
+		for _, s := range st {
+			want += s.Chunks
+		}
+		got, cerr := ts.CountChunks(ctx, folder, "")
+		if err != nil || cerr != nil || len(st) != 300 || got != want || want == 0 {
+			t.Errorf("%s: %d files, %d chunks held, %d fingerprinted (%v, %v)", folder, len(st), got, want, err, cerr)
+		}
+	}
+	a, _ := ts.CountChunks(ctx, "killed", "")
+	b, _ := ts.CountChunks(ctx, "clean", "")
+	if a != b {
+		t.Errorf("after the kill and a re-run: %d chunks; a clean run: %d", a, b)
 	}
 }
