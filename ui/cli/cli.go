@@ -39,7 +39,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"index", "DIR [--watch] [--kb NAME|--db PATH]", "index a folder (incremental; Ctrl+C stops cleanly; --watch keeps indexing what changes)", runIndex},
+		{"index", "DIR [--watch] [--kb NAME|--db PATH] | DIR [--as NAME]", "index a folder (incremental; Ctrl+C stops cleanly; --watch keeps indexing what changes); with store.backend weaviate, into the team cluster", runIndex},
 		{"search", "QUERY [--top-k N] [--json] | --batch FILE --format trec", "search the knowledge base", runSearch},
 		{"ask", "QUESTION [--json] [--new | --continue | --thread ID]", "answer a question from your documents, with citations; --new, --continue: a saved conversation", runAsk},
 		{"threads", "[ID | --delete ID] [--json]", "list the saved conversations, print one, or delete one", runThreads},
