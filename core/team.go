@@ -21,8 +21,9 @@ import (
 // IndexTeam indexes folder into the team cluster that store.url names
 // (store.backend weaviate), under the name as (the folder's name in the
 // cluster, the same on every machine; "" for its absolute path); see
-// ingest.Indexer.RunTeam. It needs no knowledge base file: an Engine opened
-// with Options.NoKB will do.
+// ingest.Indexer.RunTeam. The run and the files not indexed are recorded
+// in the engine's knowledge base, which holds none of the folder's
+// documents; an Engine opened with Options.NoKB records them nowhere.
 func (e *Engine) IndexTeam(ctx context.Context, folder, as string, progress chan<- ingest.Progress) (store.Run, error) {
 	fail := func(err error) (store.Run, error) {
 		if progress != nil {
@@ -38,7 +39,7 @@ func (e *Engine) IndexTeam(ctx context.Context, folder, as string, progress chan
 	if err != nil {
 		return fail(err)
 	}
-	return ix.RunTeam(ctx, ingest.Team{Store: ts, Folder: as, Holder: indexerName(), Dead: stoppedHere}, folder, progress)
+	return ix.RunTeam(ctx, ingest.Team{Store: ts, Folder: as, Holder: indexerName(), Local: e.db, Dead: stoppedHere}, folder, progress)
 }
 
 // clusterToFeed opens the team cluster of the settings through the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
@@ -26,6 +27,12 @@ type Team struct {
 	// LeaseTTL is how long the folder's lease lasts unless renewed (it is
 	// renewed every third of it); default DefaultLeaseTTL.
 	LeaseTTL time.Duration
+	// Local, when not nil, is the local knowledge base, where the run and
+	// the files not indexed are recorded as a SQLite run records them
+	// (`cairn status`, `cairn status --issues`); the cluster keeps
+	// neither. Recording is best-effort: a failure is logged, and the run
+	// goes on without it.
+	Local *store.DB
 	// Dead, when not nil, reports whether the holder of the folder's lease
 	// is known to have stopped (a process of this computer that is gone):
 	// its lease is then taken at once (teamstore.TakeLease), so a run
@@ -44,9 +51,10 @@ const DefaultLeaseTTL = 2 * time.Minute
 // from the folder removed at the end. It holds the folder's lease
 // throughout: a second indexer is refused with a *teamstore.LeaseHeldError,
 // and a run whose lease is taken over stops with teamstore.ErrLeaseLost.
-// The cluster keeps no runs or issues: the returned Run (ID 0) and the
-// progress events report them, and a skipped or failed file, which gets no
-// fingerprint, is read again by the next run.
+// The cluster keeps no runs or issues: the progress events report them,
+// Team.Local records them (the returned Run has its id there, else 0), and
+// a skipped or failed file, which gets no fingerprint, is read again by the
+// next run.
 func (ix *Indexer) RunTeam(ctx context.Context, t Team, folder string, progress chan<- Progress) (store.Run, error) {
 	rep := newReporter(progress)
 	defer rep.close()
@@ -69,9 +77,10 @@ func (ix *Indexer) RunTeam(ctx context.Context, t Team, folder string, progress 
 	}
 	held, stop := lease.Hold(ctx)
 	run := store.Run{Folder: abs, StartedAt: time.Now(), Status: store.RunRunning}
-	ix.opt.Log.Info("team index run started", "folder", abs, "as", t.Folder)
+	local := ix.recordLocally(ctx, t.Local, abs, &run)
+	ix.opt.Log.Info("team index run started", "folder", abs, "as", t.Folder, "run", run.ID)
 	rep.start(abs)
-	err = ix.runTeam(held, t, abs, &run, rep)
+	err = ix.runTeam(held, t, abs, &run, rep, local)
 	serr := stop()
 	if held.Err() != nil && ctx.Err() == nil && serr != nil {
 		// The hold ended the work: the lease was lost or could not be
@@ -90,6 +99,7 @@ func (ix *Indexer) RunTeam(ctx context.Context, t Team, folder string, progress 
 	default:
 		run.Status, run.Error = store.RunFailed, err.Error()
 	}
+	local.finish(context.WithoutCancel(ctx), run)
 	run.FinishedAt = time.Now()
 	ix.opt.Log.Info("team index run finished", "status", string(run.Status), "seen", run.FilesSeen,
 		"indexed", run.FilesIndexed, "unchanged", run.FilesUnchanged, "skipped", run.FilesSkipped, "failed", run.FilesFailed,
@@ -98,7 +108,7 @@ func (ix *Indexer) RunTeam(ctx context.Context, t Team, folder string, progress 
 	return run, err
 }
 
-func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.Run, rep *reporter) error {
+func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.Run, rep *reporter, local *localRecord) error {
 	ts := t.Store
 	rewrite, err := ix.teamVectors(ctx, t)
 	if err != nil {
@@ -148,7 +158,7 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.
 	// (written by the pipeline's one writer, so counted without a lock).
 	kept := 0
 	write := func(ctx context.Context, batch []result) error {
-		n, err := ix.writeTeam(ctx, t, rel, batch, rep)
+		n, err := ix.writeTeam(ctx, t, rel, batch, rep, local)
 		kept += n
 		return err
 	}
@@ -214,7 +224,7 @@ func (ix *Indexer) teamVectors(ctx context.Context, t Team) (rewrite bool, err e
 // and reports each; it returns how many files whose embedding failed it
 // left as they were. A file the cluster cannot take stops the run (the
 // cluster is down, the lease is lost): a later run writes it again.
-func (ix *Indexer) writeTeam(ctx context.Context, t Team, rel func(string) string, batch []result, rep *reporter) (kept int, err error) {
+func (ix *Indexer) writeTeam(ctx context.Context, t Team, rel func(string) string, batch []result, rep *reporter, local *localRecord) (kept int, err error) {
 	for _, r := range batch {
 		ev := FileEvent{Path: r.path, Status: r.status, Reason: r.reason, Bytes: r.size}
 		embedFailed := r.status == StatusIndexed && ix.opt.Embedder != nil && r.vectors == nil
@@ -243,6 +253,7 @@ func (ix *Indexer) writeTeam(ctx context.Context, t Team, rel func(string) strin
 				}
 			}
 			ix.opt.Log.Info("file not indexed", "path", r.path, "status", string(ev.Status), "reason", ev.Reason)
+			local.issue(ctx, store.Issue{Path: r.path, Kind: string(ev.Status), Reason: ev.Reason, Size: r.size, MTimeNS: r.mtimeNS})
 		case StatusIndexed:
 			title := strings.TrimSpace(r.doc.Title)
 			if title == "" {
@@ -261,4 +272,71 @@ func (ix *Indexer) writeTeam(ctx context.Context, t Team, rel func(string) strin
 		rep.file(ev)
 	}
 	return kept, nil
+}
+
+// localRecord keeps a team run's record and its files not indexed in the
+// local knowledge base (Team.Local). A nil *localRecord records nothing.
+type localRecord struct {
+	db     *store.DB
+	log    *slog.Logger
+	folder int64
+	run    int64
+	unlock func()
+}
+
+// recordLocally starts the run's record in db, holding its indexing lock
+// (as a SQLite run does, so neither marks the other's run interrupted),
+// and forgets the folder's issues: this run reports them afresh. It
+// returns nil, having logged why, when db is nil or cannot record.
+func (ix *Indexer) recordLocally(ctx context.Context, db *store.DB, folder string, run *store.Run) *localRecord {
+	if db == nil {
+		return nil
+	}
+	l := &localRecord{db: db, log: ix.opt.Log}
+	fail := func(err error) *localRecord {
+		ix.opt.Log.Warn("the team run is not recorded in the local knowledge base", "path", db.Path(), "err", err)
+		if l.unlock != nil {
+			l.unlock()
+		}
+		return nil
+	}
+	var err error
+	if l.unlock, err = db.LockIndexing(); err != nil {
+		return fail(err)
+	}
+	f, err := db.AddFolder(ctx, folder)
+	if err != nil {
+		return fail(err)
+	}
+	l.folder = f.ID
+	if err := db.ClearFolderIssues(ctx, f.ID); err != nil {
+		return fail(err)
+	}
+	if l.run, err = db.StartRun(ctx, folder); err != nil {
+		return fail(err)
+	}
+	run.ID = l.run
+	return l
+}
+
+// issue records a file not indexed.
+func (l *localRecord) issue(ctx context.Context, is store.Issue) {
+	if l == nil {
+		return
+	}
+	is.RunID = l.run
+	if err := l.db.RecordIssue(ctx, l.folder, is); err != nil && ctx.Err() == nil {
+		l.log.Warn("record a file not indexed in the local knowledge base", "path", is.Path, "err", err)
+	}
+}
+
+// finish records the run's outcome and releases the lock.
+func (l *localRecord) finish(ctx context.Context, run store.Run) {
+	if l == nil {
+		return
+	}
+	defer l.unlock()
+	if err := l.db.FinishRun(ctx, run); err != nil {
+		l.log.Warn("record the team run in the local knowledge base", "path", l.db.Path(), "err", err)
+	}
 }

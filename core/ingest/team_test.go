@@ -65,9 +65,9 @@ func teamIndexer(emb Embedder) *Indexer {
 	return New(nil, extract.NewRegistry(extract.DefaultLimits()), opt)
 }
 
-// runTeam runs a team index of dir into ts and returns the run and the
-// file events.
-func runTeam(t *testing.T, ix *Indexer, ts *teamstore.Store, dir string) (store.Run, []FileEvent, error) {
+// runTeam runs a team index of dir into ts, recording it in local when
+// one is given, and returns the run and the file events.
+func runTeam(t *testing.T, ix *Indexer, ts *teamstore.Store, dir string, local ...*store.DB) (store.Run, []FileEvent, error) {
 	t.Helper()
 	ch := make(chan Progress, 16)
 	var events []FileEvent
@@ -80,7 +80,11 @@ func runTeam(t *testing.T, ix *Indexer, ts *teamstore.Store, dir string) (store.
 			}
 		}
 	}()
-	run, err := ix.RunTeam(ctx, Team{Store: ts, Folder: teamFolder, Holder: "test indexer", LeaseTTL: 3 * time.Second}, dir, ch)
+	team := Team{Store: ts, Folder: teamFolder, Holder: "test indexer", LeaseTTL: 3 * time.Second}
+	if len(local) > 0 {
+		team.Local = local[0]
+	}
+	run, err := ix.RunTeam(ctx, team, dir, ch)
 	<-done
 	return run, events, err
 }
@@ -218,12 +222,14 @@ func TestTeamRunMatchesTheSQLiteRunAndStaysInStep(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "data", "broken.pdf"), []byte("%PDF-1.4 not really"), 0o644)
 	emb := &fakeEmbedder{id: "fake-a", dim: 8}
 	sq, db := newIndexer(t, Options{Chunk: smallChunks, Embedder: &fakeEmbedder{id: "fake-a", dim: 8}})
+	// The local knowledge base of the team's indexer: its runs and issues.
+	_, local := newIndexer(t, Options{})
 	index := func() (store.Run, []FileEvent) {
 		t.Helper()
 		if _, err := sq.Run(ctx, dir, nil); err != nil {
 			t.Fatal(err)
 		}
-		run, events, err := runTeam(t, teamIndexer(emb), ts, dir)
+		run, events, err := runTeam(t, teamIndexer(emb), ts, dir, local)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,8 +254,27 @@ func TestTeamRunMatchesTheSQLiteRunAndStaysInStep(t *testing.T) {
 		t.Errorf("the cluster's vector model: %q %d %v", model, dim, err)
 	}
 
+	// The run and the broken file are recorded locally, as a SQLite run
+	// records them; no document is.
+	checkLocal := func(runs int) {
+		t.Helper()
+		rs, err := local.Runs(ctx, 10)
+		if err != nil || len(rs) != runs || rs[0].ID != run.ID || rs[0].Status != store.RunDone || rs[0].FilesSeen != 9 || rs[0].Folder != dir {
+			t.Fatalf("local runs: %+v, %v (this run %+v)", rs, err, run)
+		}
+		is, err := local.Issues(ctx, 0)
+		if err != nil || len(is) != 1 || is[0].Path != filepath.Join(dir, "data", "broken.pdf") || is[0].Kind != "failed" && is[0].Kind != "skipped" || is[0].RunID != run.ID {
+			t.Errorf("local issues: %+v, %v", is, err)
+		}
+		if docs, _ := local.Documents(ctx, 0); len(docs) != 0 {
+			t.Errorf("the local knowledge base holds %d documents", len(docs))
+		}
+	}
+	checkLocal(1)
+
 	before := indexedAt(t, ts)
 	run, _ = index()
+	checkLocal(2)
 	if run.FilesIndexed != 0 || run.FilesUnchanged != 8 || run.Chunks != 0 || run.FilesRemoved != 0 {
 		t.Errorf("second run: %+v", run)
 	}

@@ -30,9 +30,6 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 		return usageError{"index needs exactly one folder: cairn index DIR"}
 	}
 	if env.cfg.Store.Backend == config.BackendWeaviate {
-		if kb.kb != "" || kb.db != "" {
-			return usageError{"--kb and --db name a knowledge base file; with store.backend weaviate, cairn index writes into the team cluster (store.url)"}
-		}
 		if *watching {
 			return usageError{"--watch does not work with store.backend weaviate yet: run `cairn index DIR` again (from cron or a systemd timer) to index what changed"}
 		}
@@ -110,15 +107,22 @@ func printRun(w io.Writer, run store.Run) {
 		run.FilesRemoved, run.Chunks, float64(run.Bytes)/(1<<20), time.Since(run.StartedAt).Round(time.Millisecond))
 }
 
-// indexTeam indexes folder into the team cluster (store.backend weaviate):
-// no knowledge base file is opened; the runs and the files not indexed
-// are reported here and in the log, not kept in the cluster.
+// indexTeam indexes folder into the team cluster (store.backend weaviate).
+// The run and the files not indexed are recorded in the local knowledge
+// base (--kb, --db), not in the cluster; when it cannot be opened, the
+// run goes on, reported here and in the log only.
 func indexTeam(ctx context.Context, env *cliEnv, kb kbFlags, folder, as string, quiet bool) error {
-	opt := kb.options(env)
-	opt.NoKB = true
-	eng, err := core.Open(ctx, env.cfg, env.dirs, opt)
+	eng, err := kb.openWrite(ctx, env)
 	if err != nil {
-		return err
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fmt.Fprintln(env.stderr, "cairn: warning: this run is not recorded in the local knowledge base:", err)
+		opt := kb.options(env)
+		opt.NoKB = true
+		if eng, err = core.Open(ctx, env.cfg, env.dirs, opt); err != nil {
+			return err
+		}
 	}
 	defer eng.Close()
 	progress := make(chan ingest.Progress, 64)
@@ -133,7 +137,7 @@ func indexTeam(ctx context.Context, env *cliEnv, kb kbFlags, folder, as string, 
 		printRun(env.stdout, run)
 	}
 	if err == nil && run.FilesFailed > 0 {
-		return partialError{fmt.Sprintf("%d of %d files failed (listed above, and in the log) and will be retried on the next run",
+		return partialError{fmt.Sprintf("%d of %d files failed and will be retried on the next run; `cairn status --issues` lists them with the reason",
 			run.FilesFailed, run.FilesSeen)}
 	}
 	return err

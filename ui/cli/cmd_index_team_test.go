@@ -55,6 +55,12 @@ func TestIndexFeedsTheTeamCluster(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "8 files seen, 0 indexed, 8 unchanged") {
 		t.Fatalf("again: exit %d\n%s%s", code, out, errs)
 	}
+	// The runs are recorded in the local knowledge base; the documents
+	// are in the cluster.
+	out, errs, code = cli(t, home, "status")
+	if code != 0 || !strings.Contains(out, "Folder:         "+corpusDir(t)+": 0 documents") || !strings.Contains(out, " done: 0 indexed, 8 unchanged, 0 skipped, 0 failed, 0 removed") {
+		t.Errorf("status: exit %d\n%s%s", code, out, errs)
+	}
 	ts, err := teamstore.Open(context.Background(), teamstore.Options{URL: n.URL, Key: teamtest.Key})
 	if err != nil {
 		t.Fatal(err)
