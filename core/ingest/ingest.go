@@ -84,6 +84,10 @@ type job struct {
 	entry
 	prev store.FileState
 	had  bool // prev is valid
+	// storedHash is the content hash of the version the store holds, ""
+	// when it holds none: a file touched but not changed needs no
+	// extraction.
+	storedHash string
 }
 
 type result struct {
@@ -213,7 +217,11 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 		case e.skip != "":
 			early = append(early, result{job: job{entry: e}, status: StatusSkipped, reason: e.skip})
 		default:
-			jobs = append(jobs, job{entry: e, prev: prev, had: had})
+			j := job{entry: e, prev: prev, had: had}
+			if had && prev.DocumentID != 0 {
+				j.storedHash = prev.Hash
+			}
+			jobs = append(jobs, j)
 			bytesTotal += e.size
 		}
 	}
@@ -254,7 +262,8 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 	}
 	if len(jobs) > 0 {
 		rep.phase(PhaseIndexing)
-		if err := ix.pipeline(ctx, f, run, jobs, rep); err != nil {
+		write := func(ctx context.Context, batch []result) error { return ix.writeBatch(ctx, f, run, batch, rep) }
+		if err := ix.pipeline(ctx, jobs, rep, write); err != nil {
 			return err
 		}
 	}
@@ -266,8 +275,10 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 	return nil
 }
 
-// pipeline runs workers -> (embedder) -> writer over jobs.
-func (ix *Indexer) pipeline(ctx context.Context, f store.Folder, run *store.Run, jobs []job, rep *reporter) error {
+// pipeline runs workers -> (embedder) -> writer over jobs; write stores a
+// group of results (a SQLite transaction, or a team cluster's writes) and
+// reports them. An error from write stops the run.
+func (ix *Indexer) pipeline(ctx context.Context, jobs []job, rep *reporter, write func(context.Context, []result) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	todo := make(chan job)
@@ -355,7 +366,7 @@ func (ix *Indexer) pipeline(ctx context.Context, f store.Folder, run *store.Run,
 				break more
 			}
 		}
-		werr = ix.writeBatch(ctx, f, run, batch, rep)
+		werr = write(ctx, batch)
 		for _, r := range batch {
 			queue.Release(r.queued)
 		}
@@ -404,7 +415,7 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 	}
 	r.hash = hex.EncodeToString(h.Sum(nil))
 	r.size = j.size
-	if j.had && j.prev.DocumentID != 0 && j.prev.Hash == r.hash {
+	if j.storedHash != "" && j.storedHash == r.hash {
 		r.status = StatusUnchanged // touched: same content, new mtime
 		return r
 	}

@@ -39,7 +39,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"index", "DIR [--watch] [--kb NAME|--db PATH]", "index a folder (incremental; Ctrl+C stops cleanly; --watch keeps indexing what changes)", runIndex},
+		{"index", "DIR [--watch] [--kb NAME|--db PATH] | DIR [--as NAME]", "index a folder (incremental; Ctrl+C stops cleanly; --watch keeps indexing what changes); with store.backend weaviate, into the team cluster", runIndex},
 		{"search", "QUERY [--top-k N] [--json] | --batch FILE --format trec", "search the knowledge base", runSearch},
 		{"ask", "QUESTION [--json] [--new | --continue | --thread ID]", "answer a question from your documents, with citations; --new, --continue: a saved conversation", runAsk},
 		{"threads", "[ID | --delete ID] [--json]", "list the saved conversations, print one, or delete one", runThreads},
@@ -50,6 +50,7 @@ func commands() []command {
 		{"serve", "[--port N] [--print-token]", "serve the HTTP API and MCP on 127.0.0.1, for your own tools (docs/service.md)", runServe},
 		{"mcp", "[--kb NAME|--db PATH]", "speak the Model Context Protocol on stdin/stdout, for AI assistants (docs/service.md)", runMCP},
 		{"doctor", "[--load]", "check the knowledge base, models, OCR, disk and settings; non-zero exit when a check fails", runDoctor},
+		{"migrate", "--to weaviate|sqlite [--kb NAME|--db PATH] [--as NAME]", "move the knowledge base into the team cluster (store.url), or the cluster's back into it, without indexing again (docs/team.md)", runMigrate},
 		{"backup", "DEST.db", "write a consistent copy of the knowledge base (safe while indexing)", runBackup},
 		{"restore", "SRC.db [--create]", "replace the knowledge base with a checked backup, keeping the old file as .bak (--create: make a new one)", runRestore},
 		{"bench", "[all|index|extract|embed|generate|vector|load|serve|paint|gui|ask|quality] [--runs N] [--limit N] [--duration D] [--clients N]", "measure indexing, search, extraction, models, answers and the window (docs/performance.md)", runBench},

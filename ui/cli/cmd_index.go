@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"cairn/core"
+	"cairn/core/config"
 	"cairn/core/ingest"
+	"cairn/core/store"
 )
 
 func runIndex(ctx context.Context, env *cliEnv, args []string) error {
@@ -19,12 +21,22 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	kb.add(fs)
 	quiet := fs.Bool("quiet", false, "print only the summary")
 	watching := fs.Bool("watch", false, "after the run, keep watching the folder and index what changes, until Ctrl+C")
+	as := fs.String("as", "", "with store.backend weaviate: the folder's `name` in the team cluster, the same on every machine (default: its absolute path)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usageError{"index needs exactly one folder: cairn index DIR"}
+	}
+	if env.cfg.Store.Backend == config.BackendWeaviate {
+		if *watching {
+			return usageError{"--watch does not work with store.backend weaviate yet: run `cairn index DIR` again (from cron or a systemd timer) to index what changed"}
+		}
+		return indexTeam(ctx, env, kb, pos[0], *as, *quiet)
+	}
+	if *as != "" {
+		return usageError{"--as names a folder in a team cluster: it needs store.backend weaviate"}
 	}
 	eng, err := kb.openWrite(ctx, env)
 	if err != nil {
@@ -79,9 +91,50 @@ func indexOnce(ctx context.Context, env *cliEnv, eng *core.Engine, folder string
 	run, err := eng.Index(ctx, folder, progress)
 	<-done
 	if run.ID != 0 {
-		fmt.Fprintf(env.stdout, "%s: %d files seen, %d indexed, %d unchanged, %d skipped, %d failed, %d removed; %d chunks, %.1f MB in %s\n",
-			run.Folder, run.FilesSeen, run.FilesIndexed, run.FilesUnchanged, run.FilesSkipped, run.FilesFailed,
-			run.FilesRemoved, run.Chunks, float64(run.Bytes)/(1<<20), time.Since(run.StartedAt).Round(time.Millisecond))
+		printRun(env.stdout, run)
+	}
+	if err == nil && run.FilesFailed > 0 {
+		return partialError{fmt.Sprintf("%d of %d files failed and will be retried on the next run; `cairn status --issues` lists them with the reason",
+			run.FilesFailed, run.FilesSeen)}
+	}
+	return err
+}
+
+// printRun prints a run's summary line.
+func printRun(w io.Writer, run store.Run) {
+	fmt.Fprintf(w, "%s: %d files seen, %d indexed, %d unchanged, %d skipped, %d failed, %d removed; %d chunks, %.1f MB in %s\n",
+		run.Folder, run.FilesSeen, run.FilesIndexed, run.FilesUnchanged, run.FilesSkipped, run.FilesFailed,
+		run.FilesRemoved, run.Chunks, float64(run.Bytes)/(1<<20), time.Since(run.StartedAt).Round(time.Millisecond))
+}
+
+// indexTeam indexes folder into the team cluster (store.backend weaviate).
+// The run and the files not indexed are recorded in the local knowledge
+// base (--kb, --db), not in the cluster; when it cannot be opened, the
+// run goes on, reported here and in the log only.
+func indexTeam(ctx context.Context, env *cliEnv, kb kbFlags, folder, as string, quiet bool) error {
+	eng, err := kb.openWrite(ctx, env)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fmt.Fprintln(env.stderr, "cairn: warning: this run is not recorded in the local knowledge base:", err)
+		opt := kb.options(env)
+		opt.NoKB = true
+		if eng, err = core.Open(ctx, env.cfg, env.dirs, opt); err != nil {
+			return err
+		}
+	}
+	defer eng.Close()
+	progress := make(chan ingest.Progress, 64)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		printProgress(env.stderr, progress, quiet, isTerminal(env.stderr))
+	}()
+	run, err := eng.IndexTeam(ctx, folder, as, progress)
+	<-done
+	if !run.StartedAt.IsZero() {
+		printRun(env.stdout, run)
 	}
 	if err == nil && run.FilesFailed > 0 {
 		return partialError{fmt.Sprintf("%d of %d files failed and will be retried on the next run; `cairn status --issues` lists them with the reason",
@@ -124,10 +177,7 @@ func statusLine(p ingest.Progress) string {
 	if s := p.Elapsed.Seconds(); s > 0 {
 		rate = float64(p.Bytes) / (1 << 20) / s
 	}
-	cur := p.Current
-	if len(cur) > 40 {
-		cur = "…" + cur[len(cur)-39:]
-	}
+	cur := shortPath(p.Current, 40)
 	return fmt.Sprintf("%s: %d/%d files, %d chunks, %.1f MB, %.1f MB/s%s  %s",
 		p.Phase, p.FilesDone, p.FilesTotal, p.Chunks, float64(p.Bytes)/(1<<20), rate, eta(p.ETA), cur)
 }

@@ -1,0 +1,105 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"cairn/core/config"
+	"cairn/core/ingest"
+	"cairn/core/migrate"
+	"cairn/core/store"
+	"cairn/core/teamstore"
+)
+
+// IndexTeam indexes folder into the team cluster that store.url names
+// (store.backend weaviate), under the name as (the folder's name in the
+// cluster, the same on every machine; "" for its absolute path); see
+// ingest.Indexer.RunTeam. The run and the files not indexed are recorded
+// in the engine's knowledge base, which holds none of the folder's
+// documents; an Engine opened with Options.NoKB records them nowhere.
+func (e *Engine) IndexTeam(ctx context.Context, folder, as string, progress chan<- ingest.Progress) (store.Run, error) {
+	fail := func(err error) (store.Run, error) {
+		if progress != nil {
+			close(progress)
+		}
+		return store.Run{}, err
+	}
+	ts, err := e.clusterToFeed(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	ix, err := e.indexer(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	return ix.RunTeam(ctx, ingest.Team{Store: ts, Folder: as, Holder: indexerName(), Local: e.db, Dead: stoppedHere}, folder, progress)
+}
+
+// clusterToFeed opens the team cluster of the settings through the
+// network gate, with the key from CAIRN_WEAVIATE_KEY or the keyring.
+func (e *Engine) clusterToFeed(ctx context.Context) (*teamstore.Store, error) {
+	c := e.Config()
+	if c.Store.Backend != config.BackendWeaviate {
+		return nil, errors.New("store.backend is not weaviate: set it and store.url to the team cluster's (docs/team.md)")
+	}
+	return teamstore.Open(ctx, teamstore.Options{URL: c.Store.URL, Key: e.net.WeaviateKey().Value, HTTP: e.net.HTTPClient("team store")})
+}
+
+// indexerName is how a second indexer's refusal names this one; see
+// stoppedHere.
+func indexerName() string {
+	host, _ := os.Hostname()
+	who := "?"
+	if u, err := user.Current(); err == nil {
+		who = u.Username
+	}
+	return fmt.Sprintf("cairn index on %s by %s (pid %d)", host, who, os.Getpid())
+}
+
+var holderName = regexp.MustCompile(`^cairn (?:index|migrate) on (.*) by .* \(pid (\d+)\)$`)
+
+// stoppedHere reports whether a folder's holder, as indexerName and
+// migratorName name it, was a process of this computer that no longer
+// runs: killed or crashed, it left its lease behind. A process id reused
+// since counts as running, so that lease is left to expire.
+func stoppedHere(holder string) bool {
+	m := holderName.FindStringSubmatch(holder)
+	host, _ := os.Hostname()
+	if m == nil || host == "" || m[1] != host {
+		return false
+	}
+	pid, err := strconv.Atoi(m[2])
+	if err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+// MigrateToTeam copies the knowledge base's documents, chunks and vectors
+// into the team cluster of the settings; see migrate.ToTeam.
+func (e *Engine) MigrateToTeam(ctx context.Context, as string, progress func(migrate.Progress)) (migrate.Summary, error) {
+	ts, err := e.clusterToFeed(ctx)
+	if err != nil {
+		return migrate.Summary{}, err
+	}
+	return migrate.ToTeam(ctx, e.db, ts, migrate.Options{As: as, Holder: migratorName(), Dead: stoppedHere, Progress: progress})
+}
+
+// MigrateFromTeam copies the team cluster's documents, chunks and vectors
+// into the knowledge base (opened for writing); see migrate.FromTeam.
+func (e *Engine) MigrateFromTeam(ctx context.Context, as string, progress func(migrate.Progress)) (migrate.Summary, error) {
+	ts, err := e.clusterToFeed(ctx)
+	if err != nil {
+		return migrate.Summary{}, err
+	}
+	return migrate.FromTeam(ctx, ts, e.db, migrate.Options{As: as, Holder: migratorName(), Dead: stoppedHere, Progress: progress})
+}
+
+func migratorName() string { return strings.Replace(indexerName(), "cairn index", "cairn migrate", 1) }
