@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 )
 
 // Skip reasons. Errors wrapping these mean the file was deliberately not
@@ -52,6 +53,26 @@ type File struct {
 	Size int64
 	R    io.ReaderAt
 }
+
+// versions numbers the output of each format's extractor (Document.Format);
+// a format not listed is at 1. Raise a format's number with any change to
+// the text or structure its extractor gives: a knowledge base then reads
+// its files of that format again at the next index run, instead of keeping
+// the old text until each file changes.
+var versions = map[string]int{
+	"markdown": 2, // 2: the text without its ##, ** and setext underlines (plainMarkdown)
+}
+
+// Version is the version of a format's extractor (see versions).
+func Version(format string) int {
+	if v, ok := versions[format]; ok {
+		return v
+	}
+	return 1
+}
+
+// Versions is every format whose extractor is past version 1.
+func Versions() map[string]int { return maps.Clone(versions) }
 
 // Document is what an extractor returns.
 type Document struct {

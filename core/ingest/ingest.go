@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -135,6 +136,9 @@ func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- Progr
 	}
 	defer unlock()
 	if err := ix.resetIssuesIfLimitsChanged(ctx); err != nil {
+		return store.Run{}, err
+	}
+	if err := ix.rereadIfExtractorsChanged(ctx); err != nil {
 		return store.Run{}, err
 	}
 	if ix.opt.Embedder != nil {
@@ -565,4 +569,62 @@ func (ix *Indexer) resetIssuesIfLimitsChanged(ctx context.Context) error {
 		}
 	}
 	return ix.db.SetMeta(ctx, metaLimits, sig)
+}
+
+// metaExtractors records the extractor versions the stored documents were
+// read with (extract.Version), as "format=version" pairs; a knowledge base
+// without it was read before versions were kept, by version 1 of each.
+const metaExtractors = "extractor_versions"
+
+// rereadIfExtractorsChanged makes the documents of every format whose
+// extractor changed since they were read look changed, so this run reads
+// them again (an upgrade that, say, drops Markdown's ## from the text takes
+// effect without the person touching each file). The documents are marked
+// before the new versions are recorded: a crash in between marks them
+// again, harmlessly.
+func (ix *Indexer) rereadIfExtractorsChanged(ctx context.Context) error {
+	cur := extract.Versions()
+	old, _, err := ix.db.Meta(ctx, metaExtractors)
+	if err != nil {
+		return err
+	}
+	was := map[string]int{}
+	for _, kv := range strings.Fields(old) {
+		if f, v, ok := strings.Cut(kv, "="); ok {
+			n, _ := strconv.Atoi(v)
+			was[f] = n
+		}
+	}
+	version := func(m map[string]int, f string) int {
+		if v, ok := m[f]; ok {
+			return v
+		}
+		return 1
+	}
+	var changed, pairs []string
+	for f := range cur {
+		pairs = append(pairs, fmt.Sprintf("%s=%d", f, cur[f]))
+	}
+	for f := range was {
+		if _, ok := cur[f]; !ok {
+			cur[f] = 1 // back to version 1: read again too
+		}
+	}
+	for f := range cur {
+		if version(was, f) != cur[f] {
+			changed = append(changed, f)
+		}
+	}
+	slices.Sort(pairs)
+	sig := strings.Join(pairs, " ")
+	if len(changed) == 0 && old == sig {
+		return nil
+	}
+	slices.Sort(changed)
+	if n, err := ix.db.ForgetContent(ctx, changed); err != nil {
+		return fmt.Errorf("mark documents read by an older extractor: %w", err)
+	} else if n > 0 {
+		ix.opt.Log.Info("extractors changed: their documents are read again", "formats", changed, "documents", n)
+	}
+	return ix.db.SetMeta(ctx, metaExtractors, sig)
 }

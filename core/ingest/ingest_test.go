@@ -551,3 +551,28 @@ func TestChildIndex(t *testing.T) {
 	b, _ := json.Marshal(out)
 	fmt.Println(string(b))
 }
+
+func TestAChangedExtractorReadsItsFormatAgain(t *testing.T) {
+	dir := t.TempDir()
+	md, txt := filepath.Join(dir, "notes.md"), filepath.Join(dir, "plain.txt")
+	os.WriteFile(md, []byte("## Kettle\n\nBoil water with the lid **closed**.\n"), 0o644)
+	os.WriteFile(txt, []byte("Descale the kettle monthly.\n"), 0o644)
+	ix, db := newIndexer(t, Options{})
+	runCollect(t, ix, dir)
+	// A knowledge base from before the Markdown extractor's version 2:
+	// its record says every extractor was at version 1.
+	if err := db.SetMeta(ctx, metaExtractors, ""); err != nil {
+		t.Fatal(err)
+	}
+	run, events := runCollect(t, ix, dir)
+	if run.FilesIndexed != 1 || run.FilesUnchanged != 1 || events[md].Status != StatusIndexed || !events[txt].Unchanged {
+		t.Fatalf("after the upgrade: %+v, notes.md %+v, plain.txt %+v; want only the Markdown file read again", run, events[md], events[txt])
+	}
+	if v, _, _ := db.Meta(ctx, metaExtractors); v != "markdown=2" {
+		t.Errorf("recorded versions %q", v)
+	}
+	if run, _ = runCollect(t, ix, dir); run.FilesUnchanged != 2 || run.FilesIndexed != 0 {
+		t.Errorf("the next run read files again: %+v", run)
+	}
+	healthy(t, db)
+}
