@@ -185,4 +185,8 @@ type Answer struct {
 	// Search is the retrieval behind the answer, for re-ranking and "why
 	// this result" views.
 	Search *search.Response `json:"-"`
+	// Weighed are the blocks an extractive answer weighed, best first
+	// (after the rule that keeps to the document a question names), for
+	// the quality bench's reports.
+	Weighed []Weighed `json:"-"`
 }

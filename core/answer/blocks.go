@@ -233,6 +233,17 @@ func Blocks(text string) []Block {
 	return out
 }
 
+// isTermLead reports whether a definition's first line names a term (an
+// option, a synopsis, a variable, a single word) or announces what follows
+// it ("Convert text from ISO 8859-15 to UTF-8:" over its command), rather
+// than titling a subsection ("Password Changes" over its paragraph): only
+// such a line says that the description under it is about the words it
+// holds.
+func isTermLead(lead string) bool {
+	return optionLine.MatchString(lead) || syntaxLine.MatchString(lead) || identLine.MatchString(lead) ||
+		!strings.ContainsAny(lead, " \t") || strings.HasSuffix(lead, ":")
+}
+
 func isTableRow(t string) bool {
 	return strings.Contains(t, " | ") || strings.HasPrefix(t, "|") && strings.Count(t, "|") >= 2
 }

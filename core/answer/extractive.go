@@ -26,43 +26,18 @@ const (
 	maxTitleWords = 10
 )
 
-// Weights a block's score gives to terms it does not hold itself: those
-// of the heading it opens a section under, and those of its source's title
-// and heading trail ("grep" for an option of grep(1)).
-const (
-	leadWeight = 0.8
-	// The title names the subject of every line of its document, so its
-	// terms count almost fully for each block ("-l, --lines" in wc(1)
-	// answers "count lines with wc" as well as the line naming wc does).
-	contextWeight = 0.9
-	// nearWords is the window in which the question's terms count as
-	// close together; nearShare of a block's score comes from the best
-	// such window, the rest from the whole block, so a long description
-	// does not win by collecting scattered words.
-	nearWords = 20
-	nearShare = 0.7
-	// termBonus is added to a definition whose term line holds a word of
-	// the question ("--ignore-case" for "ignore case"): a document names a
-	// feature in that line, and the description under it answers.
-	termBonus = 0.15
-	// rankPenalty times log2(1+rank) is taken off a block's score: among
-	// equally good blocks, the better-ranked passage answers.
-	rankPenalty = 0.02
-	// subjectPenalty is taken off the blocks of every other document when
-	// the question names a document by its title ("… with tar?" names
-	// tar(1)): a person who names the tool wants its own manual's answer,
-	// not a line of another that mentions it.
-	subjectPenalty = 0.2
-	// summaryPenalty is taken off the summary that opens a named
-	// document's NAME or DESCRIPTION section (see summaryHeadings).
-	summaryPenalty = 0.2
-	// maxSubjectWords is the longest title a question can name: longer
-	// titles are descriptions, not names.
-	maxSubjectWords = 3
-	// nameShare of the mean weight of the question's words is the least a
-	// title word must weigh to be taken for a name (see names).
-	nameShare = 0.5
-)
+// maxSubjectWords is the longest title a question can name: longer titles
+// are descriptions, not names.
+const maxSubjectWords = 3
+
+// nameShare of the mean weight of the question's words is the least a title
+// word must weigh to be taken for a name (see names).
+const nameShare = 0.5
+
+// nearWords is the window in which the question's terms count as close
+// together (Features' Near): "ignore ... case" in one line says more than
+// the two words a page apart.
+const nearWords = 20
 
 // names reports whether the question's terms name a document by its title:
 // every word of a short title ("tar", "git-branch", "ssh-keygen.1") is among
@@ -143,6 +118,11 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 	for _, r := range more {
 		pool = append(pool, Source{Result: r}) // numbered if quoted
 	}
+	question := ans.Question
+	if ans.Query != "" {
+		question = ans.Query
+	}
+	quals := qualifierGroups(question)
 	named := make([]bool, len(pool))
 	anyNamed := false
 	for i, s := range pool {
@@ -170,6 +150,7 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 		src   int
 		block Block
 		own   map[string]bool
+		feat  Features
 		score float64
 		// summary: the named document's summary, never quoted beside a
 		// better block (see summaryPenalty).
@@ -196,12 +177,16 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 				continue // "ls(1), stat(1), find(1)": where to read next, not an answer
 			}
 			m := matchedTerms(b.Scored(), terms)
-			if b.Heading {
+			if b.Heading || isQuestion(b.Scored()) {
+				// A heading says what the next block is about; so does a
+				// question a document asks itself (a FAQ's "How do I know
+				// if I want to do a fetch or a pull?"), which repeats the
+				// person's words and answers nothing.
 				lead = map[string]bool{}
 				for _, t := range m {
 					lead[t] = true
 				}
-				summaryNext = summaryHeadings[strings.ToLower(strings.TrimSpace(b.Text))]
+				summaryNext = b.Heading && summaryHeadings[strings.ToLower(strings.TrimSpace(b.Text))]
 				continue
 			}
 			// A summary under its heading, or read as the heading's
@@ -213,18 +198,18 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 			for _, t := range m {
 				own[t] = true
 			}
-			var have, extra float64
+			var f Features
 			for t := range own {
-				have += weight[t]
+				f[Have] += weight[t]
 			}
 			for t := range lead {
 				if !own[t] {
-					extra += leadWeight * weight[t]
+					f[Lead] += weight[t]
 				}
 			}
 			for t := range context {
 				if !own[t] && !lead[t] {
-					extra += contextWeight * weight[t]
+					f[Context] += weight[t]
 				}
 			}
 			leadTerms := len(lead) > 0
@@ -232,61 +217,75 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 			if len(own) == 0 && !leadTerms {
 				continue
 			}
-			near := nearWeight(b.Scored(), terms, weight)
-			score := ((1-nearShare)*have + nearShare*near + extra) / total
-			if b.Kind == BlockDefinition {
-				// A term line that names a word of the question (other than
-				// its document's title) says the description under it is
-				// about that ("--ignore-case" for "ignore case").
-				var onLine float64
+			f[Near] = nearWeight(b.Scored(), terms, weight)
+			for _, k := range []Feature{Have, Near, Lead, Context} {
+				f[k] /= total
+			}
+			if b.Kind == BlockDefinition && isTermLead(b.Lead) {
 				for _, t := range matchedTerms(b.Lead, terms) {
 					if !context[t] {
-						onLine += weight[t]
+						f[TermLine] = 1
 					}
-				}
-				if onLine > 0 {
-					score += termBonus
 				}
 			}
 			if anyNamed && !named[si] {
-				score -= subjectPenalty
+				f[Other] = 1
 			}
 			if summary && direct[si] {
-				// The question names the tool: its one-line summary says
-				// what the person already knows, not how to do what
-				// they ask ("Print the last 10 lines" for "the last 20
-				// lines with tail").
-				score -= summaryPenalty
+				f[Summary] = 1
 			}
-			score -= rankPenalty * math.Log2(1+float64(si))
+			f[Rank] = math.Log2(1 + float64(si))
+			f[Qualifier] = qualifierShare(quals, b.Scored())
+			if words := contentWords(b.Scored()); len(words) > 0 {
+				f[Density] = min(1, float64(len(own))/float64(len(distinct(words))))
+				f[Length] = math.Log2(1+float64(len(words))) / 8
+			}
+			if summary {
+				f[Opens] = 1
+			}
+			switch b.Kind {
+			case BlockDefinition:
+				f[KindDefinition] = 1
+			case BlockRow:
+				f[KindRow] = 1
+			case BlockStep:
+				f[KindStep] = 1
+			case BlockField:
+				f[KindField] = 1
+			}
+			score := f.Score()
 			fresh := 0
 			for t := range own {
 				if !context[t] {
 					fresh++
 				}
 			}
-			cands = append(cands, cand{src: si, block: b, own: own, score: score, summary: summary && direct[si], opens: summary, fresh: fresh})
+			cands = append(cands, cand{src: si, block: b, own: own, feat: f, score: score, summary: summary && direct[si], opens: summary, fresh: fresh})
 		}
 	}
 	if len(cands) == 0 || total == 0 {
 		ans.Refused, ans.Text = true, Refusal
 		return
 	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	var own []cand
 	if anyNamed {
 		// The question names its document: when that document says
 		// anything of what was asked beyond its own name, the answer is
 		// its line, however many of the question's words another's holds.
-		var own []cand
 		for _, c := range cands {
 			if named[c.src] && c.fresh > 0 {
 				own = append(own, c)
 			}
 		}
-		if len(own) > 0 {
-			cands = own
-		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	for _, c := range cands {
+		ans.Weighed = append(ans.Weighed, Weighed{Source: c.src, Path: pool[c.src].Path, Page: pool[c.src].Page, Block: c.block,
+			Features: c.feat, Score: c.score, Passed: len(own) > 0 && !(named[c.src] && c.fresh > 0)})
+	}
+	if len(own) > 0 {
+		cands = own
+	}
 	picked := []cand{cands[0]}
 	if cands[0].opens {
 		// A summary names the tool that does what was asked ("nice - run a
@@ -574,4 +573,13 @@ func isReferenceList(text string) bool {
 		}
 	}
 	return refs >= 3 && 2*refs > len(words)
+}
+
+// distinct is words without repeats.
+func distinct(words []string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
 }

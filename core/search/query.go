@@ -1,8 +1,10 @@
 package search
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"cairn/core/cjk"
 )
@@ -50,6 +52,11 @@ func ParseTerms(text string) []Term {
 	if len(content) == 0 {
 		content = all
 	}
+	if asksDefault.MatchString(text) && !seen["default"] {
+		// "…when I don't specify one?" asks for the default, in the word
+		// documentation uses for it.
+		content = append(content, Term{Tokens: []string{"default"}})
+	}
 	if len(content) > maxTerms {
 		content = content[:maxTerms]
 	}
@@ -74,6 +81,7 @@ func wordTokens(text string) [][]string {
 		}
 	}
 	for _, word := range strings.Fields(text) {
+		word = withoutClitic(word)
 		start, inCJK, n := 0, false, 0
 		flush := func(end int) {
 			seg := word[start:end]
@@ -95,6 +103,51 @@ func wordTokens(text string) [][]string {
 		flush(len(word))
 	}
 	return out
+}
+
+// asksDefault matches a question about what happens when a person does not
+// say: "if I don't tell it", "when I do not specify one", "without
+// choosing", "out of the box".
+var asksDefault = regexp.MustCompile(`(?i)\b(?:(?:don|doesn|didn)['’]?t|do not|does not|did not|without|never)\s+(?:\w+\s+){0,2}?` +
+	`(?:specify|specifying|tell|telling|choose|choosing|give|giving|set|setting|pass|passing|say|provide|providing|supply|select|pick|mention|configure|change|changing)\b` +
+	`|\bif (?:i|you|we) (?:leave out|omit|skip)\b|\bout of the box\b|\bunspecified\b`)
+
+// withoutClitic drops an English clitic from a word: "author's" is
+// "author", "isn't" is "is", "can't" is "can", "it's" is "it". The
+// tokenizer would otherwise make a phrase of the two parts ("isn t"),
+// which no stopword list holds and which weighs like a rare word.
+func withoutClitic(w string) string {
+	i := strings.IndexAny(w, "'’ʼ")
+	if i <= 0 {
+		return w
+	}
+	_, size := utf8.DecodeRuneInString(w[i:])
+	tail := w[i+size:]
+	j := 0
+	for j < len(tail) && unicode.IsLetter(rune(tail[j])) && tail[j] < utf8.RuneSelf {
+		j++
+	}
+	head, rest := w[:i], tail[j:]
+	switch strings.ToLower(tail[:j]) {
+	case "s", "re", "ve", "ll", "d", "m":
+	case "t":
+		lower := strings.ToLower(head)
+		switch {
+		case lower == "can" || lower == "ca":
+			head = "can"
+		case lower == "won":
+			head = "will"
+		case lower == "shan":
+			head = "shall"
+		case strings.HasSuffix(lower, "n"):
+			head = head[:len(head)-1]
+		default:
+			return w
+		}
+	default:
+		return w // "o'clock", "rock'n'roll"
+	}
+	return head + rest
 }
 
 // Tokens returns the lower-cased runs of letters and digits in s, the

@@ -96,5 +96,49 @@ func alternatives(tokens []string) [][]string {
 	for _, s := range alts {
 		out = append(out, strings.Fields(s))
 	}
+	if v := spellingVariant(tokens[0]); v != "" {
+		out = append(out, []string{v})
+	}
 	return out
 }
+
+// spellingVariant is the other side's spelling of a British or American
+// word ("capitalised" and "capitalized", "colour" and "color", "analyse"
+// and "analyze"), or "": a question written in one spelling asks about
+// documents written in the other, and a word no document holds weighs as
+// evidence that the question is about something else. A variant that is
+// no word ("precize") matches nothing and does no harm.
+func spellingVariant(w string) string {
+	for _, p := range spellingPairs {
+		for _, from := range []int{0, 1} {
+			a, b := p[from], p[1-from]
+			for _, end := range spellingEnds {
+				if stem, ok := strings.CutSuffix(w, a+end); ok && len(stem) >= 3 {
+					return stem + b + end
+				}
+			}
+		}
+	}
+	if base, ok := strings.CutSuffix(w, "our"); ok && ourWords[base] {
+		return base + "or"
+	}
+	for base := range ourWords {
+		if rest, ok := strings.CutPrefix(w, base+"our"); ok && (rest == "" || rest == "s" || rest == "ed" || rest == "ing") {
+			return base + "or" + rest
+		}
+		if rest, ok := strings.CutPrefix(w, base+"or"); ok && (rest == "" || rest == "s" || rest == "ed" || rest == "ing") {
+			return base + "our" + rest
+		}
+	}
+	return ""
+}
+
+// spellingPairs are British and American suffixes, each followed by one
+// of spellingEnds.
+var spellingPairs = [][2]string{{"isation", "ization"}, {"ise", "ize"}, {"is", "iz"}, {"yse", "yze"}, {"ys", "yz"}}
+
+var spellingEnds = []string{"", "s", "d", "r", "rs", "ing", "ed", "es", "er", "ers"}
+
+// ourWords are the stems of the common -our/-or words ("colour").
+var ourWords = map[string]bool{"col": true, "behavi": true, "fav": true, "hon": true, "lab": true, "neighb": true,
+	"flav": true, "hum": true, "rum": true, "vap": true, "arm": true, "harb": true, "od": true, "sav": true, "vig": true}

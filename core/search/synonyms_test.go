@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"cairn/core/bm25"
@@ -82,6 +83,58 @@ func TestSynonymsFollowTheWordsStem(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%s: first synonym %q, want %q", q, got, want)
+		}
+	}
+}
+
+func TestSpellingVariant(t *testing.T) {
+	for w, want := range map[string]string{
+		"capitalised": "capitalized", "capitalized": "capitalised", "organisation": "organization",
+		"organizations": "organisations", "analyse": "analyze", "analyzing": "analysing", "colour": "color",
+		"colors": "colours", "behaviour": "behavior", "favoured": "favored",
+		"grep": "", "your": "", "hour": "", "four": "", "is": "", "size": "", "error": "", "color": "colour",
+	} {
+		if got := spellingVariant(w); got != want {
+			t.Errorf("spellingVariant(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+func TestCliticsAreNotPhrases(t *testing.T) {
+	for q, want := range map[string]string{
+		"Why isn't it obvious?":            "obvious",
+		"What priority if I don't choose?": "priority choose default",
+		"A cited author's name":            "cited author name",
+		"People’s names can't be changed":  "people names changed",
+		"It's the o'clock show":            "o clock show",
+	} {
+		var got []string
+		for _, term := range ParseTerms(q) {
+			got = append(got, term.String())
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("ParseTerms(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
+
+func TestAQuestionAboutNotSayingAsksForTheDefault(t *testing.T) {
+	for q, want := range map[string]int{
+		"How many passes does shred make over a file if I don't tell it?":              1,
+		"What I/O priority level does ionice give a command when I don't specify one?": 1,
+		"Which editor opens when I do not choose one?":                                 1,
+		"What is the default width if I don't set one?":                                1, // once, not twice
+		"How do I make grep ignore case?":                                              0,
+		"Why don't my changes show?":                                                   0,
+	} {
+		got := 0
+		for _, term := range ParseTerms(q) {
+			if term.String() == "default" {
+				got++
+			}
+		}
+		if got != want {
+			t.Errorf("ParseTerms(%q) has the term default %d times, want %d", q, got, want)
 		}
 	}
 }

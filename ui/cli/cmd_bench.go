@@ -40,6 +40,7 @@ type benchFlags struct {
 	searchers int
 	chunkSize int
 	part      string // extract suite: one part only
+	sets      string // quality suite: question sets to ask instead of the suite
 	// serve suite
 	clients       int
 	chunks        int
@@ -65,6 +66,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&bf.clients, "clients", 16, "serve suite: concurrent clients")
 	fs.IntVar(&bf.chunks, "chunks", 100000, "serve suite: chunks of the man-page knowledge base (at least; pages are linked again past the corpus's end); team suite: chunks in each store")
 	weights := fs.String("weights", "F16", "embed, generate, rerank and ask suites: weight type of the generated models (F16 or Q8_0)")
+	fs.StringVar(&bf.sets, "set", "", "quality suite: ask the question sets in these folders (comma-separated, e.g. testdata/quality/dev3) instead of the whole suite")
 	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
@@ -140,7 +142,11 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		case "ask":
 			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights)
 		case "quality":
-			r, err = benchQuality(ctx, env, bf.dir, work, bf.limit)
+			if bf.sets != "" {
+				r, err = benchQualitySets(ctx, env, bf.dir, work, strings.Split(bf.sets, ","))
+			} else {
+				r, err = benchQuality(ctx, env, bf.dir, work, bf.limit)
+			}
 		case "load":
 			r, err = benchLoad(ctx, env, bf, work)
 		case "serve":

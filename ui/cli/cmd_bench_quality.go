@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,14 +59,11 @@ type qualityFiles struct {
 func benchQuality(ctx context.Context, env *cliEnv, dir, work string, limit int) (QualityBenchResult, error) {
 	log := env.stderr
 	res := QualityBenchResult{Profile: bench.QualityProfile}
-	if _, err := os.Stat(qualityQuestions); err != nil {
-		return res, fmt.Errorf("the quality suite runs from the repository root, where %s is: %w", qualityQuestions, err)
-	}
-	qc, err := bench.BuildQualityCorpus(ctx, filepath.Join(dir, "quality"))
+	ar, err := suiteAnswers(ctx, dir, work, log)
 	if err != nil {
 		return res, err
 	}
-	ar, err := bench.AnswerBench(ctx, qc, qualityQuestions, work, log)
+	qc, err := bench.BuildQualityCorpus(ctx, filepath.Join(dir, "quality"))
 	if err != nil {
 		return res, err
 	}
@@ -98,6 +96,18 @@ func benchQuality(ctx context.Context, env *cliEnv, dir, work string, limit int)
 	return res, nil
 }
 
+// suiteAnswers asks the suite's questions over its documents.
+func suiteAnswers(ctx context.Context, dir, work string, log io.Writer) (bench.AnswerReport, error) {
+	if _, err := os.Stat(qualityQuestions); err != nil {
+		return bench.AnswerReport{}, fmt.Errorf("the quality suite runs from the repository root, where %s is: %w", qualityQuestions, err)
+	}
+	qc, err := bench.BuildQualityCorpus(ctx, filepath.Join(dir, "quality"))
+	if err != nil {
+		return bench.AnswerReport{}, err
+	}
+	return bench.AnswerBench(ctx, qc, qualityQuestions, work, log)
+}
+
 func printQuality(env *cliEnv, r QualityBenchResult) {
 	w := env.stdout
 	a, b := r.Answers, r.Baseline
@@ -125,4 +135,81 @@ func printQuality(env *cliEnv, r QualityBenchResult) {
 	if len(a.Misses) > 0 {
 		fmt.Fprintf(w, "Questions Cairn missed (answerable not hit, or off-topic answered): %s\n", strings.Join(a.Misses, " "))
 	}
+}
+
+// QualitySetResult is one question set's answers and refusals
+// (`cairn bench quality --set DIR`).
+type QualitySetResult struct {
+	Set      string            `json:"set"`
+	Answers  bench.AnswerScore `json:"answers"`
+	Baseline bench.AnswerScore `json:"answers_baseline"`
+	Files    int               `json:"files"`
+	Chunks   int               `json:"chunks"`
+	Detail   string            `json:"detail"`
+}
+
+// benchQualitySets asks each question set as the suite asks its own
+// questions, and prints a table of the sets side by side, each question
+// Cairn missed, and the answer it gave.
+func benchQualitySets(ctx context.Context, env *cliEnv, dir, work string, dirs []string) ([]QualitySetResult, error) {
+	var out []QualitySetResult
+	for _, d := range dirs {
+		var qs bench.QuestionSet
+		var ar bench.AnswerReport
+		var err error
+		if d = strings.TrimSpace(d); d == "suite" {
+			// The suite's own questions and documents, reported as a set.
+			qs.Name = "suite"
+			ar, err = suiteAnswers(ctx, dir, work, env.stderr)
+		} else if qs, err = bench.ReadQuestionSet(d); err == nil {
+			fmt.Fprintf(env.stderr, "quality set %s: %d documents, %d questions\n", qs.Name, len(qs.Docs), len(qs.Questions))
+			ar, err = bench.SetBench(ctx, qs, dir, work, env.stderr)
+		}
+		if err != nil {
+			return out, err
+		}
+		r := QualitySetResult{Set: qs.Name, Answers: ar.Cairn, Baseline: ar.Baseline, Files: ar.Files, Chunks: ar.Chunks,
+			Detail: filepath.Join(dir, "sets", qs.Name+"-detail.json")}
+		b, _ := json.MarshalIndent(ar.Questions, "", "  ")
+		if err := os.WriteFile(r.Detail, b, 0o644); err != nil {
+			return out, err
+		}
+		out = append(out, r)
+		w := env.stdout
+		fmt.Fprintf(w, "\n### %s: questions Cairn missed\n\n", qs.Name)
+		for _, q := range ar.Questions {
+			if q.Expected != "" && q.CairnHit || q.Expected == "" && q.CairnRefused {
+				continue
+			}
+			what := "missed"
+			switch {
+			case q.Expected == "":
+				what = "off-topic, answered"
+			case q.CairnRefused:
+				what = "refused"
+			case q.CairnSourceHit:
+				what = "in a source, not quoted"
+			}
+			fmt.Fprintf(w, "- %s (%s) %q want %q\n  got: %s\n", q.ID, what, q.Question, q.Expected, firstLines(q.CairnAnswer, 3))
+		}
+	}
+	w := env.stdout
+	pct := func(n, d int) string { return fmt.Sprintf("%.1f%% (%d/%d)", 100*float64(n)/float64(max(d, 1)), n, d) }
+	fmt.Fprintln(w, "\n| set | files | answer hit | source hit | answer hit when a source holds it | off-topic refused | answerable refused |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for _, r := range out {
+		a := r.Answers
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s |\n", r.Set, r.Files, pct(a.AnswerHits, a.Answerable), pct(a.SourceHits, a.Answerable),
+			pct(a.AnswerHitsWithSource, a.SourceHits), pct(a.OffTopicRefused, a.OffTopic), pct(a.AnswerableRefused, a.Answerable))
+	}
+	return out, nil
+}
+
+// firstLines is s's first n lines, indented to follow a list item.
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], "…")
+	}
+	return strings.Join(lines, "\n  ")
 }

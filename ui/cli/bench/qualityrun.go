@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cairn/core"
+	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/eval"
 	"cairn/core/models"
@@ -77,6 +78,54 @@ type QuestionResult struct {
 	BaselineTop    string  `json:"baseline_top,omitempty"`
 	BaselineHit    bool    `json:"baseline_hit"`
 	Seconds        float64 `json:"cairn_seconds"`
+	// TopRelevance is the relevance of Cairn's first source.
+	TopRelevance float64 `json:"cairn_top_relevance"`
+	// BlockRank is the place, among the blocks an extractive answer
+	// weighed and did not pass over, of the best one that shows the answer
+	// string (1: quoted first); 0 when none shows it, -1 when only a block
+	// it passed over does.
+	BlockRank int `json:"answer_block_rank,omitempty"`
+	// Blocks are the blocks weighed, best first, when one shows the answer
+	// string: what the scorer's weights are fitted on.
+	Blocks []WeighedBlock `json:"blocks,omitempty"`
+	// Terms are the question's terms and their weights, as the answer
+	// weighed them.
+	Terms map[string]float64 `json:"terms,omitempty"`
+}
+
+// WeighedBlock is a block an extractive answer weighed, as the detail file
+// records it.
+type WeighedBlock struct {
+	Answers  bool               `json:"answers"` // shows the answer string
+	Passed   bool               `json:"passed,omitempty"`
+	Kind     string             `json:"kind"`
+	Score    float64            `json:"score"`
+	Features map[string]float64 `json:"features"`
+	Text     string             `json:"text"`
+	Source   string             `json:"source"`
+}
+
+// weighedBlocks reports the blocks ans weighed, and the rank of the best
+// one that shows answer (see QuestionResult.BlockRank).
+func weighedBlocks(ans *answer.Answer, answer, docs string) (rank int, out []WeighedBlock) {
+	kept := 0
+	for _, w := range ans.Weighed {
+		hit := Contains(w.Block.Text, answer)
+		if !w.Passed {
+			kept++
+			if hit && rank <= 0 {
+				rank = kept
+			}
+		} else if hit && rank == 0 {
+			rank = -1
+		}
+		out = append(out, WeighedBlock{Answers: hit, Passed: w.Passed, Kind: string(w.Block.Kind), Score: w.Score,
+			Features: w.Features.Map(), Text: w.Block.Text, Source: relTo(docs, w.Path, w.Page)})
+	}
+	if rank == 0 {
+		out = nil
+	}
+	return rank, out
 }
 
 // AnswerReport is the answers-and-refusals part of the quality suite.
@@ -100,8 +149,16 @@ func AnswerBench(ctx context.Context, qc QualityCorpus, questions, work string, 
 	if err != nil {
 		return rep, err
 	}
-	db := filepath.Join(work, "quality-docs.db")
-	e, err := IndexFresh(ctx, db, qc.Docs, filepath.Join(work, "quality-home"))
+	return askQuestions(ctx, qc.Docs, qs, filepath.Join(work, "quality"), log)
+}
+
+// askQuestions indexes docs into a new knowledge base under work with a
+// new user's settings and asks it every question (as `cairn ask` does),
+// and asks the FTS5 baseline over the same documents.
+func askQuestions(ctx context.Context, docs string, qs []Question, work string, log io.Writer) (AnswerReport, error) {
+	var rep AnswerReport
+	db := filepath.Join(work, "docs.db")
+	e, err := IndexFresh(ctx, db, docs, filepath.Join(work, "home"))
 	if err != nil {
 		return rep, err
 	}
@@ -110,7 +167,7 @@ func AnswerBench(ctx context.Context, qc QualityCorpus, questions, work string, 
 	rep.Files, rep.Chunks, rep.IndexSeconds = e.Files, e.Chunks, e.Took.Seconds()
 	fmt.Fprintf(log, "quality: %d files, %d chunks indexed in %.1f s; asking %d questions\n", e.Files, e.Chunks, e.Took.Seconds(), len(qs))
 
-	passages, err := FilePassages(ctx, qc.Docs, BaselinePassageSize)
+	passages, err := FilePassages(ctx, docs, BaselinePassageSize)
 	if err != nil {
 		return rep, err
 	}
@@ -150,11 +207,21 @@ func AnswerBench(ctx context.Context, qc QualityCorpus, questions, work string, 
 		r := QuestionResult{ID: q.ID, Question: q.Text, Expected: q.Answer, CairnAnswer: ans.Text, CairnRefused: o.Refused, Seconds: d.Seconds()}
 		r.CairnHit, r.CairnSourceHit = q.Hit(o)
 		r.BaselineHit, _ = q.Hit(bo)
+		if q.Answer != "" {
+			r.BlockRank, r.Blocks = weighedBlocks(ans, q.Answer, docs)
+		}
+		if c := ans.Search.Candidates; c != nil && len(c.Weights) == len(c.Terms) {
+			r.Terms = map[string]float64{}
+			for i, t := range c.Terms {
+				r.Terms[t.String()] = c.Weights[i]
+			}
+		}
 		if len(ans.Sources) > 0 {
-			r.CairnTop = relTo(qc.Docs, ans.Sources[0].Path, ans.Sources[0].Page)
+			r.TopRelevance = ans.Sources[0].Relevance
+			r.CairnTop = relTo(docs, ans.Sources[0].Path, ans.Sources[0].Page)
 		}
 		if len(top) > 0 {
-			r.BaselineTop = relTo(qc.Docs, top[0].Path, top[0].Page)
+			r.BaselineTop = relTo(docs, top[0].Path, top[0].Page)
 		}
 		rep.Questions = append(rep.Questions, r)
 		if (i+1)%20 == 0 {

@@ -1,0 +1,168 @@
+package answer
+
+import (
+	"math"
+	"strings"
+
+	"cairn/core/search"
+)
+
+// Feature names one thing an extractive answer weighs about a block: how
+// much of the question it holds and where, what its document and section
+// say, and what kind of statement it is. A block's score is the weighted
+// sum of its features (blockWeights).
+type Feature int
+
+const (
+	// Have is the share of the question's weight (each term its IDF) that
+	// the block holds anywhere.
+	Have Feature = iota
+	// Near is the share it holds within nearWords words: a long
+	// description does not win by collecting scattered words.
+	Near
+	// Lead is the share held by the heading whose section the block opens
+	// and not by the block itself.
+	Lead
+	// Context is the share held by its source's title and heading trail
+	// alone: "grep" for an option of grep(1), the subject of every line.
+	Context
+	// TermLine is 1 for a definition whose term line holds a word of the
+	// question other than its document's title ("--ignore-case" for
+	// "ignore case"): a document names a feature in that line, and the
+	// description under it answers.
+	TermLine
+	// Other is 1 when the question names a document by its title and this
+	// block is another's: a person who names the tool wants its own
+	// manual's answer, not a line of another that mentions it.
+	Other
+	// Summary is 1 for the summary that opens the NAME or DESCRIPTION of
+	// the document the question names: it says what the person already
+	// knows ("Print the last 10 lines" for "the last 20 lines with tail").
+	Summary
+	// Rank is log2(1 + the source's place in the reading order): among
+	// equally good blocks, the better-ranked passage answers.
+	Rank
+	// Qualifier is the share of the question's qualifiers (the words
+	// keyword search drops that still tell two lines apart: "all", "only",
+	// "once", a negation) that the block holds: "number all output lines"
+	// against "number nonempty output lines".
+	Qualifier
+	// Density is the share of the block's own content words that are the
+	// question's: a short line about exactly what was asked.
+	Density
+	// Length is log2(1 + the block's content words) / 8.
+	Length
+	// Opens is 1 for the summary that opens a document's NAME or
+	// DESCRIPTION (whichever document it is).
+	Opens
+	// KindDefinition … KindField are 1 for a block of that kind (prose
+	// is none of them).
+	KindDefinition
+	KindRow
+	KindStep
+	KindField
+	numFeatures
+)
+
+var featureNames = [numFeatures]string{"have", "near", "lead", "context", "term_line", "other", "summary", "rank",
+	"qualifier", "density", "length", "opens", "definition", "row", "step", "field"}
+
+func (f Feature) String() string { return featureNames[f] }
+
+// Features are a block's values of every Feature.
+type Features [numFeatures]float64
+
+// blockWeights weigh the features into a block's score.
+var blockWeights = Features{
+	Have:     0.3,
+	Near:     0.7,
+	Lead:     0.8,
+	Context:  0.9,
+	TermLine: 0.15,
+	Other:    -0.2,
+	Summary:  -0.2,
+	Rank:     -0.02,
+	// A tie-breaker: the words that tell two option lines apart.
+	Qualifier: 0.05,
+}
+
+// Score is the weighted sum of the features.
+func (f Features) Score() float64 {
+	var s float64
+	for i, v := range f {
+		s += blockWeights[i] * v
+	}
+	return s
+}
+
+// Map is the features by name, for reports.
+func (f Features) Map() map[string]float64 {
+	m := make(map[string]float64, numFeatures)
+	for i, v := range f {
+		m[featureNames[i]] = math.Round(v*1e4) / 1e4
+	}
+	return m
+}
+
+// Weighed is a block an extractive answer weighed, for the quality
+// bench's reports: which passage of the reading order it came from, its
+// features and its score.
+type Weighed struct {
+	Source   int // the passage's place in the reading order (sources, then those read further), from 0
+	Path     string
+	Page     int
+	Block    Block
+	Features Features
+	Score    float64
+	// Passed: the question names a document with a block of its own that
+	// holds a word of the question beyond its title, and this is another
+	// document's block, or one of its own that does not: not quoted.
+	Passed bool
+}
+
+// qualifiers map the words keyword search drops as stopwords, but that
+// tell two lines of a manual apart, to the group they count in: a
+// question's "not" is matched by a line's "non-", "without" or "rather
+// than" as well.
+var qualifiers = map[string]string{
+	"all": "all", "every": "all", "entire": "all", "whole": "all",
+	"only": "only", "just": "only", "solely": "only",
+	"once": "once", "single": "once",
+	"each": "each", "per": "each",
+	"not": "not", "no": "not", "non": "not", "never": "not", "without": "not", "instead": "not", "rather": "not",
+	"except": "not", "excluding": "not", "don": "not", "doesn": "not", "isn": "not", "cannot": "not",
+	"before": "before", "after": "after",
+	"more": "more", "most": "more", "less": "less", "fewer": "less", "few": "less",
+	"same": "same", "other": "other", "both": "both", "again": "again",
+}
+
+// qualifierGroups are the qualifier groups text holds.
+func qualifierGroups(text string) map[string]bool {
+	g := map[string]bool{}
+	for _, t := range search.Tokens(text) {
+		if q, ok := qualifiers[t]; ok {
+			g[q] = true
+		}
+	}
+	return g
+}
+
+// qualifierShare is the share of the question's qualifier groups q that
+// text holds; 0 when the question has none.
+func qualifierShare(q map[string]bool, text string) float64 {
+	if len(q) == 0 {
+		return 0
+	}
+	have := 0
+	for g := range qualifierGroups(text) {
+		if q[g] {
+			have++
+		}
+	}
+	return float64(have) / float64(len(q))
+}
+
+// isQuestion reports whether a block is itself a question.
+func isQuestion(text string) bool {
+	return strings.HasSuffix(strings.TrimSpace(text), "?")
+}
