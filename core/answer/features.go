@@ -87,13 +87,20 @@ var blockWeights = Features{
 }
 
 // Score is the weighted sum of the features.
-func (f Features) Score() float64 {
+func (f Features) Score() float64 { return f.Weighted(blockWeights) }
+
+// Weighted is the sum of the features weighted by w.
+func (f Features) Weighted(w Features) float64 {
 	var s float64
 	for i, v := range f {
-		s += blockWeights[i] * v
+		s += w[i] * v
 	}
 	return s
 }
+
+// BlockWeights are the weights in force, for the quality bench's weight
+// search.
+func BlockWeights() Features { return blockWeights }
 
 // Map is the features by name, for reports.
 func (f Features) Map() map[string]float64 {

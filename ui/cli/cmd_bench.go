@@ -41,6 +41,7 @@ type benchFlags struct {
 	chunkSize int
 	part      string // extract suite: one part only
 	sets      string // quality suite: question sets to ask instead of the suite
+	fit       bool   // quality suite with sets: search the block weights too
 	// serve suite
 	clients       int
 	chunks        int
@@ -67,6 +68,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&bf.chunks, "chunks", 100000, "serve suite: chunks of the man-page knowledge base (at least; pages are linked again past the corpus's end); team suite: chunks in each store")
 	weights := fs.String("weights", "F16", "embed, generate, rerank and ask suites: weight type of the generated models (F16 or Q8_0)")
 	fs.StringVar(&bf.sets, "set", "", "quality suite: ask the question sets in these folders (comma-separated, e.g. testdata/quality/dev3) instead of the whole suite")
+	fs.BoolVar(&bf.fit, "fit", false, "quality suite with --set: search the extractive answer's block weights on the sets' questions and report how far keyword evidence goes")
 	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
@@ -143,7 +145,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights)
 		case "quality":
 			if bf.sets != "" {
-				r, err = benchQualitySets(ctx, env, bf.dir, work, strings.Split(bf.sets, ","))
+				r, err = benchQualitySets(ctx, env, bf.dir, work, strings.Split(bf.sets, ","), bf.fit)
 			} else {
 				r, err = benchQuality(ctx, env, bf.dir, work, bf.limit)
 			}

@@ -151,8 +151,9 @@ type QualitySetResult struct {
 // benchQualitySets asks each question set as the suite asks its own
 // questions, and prints a table of the sets side by side, each question
 // Cairn missed, and the answer it gave.
-func benchQualitySets(ctx context.Context, env *cliEnv, dir, work string, dirs []string) ([]QualitySetResult, error) {
+func benchQualitySets(ctx context.Context, env *cliEnv, dir, work string, dirs []string, fit bool) (map[string]any, error) {
 	var out []QualitySetResult
+	var fqs []bench.FitQuestion
 	for _, d := range dirs {
 		var qs bench.QuestionSet
 		var ar bench.AnswerReport
@@ -166,13 +167,17 @@ func benchQualitySets(ctx context.Context, env *cliEnv, dir, work string, dirs [
 			ar, err = bench.SetBench(ctx, qs, dir, work, env.stderr)
 		}
 		if err != nil {
-			return out, err
+			return nil, err
+		}
+		for _, fq := range ar.Fit {
+			fq.Set = qs.Name
+			fqs = append(fqs, fq)
 		}
 		r := QualitySetResult{Set: qs.Name, Answers: ar.Cairn, Baseline: ar.Baseline, Files: ar.Files, Chunks: ar.Chunks,
 			Detail: filepath.Join(dir, "sets", qs.Name+"-detail.json")}
 		b, _ := json.MarshalIndent(ar.Questions, "", "  ")
 		if err := os.WriteFile(r.Detail, b, 0o644); err != nil {
-			return out, err
+			return nil, err
 		}
 		out = append(out, r)
 		w := env.stdout
@@ -202,7 +207,13 @@ func benchQualitySets(ctx context.Context, env *cliEnv, dir, work string, dirs [
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s |\n", r.Set, r.Files, pct(a.AnswerHits, a.Answerable), pct(a.SourceHits, a.Answerable),
 			pct(a.AnswerHitsWithSource, a.SourceHits), pct(a.OffTopicRefused, a.OffTopic), pct(a.AnswerableRefused, a.Answerable))
 	}
-	return out, nil
+	res := map[string]any{"sets": out}
+	if fit {
+		fr := bench.FitBlockWeights(fqs)
+		bench.PrintFit(w, fr)
+		res["fit"] = fr
+	}
+	return res, nil
 }
 
 // firstLines is s's first n lines, indented to follow a list item.

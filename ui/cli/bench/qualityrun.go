@@ -137,6 +137,9 @@ type AnswerReport struct {
 	Baseline      AnswerScore // the top FTS5 passage as the answer
 	Passages      int         // rows of the baseline table
 	Questions     []QuestionResult
+	// Fit are the answerable questions whose answering block was weighed,
+	// for FitBlockWeights.
+	Fit []FitQuestion
 }
 
 // AnswerBench indexes the question corpus with a new user's settings, asks
@@ -209,6 +212,9 @@ func askQuestions(ctx context.Context, docs string, qs []Question, work string, 
 		r.BaselineHit, _ = q.Hit(bo)
 		if q.Answer != "" {
 			r.BlockRank, r.Blocks = weighedBlocks(ans, q.Answer, docs)
+			if fq, ok := fitQuestion(filepath.Base(docs), ans, q.Answer); ok {
+				rep.Fit = append(rep.Fit, fq)
+			}
 		}
 		if c := ans.Search.Candidates; c != nil && len(c.Weights) == len(c.Terms) {
 			r.Terms = map[string]float64{}
