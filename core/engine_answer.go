@@ -185,10 +185,13 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 	if _, ok := writer.(remoteWriter); ok {
 		opt.Mode = answer.ModeOnline
 	}
-	if opt.Generator != nil {
-		// Verification compares meaning too when an embedder is loaded.
-		if emb, err := e.embedder(ctx); err == nil && emb != nil {
+	if emb, err := e.embedder(ctx); err == nil && emb != nil {
+		if opt.Generator != nil {
+			// Verification compares meaning too when an embedder is loaded.
 			opt.Embedder = sentenceEmbedder{emb}
+		} else {
+			// So does the choice of the line an extractive answer quotes.
+			opt.Meaning = blockMeaning{emb}
 		}
 	}
 	opt.Within = func(ctx context.Context, q, path string) (*search.Response, error) {
@@ -346,6 +349,26 @@ func (s sentenceEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 		return nil, errors.Join(errors.New("embedding sentences for verification"), err)
 	}
 	return vecs, nil
+}
+
+// blockMeaning embeds a question and an extractive answer's candidate
+// lines, each as the model expects (a query, passages).
+type blockMeaning struct{ e *llm.Embedder }
+
+func (m blockMeaning) Embed(ctx context.Context, question string, texts []string) ([]float32, [][]float32, error) {
+	q, err := m.e.EmbedQuery(ctx, question)
+	if err != nil {
+		return nil, nil, fmt.Errorf("embedding the question: %w", err)
+	}
+	ps := make([]llm.Passage, len(texts))
+	for i, t := range texts {
+		ps[i] = llm.Passage{Text: t}
+	}
+	vecs, _, err := m.e.EmbedPassages(ctx, ps)
+	if err != nil {
+		return nil, nil, fmt.Errorf("embedding the answer's candidate lines: %w", err)
+	}
+	return q, vecs, nil
 }
 
 // remoteWriter is an online endpoint (through the network gate) as an

@@ -197,6 +197,28 @@ func TestAskVerifiesWithTheEmbedderLoaded(t *testing.T) {
 	}
 }
 
+func TestAnExtractiveAnswerWeighsMeaningWithTheEmbedderLoaded(t *testing.T) {
+	eng := testEngine(t, nil, testmodel.Tiny())
+	ans, err := eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Mode != answer.ModeExtractive || ans.Search.Candidates.Mode != "hybrid" || len(ans.Weighed) < 2 {
+		t.Fatalf("mode %s, retrieval %s, %d blocks weighed; notes %q", ans.Mode, ans.Search.Candidates.Mode, len(ans.Weighed), ans.Notes)
+	}
+	// The random-weight model's similarities mean nothing, but they came
+	// from the real llama.cpp path: the most similar block weighs 1, the
+	// least 0, and no note says the model failed.
+	var lo, hi float64 = 1, 0
+	for _, w := range ans.Weighed {
+		s := w.Features[answer.Similarity]
+		lo, hi = min(lo, s), max(hi, s)
+	}
+	if lo != 0 || hi != 1 || len(ans.Notes) != 0 {
+		t.Errorf("similarities from %v to %v, notes %q", lo, hi, ans.Notes)
+	}
+}
+
 func TestAskOnlineThroughTheGate(t *testing.T) {
 	var prompt string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

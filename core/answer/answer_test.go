@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"errors"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -554,5 +555,127 @@ func TestTheNamedDocumentsLineWinsOverARicherOne(t *testing.T) {
 	}
 	if want := "-r, --reverse\n    reverse the result of comparisons [2]"; ans.Text != want {
 		t.Errorf("answer %q, want %q", ans.Text, want)
+	}
+}
+
+func TestAQuestionTheDocumentAsksIsNotTheAnswer(t *testing.T) {
+	faq := "How do I know if I want to do a fetch or a pull?\n\n" +
+		"A fetch stores a copy of the latest changes from the remote repository, without modifying the working tree. " +
+		"A pull consists of a fetch followed immediately by either a merge or rebase.\n"
+	resp := results(faq)
+	resp.Candidates.Terms = search.ParseTerms("What is the difference between git fetch and git pull?")
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), "What is the difference between git fetch and git pull?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The FAQ's own question holds "fetch" and "pull" side by side, as the
+	// answer does; it is the heading of the answer, not the answer.
+	if strings.Contains(ans.Text, "How do I know") || !strings.Contains(ans.Text, "A pull consists of a fetch") {
+		t.Fatalf("answer %q", ans.Text)
+	}
+}
+
+func TestASubsectionTitleIsNoOptionLine(t *testing.T) {
+	page := "The passwd command changes passwords for user accounts.\n\n" +
+		"   Password Changes\n       The user is first prompted for their old password. The password is\n       then compared.\n"
+	resp := results(page)
+	resp.Candidates.Terms = search.ParseTerms("How do I change my password?")
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), "How do I change my password?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "Password Changes" titles its paragraph and holds the question's
+	// words as the first line does; an option line's bonus would have put
+	// that paragraph first.
+	if !strings.HasPrefix(ans.Text, "The passwd command changes passwords") {
+		t.Fatalf("answer %q", ans.Text)
+	}
+}
+
+// fixedMeaning stands in for an embedding model whose judgement a test
+// fixes: a text holding one of its keys stands at that cosine similarity to
+// any question, any other text at 0.
+type fixedMeaning struct {
+	sims  map[string]float64
+	err   error
+	calls int
+}
+
+func (m *fixedMeaning) Embed(ctx context.Context, q string, texts []string) ([]float32, [][]float32, error) {
+	m.calls++
+	if m.err != nil {
+		return nil, nil, m.err
+	}
+	vs := make([][]float32, len(texts))
+	for i, t := range texts {
+		sim := 0.0
+		for k, v := range m.sims {
+			if strings.Contains(t, k) {
+				sim = v
+			}
+		}
+		vs[i] = []float32{float32(sim), float32(math.Sqrt(1 - sim*sim))}
+	}
+	return []float32{1, 0}, vs, nil
+}
+
+// cat's -b and -n hold the same words of the question; only meaning (or
+// the word "all") tells them apart.
+const manCat = "-b, --number-nonblank\n    number nonempty output lines, overrides -n\n\n" +
+	"-n, --number\n    number every output line\n"
+
+func TestMeaningChoosesBetweenLinesTheKeywordsRankAlike(t *testing.T) {
+	ask := func(m Meaning) *Answer {
+		resp := results(manCat)
+		resp.Results[0].Title = "cat(1)"
+		resp.Candidates.Terms = search.ParseTerms("How do I number the output lines, blank ones included, with cat?")
+		a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{Meaning: m})
+		ans, err := a.Ask(context.Background(), "How do I number the output lines, blank ones included, with cat?", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ans
+	}
+	if ans := ask(nil); !strings.HasPrefix(ans.Text, "-b, --number-nonblank") {
+		t.Fatalf("without a model the first of two equal lines is quoted, got %q", ans.Text)
+	}
+	// A model that reads "blank ones included" as close to "every line".
+	m := &fixedMeaning{sims: map[string]float64{"every output line": 0.8, "nonempty": 0.5}}
+	ans := ask(m)
+	if !strings.HasPrefix(ans.Text, "-n, --number\n    number every output line") || m.calls != 1 {
+		t.Fatalf("with a model (%d calls), got %q", m.calls, ans.Text)
+	}
+	if w := ans.Weighed[0]; w.Features[Similarity] != 1 || ans.Weighed[1].Features[Similarity] >= 1 {
+		t.Errorf("similarities %v and %v", w.Features[Similarity], ans.Weighed[1].Features[Similarity])
+	}
+}
+
+func TestMeaningDoesNotOverruleTheKeywords(t *testing.T) {
+	resp := results("To reset the device, hold RESET for ten seconds.\n\nThe warranty covers two years of use.\n")
+	resp.Candidates.Terms = search.ParseTerms("how do I reset the device")
+	m := &fixedMeaning{sims: map[string]float64{"warranty": 0.9, "reset": 0.2}} // a model that likes the wrong line
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{Meaning: m})
+	ans, err := a.Ask(context.Background(), "how do I reset the device", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ans.Text, "To reset the device") {
+		t.Fatalf("answer %q", ans.Text)
+	}
+}
+
+func TestAFailingModelLeavesTheKeywordQuote(t *testing.T) {
+	resp := results(manCat)
+	resp.Candidates.Terms = search.ParseTerms("How do I number output lines with cat?")
+	m := &fixedMeaning{err: errors.New("decode failed")}
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{Meaning: m})
+	ans, err := a.Ask(context.Background(), "How do I number output lines with cat?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ans.Text, "-b, --number-nonblank") || len(ans.Notes) != 1 || !strings.Contains(ans.Notes[0], "decode failed") {
+		t.Fatalf("answer %q, notes %q", ans.Text, ans.Notes)
 	}
 }

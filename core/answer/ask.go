@@ -34,6 +34,9 @@ type Options struct {
 	// Embedder, when not nil, lets verification accept paraphrases whose
 	// meaning is close to a cited sentence.
 	Embedder Embedder
+	// Meaning, when not nil, lets an extractive answer weigh how close in
+	// meaning its best blocks stand to the question.
+	Meaning Meaning
 	// Within, when not nil, searches one document (by path) with the same
 	// settings: an extractive answer reads further in the document the
 	// question names.
@@ -147,7 +150,9 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		if err != nil {
 			return nil, err
 		}
-		extract(ans, resp.Candidates.Terms, resp.Candidates.Weights, more)
+		if err := extract(ctx, ans, resp.Candidates.Terms, resp.Candidates.Weights, more, a.opt.Meaning); err != nil {
+			return nil, err
+		}
 		emit(onToken, ans.Text)
 		ans.Timing.Total = time.Since(t0)
 		return ans, nil
@@ -400,8 +405,9 @@ func (a *Answerer) check(ctx context.Context, ans *Answer, written string, q *se
 // construction. The rejected claims stay in ans.Claims to show why.
 func (a *Answerer) withhold(ans *Answer, q *search.Candidates) {
 	claims := ans.Claims
-	ex := &Answer{Sources: ans.Sources}
-	extract(ex, q.Terms, q.Weights, nil) // quote only what the model was given
+	ex := &Answer{Question: ans.Question, Query: ans.Query, Sources: ans.Sources}
+	// Quote only what the model was given; without a Meaning nothing fails.
+	_ = extract(context.Background(), ex, q.Terms, q.Weights, nil, nil)
 	ans.Text = Withheld + "\n\n" + ex.Text
 	if ex.Refused {
 		ans.Text = WithheldNothing

@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"regexp"
@@ -109,7 +110,7 @@ func titleWords(title string) []string {
 // the terms in the heading whose section it opens and in its source's
 // title and heading trail. Blocks that read as instructions planted for an
 // AI are never quoted.
-func extract(ans *Answer, terms []search.Term, weights []float64, more []search.Result) {
+func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []float64, more []search.Result, meaning Meaning) error {
 	if len(weights) != len(terms) {
 		weights = localWeights(ans.Sources, terms)
 	}
@@ -265,9 +266,36 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 	}
 	if len(cands) == 0 || total == 0 {
 		ans.Refused, ans.Text = true, Refusal
-		return
+		return nil
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	if meaning != nil && len(cands) > 1 {
+		pool := cands[:min(len(cands), meaningPool)]
+		texts := make([]string, len(pool))
+		for i, c := range pool {
+			texts[i] = c.block.Text
+		}
+		q, vecs, err := meaning.Embed(ctx, question, texts)
+		sims := make([]float64, len(vecs))
+		for i, v := range vecs {
+			sims[i] = cosine(q, v)
+		}
+		if err == nil && len(vecs) != len(pool) {
+			err = fmt.Errorf("%d vectors for %d lines", len(vecs), len(pool))
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			ans.Notes = append(ans.Notes, "The embedding model failed, so the quote was chosen by keywords alone: "+err.Error())
+		} else if lo, hi := slices.Min(sims), slices.Max(sims); hi-lo > minMeaningSpread {
+			for i := range pool {
+				pool[i].feat[Similarity] = (sims[i] - lo) / (hi - lo)
+				pool[i].score = pool[i].feat.Score()
+			}
+			sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+		}
+	}
 	var own []cand
 	if anyNamed {
 		// The question names its document: when that document says
@@ -351,7 +379,12 @@ func extract(ans *Answer, terms []search.Term, weights []float64, more []search.
 	}
 	ans.Text = b.String()
 	ans.Verdict = VerdictQuoted
+	return nil
 }
+
+// minMeaningSpread is the least spread of similarities that says anything:
+// a model that finds every block alike orders them at random.
+const minMeaningSpread = 0.02
 
 // termWeights maps each term to its weight, and sums them.
 func termWeights(terms []search.Term, weights []float64) (map[string]float64, float64) {

@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"context"
 	"math"
 	"strings"
 
@@ -61,11 +62,16 @@ const (
 	KindRow
 	KindStep
 	KindField
+	// Similarity is how close the block stands to the question in meaning,
+	// with an embedding model loaded: its similarity, scaled to 0..1
+	// between the least and the most similar of the best blocks by the
+	// other features (meaningPool); 0 without a model.
+	Similarity
 	numFeatures
 )
 
 var featureNames = [numFeatures]string{"have", "near", "lead", "context", "term_line", "other", "summary", "rank",
-	"qualifier", "density", "length", "opens", "definition", "row", "step", "field"}
+	"qualifier", "density", "length", "opens", "definition", "row", "step", "field", "similarity"}
 
 func (f Feature) String() string { return featureNames[f] }
 
@@ -84,6 +90,23 @@ var blockWeights = Features{
 	Rank:     -0.02,
 	// A tie-breaker: the words that tell two option lines apart.
 	Qualifier: 0.05,
+	// Similarity reorders blocks the keyword evidence ranks alike: a quarter
+	// of what holding the whole question is worth. Not measured: no
+	// embedding model's weights can be had where Cairn is built
+	// (docs/answers.md).
+	Similarity: 0.25,
+}
+
+// meaningPool is how many of the best blocks by keyword evidence an
+// embedding model weighs: one short call, and a block further down would
+// need more than meaning to be the answer.
+const meaningPool = 16
+
+// Meaning embeds a question and texts with an embedding model, each as the
+// model expects (a query, passages); the vectors of one call compare by
+// cosine similarity.
+type Meaning interface {
+	Embed(ctx context.Context, question string, texts []string) (q []float32, vectors [][]float32, err error)
 }
 
 // Score is the weighted sum of the features.
