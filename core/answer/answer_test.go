@@ -679,3 +679,20 @@ func TestAFailingModelLeavesTheKeywordQuote(t *testing.T) {
 		t.Fatalf("answer %q, notes %q", ans.Text, ans.Notes)
 	}
 }
+
+func TestASummarysCompanionSaysMoreThanTheSummary(t *testing.T) {
+	page := "NAME\n       truncate - shrink or extend the size of a file to the specified size\n\n" +
+		"DESCRIPTION\n       Shrink or extend the size of each FILE to the specified size\n\n" +
+		"       -s, --size=SIZE\n              set or adjust the file size by SIZE bytes\n"
+	resp := results(page)
+	resp.Results[0].Title = "truncate"
+	resp.Candidates.Terms = search.ParseTerms("How do I shrink or extend a file to a given size?")
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), "How do I shrink or extend a file to a given size?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ans.Text, "truncate - shrink or extend") || strings.Contains(ans.Text, "each FILE") || !strings.Contains(ans.Text, "--size=SIZE") {
+		t.Fatalf("answer %q", ans.Text)
+	}
+}

@@ -319,8 +319,12 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 		// A summary names the tool that does what was asked ("nice - run a
 		// program with modified scheduling priority"); its document's best
 		// other line says how, so it is quoted beside it.
+		// A line that restates the summary ("Shrink or extend the size of
+		// each FILE" under "truncate - shrink or extend the size of a
+		// file") says nothing more.
 		for _, c := range cands[1:] {
-			if c.src == cands[0].src && (c.block.Start >= cands[0].block.End || c.block.End <= cands[0].block.Start) {
+			if c.src == cands[0].src && (c.block.Start >= cands[0].block.End || c.block.End <= cands[0].block.Start) &&
+				!restates(c.block.Text, cands[0].block.Text) {
 				picked = append(picked, c)
 				break
 			}
@@ -381,6 +385,24 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 	ans.Verdict = VerdictQuoted
 	return nil
 }
+
+// restates reports whether most of text's content words (restateShare)
+// are already in said.
+func restates(text, said string) bool {
+	words := distinct(contentWords(text))
+	before := distinct(contentWords(said))
+	have := 0
+	for w := range words {
+		if before[w] {
+			have++
+		}
+	}
+	return len(words) > 0 && float64(have) >= restateShare*float64(len(words))
+}
+
+// restateShare of a line's content words found in another makes it a
+// restatement of that one.
+const restateShare = 0.7
 
 // minMeaningSpread is the least spread of similarities that says anything:
 // a model that finds every block alike orders them at random.
