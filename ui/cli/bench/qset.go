@@ -88,7 +88,7 @@ func eachLine(path string, f func(n int, line string) error) error {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if err := f(n, strings.TrimRight(sc.Text(), "\r")); err != nil {
+		if err := f(n, line); err != nil {
 			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 	}
