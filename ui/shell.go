@@ -168,6 +168,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 				}
 				s.observed(ev)
 			}
+			s.observed(indexUpdate{})
 		}, progressEvery)
 	})
 	s.running.spawn(func() {
@@ -214,6 +215,10 @@ func (s *shell) panelReady() {
 		s.deps.onReady()
 	}
 }
+
+// indexUpdate is observed after each batch of events the index panel
+// applied: the bench counts the panel's updates.
+type indexUpdate struct{}
 
 func (s *shell) observed(ev any) {
 	if s.deps.observe != nil {
