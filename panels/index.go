@@ -107,6 +107,11 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *Inde
 	p.Busy.Stop()
 	p.Busy.Hide()
 	p.Progress = widget.NewLabel("")
+	// Labels that change at every progress update are cut, not sized to
+	// their text: a label whose width follows its text changes the panel's
+	// minimum size, and Fyne then lays out the whole window again and
+	// draws a second frame, for each update.
+	p.Progress.Truncation = fyne.TextTruncateEllipsis
 	p.Current = widget.NewLabel("")
 	p.Current.Truncation = fyne.TextTruncateEllipsis
 	p.Current.TextStyle.Italic = true
@@ -217,6 +222,11 @@ func (p *Index) Apply(events ...IndexEvent) {
 				p.showProgress(*last)
 				last = nil
 			}
+			if files {
+				p.Files.update()
+				files = false
+			}
+			p.Files.flush()
 			p.running = ""
 			p.Current.SetText("")
 			p.Current.Hide()
@@ -256,13 +266,15 @@ func (p *Index) Apply(events ...IndexEvent) {
 
 // showProgress shows a run's progress report on the bar and under it.
 func (p *Index) showProgress(pr ingest.Progress) {
-	p.Bar.SetValue(progressFraction(pr))
-	p.Progress.SetText(progressText(pr))
+	if f := progressFraction(pr); p.Bar.Value != f {
+		p.Bar.SetValue(f)
+	}
+	setText(p.Progress, progressText(pr))
 	p.Progress.Show()
 	if p.running != "" && pr.Phase != ingest.PhaseDone {
-		p.Current.SetText(pr.Current)
+		setText(p.Current, pr.Current)
 		p.Current.Show()
-		p.State.SetText("Indexing " + p.running + "…")
+		setText(p.State, "Indexing "+p.running+"…")
 	}
 }
 
