@@ -61,6 +61,9 @@ type Options struct {
 // once; the knowledge base opens in the background, and the panels become
 // functional when it is ready.
 func Run(ctx context.Context, opt Options) error {
+	if err := lowerOtherThreads(otherThreadsNice); err != nil && opt.Log != nil {
+		opt.Log.Warn("could not lower the priority of the threads behind the window", "err", err)
+	}
 	a := app.NewWithID(AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", resources.IconPNG()))
 	ctx, cancel := context.WithCancel(ctx)
