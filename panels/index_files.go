@@ -58,9 +58,9 @@ type fileLog struct {
 }
 
 // listCatchUp is how many updates the list may fall behind while a run
-// adds rows below the part in view: about a second at ten updates a
-// second, so its scroll bar still follows the run.
-const listCatchUp = 10
+// adds rows below the part in view: about a second at the window's five
+// updates a second, so its scroll bar still follows the run.
+const listCatchUp = 5
 
 func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 	l := &fileLog{counts: map[string]int{}}

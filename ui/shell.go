@@ -65,9 +65,11 @@ type shell struct {
 // the background (core.Engine).
 type keywordWarmer interface{ WarmKeywordIndex() }
 
-// progressEvery spaces the index panel's updates: ten a second is smooth
-// for a progress bar and leaves the window free for input.
-const progressEvery = 100 * time.Millisecond
+// progressEvery spaces the index panel's updates: five a second keep a
+// progress bar moving, and each costs the window a full repaint that
+// input waits behind (under software rendering, about 10 ms of the
+// window's thread and as much of the rasterizer's, `cairn bench gui`).
+const progressEvery = 200 * time.Millisecond
 
 // Tabs of the window, in order.
 const (

@@ -89,7 +89,7 @@ func benchGUI(ctx context.Context, env *cliEnv, dir string) (map[string]any, err
 	}
 
 	// Stalls while indexing, with the Index tab in front (its progress is
-	// repainted ten times a second) and with the Ask tab in front.
+	// repainted five times a second) and with the Ask tab in front.
 	stalls := map[string]*stallRuns{"index": {}, "ask": {}}
 	files := 0
 	for i := range guiStallRuns {
