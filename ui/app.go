@@ -179,9 +179,11 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 	}
 	win.openKB(kb, kb == opt.Config.Paths.KB)
 	if opt.SettingsErr != nil {
-		dialog.ShowInformation("Settings not loaded",
+		d := dialog.NewInformation("Settings not loaded",
 			"Cairn started with the default settings, because "+panels.ErrorText(opt.SettingsErr)+
 				"\n\nChanges are not saved until the file is fixed; `cairn doctor` checks it.", win.w)
+		panels.DialogKeys(d, win.w)
+		d.Show()
 	}
 	return win
 }
