@@ -40,17 +40,21 @@ const startupLinger = 2 * time.Second
 // At fields are wall-clock Unix nanoseconds so the parent can measure from
 // the moment it started the process.
 type BenchResult struct {
-	Scenario      string          `json:"scenario"`
-	ShownAt       int64           `json:"shown_at"`       // the window's loop started
-	InteractiveAt int64           `json:"interactive_at"` // every panel works
-	FirstPaintAt  int64           `json:"-"`              // the window showed a frame that is not black (seen by the parent, on the X server)
-	Black         time.Duration   `json:"-"`              // how long the window was on the screen, black, before that
-	Interactive   time.Duration   `json:"interactive"`    // since ui.Run began
-	Stalls        []time.Duration `json:"stalls,omitempty"`
-	Rerank        []time.Duration `json:"rerank,omitempty"`
-	Candidates    int             `json:"candidates,omitempty"`
-	Files         int             `json:"files,omitempty"`
-	IndexTook     time.Duration   `json:"index_took,omitempty"`
+	Scenario      string        `json:"scenario"`
+	ShownAt       int64         `json:"shown_at"`       // the window's loop started
+	InteractiveAt int64         `json:"interactive_at"` // every panel works
+	FirstPaintAt  int64         `json:"-"`              // the window showed a frame that is not black (seen by the parent, on the X server)
+	Black         time.Duration `json:"-"`              // how long the window was on the screen, black, before that
+	Interactive   time.Duration `json:"interactive"`    // since ui.Run began
+	// Stalls: each probe's wait from posting an empty function to the
+	// window's goroutine (fyne.DoAndWait) until the window ran it;
+	// RoundTrips: until the probe's goroutine, woken by its end, went on.
+	Stalls     []time.Duration `json:"stalls,omitempty"`
+	RoundTrips []time.Duration `json:"round_trips,omitempty"`
+	Rerank     []time.Duration `json:"rerank,omitempty"`
+	Candidates int             `json:"candidates,omitempty"`
+	Files      int             `json:"files,omitempty"`
+	IndexTook  time.Duration   `json:"index_took,omitempty"`
 	// Index scenario: the index panel's updates while the run went on, and
 	// the time the window's thread and the software rasterizer's threads
 	// ran (CPU) and waited for a core (Wait) meanwhile; see windowThreads.
@@ -174,7 +178,11 @@ func (b *benchRun) waitAt(timeout time.Duration, match func(any) bool) (observed
 
 // index measures the window loop's responsiveness while a folder is
 // indexed: a probe asks the loop to run an empty function every 10 ms and
-// records how long each round trip took.
+// records how long the function waited for the loop, and the whole round
+// trip. The stall is the wait: the round trip also holds the probe's own
+// wake-up after the function ran, on one of the process's threads the
+// window lowers below its own (lowerOtherThreads), which is not the
+// window's delay.
 func (b *benchRun) index() error {
 	var s *shell
 	var win0, raster0 threadTimes
@@ -189,19 +197,22 @@ func (b *benchRun) index() error {
 		win0, raster0, threadsErr = windowThreads()
 	})
 	stop := make(chan struct{})
-	probed := make(chan []time.Duration)
+	type probes struct{ waits, trips []time.Duration }
+	probed := make(chan probes)
 	go func() {
-		var rtts []time.Duration
+		var p probes
 		for {
 			select {
 			case <-stop:
-				probed <- rtts
+				probed <- p
 				return
 			case <-time.After(10 * time.Millisecond):
 			}
+			var ran time.Time
 			t := time.Now()
-			fyne.DoAndWait(func() {})
-			rtts = append(rtts, time.Since(t))
+			fyne.DoAndWait(func() { ran = time.Now() })
+			p.waits = append(p.waits, ran.Sub(t))
+			p.trips = append(p.trips, time.Since(t))
 		}
 	}()
 	ev, err := b.wait(2*time.Hour, func(ev any) bool {
@@ -209,7 +220,8 @@ func (b *benchRun) index() error {
 		return ok && f.Path == b.spec.Folder // not the user guide's run on a new knowledge base
 	})
 	close(stop)
-	b.res.Stalls = <-probed
+	p := <-probed
+	b.res.Stalls, b.res.RoundTrips = p.waits, p.trips
 	if err != nil {
 		return err
 	}

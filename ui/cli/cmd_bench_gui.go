@@ -43,7 +43,9 @@ const (
 //     is started;
 //   - the longest stall of the window's loop while the man-page corpus is
 //     indexed into a new knowledge base, from a probe that asks the loop to
-//     run an empty function (fyne.DoAndWait) every 10 ms;
+//     run an empty function (fyne.DoAndWait) every 10 ms: how long the
+//     function waited for the loop (and the whole round trip, for
+//     reference), with the window's and the rasterizer's CPU time;
 //   - slider to re-ranked list: rrf_k is moved in the window and timed until
 //     the query panel has applied the new ranking of 200 candidates.
 //
@@ -105,9 +107,9 @@ func benchGUI(ctx context.Context, env *cliEnv, dir string) (map[string]any, err
 			st.p99 = append(st.p99, stats.Quantile(r.Stalls, 0.99))
 			st.median = append(st.median, stats.MedianDuration(r.Stalls))
 			st.add(r)
-			fmt.Fprintf(log, "indexing %d, %s tab: %d files in %s, %d probes, longest stall %s, p99 %s, median %s; "+
+			fmt.Fprintf(log, "indexing %d, %s tab: %d files in %s, %d probes, longest stall %s (round trip %s), p99 %s, median %s; "+
 				"%d updates, window thread %s CPU and %s waiting for a core, rasterizer %s CPU (load average %.1f)\n", i+1, tab,
-				r.Files, r.IndexTook.Round(100*time.Millisecond), len(r.Stalls), msUnit(slices.Max(r.Stalls)), msUnit(stats.Quantile(r.Stalls, 0.99)),
+				r.Files, r.IndexTook.Round(100*time.Millisecond), len(r.Stalls), msUnit(slices.Max(r.Stalls)), msUnit(slices.Max(r.RoundTrips)), msUnit(stats.Quantile(r.Stalls, 0.99)),
 				msUnit(stats.MedianDuration(r.Stalls)), r.Updates, msUnit(r.WindowCPU), msUnit(r.WindowWait), msUnit(r.RasterCPU), bench.LoadAverage())
 		}
 	}
@@ -139,6 +141,8 @@ func benchGUI(ctx context.Context, env *cliEnv, dir string) (map[string]any, err
 		fmt.Fprintf(w, "| longest UI stall while indexing %d files, %s tab in front (%d runs) | %s | %s–%s | < 100 ms |\n", files, tab, guiStallRuns,
 			msUnit(stats.MedianDuration(st.max)), msUnit(slices.Min(st.max)), msUnit(slices.Max(st.max)))
 		fmt.Fprintf(w, "| p99 / median UI stall, %s tab | %s / %s | | |\n", tab, msUnit(stats.MedianDuration(st.p99)), msUnit(stats.MedianDuration(st.median)))
+		fmt.Fprintf(w, "| longest probe round trip (the stall and the probe's own wake-up), %s tab | %s | %s–%s | |\n", tab,
+			msUnit(stats.MedianDuration(st.trip)), msUnit(slices.Min(st.trip)), msUnit(slices.Max(st.trip)))
 		if st.updates > 0 {
 			fmt.Fprintf(w, "| %s tab: the window thread's CPU per index panel update (%d updates) / the rasterizer's | %s / %s | | |\n", tab, st.updates,
 				msUnit(st.windowCPU/time.Duration(st.updates)), msUnit(st.rasterCPU/time.Duration(st.updates)))
@@ -164,12 +168,13 @@ func benchGUI(ctx context.Context, env *cliEnv, dir string) (map[string]any, err
 // over all runs the index panel's updates, how long the runs took, and
 // the window thread's and the rasterizer's CPU and wait for a core.
 type stallRuns struct {
-	max, p99, median                                   []time.Duration
+	max, p99, median, trip                             []time.Duration
 	updates                                            int
 	took, windowCPU, windowWait, rasterCPU, rasterWait time.Duration
 }
 
 func (st *stallRuns) add(r ui.BenchResult) {
+	st.trip = append(st.trip, slices.Max(r.RoundTrips))
 	st.updates += r.Updates
 	st.took += r.IndexTook
 	st.windowCPU += r.WindowCPU
@@ -179,7 +184,7 @@ func (st *stallRuns) add(r ui.BenchResult) {
 }
 
 func (st *stallRuns) json() map[string]any {
-	return map[string]any{"max_ns": st.max, "p99_ns": st.p99, "median_ns": st.median, "updates": st.updates, "took_ns": st.took,
+	return map[string]any{"max_ns": st.max, "p99_ns": st.p99, "median_ns": st.median, "round_trip_max_ns": st.trip, "updates": st.updates, "took_ns": st.took,
 		"window_cpu_ns": st.windowCPU, "window_wait_ns": st.windowWait, "raster_cpu_ns": st.rasterCPU, "raster_wait_ns": st.rasterWait}
 }
 
