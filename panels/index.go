@@ -49,7 +49,15 @@ type Index struct {
 	// resumable is the folder whose run was cancelled: Start resumes it.
 	resumable string
 	removing  string // folder being removed; "" when none
+	// currentAge counts the updates since the file being read was last
+	// shown; see showProgress.
+	currentAge int
 }
+
+// currentEvery is how many progress updates show one file being read:
+// about one a second, which can be read, where five a second flicker; and
+// each new text is drawn anew, the largest part of an update's cost.
+const currentEvery = 5
 
 // NewIndex builds the index panel. It hands its requests to post, which
 // must not block (the window's goroutine calls it), and stays disabled
@@ -272,7 +280,10 @@ func (p *Index) showProgress(pr ingest.Progress) {
 	setText(p.Progress, progressText(pr))
 	p.Progress.Show()
 	if p.running != "" && pr.Phase != ingest.PhaseDone {
-		setText(p.Current, pr.Current)
+		if p.currentAge++; p.Current.Text == "" || p.currentAge >= currentEvery {
+			setText(p.Current, pr.Current)
+			p.currentAge = 0
+		}
 		p.Current.Show()
 		setText(p.State, "Indexing "+p.running+"…")
 	}

@@ -51,8 +51,9 @@ type fileLog struct {
 	// refreshed. Fyne reads a list's length at every frame to size its
 	// scroller, so the list shows rows added since only when refreshed.
 	listed int
-	// behind counts the updates since the list was last refreshed: their
-	// new rows were all below the part of the list in view; see update.
+	// behind counts the updates since the list was last refreshed whose
+	// rows were not shown: they fell below the part in view, or outside
+	// the filter; see update.
 	behind int
 	rowH   float32 // a row's height, measured once
 }
@@ -104,7 +105,7 @@ func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 	})
 	l.Summary = widget.NewLabel("No indexing run yet.")
 	l.Summary.TextStyle.Italic = true
-	l.Summary.Truncation = fyne.TextTruncateEllipsis // its counts change at every update; see Index.Progress
+	l.Summary.Truncation = fyne.TextTruncateEllipsis // its counts change during a run; see Index.Progress
 	bar := container.NewBorder(nil, nil, wideSelect(l.Filter), l.Copy, l.Search)
 	l.content = container.NewBorder(container.NewVBox(bar, l.Summary), nil, nil, nil, l.List)
 	return l
@@ -186,14 +187,16 @@ func (l *fileLog) refilter() {
 	l.update()
 }
 
-// update filters the rows added since the last update and refreshes the
-// list and the summary: a run of 20,000 files costs each batch only its
-// own rows, so the window keeps up. The list itself is refreshed only when
-// a new row can be in view, or to catch up (and by flush): refreshing a
-// list whose length changed makes Fyne lay out its scroller again in the
-// next frame and draw a second frame for it, so that a run's updates each
-// cost the window two full repaints for rows no one could see.
+// update filters the rows added since the last update: a run of 20,000
+// files costs each batch only its own rows, so the window keeps up. The
+// list and its counts are refreshed only when a new row can be in view,
+// to catch up every listCatchUp updates, and by flush: refreshing a list
+// whose length changed makes Fyne lay out its scroller again in the next
+// frame and draw a second frame for it, and each new text of the counts is
+// drawn anew, so that every update cost the window two full repaints for
+// rows no one could see.
 func (l *fileLog) update() {
+	added := l.checked < len(l.rows)
 	q := strings.ToLower(strings.TrimSpace(l.Search.Text))
 	for i := l.checked; i < len(l.rows); i++ {
 		if l.matches(l.rows[i], q) {
@@ -202,25 +205,29 @@ func (l *fileLog) update() {
 	}
 	l.checked = len(l.rows)
 	switch {
-	case l.listed == len(l.shown): // nothing new to list
-	case l.listed <= l.lastInView() || l.behind+1 >= listCatchUp:
+	case l.listed < 0: // filtered again
+		l.refreshList()
+	case !added:
+	case l.listed != len(l.shown) && l.listed <= l.lastInView(), l.behind+1 >= listCatchUp:
 		l.refreshList()
 	default:
 		l.behind++
 	}
-	l.summarize()
 }
 
 // flush refreshes a list that fell behind (a run ended).
 func (l *fileLog) flush() {
-	if l.listed != len(l.shown) {
+	if l.behind > 0 || l.listed != len(l.shown) {
 		l.refreshList()
 	}
 }
 
+// refreshList shows the rows and their counts as they are now; the
+// counts change with the list, not between its refreshes.
 func (l *fileLog) refreshList() {
 	l.listed, l.behind = len(l.shown), 0
 	l.List.Refresh()
+	l.summarize()
 }
 
 // lastInView is the index of the last row the list can show at its size

@@ -116,3 +116,50 @@ func TestFileListListsFilesInViewAtOnceAndTheRestWhenTheRunEnds(t *testing.T) {
 		t.Errorf("summary %q", got)
 	}
 }
+
+// While a filter hides a run's files, the counts over the list still
+// follow the run, and say at its end how many files it read.
+func TestFileCountsFollowARunTheFilterHides(t *testing.T) {
+	p := newTestIndex(t)
+	p.Files.Filter.SetSelected(FilterProblems)
+	next := 0
+	for range listCatchUp {
+		p.Apply(filesRead(next, 10, 500)...)
+		next += 10
+	}
+	if got, want := p.Files.Summary.Text, fmt.Sprintf("%d files (%d indexed); showing 0.", next, next); got != want {
+		t.Errorf("after %d updates: %q, want %q", listCatchUp, got, want)
+	}
+	p.Apply(filesRead(next, 3, 500)...)
+	next += 3
+	p.Apply(IndexFinished{Path: "/docs", Run: store.Run{Folder: "/docs", Status: store.RunDone, FilesSeen: next, FilesIndexed: next}})
+	if got, want := p.Files.Summary.Text, fmt.Sprintf("%d files (%d indexed); showing 0.", next, next); got != want {
+		t.Errorf("after the run: %q, want %q", got, want)
+	}
+}
+
+// The file being read changes once a second, five updates, not at every
+// update: it can be read, and each new text costs the window a drawing.
+func TestTheFileBeingReadIsShownOnceASecond(t *testing.T) {
+	p := newTestIndex(t)
+	p.Apply(filesRead(0, 1, 500)...)
+	first := p.Current.Text
+	if first != "/docs//page-0.txt" {
+		t.Fatalf("first file being read %q", first)
+	}
+	for i := 1; i < currentEvery; i++ {
+		p.Apply(filesRead(i, 1, 500)...)
+		if p.Current.Text != first {
+			t.Fatalf("update %d shows %q; the first file stays a second", i+1, p.Current.Text)
+		}
+	}
+	p.Apply(filesRead(currentEvery, 1, 500)...)
+	if want := fmt.Sprintf("/docs/%s/page-%d.txt", strings.Repeat("sub", currentEvery%9), currentEvery); p.Current.Text != want {
+		t.Errorf("after a second: %q, want %q", p.Current.Text, want)
+	}
+	p.Apply(IndexFinished{Path: "/docs", Run: store.Run{Folder: "/docs", Status: store.RunDone}})
+	p.Apply(filesRead(0, 1, 500)...) // the next run shows its first file at once
+	if p.Current.Text != first {
+		t.Errorf("the next run's first update shows %q", p.Current.Text)
+	}
+}
