@@ -63,6 +63,8 @@ type Engine struct {
 	// network gate.
 	mu  sync.Mutex
 	cfg config.Config // its Network section is unused: net holds it
+
+	indexWorkers int // Options.IndexWorkers
 }
 
 // Options say which knowledge base to open, and how.
@@ -86,6 +88,13 @@ type Options struct {
 	Dial netgate.DialFunc
 	// Keyring holds the API key; nil uses the system's (Secret Service).
 	Keyring remote.Keyring
+
+	// IndexWorkers, when positive, is the number of extraction workers of
+	// an index run while the settings leave it to Cairn (index.workers 0,
+	// one per CPU). The window runs one fewer than Go has processors, so
+	// that one stays free for its own goroutine (ui.ReserveProcessor);
+	// being no setting, it is never saved.
+	IndexWorkers int
 }
 
 // logger is opt.Log, or a logger that writes nothing.
@@ -152,7 +161,7 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 	}
 	if opt.NoKB {
 		cfg.Network = config.Network{} // net's, as in a full Engine
-		return &Engine{cfg: cfg, dirs: dirs, log: log, net: net}, nil
+		return &Engine{cfg: cfg, dirs: dirs, log: log, net: net, indexWorkers: opt.IndexWorkers}, nil
 	}
 	db, err := opt.openStore(cfg, store.Options{ReadOnly: !opt.Write})
 	if err != nil {
@@ -168,7 +177,7 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 	kix := bm25.New(db)
 	kix.OnError = func(err error) { log.Warn("keyword index: searches use FTS5 until it syncs", "err", err) }
 	cfg.Network = config.Network{} // net's, with the mode as it switches
-	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), kix: kix, net: net}, nil
+	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), kix: kix, net: net, indexWorkers: opt.IndexWorkers}, nil
 }
 
 // registry returns the extractors, starting Tesseract if OCR is enabled and
@@ -195,13 +204,23 @@ func (e *Engine) registry() *extract.Registry {
 	return e.reg
 }
 
+// workers is the number of extraction workers of an index run under
+// settings c: index.workers, else Options.IndexWorkers; 0 leaves it to
+// ingest (one per CPU).
+func (e *Engine) workers(c config.Config) int {
+	if c.Index.Workers > 0 {
+		return c.Index.Workers
+	}
+	return e.indexWorkers
+}
+
 // indexer builds an indexer with the current embedding model.
 func (e *Engine) indexer(ctx context.Context) (*ingest.Indexer, error) {
 	c := e.Config()
 	opt := ingest.Options{
 		Chunk:         chunk.Params{Size: c.Chunking.Size, Overlap: c.Chunking.Overlap, MaxHeadingLen: c.Chunking.MaxHeadingLen},
 		MaxFileBytes:  int64(c.Index.MaxFileMB) << 20,
-		Workers:       c.Index.Workers,
+		Workers:       e.workers(c),
 		IncludeHidden: c.Index.IncludeHidden,
 		Ignore:        c.Index.Ignore,
 		EmbedBatch:    c.Embedding.BatchSize,

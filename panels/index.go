@@ -49,7 +49,15 @@ type Index struct {
 	// resumable is the folder whose run was cancelled: Start resumes it.
 	resumable string
 	removing  string // folder being removed; "" when none
+	// currentAge counts the updates since the file being read was last
+	// shown; see showProgress.
+	currentAge int
 }
+
+// currentEvery is how many progress updates show one file being read:
+// about one a second, which can be read, where five a second flicker; and
+// each new text is drawn anew, the largest part of an update's cost.
+const currentEvery = 5
 
 // NewIndex builds the index panel. It hands its requests to post, which
 // must not block (the window's goroutine calls it), and stays disabled
@@ -107,6 +115,11 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *Inde
 	p.Busy.Stop()
 	p.Busy.Hide()
 	p.Progress = widget.NewLabel("")
+	// Labels that change at every progress update are cut, not sized to
+	// their text: a label whose width follows its text changes the panel's
+	// minimum size, and Fyne then lays out the whole window again and
+	// draws a second frame, for each update.
+	p.Progress.Truncation = fyne.TextTruncateEllipsis
 	p.Current = widget.NewLabel("")
 	p.Current.Truncation = fyne.TextTruncateEllipsis
 	p.Current.TextStyle.Italic = true
@@ -217,6 +230,11 @@ func (p *Index) Apply(events ...IndexEvent) {
 				p.showProgress(*last)
 				last = nil
 			}
+			if files {
+				p.Files.update()
+				files = false
+			}
+			p.Files.flush()
 			p.running = ""
 			p.Current.SetText("")
 			p.Current.Hide()
@@ -256,13 +274,18 @@ func (p *Index) Apply(events ...IndexEvent) {
 
 // showProgress shows a run's progress report on the bar and under it.
 func (p *Index) showProgress(pr ingest.Progress) {
-	p.Bar.SetValue(progressFraction(pr))
-	p.Progress.SetText(progressText(pr))
+	if f := progressFraction(pr); p.Bar.Value != f {
+		p.Bar.SetValue(f)
+	}
+	setText(p.Progress, progressText(pr))
 	p.Progress.Show()
 	if p.running != "" && pr.Phase != ingest.PhaseDone {
-		p.Current.SetText(pr.Current)
+		if p.currentAge++; p.Current.Text == "" || p.currentAge >= currentEvery {
+			setText(p.Current, pr.Current)
+			p.currentAge = 0
+		}
 		p.Current.Show()
-		p.State.SetText("Indexing " + p.running + "…")
+		setText(p.State, "Indexing "+p.running+"…")
 	}
 }
 

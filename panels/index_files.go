@@ -47,12 +47,26 @@ type fileLog struct {
 	checked int   // rows[:checked] have been run through the filter
 	counts  map[string]int
 	content fyne.CanvasObject
+	// listed is the length the list shows: len(shown) when it was last
+	// refreshed. Fyne reads a list's length at every frame to size its
+	// scroller, so the list shows rows added since only when refreshed.
+	listed int
+	// behind counts the updates since the list was last refreshed whose
+	// rows were not shown: they fell below the part in view, or outside
+	// the filter; see update.
+	behind int
+	rowH   float32 // a row's height, measured once
 }
+
+// listCatchUp is how many updates the list may fall behind while a run
+// adds rows below the part in view: about a second at the window's five
+// updates a second, so its scroll bar still follows the run.
+const listCatchUp = 5
 
 func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 	l := &fileLog{counts: map[string]int{}}
 	l.List = widget.NewList(
-		func() int { return len(l.shown) },
+		func() int { return l.listed },
 		func() fyne.CanvasObject {
 			status := widget.NewLabel("unchanged")
 			status.TextStyle.Bold = true
@@ -91,6 +105,7 @@ func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 	})
 	l.Summary = widget.NewLabel("No indexing run yet.")
 	l.Summary.TextStyle.Italic = true
+	l.Summary.Truncation = fyne.TextTruncateEllipsis // its counts change during a run; see Index.Progress
 	bar := container.NewBorder(nil, nil, wideSelect(l.Filter), l.Copy, l.Search)
 	l.content = container.NewBorder(container.NewVBox(bar, l.Summary), nil, nil, nil, l.List)
 	return l
@@ -168,13 +183,20 @@ func (l *fileLog) matches(r FileRow, q string) bool {
 // refilter runs every row through the filter again (the filter changed).
 func (l *fileLog) refilter() {
 	l.shown, l.checked = l.shown[:0], 0
+	l.listed = -1 // other rows, maybe as many: update refreshes the list
 	l.update()
 }
 
-// update filters the rows added since the last update and refreshes the
-// list and the summary: a run of 20,000 files costs each batch only its
-// own rows, so the window keeps up.
+// update filters the rows added since the last update: a run of 20,000
+// files costs each batch only its own rows, so the window keeps up. The
+// list and its counts are refreshed only when a new row can be in view,
+// to catch up every listCatchUp updates, and by flush: refreshing a list
+// whose length changed makes Fyne lay out its scroller again in the next
+// frame and draw a second frame for it, and each new text of the counts is
+// drawn anew, so that every update cost the window two full repaints for
+// rows no one could see.
 func (l *fileLog) update() {
+	added := l.checked < len(l.rows)
 	q := strings.ToLower(strings.TrimSpace(l.Search.Text))
 	for i := l.checked; i < len(l.rows); i++ {
 		if l.matches(l.rows[i], q) {
@@ -182,9 +204,45 @@ func (l *fileLog) update() {
 		}
 	}
 	l.checked = len(l.rows)
+	switch {
+	case l.listed < 0: // filtered again
+		l.refreshList()
+	case !added:
+	case l.listed != len(l.shown) && l.listed <= l.lastInView(), l.behind+1 >= listCatchUp:
+		l.refreshList()
+	default:
+		l.behind++
+	}
+}
+
+// flush refreshes a list that fell behind (a run ended).
+func (l *fileLog) flush() {
+	if l.behind > 0 || l.listed != len(l.shown) {
+		l.refreshList()
+	}
+}
+
+// refreshList shows the rows and their counts as they are now; the
+// counts change with the list, not between its refreshes.
+func (l *fileLog) refreshList() {
+	l.listed, l.behind = len(l.shown), 0
 	l.List.Refresh()
+	l.summarize()
+}
+
+// lastInView is the index of the last row the list can show at its size
+// and scroll offset; it errs high, which only refreshes more often.
+func (l *fileLog) lastInView() int {
+	if l.rowH == 0 {
+		l.rowH = widget.NewLabel("unchanged").MinSize().Height
+	}
+	return int((l.List.GetScrollOffset()+l.List.Size().Height)/l.rowH) + 1
+}
+
+// summarize counts the rows by status under the list's filter bar.
+func (l *fileLog) summarize() {
 	if len(l.rows) == 0 {
-		l.Summary.SetText("No files yet.")
+		setText(l.Summary, "No files yet.")
 		return
 	}
 	var parts []string
@@ -193,7 +251,7 @@ func (l *fileLog) update() {
 			parts = append(parts, fmt.Sprintf("%s %s", formatCount(n), s))
 		}
 	}
-	l.Summary.SetText(fmt.Sprintf("%s (%s); showing %s.", plural(len(l.rows), "file", "files"),
+	setText(l.Summary, fmt.Sprintf("%s (%s); showing %s.", plural(len(l.rows), "file", "files"),
 		strings.Join(parts, ", "), formatCount(len(l.shown))))
 }
 

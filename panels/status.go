@@ -109,19 +109,21 @@ func (s *StatusBar) Apply(r StatusReport) {
 		s.Counts.SetText("status unavailable: " + r.Err.Error())
 		return
 	}
-	s.KB.SetText(strings.TrimSuffix(filepath.Base(r.KB), ".db"))
+	// Only what changed is set again: every refresh costs the window a
+	// repaint, and a label's new width a layout of the whole window.
+	setText(s.KB, strings.TrimSuffix(filepath.Base(r.KB), ".db"))
 	counts := []string{plural(r.Documents, "document", "documents"), plural(r.Chunks, "chunk", "chunks")}
 	if r.Vectors > 0 {
 		counts = append(counts, plural(r.Vectors, "vector", "vectors"))
 	}
 	counts = append(counts, humanize.Bytes(r.Bytes))
-	s.Counts.SetText(strings.Join(counts, " · "))
-	s.Models.SetText(modelsText(r.EmbeddingModel, r.ChatModel))
-	s.Memory.SetText("Memory " + humanize.Bytes(r.Memory))
+	setText(s.Counts, strings.Join(counts, " · "))
+	setText(s.Models, modelsText(r.EmbeddingModel, r.ChatModel))
+	setText(s.Memory, "Memory "+humanize.Bytes(r.Memory))
 	if r.API == "" {
 		s.API.Hide()
 	} else {
-		s.API.SetText("API on " + r.API)
+		setText(s.API, "API on "+r.API)
 		s.API.Show()
 	}
 	s.mode = r.NetworkMode

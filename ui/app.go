@@ -61,6 +61,9 @@ type Options struct {
 // once; the knowledge base opens in the background, and the panels become
 // functional when it is ready.
 func Run(ctx context.Context, opt Options) error {
+	if err := lowerOtherThreads(otherThreadsNice); err != nil && opt.Log != nil {
+		opt.Log.Warn("could not lower the priority of the threads behind the window", "err", err)
+	}
 	a := app.NewWithID(AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", resources.IconPNG()))
 	ctx, cancel := context.WithCancel(ctx)
@@ -176,9 +179,11 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 	}
 	win.openKB(kb, kb == opt.Config.Paths.KB)
 	if opt.SettingsErr != nil {
-		dialog.ShowInformation("Settings not loaded",
+		d := dialog.NewInformation("Settings not loaded",
 			"Cairn started with the default settings, because "+panels.ErrorText(opt.SettingsErr)+
 				"\n\nChanges are not saved until the file is fixed; `cairn doctor` checks it.", win.w)
+		panels.DialogKeys(d, win.w)
+		d.Show()
 	}
 	return win
 }

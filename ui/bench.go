@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -28,6 +29,7 @@ type BenchSpec struct {
 	TopK     int    `json:"top_k,omitempty"`   // rerank: results shown
 	Out      string `json:"out"`               // where the JSON results go
 	Profile  string `json:"profile,omitempty"` // if set, a CPU profile of the scenario goes there
+	Trace    string `json:"trace,omitempty"`   // if set, an execution trace of the scenario goes there
 }
 
 // startupLinger is how long the startup scenario keeps the window open
@@ -38,29 +40,42 @@ const startupLinger = 2 * time.Second
 // At fields are wall-clock Unix nanoseconds so the parent can measure from
 // the moment it started the process.
 type BenchResult struct {
-	Scenario      string          `json:"scenario"`
-	ShownAt       int64           `json:"shown_at"`       // the window's loop started
-	InteractiveAt int64           `json:"interactive_at"` // every panel works
-	FirstPaintAt  int64           `json:"-"`              // the window showed a frame that is not black (seen by the parent, on the X server)
-	Black         time.Duration   `json:"-"`              // how long the window was on the screen, black, before that
-	Interactive   time.Duration   `json:"interactive"`    // since ui.Run began
-	Stalls        []time.Duration `json:"stalls,omitempty"`
-	Rerank        []time.Duration `json:"rerank,omitempty"`
-	Candidates    int             `json:"candidates,omitempty"`
-	Files         int             `json:"files,omitempty"`
-	IndexTook     time.Duration   `json:"index_took,omitempty"`
-	Error         string          `json:"error,omitempty"`
+	Scenario      string        `json:"scenario"`
+	ShownAt       int64         `json:"shown_at"`       // the window's loop started
+	InteractiveAt int64         `json:"interactive_at"` // every panel works
+	FirstPaintAt  int64         `json:"-"`              // the window showed a frame that is not black (seen by the parent, on the X server)
+	Black         time.Duration `json:"-"`              // how long the window was on the screen, black, before that
+	Interactive   time.Duration `json:"interactive"`    // since ui.Run began
+	// Stalls: each probe's wait from posting an empty function to the
+	// window's goroutine (fyne.DoAndWait) until the window ran it;
+	// RoundTrips: until the probe's goroutine, woken by its end, went on.
+	Stalls     []time.Duration `json:"stalls,omitempty"`
+	RoundTrips []time.Duration `json:"round_trips,omitempty"`
+	Rerank     []time.Duration `json:"rerank,omitempty"`
+	Candidates int             `json:"candidates,omitempty"`
+	Files      int             `json:"files,omitempty"`
+	IndexTook  time.Duration   `json:"index_took,omitempty"`
+	// Index scenario: the index panel's updates while the run went on, and
+	// the time the window's thread and the software rasterizer's threads
+	// ran (CPU) and waited for a core (Wait) meanwhile; see windowThreads.
+	Updates    int           `json:"updates,omitempty"`
+	WindowCPU  time.Duration `json:"window_cpu,omitempty"`
+	WindowWait time.Duration `json:"window_wait,omitempty"`
+	RasterCPU  time.Duration `json:"raster_cpu,omitempty"`
+	RasterWait time.Duration `json:"raster_wait,omitempty"`
+	Error      string        `json:"error,omitempty"`
 }
 
 // benchRun drives a scenario: the window's goroutine feeds it events, a
 // goroutine of its own waits for them and acts through fyne.DoAndWait.
 type benchRun struct {
-	spec   BenchSpec
-	win    *window
-	res    BenchResult
-	events chan observed // applied events, from the window's goroutine
-	done   chan struct{}
-	err    error
+	spec    BenchSpec
+	win     *window
+	res     BenchResult
+	events  chan observed // applied events, from the window's goroutine
+	updates int           // batches of index events applied; on the window's goroutine
+	done    chan struct{}
+	err     error
 }
 
 func (win *window) startBench(spec *BenchSpec) {
@@ -81,6 +96,10 @@ type observed struct {
 // observe receives every event the panels applied, on the window's
 // goroutine; it never blocks it.
 func (b *benchRun) observe(ev any) {
+	if _, ok := ev.(indexUpdate); ok {
+		b.updates++
+		return
+	}
 	select {
 	case b.events <- observed{ev, time.Now()}:
 	default:
@@ -103,6 +122,13 @@ func (b *benchRun) run() {
 			pprof.StartCPUProfile(f)
 			defer f.Close()
 			defer pprof.StopCPUProfile()
+		}
+	}
+	if b.spec.Trace != "" {
+		if f, err := os.Create(b.spec.Trace); err == nil {
+			trace.Start(f)
+			defer f.Close()
+			defer trace.Stop()
 		}
 	}
 	var err error
@@ -152,30 +178,41 @@ func (b *benchRun) waitAt(timeout time.Duration, match func(any) bool) (observed
 
 // index measures the window loop's responsiveness while a folder is
 // indexed: a probe asks the loop to run an empty function every 10 ms and
-// records how long each round trip took.
+// records how long the function waited for the loop, and the whole round
+// trip. The stall is the wait: the round trip also holds the probe's own
+// wake-up after the function ran, on one of the process's threads the
+// window lowers below its own (lowerOtherThreads), which is not the
+// window's delay.
 func (b *benchRun) index() error {
 	var s *shell
+	var win0, raster0 threadTimes
+	var threadsErr error
 	fyne.DoAndWait(func() {
 		s = b.win.shell // the window's goroutine owns it
 		if b.spec.Tab != "ask" {
 			s.showTab(tabIndex) // the person watches the progress
 		}
 		s.Index.IndexPath(b.spec.Folder)
+		b.updates = 0
+		win0, raster0, threadsErr = windowThreads()
 	})
 	stop := make(chan struct{})
-	probed := make(chan []time.Duration)
+	type probes struct{ waits, trips []time.Duration }
+	probed := make(chan probes)
 	go func() {
-		var rtts []time.Duration
+		var p probes
 		for {
 			select {
 			case <-stop:
-				probed <- rtts
+				probed <- p
 				return
 			case <-time.After(10 * time.Millisecond):
 			}
+			var ran time.Time
 			t := time.Now()
-			fyne.DoAndWait(func() {})
-			rtts = append(rtts, time.Since(t))
+			fyne.DoAndWait(func() { ran = time.Now() })
+			p.waits = append(p.waits, ran.Sub(t))
+			p.trips = append(p.trips, time.Since(t))
 		}
 	}()
 	ev, err := b.wait(2*time.Hour, func(ev any) bool {
@@ -183,10 +220,19 @@ func (b *benchRun) index() error {
 		return ok && f.Path == b.spec.Folder // not the user guide's run on a new knowledge base
 	})
 	close(stop)
-	b.res.Stalls = <-probed
+	p := <-probed
+	b.res.Stalls, b.res.RoundTrips = p.waits, p.trips
 	if err != nil {
 		return err
 	}
+	fyne.DoAndWait(func() {
+		b.res.Updates = b.updates
+		win1, raster1, err := windowThreads()
+		if threadsErr == nil && err == nil { // not Linux: no figures
+			b.res.WindowCPU, b.res.WindowWait = win1.CPU-win0.CPU, win1.Wait-win0.Wait
+			b.res.RasterCPU, b.res.RasterWait = raster1.CPU-raster0.CPU, raster1.Wait-raster0.Wait
+		}
+	})
 	fin := ev.(panels.IndexFinished)
 	b.res.Files = fin.Run.FilesSeen
 	b.res.IndexTook = fin.Run.FinishedAt.Sub(fin.Run.StartedAt)

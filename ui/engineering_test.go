@@ -398,6 +398,11 @@ func TestKnobsShowTheLiveRankingBesideThem(t *testing.T) {
 	if len(e.Live.Objects) != 3 { // D is found by vectors only
 		t.Errorf("keyword only: live ranking %q", liveTitles(e))
 	}
+	// One ranked list: no rrf_k in its range reorders it (the issue's
+	// example of a knob that cannot change the order).
+	if got := e.Knob("retrieval.rrf_k").Help.Text; !strings.HasPrefix(got, "cannot change the order now: one ranked list (bm25 only)") {
+		t.Errorf("rrf_k with keyword search only: %q", got)
+	}
 }
 
 // The Engineering tab has a slider for every knob of the table (retrieval,

@@ -326,8 +326,9 @@ func TestNewAnswerStartsScrolledToTheTop(t *testing.T) {
 	h.frame()
 	q.SourceScroll.ScrollToBottom()
 	q.AnswerScroll.ScrollToBottom()
-	if q.SourceScroll.Offset.Y == 0 {
-		t.Fatal("the source list does not scroll at the smallest window size; the test needs it to")
+	if q.SourceScroll.Offset.Y == 0 || q.AnswerScroll.Offset.Y == 0 {
+		t.Fatalf("the sources (at %v) or the answer (at %v) do not scroll at the smallest window size; the test needs both to",
+			q.SourceScroll.Offset.Y, q.AnswerScroll.Offset.Y)
 	}
 	h.ask("how long do I hold the pin")
 	h.until("the new sources", func() bool { return q.Answer.Verdict.Visible() && len(q.Rows()) == 4 })

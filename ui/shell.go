@@ -65,9 +65,11 @@ type shell struct {
 // the background (core.Engine).
 type keywordWarmer interface{ WarmKeywordIndex() }
 
-// progressEvery spaces the index panel's updates: ten a second is smooth
-// for a progress bar and leaves the window free for input.
-const progressEvery = 100 * time.Millisecond
+// progressEvery spaces the index panel's updates: five a second keep a
+// progress bar moving, and each costs the window a full repaint that
+// input waits behind (under software rendering, about 10 ms of the
+// window's thread and as much of the rasterizer's, `cairn bench gui`).
+const progressEvery = 200 * time.Millisecond
 
 // Tabs of the window, in order.
 const (
@@ -168,6 +170,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 				}
 				s.observed(ev)
 			}
+			s.observed(indexUpdate{})
 		}, progressEvery)
 	})
 	s.running.spawn(func() {
@@ -214,6 +217,10 @@ func (s *shell) panelReady() {
 		s.deps.onReady()
 	}
 }
+
+// indexUpdate is observed after each batch of events the index panel
+// applied: the bench counts the panel's updates.
+type indexUpdate struct{}
 
 func (s *shell) observed(ev any) {
 	if s.deps.observe != nil {

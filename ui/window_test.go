@@ -680,3 +680,99 @@ func TestThemeReachesTheTabsBehind(t *testing.T) {
 		}
 	}
 }
+
+// Every dialog answers Enter and Escape, beyond those of
+// TestDialogsAnswerEnterAndEscape: the network switch (Escape stays,
+// Enter switches), the health report, the knowledge-base dialogs, Cairn's
+// folder picker and the notice that the settings were not loaded.
+func TestEveryOtherDialogAnswersEnterAndEscape(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	settingsErr := fault.New(fault.ConfigUnreadable, "settings /home/ann/.config/cairn/settings.json",
+		"fix the file or delete it", errors.New(`json: unknown field "top_kk"`))
+	h := startHarness(t, func(context.Context, string, config.Config) (Engine, error) { return eng, nil }, eng.Config(), func(o *Options) {
+		o.SettingsErr = settingsErr
+		o.Doctor = func(context.Context, string, config.Config) []health.Check {
+			return []health.Check{{Verdict: health.Pass, Name: "integrity", Detail: "ok"}}
+		}
+	})
+	key := func(name fyne.KeyName) { h.win.w.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: name}) }
+	open := func() bool { return h.win.w.Canvas().Overlays().Top() != nil }
+
+	if !hasLabel(h.overlay(), "Cairn started with the default settings") {
+		t.Fatal("no notice that the settings were not loaded")
+	}
+	key(fyne.KeyEscape)
+	if open() {
+		t.Fatal("Escape left the settings notice open")
+	}
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
+	h.win.w.Canvas().Unfocus()
+
+	e := h.shell().Tuning
+	e.Gate.SetSelected("online")
+	h.overlay()
+	key(fyne.KeyEscape)
+	if open() || e.Gate.Selected != "offline" {
+		t.Errorf("Escape in the network switch: dialog open %v, picker %q; want it closed, offline", open(), e.Gate.Selected)
+	}
+	e.Gate.SetSelected("online")
+	h.overlay()
+	key(fyne.KeyReturn)
+	h.until("Enter to switch to online", func() bool { return slices.Equal(eng.switches(), []string{"online"}) })
+	if open() {
+		t.Error("Enter left the network switch open")
+	}
+
+	h.win.showHealth()
+	h.until("the health report", func() bool { return strings.Contains(h.win.healthView.String(), "integrity") })
+	key(fyne.KeyEscape)
+	if open() {
+		t.Error("Escape left the health report open")
+	}
+
+	h.win.showOpenKB() // no knowledge base file yet: a notice
+	h.overlay()
+	key(fyne.KeyReturn)
+	if open() {
+		t.Error("Enter left the notice that there is no knowledge base open")
+	}
+	kbDir := filepath.Join(eng.Config().Paths.DataDir, "kb")
+	for _, name := range []string{"default", "work"} {
+		if err := os.MkdirAll(kbDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(kbDir, name+".db"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.win.showOpenKB()
+	h.overlay()
+	key(fyne.KeyEscape)
+	if open() || h.win.kb != "default" {
+		t.Errorf("Escape in Open knowledge base: dialog open %v, knowledge base %q", open(), h.win.kb)
+	}
+	h.win.showNewKB()
+	h.overlay()
+	h.win.w.Canvas().Unfocus()
+	key(fyne.KeyEscape)
+	if open() || h.win.kb != "default" {
+		t.Errorf("Escape in New knowledge base: dialog open %v, knowledge base %q", open(), h.win.kb)
+	}
+
+	h.shell().Index.Apply(panels.ShowFolderDialog{}) // Cairn's picker: a path box and Browse…
+	h.overlay()
+	h.win.w.Canvas().Unfocus()
+	key(fyne.KeyEscape)
+	if open() {
+		t.Error("Escape left Cairn's folder picker open")
+	}
+
+	// The window's own keys work again: Escape cancels the Index tab's run.
+	eng.indexGate = make(chan struct{})
+	p := startIndexing(h, t.TempDir())
+	h.until("the run", func() bool { return !p.CancelButton.Disabled() })
+	h.shell().showTab(tabIndex)
+	h.win.w.Canvas().Unfocus()
+	key(fyne.KeyEscape)
+	h.until("Escape to cancel the run", func() bool { return strings.HasPrefix(p.State.Text, "Cancelled") })
+}

@@ -31,6 +31,7 @@ func runApp(ctx context.Context, env *cliEnv) error {
 			"showing the knowledge base instead. `cairn help` lists the commands.")
 		return runHeadless(ctx, env)
 	}
+	workers := ui.ReserveProcessor()
 	opt := ui.Options{
 		Config:      env.cfg,
 		Dirs:        env.dirs,
@@ -38,7 +39,8 @@ func runApp(ctx context.Context, env *cliEnv) error {
 		Log:         env.log,
 		SettingsErr: env.cfgErr,
 		Open: func(ctx context.Context, kb string, cfg config.Config) (ui.Engine, error) {
-			e, err := core.Open(ctx, cfg, env.dirs, core.Options{KB: kb, Write: true, Log: env.log, Dial: env.dial, Keyring: env.keyring})
+			e, err := core.Open(ctx, cfg, env.dirs, core.Options{KB: kb, Write: true, Log: env.log, Dial: env.dial, Keyring: env.keyring,
+				IndexWorkers: workers})
 			if err != nil {
 				return nil, err
 			}

@@ -43,7 +43,9 @@ const (
 //     is started;
 //   - the longest stall of the window's loop while the man-page corpus is
 //     indexed into a new knowledge base, from a probe that asks the loop to
-//     run an empty function (fyne.DoAndWait) every 10 ms;
+//     run an empty function (fyne.DoAndWait) every 10 ms: how long the
+//     function waited for the loop (and the whole round trip, for
+//     reference), with the window's and the rasterizer's CPU time;
 //   - slider to re-ranked list: rrf_k is moved in the window and timed until
 //     the query panel has applied the new ranking of 200 candidates.
 //
@@ -89,7 +91,7 @@ func benchGUI(ctx context.Context, env *cliEnv, dir string) (map[string]any, err
 	}
 
 	// Stalls while indexing, with the Index tab in front (its progress is
-	// repainted ten times a second) and with the Ask tab in front.
+	// repainted five times a second) and with the Ask tab in front.
 	stalls := map[string]*stallRuns{"index": {}, "ask": {}}
 	files := 0
 	for i := range guiStallRuns {
@@ -104,8 +106,11 @@ func benchGUI(ctx context.Context, env *cliEnv, dir string) (map[string]any, err
 			st.max = append(st.max, slices.Max(r.Stalls))
 			st.p99 = append(st.p99, stats.Quantile(r.Stalls, 0.99))
 			st.median = append(st.median, stats.MedianDuration(r.Stalls))
-			fmt.Fprintf(log, "indexing %d, %s tab: %d files, %d probes, longest stall %s, p99 %s, median %s\n", i+1, tab,
-				r.Files, len(r.Stalls), msUnit(slices.Max(r.Stalls)), msUnit(stats.Quantile(r.Stalls, 0.99)), msUnit(stats.MedianDuration(r.Stalls)))
+			st.add(r)
+			fmt.Fprintf(log, "indexing %d, %s tab: %d files in %s, %d probes, longest stall %s (round trip %s), p99 %s, median %s; "+
+				"%d updates, window thread %s CPU and %s waiting for a core, rasterizer %s CPU (load average %.1f)\n", i+1, tab,
+				r.Files, r.IndexTook.Round(100*time.Millisecond), len(r.Stalls), msUnit(slices.Max(r.Stalls)), msUnit(slices.Max(r.RoundTrips)), msUnit(stats.Quantile(r.Stalls, 0.99)),
+				msUnit(stats.MedianDuration(r.Stalls)), r.Updates, msUnit(r.WindowCPU), msUnit(r.WindowWait), msUnit(r.RasterCPU), bench.LoadAverage())
 		}
 	}
 	removeKB(filepath.Join(home, "data", "kb", "stall.db"))
@@ -136,6 +141,14 @@ func benchGUI(ctx context.Context, env *cliEnv, dir string) (map[string]any, err
 		fmt.Fprintf(w, "| longest UI stall while indexing %d files, %s tab in front (%d runs) | %s | %s–%s | < 100 ms |\n", files, tab, guiStallRuns,
 			msUnit(stats.MedianDuration(st.max)), msUnit(slices.Min(st.max)), msUnit(slices.Max(st.max)))
 		fmt.Fprintf(w, "| p99 / median UI stall, %s tab | %s / %s | | |\n", tab, msUnit(stats.MedianDuration(st.p99)), msUnit(stats.MedianDuration(st.median)))
+		fmt.Fprintf(w, "| longest probe round trip (the stall and the probe's own wake-up), %s tab | %s | %s–%s | |\n", tab,
+			msUnit(stats.MedianDuration(st.trip)), msUnit(slices.Min(st.trip)), msUnit(slices.Max(st.trip)))
+		if st.updates > 0 {
+			fmt.Fprintf(w, "| %s tab: the window thread's CPU per index panel update (%d updates) / the rasterizer's | %s / %s | | |\n", tab, st.updates,
+				msUnit(st.windowCPU/time.Duration(st.updates)), msUnit(st.rasterCPU/time.Duration(st.updates)))
+			fmt.Fprintf(w, "| %s tab: the window thread's share of the run, running / waiting for a core | %.1f %% / %.1f %% | | |\n", tab,
+				100*st.windowCPU.Seconds()/st.took.Seconds(), 100*st.windowWait.Seconds()/st.took.Seconds())
+		}
 	}
 	fmt.Fprintf(w, "| slider to re-ranked list, %d candidates (%d moves) | %s | p95 %s | < 16 ms |\n", candidates, len(rerank),
 		msUnit(stats.MedianDuration(rerank)), msUnit(stats.Quantile(rerank, 0.95)))
@@ -144,15 +157,36 @@ func benchGUI(ctx context.Context, env *cliEnv, dir string) (map[string]any, err
 		"chunks": chunks, "display": display,
 		"window_shown_ns": shown, "first_paint_ns": paint, "black_ns": black, "interactive_ns": interactive,
 		"index_files":       files,
-		"stall_index_tab":   map[string]any{"max_ns": stalls["index"].max, "p99_ns": stalls["index"].p99, "median_ns": stalls["index"].median},
-		"stall_ask_tab":     map[string]any{"max_ns": stalls["ask"].max, "p99_ns": stalls["ask"].p99, "median_ns": stalls["ask"].median},
+		"stall_index_tab":   stalls["index"].json(),
+		"stall_ask_tab":     stalls["ask"].json(),
 		"rerank_candidates": candidates, "rerank_ns": rerank, "fuse_ns": fuse,
 	}, nil
 }
 
 // stallRuns are the stall figures of the indexing runs with one tab in
-// front: each run's longest, 99th percentile and median round trip.
-type stallRuns struct{ max, p99, median []time.Duration }
+// front: each run's longest, 99th percentile and median round trip, and
+// over all runs the index panel's updates, how long the runs took, and
+// the window thread's and the rasterizer's CPU and wait for a core.
+type stallRuns struct {
+	max, p99, median, trip                             []time.Duration
+	updates                                            int
+	took, windowCPU, windowWait, rasterCPU, rasterWait time.Duration
+}
+
+func (st *stallRuns) add(r ui.BenchResult) {
+	st.trip = append(st.trip, slices.Max(r.RoundTrips))
+	st.updates += r.Updates
+	st.took += r.IndexTook
+	st.windowCPU += r.WindowCPU
+	st.windowWait += r.WindowWait
+	st.rasterCPU += r.RasterCPU
+	st.rasterWait += r.RasterWait
+}
+
+func (st *stallRuns) json() map[string]any {
+	return map[string]any{"max_ns": st.max, "p99_ns": st.p99, "median_ns": st.median, "round_trip_max_ns": st.trip, "updates": st.updates, "took_ns": st.took,
+		"window_cpu_ns": st.windowCPU, "window_wait_ns": st.windowWait, "raster_cpu_ns": st.rasterCPU, "raster_wait_ns": st.rasterWait}
+}
 
 // prepareGUIKB makes sure the bench's knowledge base holds the corpus (it
 // is kept between runs) and times search.Fuse over a 200-candidate search.
