@@ -132,16 +132,22 @@ func (db *DB) FTSRuneClasses(ctx context.Context, rs []rune) ([]RuneClass, error
 			}
 			return nil
 		})
+		if err != nil {
+			// A read stopped half-way (the window closing, a cancel)
+			// leaves rows unread: nothing below may rely on them.
+			return err
+		}
 		for i := range rs {
-			// "a" r "a" is one token when r belongs inside a word.
-			out[i].InsideIsToken = counts[2*i+1] == 1
+			// "a" r "a" is one token when r belongs inside a word: "a…a".
+			in := out[i].Inside
+			out[i].InsideIsToken = counts[2*i+1] == 1 && len(in) >= 2
 			if out[i].InsideIsToken {
-				out[i].Inside = out[i].Inside[1 : len(out[i].Inside)-1]
+				out[i].Inside = in[1 : len(in)-1]
 			} else {
 				out[i].Inside = ""
 			}
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ask FTS5 about %d characters: %w", len(rs), err)
