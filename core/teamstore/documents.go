@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"cairn/core/bm25"
 	"cairn/core/chunk"
 )
 
@@ -72,10 +73,18 @@ func (s *Store) PutDocument(ctx context.Context, doc Document, chunks []chunk.Ch
 		return fmt.Errorf("team store: %s: %d vectors for %d chunks", doc.Path, len(vectors), len(chunks))
 	}
 	objs := make([]batchObject, len(chunks))
+	tk := bm25.NewTokenizer() // one per call: a Tokenizer is not safe for concurrent use
+	titleStems, titleTokens := stems(tk, doc.Title)
+	file := FilePath(doc.Folder, doc.Path)
 	for i, c := range chunks {
+		textStems, textTokens := stems(tk, c.Text)
+		headingStems, headingTokens := stems(tk, c.Heading)
 		objs[i] = batchObject{Class: s.chunkClass, ID: ChunkID(doc.Folder, doc.Path, c.Ordinal), Properties: map[string]any{
 			"text": c.Text, "heading": c.Heading, "title": doc.Title, "folder": doc.Folder, "path": doc.Path,
 			"page": c.Page, "lineStart": c.LineStart, "lineEnd": c.LineEnd, "ordinal": c.Ordinal, "docHash": doc.Hash,
+			"stems": textStems, "headingStems": headingStems, "titleStems": titleStems, "tokens": textTokens + headingTokens + titleTokens,
+			"file": file, "fold": fold(file, doc.Title), "format": doc.Format, "mtimeMs": doc.MTimeNS / 1e6,
+			"unit": string(c.Unit), "label": c.Label,
 		}}
 		if vectors != nil {
 			objs[i].Vector = vectors[i]

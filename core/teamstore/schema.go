@@ -40,6 +40,15 @@ func exact(name string) property {
 
 func integer(name string) property { return property{Name: name, DataType: []string{"int"}} }
 
+// stemmed holds a text's tokens as the SQLite store's FTS5 index makes
+// them (porter unicode61 remove_diacritics 2, through core/bm25's
+// Tokenizer), separated by spaces: Weaviate takes them as they are, so a
+// keyword search matches the chunks FTS5 would, "descaling" finding
+// "descale" (Weaviate's own tokenizers do not stem).
+func stemmed(name string) property {
+	return property{Name: name, DataType: []string{"text"}, Tokenization: "whitespace"}
+}
+
 // classes are the knowledge base's classes. Vectors are Cairn's own
 // (vectorizer none), compared by cosine distance as in the SQLite store.
 // BM25's k1 and b are FTS5's. A number that may pass 2^53 (a time in
@@ -54,11 +63,20 @@ func (s *Store) classes() []class {
 		return nil
 	}
 	bm25 := map[string]any{"bm25": map[string]any{"k1": 1.2, "b": 0.75}}
+	// Stopwords are Cairn's to drop (core/search), as FTS5 indexes
+	// every word: Weaviate's English preset would ignore "will" or "not".
+	chunkIndex := map[string]any{"bm25": bm25["bm25"], "stopwords": map[string]any{"preset": "none"}}
 	return []class{
 		{Class: s.chunkClass, Description: "Cairn: one chunk of a document", Vectorizer: "none",
-			VectorIndexConfig: map[string]any{"distance": "cosine"}, InvertedIndex: bm25, Replication: repl(),
+			VectorIndexConfig: map[string]any{"distance": "cosine"}, InvertedIndex: chunkIndex, Replication: repl(),
 			Properties: []property{words("text"), words("heading"), words("title"), exact("folder"), exact("path"),
-				integer("page"), integer("lineStart"), integer("lineEnd"), integer("ordinal"), exact("docHash")}},
+				integer("page"), integer("lineStart"), integer("lineEnd"), integer("ordinal"), exact("docHash"),
+				// What a search over the cluster ranks, filters and cites
+				// with as it does in SQLite (core/teamsearch): FTS5's tokens
+				// and their count; the file as one path, and folded for
+				// "contains"; its format and time; the unit and its label.
+				stemmed("stems"), stemmed("headingStems"), stemmed("titleStems"), integer("tokens"),
+				exact("file"), exact("fold"), exact("format"), integer("mtimeMs"), exact("unit"), exact("label")}},
 		{Class: s.docClass, Description: "Cairn: one indexed file and its fingerprint", Vectorizer: "none", Replication: repl(),
 			Properties: []property{exact("folder"), exact("path"), integer("size"), exact("mtimeNs"), exact("hash"),
 				words("title"), exact("format"), integer("chunks"), exact("indexedAt"), exact("indexedBy")}},
