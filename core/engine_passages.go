@@ -8,6 +8,7 @@ import (
 	"cairn/core/kb"
 	"cairn/core/search"
 	"cairn/core/store"
+	"cairn/core/teamsearch"
 )
 
 // SearchRequestWith returns a request for query with the retrieval knobs r
@@ -20,7 +21,17 @@ func (e *Engine) SearchRequestWith(query string, r config.Retrieval) search.Requ
 // Passage returns the chunk a citation or a search result points to, by
 // its chunk id: its text and where it is in its file.
 func (e *Engine) Passage(ctx context.Context, id int64) (store.ChunkInfo, error) {
-	m, err := e.db.Chunks(ctx, []int64{id})
+	var m map[int64]store.ChunkInfo
+	var err error
+	if e.team != nil {
+		// A cluster's chunk ids are this process's (teamsearch).
+		var ts *teamsearch.Store
+		if ts, err = e.cluster(ctx); err == nil {
+			m, err = ts.Chunks(ctx, []int64{id})
+		}
+	} else {
+		m, err = e.db.Chunks(ctx, []int64{id})
+	}
 	if err != nil {
 		return store.ChunkInfo{}, fmt.Errorf("passage %d: %w", id, err)
 	}
@@ -36,7 +47,16 @@ func (e *Engine) Passage(ctx context.Context, id int64) (store.ChunkInfo, error)
 // reading order: the document as Cairn holds it. Only files in the
 // knowledge base can be read this way, never any other file.
 func (e *Engine) DocumentChunks(ctx context.Context, path string) ([]store.ChunkInfo, error) {
-	cs, err := e.db.DocumentChunks(ctx, path)
+	var cs []store.ChunkInfo
+	var err error
+	if e.team != nil {
+		var ts *teamsearch.Store
+		if ts, err = e.cluster(ctx); err == nil {
+			cs, err = ts.DocumentChunks(ctx, path)
+		}
+	} else {
+		cs, err = e.db.DocumentChunks(ctx, path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("document %s: %w", path, err)
 	}

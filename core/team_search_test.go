@@ -1,0 +1,260 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/core/answer"
+	"cairn/core/config"
+	"cairn/core/models"
+	"cairn/core/netgate/netgatetest"
+	"cairn/core/remote"
+	"cairn/core/remote/remotetest"
+	"cairn/core/search"
+	"cairn/core/store"
+	"cairn/core/teamstore/teamtest"
+)
+
+// startNode starts a one-node cluster on 127.0.0.1, or skips the test
+// without CAIRN_WEAVIATE_BIN (`make test-team` sets it).
+func startNode(t *testing.T) *teamtest.Node {
+	t.Helper()
+	bin, err := teamtest.Bin()
+	if err != nil {
+		t.Skip(err)
+	}
+	cfg, err := teamtest.SingleNode(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := teamtest.New(bin, cfg)
+	t.Cleanup(n.Stop)
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// twoStores opens two engines with a new user's settings and no models
+// (keyword search, extractive answers, as the quality suite runs), one on
+// a knowledge base file and one on the team cluster at url, and indexes
+// testdata/corpus and the user guide into each: the cluster's folders are
+// named by their absolute paths, so both cite the same files. d records
+// the cluster engine's dials.
+func twoStores(t *testing.T, url string, d *netgatetest.Dialer) (sqlite, team *Engine) {
+	t.Helper()
+	t.Setenv(remote.WeaviateKeyEnv, teamtest.Key)
+	for _, k := range []string{"CAIRN_NETWORK_MODE", "CAIRN_STORE_BACKEND", "CAIRN_STORE_URL"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	corpus, _ := filepath.Abs("../testdata/corpus")
+	guide, _ := filepath.Abs("../resources/guide")
+	open := func(edit func(*config.Config)) *Engine {
+		h := t.TempDir()
+		dirs := config.Dirs{Config: filepath.Join(h, "config"), Data: filepath.Join(h, "data"), State: filepath.Join(h, "state")}
+		cfg, err := config.Load(dirs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Embedding.Model, cfg.Generation.Model = models.None, models.None
+		edit(&cfg)
+		e, err := Open(context.Background(), cfg, dirs, Options{Write: true, Dial: d.Dial, Keyring: remotetest.Keyring{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	sqlite = open(func(*config.Config) {})
+	for _, f := range []string{corpus, guide} {
+		if _, err := sqlite.Index(context.Background(), f, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	team = open(func(c *config.Config) {
+		c.Store = config.Store{Backend: config.BackendWeaviate, URL: url}
+		c.Network.Mode = "team"
+	})
+	// The window's Index feeds the cluster when it is the store in use.
+	for _, f := range []string{corpus, guide} {
+		run, err := team.Index(context.Background(), f, nil)
+		if err != nil || run.FilesIndexed == 0 {
+			t.Fatalf("index %s into the cluster: %+v, %v", f, run, err)
+		}
+	}
+	return sqlite, team
+}
+
+// paritySearches are questions over testdata/corpus and the user guide:
+// answerable ones, a phrase, accents, stemming, words of headings and
+// titles, off-topic ones, and every kind of filter.
+func paritySearches(corpus string) []struct {
+	q string
+	f store.Filter
+} {
+	day := func(s string) time.Time { t, _ := time.Parse("2006-01-02", s); return t }
+	return []struct {
+		q string
+		f store.Filter
+	}{
+		{q: "how do I reset the router"},
+		{q: "what is the default admin password"},
+		{q: "coffee machine descaling"},
+		{q: "XK-200-B part number"},
+		{q: "retry backoff"},
+		{q: "pièces détachées"},
+		{q: "network setup DHCP gateway"},
+		{q: "moving to the new ward"},
+		{q: "service port replicas"},
+		{q: "What is the capital of Peru?"},
+		{q: "quantum chromodynamics lattice"},
+		{q: "router", f: store.Filter{Types: []string{"md"}}},
+		{q: "settings", f: store.Filter{PathPrefixes: []string{filepath.Join(corpus, "manuals")}}},
+		{q: "settings", f: store.Filter{Contains: []string{"NETWORK"}}},
+		{q: "How do I add a folder to index?"},
+		{q: "which models does Cairn use for embeddings"},
+		{q: "why does Cairn refuse to answer"},
+		{q: "privacy network offline mode"},
+		{q: "troubleshooting a crash"},
+		{q: "searching with filters by date and type"},
+		{q: "settings", f: store.Filter{Types: []string{"md"}}},
+		{q: "settings", f: store.Filter{Types: []string{"html", "txt"}}},
+		{q: "port", f: store.Filter{Contains: []string{"NETWORK"}}},
+		{q: "port", f: store.Filter{Contains: []string{"Office network"}}},
+		{q: "model", f: store.Filter{PathPrefixes: []string{filepath.Join(corpus, "..", "..", "resources", "guide", "05")}}},
+		{q: "reset settings", f: store.Filter{Since: day("2000-01-01"), Until: day("2100-01-01")}},
+		{q: "reset settings", f: store.Filter{Until: day("2000-01-01")}},
+	}
+}
+
+// TestSearchAndAnswersAreTheSameOnBothStores: on the same corpus, a
+// knowledge base file and a real Weaviate node give every question the
+// same results in the same order, with the same BM25 scores and relevance
+// (FTS5's formula over the cluster's own counts), the same filters' files,
+// the same per-document cap and min_score cut, and the same answers: the
+// same text, sources, citations and refusals. Nothing is dialled but the
+// node.
+func TestSearchAndAnswersAreTheSameOnBothStores(t *testing.T) {
+	n := startNode(t)
+	d := &netgatetest.Dialer{Loopback: true}
+	sqlite, team := twoStores(t, n.URL, d)
+	corpus, _ := filepath.Abs("../testdata/corpus")
+	ctx := context.Background()
+	found, refused := 0, 0
+	for _, c := range paritySearches(corpus) {
+		name := c.q
+		if !c.f.Empty() {
+			name += fmt.Sprintf(" %+v", c.f)
+		}
+		req := sqlite.SearchRequest(c.q)
+		req.Filter = c.f
+		want, err := sqlite.Search(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: sqlite: %v", name, err)
+		}
+		got, err := team.Search(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: cluster: %v", name, err)
+		}
+		if len(want.Candidates.BM25) != len(got.Candidates.BM25) {
+			t.Errorf("%s: keyword list of %d chunks, SQLite's %d", name, len(got.Candidates.BM25), len(want.Candidates.BM25))
+		}
+		sameResults(t, name, got.Results, want.Results)
+		found += len(want.Results)
+
+		wa, err := sqlite.Ask(ctx, req, nil)
+		if err != nil {
+			t.Fatalf("%s: ask sqlite: %v", name, err)
+		}
+		ga, err := team.Ask(ctx, req, nil)
+		if err != nil {
+			t.Fatalf("%s: ask cluster: %v", name, err)
+		}
+		sameAnswer(t, name, ga, wa)
+		if wa.Refused {
+			refused++
+		}
+	}
+	// The questions exercise both answers and refusals.
+	if found < 20 || refused < 3 {
+		t.Errorf("%d results, %d refusals: the fixture no longer tests much", found, refused)
+	}
+	// The per-document cap and min_score cut the cluster's results as
+	// SQLite's.
+	req := sqlite.SearchRequest("router reset password port")
+	req.PerDocCap, req.MinScore, req.TopK = 1, 0.3, 20
+	want, _ := sqlite.Search(ctx, req)
+	got, err := team.Search(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResults(t, "cap 1, min_score 0.3", got.Results, want.Results)
+	for _, a := range d.Calls() {
+		if a != strings.TrimPrefix(n.URL, "http://") {
+			t.Errorf("dialled %s; only the node %s may be", a, n.URL)
+		}
+	}
+}
+
+func sameResults(t *testing.T, name string, got, want []search.Result) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d results on the cluster, %d on SQLite:\n%s\n%s", name, len(got), len(want), listed(got), listed(want))
+		return
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Path != w.Path || g.Page != w.Page || g.LineStart != w.LineStart || g.LineEnd != w.LineEnd || g.Heading != w.Heading ||
+			g.Text != w.Text || g.Title != w.Title || g.Format != w.Format || g.UnitKind != w.UnitKind || g.Label != w.Label || g.Snippet != w.Snippet {
+			t.Errorf("%s: result %d is %s:%d-%d %q, SQLite's %s:%d-%d %q", name, i+1, g.Path, g.LineStart, g.LineEnd, g.Heading, w.Path, w.LineStart, w.LineEnd, w.Heading)
+			continue
+		}
+		if g.BM25Rank != w.BM25Rank || math.Abs(g.BM25Score-w.BM25Score) > 1e-9 || math.Abs(g.Relevance-w.Relevance) > 1e-9 || math.Abs(g.Score-w.Score) > 1e-9 {
+			t.Errorf("%s: result %d: BM25 rank %d score %.12f relevance %.12f, SQLite's %d %.12f %.12f", name, i+1,
+				g.BM25Rank, g.BM25Score, g.Relevance, w.BM25Rank, w.BM25Score, w.Relevance)
+		}
+	}
+}
+
+func listed(rs []search.Result) string {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "  %s:%d %.4f\n", filepath.Base(r.Path), r.LineStart, r.BM25Score)
+	}
+	return b.String()
+}
+
+func sameAnswer(t *testing.T, name string, got, want *answer.Answer) {
+	t.Helper()
+	if got.Text != want.Text || got.Refused != want.Refused || got.NoSources != want.NoSources || got.Mode != want.Mode || got.Verdict != want.Verdict {
+		t.Errorf("%s: answer %q (refused %v), SQLite's %q (refused %v)", name, got.Text, got.Refused, want.Text, want.Refused)
+	}
+	if len(got.Sources) != len(want.Sources) {
+		t.Errorf("%s: %d sources, SQLite's %d", name, len(got.Sources), len(want.Sources))
+	} else {
+		for i := range want.Sources {
+			g, w := got.Sources[i], want.Sources[i]
+			if g.N != w.N || g.Path != w.Path || g.Page != w.Page || g.LineStart != w.LineStart || g.LineEnd != w.LineEnd || g.Text != w.Text {
+				t.Errorf("%s: source %d is [%d] %s:%d, SQLite's [%d] %s:%d", name, i, g.N, g.Path, g.LineStart, w.N, w.Path, w.LineStart)
+			}
+		}
+	}
+	if len(got.Citations) != len(want.Citations) {
+		t.Errorf("%s: %d citations, SQLite's %d", name, len(got.Citations), len(want.Citations))
+		return
+	}
+	for i := range want.Citations {
+		g, w := got.Citations[i], want.Citations[i]
+		g.ChunkID, w.ChunkID = 0, 0 // each store's own numbering
+		if g != w {
+			t.Errorf("%s: citation %+v, SQLite's %+v", name, g, w)
+		}
+	}
+}
