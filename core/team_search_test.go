@@ -12,12 +12,16 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/config"
+	"cairn/core/llm/testmodel"
 	"cairn/core/models"
 	"cairn/core/netgate/netgatetest"
 	"cairn/core/remote"
 	"cairn/core/remote/remotetest"
 	"cairn/core/search"
+	"cairn/core/migrate"
 	"cairn/core/store"
+	"cairn/core/teamsearch"
+	"cairn/core/teamstore"
 	"cairn/core/teamstore/teamtest"
 )
 
@@ -47,7 +51,7 @@ func startNode(t *testing.T) *teamtest.Node {
 // testdata/corpus and the user guide into each: the cluster's folders are
 // named by their absolute paths, so both cite the same files. d records
 // the cluster engine's dials.
-func twoStores(t *testing.T, url string, d *netgatetest.Dialer) (sqlite, team *Engine) {
+func twoStores(t *testing.T, url string, d *netgatetest.Dialer, embedder ...testmodel.Spec) (sqlite, team *Engine) {
 	t.Helper()
 	t.Setenv(remote.WeaviateKeyEnv, teamtest.Key)
 	for _, k := range []string{"CAIRN_NETWORK_MODE", "CAIRN_STORE_BACKEND", "CAIRN_STORE_URL"} {
@@ -64,6 +68,15 @@ func twoStores(t *testing.T, url string, d *netgatetest.Dialer) (sqlite, team *E
 			t.Fatal(err)
 		}
 		cfg.Embedding.Model, cfg.Generation.Model = models.None, models.None
+		for _, m := range embedder {
+			if err := os.MkdirAll(cfg.Paths.ModelsDir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			cfg.Embedding.Model = filepath.Join(cfg.Paths.ModelsDir, m.Name+".gguf")
+			if err := testmodel.Write(cfg.Embedding.Model, m); err != nil {
+				t.Fatal(err)
+			}
+		}
 		edit(&cfg)
 		e, err := Open(context.Background(), cfg, dirs, Options{Write: true, Dial: d.Dial, Keyring: remotetest.Keyring{}})
 		if err != nil {
@@ -256,5 +269,69 @@ func sameAnswer(t *testing.T, name string, got, want *answer.Answer) {
 		if g != w {
 			t.Errorf("%s: citation %+v, SQLite's %+v", name, g, w)
 		}
+	}
+}
+
+// TestHybridSearchIsTheSameOnBothStores: with an embedding model, the
+// cluster's near-vector list and its fusion with the keyword list rank as
+// the knowledge base file's exact search (sqlite-vec) does: the same
+// results, vector ranks and similarities (to float32 rounding), keyword
+// scores. (The window's fast path over the file, vecindex, re-scores with
+// int8 copies, within about 5e-4 of these similarities.) The model's
+// random weights make some questions' similarities degenerate: both
+// stores then fall back to keywords alike.
+func TestHybridSearchIsTheSameOnBothStores(t *testing.T) {
+	n := startNode(t)
+	sqlite, team := twoStores(t, n.URL, &netgatetest.Dialer{Loopback: true}, testmodel.Tiny())
+	ctx := context.Background()
+	// The same vectors on both sides: llama.cpp's embeddings move in the
+	// fourth decimal with how passages are batched, which two index runs
+	// do differently. Migrating the file's into a collection of their own
+	// copies them as stored.
+	ts, err := teamstore.Open(ctx, teamstore.Options{URL: n.URL, Key: teamtest.Key, Collection: "Copy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migrate.ToTeam(ctx, sqlite.db, ts, migrate.Options{Holder: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	team.team.ts = teamsearch.New(ts, teamsearch.Options{})
+	vectors := 0
+	for _, q := range []string{"how do I reset the router", "the warranty period", "which models does Cairn use for embeddings", "What is the capital of Peru?"} {
+		req := sqlite.SearchRequest(q)
+		req.Mode = search.ModeHybrid
+		emb, err := sqlite.embedder(ctx)
+		if err != nil || emb == nil {
+			t.Fatalf("embedder %v, %v", emb, err)
+		}
+		want, err := search.New(sqlite.db, emb, nil).Search(ctx, req) // exact KNN in the store
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := team.Search(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Candidates.Mode != want.Candidates.Mode {
+			t.Fatalf("%s: mode %s, SQLite's %s", q, got.Candidates.Mode, want.Candidates.Mode)
+		}
+		if len(got.Results) != len(want.Results) {
+			t.Errorf("%s: %d results on the cluster, %d on SQLite:\n%s\n%s", q, len(got.Results), len(want.Results), listed(got.Results), listed(want.Results))
+			continue
+		}
+		for i := range want.Results {
+			g, w := got.Results[i], want.Results[i]
+			if g.Path != w.Path || g.LineStart != w.LineStart || g.VecRank != w.VecRank || g.BM25Rank != w.BM25Rank ||
+				math.Abs(g.VecSim-w.VecSim) > 1e-5 || math.Abs(g.BM25Score-w.BM25Score) > 1e-9 {
+				t.Errorf("%s: result %d is %s:%d (vector rank %d, %.6f), SQLite's %s:%d (%d, %.6f)", q, i+1,
+					filepath.Base(g.Path), g.LineStart, g.VecRank, g.VecSim, filepath.Base(w.Path), w.LineStart, w.VecRank, w.VecSim)
+			}
+			if w.VecRank > 0 {
+				vectors++
+			}
+		}
+	}
+	if vectors == 0 {
+		t.Error("no result came from the vector search")
 	}
 }
