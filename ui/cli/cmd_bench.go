@@ -45,6 +45,7 @@ type benchFlags struct {
 	chunks        int
 	serveDuration time.Duration
 	teamChunks    int                  // team suite: --chunks, 100,000 unless given
+	store         string               // quality suite: sqlite or weaviate
 	weights       testmodel.WeightType // embed, generate and ask: the generated models' weight type
 }
 
@@ -66,6 +67,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&bf.chunks, "chunks", 100000, "serve suite: chunks of the man-page knowledge base (at least; pages are linked again past the corpus's end); team suite: chunks in each store")
 	weights := fs.String("weights", "F16", "embed, generate, rerank and ask suites: weight type of the generated models (F16 or Q8_0)")
 	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr)")
+	fs.StringVar(&bf.store, "store", "sqlite", "quality suite: the store of its knowledge bases, sqlite or weaviate (one node on 127.0.0.1 from CAIRN_WEAVIATE_BIN or bin/weaviate-server)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -140,7 +142,10 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		case "ask":
 			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights)
 		case "quality":
-			r, err = benchQuality(ctx, env, bf.dir, work, bf.limit)
+			var st bench.QualityStore
+			if st, err = qualityStore(bf.store); err == nil {
+				r, err = benchQuality(ctx, env, st, bf.dir, work, bf.limit)
+			}
 		case "load":
 			r, err = benchLoad(ctx, env, bf, work)
 		case "serve":
@@ -159,7 +164,11 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "\n(%s: %s; load average %.1f at start, %.1f at end)\n", s, time.Since(t).Round(time.Second), m.Load1, m.LoadEnd)
 		// Suites run separately accumulate in one file; each keeps the
 		// machine and time it was measured with.
-		results[s] = map[string]any{"machine": m, "seconds": time.Since(t).Seconds(), "figures": r}
+		key := s
+		if s == "quality" && bf.store != "sqlite" {
+			key = "quality-" + bf.store // beside the SQLite figures, not over them
+		}
+		results[key] = map[string]any{"machine": m, "seconds": time.Since(t).Seconds(), "figures": r}
 		b, _ := json.MarshalIndent(results, "", "  ")
 		if err := os.WriteFile(out, b, 0o644); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"cairn/core/eval"
+	"cairn/core/teamstore/teamtest"
 	"cairn/ui/cli/bench"
 )
 
@@ -21,6 +22,7 @@ const qualityQuestions = "testdata/quality/questions.tsv"
 // FTS5 baseline measured in the same run.
 type QualityBenchResult struct {
 	Profile  string             `json:"profile"`
+	Store    string             `json:"store"` // sqlite, or weaviate (one node on 127.0.0.1)
 	Answers  bench.AnswerScore  `json:"answers"`
 	Baseline bench.AnswerScore  `json:"answers_baseline"`
 	AskMS    float64            `json:"ask_ms_median"`
@@ -54,10 +56,11 @@ type qualityFiles struct {
 
 // benchQuality runs the three parts of the quality suite (answers and
 // refusals, pages, files), prints one table and writes the per-question
-// detail to DIR/quality-detail.json.
-func benchQuality(ctx context.Context, env *cliEnv, dir, work string, limit int) (QualityBenchResult, error) {
+// detail to DIR/quality-detail.json (quality-detail-weaviate.json when the
+// knowledge bases live in a cluster, st).
+func benchQuality(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, work string, limit int) (QualityBenchResult, error) {
 	log := env.stderr
-	res := QualityBenchResult{Profile: bench.QualityProfile}
+	res := QualityBenchResult{Profile: bench.QualityProfile, Store: st.Name()}
 	if _, err := os.Stat(qualityQuestions); err != nil {
 		return res, fmt.Errorf("the quality suite runs from the repository root, where %s is: %w", qualityQuestions, err)
 	}
@@ -65,7 +68,7 @@ func benchQuality(ctx context.Context, env *cliEnv, dir, work string, limit int)
 	if err != nil {
 		return res, err
 	}
-	ar, err := bench.AnswerBench(ctx, qc, qualityQuestions, work, log)
+	ar, err := bench.AnswerBench(ctx, st, qc, qualityQuestions, work, log)
 	if err != nil {
 		return res, err
 	}
@@ -73,7 +76,7 @@ func benchQuality(ctx context.Context, env *cliEnv, dir, work string, limit int)
 	res.Docs = qualityCorpusStats{Files: ar.Files, Chunks: ar.Chunks, Passages: ar.Passages}
 
 	const k = 10
-	pr, err := bench.PageBench(ctx, qc, k, work, log)
+	pr, err := bench.PageBench(ctx, st, qc, k, work, log)
 	if err != nil {
 		return res, err
 	}
@@ -83,13 +86,16 @@ func benchQuality(ctx context.Context, env *cliEnv, dir, work string, limit int)
 	if err != nil {
 		return res, err
 	}
-	fr, chunks, err := bench.ManFileBench(ctx, mc, k, work, log)
+	fr, chunks, err := bench.ManFileBench(ctx, st, mc, k, work, log)
 	if err != nil {
 		return res, err
 	}
 	res.Files = qualityFiles{ManPages: mc.Pages, Chunks: chunks, Cairn: fr.Cairn, Baseline: fr.Baseline}
 
 	res.Detail = filepath.Join(dir, "quality-detail.json")
+	if st.Bin != "" {
+		res.Detail = filepath.Join(dir, "quality-detail-weaviate.json")
+	}
 	b, _ := json.MarshalIndent(map[string]any{"questions": ar.Questions, "page_queries": pr.Queries, "page_misses": pr.Misses}, "", "  ")
 	if err := os.WriteFile(res.Detail, b, 0o644); err != nil {
 		return res, err
@@ -102,7 +108,7 @@ func printQuality(env *cliEnv, r QualityBenchResult) {
 	w := env.stdout
 	a, b := r.Answers, r.Baseline
 	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
-	fmt.Fprintf(w, "\n## Quality: answers, refusals, pages and files on Debian documentation (profile %s, no models: extractive answers, keyword search)\n\n", r.Profile)
+	fmt.Fprintf(w, "\n## Quality: answers, refusals, pages and files on Debian documentation (profile %s, no models: extractive answers, keyword search; store %s)\n\n", r.Profile, r.Store)
 	fmt.Fprintf(w, "Answers: %d answerable and %d off-topic questions over %d files (%d chunks; the baseline's %d passages of %d characters).\n",
 		a.Answerable, a.OffTopic, r.Docs.Files, r.Docs.Chunks, r.Docs.Passages, bench.BaselinePassageSize)
 	fmt.Fprintf(w, "Pages: %d section titles from the outlines of %d PDF manuals (%d pages, %d bookmarks). Files: %d man-page NAME descriptions over %d man pages.\n\n",
@@ -125,4 +131,23 @@ func printQuality(env *cliEnv, r QualityBenchResult) {
 	if len(a.Misses) > 0 {
 		fmt.Fprintf(w, "Questions Cairn missed (answerable not hit, or off-topic answered): %s\n", strings.Join(a.Misses, " "))
 	}
+}
+
+// qualityStore is the quality suite's --store: the SQLite file, or a
+// one-node cluster from CAIRN_WEAVIATE_BIN or bin/weaviate-server.
+func qualityStore(name string) (bench.QualityStore, error) {
+	switch name {
+	case "sqlite":
+		return bench.QualityStore{}, nil
+	case "weaviate":
+		bin, err := teamtest.Bin()
+		if err != nil {
+			if _, serr := os.Stat("bin/weaviate-server"); serr != nil {
+				return bench.QualityStore{}, err
+			}
+			bin = "bin/weaviate-server"
+		}
+		return bench.QualityStore{Bin: bin}, nil
+	}
+	return bench.QualityStore{}, usageError{fmt.Sprintf("--store %q: use sqlite or weaviate", name)}
 }
