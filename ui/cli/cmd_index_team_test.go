@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"cairn/core/remote"
 	"cairn/core/teamstore"
 	"cairn/core/teamstore/teamtest"
@@ -302,5 +304,23 @@ func TestSearchAskStatusAndServeOnTheTeamCluster(t *testing.T) {
 	get(fmt.Sprintf("/api/passages/%d", res.Results[0].ChunkID), &p)
 	if p.File != res.Results[0].Path || p.Line != res.Results[0].Line || !strings.Contains(p.Text, "RESET button") {
 		t.Errorf("API passage %+v for %+v", p, res.Results[0])
+	}
+
+	// And MCP: an assistant's search finds the part in the cluster.
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := client.Connect(ctx, &mcp.CommandTransport{Command: cairnCmd(home, "mcp")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mr, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "pump seal kit XK-200-B"}})
+	if err != nil || mr.IsError {
+		t.Fatalf("MCP search: %v %v", err, mr)
+	}
+	b, _ := json.Marshal(mr.StructuredContent)
+	if json.Unmarshal(b, &res) != nil || len(res.Results) == 0 || !strings.HasSuffix(res.Results[0].Path, "data/parts.csv") {
+		t.Errorf("MCP search: %s", b)
 	}
 }
