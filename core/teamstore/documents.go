@@ -37,6 +37,7 @@ type FileState struct {
 	MTimeNS int64
 	Hash    string
 	Chunks  int
+	Format  string
 }
 
 // Unchanged reports whether a file of this size, time and content hash is
@@ -182,6 +183,7 @@ func (s *Store) FileStates(ctx context.Context, folder string) (map[string]FileS
 			MTimeNS string `json:"mtimeNs"`
 			Hash    string `json:"hash"`
 			Chunks  int    `json:"chunks"`
+			Format  string `json:"format"`
 		}
 		if err := json.Unmarshal(props, &p); err != nil {
 			return err
@@ -190,7 +192,7 @@ func (s *Store) FileStates(ctx context.Context, folder string) (map[string]FileS
 			return nil
 		}
 		mt, _ := strconv.ParseInt(p.MTimeNS, 10, 64)
-		out[p.Path] = FileState{Size: p.Size, MTimeNS: mt, Hash: p.Hash, Chunks: p.Chunks}
+		out[p.Path] = FileState{Size: p.Size, MTimeNS: mt, Hash: p.Hash, Chunks: p.Chunks, Format: p.Format}
 		return nil
 	})
 	if err != nil {
