@@ -297,9 +297,16 @@ func TestHybridSearchIsTheSameOnBothStores(t *testing.T) {
 	}
 	team.team.ts = teamsearch.New(ts, teamsearch.Options{})
 	vectors := 0
-	for _, q := range []string{"how do I reset the router", "the warranty period", "which models does Cairn use for embeddings", "What is the capital of Peru?"} {
+	for _, c := range []struct {
+		q string
+		f store.Filter
+	}{
+		{q: "how do I reset the router"}, {q: "the warranty period"}, {q: "which models does Cairn use for embeddings"},
+		{q: "What is the capital of Peru?"}, {q: "how do I reset the router", f: store.Filter{Types: []string{"txt", "csv"}}},
+	} {
+		q := c.q
 		req := sqlite.SearchRequest(q)
-		req.Mode = search.ModeHybrid
+		req.Mode, req.Filter = search.ModeHybrid, c.f
 		emb, err := sqlite.embedder(ctx)
 		if err != nil || emb == nil {
 			t.Fatalf("embedder %v, %v", emb, err)
