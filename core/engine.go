@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -270,6 +271,7 @@ func (e *Engine) Config() config.Config {
 	defer e.mu.Unlock()
 	c := e.cfg
 	c.Index.Ignore = slices.Clone(c.Index.Ignore)
+	c.Store.Folders = maps.Clone(c.Store.Folders)
 	c.Network = e.net.NetworkConfig()
 	return c
 }

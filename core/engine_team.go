@@ -30,7 +30,7 @@ func (e *Engine) cluster(ctx context.Context) (*teamsearch.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.team.ts = teamsearch.New(ts, teamsearch.Options{})
+	e.team.ts = teamsearch.New(ts, teamsearch.Options{Folders: e.Config().Store.Folders})
 	return e.team.ts, nil
 }
 

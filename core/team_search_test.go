@@ -52,6 +52,13 @@ func startNode(t *testing.T) *teamtest.Node {
 // named by their absolute paths, so both cite the same files. d records
 // the cluster engine's dials.
 func twoStores(t *testing.T, url string, d *netgatetest.Dialer, embedder ...testmodel.Spec) (sqlite, team *Engine) {
+	return twoStoresAs(t, url, d, "", embedder...)
+}
+
+// twoStoresAs is twoStores with the cluster's folders named
+// as+"/corpus" and as+"/guide" (cairn index --as) when as is not "", and
+// store.folders saying where they are here.
+func twoStoresAs(t *testing.T, url string, d *netgatetest.Dialer, as string, embedder ...testmodel.Spec) (sqlite, team *Engine) {
 	t.Helper()
 	t.Setenv(remote.WeaviateKeyEnv, teamtest.Key)
 	for _, k := range []string{"CAIRN_NETWORK_MODE", "CAIRN_STORE_BACKEND", "CAIRN_STORE_URL"} {
@@ -93,11 +100,20 @@ func twoStores(t *testing.T, url string, d *netgatetest.Dialer, embedder ...test
 	}
 	team = open(func(c *config.Config) {
 		c.Store = config.Store{Backend: config.BackendWeaviate, URL: url}
+		if as != "" {
+			c.Store.Folders = map[string]string{as + "/corpus": corpus, as + "/guide": guide}
+		}
 		c.Network.Mode = "team"
 	})
-	// The window's Index feeds the cluster when it is the store in use.
 	for _, f := range []string{corpus, guide} {
-		run, err := team.Index(context.Background(), f, nil)
+		var run store.Run
+		var err error
+		if as != "" {
+			run, err = team.IndexTeam(context.Background(), f, as+"/"+filepath.Base(f), nil)
+		} else {
+			// The window's Index feeds the cluster when it is the store in use.
+			run, err = team.Index(context.Background(), f, nil)
+		}
 		if err != nil || run.FilesIndexed == 0 {
 			t.Fatalf("index %s into the cluster: %+v, %v", f, run, err)
 		}
@@ -340,5 +356,53 @@ func TestHybridSearchIsTheSameOnBothStores(t *testing.T) {
 	}
 	if vectors == 0 {
 		t.Error("no result came from the vector search")
+	}
+}
+
+// TestFoldersNamedInTheClusterAreFoundHere: folders indexed under names
+// (cairn index --as) and mapped to where they are here (store.folders)
+// give the paths of this computer: the same results as the file's, a
+// folder filter given with a path here, a document read by its path.
+func TestFoldersNamedInTheClusterAreFoundHere(t *testing.T) {
+	n := startNode(t)
+	sqlite, team := twoStoresAs(t, n.URL, &netgatetest.Dialer{Loopback: true}, "share")
+	corpus, _ := filepath.Abs("../testdata/corpus")
+	ctx := context.Background()
+	for _, c := range []struct {
+		q string
+		f store.Filter
+	}{
+		{q: "how do I reset the router"},
+		{q: "settings", f: store.Filter{PathPrefixes: []string{filepath.Join(corpus, "manuals")}}},
+		{q: "settings", f: store.Filter{PathPrefixes: []string{corpus}}},
+	} {
+		req := sqlite.SearchRequest(c.q)
+		req.Filter = c.f
+		want, err := sqlite.Search(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := team.Search(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Results) == 0 {
+			t.Fatalf("%s: nothing found", c.q)
+		}
+		sameResults(t, c.q, got.Results, want.Results)
+	}
+	router := filepath.Join(corpus, "manuals", "router-x200.md")
+	want, err := sqlite.DocumentChunks(ctx, router)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := team.DocumentChunks(ctx, router)
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("document: %d chunks (%v), the file's %d", len(got), err, len(want))
+	}
+	for i := range want {
+		if got[i].Path != router || got[i].Text != want[i].Text || got[i].LineStart != want[i].LineStart {
+			t.Errorf("chunk %d: %s:%d, the file's %s:%d", i, got[i].Path, got[i].LineStart, want[i].Path, want[i].LineStart)
+		}
 	}
 }

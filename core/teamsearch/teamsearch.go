@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -60,6 +61,12 @@ type Options struct {
 	CacheChunks int
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// Folders say where the cluster's folders are on this computer, by
+	// name (store.folders): a passage's path is the file here, and a
+	// folder filter given with paths here finds the cluster's files. A
+	// folder without one is shown by its name (its path, when the
+	// indexer named it by its absolute path).
+	Folders map[string]string
 }
 
 // stats are the cluster's counts as last read.
@@ -85,6 +92,11 @@ func New(ts *teamstore.Store, opt Options) *Store {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	folders := map[string]string{}
+	for name, dir := range opt.Folders {
+		folders[name] = filepath.Clean(dir)
+	}
+	opt.Folders = folders
 	return &Store{ts: ts, opt: opt, ids: map[string]int64{}, docIDs: map[string]int64{}, cache: map[int64]store.ChunkInfo{}}
 }
 
@@ -127,7 +139,7 @@ func (s *Store) Keyword(ctx context.Context, terms []search.Term, k int, f store
 		return nil, nil
 	}
 	hits, err := s.ts.BM25(ctx, strings.Join(all, " "), teamstore.Query{Fields: teamstore.StemFields,
-		Limit: min(k*s.opt.Widen, maxHits), Files: Files(f)})
+		Limit: min(k*s.opt.Widen, maxHits), Files: s.files(f)})
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +233,7 @@ func (s *Store) Nearest(ctx context.Context, q []float32, k int, f store.Filter)
 	if k <= 0 {
 		return nil, nil
 	}
-	hits, err := s.ts.NearVector(ctx, q, teamstore.Query{Limit: min(k, maxHits), Files: Files(f)})
+	hits, err := s.ts.NearVector(ctx, q, teamstore.Query{Limit: min(k, maxHits), Files: s.files(f)})
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
@@ -342,7 +354,7 @@ func (s *Store) info(id int64, h teamstore.Hit) store.ChunkInfo {
 		doc = int64(len(s.docIDs) + 1)
 		s.docIDs[h.File] = doc
 	}
-	return store.ChunkInfo{ID: id, DocumentID: doc, Path: h.File, Title: h.Title, Format: h.Format, Ordinal: h.Ordinal,
+	return store.ChunkInfo{ID: id, DocumentID: doc, Path: s.local(h.Folder, h.Path), Title: h.Title, Format: h.Format, Ordinal: h.Ordinal,
 		Text: h.Text, Heading: h.Heading, UnitKind: h.Unit, Page: h.Page, Label: h.Label, LineStart: h.LineStart, LineEnd: h.LineEnd}
 }
 
@@ -380,12 +392,18 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkI
 	return out, nil
 }
 
-// DocumentChunks returns the passages of the file at path, in reading
-// order; none when the cluster holds no such file.
+// DocumentChunks returns the passages of the file at path (as passages
+// show it), in reading order; none when the cluster holds no such file.
 func (s *Store) DocumentChunks(ctx context.Context, path string) ([]store.ChunkInfo, error) {
-	hits, err := s.ts.FileChunks(ctx, path)
-	if err != nil {
-		return nil, err
+	var hits []teamstore.Hit
+	for _, file := range s.clusterPaths(path) {
+		var err error
+		if hits, err = s.ts.FileChunks(ctx, file); err != nil {
+			return nil, err
+		}
+		if len(hits) > 0 {
+			break
+		}
 	}
 	out := make([]store.ChunkInfo, len(hits))
 	s.mu.Lock()
@@ -396,8 +414,45 @@ func (s *Store) DocumentChunks(ctx context.Context, path string) ([]store.ChunkI
 	return out, nil
 }
 
+// local is where the cluster's file folder/path is on this computer.
+func (s *Store) local(folder, path string) string {
+	if dir, ok := s.opt.Folders[folder]; ok {
+		return filepath.Join(dir, filepath.FromSlash(path))
+	}
+	return teamstore.FilePath(folder, path)
+}
+
+// clusterPaths are the cluster's names (teamstore.FilePath) for p, a path
+// or path prefix on this computer, mapped folders' last: p itself (a
+// folder named by its absolute path), then p inside each folder of
+// Options.Folders that holds it, or the whole folder when p is a prefix of
+// where it is. A prefix matches as the SQLite store's does, as a string.
+func (s *Store) clusterPaths(p string) []string {
+	out := []string{p}
+	for name, dir := range s.opt.Folders {
+		switch {
+		case p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)):
+			out = append(out, teamstore.FilePath(name, filepath.ToSlash(strings.TrimPrefix(p[len(dir):], string(filepath.Separator)))))
+		case strings.HasPrefix(dir, p):
+			out = append(out, teamstore.FilePath(name, ""))
+		}
+	}
+	return out
+}
+
+// files is the SQLite store's filter as the cluster's: the same files
+// pass (see Files), the folders given by their paths on this computer.
+func (s *Store) files(f store.Filter) teamstore.Files {
+	out := Files(f)
+	out.Prefixes = nil
+	for _, p := range f.PathPrefixes {
+		out.Prefixes = append(out.Prefixes, s.clusterPaths(p)...)
+	}
+	return out
+}
+
 // Files is the SQLite store's filter as the cluster's: the same files
-// pass, to the millisecond for times.
+// pass, to the millisecond for times, folders named by their paths.
 func Files(f store.Filter) teamstore.Files {
 	out := teamstore.Files{Prefixes: f.PathPrefixes, Contains: f.Contains}
 	for _, t := range f.Types {

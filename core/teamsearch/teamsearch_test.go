@@ -41,3 +41,33 @@ func TestOccurrencesCountPhrasesAsFTS5Does(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldersMapTheClustersNamesToThisComputer: with store.folders, a
+// passage of the cluster's folder "share" is the file where the share is
+// here, and a folder filter given here finds the cluster's files: by its
+// name inside a mapped folder, the whole folder for a prefix of it, and
+// the path itself for folders named by their absolute paths.
+func TestFoldersMapTheClustersNamesToThisComputer(t *testing.T) {
+	s := New(nil, Options{Folders: map[string]string{"share": "/mnt/share/", "nas/docs": "/home/ann/docs"}})
+	for _, c := range []struct{ folder, path, want string }{
+		{"share", "hr/leave.pdf", "/mnt/share/hr/leave.pdf"},
+		{"nas/docs", "a.md", "/home/ann/docs/a.md"},
+		{"/srv/manuals", "x/y.txt", "/srv/manuals/x/y.txt"},
+	} {
+		if got := s.local(c.folder, c.path); got != c.want {
+			t.Errorf("local(%s, %s) = %s, want %s", c.folder, c.path, got, c.want)
+		}
+	}
+	for p, want := range map[string][]string{
+		"/mnt/share/hr":   {"/mnt/share/hr", "share/hr"},
+		"/mnt/share":      {"/mnt/share", "share/"},
+		"/mnt":            {"/mnt", "share/"},
+		"/srv/manuals":    {"/srv/manuals"},
+		"/mnt/shared":     {"/mnt/shared"},
+		"/home/ann/docs/": {"/home/ann/docs/", "nas/docs/"},
+	} {
+		if got := s.clusterPaths(p); !reflect.DeepEqual(got, want) {
+			t.Errorf("clusterPaths(%s) = %q, want %q", p, got, want)
+		}
+	}
+}
