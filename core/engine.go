@@ -444,6 +444,9 @@ func (e *Engine) search(ctx context.Context, req search.Request) (*search.Respon
 	if note != "" {
 		resp.Candidates.Notes = append(resp.Candidates.Notes, note)
 	}
+	if n := e.teamNote(); n != "" {
+		resp.Candidates.Notes = append(resp.Candidates.Notes, n)
+	}
 	e.rerank(ctx, resp)
 	e.log.Info("search", "mode", string(resp.Candidates.Mode), "results", len(resp.Results), "ms", time.Since(start).Milliseconds())
 	return resp, nil

@@ -89,6 +89,21 @@ func (e *Engine) teamStatus(ctx context.Context, st kb.Status) (kb.Status, error
 	return st, nil
 }
 
+// teamNote is what a search over the cluster must say about it: that its
+// keyword index may miss the best passages (teamstore.BlockMaxWAND).
+func (e *Engine) teamNote() string {
+	if e.team == nil {
+		return ""
+	}
+	e.team.mu.Lock()
+	defer e.team.mu.Unlock()
+	if e.team.ts == nil || !e.team.ts.Team().BlockMaxWAND() {
+		return ""
+	}
+	return "the team cluster's keyword index is BlockMax WAND's, which can miss the best passages in Weaviate 1.35: " +
+		"its nodes should run with USE_INVERTED_SEARCHABLE=false, set before Cairn's classes were created (docs/team.md)"
+}
+
 // errNoCollectionQuestions is the answer to a question about the whole
 // collection over a cluster: its counts and lists are SQL over the
 // knowledge base file (core/collection).

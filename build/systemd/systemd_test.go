@@ -91,7 +91,8 @@ func TestInstallANode(t *testing.T) {
 		t.Errorf("name or address not filled in:\n%s", env)
 	}
 	readMode(t, filepath.Join(root, "usr/local/bin/weaviate-server"), 0o755)
-	if unit := readMode(t, filepath.Join(root, "etc/systemd/system/cairn-weaviate.service"), 0o644); !strings.Contains(unit, "EnvironmentFile=/etc/cairn/weaviate.env") {
+	if unit := readMode(t, filepath.Join(root, "etc/systemd/system/cairn-weaviate.service"), 0o644); !strings.Contains(unit, "EnvironmentFile=/etc/cairn/weaviate.env") ||
+		!strings.Contains(unit, "\nEnvironment=USE_INVERTED_SEARCHABLE=false\n") {
 		t.Errorf("unit:\n%s", unit)
 	}
 	log, _ := os.ReadFile(filepath.Join(root, "log"))
