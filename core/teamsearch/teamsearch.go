@@ -54,7 +54,11 @@ type Options struct {
 	// Counts that changed meanwhile (an index run) are dropped at once.
 	StatsFor time.Duration
 	// Widen is how many times k hits the keyword search takes from the
-	// cluster before scoring them as FTS5 would; default 4.
+	// cluster before scoring them as FTS5 would; default 8. BM25F orders
+	// the tail of a list otherwise than FTS5 (other IDF and length
+	// normalisation, no column weights): on 2,400 Zipf-worded chunks, 4
+	// times a pool of 40 missed FTS5's 39th hit once in 60 questions, 8
+	// times missed none (TestKeywordListsAreTheSameOnALargerCorpus).
 	Widen int
 	// CacheChunks bounds the passages kept in memory; a passage dropped
 	// from it is read again by its id. Default 20,000.
@@ -84,7 +88,7 @@ func New(ts *teamstore.Store, opt Options) *Store {
 		opt.StatsFor = 5 * time.Second
 	}
 	if opt.Widen <= 0 {
-		opt.Widen = 4
+		opt.Widen = 8
 	}
 	if opt.CacheChunks <= 0 {
 		opt.CacheChunks = 20000

@@ -16,8 +16,8 @@ import (
 type Query struct {
 	Folder string // "" searches every folder
 	Limit  int    // hits wanted; default 10
-	// Fields are BM25F's properties with their weights ("title^0.8");
-	// default DefaultFields.
+	// Fields are BM25F's properties, with whole-number weights if any
+	// ("title^2"; see DefaultFields); default DefaultFields.
 	Fields []string
 	Files  Files
 }
@@ -68,14 +68,16 @@ func (f Files) conds() []cond {
 
 // StemFields are DefaultFields' stemmed twins (see stemmed): a keyword
 // search on them matches what FTS5 matches; the query is FTS5's tokens.
-var StemFields = []string{"stems", "headingStems^0.5", "titleStems^0.8"}
+var StemFields = []string{"stems", "headingStems", "titleStems"}
 
-// DefaultFields weigh the text, the heading trail and the title as the
-// SQLite store's bm25(chunks_fts, 1.0, 0.5, 0.8) does. Weaviate combines
-// them as BM25F (the weights scale each property's term frequencies before
-// saturation), FTS5 as a weighted sum of per-column scores: the same
-// preference, not the same numbers.
-var DefaultFields = []string{"text", "heading^0.5", "title^0.8"}
+// DefaultFields are the text, the heading trail and the title, unweighted.
+// FTS5's weights (bm25(chunks_fts, 1.0, 0.5, 0.8)) cannot be given:
+// Weaviate reads a property's boost as a whole number (strconv.Atoi in
+// v1.35.2), so "heading^0.5" is boost 0 and the heading is not searched at
+// all, and boosts above 1 make its WAND drop true top hits in that
+// version (weaviate/weaviate#12018, fixed later). core/teamsearch applies
+// the weights when it scores the hits again.
+var DefaultFields = []string{"text", "heading", "title"}
 
 // Hit is one chunk found.
 type Hit struct {
