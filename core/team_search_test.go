@@ -177,14 +177,14 @@ func paritySearches(corpus string) []struct {
 	}
 }
 
-// TestSearchAndAnswersAreTheSameOnBothStores: on the same corpus, a
+// TestTeamSearchAndAnswersAreTheSameOnBothStores: on the same corpus, a
 // knowledge base file and a real Weaviate node give every question the
 // same results in the same order, with the same BM25 scores and relevance
 // (FTS5's formula over the cluster's own counts), the same filters' files,
 // the same per-document cap and min_score cut, and the same answers: the
 // same text, sources, citations and refusals. Nothing is dialled but the
 // node.
-func TestSearchAndAnswersAreTheSameOnBothStores(t *testing.T) {
+func TestTeamSearchAndAnswersAreTheSameOnBothStores(t *testing.T) {
 	n := startNode(t)
 	d := &netgatetest.Dialer{Loopback: true}
 	sqlite, team := twoStores(t, n.URL, d)
@@ -302,7 +302,7 @@ func sameAnswer(t *testing.T, name string, got, want *answer.Answer) {
 	}
 }
 
-// TestHybridSearchIsTheSameOnBothStores: with an embedding model, the
+// TestTeamHybridSearchIsTheSameOnBothStores: with an embedding model, the
 // cluster's near-vector list and its fusion with the keyword list rank as
 // the knowledge base file's exact search (sqlite-vec) does: the same
 // results, vector ranks and similarities (to float32 rounding), keyword
@@ -310,7 +310,7 @@ func sameAnswer(t *testing.T, name string, got, want *answer.Answer) {
 // int8 copies, within about 5e-4 of these similarities.) The model's
 // random weights make some questions' similarities degenerate: both
 // stores then fall back to keywords alike.
-func TestHybridSearchIsTheSameOnBothStores(t *testing.T) {
+func TestTeamHybridSearchIsTheSameOnBothStores(t *testing.T) {
 	n := startNode(t)
 	sqlite, team := twoStores(t, n.URL, &netgatetest.Dialer{Loopback: true}, testmodel.Tiny())
 	ctx := context.Background()
@@ -373,11 +373,11 @@ func TestHybridSearchIsTheSameOnBothStores(t *testing.T) {
 	}
 }
 
-// TestFoldersNamedInTheClusterAreFoundHere: folders indexed under names
+// TestTeamFoldersNamedInTheClusterAreFoundHere: folders indexed under names
 // (cairn index --as) and mapped to where they are here (store.folders)
 // give the paths of this computer: the same results as the file's, a
 // folder filter given with a path here, a document read by its path.
-func TestFoldersNamedInTheClusterAreFoundHere(t *testing.T) {
+func TestTeamFoldersNamedInTheClusterAreFoundHere(t *testing.T) {
 	n := startNode(t)
 	sqlite, team := twoStoresAs(t, n.URL, &netgatetest.Dialer{Loopback: true}, "share")
 	corpus, _ := filepath.Abs("../testdata/corpus")
@@ -456,12 +456,12 @@ func writeZipfCorpus(t *testing.T, files, chunks, vocab int) (string, []string) 
 	return dir, words[vocab/50 : vocab/5]
 }
 
-// TestKeywordListsAreTheSameOnALargerCorpus: on a corpus of about 2,400
+// TestTeamKeywordListsAreTheSameOnALargerCorpus: on a corpus of about 2,400
 // chunks of Zipf-distributed words, 60 questions of two to four words get
 // the same keyword list from the cluster as from the knowledge base file,
 // chunk for chunk and score for score: Weaviate's wider list held FTS5's
 // top every time. (On a node left with BlockMax WAND it does not.)
-func TestKeywordListsAreTheSameOnALargerCorpus(t *testing.T) {
+func TestTeamKeywordListsAreTheSameOnALargerCorpus(t *testing.T) {
 	n := startNode(t)
 	dir, mid := writeZipfCorpus(t, 120, 20, 6000)
 	sqlite, team := twoStoresOf(t, n.URL, &netgatetest.Dialer{Loopback: true}, dir)

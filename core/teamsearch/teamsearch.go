@@ -58,7 +58,7 @@ type Options struct {
 	// the tail of a list otherwise than FTS5 (other IDF and length
 	// normalisation, no column weights): on 2,400 Zipf-worded chunks, 4
 	// times a pool of 40 missed FTS5's 39th hit once in 60 questions, 8
-	// times missed none (TestKeywordListsAreTheSameOnALargerCorpus).
+	// times missed none (TestTeamKeywordListsAreTheSameOnALargerCorpus).
 	Widen int
 	// CacheChunks bounds the passages kept in memory; a passage dropped
 	// from it is read again by its id. Default 20,000.

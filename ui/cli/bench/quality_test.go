@@ -235,11 +235,11 @@ func TestAnswerBenchOnATinyCorpus(t *testing.T) {
 	}
 }
 
-// TestAnswerBenchOnTheClusterAnswersAsOnTheFile: the answers part of the
+// TestTeamAnswerBenchAnswersAsOnTheFile: the answers part of the
 // quality suite with its knowledge base in a one-node Weaviate cluster
 // (cairn bench quality --store weaviate) indexes the same files and chunks
 // and gives every question the same outcome: answer, refusal, top source.
-func TestAnswerBenchOnTheClusterAnswersAsOnTheFile(t *testing.T) {
+func TestTeamAnswerBenchAnswersAsOnTheFile(t *testing.T) {
 	bin, err := teamtest.Bin()
 	if err != nil {
 		t.Skip(err)
