@@ -143,7 +143,7 @@ func (s *Store) Keyword(ctx context.Context, terms []search.Term, k int, f store
 		return nil, nil
 	}
 	hits, err := s.ts.BM25(ctx, strings.Join(all, " "), teamstore.Query{Fields: teamstore.StemFields,
-		Limit: min(k*s.opt.Widen, maxHits), Files: s.files(f)})
+		Limit: min(k*s.opt.Widen, maxHits), Files: s.files(f), Lean: true})
 	if err != nil {
 		return nil, err
 	}
@@ -188,11 +188,28 @@ func (s *Store) Keyword(ctx context.Context, terms []search.Term, k int, f store
 		return a.h.Ordinal - b.h.Ordinal
 	})
 	ranked = ranked[:min(k, len(ranked))]
-	out := make([]search.Hit, len(ranked))
+	// The kept hits in full: the wide list carried what scoring needs.
+	ids := make([]string, len(ranked))
+	for i, r := range ranked {
+		ids[i] = r.h.ID
+	}
+	full, err := s.ts.Hits(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]teamstore.Hit, len(full))
+	for _, h := range full {
+		byID[h.ID] = h
+	}
+	out := make([]search.Hit, 0, len(ranked))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, r := range ranked {
-		out[i] = search.Hit{ChunkID: s.keep(r.h), Score: r.score}
+	for _, r := range ranked {
+		h, ok := byID[r.h.ID]
+		if !ok {
+			continue // removed since the list was made
+		}
+		out = append(out, search.Hit{ChunkID: s.keep(h), Score: r.score})
 	}
 	return out, nil
 }

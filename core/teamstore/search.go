@@ -20,6 +20,11 @@ type Query struct {
 	// ("title^2"; see DefaultFields); default DefaultFields.
 	Fields []string
 	Files  Files
+	// Lean asks a keyword search for what scoring a hit needs only: its
+	// id, text, heading, title, file and ordinal, without Weaviate's
+	// explanation. A wide list costs about half as much (Hits fetches
+	// the rest of the few kept).
+	Lean bool
 }
 
 // Files narrows a search to some files, as the SQLite store's filter
@@ -172,9 +177,38 @@ func (s *Store) BM25(ctx context.Context, text string, q Query) ([]Hit, error) {
 	if len(fields) == 0 {
 		fields = DefaultFields
 	}
-	query := fmt.Sprintf(`{ Get { %s(bm25: {query: %s, properties: %s}, %s%s) { %s _additional { id score explainScore } } } }`,
-		s.chunkClass, gqlString(text), gqlStrings(fields), q.args(), s.consistencyArg(), hitFields)
+	want := hitFields + " _additional { id score explainScore }"
+	if q.Lean {
+		want = "text heading title file ordinal _additional { id score }"
+	}
+	query := fmt.Sprintf(`{ Get { %s(bm25: {query: %s, properties: %s}, %s%s) { %s } } }`,
+		s.chunkClass, gqlString(text), gqlStrings(fields), q.args(), s.consistencyArg(), want)
 	return s.hits(ctx, query, "keyword search")
+}
+
+// Hits reads the chunks of ids, in that order; ids not found are left
+// out.
+func (s *Store) Hits(ctx context.Context, ids []string) ([]Hit, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	query := fmt.Sprintf(`{ Get { %s(where: {path: ["id"], operator: ContainsAny, valueText: %s}, limit: %d%s) { %s _additional { id } } } }`,
+		s.chunkClass, gqlStrings(ids), len(ids), s.consistencyArg(), hitFields)
+	hits, err := s.hits(ctx, query, "chunks")
+	if err != nil {
+		return nil, err
+	}
+	at := make(map[string]Hit, len(hits))
+	for _, h := range hits {
+		at[h.ID] = h
+	}
+	out := make([]Hit, 0, len(ids))
+	for _, id := range ids {
+		if h, ok := at[id]; ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 // NearVector ranks chunks by cosine distance to vec, nearest first.
