@@ -131,6 +131,14 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.
 		return err
 	}
 	stale, versions := ExtractorChanges(was)
+	if len(states) == 0 && was != versions {
+		// A folder new to the cluster: whatever this run writes, and a
+		// run killed half-way wrote, is read by this build's extractors.
+		if err := ts.SetFolderExtractors(ctx, t.Folder, versions); err != nil {
+			return err
+		}
+		was, stale = versions, nil
+	}
 	rel := func(p string) string {
 		r, err := filepath.Rel(root, p)
 		if err != nil {
