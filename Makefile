@@ -77,8 +77,9 @@ test-race: deps
 # Weaviate nodes on 127.0.0.1 (docs/team.md). The server
 # is built from the version pinned in tools/weaviate/go.mod, a module of its
 # own so that Weaviate's dependencies never move the app's; the first build
-# takes about half an hour on two cores, later ones reuse
-# bin/weaviate-server. `make test` skips these tests.
+# takes about 320 CPU-seconds (minutes on two cores; docs/team.md, In CI),
+# later ones reuse bin/weaviate-server. `make test` skips these tests;
+# .ci/run runs both.
 WEAVIATE := bin/weaviate-server
 
 $(WEAVIATE): tools/weaviate/go.mod tools/weaviate/go.sum
