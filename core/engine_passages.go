@@ -8,7 +8,6 @@ import (
 	"cairn/core/kb"
 	"cairn/core/search"
 	"cairn/core/store"
-	"cairn/core/teamsearch"
 )
 
 // SearchRequestWith returns a request for query with the retrieval knobs r
@@ -21,16 +20,10 @@ func (e *Engine) SearchRequestWith(query string, r config.Retrieval) search.Requ
 // Passage returns the chunk a citation or a search result points to, by
 // its chunk id: its text and where it is in its file.
 func (e *Engine) Passage(ctx context.Context, id int64) (store.ChunkInfo, error) {
+	ps, err := e.passages(ctx)
 	var m map[int64]store.ChunkInfo
-	var err error
-	if e.team != nil {
-		// A cluster's chunk ids are this process's (teamsearch).
-		var ts *teamsearch.Store
-		if ts, err = e.cluster(ctx); err == nil {
-			m, err = ts.Chunks(ctx, []int64{id})
-		}
-	} else {
-		m, err = e.db.Chunks(ctx, []int64{id})
+	if err == nil {
+		m, err = ps.Chunks(ctx, []int64{id}) // over a cluster, ids this process gave out
 	}
 	if err != nil {
 		return store.ChunkInfo{}, fmt.Errorf("passage %d: %w", id, err)
@@ -47,15 +40,10 @@ func (e *Engine) Passage(ctx context.Context, id int64) (store.ChunkInfo, error)
 // reading order: the document as Cairn holds it. Only files in the
 // knowledge base can be read this way, never any other file.
 func (e *Engine) DocumentChunks(ctx context.Context, path string) ([]store.ChunkInfo, error) {
+	ps, err := e.passages(ctx)
 	var cs []store.ChunkInfo
-	var err error
-	if e.team != nil {
-		var ts *teamsearch.Store
-		if ts, err = e.cluster(ctx); err == nil {
-			cs, err = ts.DocumentChunks(ctx, path)
-		}
-	} else {
-		cs, err = e.db.DocumentChunks(ctx, path)
+	if err == nil {
+		cs, err = ps.DocumentChunks(ctx, path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("document %s: %w", path, err)

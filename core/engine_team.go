@@ -2,12 +2,13 @@ package core
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sync"
 
 	"cairn/core/kb"
 	"cairn/core/netgate"
 	"cairn/core/search"
+	"cairn/core/store"
 	"cairn/core/teamsearch"
 )
 
@@ -45,6 +46,25 @@ func (e *Engine) searcher(ctx context.Context, qe search.QueryEmbedder) (*search
 		return nil, err
 	}
 	return search.NewOver(ts, qe), nil
+}
+
+// passageReader reads passages by id and by file: *store.DB and
+// *teamsearch.Store are both.
+type passageReader interface {
+	Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkInfo, error)
+	DocumentChunks(ctx context.Context, path string) ([]store.ChunkInfo, error)
+}
+
+// passages reads the passages of the store in use.
+func (e *Engine) passages(ctx context.Context) (passageReader, error) {
+	if e.team == nil {
+		return e.db, nil
+	}
+	ts, err := e.cluster(ctx)
+	if err != nil {
+		return nil, err // not a nil *teamsearch.Store in an interface
+	}
+	return ts, nil
 }
 
 // vectorModel is the model of the stored vectors of the store in use.
@@ -107,4 +127,4 @@ func (e *Engine) teamNote() string {
 // errNoCollectionQuestions is the answer to a question about the whole
 // collection over a cluster: its counts and lists are SQL over the
 // knowledge base file (core/collection).
-var errNoCollectionQuestions = fmt.Errorf("questions about the whole collection (how many files, which files) are answered from a knowledge base file, not yet from a team cluster: ask about what the documents say, or use `cairn search` with --type, --folder or --since")
+var errNoCollectionQuestions = errors.New("questions about the whole collection (how many files, which files) are answered from a knowledge base file, not yet from a team cluster: ask about what the documents say, or use `cairn search` with --type, --folder or --since")
