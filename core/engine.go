@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +44,11 @@ type Engine struct {
 	db   *store.DB
 	vix  *vecindex.Index // fast vector search over db
 	kix  *bm25.Index     // fast keyword search over db
+
+	// team is the cluster searches read instead of db when store.backend
+	// is weaviate (nil otherwise); db then keeps this person's own
+	// state: conversations, judgments, the runs of cairn index.
+	team *teamConn
 
 	regOnce sync.Once // the extractors, with OCR, are built on the first index run
 	reg     *extract.Registry
@@ -113,6 +120,14 @@ func (opt Options) openStore(cfg config.Config, so store.Options) (*store.DB, er
 	if err != nil {
 		return nil, err
 	}
+	if so.ReadOnly && cfg.Store.Backend == config.BackendWeaviate {
+		// Over a team cluster the file holds only this person's own
+		// state (conversations, the runs of cairn index), which a first
+		// search on this computer finds missing: it is created.
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			so.ReadOnly = false
+		}
+	}
 	if !so.ReadOnly {
 		if err := opt.makeFolder(path); err != nil {
 			return nil, err
@@ -176,8 +191,13 @@ func Open(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options)
 	log.Info("knowledge base opened", "path", db.Path(), "write", opt.Write)
 	kix := bm25.New(db)
 	kix.OnError = func(err error) { log.Warn("keyword index: searches use FTS5 until it syncs", "err", err) }
+	e := &Engine{dirs: dirs, log: log, db: db, vix: vecindex.New(db), kix: kix, net: net}
+	if cfg.Store.Backend == config.BackendWeaviate {
+		e.team = &teamConn{}
+	}
 	cfg.Network = config.Network{} // net's, with the mode as it switches
-	return &Engine{cfg: cfg, dirs: dirs, log: log, db: db, vix: vecindex.New(db), kix: kix, net: net, indexWorkers: opt.IndexWorkers}, nil
+	e.cfg, e.indexWorkers = cfg, opt.IndexWorkers
+	return e, nil
 }
 
 // registry returns the extractors, starting Tesseract if OCR is enabled and
@@ -270,6 +290,7 @@ func (e *Engine) Config() config.Config {
 	defer e.mu.Unlock()
 	c := e.cfg
 	c.Index.Ignore = slices.Clone(c.Index.Ignore)
+	c.Store.Folders = maps.Clone(c.Store.Folders)
 	c.Network = e.net.NetworkConfig()
 	return c
 }
@@ -344,6 +365,10 @@ func (e *Engine) Check(ctx context.Context) ([]string, error) { return e.db.Chec
 // new chunks are embedded and chunks stored before (or under another
 // model) are re-embedded from their text.
 func (e *Engine) Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error) {
+	if e.team != nil {
+		// The window feeds the store it searches, as cairn index does.
+		return e.IndexTeam(ctx, folder, "", progress)
+	}
 	e.kix.Hold() // the keyword index catches up once the run is over
 	defer e.kix.Release()
 	ix, err := e.indexer(ctx)
@@ -405,7 +430,7 @@ func (e *Engine) search(ctx context.Context, req search.Request) (*search.Respon
 	case err != nil:
 		note = "keyword search only: the embedding model could not be loaded: " + err.Error()
 	case emb != nil:
-		model, _, err := e.db.VectorModel(ctx)
+		model, _, err := e.vectorModel(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -426,13 +451,20 @@ func (e *Engine) search(ctx context.Context, req search.Request) (*search.Respon
 	}
 	e.log.Debug("search", "query", req.Query) // questions only at debug level
 	start := time.Now()
-	resp, err := search.New(e.db, qe, e.vix).WithKeywordIndex(e.kix).Search(ctx, req)
+	var resp *search.Response
+	s, err := e.searcher(ctx, qe)
+	if err == nil {
+		resp, err = s.Search(ctx, req)
+	}
 	if err != nil {
 		e.log.Warn("search failed", "code", string(fault.CodeOf(err)), "err", err)
 		return nil, err
 	}
 	if note != "" {
 		resp.Candidates.Notes = append(resp.Candidates.Notes, note)
+	}
+	if n := e.teamNote(); n != "" {
+		resp.Candidates.Notes = append(resp.Candidates.Notes, n)
 	}
 	e.rerank(ctx, resp)
 	e.log.Info("search", "mode", string(resp.Candidates.Mode), "results", len(resp.Results), "ms", time.Since(start).Milliseconds())
@@ -461,7 +493,12 @@ func (e *Engine) Status(ctx context.Context) (kb.Status, error) {
 	if err != nil {
 		return kb.Status{}, err
 	}
-	out := kb.Status{Stats: st, NetworkMode: e.NetworkMode()}
+	out := kb.Status{Stats: st, NetworkMode: e.NetworkMode(), Store: "SQLite"}
+	if e.team != nil {
+		if out, err = e.teamStatus(ctx, out); err != nil {
+			return kb.Status{}, err
+		}
+	}
 	e.models.mu.Lock()
 	if e.models.emb.m != nil {
 		out.EmbeddingModel = e.models.emb.m.ModelID()

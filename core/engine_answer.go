@@ -162,6 +162,9 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 	}
 	home, _ := os.UserHomeDir()
 	if q, ok := collection.Parse(req.Query, time.Now(), time.Local, home); ok {
+		if e.team != nil {
+			return nil, errNoCollectionQuestions
+		}
 		return e.askCollection(ctx, q, req.Filter, onToken)
 	}
 	c := e.Config() // read once: the window may change the settings meanwhile

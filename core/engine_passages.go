@@ -20,7 +20,11 @@ func (e *Engine) SearchRequestWith(query string, r config.Retrieval) search.Requ
 // Passage returns the chunk a citation or a search result points to, by
 // its chunk id: its text and where it is in its file.
 func (e *Engine) Passage(ctx context.Context, id int64) (store.ChunkInfo, error) {
-	m, err := e.db.Chunks(ctx, []int64{id})
+	ps, err := e.passages(ctx)
+	var m map[int64]store.ChunkInfo
+	if err == nil {
+		m, err = ps.Chunks(ctx, []int64{id}) // over a cluster, ids this process gave out
+	}
 	if err != nil {
 		return store.ChunkInfo{}, fmt.Errorf("passage %d: %w", id, err)
 	}
@@ -36,7 +40,11 @@ func (e *Engine) Passage(ctx context.Context, id int64) (store.ChunkInfo, error)
 // reading order: the document as Cairn holds it. Only files in the
 // knowledge base can be read this way, never any other file.
 func (e *Engine) DocumentChunks(ctx context.Context, path string) ([]store.ChunkInfo, error) {
-	cs, err := e.db.DocumentChunks(ctx, path)
+	ps, err := e.passages(ctx)
+	var cs []store.ChunkInfo
+	if err == nil {
+		cs, err = ps.DocumentChunks(ctx, path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("document %s: %w", path, err)
 	}

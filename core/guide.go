@@ -17,7 +17,8 @@ func (e *Engine) GuideDir() string { return filepath.Join(e.Config().Paths.DataD
 // indexed.
 func (e *Engine) EnsureStarterKB(ctx context.Context, progress chan<- ingest.Progress) (bool, error) {
 	empty, err := e.IsEmpty(ctx)
-	if err != nil || !empty {
+	// A team's cluster is fed by its indexer, never with this guide.
+	if err != nil || !empty || e.team != nil {
 		if progress != nil {
 			close(progress)
 		}

@@ -19,6 +19,7 @@ import (
 // every few seconds.
 type StatusReport struct {
 	KB             string // knowledge base file
+	Cluster        string // the team cluster searches read ("Weaviate at URL"); "" for the file (SQLite)
 	Documents      int
 	Chunks         int
 	Vectors        int
@@ -32,8 +33,9 @@ type StatusReport struct {
 	Err            error
 }
 
-// StatusBar is the strip along the bottom of the window: knowledge base,
-// documents, chunks, size on disk, models, the network gate's mode
+// StatusBar is the strip along the bottom of the window: knowledge base (and
+// the team cluster, when searches read one), documents, chunks, size on
+// disk, models, the network gate's mode
 // (colour-coded: offline green, team and online amber, admin red) and memory.
 type StatusBar struct {
 	KB     *widget.Label
@@ -111,7 +113,14 @@ func (s *StatusBar) Apply(r StatusReport) {
 	}
 	// Only what changed is set again: every refresh costs the window a
 	// repaint, and a label's new width a layout of the whole window.
-	setText(s.KB, strings.TrimSuffix(filepath.Base(r.KB), ".db"))
+	// The knowledge base file's name, which a cluster follows: the file
+	// then keeps this person's conversations, the cluster the documents.
+	// (The smallest window has no room to name SQLite too.)
+	kb := strings.TrimSuffix(filepath.Base(r.KB), ".db")
+	if r.Cluster != "" {
+		kb += " · " + r.Cluster
+	}
+	setText(s.KB, kb)
 	counts := []string{plural(r.Documents, "document", "documents"), plural(r.Chunks, "chunk", "chunks")}
 	if r.Vectors > 0 {
 		counts = append(counts, plural(r.Vectors, "vector", "vectors"))

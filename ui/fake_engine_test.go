@@ -99,7 +99,7 @@ func newFakeEngine(dataDir string) *fakeEngine {
 			{Path: "/docs/broken.pdf", Status: ingest.StatusFailed, Reason: "pdf: bad xref table"},
 			{Path: "/docs/b.md", Status: ingest.StatusUnchanged, Unchanged: true},
 		},
-		status: kb.Status{Stats: store.Stats{Path: dataDir + "/kb/default.db", Documents: 4, Chunks: 4, Bytes: 3 << 20}, NetworkMode: "offline"},
+		status: kb.Status{Stats: store.Stats{Path: dataDir + "/kb/default.db", Documents: 4, Chunks: 4, Bytes: 3 << 20}, NetworkMode: "offline", Store: "SQLite"},
 	}
 }
 

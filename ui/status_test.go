@@ -42,6 +42,9 @@ func TestStatusBarReportsAndColoursTheNetworkGate(t *testing.T) {
 	if !strings.HasPrefix(s.Models.Text, "Embedding: all-MiniLM-L6-v2 · ") {
 		t.Errorf("models %q", s.Models.Text)
 	}
+	// A team cluster names itself; the counts are the cluster's.
+	eng.locked(func() { eng.status.Store, eng.status.Team = "Weaviate at http://weaviate.example.test:8080", true })
+	h.until("the store to show the cluster", func() bool { return s.KB.Text == "default · Weaviate at http://weaviate.example.test:8080" })
 }
 
 // notCut says whether a label has the width its text needs, so that
@@ -63,7 +66,7 @@ func TestStatusBarFitsTheSmallestWindow(t *testing.T) {
 	h.frame()
 	for _, l := range []*widget.Label{s.KB, s.Counts, s.Models, s.Memory} {
 		if !notCut(l) {
-			t.Errorf("%q is cut: %v wide", l.Text, l.Size().Width)
+			t.Errorf("%q is cut: %v wide, needs %v", l.Text, l.Size().Width, fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width+2*theme.InnerPadding())
 		}
 	}
 	eng.locked(func() {

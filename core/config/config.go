@@ -165,6 +165,11 @@ type Serve struct {
 type Store struct {
 	Backend string `json:"backend"` // sqlite (the embedded file, the default) or weaviate (a team's cluster)
 	URL     string `json:"url"`     // the Weaviate cluster's base URL, for backend weaviate
+	// Folders say where the cluster's folders are on this computer, by
+	// their names in the cluster ({"share": "/mnt/share"}), so that a cited
+	// file opens here and a folder filter finds it; a folder named by its
+	// absolute path needs none. CAIRN_STORE_FOLDERS="share=/mnt/share,...".
+	Folders map[string]string `json:"folders,omitempty"`
 }
 
 // The store backends.
@@ -542,6 +547,16 @@ func setFromString(f reflect.Value, s string) error {
 			return fmt.Errorf("not true or false")
 		}
 		f.SetBool(b)
+	case reflect.Map: // map[string]string: "a=b,c=d"
+		m := map[string]string{}
+		for _, p := range strings.Split(s, ",") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if !ok || k == "" {
+				return fmt.Errorf("not a list of NAME=VALUE separated by commas")
+			}
+			m[k] = v
+		}
+		f.Set(reflect.ValueOf(m))
 	case reflect.Slice:
 		var parts []string
 		for _, p := range strings.Split(s, ",") {

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -299,6 +300,34 @@ func TestStoreBackendIsOneSettingAndItsKeyNeverOne(t *testing.T) {
 	raw, _ := os.ReadFile(d.SettingsFile())
 	if strings.Contains(string(raw), "wv-secret") || !strings.Contains(string(raw), `"backend": "sqlite"`) {
 		t.Errorf("saved settings:\n%s", raw)
+	}
+}
+
+// store.folders says where the cluster's folders are here: from the file,
+// or CAIRN_STORE_FOLDERS as NAME=PATH pairs; a path that is not absolute
+// is refused.
+func TestStoreFoldersMapTheClustersNames(t *testing.T) {
+	d := dirsIn(t)
+	os.MkdirAll(d.Config, 0o700)
+	if err := os.WriteFile(d.SettingsFile(), []byte(`{"store":{"backend":"weaviate","url":"http://127.0.0.1:8080","folders":{"share":"/mnt/share"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(d)
+	if err != nil || !reflect.DeepEqual(c.Store.Folders, map[string]string{"share": "/mnt/share"}) {
+		t.Fatalf("from the file: %+v, %v", c.Store, err)
+	}
+	t.Setenv("CAIRN_STORE_FOLDERS", "share=/srv/share, nas/docs=/home/ann/docs")
+	c, err = Load(d)
+	if err != nil || !reflect.DeepEqual(c.Store.Folders, map[string]string{"share": "/srv/share", "nas/docs": "/home/ann/docs"}) {
+		t.Fatalf("from the environment: %+v, %v", c.Store, err)
+	}
+	t.Setenv("CAIRN_STORE_FOLDERS", "share=mnt/share")
+	if _, err := Load(d); err == nil || !strings.Contains(err.Error(), `store.folders "share": "mnt/share" must be the folder's absolute path on this computer`) {
+		t.Errorf("a relative path: %v", err)
+	}
+	t.Setenv("CAIRN_STORE_FOLDERS", "share")
+	if _, err := Load(d); err == nil || !strings.Contains(err.Error(), "not a list of NAME=VALUE") {
+		t.Errorf("no path: %v", err)
 	}
 }
 

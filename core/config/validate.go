@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -94,6 +95,10 @@ func (c Config) Validate() error {
 	oneOf("store.backend", c.Store.Backend, BackendSQLite, BackendWeaviate)
 	if c.Store.Backend == BackendWeaviate && c.Store.URL == "" {
 		bad("store.url", "is empty: store.backend weaviate needs the cluster's URL, such as http://weaviate.example.org:8080")
+	}
+	for name, dir := range c.Store.Folders {
+		check("store.folders", name != "" && filepath.IsAbs(dir),
+			"%q: %q must be the folder's absolute path on this computer", name, dir)
 	}
 	oneOf("network.api", c.Network.API, "openai", "ollama")
 	for _, u := range []struct{ key, val, secret string }{

@@ -571,28 +571,25 @@ func (ix *Indexer) resetIssuesIfLimitsChanged(ctx context.Context) error {
 	return ix.db.SetMeta(ctx, metaLimits, sig)
 }
 
-// metaExtractors records the extractor versions the stored documents were
-// read with (extract.Version), as "format=version" pairs; a knowledge base
-// without it was read before versions were kept, by version 1 of each.
-const metaExtractors = "extractor_versions"
+// ExtractorsMeta is the meta key (a knowledge base's, a cluster folder's)
+// that records the extractor versions the stored documents were read with
+// (extract.Version), as "format=version" pairs; without it, they were read
+// before versions were kept, by version 1 of each.
+const ExtractorsMeta = "extractor_versions"
 
-// rereadIfExtractorsChanged makes the documents of every format whose
-// extractor changed since they were read look changed, so this run reads
-// them again (an upgrade that, say, drops Markdown's ## from the text takes
-// effect without the person touching each file). The documents are marked
-// before the new versions are recorded: a crash in between marks them
-// again, harmlessly.
-func (ix *Indexer) rereadIfExtractorsChanged(ctx context.Context) error {
+// metaExtractors is ExtractorsMeta in a knowledge base's meta table.
+const metaExtractors = ExtractorsMeta
+
+// ExtractorChanges compares the versions recorded in was (an
+// ExtractorsMeta value, "" for none) with this build's: the formats whose
+// documents must be read again, and the value to record once they are.
+func ExtractorChanges(was string) (changed []string, now string) {
 	cur := extract.Versions()
-	old, _, err := ix.db.Meta(ctx, metaExtractors)
-	if err != nil {
-		return err
-	}
-	was := map[string]int{}
-	for _, kv := range strings.Fields(old) {
+	old := map[string]int{}
+	for _, kv := range strings.Fields(was) {
 		if f, v, ok := strings.Cut(kv, "="); ok {
 			n, _ := strconv.Atoi(v)
-			was[f] = n
+			old[f] = n
 		}
 	}
 	version := func(m map[string]int, f string) int {
@@ -601,26 +598,40 @@ func (ix *Indexer) rereadIfExtractorsChanged(ctx context.Context) error {
 		}
 		return 1
 	}
-	var changed, pairs []string
+	var pairs []string
 	for f := range cur {
 		pairs = append(pairs, fmt.Sprintf("%s=%d", f, cur[f]))
 	}
-	for f := range was {
+	for f := range old {
 		if _, ok := cur[f]; !ok {
 			cur[f] = 1 // back to version 1: read again too
 		}
 	}
 	for f := range cur {
-		if version(was, f) != cur[f] {
+		if version(old, f) != cur[f] {
 			changed = append(changed, f)
 		}
 	}
 	slices.Sort(pairs)
-	sig := strings.Join(pairs, " ")
+	slices.Sort(changed)
+	return changed, strings.Join(pairs, " ")
+}
+
+// rereadIfExtractorsChanged makes the documents of every format whose
+// extractor changed since they were read look changed, so this run reads
+// them again (an upgrade that, say, drops Markdown's ## from the text takes
+// effect without the person touching each file). The documents are marked
+// before the new versions are recorded: a crash in between marks them
+// again, harmlessly.
+func (ix *Indexer) rereadIfExtractorsChanged(ctx context.Context) error {
+	old, _, err := ix.db.Meta(ctx, metaExtractors)
+	if err != nil {
+		return err
+	}
+	changed, sig := ExtractorChanges(old)
 	if len(changed) == 0 && old == sig {
 		return nil
 	}
-	slices.Sort(changed)
 	if n, err := ix.db.ForgetContent(ctx, changed); err != nil {
 		return fmt.Errorf("mark documents read by an older extractor: %w", err)
 	} else if n > 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,6 +124,21 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.
 	if err != nil {
 		return err
 	}
+	// Files read by an older extractor of their format are read again,
+	// as in a knowledge base file (rereadIfExtractorsChanged).
+	was, err := ts.FolderExtractors(ctx, t.Folder)
+	if err != nil {
+		return err
+	}
+	stale, versions := ExtractorChanges(was)
+	if len(states) == 0 && was != versions {
+		// A folder new to the cluster: whatever this run writes, and a
+		// run killed half-way wrote, is read by this build's extractors.
+		if err := ts.SetFolderExtractors(ctx, t.Folder, versions); err != nil {
+			return err
+		}
+		was, stale = versions, nil
+	}
 	rel := func(p string) string {
 		r, err := filepath.Rel(root, p)
 		if err != nil {
@@ -140,13 +156,13 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.
 		switch {
 		case e.err != nil:
 			early = append(early, result{job: job{entry: e, had: had}, status: StatusFailed, reason: e.err.Error()})
-		case had && !rewrite && prev.Unchanged(e.size, e.mtimeNS, ""):
+		case had && !rewrite && !slices.Contains(stale, prev.Format) && prev.Unchanged(e.size, e.mtimeNS, ""):
 			rep.file(FileEvent{Path: e.path, Status: StatusUnchanged, Unchanged: true})
 		case e.skip != "":
 			early = append(early, result{job: job{entry: e, had: had}, status: StatusSkipped, reason: e.skip})
 		default:
 			j := job{entry: e, had: had}
-			if had && !rewrite {
+			if had && !rewrite && !slices.Contains(stale, prev.Format) {
 				j.storedHash = prev.Hash
 			}
 			jobs = append(jobs, j)
@@ -178,6 +194,13 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.
 	}
 	for _, p := range gone {
 		rep.file(FileEvent{Path: filepath.Join(root, filepath.FromSlash(p)), Status: StatusRemoved})
+	}
+	if was != versions && kept == 0 {
+		// Every file of a stale format was read again (a file that failed
+		// or was skipped has no fingerprint, and is read again anyway).
+		if err := ts.SetFolderExtractors(ctx, t.Folder, versions); err != nil {
+			return err
+		}
 	}
 	if ix.opt.Embedder != nil && rewrite && kept == 0 {
 		// Every file of the folder has this model's vectors now.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -474,5 +475,53 @@ func deleteAll(t *testing.T, n *teamtest.Node, class string) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("delete %s: %s", class, resp.Status)
+	}
+}
+
+// TestTeamRunReadsAgainWhatAnOlderExtractorRead: a folder whose record
+// says its files were read by older extractors (or says nothing, as
+// before versions were kept) has the files of every format whose
+// extractor changed read again, and only those; the record is then
+// brought up to date, and the next run reads nothing.
+func TestTeamRunReadsAgainWhatAnOlderExtractorRead(t *testing.T) {
+	n := teamNode(t)
+	ts := openTeam(t, n, "Extractors")
+	dir := copyCorpus(t)
+	if run, _, err := runTeam(t, teamIndexer(nil), ts, dir); err != nil || run.FilesIndexed != 8 {
+		t.Fatalf("first run: %+v, %v", run, err)
+	}
+	_, now := ExtractorChanges("")
+	if rec, err := ts.FolderExtractors(ctx, teamFolder); rec != now || err != nil {
+		t.Fatalf("record after the first run %q (%v), want %q", rec, err, now)
+	}
+	changed, _ := ExtractorChanges("")
+	if len(changed) == 0 {
+		t.Skip("every extractor is at version 1: nothing to read again")
+	}
+	want := 0
+	states, err := ts.FileStates(ctx, teamFolder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range states {
+		if slices.Contains(changed, st.Format) {
+			want++
+		}
+	}
+	if want == 0 {
+		t.Fatalf("no fixture file is of a changed format (%v)", changed)
+	}
+	if err := ts.SetFolderExtractors(ctx, teamFolder, ""); err != nil {
+		t.Fatal(err)
+	}
+	run, _, err := runTeam(t, teamIndexer(nil), ts, dir)
+	if err != nil || run.FilesIndexed != want || run.FilesUnchanged != 8-want {
+		t.Fatalf("after the record was lost: %+v, %v; want %d read again (%v)", run, err, want, changed)
+	}
+	if rec, err := ts.FolderExtractors(ctx, teamFolder); rec != now || err != nil {
+		t.Errorf("record %q (%v), want %q", rec, err, now)
+	}
+	if run, _, err := runTeam(t, teamIndexer(nil), ts, dir); err != nil || run.FilesIndexed != 0 {
+		t.Errorf("again: %+v, %v", run, err)
 	}
 }

@@ -56,4 +56,10 @@ type Status struct {
 	EmbeddingModel string // "" when BM25 only
 	ChatModel      string // "" when answers are extractive
 	NetworkMode    string
+	// Store is the store searches read: "SQLite" (the knowledge base
+	// file), or "Weaviate at URL" (a team cluster, store.backend
+	// weaviate, and Team is true), whose documents, chunks and vector
+	// model the counts then are; the cluster does not count its vectors.
+	Store string
+	Team  bool
 }

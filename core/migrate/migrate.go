@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/ingest"
 	"cairn/core/store"
 	"cairn/core/teamstore"
 )
@@ -194,12 +195,37 @@ func folderToTeam(ctx context.Context, db *store.DB, ts *teamstore.Store, f stor
 		sum.Vectors += len(vecs)
 		opt.report(Progress{Done: *done, Total: sum.Documents, Path: d.Path, Written: true, Chunks: len(chunks)})
 	}
+	if err := folderExtractors(ctx, db, ts, name, len(states) == 0); err != nil {
+		return err
+	}
 	if model != "" {
 		// Every file of the folder has the model's vectors: `cairn index`
 		// need not write them again.
 		return ts.SetFolderVectorModel(ctx, name, model)
 	}
 	return nil
+}
+
+// folderExtractors records which extractor versions read the cluster
+// folder's files (ingest.ExtractorChanges): the knowledge base's, when the
+// folder held nothing before or was read by the same; none otherwise, so
+// that the next `cairn index` reads again whatever may be stale.
+func folderExtractors(ctx context.Context, db *store.DB, ts *teamstore.Store, name string, wasEmpty bool) error {
+	mine, _, err := db.Meta(ctx, ingest.ExtractorsMeta)
+	if err != nil {
+		return err
+	}
+	theirs, err := ts.FolderExtractors(ctx, name)
+	if err != nil {
+		return err
+	}
+	switch {
+	case theirs == mine:
+		return nil
+	case wasEmpty:
+		return ts.SetFolderExtractors(ctx, name, mine)
+	}
+	return ts.SetFolderExtractors(ctx, name, "")
 }
 
 // holding runs work while it holds folder's lease in ts, and stops it when
@@ -280,6 +306,10 @@ func FromTeam(ctx context.Context, ts *teamstore.Store, db *store.DB, opt Option
 		return sum, fmt.Errorf("--as names one folder, and the cluster holds %d: migrate without --as (folders named by their absolute paths keep them)", len(roots))
 	}
 	sum.Folders, sum.Documents = len(roots), len(docs)
+	held, err := db.Documents(ctx, 0)
+	if err != nil {
+		return sum, err
+	}
 	folderIDs := map[string]int64{}
 	states := map[string]store.FileState{}
 	for name, root := range roots {
@@ -322,5 +352,32 @@ func FromTeam(ctx context.Context, ts *teamstore.Store, db *store.DB, opt Option
 		sum.Vectors += len(vecs)
 		opt.report(Progress{Done: i + 1, Total: len(docs), Path: path, Written: true, Chunks: len(chunks)})
 	}
-	return sum, nil
+	return sum, kbExtractors(ctx, ts, db, roots, len(held) == 0)
+}
+
+// kbExtractors records which extractor versions read the knowledge base's
+// documents: the cluster folders', when they agree and the knowledge base
+// held nothing before or was read by the same; none otherwise, so that
+// the next `cairn index` reads again whatever may be stale.
+func kbExtractors(ctx context.Context, ts *teamstore.Store, db *store.DB, roots map[string]string, wasEmpty bool) error {
+	theirs, first := "", true
+	for name := range roots {
+		v, err := ts.FolderExtractors(ctx, name)
+		if err != nil {
+			return err
+		}
+		if !first && v != theirs {
+			theirs = ""
+			break
+		}
+		theirs, first = v, false
+	}
+	mine, _, err := db.Meta(ctx, ingest.ExtractorsMeta)
+	if err != nil || mine == theirs {
+		return err
+	}
+	if wasEmpty {
+		return db.SetMeta(ctx, ingest.ExtractorsMeta, theirs)
+	}
+	return db.SetMeta(ctx, ingest.ExtractorsMeta, "")
 }

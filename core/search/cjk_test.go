@@ -107,7 +107,7 @@ func TestCJKWordsInsideRunsAreFound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := fast.bm25(ctx, terms, 10, store.Filter{})
+		got, err := fast.st.Keyword(ctx, terms, 10, store.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}

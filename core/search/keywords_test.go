@@ -69,7 +69,7 @@ func TestKeywordIndexRanksAsFTS5(t *testing.T) {
 	fast := New(db, nil, nil).WithKeywordIndex(kix)
 	for _, q := range []string{"zeolite pump", "pressure sensor", "battery cable firmware reset", "valve"} {
 		terms := ParseTerms(q)
-		got, err := fast.bm25(ctx, terms, 60, store.Filter{})
+		got, err := fast.st.Keyword(ctx, terms, 60, store.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -65,7 +65,7 @@ func TestRareFirstKeepsScores(t *testing.T) {
 		scores[h.ChunkID] = h.BM25
 	}
 	s := New(db, nil, nil)
-	hits, err := s.bm25(ctx, terms, 20000, store.Filter{})
+	hits, err := s.st.Keyword(ctx, terms, 20000, store.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,27 +36,74 @@ type KeywordIndex interface {
 	Search(ctx context.Context, terms []string, k int) (hits []store.FTSHit, ok bool, err error)
 }
 
-// Searcher runs searches over one knowledge base.
-type Searcher struct {
-	db  *store.DB
-	emb QueryEmbedder // nil: BM25 only
-	vec VectorIndex
-	kw  KeywordIndex // nil: FTS5 only
+// Store is the knowledge base a Searcher reads: the SQLite file (New) or
+// a team's cluster (NewOver with core/teamsearch's). It finds the two
+// ranked lists and loads passages; everything that ranks them (weights,
+// fusion, relevance, the cut-offs) is the Searcher's, the same over both.
+type Store interface {
+	// TermDocFreqs returns how many chunks hold each of words (a Term's
+	// String; for a phrase, its rarest word) and how many chunks there
+	// are: the terms' IDF.
+	TermDocFreqs(ctx context.Context, words []string) (dfs []int, n int, err error)
+	// Keyword ranks up to k chunks holding any of terms, within f, best
+	// first, scored as FTS5's bm25() scores them (Hit.Score = -bm25()).
+	Keyword(ctx context.Context, terms []Term, k int, f store.Filter) ([]Hit, error)
+	// Nearest ranks the k chunks nearest to q, within f, most similar
+	// first (Hit.Score = cosine similarity).
+	Nearest(ctx context.Context, q []float32, k int, f store.Filter) ([]Hit, error)
+	// Chunks loads the chunks of ids; ids not found are absent.
+	Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkInfo, error)
 }
 
-// New returns a Searcher. emb may be nil (BM25 only); vec defaults to exact
-// KNN in the store.
+// Searcher runs searches over one knowledge base.
+type Searcher struct {
+	st  Store
+	emb QueryEmbedder // nil: BM25 only
+}
+
+// New returns a Searcher over the SQLite store db. emb may be nil (BM25
+// only); vec defaults to exact KNN in the store.
 func New(db *store.DB, emb QueryEmbedder, vec VectorIndex) *Searcher {
 	if vec == nil {
 		vec = db
 	}
-	return &Searcher{db: db, emb: emb, vec: vec}
+	return &Searcher{st: &sqliteStore{db: db, vec: vec}, emb: emb}
 }
 
-// WithKeywordIndex makes BM25 searches without filters use kw.
+// NewOver returns a Searcher over st, any Store. emb may be nil (BM25
+// only).
+func NewOver(st Store, emb QueryEmbedder) *Searcher { return &Searcher{st: st, emb: emb} }
+
+// WithKeywordIndex makes BM25 searches without filters use kw, over the
+// SQLite store (a cluster has its own keyword index).
 func (s *Searcher) WithKeywordIndex(kw KeywordIndex) *Searcher {
-	s.kw = kw
+	if sq, ok := s.st.(*sqliteStore); ok {
+		sq.kw = kw
+	}
 	return s
+}
+
+// sqliteStore is the SQLite file as a Store: FTS5 (or the in-memory
+// keyword index kw, in step with it) and vec.
+type sqliteStore struct {
+	db  *store.DB
+	vec VectorIndex
+	kw  KeywordIndex // nil: FTS5 only
+}
+
+func (s *sqliteStore) Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkInfo, error) {
+	return s.db.Chunks(ctx, ids)
+}
+
+// TermDocFreqs asks the keyword index when it holds the counts (no query
+// to the store), FTS5 otherwise.
+func (s *sqliteStore) TermDocFreqs(ctx context.Context, words []string) ([]int, int, error) {
+	if d, can := s.kw.(DocFreqIndex); can {
+		if dfs, n, ok, err := d.DocFreqs(ctx, words); ok || err != nil {
+			return dfs, n, err
+		}
+	}
+	return s.db.TermDocFreqs(ctx, words)
 }
 
 // Request is one search.
@@ -123,7 +170,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		g.Go(func() error {
 			t := time.Now()
 			var err error
-			c.BM25, err = s.bm25(gctx, c.Terms, req.BM25Pool, req.Filter)
+			c.BM25, err = s.st.Keyword(gctx, c.Terms, req.BM25Pool, req.Filter)
 			tm.BM25 = time.Since(t)
 			return err
 		})
@@ -137,7 +184,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 			}
 			tm.Embed = time.Since(t)
 			t = time.Now()
-			c.Vector, err = s.vector(gctx, q, req.VectorPool, req.Filter)
+			c.Vector, err = s.st.Nearest(gctx, q, req.VectorPool, req.Filter)
 			tm.Vector = time.Since(t)
 			return err
 		})
@@ -171,7 +218,7 @@ const (
 	commonShare = 0.02
 )
 
-func (s *Searcher) bm25(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, error) {
+func (s *sqliteStore) Keyword(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, error) {
 	match := MatchQuery(terms)
 	if match == "" {
 		return nil, nil
@@ -211,7 +258,7 @@ func (s *Searcher) bm25(ctx context.Context, terms []Term, pool int, f store.Fil
 // keywordIndex answers from the in-memory index when it can: no filter,
 // and the index in step with the store. A filtered search goes to FTS5,
 // which applies the filter in the same SQL statement as the ranking.
-func (s *Searcher) keywordIndex(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, bool, error) {
+func (s *sqliteStore) keywordIndex(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, bool, error) {
 	if s.kw == nil || !f.Empty() {
 		return nil, false, nil
 	}
@@ -234,10 +281,10 @@ func ftsHits(hits []store.FTSHit) []Hit {
 	return out
 }
 
-// vector ranks the chunks nearest to q. With a filter, only the chunks it
+// Nearest ranks the chunks nearest to q. With a filter, only the chunks it
 // keeps are ranked (not everyone's nearest cut down afterwards), so a
 // filter that keeps one file of many still gets that file's best passages.
-func (s *Searcher) vector(ctx context.Context, q []float32, pool int, f store.Filter) ([]Hit, error) {
+func (s *sqliteStore) Nearest(ctx context.Context, q []float32, pool int, f store.Filter) ([]Hit, error) {
 	var hits []store.VectorHit
 	var err error
 	if f.Empty() {
@@ -274,14 +321,9 @@ func (s *Searcher) weigh(ctx context.Context, c *Candidates) error {
 			of = append(of, ti)
 		}
 	}
-	dfs, n, ok, err := s.docFreqs(ctx, words)
+	dfs, n, err := s.st.TermDocFreqs(ctx, words)
 	if err != nil {
 		return fmt.Errorf("weigh the query's terms: %w", err)
-	}
-	if !ok {
-		if dfs, n, err = s.db.TermDocFreqs(ctx, words); err != nil {
-			return fmt.Errorf("weigh the query's terms: %w", err)
-		}
 	}
 	df := make([]int, len(c.Terms))
 	for i, d := range dfs {
@@ -295,15 +337,6 @@ func (s *Searcher) weigh(ctx context.Context, c *Candidates) error {
 		}
 	}
 	return nil
-}
-
-// docFreqs asks the keyword index for the terms' document frequencies
-// when it holds them (no query to the store); ok is false otherwise.
-func (s *Searcher) docFreqs(ctx context.Context, words []string) ([]int, int, bool, error) {
-	if d, can := s.kw.(DocFreqIndex); can {
-		return d.DocFreqs(ctx, words)
-	}
-	return nil, 0, false, nil
 }
 
 // DocFreqIndex is a KeywordIndex that also knows how many chunks hold each
@@ -324,7 +357,7 @@ const absentWeight = 1.5
 // load fetches the passages of every candidate and computes their snippets.
 func (s *Searcher) load(ctx context.Context, c *Candidates) error {
 	ids := append(hitIDs(c.BM25), hitIDs(c.Vector)...)
-	infos, err := s.db.Chunks(ctx, ids)
+	infos, err := s.st.Chunks(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("load results: %w", err)
 	}

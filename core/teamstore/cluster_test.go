@@ -168,7 +168,7 @@ func TestWritesAreIdempotentWithStableIDsAndChunkParity(t *testing.T) {
 	}
 	for _, d := range docs {
 		st := states[d.doc.Path]
-		if st != (FileState{Size: d.doc.Size, MTimeNS: d.doc.MTimeNS, Hash: d.doc.Hash, Chunks: len(d.chunks)}) {
+		if st != (FileState{Size: d.doc.Size, MTimeNS: d.doc.MTimeNS, Hash: d.doc.Hash, Chunks: len(d.chunks), Format: d.doc.Format}) {
 			t.Errorf("%s: fingerprint %+v", d.doc.Path, st)
 		}
 	}

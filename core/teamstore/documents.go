@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"cairn/core/bm25"
 	"cairn/core/chunk"
 )
 
@@ -36,6 +37,7 @@ type FileState struct {
 	MTimeNS int64
 	Hash    string
 	Chunks  int
+	Format  string
 }
 
 // Unchanged reports whether a file of this size, time and content hash is
@@ -72,10 +74,18 @@ func (s *Store) PutDocument(ctx context.Context, doc Document, chunks []chunk.Ch
 		return fmt.Errorf("team store: %s: %d vectors for %d chunks", doc.Path, len(vectors), len(chunks))
 	}
 	objs := make([]batchObject, len(chunks))
+	tk := bm25.NewTokenizer() // one per call: a Tokenizer is not safe for concurrent use
+	titleStems, titleTokens := stems(tk, doc.Title)
+	file := FilePath(doc.Folder, doc.Path)
 	for i, c := range chunks {
+		textStems, textTokens := stems(tk, c.Text)
+		headingStems, headingTokens := stems(tk, c.Heading)
 		objs[i] = batchObject{Class: s.chunkClass, ID: ChunkID(doc.Folder, doc.Path, c.Ordinal), Properties: map[string]any{
 			"text": c.Text, "heading": c.Heading, "title": doc.Title, "folder": doc.Folder, "path": doc.Path,
 			"page": c.Page, "lineStart": c.LineStart, "lineEnd": c.LineEnd, "ordinal": c.Ordinal, "docHash": doc.Hash,
+			"stems": textStems, "headingStems": headingStems, "titleStems": titleStems, "tokens": textTokens + headingTokens + titleTokens,
+			"file": file, "fold": fold(file, doc.Title), "format": doc.Format, "mtimeMs": doc.MTimeNS / 1e6,
+			"unit": string(c.Unit), "label": c.Label,
 		}}
 		if vectors != nil {
 			objs[i].Vector = vectors[i]
@@ -173,6 +183,7 @@ func (s *Store) FileStates(ctx context.Context, folder string) (map[string]FileS
 			MTimeNS string `json:"mtimeNs"`
 			Hash    string `json:"hash"`
 			Chunks  int    `json:"chunks"`
+			Format  string `json:"format"`
 		}
 		if err := json.Unmarshal(props, &p); err != nil {
 			return err
@@ -181,7 +192,7 @@ func (s *Store) FileStates(ctx context.Context, folder string) (map[string]FileS
 			return nil
 		}
 		mt, _ := strconv.ParseInt(p.MTimeNS, 10, 64)
-		out[p.Path] = FileState{Size: p.Size, MTimeNS: mt, Hash: p.Hash, Chunks: p.Chunks}
+		out[p.Path] = FileState{Size: p.Size, MTimeNS: mt, Hash: p.Hash, Chunks: p.Chunks, Format: p.Format}
 		return nil
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cairn/core/chunk"
+	"cairn/core/extract"
 )
 
 // Documents lists every file the cluster holds a fingerprint for, in every
@@ -55,8 +56,8 @@ var readPage = 200
 
 // ReadDocument reads back a file's chunks in ordinal order, with their
 // vectors when they have them (vectors is nil when no chunk has one). The
-// cluster keeps a chunk's text, heading, page and lines, not its byte
-// offsets, unit kind or label: those are zero.
+// cluster keeps a chunk's text, heading, page, lines, unit kind and label,
+// not its byte offsets: those are zero.
 func (s *Store) ReadDocument(ctx context.Context, folder, path string) ([]chunk.Chunk, [][]float32, error) {
 	var chunks []chunk.Chunk
 	var vectors [][]float32
@@ -69,17 +70,20 @@ func (s *Store) ReadDocument(ctx context.Context, folder, path string) ([]chunk.
 			LineStart  int    `json:"lineStart"`
 			LineEnd    int    `json:"lineEnd"`
 			Ordinal    int    `json:"ordinal"`
+			Unit       string `json:"unit"`
+			Label      string `json:"label"`
 			Additional struct {
 				Vector []float32 `json:"vector"`
 			} `json:"_additional"`
 		}
-		q := fmt.Sprintf(`{ Get { %s(where: %s, sort: [{path: ["ordinal"], order: asc}], limit: %d%s) { text heading page lineStart lineEnd ordinal _additional { vector } } } }`,
+		q := fmt.Sprintf(`{ Get { %s(where: %s, sort: [{path: ["ordinal"], order: asc}], limit: %d%s) { text heading page lineStart lineEnd ordinal unit label _additional { vector } } } }`,
 			s.chunkClass, gqlWhere([]cond{eqText("folder", folder), eqText("path", path), gteInt("ordinal", from)}), readPage, s.consistencyArg())
 		if err := s.graphql(ctx, "Get", s.chunkClass, q, &page); err != nil {
 			return nil, nil, fmt.Errorf("read the chunks of %s from the team cluster at %s: %w", path, s.where(), err)
 		}
 		for _, c := range page {
-			chunks = append(chunks, chunk.Chunk{Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading, Page: c.Page, LineStart: c.LineStart, LineEnd: c.LineEnd})
+			chunks = append(chunks, chunk.Chunk{Ordinal: c.Ordinal, Text: c.Text, Heading: c.Heading, Page: c.Page, LineStart: c.LineStart, LineEnd: c.LineEnd,
+				Unit: extract.UnitKind(c.Unit), Label: c.Label})
 			vectors = append(vectors, c.Additional.Vector)
 			withVectors = withVectors || len(c.Additional.Vector) > 0
 		}

@@ -20,6 +20,9 @@ const (
 	// metaFolderVectors + folder: the model whose vectors every file of
 	// the folder has ("" or absent: written keyword-only, or never).
 	metaFolderVectors = "folder_vectors:"
+	// metaFolderExtractors + folder: the extractor versions the folder's
+	// files were read with (ingest.ExtractorsMeta's value).
+	metaFolderExtractors = "folder_extractors:"
 )
 
 func (s *Store) metaClass() string { return strings.TrimSuffix(s.chunkClass, "Chunk") + "Meta" }
@@ -118,4 +121,16 @@ func (s *Store) FolderVectorModel(ctx context.Context, folder string) (string, e
 // of model id.
 func (s *Store) SetFolderVectorModel(ctx context.Context, folder, id string) error {
 	return s.setMeta(ctx, metaFolderVectors+folder, id)
+}
+
+// FolderExtractors is the record of the extractor versions folder's files
+// were read with, as the indexer writes it; "" when none was kept.
+func (s *Store) FolderExtractors(ctx context.Context, folder string) (string, error) {
+	return s.meta(ctx, metaFolderExtractors+folder)
+}
+
+// SetFolderExtractors records the extractor versions folder's files were
+// read with.
+func (s *Store) SetFolderExtractors(ctx context.Context, folder, versions string) error {
+	return s.setMeta(ctx, metaFolderExtractors+folder, versions)
 }

@@ -73,6 +73,7 @@ type Store struct {
 	consistency string
 	batch       int
 	timeout     time.Duration
+	blockMax    bool // see BlockMaxWAND
 }
 
 var classPrefix = regexp.MustCompile(`^[A-Z][_0-9A-Za-z]{0,60}$`)

@@ -14,6 +14,7 @@ import (
 	"cairn/core/fault"
 	"cairn/core/netgate"
 	"cairn/core/netgate/netgatetest"
+	"cairn/core/teamstore/teamtest"
 )
 
 // TestIDsAreUUIDv5AndStable: the UUIDv5 construction matches RFC 9562's
@@ -114,5 +115,34 @@ func TestARequestThatGetsNoAnswerFailsAfterTheTimeout(t *testing.T) {
 	_, err := Open(context.Background(), Options{URL: srv.URL, Timeout: 200 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms") || time.Since(start) > 5*time.Second {
 		t.Fatalf("after %s: %v", time.Since(start), err)
+	}
+}
+
+// TestBlockMaxWANDIsNoticed: a node left with Weaviate's default keyword
+// index (BlockMax WAND) is noticed, on a class created then and on one
+// found existing; Cairn's nodes (USE_INVERTED_SEARCHABLE=false) are not.
+func TestBlockMaxWANDIsNoticed(t *testing.T) {
+	if s := testStore(t, Options{}); s.BlockMaxWAND() {
+		t.Error("a node with USE_INVERTED_SEARCHABLE=false reported BlockMax WAND")
+	}
+	bin := weaviateBin(t)
+	cfg, err := teamtest.SingleNode(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.BlockMaxWAND = true
+	n := teamtest.New(bin, cfg)
+	t.Cleanup(n.Stop)
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, what := range []string{"created", "found"} {
+		s, err := Open(context.Background(), Options{URL: n.URL, Key: testKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.BlockMaxWAND() {
+			t.Errorf("class %s on a default node: BlockMax WAND not noticed", what)
+		}
 	}
 }

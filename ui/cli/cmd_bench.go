@@ -47,6 +47,7 @@ type benchFlags struct {
 	chunks        int
 	serveDuration time.Duration
 	teamChunks    int                  // team suite: --chunks, 100,000 unless given
+	store         string               // quality suite: sqlite or weaviate
 	weights       testmodel.WeightType // embed, generate and ask: the generated models' weight type
 }
 
@@ -70,6 +71,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&bf.sets, "set", "", "quality suite: ask the question sets in these folders (comma-separated, e.g. testdata/quality/dev3) instead of the whole suite")
 	fs.BoolVar(&bf.fit, "fit", false, "quality suite with --set: search the extractive answer's block weights on the sets' questions and report how far keyword evidence goes")
 	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr)")
+	fs.StringVar(&bf.store, "store", "sqlite", "quality suite: the store of its knowledge bases, sqlite or weaviate (one node on 127.0.0.1 from CAIRN_WEAVIATE_BIN or bin/weaviate-server)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -144,10 +146,11 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		case "ask":
 			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights)
 		case "quality":
-			if bf.sets != "" {
-				r, err = benchQualitySets(ctx, env, bf.dir, work, strings.Split(bf.sets, ","), bf.fit)
-			} else {
-				r, err = benchQuality(ctx, env, bf.dir, work, bf.limit)
+			var st bench.QualityStore
+			if st, err = qualityStore(bf.store); err == nil && bf.sets != "" {
+				r, err = benchQualitySets(ctx, env, st, bf.dir, work, strings.Split(bf.sets, ","), bf.fit)
+			} else if err == nil {
+				r, err = benchQuality(ctx, env, st, bf.dir, work, bf.limit)
 			}
 		case "load":
 			r, err = benchLoad(ctx, env, bf, work)
@@ -167,7 +170,11 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "\n(%s: %s; load average %.1f at start, %.1f at end)\n", s, time.Since(t).Round(time.Second), m.Load1, m.LoadEnd)
 		// Suites run separately accumulate in one file; each keeps the
 		// machine and time it was measured with.
-		results[s] = map[string]any{"machine": m, "seconds": time.Since(t).Seconds(), "figures": r}
+		key := s
+		if s == "quality" && bf.store != "sqlite" {
+			key = "quality-" + bf.store // beside the SQLite figures, not over them
+		}
+		results[key] = map[string]any{"machine": m, "seconds": time.Since(t).Seconds(), "figures": r}
 		b, _ := json.MarshalIndent(results, "", "  ")
 		if err := os.WriteFile(out, b, 0o644); err != nil {
 			return err

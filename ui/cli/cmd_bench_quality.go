@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"cairn/core/eval"
+	"cairn/core/teamstore/teamtest"
 	"cairn/ui/cli/bench"
 )
 
@@ -22,6 +23,7 @@ const qualityQuestions = "testdata/quality/questions.tsv"
 // FTS5 baseline measured in the same run.
 type QualityBenchResult struct {
 	Profile  string             `json:"profile"`
+	Store    string             `json:"store"` // sqlite, or weaviate (one node on 127.0.0.1)
 	Answers  bench.AnswerScore  `json:"answers"`
 	Baseline bench.AnswerScore  `json:"answers_baseline"`
 	AskMS    float64            `json:"ask_ms_median"`
@@ -55,11 +57,12 @@ type qualityFiles struct {
 
 // benchQuality runs the three parts of the quality suite (answers and
 // refusals, pages, files), prints one table and writes the per-question
-// detail to DIR/quality-detail.json.
-func benchQuality(ctx context.Context, env *cliEnv, dir, work string, limit int) (QualityBenchResult, error) {
+// detail to DIR/quality-detail.json (quality-detail-weaviate.json when the
+// knowledge bases live in a cluster, st).
+func benchQuality(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, work string, limit int) (QualityBenchResult, error) {
 	log := env.stderr
-	res := QualityBenchResult{Profile: bench.QualityProfile}
-	ar, err := suiteAnswers(ctx, dir, work, log)
+	res := QualityBenchResult{Profile: bench.QualityProfile, Store: st.Name()}
+	ar, err := suiteAnswers(ctx, st, dir, work, log)
 	if err != nil {
 		return res, err
 	}
@@ -71,7 +74,7 @@ func benchQuality(ctx context.Context, env *cliEnv, dir, work string, limit int)
 	res.Docs = qualityCorpusStats{Files: ar.Files, Chunks: ar.Chunks, Passages: ar.Passages}
 
 	const k = 10
-	pr, err := bench.PageBench(ctx, qc, k, work, log)
+	pr, err := bench.PageBench(ctx, st, qc, k, work, log)
 	if err != nil {
 		return res, err
 	}
@@ -81,13 +84,16 @@ func benchQuality(ctx context.Context, env *cliEnv, dir, work string, limit int)
 	if err != nil {
 		return res, err
 	}
-	fr, chunks, err := bench.ManFileBench(ctx, mc, k, work, log)
+	fr, chunks, err := bench.ManFileBench(ctx, st, mc, k, work, log)
 	if err != nil {
 		return res, err
 	}
 	res.Files = qualityFiles{ManPages: mc.Pages, Chunks: chunks, Cairn: fr.Cairn, Baseline: fr.Baseline}
 
 	res.Detail = filepath.Join(dir, "quality-detail.json")
+	if st.Bin != "" {
+		res.Detail = filepath.Join(dir, "quality-detail-weaviate.json")
+	}
 	b, _ := json.MarshalIndent(map[string]any{"questions": ar.Questions, "page_queries": pr.Queries, "page_misses": pr.Misses}, "", "  ")
 	if err := os.WriteFile(res.Detail, b, 0o644); err != nil {
 		return res, err
@@ -97,7 +103,7 @@ func benchQuality(ctx context.Context, env *cliEnv, dir, work string, limit int)
 }
 
 // suiteAnswers asks the suite's questions over its documents.
-func suiteAnswers(ctx context.Context, dir, work string, log io.Writer) (bench.AnswerReport, error) {
+func suiteAnswers(ctx context.Context, st bench.QualityStore, dir, work string, log io.Writer) (bench.AnswerReport, error) {
 	if _, err := os.Stat(qualityQuestions); err != nil {
 		return bench.AnswerReport{}, fmt.Errorf("the quality suite runs from the repository root, where %s is: %w", qualityQuestions, err)
 	}
@@ -105,14 +111,14 @@ func suiteAnswers(ctx context.Context, dir, work string, log io.Writer) (bench.A
 	if err != nil {
 		return bench.AnswerReport{}, err
 	}
-	return bench.AnswerBench(ctx, qc, qualityQuestions, work, log)
+	return bench.AnswerBench(ctx, st, qc, qualityQuestions, work, log)
 }
 
 func printQuality(env *cliEnv, r QualityBenchResult) {
 	w := env.stdout
 	a, b := r.Answers, r.Baseline
 	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
-	fmt.Fprintf(w, "\n## Quality: answers, refusals, pages and files on Debian documentation (profile %s, no models: extractive answers, keyword search)\n\n", r.Profile)
+	fmt.Fprintf(w, "\n## Quality: answers, refusals, pages and files on Debian documentation (profile %s, no models: extractive answers, keyword search; store %s)\n\n", r.Profile, r.Store)
 	fmt.Fprintf(w, "Answers: %d answerable and %d off-topic questions over %d files (%d chunks; the baseline's %d passages of %d characters).\n",
 		a.Answerable, a.OffTopic, r.Docs.Files, r.Docs.Chunks, r.Docs.Passages, bench.BaselinePassageSize)
 	fmt.Fprintf(w, "Pages: %d section titles from the outlines of %d PDF manuals (%d pages, %d bookmarks). Files: %d man-page NAME descriptions over %d man pages.\n\n",
@@ -151,7 +157,7 @@ type QualitySetResult struct {
 // benchQualitySets asks each question set as the suite asks its own
 // questions, and prints a table of the sets side by side, each question
 // Cairn missed, and the answer it gave.
-func benchQualitySets(ctx context.Context, env *cliEnv, dir, work string, dirs []string, fit bool) (map[string]any, error) {
+func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, work string, dirs []string, fit bool) (map[string]any, error) {
 	var out []QualitySetResult
 	var fqs []bench.FitQuestion
 	for _, d := range dirs {
@@ -161,10 +167,10 @@ func benchQualitySets(ctx context.Context, env *cliEnv, dir, work string, dirs [
 		if d = strings.TrimSpace(d); d == "suite" {
 			// The suite's own questions and documents, reported as a set.
 			qs.Name = "suite"
-			ar, err = suiteAnswers(ctx, dir, work, env.stderr)
+			ar, err = suiteAnswers(ctx, st, dir, work, env.stderr)
 		} else if qs, err = bench.ReadQuestionSet(d); err == nil {
 			fmt.Fprintf(env.stderr, "quality set %s: %d documents, %d questions\n", qs.Name, len(qs.Docs), len(qs.Questions))
-			ar, err = bench.SetBench(ctx, qs, dir, work, env.stderr)
+			ar, err = bench.SetBench(ctx, st, qs, dir, work, env.stderr)
 		}
 		if err != nil {
 			return nil, err
@@ -223,4 +229,23 @@ func firstLines(s string, n int) string {
 		lines = append(lines[:n], "…")
 	}
 	return strings.Join(lines, "\n  ")
+}
+
+// qualityStore is the quality suite's --store: the SQLite file, or a
+// one-node cluster from CAIRN_WEAVIATE_BIN or bin/weaviate-server.
+func qualityStore(name string) (bench.QualityStore, error) {
+	switch name {
+	case "sqlite":
+		return bench.QualityStore{}, nil
+	case "weaviate":
+		bin, err := teamtest.Bin()
+		if err != nil {
+			if _, serr := os.Stat("bin/weaviate-server"); serr != nil {
+				return bench.QualityStore{}, err
+			}
+			bin = "bin/weaviate-server"
+		}
+		return bench.QualityStore{Bin: bin}, nil
+	}
+	return bench.QualityStore{}, usageError{fmt.Sprintf("--store %q: use sqlite or weaviate", name)}
 }

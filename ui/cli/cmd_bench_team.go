@@ -36,7 +36,8 @@ func benchTeam(ctx context.Context, env *cliEnv, bf benchFlags, work string) (an
 	fmt.Fprintf(w, "\n## Team store: %d Weaviate nodes on 127.0.0.1 (replication factor %d, quorum writes and reads) against SQLite, %d chunks\n\n",
 		rep.Nodes, rep.Replicas, rep.Chunks)
 	fmt.Fprintf(w, "Man-page chunk texts cycled to %d chunks in %d documents; synthetic %d-d unit vectors (the vector suite's clustered generator). "+
-		"Hybrid = BM25 (60) and nearest vectors (60) fused by Cairn's RRF; %d queries one at a time, medians of %d runs, "+
+		"Hybrid = BM25 (60) and nearest vectors (60) fused by Cairn's RRF, Cairn's searcher on both (the cluster's through teamsearch: "+
+		"its counts, BM25F's list of 480 scored again as FTS5's); %d queries one at a time, medians of %d runs, "+
 		"the SQLite and cluster runs taking turns.\n\n",
 		rep.Chunks, rep.Documents, rep.Dim, rep.Queries, rep.Runs)
 	fmt.Fprintln(w, "| measure | SQLite | cluster | cluster ÷ SQLite |")

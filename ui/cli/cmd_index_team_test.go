@@ -1,15 +1,23 @@
 package cli
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"cairn/core/remote"
 	"cairn/core/teamstore"
@@ -180,5 +188,139 @@ func TestSIGKILLDuringTeamIndexing(t *testing.T) {
 	b, _ := ts.CountChunks(ctx, "clean", "")
 	if a != b {
 		t.Errorf("after the kill and a re-run: %d chunks; a clean run: %d", a, b)
+	}
+}
+
+// TestSearchAskStatusAndServeOnTheTeamCluster: with store.backend
+// weaviate, `cairn search`, `cairn ask`, `cairn status` and the local API
+// read the cluster: the same results (but for each store's own chunk ids)
+// and the same answer as a knowledge base file of the same folder, the
+// store named, and a result's chunk_id opening its passage.
+func TestSearchAskStatusAndServeOnTheTeamCluster(t *testing.T) {
+	n := teamSettings(t)
+	home := t.TempDir()
+	// Without --as the folder keeps its path as its name in the cluster,
+	// so both stores cite the same files.
+	if out, errs, code := cli(t, home, "index", corpusDir(t)); code != 0 {
+		t.Fatalf("index: %s%s", out, errs)
+	}
+	search := []string{"search", "reset the device", "--top-k", "3", "--json"}
+	ask := []string{"ask", "how do I reset the router"}
+	teamSearch, errs, code := cli(t, home, search...)
+	if code != 0 {
+		t.Fatalf("search: exit %d\n%s", code, errs)
+	}
+	teamAsk, errs, code := cli(t, home, ask...)
+	if code != 0 || !strings.Contains(teamAsk, "router-x200.md") {
+		t.Fatalf("ask: exit %d\n%s%s", code, teamAsk, errs)
+	}
+	out, errs, code := cli(t, home, "status")
+	if code != 0 || !strings.Contains(out, "Store:          Weaviate at "+n.URL+"\n") || !strings.Contains(out, "Documents:      8\n") {
+		t.Errorf("status: exit %d\n%s%s", code, out, errs)
+	}
+
+	t.Setenv("CAIRN_STORE_BACKEND", "sqlite")
+	if out, errs, code := cli(t, home, "index", corpusDir(t), "--kb", "file"); code != 0 {
+		t.Fatalf("index the file: %s%s", out, errs)
+	}
+	fileSearch, _, _ := cli(t, home, append(search, "--kb", "file")...)
+	fileAsk, _, _ := cli(t, home, append(ask, "--kb", "file")...)
+	if out, _, _ := cli(t, home, "status", "--kb", "file"); !strings.Contains(out, "Store:          SQLite\n") {
+		t.Errorf("status of the file:\n%s", out)
+	}
+	t.Setenv("CAIRN_STORE_BACKEND", "weaviate")
+	results := func(js string) []map[string]any {
+		t.Helper()
+		var r struct {
+			Results []map[string]any `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(js), &r); err != nil || len(r.Results) == 0 {
+			t.Fatalf("search JSON %q: %v", js, err)
+		}
+		for _, x := range r.Results {
+			delete(x, "chunk_id")
+		}
+		return r.Results
+	}
+	if got, want := results(teamSearch), results(fileSearch); !reflect.DeepEqual(got, want) {
+		t.Errorf("search: the cluster's results\n%v\nthe file's\n%v", got, want)
+	}
+	if teamAsk != fileAsk {
+		t.Errorf("ask: the cluster's answer\n%s\nthe file's\n%s", teamAsk, fileAsk)
+	}
+
+	// The local API reads the cluster too.
+	cmd := cairnCmd(home, "serve", "--port", "0")
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, stdout)
+	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(line)
+	token, _, _ := cli(t, home, "serve", "--print-token")
+	get := func(path string, v any) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", addr+path, nil)
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+		}
+	}
+	var st struct {
+		Store     string `json:"store"`
+		Documents int    `json:"documents"`
+	}
+	get("/api/status", &st)
+	if st.Store != "Weaviate at "+n.URL || st.Documents != 8 {
+		t.Errorf("API status %+v", st)
+	}
+	var res struct {
+		Results []struct {
+			ChunkID int64  `json:"chunk_id"`
+			Path    string `json:"path"`
+			Line    int    `json:"line"`
+		} `json:"results"`
+	}
+	get("/api/search?q=reset+the+device&top_k=3", &res)
+	if len(res.Results) == 0 || !strings.HasSuffix(res.Results[0].Path, "router-x200.md") {
+		t.Fatalf("API search %+v", res)
+	}
+	var p struct {
+		File string `json:"file"`
+		Line int    `json:"line"`
+		Text string `json:"text"`
+	}
+	get(fmt.Sprintf("/api/passages/%d", res.Results[0].ChunkID), &p)
+	if p.File != res.Results[0].Path || p.Line != res.Results[0].Line || !strings.Contains(p.Text, "RESET button") {
+		t.Errorf("API passage %+v for %+v", p, res.Results[0])
+	}
+
+	// And MCP: an assistant's search finds the part in the cluster.
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := client.Connect(ctx, &mcp.CommandTransport{Command: cairnCmd(home, "mcp")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mr, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "pump seal kit XK-200-B"}})
+	if err != nil || mr.IsError {
+		t.Fatalf("MCP search: %v %v", err, mr)
+	}
+	b, _ := json.Marshal(mr.StructuredContent)
+	if json.Unmarshal(b, &res) != nil || len(res.Results) == 0 || !strings.HasSuffix(res.Results[0].Path, "data/parts.csv") {
+		t.Errorf("MCP search: %s", b)
 	}
 }

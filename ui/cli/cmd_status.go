@@ -39,6 +39,7 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		out := struct {
 			Path           string       `json:"path"`
+			Store          string       `json:"store"`
 			Documents      int          `json:"documents"`
 			Chunks         int          `json:"chunks"`
 			Vectors        int          `json:"vectors"`
@@ -50,7 +51,7 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 			NetworkMode    string       `json:"network_mode"`
 			Folders        []jsonFolder `json:"folders"`
 			LastRun        any          `json:"last_run"`
-		}{Path: st.Path, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
+		}{Path: st.Path, Store: st.Store, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
 			SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, VectorDim: st.VectorDim, ChatModel: st.ChatModel,
 			NetworkMode: st.NetworkMode, Folders: []jsonFolder{}}
 		for _, f := range folders {
@@ -67,8 +68,11 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	w := env.stdout
 	fmt.Fprintf(w, "Knowledge base: %s (%.1f MB)\n", st.Path, float64(st.Bytes)/(1<<20))
+	fmt.Fprintf(w, "Store:          %s\n", st.Store)
 	fmt.Fprintf(w, "Documents:      %d\nChunks:         %d\n", st.Documents, st.Chunks)
-	if st.VectorModel != "" {
+	if st.VectorModel != "" && st.Team {
+		fmt.Fprintf(w, "Embeddings:     %s (%d dimensions)\n", st.VectorModel, st.VectorDim)
+	} else if st.VectorModel != "" {
 		fmt.Fprintf(w, "Embeddings:     %s (%d dimensions), %d of %d chunks embedded\n", st.VectorModel, st.VectorDim, st.Vectors, st.Chunks)
 	} else {
 		fmt.Fprintln(w, "Embeddings:     none (keyword search only)")

@@ -222,6 +222,7 @@ func passageOf(ci store.ChunkInfo) Passage {
 // Status is what the service's knowledge base holds and what it runs.
 type Status struct {
 	KnowledgeBase  string       `json:"knowledge_base"`
+	Store          string       `json:"store" doc:"the store searches read: SQLite (the knowledge base file) or Weaviate at URL (a team cluster, whose documents and chunks the counts are)"`
 	Documents      int          `json:"documents"`
 	Chunks         int          `json:"chunks"`
 	Vectors        int          `json:"vectors"`
@@ -251,7 +252,7 @@ func (s *Server) status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	out := Status{KnowledgeBase: st.Path, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
+	out := Status{KnowledgeBase: st.Path, Store: st.Store, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
 		SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, ChatModel: st.ChatModel, NetworkMode: st.NetworkMode,
 		Folders: []FolderInfo{}, Indexing: s.jobs.state()}
 	for _, f := range fs {

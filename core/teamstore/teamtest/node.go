@@ -53,6 +53,10 @@ type Config struct {
 	Expect   int
 	// Join is the gossip address of a node to join ("" for the first).
 	Join string
+	// BlockMaxWAND lets the node keep the keyword index Weaviate makes by
+	// default (USE_INVERTED_SEARCHABLE), whose top hits v1.35.2 can get
+	// wrong (teamstore.Store.BlockMaxWAND); off, as Cairn's nodes run.
+	BlockMaxWAND bool
 }
 
 // Node is a weaviate-server process on 127.0.0.1.
@@ -141,6 +145,7 @@ func (n *Node) Launch() error {
 		"AUTHENTICATION_APIKEY_ALLOWED_KEYS="+Key,
 		"AUTHENTICATION_APIKEY_USERS=cairn",
 		"LOG_LEVEL=warning",
+		"USE_INVERTED_SEARCHABLE="+strconv.FormatBool(c.BlockMaxWAND),
 	)
 	n.cmd.Stdout = lockedWriter{&n.mu, n.log}
 	n.cmd.Stderr = lockedWriter{&n.mu, n.log}

@@ -150,10 +150,10 @@ func renderManPage(ctx context.Context, name string, width int) ([]byte, error) 
 // SetBench asks the questions of a set over its documents (built under
 // dir) as a new user would, next to the FTS5 baseline, as AnswerBench does
 // for the suite's questions.
-func SetBench(ctx context.Context, qs QuestionSet, dir, work string, log io.Writer) (AnswerReport, error) {
+func SetBench(ctx context.Context, st QualityStore, qs QuestionSet, dir, work string, log io.Writer) (AnswerReport, error) {
 	docs, err := BuildSetCorpus(ctx, qs, filepath.Join(dir, "sets", qs.Name))
 	if err != nil {
 		return AnswerReport{}, err
 	}
-	return askQuestions(ctx, docs, qs.Questions, filepath.Join(work, "set-"+qs.Name), log)
+	return askQuestions(ctx, st, docs, qs.Questions, filepath.Join(work, "set-"+qs.Name), log)
 }

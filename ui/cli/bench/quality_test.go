@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"cairn/core/eval"
+	"cairn/core/teamstore/teamtest"
 )
 
 func TestContains(t *testing.T) {
@@ -214,7 +215,7 @@ func TestAnswerBenchOnATinyCorpus(t *testing.T) {
 	questions := filepath.Join(dir, "q.tsv")
 	os.WriteFile(questions, []byte("a1\tgrep.1\t-i, --ignore-case\tHow do I make grep ignore case distinctions?\no1\t-\t-\tWhat is the capital of Peru?\n"), 0o644)
 
-	rep, err := AnswerBench(t.Context(), QualityCorpus{Docs: docs}, questions, filepath.Join(dir, "work"), io.Discard)
+	rep, err := AnswerBench(t.Context(), QualityStore{}, QualityCorpus{Docs: docs}, questions, filepath.Join(dir, "work"), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,5 +232,55 @@ func TestAnswerBenchOnATinyCorpus(t *testing.T) {
 	}
 	if q := rep.Questions[0]; q.ID != "a1" || !q.BaselineHit || q.BaselineTop != "grep.1.txt" {
 		t.Errorf("detail of a1: %+v", q)
+	}
+}
+
+// TestTeamAnswerBenchAnswersAsOnTheFile: the answers part of the
+// quality suite with its knowledge base in a one-node Weaviate cluster
+// (cairn bench quality --store weaviate) indexes the same files and chunks
+// and gives every question the same outcome: answer, refusal, top source.
+func TestTeamAnswerBenchAnswersAsOnTheFile(t *testing.T) {
+	bin, err := teamtest.Bin()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	os.MkdirAll(docs, 0o755)
+	for name, text := range map[string]string{
+		"grep.1.txt": "GREP\n\nNAME\n       grep - print lines that match patterns\n\nOPTIONS\n       -i, --ignore-case\n              Ignore case distinctions in patterns and input data, so that characters that differ only in case match each other.\n       -v, --invert-match\n              Invert the sense of matching, to select non-matching lines.\n",
+		"sort.1.txt": "SORT\n\nNAME\n       sort - sort lines of text files\n\nOPTIONS\n       -n, --numeric-sort\n              compare according to string numerical value\n       -r, --reverse\n              reverse the result of comparisons\n",
+		"tar.1.txt":  "TAR\n\nNAME\n       tar - an archiving utility\n\nOPTIONS\n       -x, --extract\n              Extract files from an archive.\n       -z, --gzip\n              Filter the archive through gzip.\n",
+	} {
+		os.WriteFile(filepath.Join(docs, name), []byte(text), 0o644)
+	}
+	questions := filepath.Join(dir, "q.tsv")
+	os.WriteFile(questions, []byte("a1\tgrep.1\t-i, --ignore-case\tHow do I make grep ignore case distinctions?\n"+
+		"a2\tsort.1\t-r, --reverse\tHow do I sort lines in reverse order?\n"+
+		"a3\ttar.1\t-x, --extract\tHow do I extract files from an archive?\n"+
+		"o1\t-\t-\tWhat is the capital of Peru?\n"), 0o644)
+	file, err := AnswerBench(t.Context(), QualityStore{}, QualityCorpus{Docs: docs}, questions, filepath.Join(dir, "work"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	team, err := AnswerBench(t.Context(), QualityStore{Bin: bin}, QualityCorpus{Docs: docs}, questions, filepath.Join(dir, "work-team"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if team.Files != 3 || team.Chunks != file.Chunks || !reflect.DeepEqual(team.Cairn, file.Cairn) {
+		t.Errorf("cluster: %d files, %d chunks, %+v\nfile: %d files, %d chunks, %+v", team.Files, team.Chunks, team.Cairn, file.Files, file.Chunks, file.Cairn)
+	}
+	answered := 0
+	for i, w := range file.Questions {
+		g := team.Questions[i]
+		if g.CairnAnswer != w.CairnAnswer || g.CairnRefused != w.CairnRefused || g.CairnTop != w.CairnTop {
+			t.Errorf("%s: cluster %q (refused %v, top %s), file %q (refused %v, top %s)", w.ID, g.CairnAnswer, g.CairnRefused, g.CairnTop, w.CairnAnswer, w.CairnRefused, w.CairnTop)
+		}
+		if !w.CairnRefused {
+			answered++
+		}
+	}
+	if answered < 3 {
+		t.Errorf("%d questions answered: the fixture no longer tests answers", answered)
 	}
 }

@@ -2,10 +2,12 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"cairn/core"
@@ -15,6 +17,7 @@ import (
 	"cairn/core/models"
 	"cairn/core/search"
 	"cairn/core/stats"
+	"cairn/core/teamstore/teamtest"
 )
 
 // QualityProfile is the settings profile of the quality suite's Cairn runs:
@@ -25,44 +28,104 @@ const QualityProfile = "laptop"
 // QualityEngine opens a knowledge base at db with a new user's settings:
 // QualityProfile's defaults and no models (no embedding model, so keyword
 // search; no chat model, so extractive answers). Its scratch folders live
-// under work.
-func QualityEngine(ctx context.Context, db, work string) (*core.Engine, error) {
+// under work. With cluster, the knowledge base's documents live in that
+// team cluster (store.backend weaviate, the gate in team mode), db keeps
+// the rest.
+func QualityEngine(ctx context.Context, db, work string, cluster *teamtest.Node) (*core.Engine, error) {
 	cfg := config.Default(QualityProfile)
 	cfg.Paths.DataDir, cfg.Paths.ModelsDir = filepath.Join(work, "data"), filepath.Join(work, "models")
 	cfg.Embedding.Model, cfg.Generation.Model = models.None, models.None
+	opt := core.Options{DB: db, Write: true}
+	if cluster != nil {
+		cfg.Store = config.Store{Backend: config.BackendWeaviate, URL: cluster.URL}
+		cfg.Network.Mode = "team"
+		opt.Keyring = nodeKey{}
+	}
 	dirs := config.Dirs{Config: filepath.Join(work, "config"), Data: cfg.Paths.DataDir, State: filepath.Join(work, "state")}
 	// The store creates no folders for a --db path; this scratch one is ours.
 	if err := os.MkdirAll(filepath.Dir(db), 0o700); err != nil {
 		return nil, err
 	}
-	return core.Open(ctx, cfg, dirs, core.Options{DB: db, Write: true})
+	return core.Open(ctx, cfg, dirs, opt)
 }
+
+// QualityStore says which store the quality suite's knowledge bases use:
+// the SQLite file (Bin ""), or a one-node Weaviate cluster on 127.0.0.1
+// started from Bin for each corpus (`cairn bench quality --store weaviate`).
+type QualityStore struct {
+	Bin string
+}
+
+// Name is the store as the report names it.
+func (st QualityStore) Name() string {
+	if st.Bin == "" {
+		return "sqlite"
+	}
+	return "weaviate"
+}
+
+// nodeKey is the keyring of a cluster teamtest starts: its test key.
+type nodeKey struct{}
+
+func (nodeKey) Get(service, user string) (string, error) { return teamtest.Key, nil }
+func (nodeKey) Set(service, user, secret string) error   { return errors.New("read-only keyring") }
+func (nodeKey) Delete(service, user string) error        { return errors.New("read-only keyring") }
 
 // Indexed is a knowledge base IndexFresh built, open and ready to search.
 type Indexed struct {
 	*core.Engine
 	Files, Chunks int
 	Took          time.Duration
+	node          *teamtest.Node // the cluster it lives in, if any
+}
+
+// Close closes the knowledge base and stops its cluster.
+func (ix Indexed) Close() error {
+	err := ix.Engine.Close()
+	if ix.node != nil {
+		ix.node.Stop()
+		os.RemoveAll(ix.node.DataDir)
+	}
+	return err
 }
 
 // IndexFresh indexes folder into a new knowledge base at db (an old one is
-// removed) with QualityEngine's settings.
-func IndexFresh(ctx context.Context, db, folder, work string) (Indexed, error) {
+// removed) with QualityEngine's settings, in a new one-node cluster when
+// st says so.
+func IndexFresh(ctx context.Context, st QualityStore, db, folder, work string) (Indexed, error) {
 	removeDB(db)
-	e, err := QualityEngine(ctx, db, work)
+	var node *teamtest.Node
+	if st.Bin != "" {
+		data := strings.TrimSuffix(db, ".db") + "-node"
+		os.RemoveAll(data)
+		cfg, err := teamtest.SingleNode(data)
+		if err != nil {
+			return Indexed{}, err
+		}
+		node = teamtest.New(st.Bin, cfg)
+		if err := node.Start(); err != nil {
+			return Indexed{}, err
+		}
+	}
+	e, err := QualityEngine(ctx, db, work, node)
 	if err != nil {
+		if node != nil {
+			node.Stop()
+		}
 		return Indexed{}, err
 	}
+	ix := Indexed{Engine: e, node: node}
 	t := time.Now()
-	run, err := e.Index(ctx, folder, nil)
+	run, err := e.Index(ctx, folder, nil) // into the cluster when it is the store (Engine.Index)
 	if err == nil {
 		err = e.SyncKeywordIndex(ctx) // as `cairn search --batch` does before its queries
 	}
 	if err != nil {
-		e.Close()
+		ix.Close()
 		return Indexed{}, fmt.Errorf("index %s: %w", folder, err)
 	}
-	return Indexed{Engine: e, Files: run.FilesIndexed, Chunks: run.Chunks, Took: time.Since(t)}, nil
+	ix.Files, ix.Chunks, ix.Took = run.FilesIndexed, run.Chunks, time.Since(t)
+	return ix, nil
 }
 
 // QuestionResult is one question's outcome, for the detail file.
@@ -146,22 +209,22 @@ type AnswerReport struct {
 // every question (as `cairn ask` does), and asks the plain FTS5 baseline
 // the same questions: its answer is its best passage, its refusal an empty
 // result.
-func AnswerBench(ctx context.Context, qc QualityCorpus, questions, work string, log io.Writer) (AnswerReport, error) {
+func AnswerBench(ctx context.Context, st QualityStore, qc QualityCorpus, questions, work string, log io.Writer) (AnswerReport, error) {
 	var rep AnswerReport
 	qs, err := ReadQuestions(questions)
 	if err != nil {
 		return rep, err
 	}
-	return askQuestions(ctx, qc.Docs, qs, filepath.Join(work, "quality"), log)
+	return askQuestions(ctx, st, qc.Docs, qs, filepath.Join(work, "quality"), log)
 }
 
-// askQuestions indexes docs into a new knowledge base under work with a
-// new user's settings and asks it every question (as `cairn ask` does),
-// and asks the FTS5 baseline over the same documents.
-func askQuestions(ctx context.Context, docs string, qs []Question, work string, log io.Writer) (AnswerReport, error) {
+// askQuestions indexes docs into a new knowledge base under work (in st)
+// with a new user's settings and asks it every question (as `cairn ask`
+// does), and asks the FTS5 baseline over the same documents.
+func askQuestions(ctx context.Context, st QualityStore, docs string, qs []Question, work string, log io.Writer) (AnswerReport, error) {
 	var rep AnswerReport
 	db := filepath.Join(work, "docs.db")
-	e, err := IndexFresh(ctx, db, docs, filepath.Join(work, "home"))
+	e, err := IndexFresh(ctx, st, db, docs, filepath.Join(work, "home"))
 	if err != nil {
 		return rep, err
 	}
@@ -277,7 +340,7 @@ type PageMiss struct {
 // Cairn runs with a new user's settings except three that would hide
 // candidates the figure needs: no minimum score, no cap on results per
 // document, and as many results as the keyword pool holds.
-func PageBench(ctx context.Context, qc QualityCorpus, k int, work string, log io.Writer) (PageReport, error) {
+func PageBench(ctx context.Context, st QualityStore, qc QualityCorpus, k int, work string, log io.Writer) (PageReport, error) {
 	var rep PageReport
 	outlines, npages := map[string][]OutlineEntry{}, map[string]int{}
 	var pageRows []Passage
@@ -302,7 +365,7 @@ func PageBench(ctx context.Context, qc QualityCorpus, k int, work string, log io
 	qrels := PageQrels(rep.Queries)
 
 	db := filepath.Join(work, "quality-manuals.db")
-	e, err := IndexFresh(ctx, db, qc.Manuals, filepath.Join(work, "quality-home"))
+	e, err := IndexFresh(ctx, st, db, qc.Manuals, filepath.Join(work, "quality-home"))
 	if err != nil {
 		return rep, err
 	}
@@ -361,7 +424,7 @@ func PageBench(ctx context.Context, qc QualityCorpus, k int, work string, log io
 // file, no minimum score, k results), run in-process so that the settings
 // are QualityEngine's, not those of whoever runs the bench; the baseline is
 // QualityBench's, FTS5 over whole pages.
-func ManFileBench(ctx context.Context, mc ManCorpus, k int, work string, log io.Writer) (QualityReport, int, error) {
+func ManFileBench(ctx context.Context, st QualityStore, mc ManCorpus, k int, work string, log io.Writer) (QualityReport, int, error) {
 	var rep QualityReport
 	qf, err := os.Open(mc.Qrels)
 	if err != nil {
@@ -377,7 +440,7 @@ func ManFileBench(ctx context.Context, mc ManCorpus, k int, work string, log io.
 		return rep, 0, err
 	}
 	db := filepath.Join(work, "quality-man.db")
-	e, err := IndexFresh(ctx, db, mc.Dir, filepath.Join(work, "quality-home"))
+	e, err := IndexFresh(ctx, st, db, mc.Dir, filepath.Join(work, "quality-home"))
 	if err != nil {
 		return rep, 0, err
 	}

@@ -22,6 +22,7 @@ import (
 	"cairn/core/search"
 	"cairn/core/stats"
 	"cairn/core/store"
+	"cairn/core/teamsearch"
 	"cairn/core/teamstore"
 	"cairn/core/teamstore/teamtest"
 	"cairn/core/vecindex"
@@ -110,7 +111,8 @@ type TeamReport struct {
 // suite's clustered generator; an embedding model would take hours for
 // 100K chunks on this machine and would not change what the stores do).
 // It measures loading both, hybrid queries (BM25 + nearest vectors, fused
-// by search.Fuse as Cairn fuses them) on both, the same queries on the
+// by search.Fuse as Cairn fuses them; Cairn's searcher on both, the
+// cluster's through core/teamsearch as the desktop runs it), the same queries on the
 // cluster with one node killed (SIGKILL), and each node's disk and memory.
 // Errors are counted, not fatal, so that one failed query does not lose a
 // long run; the caller checks Errors.
@@ -195,12 +197,16 @@ func TeamBench(ctx context.Context, opt TeamOptions, log io.Writer) (TeamReport,
 	if n, err := ts.CountChunks(ctx, "/bench", ""); err != nil || n != opt.Chunks {
 		errs.add(fmt.Sprintf("the cluster holds %d chunks of %d after loading (%v)", n, opt.Chunks, err))
 	}
+	// The cluster as the desktop searches it: Cairn's searcher over
+	// teamsearch (the counts, cached as in a session; BM25F's wider list
+	// scored again as FTS5's; near-vector), fused alike.
+	cluster := teamsearch.New(ts, teamsearch.Options{})
 	teamQuery := func(ctx context.Context, q teamQuery) (int, error) {
-		kw, near, err := ts.Lists(ctx, q.text, q.vec, teamstore.Query{Limit: 60}, teamstore.Query{Limit: 60})
+		resp, err := search.NewOver(cluster, &timedEmbedder{vec: q.vec}).Search(ctx, search.Request{Query: q.text, Mode: search.ModeHybrid, Params: teamParams()})
 		if err != nil {
 			return 0, err
 		}
-		return len(search.Fuse(teamCandidates(q.text, kw, near), teamParams())), nil
+		return len(resp.Results), nil
 	}
 	phase = rep.phase("queries")
 	up := []*querySet{{what: "SQLite", query: sqliteQuery}, {what: "cluster", query: teamQuery}}
@@ -250,9 +256,8 @@ func (opt TeamOptions) withDefaults() TeamOptions {
 }
 
 // teamParams are Cairn's default fusion (RRF, k 60, 3 per document, top
-// 12) without the min_score cut: the cluster side has no idf weights to
-// compute the relevance it cuts on, and both sides must rank the same
-// number of results.
+// 12) without the min_score cut, so that both sides rank the same number
+// of results whatever the synthetic queries cover.
 func teamParams() search.Params {
 	p := search.DefaultParams()
 	p.MinScore = 0
@@ -413,30 +418,6 @@ feed:
 		}
 	}
 	return err
-}
-
-// teamCandidates turns the cluster's two lists into the candidates
-// search.Fuse ranks, numbering the chunks in order of appearance.
-func teamCandidates(text string, kw, near []teamstore.Hit) *search.Candidates {
-	c := &search.Candidates{Query: text, Terms: search.ParseTerms(text), Mode: search.ModeHybrid, Passages: map[int64]*search.Passage{}}
-	ids := map[string]int64{}
-	id := func(h teamstore.Hit) int64 {
-		n, ok := ids[h.ID]
-		if !ok {
-			n = int64(len(ids) + 1)
-			ids[h.ID] = n
-			c.Passages[n] = &search.Passage{ChunkID: n, Path: h.Folder + "/" + h.Path, Title: h.Title, Heading: h.Heading,
-				Text: h.Text, Page: h.Page, LineStart: h.LineStart, LineEnd: h.LineEnd}
-		}
-		return n
-	}
-	for _, h := range kw {
-		c.BM25 = append(c.BM25, search.Hit{ChunkID: id(h), Score: h.Score})
-	}
-	for _, h := range near {
-		c.Vector = append(c.Vector, search.Hit{ChunkID: id(h), Score: h.Score})
-	}
-	return c
 }
 
 // querySet is one side's queries and what its runs measured.
