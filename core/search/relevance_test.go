@@ -72,4 +72,15 @@ func TestRelevanceIsTheWeightedShareOfTheQuestion(t *testing.T) {
 	if len(seen) != 3 {
 		t.Errorf("results from %v, want all three files", seen)
 	}
+
+	// In a longer question the words no chunk holds are words of the
+	// asking, weighed by their IDF alone.
+	resp, err = New(db, nil, nil).Search(ctx, Request{Query: "grep ignore case banana really quickly", Params: Params{RRFK: 60}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	absent := 3 * idf(0)
+	if got, want := resp.Results[0].Relevance, (wGrep+wIgnore+wCase)/(wGrep+wIgnore+wCase+absent); resp.Results[0].Path != "/d/grep.txt" || math.Abs(got-want) > 1e-9 {
+		t.Errorf("first result %s, relevance %.6f, want /d/grep.txt at %.6f", resp.Results[0].Path, got, want)
+	}
 }
