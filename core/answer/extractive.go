@@ -104,12 +104,14 @@ func titleWords(title string) []string {
 // is labelled as one (VerdictQuoted) rather than verified. When no block
 // shares a term with the question, the answer is the refusal.
 //
-// A block scores the share of the question's weight (terms weigh their
-// IDF in the knowledge base, so "grep" outweighs "make") that it holds,
-// mostly within nearWords words of each other, plus part of the weight of
-// the terms in the heading whose section it opens and in its source's
-// title and heading trail. Blocks that read as instructions planted for an
-// AI are never quoted.
+// A block scores the weighted sum of its Features: mostly the share of the
+// question's weight (terms weigh their IDF in the knowledge base, so "grep"
+// outweighs "make") that it holds within nearWords words of each other,
+// plus part of the weight of the terms in the heading whose section it
+// opens and in its source's title and heading trail; with meaning (an
+// embedding model), how close the best blocks stand to the question. Blocks
+// that read as instructions planted for an AI are never quoted. Only a
+// cancelled ctx makes it fail.
 func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []float64, more []search.Result, meaning Meaning) error {
 	if len(weights) != len(terms) {
 		weights = localWeights(ans.Sources, terms)
@@ -132,7 +134,7 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 	}
 	// A named title names its family too: "ssh" names ssh-keygen(1) and
 	// ssh_config(5) as well as ssh(1). Only a document named itself has its
-	// summary passed over (see summaryPenalty): "the SSH agent" does not
+	// summary passed over (the Summary feature): "the SSH agent" does not
 	// say what ssh-add(1) is for.
 	direct := slices.Clone(named)
 	for i, s := range pool {
@@ -154,7 +156,7 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 		feat  Features
 		score float64
 		// summary: the named document's summary, never quoted beside a
-		// better block (see summaryPenalty).
+		// better block (the Summary feature).
 		summary bool
 		// opens: the block opens its document's NAME or DESCRIPTION.
 		opens bool
@@ -270,9 +272,9 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	if meaning != nil && len(cands) > 1 {
-		pool := cands[:min(len(cands), meaningPool)]
-		texts := make([]string, len(pool))
-		for i, c := range pool {
+		best := cands[:min(len(cands), meaningPool)]
+		texts := make([]string, len(best))
+		for i, c := range best {
 			texts[i] = c.block.Text
 		}
 		q, vecs, err := meaning.Embed(ctx, question, texts)
@@ -280,8 +282,8 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 		for i, v := range vecs {
 			sims[i] = cosine(q, v)
 		}
-		if err == nil && len(vecs) != len(pool) {
-			err = fmt.Errorf("%d vectors for %d lines", len(vecs), len(pool))
+		if err == nil && len(vecs) != len(best) {
+			err = fmt.Errorf("%d vectors for %d lines", len(vecs), len(best))
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -289,9 +291,9 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 			}
 			ans.Notes = append(ans.Notes, "The embedding model failed, so the quote was chosen by keywords alone: "+err.Error())
 		} else if lo, hi := slices.Min(sims), slices.Max(sims); hi-lo > minMeaningSpread {
-			for i := range pool {
-				pool[i].feat[Similarity] = (sims[i] - lo) / (hi - lo)
-				pool[i].score = pool[i].feat.Score()
+			for i := range best {
+				best[i].feat[Similarity] = (sims[i] - lo) / (hi - lo)
+				best[i].score = best[i].feat.Score()
 			}
 			sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 		}

@@ -11,7 +11,10 @@ import (
 // Feature names one thing an extractive answer weighs about a block: how
 // much of the question it holds and where, what its document and section
 // say, and what kind of statement it is. A block's score is the weighted
-// sum of its features (blockWeights).
+// sum of its features (blockWeights). Features weighing 0 (density,
+// length, kinds) are measured for the weight search of `cairn bench quality
+// --fit`, which found no weight for them that helps on questions it was not
+// fitted to (docs/bench/quality.md).
 type Feature int
 
 const (
