@@ -201,17 +201,18 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 			for _, t := range m {
 				own[t] = true
 			}
+			// Summed in the question's order, not a map's: a sum's last
+			// bit would otherwise change from run to run and break ties
+			// between equal blocks at random.
 			var f Features
-			for t := range own {
-				f[Have] += weight[t]
-			}
-			for t := range lead {
-				if !own[t] {
+			for _, term := range terms {
+				t := term.String()
+				switch {
+				case own[t]:
+					f[Have] += weight[t]
+				case lead[t]:
 					f[Lead] += weight[t]
-				}
-			}
-			for t := range context {
-				if !own[t] && !lead[t] {
+				case context[t]:
 					f[Context] += weight[t]
 				}
 			}
