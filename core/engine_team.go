@@ -10,6 +10,7 @@ import (
 	"cairn/core/search"
 	"cairn/core/store"
 	"cairn/core/teamsearch"
+	"cairn/core/teamstore"
 )
 
 // teamConn is the team cluster an Engine searches (store.backend
@@ -128,3 +129,30 @@ func (e *Engine) teamNote() string {
 // collection over a cluster: its counts and lists are SQL over the
 // knowledge base file (core/collection).
 var errNoCollectionQuestions = errors.New("questions about the whole collection (how many files, which files) are answered from a knowledge base file, not yet from a team cluster: ask about what the documents say, or use `cairn search` with --type, --folder or --since")
+
+// countInCluster sets the files and chunks of folders, folders of this
+// computer, to what the team cluster holds of them. When the cluster
+// cannot say, the local counts stay (none: the local knowledge base holds
+// no documents of them) and the log says why.
+func (e *Engine) countInCluster(ctx context.Context, folders []store.Folder) {
+	if len(folders) == 0 {
+		return
+	}
+	ts, err := e.cluster(ctx)
+	var sizes []teamstore.FolderSize
+	if err == nil {
+		sizes, err = ts.Team().Folders(ctx)
+	}
+	if err != nil {
+		e.log.Warn("count the folders' files in the team cluster", "err", err)
+		return
+	}
+	byName := map[string]teamstore.FolderSize{}
+	for _, s := range sizes {
+		byName[s.Folder] = s
+	}
+	for i, f := range folders {
+		s := byName[e.TeamFolderName(f.Path)]
+		folders[i].Documents, folders[i].Chunks = s.Files, s.Chunks
+	}
+}

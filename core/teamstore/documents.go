@@ -145,6 +145,13 @@ func (s *Store) writeBatches(ctx context.Context, objs []batchObject) error {
 // deleteWhere removes every object of class that matches where, in as many
 // rounds as the cluster's per-request limit needs, and returns how many.
 func (s *Store) deleteWhere(ctx context.Context, class string, where []cond) (int, error) {
+	return s.deleteRounds(ctx, class, where, nil)
+}
+
+// deleteRounds is deleteWhere calling round, when not nil, with the
+// objects removed so far after each round (QUERY_MAXIMUM_RESULTS of them
+// at most, 10,000 by default).
+func (s *Store) deleteRounds(ctx context.Context, class string, where []cond, round func(removed int)) (int, error) {
 	total := 0
 	for {
 		var res struct {
@@ -160,6 +167,9 @@ func (s *Store) deleteWhere(ctx context.Context, class string, where []cond) (in
 			return total, err
 		}
 		total += res.Results.Successful
+		if round != nil && res.Results.Successful > 0 {
+			round(total)
+		}
 		if res.Results.Failed > 0 {
 			return total, fmt.Errorf("%d of %d objects could not be removed", res.Results.Failed, res.Results.Matches)
 		}
@@ -272,27 +282,14 @@ func (s *Store) RemoveOrphans(ctx context.Context, folder string, keep func(path
 	return gone, s.DeletePaths(ctx, folder, gone)
 }
 
-// maxGroups bounds the paths one chunk aggregation lists.
+// maxGroups bounds the groups (paths, folders) one aggregation lists.
 const maxGroups = 1_000_000
 
 // chunkPaths counts the chunks of each path under folder.
 func (s *Store) chunkPaths(ctx context.Context, folder string) (map[string]int, error) {
-	var groups []struct {
-		GroupedBy struct {
-			Value string `json:"value"`
-		} `json:"groupedBy"`
-		Meta struct {
-			Count int `json:"count"`
-		} `json:"meta"`
-	}
-	q := fmt.Sprintf(`{ Aggregate { %s(groupBy: ["path"], limit: %d, where: %s) { groupedBy { value } meta { count } } } }`,
-		s.chunkClass, maxGroups, gqlWhere([]cond{eqText("folder", folder)}))
-	if err := s.graphql(ctx, "Aggregate", s.chunkClass, q, &groups); err != nil {
+	out, err := s.countBy(ctx, s.chunkClass, "path", []cond{eqText("folder", folder)})
+	if err != nil {
 		return nil, fmt.Errorf("list the chunked files of %s in the team cluster at %s: %w", folder, s.where(), err)
-	}
-	out := map[string]int{}
-	for _, g := range groups {
-		out[g.GroupedBy.Value] = g.Meta.Count
 	}
 	return out, nil
 }
@@ -304,17 +301,9 @@ func (s *Store) CountChunks(ctx context.Context, folder, path string) (int, erro
 	if path != "" {
 		where = append(where, eqText("path", path))
 	}
-	var res []struct {
-		Meta struct {
-			Count int `json:"count"`
-		} `json:"meta"`
-	}
-	q := fmt.Sprintf(`{ Aggregate { %s(where: %s) { meta { count } } } }`, s.chunkClass, gqlWhere(where))
-	if err := s.graphql(ctx, "Aggregate", s.chunkClass, q, &res); err != nil {
+	n, err := s.countBy(ctx, s.chunkClass, "", where)
+	if err != nil {
 		return 0, fmt.Errorf("count the chunks of %s in the team cluster at %s: %w", folder, s.where(), err)
 	}
-	if len(res) == 0 {
-		return 0, nil
-	}
-	return res[0].Meta.Count, nil
+	return n[""], nil
 }
