@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"cairn/core/kb"
@@ -124,11 +123,6 @@ func (e *Engine) teamNote() string {
 	return "the team cluster's keyword index is BlockMax WAND's, which can miss the best passages in Weaviate 1.35: " +
 		"its nodes should run with USE_INVERTED_SEARCHABLE=false, set before Cairn's classes were created (docs/team.md)"
 }
-
-// errNoCollectionQuestions is the answer to a question about the whole
-// collection over a cluster: its counts and lists are SQL over the
-// knowledge base file (core/collection).
-var errNoCollectionQuestions = errors.New("questions about the whole collection (how many files, which files) are answered from a knowledge base file, not yet from a team cluster: ask about what the documents say, or use `cairn search` with --type, --folder or --since")
 
 // countInCluster sets the files and chunks of folders, folders of this
 // computer, to what the team cluster holds of them. When the cluster

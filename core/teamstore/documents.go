@@ -185,30 +185,43 @@ func (s *Store) deleteRounds(ctx context.Context, class string, where []cond, ro
 // whoever indexed it.
 func (s *Store) FileStates(ctx context.Context, folder string) (map[string]FileState, error) {
 	out := map[string]FileState{}
-	err := s.eachObject(ctx, s.docClass, func(_ string, props json.RawMessage) error {
-		var p struct {
-			Folder  string `json:"folder"`
-			Path    string `json:"path"`
-			Size    int64  `json:"size"`
-			MTimeNS string `json:"mtimeNs"`
-			Hash    string `json:"hash"`
-			Chunks  int    `json:"chunks"`
-			Format  string `json:"format"`
+	err := s.EachDocument(ctx, func(d Document) error {
+		if d.Folder == folder {
+			out[d.Path] = FileState{Size: d.Size, MTimeNS: d.MTimeNS, Hash: d.Hash, Chunks: d.Chunks, Format: d.Format}
 		}
-		if err := json.Unmarshal(props, &p); err != nil {
-			return err
-		}
-		if p.Folder != folder {
-			return nil
-		}
-		mt, _ := strconv.ParseInt(p.MTimeNS, 10, 64)
-		out[p.Path] = FileState{Size: p.Size, MTimeNS: mt, Hash: p.Hash, Chunks: p.Chunks, Format: p.Format}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the file fingerprints of %s from the team cluster at %s: %w", folder, s.where(), err)
 	}
 	return out, nil
+}
+
+// EachDocument calls fn with every file the cluster holds a fingerprint
+// of, whatever its folder, in the order of their ids: the cluster's
+// cursor, which pages past the per-query limit but takes no filter.
+func (s *Store) EachDocument(ctx context.Context, fn func(Document) error) error {
+	return s.eachObject(ctx, s.docClass, func(_ string, props json.RawMessage) error {
+		var p struct {
+			Folder    string `json:"folder"`
+			Path      string `json:"path"`
+			Size      int64  `json:"size"`
+			MTimeNS   string `json:"mtimeNs"`
+			Hash      string `json:"hash"`
+			Title     string `json:"title"`
+			Format    string `json:"format"`
+			Chunks    int    `json:"chunks"`
+			IndexedAt string `json:"indexedAt"`
+			IndexedBy string `json:"indexedBy"`
+		}
+		if err := json.Unmarshal(props, &p); err != nil {
+			return err
+		}
+		mt, _ := strconv.ParseInt(p.MTimeNS, 10, 64)
+		at, _ := time.Parse(time.RFC3339Nano, p.IndexedAt)
+		return fn(Document{Folder: p.Folder, Path: p.Path, Size: p.Size, MTimeNS: mt, Hash: p.Hash, Title: p.Title, Format: p.Format,
+			Chunks: p.Chunks, IndexedAt: at, IndexedBy: p.IndexedBy})
+	})
 }
 
 // eachObject calls fn with every object of class, in id order, through
