@@ -87,7 +87,9 @@ func (e *Engine) storeName() string {
 	return "Weaviate at " + netgate.RedactURL(e.Config().Store.URL)
 }
 
-// teamStatus is st with the cluster's documents, chunks and vector model.
+// teamStatus is st with the cluster's documents, chunks, vector model and
+// chunks embedded with it (as the cluster records them:
+// teamstore.Store.EmbeddedChunks).
 // The local knowledge base's own counts (issues, folders, the last run of
 // cairn index on this computer) stay.
 func (e *Engine) teamStatus(ctx context.Context, st kb.Status) (kb.Status, error) {
@@ -104,8 +106,11 @@ func (e *Engine) teamStatus(ctx context.Context, st kb.Status) (kb.Status, error
 	if err != nil {
 		return st, err
 	}
-	st.Documents, st.Chunks, st.VectorModel, st.VectorDim = docs, chunks, model, dim
-	st.Vectors = 0 // the cluster does not count its vectors apart
+	vectors, err := ts.Team().EmbeddedChunks(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.Documents, st.Chunks, st.VectorModel, st.VectorDim, st.Vectors = docs, chunks, model, dim, vectors
 	return st, nil
 }
 

@@ -144,3 +144,32 @@ func (s *Store) RemoveFolder(ctx context.Context, l *Lease, progress func(Remova
 	}
 	return r, nil
 }
+
+// EmbeddedChunks counts the chunks with a vector of the cluster's vector
+// model, as the cluster records them: the chunks of every folder whose
+// record says each of its files was written with that model's vectors
+// (SetFolderVectorModel, which an index run or a migration sets once it
+// has written them all). Weaviate counts no vectors apart from objects,
+// and filters on none, so a folder a run is giving vectors counts once
+// the run has given them all.
+func (s *Store) EmbeddedChunks(ctx context.Context) (int, error) {
+	model, _, err := s.VectorModel(ctx)
+	if err != nil || model == "" {
+		return 0, err
+	}
+	folders, err := s.Folders(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, f := range folders {
+		m, err := s.FolderVectorModel(ctx, f.Folder)
+		if err != nil {
+			return 0, err
+		}
+		if m == model {
+			n += f.Chunks
+		}
+	}
+	return n, nil
+}

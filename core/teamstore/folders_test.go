@@ -146,3 +146,35 @@ func TestRemovingAFolderRemovesAllOfItInRoundsAndNothingElse(t *testing.T) {
 		t.Errorf("second removal: %+v, %v", again, err)
 	}
 }
+
+// TestEmbeddedChunksAreThoseOfFoldersRecordedWithTheModel: before any
+// vector the cluster counts none; then the chunks of the folders whose
+// record names the cluster's model, not those of a folder written
+// without vectors or recorded with another model.
+func TestEmbeddedChunksAreThoseOfFoldersRecordedWithTheModel(t *testing.T) {
+	s := testStore(t, Options{})
+	ctx := context.Background()
+	docs := corpus(t)
+	total := putAll(t, s, docs)
+	if n, err := s.EmbeddedChunks(ctx); n != 0 || err != nil {
+		t.Fatalf("before a model: %d, %v", n, err)
+	}
+	for _, d := range docs {
+		d.doc.Folder = "share/plain"
+		if err := s.PutDocument(ctx, d.doc, d.chunks, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetVectorModel(ctx, "test-embed", 64); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetFolderVectorModel(ctx, fixtureFolder, "test-embed"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetFolderVectorModel(ctx, "share/plain", "another-model"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.EmbeddedChunks(ctx); n != total || err != nil {
+		t.Errorf("embedded chunks: %d, %v; want %d, the fixture folder's", n, err, total)
+	}
+}
