@@ -209,8 +209,8 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 
 // askCollection answers a question about the collection from the store's
 // tables, or the team cluster's documents and chunks: the complete list,
-// and how it was counted. The request's own
-// filter (flags, the Ask tab's filter row) narrows it further.
+// and how it was counted. The request's own filter (flags, the Ask tab's
+// filter row) narrows it further.
 func (e *Engine) askCollection(ctx context.Context, q collection.Question, f store.Filter, onToken func(string)) (*answer.Answer, error) {
 	start := time.Now()
 	var notes []string

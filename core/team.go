@@ -56,7 +56,7 @@ func (e *Engine) TeamFolderName(folder string) string {
 	if err != nil {
 		abs = filepath.Clean(folder)
 	}
-	names := make([]string, 0, len(e.Config().Store.Folders))
+	var names []string
 	for name, dir := range e.Config().Store.Folders {
 		if filepath.Clean(dir) == abs {
 			names = append(names, name)
@@ -93,7 +93,7 @@ func (e *Engine) RemoveTeamFolder(ctx context.Context, name string, progress fun
 	if err != nil {
 		return r, err
 	}
-	if dir := e.localFolder(name); dir != "" && e.db != nil {
+	if dir := e.localFolder(ctx, name); dir != "" {
 		if err := e.db.RemoveFolder(ctx, dir); err != nil {
 			return r, fmt.Errorf("%s is removed from the team cluster, but this computer's record of its runs is not: %w", name, err)
 		}
@@ -103,20 +103,20 @@ func (e *Engine) RemoveTeamFolder(ctx context.Context, name string, progress fun
 
 // localFolder is where the cluster's folder name is on this computer, if
 // the local knowledge base records runs of it there; "" otherwise.
-func (e *Engine) localFolder(name string) string {
+func (e *Engine) localFolder(ctx context.Context, name string) string {
 	if e.db == nil {
 		return ""
 	}
-	dirs := []string{name}
-	if dir, ok := e.Config().Store.Folders[name]; ok {
-		dirs = []string{dir}
+	dir := name
+	if d, ok := e.Config().Store.Folders[name]; ok {
+		dir = filepath.Clean(d)
 	}
-	folders, err := e.db.Folders(context.Background())
+	folders, err := e.db.Folders(ctx)
 	if err != nil {
 		return ""
 	}
 	for _, f := range folders {
-		if slices.Contains(dirs, f.Path) {
+		if f.Path == dir {
 			return f.Path
 		}
 	}
