@@ -33,6 +33,7 @@ import (
 	"cairn/core/remote"
 	"cairn/core/search"
 	"cairn/core/store"
+	"cairn/core/teamstore"
 	"cairn/core/vecindex"
 )
 
@@ -510,15 +511,46 @@ func (e *Engine) Status(ctx context.Context) (kb.Status, error) {
 	return out, nil
 }
 
-// Folders lists the knowledge base's folders.
-func (e *Engine) Folders(ctx context.Context) ([]store.Folder, error) { return e.db.Folders(ctx) }
+// Folders lists the knowledge base's folders; with store.backend
+// weaviate, the folders indexed from this computer, with the team
+// cluster's counts of their files and chunks.
+func (e *Engine) Folders(ctx context.Context) ([]store.Folder, error) {
+	folders, err := e.db.Folders(ctx)
+	if err != nil || e.team == nil {
+		return folders, err
+	}
+	e.countInCluster(ctx, folders)
+	return folders, nil
+}
 
 // Issues lists files that are not indexed and why.
 func (e *Engine) Issues(ctx context.Context) ([]store.Issue, error) { return e.db.Issues(ctx, 0) }
 
-// RemoveFolder forgets a folder and everything indexed from it.
-func (e *Engine) RemoveFolder(ctx context.Context, path string) error {
-	return e.db.RemoveFolder(ctx, path)
+// RemoveFolder forgets a folder of the knowledge base and everything
+// indexed from it, and returns what it held. With store.backend weaviate
+// it removes the folder from the team cluster instead, under the name
+// TeamFolderName gives it, for everyone who searches the cluster
+// (RemoveTeamFolder; progress, when not nil, follows it). The files
+// themselves are not touched.
+func (e *Engine) RemoveFolder(ctx context.Context, path string, progress func(teamstore.Removal)) (teamstore.Removal, error) {
+	if e.team != nil {
+		return e.RemoveTeamFolder(ctx, e.TeamFolderName(path), progress)
+	}
+	r := teamstore.Removal{FolderSize: teamstore.FolderSize{Folder: filepath.Clean(path)}}
+	folders, err := e.db.Folders(ctx)
+	if err != nil {
+		return r, err
+	}
+	for _, f := range folders {
+		if f.Path == r.Folder {
+			r.Files, r.Chunks = f.Documents, f.Chunks
+		}
+	}
+	if err := e.db.RemoveFolder(ctx, path); err != nil {
+		return r, err
+	}
+	r.FilesRemoved, r.ChunksRemoved = r.Files, r.Chunks
+	return r, nil
 }
 
 // Judge records that path answers query (the personal test set).

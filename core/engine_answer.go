@@ -162,9 +162,6 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 	}
 	home, _ := os.UserHomeDir()
 	if q, ok := collection.Parse(req.Query, time.Now(), time.Local, home); ok {
-		if e.team != nil {
-			return nil, errNoCollectionQuestions
-		}
 		return e.askCollection(ctx, q, req.Filter, onToken)
 	}
 	c := e.Config() // read once: the window may change the settings meanwhile
@@ -211,8 +208,9 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 }
 
 // askCollection answers a question about the collection from the store's
-// tables: the complete list, and how it was counted. The request's own
-// filter (flags, the Ask tab's filter row) narrows it further.
+// tables, or the team cluster's documents and chunks: the complete list,
+// and how it was counted. The request's own filter (flags, the Ask tab's
+// filter row) narrows it further.
 func (e *Engine) askCollection(ctx context.Context, q collection.Question, f store.Filter, onToken func(string)) (*answer.Answer, error) {
 	start := time.Now()
 	var notes []string
@@ -220,9 +218,20 @@ func (e *Engine) askCollection(ctx context.Context, q collection.Question, f sto
 		q.Filter = narrow(q.Filter, f)
 		notes = append(notes, "Counted within the filter set for this search as well.")
 	}
-	res, err := collection.Answer(ctx, e.db, q)
+	st := collection.OverFile(e.db)
+	if e.team != nil {
+		ts, err := e.cluster(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st = ts
+	}
+	res, err := collection.Answer(ctx, st, q)
 	if err != nil {
 		return nil, err
+	}
+	if e.team != nil {
+		res.Method = "Counted by " + e.storeName() + " (its documents and their passages' words), not by a model."
 	}
 	ans := &answer.Answer{Question: q.Text, Text: res.Page(1), Mode: answer.ModeCollection, Verdict: answer.VerdictNone,
 		Sources: []answer.Source{}, Citations: []answer.Citation{}, Claims: []answer.Claim{}, Collection: res,

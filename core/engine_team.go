@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"cairn/core/kb"
@@ -10,6 +9,7 @@ import (
 	"cairn/core/search"
 	"cairn/core/store"
 	"cairn/core/teamsearch"
+	"cairn/core/teamstore"
 )
 
 // teamConn is the team cluster an Engine searches (store.backend
@@ -87,7 +87,9 @@ func (e *Engine) storeName() string {
 	return "Weaviate at " + netgate.RedactURL(e.Config().Store.URL)
 }
 
-// teamStatus is st with the cluster's documents, chunks and vector model.
+// teamStatus is st with the cluster's documents, chunks, vector model and
+// chunks embedded with it (as the cluster records them:
+// teamstore.Store.EmbeddedChunks).
 // The local knowledge base's own counts (issues, folders, the last run of
 // cairn index on this computer) stay.
 func (e *Engine) teamStatus(ctx context.Context, st kb.Status) (kb.Status, error) {
@@ -104,8 +106,11 @@ func (e *Engine) teamStatus(ctx context.Context, st kb.Status) (kb.Status, error
 	if err != nil {
 		return st, err
 	}
-	st.Documents, st.Chunks, st.VectorModel, st.VectorDim = docs, chunks, model, dim
-	st.Vectors = 0 // the cluster does not count its vectors apart
+	vectors, err := ts.Team().EmbeddedChunks(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.Documents, st.Chunks, st.VectorModel, st.VectorDim, st.Vectors = docs, chunks, model, dim, vectors
 	return st, nil
 }
 
@@ -124,7 +129,29 @@ func (e *Engine) teamNote() string {
 		"its nodes should run with USE_INVERTED_SEARCHABLE=false, set before Cairn's classes were created (docs/team.md)"
 }
 
-// errNoCollectionQuestions is the answer to a question about the whole
-// collection over a cluster: its counts and lists are SQL over the
-// knowledge base file (core/collection).
-var errNoCollectionQuestions = errors.New("questions about the whole collection (how many files, which files) are answered from a knowledge base file, not yet from a team cluster: ask about what the documents say, or use `cairn search` with --type, --folder or --since")
+// countInCluster sets the files and chunks of folders, folders of this
+// computer, to what the team cluster holds of them. When the cluster
+// cannot say, the local counts stay (none: the local knowledge base holds
+// no documents of them) and the log says why.
+func (e *Engine) countInCluster(ctx context.Context, folders []store.Folder) {
+	if len(folders) == 0 {
+		return
+	}
+	ts, err := e.cluster(ctx)
+	var sizes []teamstore.FolderSize
+	if err == nil {
+		sizes, err = ts.Team().Folders(ctx)
+	}
+	if err != nil {
+		e.log.Warn("count the folders' files in the team cluster", "err", err)
+		return
+	}
+	byName := map[string]teamstore.FolderSize{}
+	for _, s := range sizes {
+		byName[s.Folder] = s
+	}
+	for i, f := range folders {
+		s := byName[e.TeamFolderName(f.Path)]
+		folders[i].Documents, folders[i].Chunks = s.Files, s.Chunks
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,7 +41,86 @@ func (e *Engine) IndexTeam(ctx context.Context, folder, as string, progress chan
 	if err != nil {
 		return fail(err)
 	}
+	if as == "" {
+		as = e.TeamFolderName(folder)
+	}
 	return ix.RunTeam(ctx, ingest.Team{Store: ts, Folder: as, Holder: indexerName(), Local: e.db, Dead: stoppedHere}, folder, progress)
+}
+
+// TeamFolderName is the team cluster's name for folder, a folder of this
+// computer: the name store.folders gives where it is, else its absolute
+// path. The window's Index and Remove, and `cairn index` and `cairn
+// remove` without --as, name a folder so.
+func (e *Engine) TeamFolderName(folder string) string {
+	abs, err := filepath.Abs(folder)
+	if err != nil {
+		abs = filepath.Clean(folder)
+	}
+	var names []string
+	for name, dir := range e.Config().Store.Folders {
+		if filepath.Clean(dir) == abs {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return filepath.ToSlash(abs)
+	}
+	slices.Sort(names) // two names for one folder: the same one every time
+	return names[0]
+}
+
+// TeamFolders lists the folders the team cluster holds, with their files
+// and chunks.
+func (e *Engine) TeamFolders(ctx context.Context) ([]teamstore.FolderSize, error) {
+	ts, err := e.clusterToFeed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ts.Folders(ctx)
+}
+
+// RemoveTeamFolder removes the folder the team cluster names name, for
+// everyone who searches the cluster (see ingest.RemoveTeam): refused while
+// another indexer holds it, with its name. This computer's record of the
+// folder (its runs and files not indexed), when it has one, is forgotten
+// too. The files themselves are not touched.
+func (e *Engine) RemoveTeamFolder(ctx context.Context, name string, progress func(teamstore.Removal)) (teamstore.Removal, error) {
+	ts, err := e.clusterToFeed(ctx)
+	if err != nil {
+		return teamstore.Removal{}, err
+	}
+	r, err := ingest.RemoveTeam(ctx, ingest.Team{Store: ts, Folder: name, Holder: removerName(), Dead: stoppedHere}, progress)
+	if err != nil {
+		return r, err
+	}
+	if dir := e.localFolder(ctx, name); dir != "" {
+		if err := e.db.RemoveFolder(ctx, dir); err != nil {
+			return r, fmt.Errorf("%s is removed from the team cluster, but this computer's record of its runs is not: %w", name, err)
+		}
+	}
+	return r, nil
+}
+
+// localFolder is where the cluster's folder name is on this computer, if
+// the local knowledge base records runs of it there; "" otherwise.
+func (e *Engine) localFolder(ctx context.Context, name string) string {
+	if e.db == nil {
+		return ""
+	}
+	dir := name
+	if d, ok := e.Config().Store.Folders[name]; ok {
+		dir = filepath.Clean(d)
+	}
+	folders, err := e.db.Folders(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, f := range folders {
+		if f.Path == dir {
+			return f.Path
+		}
+	}
+	return ""
 }
 
 // clusterToFeed opens the team cluster of the settings through the
@@ -63,12 +144,13 @@ func indexerName() string {
 	return fmt.Sprintf("cairn index on %s by %s (pid %d)", host, who, os.Getpid())
 }
 
-var holderName = regexp.MustCompile(`^cairn (?:index|migrate) on (.*) by .* \(pid (\d+)\)$`)
+var holderName = regexp.MustCompile(`^cairn (?:index|migrate|remove) on (.*) by .* \(pid (\d+)\)$`)
 
-// stoppedHere reports whether a folder's holder, as indexerName and
-// migratorName name it, was a process of this computer that no longer
-// runs: killed or crashed, it left its lease behind. A process id reused
-// since counts as running, so that lease is left to expire.
+// stoppedHere reports whether a folder's holder, as indexerName,
+// migratorName and removerName name it, was a process of this computer
+// that no longer runs: killed or crashed, it left its lease behind. A
+// process id reused since counts as running, so that lease is left to
+// expire.
 func stoppedHere(holder string) bool {
 	m := holderName.FindStringSubmatch(holder)
 	host, _ := os.Hostname()
@@ -103,3 +185,5 @@ func (e *Engine) MigrateFromTeam(ctx context.Context, as string, progress func(m
 }
 
 func migratorName() string { return strings.Replace(indexerName(), "cairn index", "cairn migrate", 1) }
+
+func removerName() string { return strings.Replace(indexerName(), "cairn index", "cairn remove", 1) }

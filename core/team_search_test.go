@@ -326,6 +326,15 @@ func TestTeamHybridSearchIsTheSameOnBothStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	team.team.ts = teamsearch.New(ts, teamsearch.Options{})
+	// The cluster counts the vectors the file holds (cairn status).
+	stFile, err := sqlite.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stTeam, err := team.Status(ctx)
+	if err != nil || stFile.Vectors == 0 || stTeam.Vectors != stFile.Vectors || stTeam.Chunks != stFile.Chunks {
+		t.Errorf("the cluster counts %d vectors of %d chunks (%v), the file %d of %d", stTeam.Vectors, stTeam.Chunks, err, stFile.Vectors, stFile.Chunks)
+	}
 	vectors := 0
 	for _, c := range []struct {
 		q string

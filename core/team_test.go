@@ -20,6 +20,7 @@ func TestStoppedHereKnowsOnlyAGoneProcessOfThisComputer(t *testing.T) {
 	for holder, want := range map[string]bool{
 		fmt.Sprintf("cairn index on %s by ann (pid %d)", host, gone):         true,
 		fmt.Sprintf("cairn migrate on %s by ann (pid %d)", host, gone):       true,
+		fmt.Sprintf("cairn remove on %s by ann (pid %d)", host, gone):        true,
 		fmt.Sprintf("cairn index on %s by ann (pid %d)", host, os.Getppid()): false,
 		fmt.Sprintf("cairn index on %s by ann (pid %d)", host, os.Getpid()):  false,
 		fmt.Sprintf("cairn index on other-%s by ann (pid %d)", host, gone):   false,

@@ -21,9 +21,12 @@ func (e *Engine) Watch(ctx context.Context, folder string, debounce time.Duratio
 	c := e.Config()
 	opt := ingest.Options{IncludeHidden: c.Index.IncludeHidden, Ignore: c.Index.Ignore}
 	data := c.Paths.DataDir
-	kb := e.Path()
+	kb := "" // an Engine of Options.NoKB (a team run that records nowhere) has none
+	if e.db != nil {
+		kb = e.Path()
+	}
 	skip := func(path string, _ bool) bool {
-		if opt.Ignored(filepath.Base(path)) || strings.HasPrefix(path, kb) {
+		if opt.Ignored(filepath.Base(path)) || kb != "" && strings.HasPrefix(path, kb) {
 			return true
 		}
 		return data != "" && (path == data || strings.HasPrefix(path, data+string(filepath.Separator)))

@@ -49,6 +49,9 @@ type Index struct {
 	// resumable is the folder whose run was cancelled: Start resumes it.
 	resumable string
 	removing  string // folder being removed; "" when none
+	// cluster names the team cluster the folders are in ("the team
+	// cluster at URL"); "" for the knowledge base file.
+	cluster string
 	// currentAge counts the updates since the file being read was last
 	// shown; see showProgress.
 	currentAge int
@@ -182,8 +185,14 @@ func (p *Index) confirmRemove() {
 	if path == "" {
 		return
 	}
-	ShowConfirm("Remove folder?",
-		fmt.Sprintf("Forget %s and everything indexed from it?\nThe files themselves are not touched.", path),
+	title, text := "Remove folder?", fmt.Sprintf("Forget %s and everything indexed from it?\nThe files themselves are not touched.", path)
+	if p.cluster != "" {
+		f := p.folder(path)
+		title = "Remove folder from the team cluster?"
+		text = fmt.Sprintf("Remove %s from %s?\nIts %s and %s are removed for everyone who searches the cluster.\nThe files themselves are not touched.",
+			path, p.cluster, plural(f.Documents, "file", "files"), plural(f.Chunks, "chunk", "chunks"))
+	}
+	ShowConfirm(title, text,
 		func(ok bool) {
 			if ok {
 				p.removeStarted(path)
@@ -202,7 +211,7 @@ func (p *Index) Apply(events ...IndexEvent) {
 			p.ready = true
 			p.State.SetText("Choose a folder and press Start, or drop a folder on the window.")
 		case FoldersListed:
-			p.folders, p.watching = ev.Folders, ev.Watching
+			p.folders, p.watching, p.cluster = ev.Folders, ev.Watching, ev.Cluster
 			p.Folders.Refresh()
 			p.reselect()
 		case IssuesListed:
@@ -248,6 +257,8 @@ func (p *Index) Apply(events ...IndexEvent) {
 			if ev.Err == nil && !ev.Cancelled {
 				p.Bar.SetValue(1)
 			}
+		case RemoveProgressed:
+			p.removeProgressed(ev)
 		case FolderRemoved:
 			p.removeEnded(ev)
 		case FolderChosen:
@@ -289,22 +300,47 @@ func (p *Index) showProgress(pr ingest.Progress) {
 	}
 }
 
-// removeStarted shows that path is being removed: a removal is one
-// transaction that takes seconds for a large folder, with no steps to
-// count, so the bar moves without a measure and the state names its size.
-func (p *Index) removeStarted(path string) {
-	p.removing = path
-	chunks := 0
+// folder is the listed folder at path; a zero one when none is.
+func (p *Index) folder(path string) store.Folder {
 	for _, f := range p.folders {
 		if f.Path == path {
-			chunks = f.Chunks
+			return f
 		}
 	}
-	p.State.SetText(fmt.Sprintf("Removing %s and its %s from the knowledge base…", path, plural(chunks, "chunk", "chunks")))
+	return store.Folder{}
+}
+
+// removeStarted shows that path is being removed: from a knowledge base
+// file, a removal is one transaction that takes seconds for a large
+// folder, with no steps to count, so the bar moves without a measure and
+// the state names its size; from a team cluster, the bar then follows the
+// rounds (removeProgressed).
+func (p *Index) removeStarted(path string) {
+	p.removing = path
+	where := "the knowledge base"
+	if p.cluster != "" {
+		where = p.cluster
+	}
+	p.State.SetText(fmt.Sprintf("Removing %s and its %s from %s…", path, plural(p.folder(path).Chunks, "chunk", "chunks"), where))
 	p.Bar.Hide()
 	p.Busy.Show()
 	p.Busy.Start()
 	p.sync()
+}
+
+// removeProgressed shows how far a removal from a team cluster has gone:
+// the files' fingerprints go first, then the chunks.
+func (p *Index) removeProgressed(ev RemoveProgressed) {
+	r := ev.Removal
+	if p.removing != ev.Path || r.Files+r.Chunks == 0 {
+		return
+	}
+	p.Busy.Stop()
+	p.Busy.Hide()
+	p.Bar.SetValue(float64(r.FilesRemoved+r.ChunksRemoved) / float64(r.Files+r.Chunks))
+	p.Bar.Show()
+	setText(p.State, fmt.Sprintf("Removing %s from %s: %s of %s removed…", ev.Path, p.cluster,
+		formatCount(r.ChunksRemoved), plural(r.Chunks, "chunk", "chunks")))
 }
 
 // removeEnded shows the outcome of a removal. A removed folder leaves no
@@ -319,7 +355,13 @@ func (p *Index) removeEnded(ev FolderRemoved) {
 		p.State.SetText("Could not remove " + ev.Path + ": " + ErrorText(ev.Err))
 		return
 	}
-	p.State.SetText("Removed " + ev.Path + " from the knowledge base; the files themselves are untouched.")
+	if p.cluster != "" {
+		r := ev.Removal
+		p.State.SetText(fmt.Sprintf("Removed %s from %s: %s and %s, for everyone who searches it; the files themselves are untouched.",
+			ev.Path, p.cluster, plural(r.FilesRemoved, "file", "files"), plural(r.ChunksRemoved, "chunk", "chunks")))
+	} else {
+		p.State.SetText("Removed " + ev.Path + " from the knowledge base; the files themselves are untouched.")
+	}
 	if within(strings.TrimSpace(p.Folder.Text), ev.Path) {
 		p.Folder.SetText("")
 	}

@@ -3,6 +3,7 @@ package panels
 import (
 	"cairn/core/ingest"
 	"cairn/core/store"
+	"cairn/core/teamstore"
 )
 
 // IndexRequest is a request of the index panel to its worker: ChooseFolder,
@@ -46,6 +47,11 @@ type IndexReady struct{}
 type FoldersListed struct {
 	Folders  []store.Folder
 	Watching map[string]bool
+	// Cluster names the team cluster the folders' documents are in
+	// ("the team cluster at URL"), whose counts Folders then has; "" for
+	// the knowledge base file. Removing a folder removes it from there,
+	// for everyone who searches it.
+	Cluster string
 	// Guide is the bundled user guide's folder when it is the only one:
 	// the person has not added documents of their own yet.
 	Guide *store.Folder
@@ -68,10 +74,19 @@ type IndexFinished struct {
 	Cancelled bool
 }
 
-// FolderRemoved says a folder removal ended; Err when it failed.
+// RemoveProgressed is how far removing a folder from a team cluster has
+// gone.
+type RemoveProgressed struct {
+	Path    string
+	Removal teamstore.Removal
+}
+
+// FolderRemoved says a folder removal ended, with what was removed; Err
+// when it failed.
 type FolderRemoved struct {
-	Path string
-	Err  error
+	Path    string
+	Removal teamstore.Removal
+	Err     error
 }
 
 // FolderChosen is the folder the person picked; Path is "" when they
@@ -99,5 +114,6 @@ func (IndexQueued) indexEvent()      {}
 func (IndexFinished) indexEvent()    {}
 func (FolderChosen) indexEvent()     {}
 func (FolderRemoved) indexEvent()    {}
+func (RemoveProgressed) indexEvent() {}
 func (ShowFolderDialog) indexEvent() {}
 func (IndexNotice) indexEvent()      {}

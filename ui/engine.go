@@ -11,6 +11,7 @@ import (
 	"cairn/core/preview"
 	"cairn/core/search"
 	"cairn/core/store"
+	"cairn/core/teamstore"
 )
 
 // Engine is what the workers need of a knowledge base. *core.Engine
@@ -23,7 +24,10 @@ type Engine interface {
 	EnsureStarterKB(ctx context.Context, progress chan<- ingest.Progress) (bool, error)
 	GuideDir() string // where EnsureStarterKB installs the user guide
 	Folders(ctx context.Context) ([]store.Folder, error)
-	RemoveFolder(ctx context.Context, path string) error
+	// RemoveFolder forgets a folder and what was indexed from it: from
+	// the team cluster, for everyone, with store.backend weaviate, progress
+	// following it (core.Engine.RemoveFolder).
+	RemoveFolder(ctx context.Context, path string, progress func(teamstore.Removal)) (teamstore.Removal, error)
 	Issues(ctx context.Context) ([]store.Issue, error)
 	// Watch follows folder until ctx ends, calling changed after each
 	// settled burst of changes, with the indexer's skip rules.

@@ -21,6 +21,7 @@ import (
 	"cairn/core/preview"
 	"cairn/core/search"
 	"cairn/core/store"
+	"cairn/core/teamstore"
 	"cairn/core/watch"
 )
 
@@ -54,6 +55,7 @@ type fakeEngine struct {
 	modelUses    []string               // "chat:PATH" or "embedding:PATH" per model switch
 	modelErr     error                  // model switches fail with it when set
 	removeGate   chan struct{}          // RemoveFolder waits here (or for ctx) when set
+	removeSteps  []teamstore.Removal    // RemoveFolder reports these before its gate, as a cluster's removal does
 	previews     []int64                // chunk ids Preview was asked for
 	previewErr   error                  // Preview fails with it when set
 	threads      map[int64][]store.Turn // saved conversations by id
@@ -194,15 +196,18 @@ func (f *fakeEngine) Folders(context.Context) ([]store.Folder, error) {
 	return append([]store.Folder(nil), f.folders...), nil
 }
 
-func (f *fakeEngine) RemoveFolder(ctx context.Context, path string) error {
+func (f *fakeEngine) RemoveFolder(ctx context.Context, path string, progress func(teamstore.Removal)) (teamstore.Removal, error) {
 	f.mu.Lock()
-	gate := f.removeGate
+	gate, steps := f.removeGate, f.removeSteps
 	f.mu.Unlock()
+	for _, r := range steps {
+		progress(r)
+	}
 	if gate != nil {
 		select {
 		case <-gate:
 		case <-ctx.Done():
-			return ctx.Err()
+			return teamstore.Removal{}, ctx.Err()
 		}
 	}
 	f.mu.Lock()
@@ -210,10 +215,11 @@ func (f *fakeEngine) RemoveFolder(ctx context.Context, path string) error {
 	for i, fo := range f.folders {
 		if fo.Path == path {
 			f.folders = append(f.folders[:i], f.folders[i+1:]...)
-			return nil
+			size := teamstore.FolderSize{Folder: path, Files: fo.Documents, Chunks: fo.Chunks}
+			return teamstore.Removal{FolderSize: size, FilesRemoved: size.Files, ChunksRemoved: size.Chunks}, nil
 		}
 	}
-	return errors.New("no such folder")
+	return teamstore.Removal{}, errors.New("no such folder")
 }
 
 // Watch follows folder with the real watcher (hidden files skipped), as

@@ -14,8 +14,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/config"
 	"cairn/core/ingest"
 	"cairn/core/store"
+	"cairn/core/teamstore"
 	"cairn/panels"
 )
 
@@ -178,6 +180,45 @@ func TestRemoveFolderAsksFirst(t *testing.T) {
 	h.until("the folder to go", func() bool { return p.Folders.Length() == 0 })
 	if !strings.HasPrefix(p.State.Text, "Removed "+dir) {
 		t.Errorf("state %q", p.State.Text)
+	}
+}
+
+// With store.backend weaviate, Remove says that the folder leaves the team
+// cluster for everyone, with its files and chunks, before it asks; the bar
+// then follows the removal's rounds, and the end says what was removed.
+func TestRemovingAFolderFromTheTeamClusterSaysSoAndShowsProgress(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	eng.cfg.Store = config.Store{Backend: config.BackendWeaviate, URL: "http://team.example:8080"}
+	eng.removeGate = make(chan struct{})
+	h := newHarness(t, eng)
+	p, dir := indexedFolder(h)
+	size := teamstore.FolderSize{Folder: dir, Files: 1, Chunks: 2}
+	eng.locked(func() {
+		eng.removeSteps = []teamstore.Removal{{FolderSize: size}, {FolderSize: size, FilesRemoved: 1, ChunksRemoved: 1}}
+	})
+
+	test.Tap(p.Remove)
+	var texts []string
+	for _, o := range find(h.overlay(), func(o fyne.CanvasObject) bool { _, ok := o.(*widget.Label); return ok }) {
+		texts = append(texts, o.(*widget.Label).Text)
+	}
+	want := "Remove " + dir + " from the team cluster at http://team.example:8080?\n" +
+		"Its 1 file and 2 chunks are removed for everyone who searches the cluster.\nThe files themselves are not touched."
+	if !slices.Contains(texts, want) || !slices.Contains(texts, "Remove folder from the team cluster?") {
+		t.Fatalf("the dialog says %q, want %q", texts, want)
+	}
+	test.Tap(button(t, h.overlay(), "Yes"))
+	h.until("the removal's progress", func() bool {
+		return p.State.Text == "Removing "+dir+" from the team cluster at http://team.example:8080: 1 of 2 chunks removed…"
+	})
+	if p.Busy.Visible() || !p.Bar.Visible() || p.Bar.Value != 2.0/3 {
+		t.Errorf("while removing: busy bar %v, bar %v at %v; want the bar at 2/3 (1 file and 1 chunk of 3 objects)", p.Busy.Visible(), p.Bar.Visible(), p.Bar.Value)
+	}
+	close(eng.removeGate)
+	h.until("the folder to go", func() bool { return p.Folders.Length() == 0 })
+	if want := "Removed " + dir + " from the team cluster at http://team.example:8080: 1 file and 2 chunks, for everyone who searches it; " +
+		"the files themselves are untouched."; p.State.Text != want {
+		t.Errorf("after: %q, want %q", p.State.Text, want)
 	}
 }
 

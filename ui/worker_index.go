@@ -10,9 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/config"
 	"cairn/core/fault"
 	"cairn/core/ingest"
+	"cairn/core/netgate"
 	"cairn/core/store"
+	"cairn/core/teamstore"
 	"cairn/panels"
 )
 
@@ -133,8 +136,10 @@ func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 		w.unwatch(r.Path)
 		watching := w.watchingSet()
 		w.jobs.spawn(func() {
-			err := w.eng.RemoveFolder(ctx, r.Path)
-			send(ctx, w.notices, panels.IndexEvent(panels.FolderRemoved{Path: r.Path, Err: err}))
+			removed, err := w.eng.RemoveFolder(ctx, r.Path, func(p teamstore.Removal) {
+				send(ctx, w.notices, panels.IndexEvent(panels.RemoveProgressed{Path: r.Path, Removal: p}))
+			})
+			send(ctx, w.notices, panels.IndexEvent(panels.FolderRemoved{Path: r.Path, Removal: removed, Err: err}))
 			if err == nil {
 				w.listWith(ctx, watching)
 			}
@@ -282,6 +287,9 @@ func (w *indexWorker) listWith(ctx context.Context, watching map[string]bool) {
 		return
 	}
 	listed := panels.FoldersListed{Folders: folders, Watching: watching}
+	if st := w.eng.Config().Store; st.Backend == config.BackendWeaviate {
+		listed.Cluster = "the team cluster at " + netgate.RedactURL(st.URL)
+	}
 	if len(folders) == 1 && filepath.Clean(folders[0].Path) == filepath.Clean(w.eng.GuideDir()) {
 		listed.Guide = &folders[0]
 	}

@@ -9,10 +9,25 @@ import (
 	"cairn/core/store"
 )
 
-// Store is what answering reads; *store.DB implements it.
+// Store is what answering reads: a knowledge base file (OverFile), or a
+// team cluster (core/teamsearch).
 type Store interface {
-	MatchDocuments(ctx context.Context, match string, f store.Filter) ([]store.DocumentMatch, error)
+	// MatchDocuments returns every document that passes f and, when
+	// terms are given, has a passage whose text or heading holds each of
+	// them (MatchExpr), in path order, with the number of such passages
+	// and the best-ranked one.
+	MatchDocuments(ctx context.Context, terms []string, f store.Filter) ([]store.DocumentMatch, error)
 	Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkInfo, error)
+}
+
+// OverFile is a knowledge base file as a Store: the terms are its FTS5
+// index's expression (MatchExpr).
+func OverFile(db *store.DB) Store { return fileStore{db} }
+
+type fileStore struct{ *store.DB }
+
+func (s fileStore) MatchDocuments(ctx context.Context, terms []string, f store.Filter) ([]store.DocumentMatch, error) {
+	return s.DB.MatchDocuments(ctx, MatchExpr(terms), f)
 }
 
 // File is one file of the answer, with the line that matched.
@@ -38,7 +53,7 @@ type Result struct {
 
 // Answer runs q against st: the store lists and counts, nothing else.
 func Answer(ctx context.Context, st Store, q Question) (*Result, error) {
-	docs, err := st.MatchDocuments(ctx, MatchExpr(q.Terms, q.Phrase), q.Filter)
+	docs, err := st.MatchDocuments(ctx, q.Terms, q.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -68,9 +83,10 @@ func Answer(ctx context.Context, st Store, q Question) (*Result, error) {
 }
 
 // MatchExpr is the FTS5 expression for terms over the passages' text and
-// headings (not the title, which "contains" does not mean): a phrase, or
-// every word in one passage, in any form the stemmer joins.
-func MatchExpr(terms []string, phrase bool) string {
+// headings (not the title, which "contains" does not mean): each term a
+// phrase (one word, or the quoted words of a question in a row), every
+// one in one passage, in any form the stemmer joins.
+func MatchExpr(terms []string) string {
 	if len(terms) == 0 {
 		return ""
 	}

@@ -146,7 +146,7 @@ func TestCollectionQuestions(t *testing.T) {
 			t.Errorf("%q: not recognised as a question about the collection", tc.q)
 			continue
 		}
-		res, err := Answer(context.Background(), db, q)
+		res, err := Answer(context.Background(), OverFile(db), q)
 		if err != nil {
 			t.Errorf("%q: %v", tc.q, err)
 			continue
@@ -189,13 +189,13 @@ func TestStatementSaysHowItWasComputed(t *testing.T) {
 			t.Errorf("%q not recognised", q)
 			continue
 		}
-		res, err := Answer(context.Background(), db, p)
+		res, err := Answer(context.Background(), OverFile(db), p)
 		if err != nil || res.Statement != want {
 			t.Errorf("%q: %q, %v; want %q", q, res.Statement, err, want)
 		}
 	}
 	p, _ := Parse("Which files mention audit?", now, time.UTC, "")
-	res, _ := Answer(context.Background(), db, p)
+	res, _ := Answer(context.Background(), OverFile(db), p)
 	if f := res.Files[len(res.Files)-1]; f.Path != "/kb/Reports/summary.docx" || f.Line != "Quarterly summary of invoices and audits." || f.Passages != 1 {
 		t.Errorf("matching line %+v", f)
 	}

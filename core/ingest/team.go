@@ -82,14 +82,7 @@ func (ix *Indexer) RunTeam(ctx context.Context, t Team, folder string, progress 
 	ix.opt.Log.Info("team index run started", "folder", abs, "as", t.Folder, "run", run.ID)
 	rep.start(abs)
 	err = ix.runTeam(held, t, abs, &run, rep, local)
-	serr := stop()
-	if held.Err() != nil && ctx.Err() == nil && serr != nil {
-		// The hold ended the work: the lease was lost or could not be
-		// renewed. That is why the run stopped, not the cancel it caused.
-		err = fmt.Errorf("indexing %s stopped: %w", abs, serr)
-	} else if err == nil && serr != nil {
-		err = serr
-	}
+	err = heldUntil(ctx, held, stop, "indexing "+abs, err)
 	rep.fill(&run)
 	switch {
 	case err == nil:
@@ -107,6 +100,43 @@ func (ix *Indexer) RunTeam(ctx context.Context, t Team, folder string, progress 
 		"removed", run.FilesRemoved, "chunks", run.Chunks, "bytes", run.Bytes, "ms", run.FinishedAt.Sub(run.StartedAt).Milliseconds())
 	rep.finish(run)
 	return run, err
+}
+
+// heldUntil ends a hold (Lease.Hold's stop) after the work it held ended
+// with err, and returns why the work stopped: the lease's loss, when the
+// hold ended the work, rather than the cancel it caused; else err, or the
+// release's failure.
+func heldUntil(ctx, held context.Context, stop func() error, what string, err error) error {
+	serr := stop()
+	switch {
+	case held.Err() != nil && ctx.Err() == nil && serr != nil:
+		return fmt.Errorf("%s stopped: %w", what, serr)
+	case err == nil:
+		return serr
+	}
+	return err
+}
+
+// RemoveTeam removes the folder t.Folder names from a team cluster: its
+// files' fingerprints, chunks and records (teamstore.Store.RemoveFolder),
+// under its lease as a run holds it, so that it is refused with a
+// *teamstore.LeaseHeldError naming the indexer that holds the folder, and
+// no indexer writes the folder while it is removed. progress, when not
+// nil, follows the removal. The files themselves are not touched.
+func RemoveTeam(ctx context.Context, t Team, progress func(teamstore.Removal)) (teamstore.Removal, error) {
+	if t.Folder == "" {
+		return teamstore.Removal{}, errors.New("no folder to remove from the team cluster: its name is empty")
+	}
+	if t.LeaseTTL <= 0 {
+		t.LeaseTTL = DefaultLeaseTTL
+	}
+	lease, err := t.Store.TakeLease(ctx, t.Folder, t.Holder, t.LeaseTTL, t.Dead)
+	if err != nil {
+		return teamstore.Removal{}, err
+	}
+	held, stop := lease.Hold(ctx)
+	r, err := t.Store.RemoveFolder(held, lease, progress)
+	return r, heldUntil(ctx, held, stop, "removing "+t.Folder, err)
 }
 
 func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.Run, rep *reporter, local *localRecord) error {

@@ -59,7 +59,8 @@ type Status struct {
 	// Store is the store searches read: "SQLite" (the knowledge base
 	// file), or "Weaviate at URL" (a team cluster, store.backend
 	// weaviate, and Team is true), whose documents, chunks and vector
-	// model the counts then are; the cluster does not count its vectors.
+	// model the counts then are, its vectors counted as it records them
+	// (teamstore.Store.EmbeddedChunks).
 	Store string
 	Team  bool
 }

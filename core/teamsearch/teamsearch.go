@@ -157,10 +157,7 @@ func (s *Store) Keyword(ctx context.Context, terms []search.Term, k int, f store
 				df = dfs[w]
 			}
 		}
-		idf[i] = math.Log((float64(n) - float64(df) + 0.5) / (float64(df) + 0.5))
-		if idf[i] <= 0 {
-			idf[i] = 1e-6
-		}
+		idf[i] = fts5IDF(n, df)
 	}
 	avgdl := float64(tokens) / float64(n)
 	type scored struct {
@@ -214,6 +211,15 @@ func (s *Store) Keyword(ctx context.Context, terms []search.Term, k int, f store
 	return out, nil
 }
 
+// fts5IDF is FTS5's IDF of a phrase n of whose N chunks hold.
+func fts5IDF(N, n int) float64 {
+	idf := math.Log((float64(N) - float64(n) + 0.5) / (float64(n) + 0.5))
+	if idf <= 0 {
+		return 1e-6
+	}
+	return idf
+}
+
 // Column weights and constants of FTS5's bm25() as the SQLite store calls
 // it: bm25(chunks_fts, 1.0, 0.5, 0.8).
 const (
@@ -226,14 +232,25 @@ const (
 // the chunk's length in tokens (all three columns) over the average.
 func fts5Score(tk *bm25.Tokenizer, h teamstore.Hit, phrases [][]string, idf []float64, avgdl float64) float64 {
 	text, heading, title := tk.Tokens(h.Text), tk.Tokens(h.Heading), tk.Tokens(h.Title)
-	d := float64(len(text) + len(heading) + len(title))
+	return columnsScore([][]string{text, heading, title}, []float64{wText, wHeading, wTitle},
+		len(text)+len(heading)+len(title), phrases, idf, avgdl)
+}
+
+// columnsScore is FTS5's bm25() (negated) of a chunk of d tokens whose
+// columns searched are cols, weighted by weights: under a column filter
+// (collection.MatchExpr's {text heading}) the other columns hold no
+// occurrences, but their tokens still count in d.
+func columnsScore(cols [][]string, weights []float64, d int, phrases [][]string, idf []float64, avgdl float64) float64 {
 	score := 0.0
 	for i, p := range phrases {
-		f := wText*float64(occurrences(text, p)) + wHeading*float64(occurrences(heading, p)) + wTitle*float64(occurrences(title, p))
+		f := 0.0
+		for c, toks := range cols {
+			f += weights[c] * float64(occurrences(toks, p))
+		}
 		if f == 0 {
 			continue
 		}
-		score += idf[i] * f * (k1 + 1) / (f + k1*(1-b+b*d/avgdl))
+		score += idf[i] * f * (k1 + 1) / (f + k1*(1-b+b*float64(d)/avgdl))
 	}
 	return score
 }

@@ -145,6 +145,13 @@ func (s *Store) writeBatches(ctx context.Context, objs []batchObject) error {
 // deleteWhere removes every object of class that matches where, in as many
 // rounds as the cluster's per-request limit needs, and returns how many.
 func (s *Store) deleteWhere(ctx context.Context, class string, where []cond) (int, error) {
+	return s.deleteRounds(ctx, class, where, nil)
+}
+
+// deleteRounds is deleteWhere calling round, when not nil, with the
+// objects removed so far after each round (QUERY_MAXIMUM_RESULTS of them
+// at most, 10,000 by default).
+func (s *Store) deleteRounds(ctx context.Context, class string, where []cond, round func(removed int)) (int, error) {
 	total := 0
 	for {
 		var res struct {
@@ -160,6 +167,9 @@ func (s *Store) deleteWhere(ctx context.Context, class string, where []cond) (in
 			return total, err
 		}
 		total += res.Results.Successful
+		if round != nil && res.Results.Successful > 0 {
+			round(total)
+		}
 		if res.Results.Failed > 0 {
 			return total, fmt.Errorf("%d of %d objects could not be removed", res.Results.Failed, res.Results.Matches)
 		}
@@ -175,30 +185,43 @@ func (s *Store) deleteWhere(ctx context.Context, class string, where []cond) (in
 // whoever indexed it.
 func (s *Store) FileStates(ctx context.Context, folder string) (map[string]FileState, error) {
 	out := map[string]FileState{}
-	err := s.eachObject(ctx, s.docClass, func(_ string, props json.RawMessage) error {
-		var p struct {
-			Folder  string `json:"folder"`
-			Path    string `json:"path"`
-			Size    int64  `json:"size"`
-			MTimeNS string `json:"mtimeNs"`
-			Hash    string `json:"hash"`
-			Chunks  int    `json:"chunks"`
-			Format  string `json:"format"`
+	err := s.EachDocument(ctx, func(d Document) error {
+		if d.Folder == folder {
+			out[d.Path] = FileState{Size: d.Size, MTimeNS: d.MTimeNS, Hash: d.Hash, Chunks: d.Chunks, Format: d.Format}
 		}
-		if err := json.Unmarshal(props, &p); err != nil {
-			return err
-		}
-		if p.Folder != folder {
-			return nil
-		}
-		mt, _ := strconv.ParseInt(p.MTimeNS, 10, 64)
-		out[p.Path] = FileState{Size: p.Size, MTimeNS: mt, Hash: p.Hash, Chunks: p.Chunks, Format: p.Format}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the file fingerprints of %s from the team cluster at %s: %w", folder, s.where(), err)
 	}
 	return out, nil
+}
+
+// EachDocument calls fn with every file the cluster holds a fingerprint
+// of, whatever its folder, in the order of their ids: the cluster's
+// cursor, which pages past the per-query limit but takes no filter.
+func (s *Store) EachDocument(ctx context.Context, fn func(Document) error) error {
+	return s.eachObject(ctx, s.docClass, func(_ string, props json.RawMessage) error {
+		var p struct {
+			Folder    string `json:"folder"`
+			Path      string `json:"path"`
+			Size      int64  `json:"size"`
+			MTimeNS   string `json:"mtimeNs"`
+			Hash      string `json:"hash"`
+			Title     string `json:"title"`
+			Format    string `json:"format"`
+			Chunks    int    `json:"chunks"`
+			IndexedAt string `json:"indexedAt"`
+			IndexedBy string `json:"indexedBy"`
+		}
+		if err := json.Unmarshal(props, &p); err != nil {
+			return err
+		}
+		mt, _ := strconv.ParseInt(p.MTimeNS, 10, 64)
+		at, _ := time.Parse(time.RFC3339Nano, p.IndexedAt)
+		return fn(Document{Folder: p.Folder, Path: p.Path, Size: p.Size, MTimeNS: mt, Hash: p.Hash, Title: p.Title, Format: p.Format,
+			Chunks: p.Chunks, IndexedAt: at, IndexedBy: p.IndexedBy})
+	})
 }
 
 // eachObject calls fn with every object of class, in id order, through
@@ -272,27 +295,14 @@ func (s *Store) RemoveOrphans(ctx context.Context, folder string, keep func(path
 	return gone, s.DeletePaths(ctx, folder, gone)
 }
 
-// maxGroups bounds the paths one chunk aggregation lists.
+// maxGroups bounds the groups (paths, folders) one aggregation lists.
 const maxGroups = 1_000_000
 
 // chunkPaths counts the chunks of each path under folder.
 func (s *Store) chunkPaths(ctx context.Context, folder string) (map[string]int, error) {
-	var groups []struct {
-		GroupedBy struct {
-			Value string `json:"value"`
-		} `json:"groupedBy"`
-		Meta struct {
-			Count int `json:"count"`
-		} `json:"meta"`
-	}
-	q := fmt.Sprintf(`{ Aggregate { %s(groupBy: ["path"], limit: %d, where: %s) { groupedBy { value } meta { count } } } }`,
-		s.chunkClass, maxGroups, gqlWhere([]cond{eqText("folder", folder)}))
-	if err := s.graphql(ctx, "Aggregate", s.chunkClass, q, &groups); err != nil {
+	out, err := s.countBy(ctx, s.chunkClass, "path", []cond{eqText("folder", folder)})
+	if err != nil {
 		return nil, fmt.Errorf("list the chunked files of %s in the team cluster at %s: %w", folder, s.where(), err)
-	}
-	out := map[string]int{}
-	for _, g := range groups {
-		out[g.GroupedBy.Value] = g.Meta.Count
 	}
 	return out, nil
 }
@@ -304,17 +314,9 @@ func (s *Store) CountChunks(ctx context.Context, folder, path string) (int, erro
 	if path != "" {
 		where = append(where, eqText("path", path))
 	}
-	var res []struct {
-		Meta struct {
-			Count int `json:"count"`
-		} `json:"meta"`
-	}
-	q := fmt.Sprintf(`{ Aggregate { %s(where: %s) { meta { count } } } }`, s.chunkClass, gqlWhere(where))
-	if err := s.graphql(ctx, "Aggregate", s.chunkClass, q, &res); err != nil {
+	n, err := s.countBy(ctx, s.chunkClass, "", where)
+	if err != nil {
 		return 0, fmt.Errorf("count the chunks of %s in the team cluster at %s: %w", folder, s.where(), err)
 	}
-	if len(res) == 0 {
-		return 0, nil
-	}
-	return res[0].Meta.Count, nil
+	return n[""], nil
 }

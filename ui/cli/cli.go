@@ -40,6 +40,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"index", "DIR [--watch] [--kb NAME|--db PATH] | DIR [--as NAME]", "index a folder (incremental; Ctrl+C stops cleanly; --watch keeps indexing what changes); with store.backend weaviate, into the team cluster", runIndex},
+		{"remove", "DIR [--yes] [--kb NAME|--db PATH] | --as NAME [--yes]", "forget a folder and everything indexed from it (asks first); with store.backend weaviate, from the team cluster, for everyone", runRemove},
 		{"search", "QUERY [--top-k N] [--json] | --batch FILE --format trec", "search the knowledge base", runSearch},
 		{"ask", "QUESTION [--json] [--new | --continue | --thread ID]", "answer a question from your documents, with citations; --new, --continue: a saved conversation", runAsk},
 		{"threads", "[ID | --delete ID] [--json]", "list the saved conversations, print one, or delete one", runThreads},

@@ -58,6 +58,14 @@ func benchTeam(ctx context.Context, env *cliEnv, bf benchFlags, work string) (an
 		}
 		fmt.Fprintf(w, "| %s | %.0f MB | %.0f MB | %.0f MB %s\n", n.Name, n.DiskMB, n.RSSMB, n.HWMMB, down)
 	}
+	if len(rep.Collection) > 0 {
+		fmt.Fprintf(w, "\nQuestions about the whole collection (the same files and passages on both, medians of %d runs):\n\n", rep.Runs)
+		fmt.Fprintln(w, "| question | files | matching passages | SQLite | cluster | cluster ÷ SQLite |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+		for _, c := range rep.Collection {
+			fmt.Fprintf(w, "| %s | %d | %d | %.1f ms | %.1f ms | %.1f |\n", c.Question, c.Files, c.Passages, c.SQLiteMS, c.TeamMS, c.TeamMS/c.SQLiteMS)
+		}
+	}
 	fmt.Fprintf(w, "\n- Indexing time: SQLite %.0f s (writes, then the in-memory vector and keyword indexes), cluster %.0f s; "+
 		"1M chunks into the cluster at this rate: %.0f s (%.1f h)\n", rep.SQLiteIndexSec, rep.TeamIndexSec, rep.Estimate1MSec, rep.Estimate1MSec/3600)
 	fmt.Fprint(w, "- Load average (start → end) and duration of each phase:")

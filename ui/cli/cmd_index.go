@@ -30,10 +30,7 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 		return usageError{"index needs exactly one folder: cairn index DIR"}
 	}
 	if env.cfg.Store.Backend == config.BackendWeaviate {
-		if *watching {
-			return usageError{"--watch does not work with store.backend weaviate yet: run `cairn index DIR` again (from cron or a systemd timer) to index what changed"}
-		}
-		return indexTeam(ctx, env, kb, pos[0], *as, *quiet)
+		return indexTeam(ctx, env, kb, pos[0], *as, *quiet, *watching)
 	}
 	if *as != "" {
 		return usageError{"--as names a folder in a team cluster: it needs store.backend weaviate"}
@@ -44,34 +41,52 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer eng.Close()
 
-	err = indexOnce(ctx, env, eng, pos[0], *quiet)
-	if !*watching || ctx.Err() != nil {
+	once := func() error { return indexOnce(ctx, env, eng, pos[0], *quiet) }
+	if !*watching {
+		return once()
+	}
+	return keepIndexing(ctx, env, eng, pos[0], once, 0)
+}
+
+// keepIndexing runs once, then again after each settled burst of changes
+// in folder, until Ctrl+C (ctx): `cairn index --watch`. A run that fails
+// is reported and the watch goes on, trying again after retry when that is
+// not 0 (a team cluster's folder that another indexer held); a first run
+// that fails ends it.
+func keepIndexing(ctx context.Context, env *cliEnv, eng *core.Engine, folder string, once func() error, retry time.Duration) error {
+	err := once()
+	if ctx.Err() != nil {
 		return err
 	}
 	var partial partialError
 	if err != nil && !errors.As(err, &partial) {
 		return err
 	}
-	fmt.Fprintf(env.stderr, "watching %s; Ctrl+C stops\n", pos[0])
+	fmt.Fprintf(env.stderr, "watching %s; Ctrl+C stops\n", folder)
 	changed := make(chan struct{}, 1)
+	due := func() {
+		select {
+		case changed <- struct{}{}:
+		default: // a run is due already: it will see these changes too
+		}
+	}
 	werr := make(chan error, 1)
 	go func() {
-		werr <- eng.Watch(ctx, pos[0], 0, func([]string) {
-			select {
-			case changed <- struct{}{}:
-			default: // a run is due already: it will see these changes too
-			}
-		})
+		werr <- eng.Watch(ctx, folder, 0, func([]string) { due() })
 	}()
 	for {
 		select {
 		case <-changed:
-			if err := indexOnce(ctx, env, eng, pos[0], *quiet); err != nil && !errors.As(err, &partial) {
+			if err := once(); err != nil && !errors.As(err, &partial) {
 				if ctx.Err() != nil {
 					<-werr
 					return ctx.Err()
 				}
 				fmt.Fprintln(env.stderr, "cairn:", err)
+				if retry > 0 {
+					fmt.Fprintf(env.stderr, "trying again in %s\n", retry)
+					time.AfterFunc(retry, due)
+				}
 			}
 		case err := <-werr:
 			return err // ctx.Err() after Ctrl+C, or why the folder cannot be watched
@@ -107,11 +122,13 @@ func printRun(w io.Writer, run store.Run) {
 		run.FilesRemoved, run.Chunks, float64(run.Bytes)/(1<<20), time.Since(run.StartedAt).Round(time.Millisecond))
 }
 
-// indexTeam indexes folder into the team cluster (store.backend weaviate).
+// indexTeam indexes folder into the team cluster (store.backend weaviate),
+// and with watching again whenever it changes, each run under the folder's
+// lease (so that another indexer, or a removal, may take it between runs).
 // The run and the files not indexed are recorded in the local knowledge
 // base (--kb, --db), not in the cluster; when it cannot be opened, the
 // run goes on, reported here and in the log only.
-func indexTeam(ctx context.Context, env *cliEnv, kb kbFlags, folder, as string, quiet bool) error {
+func indexTeam(ctx context.Context, env *cliEnv, kb kbFlags, folder, as string, quiet, watching bool) error {
 	eng, err := kb.openWrite(ctx, env)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -125,23 +142,34 @@ func indexTeam(ctx context.Context, env *cliEnv, kb kbFlags, folder, as string, 
 		}
 	}
 	defer eng.Close()
-	progress := make(chan ingest.Progress, 64)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		printProgress(env.stderr, progress, quiet, isTerminal(env.stderr))
-	}()
-	run, err := eng.IndexTeam(ctx, folder, as, progress)
-	<-done
-	if !run.StartedAt.IsZero() {
-		printRun(env.stdout, run)
+	once := func() error {
+		progress := make(chan ingest.Progress, 64)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			printProgress(env.stderr, progress, quiet, isTerminal(env.stderr))
+		}()
+		run, err := eng.IndexTeam(ctx, folder, as, progress)
+		<-done
+		if !run.StartedAt.IsZero() {
+			printRun(env.stdout, run)
+		}
+		if err == nil && run.FilesFailed > 0 {
+			return partialError{fmt.Sprintf("%d of %d files failed and will be retried on the next run; `cairn status --issues` lists them with the reason",
+				run.FilesFailed, run.FilesSeen)}
+		}
+		return err
 	}
-	if err == nil && run.FilesFailed > 0 {
-		return partialError{fmt.Sprintf("%d of %d files failed and will be retried on the next run; `cairn status --issues` lists them with the reason",
-			run.FilesFailed, run.FilesSeen)}
+	if !watching {
+		return once()
 	}
-	return err
+	return keepIndexing(ctx, env, eng, folder, once, teamRetry)
 }
+
+// teamRetry is how long `cairn index --watch` waits to run again after a
+// run into the team cluster failed: another indexer held the folder, the
+// cluster did not answer.
+const teamRetry = time.Minute
 
 // printProgress shows a live status line on a terminal and one line per
 // skipped or failed file, so no file is silently missing.

@@ -71,7 +71,8 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fmt.Fprintf(w, "Store:          %s\n", st.Store)
 	fmt.Fprintf(w, "Documents:      %d\nChunks:         %d\n", st.Documents, st.Chunks)
 	if st.VectorModel != "" && st.Team {
-		fmt.Fprintf(w, "Embeddings:     %s (%d dimensions)\n", st.VectorModel, st.VectorDim)
+		fmt.Fprintf(w, "Embeddings:     %s (%d dimensions), %d of %d chunks embedded (in folders the cluster records as embedded)\n",
+			st.VectorModel, st.VectorDim, st.Vectors, st.Chunks)
 	} else if st.VectorModel != "" {
 		fmt.Fprintf(w, "Embeddings:     %s (%d dimensions), %d of %d chunks embedded\n", st.VectorModel, st.VectorDim, st.Vectors, st.Chunks)
 	} else {

@@ -57,6 +57,9 @@ type Config struct {
 	// default (USE_INVERTED_SEARCHABLE), whose top hits v1.35.2 can get
 	// wrong (teamstore.Store.BlockMaxWAND); off, as Cairn's nodes run.
 	BlockMaxWAND bool
+	// Env holds further settings (NAME=value), after the others, e.g.
+	// QUERY_MAXIMUM_RESULTS=20 for a test of work done in rounds.
+	Env []string
 }
 
 // Node is a weaviate-server process on 127.0.0.1.
@@ -147,6 +150,7 @@ func (n *Node) Launch() error {
 		"LOG_LEVEL=warning",
 		"USE_INVERTED_SEARCHABLE="+strconv.FormatBool(c.BlockMaxWAND),
 	)
+	n.cmd.Env = append(n.cmd.Env, c.Env...)
 	n.cmd.Stdout = lockedWriter{&n.mu, n.log}
 	n.cmd.Stderr = lockedWriter{&n.mu, n.log}
 	if err := n.cmd.Start(); err != nil {

@@ -172,7 +172,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 			rep.IndexSec = append(rep.IndexSec, time.Since(t).Seconds())
 			fmt.Fprintf(log, "load: indexing run %d: %d chunks in %.0f s\n", rep.IndexRuns, run.Chunks, time.Since(t).Seconds())
 			t = time.Now()
-			if err := e.RemoveFolder(wctx, mirror); err != nil {
+			if _, err := e.RemoveFolder(wctx, mirror, nil); err != nil {
 				if wctx.Err() == nil {
 					writerErrs = append(writerErrs, fmt.Sprintf("removing the mirror: %v", err))
 				}

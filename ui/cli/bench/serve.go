@@ -190,7 +190,7 @@ func ServeBench(ctx context.Context, opt ServeOptions, log io.Writer) (ServeRepo
 			rep.IndexChunks = st.Chunks
 			rep.IndexSec = append(rep.IndexSec, time.Since(t).Seconds())
 			fmt.Fprintf(log, "serve: index run %d through the API: %d chunks in %.0f s\n", rep.IndexRuns, st.Chunks, time.Since(t).Seconds())
-			if err := e.RemoveFolder(wctx, mirror); err != nil {
+			if _, err := e.RemoveFolder(wctx, mirror, nil); err != nil {
 				if wctx.Err() == nil {
 					errs = append(errs, fmt.Sprintf("removing the copy: %v", err))
 				}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"cairn/core/bm25"
 	"cairn/core/chunk"
+	"cairn/core/collection"
 	"cairn/core/eval"
 	"cairn/core/search"
 	"cairn/core/stats"
@@ -102,6 +104,30 @@ type TeamReport struct {
 	// Estimate1MSec is how long loading 1M chunks into the cluster would
 	// take at the measured rate.
 	Estimate1MSec float64 `json:"estimate_1m_s"`
+	// Collection are questions about the whole collection, answered by
+	// both stores (core/collection), with all nodes up.
+	Collection []TeamCollection `json:"collection"`
+}
+
+// TeamCollection is one question about the whole collection on both
+// stores: the files it found (the same on both, else an error is counted)
+// and the median time of each side.
+type TeamCollection struct {
+	Question string  `json:"question"`
+	Files    int     `json:"files"`
+	Passages int     `json:"passages"` // matching passages, all files together
+	SQLiteMS float64 `json:"sqlite_ms"`
+	TeamMS   float64 `json:"team_ms"`
+}
+
+// teamCollectionQuestions are asked of both stores: every file, words of
+// the man pages from rare to common, and a phrase.
+var teamCollectionQuestions = []string{
+	"How many files are there?",
+	"Which files mention kernel?",
+	"Which files mention signal?",
+	"Which files mention option?",
+	`Which files contain "regular expression"?`,
 }
 
 // TeamBench compares a Weaviate cluster of opt.Nodes nodes on 127.0.0.1
@@ -214,6 +240,9 @@ func TeamBench(ctx context.Context, opt TeamOptions, log io.Writer) (TeamReport,
 	phase()
 	rep.SQLite, rep.SQLiteEmpty, rep.Team, rep.TeamEmpty = up[0].latency(), up[0].empty, up[1].latency(), up[1].empty
 	rep.NodesUp = footprint(nodes)
+	phase = rep.phase("questions about the whole collection")
+	rep.Collection = collectionQuestions(ctx, collection.OverFile(db), cluster, opt.Runs, &errs, log)
+	phase()
 
 	if len(nodes) > 1 {
 		last := nodes[len(nodes)-1]
@@ -231,6 +260,48 @@ func TeamBench(ctx context.Context, opt TeamOptions, log io.Writer) (TeamReport,
 	rep.DownP50Ratio, rep.DownP95Ratio = latencyRatio(rep.TeamDown.P50, rep.SQLiteDown.P50), latencyRatio(rep.TeamDown.P95, rep.SQLiteDown.P95)
 	rep.Errors, rep.ErrorSamples = errs.n, errs.samples
 	return rep, nil
+}
+
+// collectionQuestions asks teamCollectionQuestions of the file and of
+// the cluster, runs times each in turn, and checks that both find the same
+// files, passages and lines.
+func collectionQuestions(ctx context.Context, file, cluster collection.Store, runs int, errs *errorLog, log io.Writer) []TeamCollection {
+	var out []TeamCollection
+	for _, text := range teamCollectionQuestions {
+		q, ok := collection.Parse(text, time.Now(), time.Local, "")
+		if !ok {
+			errs.add(fmt.Sprintf("%q is not a question about the collection", text))
+			continue
+		}
+		var times [2][]time.Duration
+		var res [2]*collection.Result
+		for range runs {
+			for i, st := range []collection.Store{file, cluster} {
+				t := time.Now()
+				r, err := collection.Answer(ctx, st, q)
+				if err != nil {
+					errs.add(fmt.Sprintf("%s: %v", text, err))
+					continue
+				}
+				times[i] = append(times[i], time.Since(t))
+				res[i] = r
+			}
+		}
+		if res[0] == nil || res[1] == nil {
+			continue
+		}
+		if res[0].Total != res[1].Total || !reflect.DeepEqual(res[0].Files, res[1].Files) {
+			errs.add(fmt.Sprintf("%s: the cluster found %d files, the file %d, or other passages", text, res[1].Total, res[0].Total))
+		}
+		c := TeamCollection{Question: text, Files: res[0].Total,
+			SQLiteMS: float64(stats.MedianDuration(times[0]).Microseconds()) / 1000, TeamMS: float64(stats.MedianDuration(times[1]).Microseconds()) / 1000}
+		for _, f := range res[0].Files {
+			c.Passages += f.Passages
+		}
+		fmt.Fprintf(log, "team: %s %d files, %d passages: SQLite %.1f ms, cluster %.1f ms\n", text, c.Files, c.Passages, c.SQLiteMS, c.TeamMS)
+		out = append(out, c)
+	}
+	return out
 }
 
 func (opt TeamOptions) withDefaults() TeamOptions {

@@ -57,8 +57,19 @@ func TestTeamBenchReportsEveryFigure(t *testing.T) {
 	if rep.SQLiteEmpty+rep.TeamEmpty+rep.TeamDownEmpty != 0 {
 		t.Errorf("queries that found nothing: SQLite %d, cluster %d, one down %d", rep.SQLiteEmpty, rep.TeamEmpty, rep.TeamDownEmpty)
 	}
-	if len(rep.Load) != 4 {
-		t.Errorf("load averages of %d phases, want 4: %+v", len(rep.Load), rep.Load)
+	if len(rep.Load) != 5 {
+		t.Errorf("load averages of %d phases, want 5: %+v", len(rep.Load), rep.Load)
+	}
+	// Questions about the whole collection: the same files on both stores
+	// (else an error above), every file for the first, the fixture's
+	// "daemon" pages for the word it holds.
+	if len(rep.Collection) != len(teamCollectionQuestions) || rep.Collection[0].Files != 3 {
+		t.Errorf("questions about the collection: %+v", rep.Collection)
+	}
+	for _, c := range rep.Collection {
+		if c.SQLiteMS <= 0 || c.TeamMS <= 0 {
+			t.Errorf("%s: not timed: %+v", c.Question, c)
+		}
 	}
 	if len(rep.NodesUp) != 3 || len(rep.NodesDown) != 2 {
 		t.Fatalf("nodes measured: %+v, with one down %+v", rep.NodesUp, rep.NodesDown)
