@@ -534,7 +534,17 @@ func (e *Engine) Issues(ctx context.Context) ([]store.Issue, error) { return e.d
 // themselves are not touched.
 func (e *Engine) RemoveFolder(ctx context.Context, path string, progress func(teamstore.Removal)) (teamstore.Removal, error) {
 	if e.team != nil {
-		return e.RemoveTeamFolder(ctx, e.TeamFolderName(path), progress)
+		name := e.TeamFolderName(path)
+		folders, err := e.TeamFolders(ctx)
+		if err != nil {
+			return teamstore.Removal{}, err
+		}
+		if !slices.ContainsFunc(folders, func(f teamstore.FolderSize) bool { return f.Folder == name }) {
+			// Indexed under another name (cairn index --as): removing
+			// this one would remove nothing and say it had.
+			return teamstore.Removal{}, fmt.Errorf("the team cluster holds no folder named %s: a folder indexed with `cairn index --as NAME` is removed with `cairn remove --as NAME`, or name %s NAME in store.folders", name, path)
+		}
+		return e.RemoveTeamFolder(ctx, name, progress)
 	}
 	r := teamstore.Removal{FolderSize: teamstore.FolderSize{Folder: filepath.Clean(path)}}
 	folders, err := e.db.Folders(ctx)

@@ -66,6 +66,12 @@ func TestTeamRemoveFolderTakesTheWindowsFolderOutOfTheCluster(t *testing.T) {
 		t.Fatalf("removing a held folder: %v", err)
 	}
 	l.Release(ctx)
+	// A folder the cluster knows by another name (cairn index --as) is
+	// not silently "removed" with nothing in it.
+	elsewhere := t.TempDir()
+	if _, err := team.RemoveFolder(ctx, elsewhere, nil); err == nil || !strings.Contains(err.Error(), "the team cluster holds no folder named "+filepath.ToSlash(elsewhere)) {
+		t.Errorf("removing a folder the cluster does not hold: %v", err)
+	}
 
 	var seen []teamstore.Removal
 	r, err := team.RemoveFolder(ctx, corpus, func(r teamstore.Removal) { seen = append(seen, r) })

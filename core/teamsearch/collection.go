@@ -2,6 +2,7 @@ package teamsearch
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -37,7 +38,7 @@ func (s *Store) MatchDocuments(ctx context.Context, terms []string, f store.Filt
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list the files of the team cluster at %s: %w", s.ts.URL(), err)
 	}
 	match := func(d teamstore.Document) store.DocumentMatch {
 		return store.DocumentMatch{Path: s.local(d.Folder, d.Path), Title: d.Title, Format: d.Format, MTimeNS: d.MTimeNS}

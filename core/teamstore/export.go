@@ -109,15 +109,37 @@ func (s *Store) ReadDocument(ctx context.Context, folder, path string) ([]chunk.
 
 // TouchDocument records a new size and modification time for a file
 // whose content did not change, so the next run skips it without reading
-// it.
+// it. Its chunks carry the time too (searches filter dates on them), so
+// when the millisecond changes each chunk is updated first, one request
+// each since Weaviate has no batch update; the fingerprint last, so that a
+// touch cut short is done again by the next run.
 func (s *Store) TouchDocument(ctx context.Context, folder, path string, size, mtimeNS int64) error {
-	obj := map[string]any{"class": s.docClass, "properties": map[string]any{"size": size, "mtimeNs": strconv.FormatInt(mtimeNS, 10),
-		"indexedAt": time.Now().UTC().Format(time.RFC3339Nano)}}
-	err := s.do(ctx, "PATCH", s.query("/v1/objects/"+s.docClass+"/"+DocumentID(folder, path)), obj, nil)
+	var obj struct {
+		Properties struct {
+			MTimeNS string `json:"mtimeNs"`
+			Chunks  int    `json:"chunks"`
+		} `json:"properties"`
+	}
+	docPath := s.query("/v1/objects/" + s.docClass + "/" + DocumentID(folder, path))
+	err := s.do(ctx, "GET", docPath, nil, &obj)
 	if errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("record the new time of %s in the team cluster at %s: it holds no such file", path, s.where())
 	}
 	if err != nil {
+		return fmt.Errorf("record the new time of %s in the team cluster at %s: %w", path, s.where(), err)
+	}
+	if was, _ := strconv.ParseInt(obj.Properties.MTimeNS, 10, 64); was/1e6 != mtimeNS/1e6 {
+		for i := range obj.Properties.Chunks {
+			c := map[string]any{"class": s.chunkClass, "properties": map[string]any{"mtimeMs": mtimeNS / 1e6}}
+			err := s.do(ctx, "PATCH", s.query("/v1/objects/"+s.chunkClass+"/"+ChunkID(folder, path, i)), c, nil)
+			if err != nil && !errors.Is(err, ErrNotFound) { // a chunk not there is not searched either
+				return fmt.Errorf("record the new time of %s's chunk %d in the team cluster at %s: %w", path, i, s.where(), err)
+			}
+		}
+	}
+	d := map[string]any{"class": s.docClass, "properties": map[string]any{"size": size, "mtimeNs": strconv.FormatInt(mtimeNS, 10),
+		"indexedAt": time.Now().UTC().Format(time.RFC3339Nano)}}
+	if err := s.do(ctx, "PATCH", docPath, d, nil); err != nil {
 		return fmt.Errorf("record the new time of %s in the team cluster at %s: %w", path, s.where(), err)
 	}
 	return nil

@@ -12,7 +12,7 @@ import (
 // TestReadDocumentPagesThroughEveryChunkWithItsVector: a file's chunks
 // come back in order, page after page, with what the cluster keeps of
 // them and their vectors; Documents lists the file with its fingerprint,
-// and TouchDocument changes only its time.
+// and TouchDocument changes only its time, on the file and its chunks.
 func TestReadDocumentPagesThroughEveryChunkWithItsVector(t *testing.T) {
 	s := testStore(t, Options{})
 	ctx := context.Background()
@@ -49,6 +49,18 @@ func TestReadDocumentPagesThroughEveryChunkWithItsVector(t *testing.T) {
 	d := docs[0]
 	if d.Path != "a/b.md" || d.Size != 100 || d.MTimeNS != 1_800_000_000_000_000_001 || d.Hash != "h1" || d.Title != "B" || d.Format != "markdown" || d.Chunks != 7 {
 		t.Errorf("after the touch: %+v", d)
+	}
+	// Its chunks carry the new time: a search for files changed since
+	// then finds all seven, and none before it.
+	for _, f := range []Files{{SinceMs: 1_800_000_000_000}, {UntilMs: 1_800_000_000_000}} {
+		hits, err := s.BM25(ctx, "word", Query{Limit: 20, Files: f})
+		want := 7
+		if f.UntilMs != 0 {
+			want = 2 // kw.txt's, of time 0
+		}
+		if err != nil || len(hits) != want {
+			t.Errorf("searched with %+v after the touch: %d hits (%v), want %d", f, len(hits), err, want)
+		}
 	}
 	if err := s.TouchDocument(ctx, "f", "gone.md", 1, 1); err == nil || !strings.Contains(err.Error(), "it holds no such file") {
 		t.Errorf("touching a file the cluster lacks: %v", err)

@@ -78,33 +78,57 @@ func (s *Store) ChunksHolding(ctx context.Context, words [][]string, files Files
 		}
 		return hs, nil
 	}
-	// Whole files, as many at once as a page holds; a file larger than a
-	// page in pages of its ordinals.
-	for i := 0; i < len(paths); {
-		if n := counts[paths[i]]; n > holdingPage {
-			for from := 0; ; {
-				hs, err := get([]cond{eqText("file", paths[i]), gteInt("ordinal", from)}, holdingPage, true)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, hs...)
-				if len(hs) < holdingPage {
-					break
-				}
-				from = hs[len(hs)-1].Ordinal + 1
+	// One file's chunks in pages of its ordinals.
+	whole := func(file string) ([]Holding, error) {
+		var all []Holding
+		for from := 0; ; {
+			hs, err := get([]cond{eqText("file", file), gteInt("ordinal", from)}, holdingPage, true)
+			if err != nil {
+				return nil, err
 			}
+			all = append(all, hs...)
+			if len(hs) < holdingPage {
+				return all, nil
+			}
+			from = hs[len(hs)-1].Ordinal + 1
+		}
+	}
+	// Whole files, as many at once as a page holds; a file larger than a
+	// page on its own. A batch asks for a whole page, not for its count:
+	// an indexer may add chunks between the count and the read, and a
+	// batch that fills the page may have lost some, so its files are read
+	// again one by one.
+	for i := 0; i < len(paths); {
+		if counts[paths[i]] > holdingPage {
+			hs, err := whole(paths[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, hs...)
 			i++
 			continue
 		}
+		var files []string
 		var batch []cond
 		n := 0
 		for ; i < len(paths) && counts[paths[i]] <= holdingPage && n+counts[paths[i]] <= holdingPage; i++ {
+			files = append(files, paths[i])
 			batch = append(batch, eqText("file", paths[i]))
 			n += counts[paths[i]]
 		}
-		hs, err := get([]cond{anyOf(batch...)}, n, false)
+		hs, err := get([]cond{anyOf(batch...)}, holdingPage, false)
 		if err != nil {
 			return nil, err
+		}
+		if len(hs) >= holdingPage {
+			hs = nil
+			for _, f := range files {
+				fs, err := whole(f)
+				if err != nil {
+					return nil, err
+				}
+				hs = append(hs, fs...)
+			}
 		}
 		out = append(out, hs...)
 	}

@@ -29,13 +29,19 @@ func (s *Store) metaClass() string { return strings.TrimSuffix(s.chunkClass, "Ch
 
 func metaID(key string) string { return uuidString(uuid5(namespace, "meta\x00"+key)) }
 
-// ensureMeta creates the meta class when it is missing.
+// ensureMeta creates the meta class when it is missing; once it is known
+// to exist, without asking (the status bar reads the meta records every
+// few seconds).
 func (s *Store) ensureMeta(ctx context.Context) error {
+	if s.metaReady.Load() {
+		return nil
+	}
 	err := s.do(ctx, "GET", "/v1/schema/"+s.metaClass(), nil, nil)
 	if !errors.Is(err, ErrNotFound) {
 		if err != nil {
 			return fmt.Errorf("read class %s from the team cluster at %s: %w", s.metaClass(), s.where(), err)
 		}
+		s.metaReady.Store(true)
 		return nil
 	}
 	c := class{Class: s.metaClass(), Description: "Cairn: settings every indexer of the knowledge base agrees on", Vectorizer: "none",
@@ -50,6 +56,7 @@ func (s *Store) ensureMeta(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create class %s in the team cluster at %s: %w", s.metaClass(), s.where(), err)
 	}
+	s.metaReady.Store(true)
 	return nil
 }
 

@@ -29,6 +29,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"cairn/core/netgate"
@@ -73,7 +74,8 @@ type Store struct {
 	consistency string
 	batch       int
 	timeout     time.Duration
-	blockMax    bool // see BlockMaxWAND
+	blockMax    bool        // see BlockMaxWAND
+	metaReady   atomic.Bool // the meta class exists: ensureMeta need not ask again
 }
 
 var classPrefix = regexp.MustCompile(`^[A-Z][_0-9A-Za-z]{0,60}$`)

@@ -54,7 +54,7 @@ func commands() []command {
 		{"migrate", "--to weaviate|sqlite [--kb NAME|--db PATH] [--as NAME]", "move the knowledge base into the team cluster (store.url), or the cluster's back into it, without indexing again (docs/team.md)", runMigrate},
 		{"backup", "DEST.db", "write a consistent copy of the knowledge base (safe while indexing)", runBackup},
 		{"restore", "SRC.db [--create]", "replace the knowledge base with a checked backup, keeping the old file as .bak (--create: make a new one)", runRestore},
-		{"bench", "[all|index|extract|embed|generate|vector|load|serve|paint|gui|ask|quality] [--runs N] [--limit N] [--duration D] [--clients N]", "measure indexing, search, extraction, models, answers and the window (docs/performance.md)", runBench},
+		{"bench", "[all|index|extract|embed|generate|rerank|vector|load|serve|paint|gui|ask|quality|team] [--runs N] [--limit N] [--duration D] [--clients N]", "measure indexing, search, extraction, models, answers and the window (docs/performance.md)", runBench},
 		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
 			fmt.Fprintln(env.stdout, "cairn", Version)
 			return nil

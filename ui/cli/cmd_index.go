@@ -51,18 +51,20 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 // keepIndexing runs once, then again after each settled burst of changes
 // in folder, until Ctrl+C (ctx): `cairn index --watch`. A run that fails
 // is reported and the watch goes on, trying again after retry when that is
-// not 0 (a team cluster's folder that another indexer held); a first run
-// that fails ends it.
+// not 0: a team cluster's folder that another indexer holds, or a cluster
+// not answering yet, is the normal state of a watcher started at boot.
+// Without retry (a knowledge base file) a first run that fails ends it.
 func keepIndexing(ctx context.Context, env *cliEnv, eng *core.Engine, folder string, once func() error, retry time.Duration) error {
-	err := once()
-	if ctx.Err() != nil {
-		return err
+	watch := func(ctx context.Context, changed func()) error {
+		return eng.Watch(ctx, folder, 0, func([]string) { changed() })
 	}
-	var partial partialError
-	if err != nil && !errors.As(err, &partial) {
-		return err
-	}
-	fmt.Fprintf(env.stderr, "watching %s; Ctrl+C stops\n", folder)
+	return rerun(ctx, env.stderr, folder, once, watch, retry)
+}
+
+// rerun is keepIndexing's loop, with the folder's watcher as a function:
+// watch calls changed on each settled burst of changes and returns when
+// ctx ends or the folder cannot be watched.
+func rerun(ctx context.Context, stderr io.Writer, folder string, once func() error, watch func(context.Context, func()) error, retry time.Duration) error {
 	changed := make(chan struct{}, 1)
 	due := func() {
 		select {
@@ -70,10 +72,27 @@ func keepIndexing(ctx context.Context, env *cliEnv, eng *core.Engine, folder str
 		default: // a run is due already: it will see these changes too
 		}
 	}
+	var partial partialError
+	failed := func(err error) {
+		fmt.Fprintln(stderr, "cairn:", err)
+		if retry > 0 {
+			fmt.Fprintf(stderr, "trying again in %s\n", retry)
+			time.AfterFunc(retry, due)
+		}
+	}
+	err := once()
+	if ctx.Err() != nil {
+		return err
+	}
+	if err != nil && !errors.As(err, &partial) {
+		if retry == 0 {
+			return err
+		}
+		failed(err)
+	}
+	fmt.Fprintf(stderr, "watching %s; Ctrl+C stops\n", folder)
 	werr := make(chan error, 1)
-	go func() {
-		werr <- eng.Watch(ctx, folder, 0, func([]string) { due() })
-	}()
+	go func() { werr <- watch(ctx, due) }()
 	for {
 		select {
 		case <-changed:
@@ -82,11 +101,7 @@ func keepIndexing(ctx context.Context, env *cliEnv, eng *core.Engine, folder str
 					<-werr
 					return ctx.Err()
 				}
-				fmt.Fprintln(env.stderr, "cairn:", err)
-				if retry > 0 {
-					fmt.Fprintf(env.stderr, "trying again in %s\n", retry)
-					time.AfterFunc(retry, due)
-				}
+				failed(err)
 			}
 		case err := <-werr:
 			return err // ctx.Err() after Ctrl+C, or why the folder cannot be watched

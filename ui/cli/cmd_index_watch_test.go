@@ -2,6 +2,10 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,5 +81,42 @@ func TestIndexWatchIndexesWhatChanges(t *testing.T) {
 	out, _, code := cli(t, home, "search", "zulu")
 	if code != 0 || !strings.Contains(out, "b.txt") {
 		t.Errorf("search after watching: %d %s", code, out)
+	}
+}
+
+// TestAWatchIntoTheClusterOutlivesAFailedFirstRun: with a retry (the team
+// cluster's watcher) a first run that fails, as when another indexer
+// holds the folder, is reported and tried again after the retry, without
+// any change in the folder; without one (a knowledge base file) it ends
+// the watch with its error.
+func TestAWatchIntoTheClusterOutlivesAFailedFirstRun(t *testing.T) {
+	held := errors.New(`"share/x" is being indexed by alice@host`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	runs := 0
+	once := func() error {
+		runs++
+		if runs == 1 {
+			return held
+		}
+		cancel() // the second run succeeds; then Ctrl+C
+		return nil
+	}
+	watch := func(ctx context.Context, changed func()) error { <-ctx.Done(); return ctx.Err() }
+	var stderr bytes.Buffer
+	err := rerun(ctx, &stderr, "share/x", once, watch, 10*time.Millisecond)
+	if !errors.Is(err, context.Canceled) || runs != 2 {
+		t.Errorf("with a retry: %d runs, ended with %v", runs, err)
+	}
+	if want := "cairn: " + held.Error() + "\ntrying again in 10ms\nwatching share/x; Ctrl+C stops\n"; stderr.String() != want {
+		t.Errorf("told\n%q\nwant\n%q", stderr.String(), want)
+	}
+
+	runs = 0
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	err = rerun(ctx2, io.Discard, "share/x", once, watch, 0)
+	if err != held || runs != 1 {
+		t.Errorf("without a retry: %d runs, ended with %v", runs, err)
 	}
 }

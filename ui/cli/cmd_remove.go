@@ -34,10 +34,12 @@ func runRemove(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	team := env.cfg.Store.Backend == config.BackendWeaviate
 	switch {
-	case len(pos) > 1 || len(pos) == 0 && (*as == "" || !team):
-		return usageError{"remove needs one folder: cairn remove DIR, or with store.backend weaviate cairn remove --as NAME"}
 	case *as != "" && !team:
 		return usageError{"--as names a folder in a team cluster: it needs store.backend weaviate"}
+	case *as != "" && len(pos) > 0:
+		return usageError{"give the folder once: cairn remove DIR, or cairn remove --as NAME"}
+	case len(pos) > 1 || len(pos) == 0 && *as == "":
+		return usageError{"remove needs one folder: cairn remove DIR, or with store.backend weaviate cairn remove --as NAME"}
 	}
 	dir := ""
 	if len(pos) == 1 {

@@ -80,6 +80,10 @@ func TestTeamRemoveTakesAFolderOutOfTheCluster(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "remove needs one folder") {
 		t.Errorf("no folder: exit %d\n%s", code, errs)
 	}
+	_, errs, code = removeCLI(t, home, "", "remove", "--as", "share/corpus", t.TempDir())
+	if code != 2 || !strings.Contains(errs, "give the folder once") {
+		t.Errorf("a folder and a name: exit %d\n%s", code, errs)
+	}
 
 	out, errs, code := removeCLI(t, home, "y\n", "remove", "--as", "share/corpus")
 	wantOut := "Removed share/corpus from " + cluster + ": 8 files, " + strconv.Itoa(size.Chunks) + " chunks, in "

@@ -37,7 +37,7 @@ func TestRemoveForgetsAFolderOfTheKnowledgeBase(t *testing.T) {
 		t.Errorf("after: %+v", st)
 	}
 	_, errs, code = removeCLI(t, home, "", "remove", "--as", "share")
-	if code != 2 || !strings.Contains(errs, "remove needs one folder") {
+	if code != 2 || !strings.Contains(errs, "--as names a folder in a team cluster: it needs store.backend weaviate") {
 		t.Errorf("--as without a cluster: exit %d\n%s", code, errs)
 	}
 }
