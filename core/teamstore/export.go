@@ -2,7 +2,6 @@ package teamstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -17,25 +16,8 @@ import (
 // folder, sorted by folder and path; Chunks is the count recorded with it.
 func (s *Store) Documents(ctx context.Context) ([]Document, error) {
 	var out []Document
-	err := s.eachObject(ctx, s.docClass, func(_ string, props json.RawMessage) error {
-		var p struct {
-			Folder    string `json:"folder"`
-			Path      string `json:"path"`
-			Size      int64  `json:"size"`
-			MTimeNS   string `json:"mtimeNs"`
-			Hash      string `json:"hash"`
-			Title     string `json:"title"`
-			Format    string `json:"format"`
-			Chunks    int    `json:"chunks"`
-			IndexedAt string `json:"indexedAt"`
-			IndexedBy string `json:"indexedBy"`
-		}
-		if err := json.Unmarshal(props, &p); err != nil {
-			return err
-		}
-		mt, _ := strconv.ParseInt(p.MTimeNS, 10, 64)
-		out = append(out, Document{Folder: p.Folder, Path: p.Path, Size: p.Size, MTimeNS: mt, Hash: p.Hash, Title: p.Title,
-			Format: p.Format, Chunks: p.Chunks, IndexedAt: parseTime(p.IndexedAt), IndexedBy: p.IndexedBy})
+	err := s.EachDocument(ctx, func(d Document) error {
+		out = append(out, d)
 		return nil
 	})
 	if err != nil {

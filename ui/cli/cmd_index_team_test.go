@@ -332,28 +332,8 @@ func TestTeamIndexWatchFeedsTheCluster(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha bravo\n"), 0o600)
 	cmd := exec.Command(os.Args[0], "index", dir, "--watch", "--quiet", "--as", "share/watched")
 	cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_HOME="+home)
-	stderr, _ := cmd.StderrPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	lines, watching := startWatching(t, cmd)
 	defer cmd.Process.Kill()
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	watching := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "watching ") {
-				close(watching)
-			}
-		}
-	}()
 	next := func(what string) string {
 		t.Helper()
 		select {

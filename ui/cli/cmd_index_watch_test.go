@@ -23,27 +23,7 @@ func TestIndexWatchIndexesWhatChanges(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha bravo\n"), 0o600)
 	cmd := exec.Command(os.Args[0], "index", dir, "--watch", "--quiet")
 	cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_HOME="+home)
-	stderr, _ := cmd.StderrPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	watching := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "watching ") {
-				close(watching)
-			}
-		}
-	}()
+	lines, watching := startWatching(t, cmd)
 	next := func() string {
 		t.Helper()
 		select {
@@ -119,4 +99,33 @@ func TestAWatchIntoTheClusterOutlivesAFailedFirstRun(t *testing.T) {
 	if err != held || runs != 1 {
 		t.Errorf("without a retry: %d runs, ended with %v", runs, err)
 	}
+}
+
+// startWatching starts a `cairn index --watch` child: lines receives its
+// summary lines (one per index run), watching closes when it says it is
+// watching.
+func startWatching(t *testing.T, cmd *exec.Cmd) (lines <-chan string, watching <-chan struct{}) {
+	t.Helper()
+	stderr, _ := cmd.StderrPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			out <- sc.Text()
+		}
+	}()
+	w := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "watching ") {
+				close(w)
+			}
+		}
+	}()
+	return out, w
 }
