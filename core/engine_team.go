@@ -106,7 +106,7 @@ func (e *Engine) teamStatus(ctx context.Context, st kb.Status) (kb.Status, error
 	if err != nil {
 		return st, err
 	}
-	vectors, err := ts.Team().EmbeddedChunks(ctx)
+	vectors, err := ts.Team().EmbeddedChunks(ctx, model)
 	if err != nil {
 		return st, err
 	}

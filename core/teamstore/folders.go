@@ -145,17 +145,16 @@ func (s *Store) RemoveFolder(ctx context.Context, l *Lease, progress func(Remova
 	return r, nil
 }
 
-// EmbeddedChunks counts the chunks with a vector of the cluster's vector
-// model, as the cluster records them: the chunks of every folder whose
-// record says each of its files was written with that model's vectors
-// (SetFolderVectorModel, which an index run or a migration sets once it
-// has written them all). Weaviate counts no vectors apart from objects,
-// and filters on none, so a folder a run is giving vectors counts once
-// the run has given them all.
-func (s *Store) EmbeddedChunks(ctx context.Context) (int, error) {
-	model, _, err := s.VectorModel(ctx)
-	if err != nil || model == "" {
-		return 0, err
+// EmbeddedChunks counts the chunks with a vector of model, the cluster's
+// vector model as the caller read it (VectorModel; "" counts none), as the
+// cluster records them: the chunks of every folder whose record says each
+// of its files was written with that model's vectors (SetFolderVectorModel,
+// which an index run or a migration sets once it has written them all).
+// Weaviate counts no vectors apart from objects, and filters on none, so a
+// folder a run is giving vectors counts once the run has given them all.
+func (s *Store) EmbeddedChunks(ctx context.Context, model string) (int, error) {
+	if model == "" {
+		return 0, nil
 	}
 	folders, err := s.Folders(ctx)
 	if err != nil {

@@ -156,7 +156,10 @@ func TestEmbeddedChunksAreThoseOfFoldersRecordedWithTheModel(t *testing.T) {
 	ctx := context.Background()
 	docs := corpus(t)
 	total := putAll(t, s, docs)
-	if n, err := s.EmbeddedChunks(ctx); n != 0 || err != nil {
+	if model, _, err := s.VectorModel(ctx); model != "" || err != nil {
+		t.Fatalf("before a model: %q, %v", model, err)
+	}
+	if n, err := s.EmbeddedChunks(ctx, ""); n != 0 || err != nil {
 		t.Fatalf("before a model: %d, %v", n, err)
 	}
 	for _, d := range docs {
@@ -174,7 +177,7 @@ func TestEmbeddedChunksAreThoseOfFoldersRecordedWithTheModel(t *testing.T) {
 	if err := s.SetFolderVectorModel(ctx, "share/plain", "another-model"); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.EmbeddedChunks(ctx); n != total || err != nil {
+	if n, err := s.EmbeddedChunks(ctx, "test-embed"); n != total || err != nil {
 		t.Errorf("embedded chunks: %d, %v; want %d, the fixture folder's", n, err, total)
 	}
 }
