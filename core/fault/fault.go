@@ -48,7 +48,7 @@ const (
 // Knowledge base.
 const (
 	StoreOpen     Code = "STORE-001" // the knowledge base file cannot be created or opened
-	StoreBusy     Code = "STORE-002" // another indexing run holds the knowledge base
+	StoreBusy     Code = "STORE-002" // another indexing run holds the knowledge base, or a writer kept a check from running
 	StoreCorrupt  Code = "STORE-003" // the database file is damaged
 	StoreFull     Code = "STORE-004" // the disk (or the knowledge base's size cap) is full
 	StoreNewer    Code = "STORE-005" // written by a newer Cairn

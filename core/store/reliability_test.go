@@ -172,3 +172,39 @@ func TestACancelledWriteRollsBackWithAStatementMidStep(t *testing.T) {
 		t.Errorf("the next write: %v", err)
 	}
 }
+
+// TestHealthSaysABusyFullTextCheckDidNotRun: a writer holding the lock
+// past the busy timeout keeps FTS5's check (a write) from running; Health
+// says so, with STORE-002, instead of calling a sound index out of step.
+// It waits out the 10 s busy timeout, beside the package's other tests.
+func TestHealthSaysABusyFullTextCheckDidNotRun(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "kb.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	f, _ := db.AddFolder(ctx, "/d")
+	if _, _, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: "/d/a", Hash: "h"}, chunks("x"), nil); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sqlite3.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.Exec(`BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	h, err := db.Health(ctx)
+	if fe, ok := fault.As(err); !ok || fe.Code != fault.StoreBusy || !errors.Is(err, sqlite3.BUSY) || h.FTS != "" {
+		t.Fatalf("health %+v, %v: want STORE-002 and no verdict on the index", h, err)
+	}
+	if err := other.Exec(`ROLLBACK`); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := db.Health(ctx); err != nil || len(h.Problems()) != 0 {
+		t.Fatalf("health once the writer is gone: %+v, %v", h, err)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/ncruces/go-sqlite3"
+
+	"cairn/core/fault"
 )
 
 // Stats summarises a knowledge base.
@@ -131,7 +133,14 @@ func (db *DB) Health(ctx context.Context) (Health, error) {
 			return fmt.Errorf("integrity check: %w", err)
 		}
 		if err := c.Exec(`INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
-			if !strings.Contains(err.Error(), "readonly") {
+			switch {
+			case errors.Is(err, sqlite3.BUSY):
+				// Another connection held the write lock past the busy
+				// timeout: the check did not run, which says nothing of
+				// the index.
+				return fault.New(fault.StoreBusy, "the full-text index of "+db.path+" could not be checked: another program kept writing to it",
+					"run the check again once that indexing is done", err)
+			case !strings.Contains(err.Error(), "readonly"):
 				h.FTS = err.Error()
 			}
 		}
