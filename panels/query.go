@@ -99,7 +99,7 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	)
 	q.SourcesHead = widget.NewLabelWithStyle(sourcesHeading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	q.SourceScroll = container.NewVScroll(container.NewVBox(q.Empty, q.Sources))
-	q.AnswerScroll = container.NewVScroll(container.NewVBox(q.Conversation.Earlier, q.Conversation.Searched, q.Answer.content))
+	q.AnswerScroll = container.NewVScroll(container.NewVBox(q.Conversation.Earlier, q.Conversation.Searched, q.Conversation.Exact, q.Answer.content))
 	sources := container.NewBorder(q.SourcesHead, nil, nil, nil, q.SourceScroll)
 	split := container.NewVSplit(q.AnswerScroll, sources)
 	// A third for the answer (it scrolls): the smallest window still shows
@@ -185,7 +185,12 @@ func (q *Query) Apply(events ...QueryEvent) {
 				q.cited[c.ChunkID] = c.N
 			}
 			q.Answer.show(ev.Answer)
-			q.Conversation.answered(ev.Answer.Question, ev.Answer.Query, ev.Answer.Thread)
+			typed := ev.Answer.Question
+			q.Conversation.answered(ev.Answer, func() {
+				if !q.running {
+					q.post(Ask{Question: typed, Filter: q.Filter.Spec(), Again: true, Exact: true})
+				}
+			})
 			q.setHeading(ev.Answer.Closest)
 			state := answeredState(ev.Answer)
 			if ev.Filtered {

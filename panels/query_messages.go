@@ -21,6 +21,9 @@ type Ask struct {
 	// Again: the question shown, answered again under the current knobs,
 	// in place of its answer in the conversation.
 	Again bool
+	// Exact searches the words as typed, without correcting a word no
+	// passage holds ("Search for … instead").
+	Exact bool
 }
 
 // CancelAsk stops the question being answered.

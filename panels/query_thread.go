@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/answer"
+	"cairn/core/search"
 	"cairn/core/store"
 )
 
@@ -22,6 +24,9 @@ type Conversation struct {
 	New      *widget.Button
 	Earlier  *widget.Label // the questions asked before the one shown
 	Searched *widget.Label // "Searched for: …", when that is not the question as asked
+	// Exact asks the question again with the words as typed, when a word
+	// was corrected: "Search for recursivly instead".
+	Exact *widget.Button
 
 	row       fyne.CanvasObject
 	list      []store.Thread
@@ -50,6 +55,9 @@ func newConversation(win fyne.Window, post func(QueryRequest)) *Conversation {
 	c.Searched.Wrapping = fyne.TextWrapWord
 	c.Searched.TextStyle.Italic = true
 	c.Searched.Hide()
+	c.Exact = widget.NewButton("", nil)
+	c.Exact.Importance = widget.LowImportance
+	c.Exact.Hide()
 	c.row = container.NewBorder(nil, nil, widget.NewLabel("Conversation:"), container.NewHBox(c.Delete, c.New), c.Threads)
 	c.sync()
 	return c
@@ -125,7 +133,7 @@ func (c *Conversation) opened(ev ThreadOpened) {
 	}
 	c.Searched.Hide()
 	if n := len(ev.Turns); n > 0 && ev.Turns[n-1].Query != "" {
-		c.showSearched(ev.Turns[n-1].Query)
+		c.showSearched(ev.Turns[n-1].Query, nil)
 	}
 	c.showEarlier(max(0, len(c.questions)-1))
 	c.sync()
@@ -134,12 +142,16 @@ func (c *Conversation) opened(ev ThreadOpened) {
 // asking shows, while a question is answered, every question it follows.
 func (c *Conversation) asking() {
 	c.Searched.Hide()
+	c.Exact.Hide()
 	c.showEarlier(len(c.questions))
 }
 
-// answered adds question to the conversation thread (0: it was not saved)
-// and shows what was searched for it when that differs.
-func (c *Conversation) answered(question, searched string, thread int64) {
+// answered adds ans's question to the conversation thread (0: it was not
+// saved) and shows what was searched for it when that differs; when a word
+// was corrected, Exact offers the words as typed, asked again through
+// again.
+func (c *Conversation) answered(ans *answer.Answer, again func()) {
+	question, searched, thread := ans.Question, ans.Query, ans.Thread
 	if thread != 0 {
 		if thread != c.current {
 			c.questions = c.questions[:0]
@@ -149,13 +161,23 @@ func (c *Conversation) answered(question, searched string, thread int64) {
 	}
 	c.showEarlier(max(0, len(c.questions)-1))
 	if searched != "" {
-		c.showSearched(searched)
+		c.showSearched(searched, ans.Corrections)
+	}
+	c.Exact.Hide()
+	if len(ans.Corrections) > 0 {
+		from := make([]string, len(ans.Corrections))
+		for i, k := range ans.Corrections {
+			from[i] = k.From
+		}
+		c.Exact.SetText("Search for " + strings.Join(from, ", ") + " instead")
+		c.Exact.OnTapped = again
+		c.Exact.Show()
 	}
 	c.sync()
 }
 
-func (c *Conversation) showSearched(q string) {
-	c.Searched.SetText("Searched for: " + q)
+func (c *Conversation) showSearched(q string, cs []search.Correction) {
+	c.Searched.SetText(search.SearchedFor(q, cs))
 	c.Searched.Show()
 }
 

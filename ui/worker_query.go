@@ -34,7 +34,8 @@ type queryWorker struct {
 
 	tuning   config.Retrieval
 	question string             // the last answered question
-	searched string             // what was searched for it: a follow-up made standalone
+	searched string             // what was searched for it: a follow-up made standalone, a word corrected
+	exact    bool               // it was searched as typed, without corrections
 	filter   store.Filter       // the filter it was answered within
 	cands    *search.Candidates // its candidates
 	sources  []int64            // chunk ids of its answer's sources, to tell when the list disagrees
@@ -87,6 +88,7 @@ type askResult struct {
 	id       int
 	question string
 	filter   store.Filter
+	exact    bool // searched as typed
 	ans      *answer.Answer
 	err      error
 }
@@ -150,7 +152,7 @@ func (w *queryWorker) run(ctx context.Context) {
 func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 	switch r := r.(type) {
 	case panels.Ask:
-		w.ask(ctx, r.Question, r.Filter, r.Again)
+		w.ask(ctx, r)
 	case panels.CancelAsk:
 		if w.askStop != nil {
 			w.askStop()
@@ -247,7 +249,8 @@ func (w *queryWorker) conversation(ctx context.Context, n threadNews) {
 // params are the knobs that re-rank the cached candidates.
 func (w *queryWorker) params() search.Params { return search.NewRequest("", w.tuning).Params }
 
-func (w *queryWorker) ask(ctx context.Context, q string, spec search.FilterSpec, again bool) {
+func (w *queryWorker) ask(ctx context.Context, r panels.Ask) {
+	q, spec, again := r.Question, r.Filter, r.Again
 	// Folders typed in the window are read from the home folder: the
 	// window's working directory means nothing to the person.
 	spec.Base, _ = os.UserHomeDir()
@@ -264,7 +267,7 @@ func (w *queryWorker) ask(ctx context.Context, q string, spec search.FilterSpec,
 	actx, stop := context.WithCancel(ctx)
 	w.askStop = stop
 	req := search.NewRequest(q, w.tuning)
-	req.Filter = filter
+	req.Filter, req.Exact = filter, r.Exact
 	thread := w.thread
 	w.emit(ctx, panels.Asking{Question: q})
 	w.jobs.spawn(func() {
@@ -273,7 +276,7 @@ func (w *queryWorker) ask(ctx context.Context, q string, spec search.FilterSpec,
 			ask = w.eng.AnswerAgain
 		}
 		ans, err := ask(actx, thread, req, func(s string) { send(ctx, w.tokens, tokenMsg{id, s}) })
-		send(ctx, w.asked, askResult{id: id, question: q, filter: filter, ans: ans, err: err})
+		send(ctx, w.asked, askResult{id: id, question: q, filter: filter, exact: r.Exact, ans: ans, err: err})
 	})
 }
 
@@ -295,7 +298,7 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 		}
 		return
 	}
-	w.question, w.searched, w.filter = res.question, res.question, res.filter
+	w.question, w.searched, w.filter, w.exact = res.question, res.question, res.filter, res.exact
 	if res.ans.Query != "" {
 		w.searched = res.ans.Query
 	}
@@ -436,7 +439,7 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 	if all {
 		clear(cached)
 	}
-	last, lastQuery, lastFilter, tuning := w.question, w.searched, w.filter, w.tuning
+	last, lastQuery, lastFilter, lastExact, tuning := w.question, w.searched, w.filter, w.exact, w.tuning
 	w.jobs.spawn(func() {
 		res := findResult{id: id, cands: map[string]*search.Candidates{}}
 		if before != nil {
@@ -459,7 +462,7 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 		for _, q := range qs {
 			req := search.NewRequest(q, tuning)
 			if q == last { // a follow-up's candidates are those of what it searched, within its filter
-				req.Query, req.Filter = lastQuery, lastFilter
+				req.Query, req.Filter, req.Exact = lastQuery, lastFilter, lastExact
 			}
 			resp, err := w.eng.Search(fctx, req)
 			if err != nil {

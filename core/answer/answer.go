@@ -168,8 +168,12 @@ type Answer struct {
 	Verdict   Verdict    `json:"verdict"`
 	Notes     []string   `json:"notes,omitempty"` // e.g. sources trimmed to fit the context window
 	// Query is what was searched when it differs from the question (query
-	// rewriting, a follow-up made standalone); "" otherwise.
+	// rewriting, a follow-up made standalone, a word corrected); ""
+	// otherwise.
 	Query string `json:"query,omitempty"`
+	// Corrections are the words of the question no passage holds that
+	// were searched as the nearest word passages hold (search.Correction).
+	Corrections []search.Correction `json:"corrections,omitempty"`
 	// Thread is the saved conversation the question was asked in (0: none).
 	Thread int64  `json:"thread,omitempty"`
 	Timing Timing `json:"timing"`

@@ -123,6 +123,9 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	}
 	ans.Search = resp
 	ans.Timing.Retrieval = time.Since(tr)
+	if c := resp.Candidates; c != nil && len(c.Corrections) > 0 {
+		ans.Corrections, ans.Query = c.Corrections, c.Query
+	}
 	for i, r := range resp.Results {
 		if i == a.opt.TopK {
 			break

@@ -231,7 +231,12 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 						f[TermLine] = 1
 					}
 				}
+				if namesOption(b.Lead, terms) {
+					f[Option] = 1
+				}
+				f[OptionName] = optionNameShare(b.Lead, terms)
 			}
+			f[Phrase] = search.PhraseShare(b.Scored(), terms, weights)
 			if anyNamed && !named[si] {
 				f[Other] = 1
 			}
@@ -343,6 +348,9 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 		}
 		if strings.EqualFold(c.block.Text, p.block.Text) || c.src == p.src && c.block.Start < p.block.End && p.block.Start < c.block.End {
 			continue
+		}
+		if (p.feat[Option] == 1 || p.feat[OptionName] == 1) && c.block.Kind == BlockDefinition && optionLine.MatchString(c.block.Lead) {
+			continue // the option the question names, or whose name it says: another option beside it is only doubt
 		}
 		adds := false
 		for t := range c.own {

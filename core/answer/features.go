@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"math"
+	"regexp"
 	"strings"
 
 	"cairn/core/search"
@@ -70,11 +71,25 @@ const (
 	// between the least and the most similar of the best blocks by the
 	// other features (meaningPool); 0 without a model.
 	Similarity
+	// Option is 1 for a definition whose term line holds an option the
+	// question names as written ("-a" in "what does ls -a do", never
+	// "-A"): the line that defines it answers.
+	Option
+	// OptionName is the square of the share of the words of a
+	// definition's long option that the question holds: "--line-number"
+	// for "show the line numbers", all of them (1); "--only-matching", one
+	// of two (0.25). A name the question says whole is nearly as sure as
+	// the option itself.
+	OptionName
+	// Phrase is the share of the question's side-by-side words that stand
+	// side by side in the block ("line numbers" in "--line-number").
+	Phrase
 	numFeatures
 )
 
 var featureNames = [numFeatures]string{"have", "near", "lead", "context", "term_line", "other", "summary", "rank",
-	"qualifier", "density", "length", "opens", "definition", "row", "step", "field", "similarity"}
+	"qualifier", "density", "length", "opens", "definition", "row", "step", "field", "similarity",
+	"option", "option_name", "phrase"}
 
 func (f Feature) String() string { return featureNames[f] }
 
@@ -98,6 +113,13 @@ var blockWeights = Features{
 	// embedding model's weights can be had where Cairn is built
 	// (docs/answers.md).
 	Similarity: 0.25,
+	// The option a question names as written decides between the lines
+	// of one manual; the words of an option's name and the question's
+	// side-by-side words tell neighbouring options apart
+	// (docs/bench/quality.md, options).
+	Option:     0.6,
+	OptionName: 0.4,
+	Phrase:     0.2,
 }
 
 // meaningPool is how many of the best blocks by keyword evidence an
@@ -193,6 +215,44 @@ func qualifierShare(q map[string]bool, text string) float64 {
 		}
 	}
 	return float64(have) / float64(len(q))
+}
+
+// longOption finds the long options of a term line: "--line-number" in
+// "-n, --line-number".
+var longOption = regexp.MustCompile(`(?:^|[\s,\[|])--([A-Za-z0-9][A-Za-z0-9-]*)`)
+
+// optionNameShare is the best square of the share, over the long options a
+// term line names, of the option's words that match a term of the question
+// (as words match: stems, synonyms); 0 for a line without a name of two
+// words or more.
+func optionNameShare(lead string, terms []search.Term) float64 {
+	best := 0.0
+	for _, m := range longOption.FindAllStringSubmatch(lead, -1) {
+		words := strings.FieldsFunc(m[1], func(r rune) bool { return r == '-' })
+		have := 0
+		for _, w := range words {
+			if len(matchedTerms(w, terms)) > 0 {
+				have++
+			}
+		}
+		if len(words) > 1 { // a one-word name ("--size") is the term line's word (TermLine)
+			share := float64(have) / float64(len(words))
+			best = max(best, share*share)
+		}
+	}
+	return best
+}
+
+// namesOption reports whether a term line holds an option the question
+// names as written.
+func namesOption(lead string, terms []search.Term) bool {
+	var opts []search.Term
+	for _, t := range terms {
+		if strings.HasPrefix(t.Literal, "-") {
+			opts = append(opts, t)
+		}
+	}
+	return len(opts) > 0 && len(matchedTerms(lead, opts)) > 0
 }
 
 // isQuestion reports whether a block is itself a question.

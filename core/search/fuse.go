@@ -54,14 +54,17 @@ type Hit struct {
 // Candidates are the ranked lists one search produced, kept so that Fuse
 // can re-rank them when a slider moves, without touching the database.
 type Candidates struct {
-	Query    string
-	Terms    []Term
-	Weights  []float64 // idf of each of Terms in the knowledge base
-	Mode     Mode      // retrievers whose lists take part
-	BM25     []Hit     // best first
-	Vector   []Hit     // best first
-	Passages map[int64]*Passage
-	Notes    []string // what the search decided, e.g. a fallback to BM25
+	Query string // as searched: with Corrections made
+	// Corrections are the words of the question no passage holds that
+	// were searched as the nearest word passages hold (spell.go).
+	Corrections []Correction
+	Terms       []Term
+	Weights     []float64 // idf of each of Terms in the knowledge base
+	Mode        Mode      // retrievers whose lists take part
+	BM25        []Hit     // best first
+	Vector      []Hit     // best first
+	Passages    map[int64]*Passage
+	Notes       []string // what the search decided, e.g. a fallback to BM25
 	// Rerank is the rerank step's scores and what it did (nil: it did
 	// not run); Fuse reorders the results it scored.
 	Rerank *Reranking
@@ -90,6 +93,10 @@ type Passage struct {
 	// Near is the coverage of the passage's best window of nearWords
 	// words (0..1); it weighs in the ranking, not in the relevance.
 	Near float64 `json:"near"`
+	// Phrase is the share of the question's side-by-side words that stand
+	// side by side in the passage too (phrase.go); it weighs in the
+	// ranking, not in the relevance.
+	Phrase float64 `json:"phrase,omitempty"`
 	// Navigation marks a table of contents, an index or a list of figures:
 	// a page that points to the answer rather than holding it.
 	Navigation bool `json:"navigation,omitempty"`
@@ -272,7 +279,7 @@ func Fuse(c *Candidates, p Params) []Result {
 // passages the fusion ranks alike, the one whose words stand together
 // comes first. Score itself stays the fusion's, as the Why view explains it.
 func rankKey(r *Result) float64 {
-	return r.Score * ((1 - nearShare) + nearShare*r.Near)
+	return r.Score * ((1 - nearShare) + nearShare*r.Near) * (1 + phraseBonus*r.Phrase)
 }
 
 func rankOrMax(r int) int {

@@ -21,13 +21,32 @@ type Term struct {
 	// against the question (synonyms.go); the keyword search itself looks
 	// for Tokens only.
 	Alts [][]string
+	// Literal is a technical token as typed: an option ("-a", "--all",
+	// "-rf"), a mode ("u+x"), a redirection ("2>&1"), a path, a file name,
+	// an identifier ("max_file_mb", "std::vector") or a version ("1.2.3")
+	// (technical.go). The keyword search looks for its Tokens, but a
+	// passage holds the term only where the literal stands as written:
+	// "-p" is not "-P".
+	Literal string
+	// at is the place of the term's word among the question's words,
+	// for the phrases of adjacent words (phrase.go).
+	at int
 }
 
 // forms is the term and its alternatives.
 func (t Term) forms() [][]string { return append([][]string{t.Tokens}, t.Alts...) }
 
-// String is the term as a person would read it.
-func (t Term) String() string { return strings.Join(t.Tokens, " ") }
+// String is the term as a person would read it: its literal when it has
+// one, so that "-a" and "-A" are two terms.
+func (t Term) String() string {
+	if t.Literal != "" {
+		return t.Literal
+	}
+	return t.Words()
+}
+
+// Words is the term as the keyword index holds it: its tokens.
+func (t Term) Words() string { return strings.Join(t.Tokens, " ") }
 
 // ParseTerms splits user text into terms. Only letters and digits survive,
 // exactly the characters SQLite's unicode61 tokenizer indexes, so quotes,
@@ -37,15 +56,20 @@ func (t Term) String() string { return strings.Join(t.Tokens, " ") }
 func ParseTerms(text string) []Term {
 	var all, content []Term
 	seen := map[string]bool{}
-	for _, toks := range wordTokens(text) {
-		t := Term{Tokens: toks, Alts: alternatives(toks)}
+	for _, w := range wordTokens(text) {
+		t := Term{Tokens: w.toks, Literal: w.literal, at: w.at}
+		if t.Literal == "" {
+			t.Alts = alternatives(w.toks)
+		}
 		key := t.String()
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
 		all = append(all, t)
-		if len(toks) > 1 || !stopwords[toks[0]] {
+		// A technical token is never a stopword: "-a" and "--all" are
+		// the most specific words of "what does ls -a do".
+		if len(t.Tokens) > 1 || t.Literal != "" || !stopwords[t.Tokens[0]] {
 			content = append(content, t)
 		}
 	}
@@ -70,17 +94,34 @@ func ParseTerms(text string) []Term {
 // most of them.
 const maxCJKWord = 4
 
+// qword is a word of a question: its tokens, its literal when it is a
+// technical token, and its place among the question's words.
+type qword struct {
+	toks    []string
+	literal string
+	at      int
+}
+
 // wordTokens splits text at spaces into words and each word into its
 // tokens (Tokens), with Chinese and Japanese runs cut out as words of
-// their own, long ones into bigrams (maxCJKWord).
-func wordTokens(text string) [][]string {
-	var out [][]string
+// their own, long ones into bigrams (maxCJKWord). A technical token
+// (technical.go) is one word with its literal.
+func wordTokens(text string) []qword {
+	var out []qword
+	at := 0
 	add := func(seg string) {
 		if toks := Tokens(seg); len(toks) > 0 {
-			out = append(out, toks)
+			out = append(out, qword{toks: toks, at: at})
 		}
 	}
-	for _, word := range strings.Fields(text) {
+	for i, word := range strings.Fields(text) {
+		at = i
+		if lit := technical(word); lit != "" {
+			if toks := Tokens(lit); len(toks) > 0 {
+				out = append(out, qword{toks: toks, literal: lit, at: at})
+				continue
+			}
+		}
 		word = withoutClitic(word)
 		start, inCJK, n := 0, false, 0
 		flush := func(end int) {
@@ -165,9 +206,14 @@ func Tokens(s string) []string {
 // chunks with more and rarer terms). It returns "" for no terms.
 func MatchQuery(terms []Term) string {
 	parts := make([]string, 0, len(terms))
+	seen := map[string]bool{}
 	for _, t := range terms {
-		// Tokens hold only letters and digits, so the quotes cannot be broken.
-		parts = append(parts, `"`+strings.Join(t.Tokens, " ")+`"`)
+		// Tokens hold only letters and digits, so the quotes cannot be
+		// broken. "-a" and "-A" are one phrase to the index.
+		if w := t.Words(); !seen[w] {
+			seen[w] = true
+			parts = append(parts, `"`+w+`"`)
+		}
 	}
 	return strings.Join(parts, " OR ")
 }

@@ -159,6 +159,10 @@ const (
 	nearShare = 0.5
 )
 
+// phraseBonus is how much more a result ranks whose passage holds every
+// pair of the question's side-by-side words side by side (Phrase).
+const phraseBonus = 0.3
+
 // semantic maps a vector similarity to 0..1 by how far it stands above
 // tail, the similarity of the least similar candidate: models differ in
 // the range their similarities live in (E5 puts unrelated text at 0.75),

@@ -10,11 +10,16 @@ import (
 // prints and what the local service's /api/search returns, built in one
 // place so that the two cannot drift apart.
 type Report struct {
-	Query   string         `json:"query"`
-	Mode    Mode           `json:"mode"`
-	Results []ReportResult `json:"results"`
-	Notes   []string       `json:"notes,omitempty"`
-	TookMS  float64        `json:"took_ms"`
+	Query string `json:"query"`
+	// Searched is what was searched when a word was corrected, with the
+	// Corrections made; Request.Exact (the API's "exact") searches the
+	// query as typed.
+	Searched    string         `json:"searched,omitempty"`
+	Corrections []Correction   `json:"corrections,omitempty"`
+	Mode        Mode           `json:"mode"`
+	Results     []ReportResult `json:"results"`
+	Notes       []string       `json:"notes,omitempty"`
+	TookMS      float64        `json:"took_ms"`
 	// Rerank says what the rerank step did; absent when it is off.
 	Rerank *RerankReport `json:"rerank,omitempty"`
 }
@@ -70,13 +75,16 @@ type ReportResult struct {
 
 // NewReport describes resp, the search for query.
 func NewReport(query string, resp *Response) Report {
-	out := Report{Query: query, Mode: resp.Candidates.Mode, Results: []ReportResult{}, Notes: resp.Candidates.Notes,
+	out := Report{Query: query, Mode: resp.Candidates.Mode, Results: []ReportResult{}, Notes: resp.Candidates.Notes, Corrections: resp.Candidates.Corrections,
 		TookMS: ms(resp.Timing.Total), Rerank: NewRerankReport(resp.Candidates.Rerank)}
 	for _, r := range resp.Results {
 		out.Results = append(out.Results, ReportResult{Rank: r.Rank, Path: r.Path, PathEscaped: r.PathEscaped, Title: r.Title, Page: r.Page,
 			Unit: r.UnitKind, Line: r.LineStart, LineEnd: r.LineEnd, Heading: r.Heading, Score: round4(r.Score),
 			Relevance: round4(r.Relevance), Navigation: r.Navigation, Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank,
 			RankBeforeRerank: r.PreRank, RerankScore: round4(r.RerankScore)})
+	}
+	if len(out.Corrections) > 0 {
+		out.Searched = resp.Candidates.Query
 	}
 	return out
 }

@@ -113,6 +113,9 @@ type Request struct {
 	Filter     store.Filter
 	BM25Pool   int `knob:"bm25_pool"`   // candidates taken from BM25; default 60
 	VectorPool int `knob:"vector_pool"` // candidates taken from vector search; default 60
+	// Exact searches the words as typed: a word no passage holds is not
+	// corrected (spell.go).
+	Exact bool
 	Params
 }
 
@@ -164,13 +167,19 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		return nil, ErrNoVectors
 	}
 	c := &Candidates{Query: req.Query, Terms: ParseTerms(req.Query), Mode: mode}
+	if !req.Exact {
+		if err := s.correct(ctx, c); err != nil {
+			return nil, err
+		}
+		c.Query = Corrected(req.Query, c.Corrections)
+	}
 	var tm Timing
 	g, gctx := errgroup.WithContext(ctx)
 	if mode != ModeVector {
 		g.Go(func() error {
 			t := time.Now()
 			var err error
-			c.BM25, err = s.st.Keyword(gctx, c.Terms, req.BM25Pool, req.Filter)
+			c.BM25, err = s.st.Keyword(gctx, keywordTerms(c.Terms), req.BM25Pool, req.Filter)
 			tm.BM25 = time.Since(t)
 			return err
 		})
@@ -178,7 +187,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if mode != ModeBM25 {
 		g.Go(func() error {
 			t := time.Now()
-			q, err := s.emb.EmbedQuery(gctx, req.Query)
+			q, err := s.emb.EmbedQuery(gctx, c.Query)
 			if err != nil {
 				return fmt.Errorf("embed the query: %w", err)
 			}
@@ -201,6 +210,10 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	}
 	if err := s.load(ctx, c); err != nil {
 		return nil, err
+	}
+	if len(c.Corrections) > 0 {
+		settle(c.Corrections, c.Passages)
+		c.Query = Corrected(req.Query, c.Corrections)
 	}
 	t := time.Now()
 	res := Fuse(c, req.Params)
@@ -229,7 +242,7 @@ func (s *sqliteStore) Keyword(ctx context.Context, terms []Term, pool int, f sto
 	if len(terms) > 1 {
 		words := make([]string, len(terms))
 		for i, t := range terms {
-			words[i] = t.String()
+			words[i] = t.Words()
 		}
 		dfs, n, err := s.db.TermDocFreqs(ctx, words)
 		if err != nil {
@@ -237,15 +250,19 @@ func (s *sqliteStore) Keyword(ctx context.Context, terms []Term, pool int, f sto
 		}
 		if n >= pruneFrom {
 			common := make([]bool, len(terms))
-			rarest := 0
+			// The rarest term that some passage holds selects candidates:
+			// a word held nowhere (a typo searched as typed) selects none.
+			rarest := -1
 			for i, df := range dfs {
 				common[i] = float64(df) > commonShare*float64(n)
-				if df < dfs[rarest] {
+				if df > 0 && (rarest < 0 || df < dfs[rarest]) {
 					rarest = i
 				}
 			}
-			common[rarest] = false // at least one term selects candidates
-			match = RareFirst(terms, common)
+			if rarest >= 0 {
+				common[rarest] = false
+				match = RareFirst(terms, common)
+			}
 		}
 	}
 	hits, err := s.db.SearchFTS(ctx, match, pool, f)
@@ -264,7 +281,7 @@ func (s *sqliteStore) keywordIndex(ctx context.Context, terms []Term, pool int, 
 	}
 	words := make([]string, len(terms))
 	for i, t := range terms {
-		words[i] = t.String()
+		words[i] = t.Words()
 	}
 	hits, ok, err := s.kw.Search(ctx, words, pool)
 	if err != nil || !ok {
@@ -330,10 +347,21 @@ func (s *Searcher) weigh(ctx context.Context, c *Candidates) error {
 		df[of[i]] = max(df[of[i]], d)
 	}
 	c.Weights = make([]float64, len(df))
+	most := 0.0 // the heaviest word's weight
 	for i, d := range df {
 		c.Weights[i] = IDF(d, n)
 		if d == 0 && len(df) <= absentTopicTerms {
 			c.Weights[i] *= absentWeight
+		}
+		if c.Terms[i].Literal == "" {
+			most = max(most, c.Weights[i])
+		}
+	}
+	// A technical token is the most specific term of a question ("-a" in
+	// "what does ls -a do"), whatever the index makes of its letters.
+	for i, t := range c.Terms {
+		if t.Literal != "" {
+			c.Weights[i] = max(c.Weights[i], most)
 		}
 	}
 	return nil
@@ -379,6 +407,7 @@ func (s *Searcher) load(ctx context.Context, c *Candidates) error {
 		words, at := termWords(ci.Text, c.Terms)
 		p.Snippet, p.Highlights, p.Matched = snippetOf(ci.Text, c.Terms, words, at)
 		p.Coverage, p.Near = passageCoverage(p, c.Terms, c.Weights, at)
+		p.Phrase = phraseShare(c.Terms, c.Weights, at)
 		p.Navigation = IsNavigation(ci.Text)
 		c.Passages[id] = p
 	}

@@ -183,6 +183,9 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 	// stem is never stemmed.
 	var prefixes [][2]byte // few: a linear scan beats a map's hashing here
 	for _, t := range terms {
+		if t.Literal != "" {
+			continue // found as written, never stemmed
+		}
 		for _, form := range t.forms() {
 			for _, tok := range form {
 				st := stem(tok)
@@ -258,6 +261,15 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 	at := make([][]occurrence, len(terms))
 	hit := map[int]bool{}
 	for ti, t := range terms {
+		if t.Literal != "" {
+			for _, o := range literalOccurrences(text, t.Literal, words) {
+				if !hit[o.word] {
+					hit[o.word] = true
+					at[ti] = append(at[ti], o)
+				}
+			}
+			continue
+		}
 		for _, form := range t.forms() {
 			want := make([]string, len(form))
 			for i, tok := range form {

@@ -25,6 +25,7 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	newThread := fs.Bool("new", false, "start a saved conversation with this question (continue it with --continue)")
 	cont := fs.Bool("continue", false, "ask this as the next question of the last conversation (a follow-up such as \"and for tar?\" is completed from it)")
 	thread := fs.Int64("thread", 0, "ask this as the next question of conversation `ID` (see cairn threads)")
+	exact := fs.Bool("exact", false, "search the words as typed: a word no passage holds is not corrected to the nearest word that one does")
 	var ff filterFlags
 	ff.add(fs)
 	pos, err := parseFlags(fs, args)
@@ -68,6 +69,7 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 		onToken = func(s string) { fmt.Fprint(env.stdout, s) }
 	}
 	req := eng.SearchRequest(strings.Join(pos, " "))
+	req.Exact = *exact
 	req.Filter = filter
 	var ans *answer.Answer
 	if saved {
@@ -139,7 +141,7 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 		}
 	}
 	if ans.Query != "" {
-		fmt.Fprintf(w, "Searched for: %s\n", ans.Query)
+		fmt.Fprintln(w, search.SearchedFor(ans.Query, ans.Corrections))
 	}
 	for _, n := range ans.Notes {
 		fmt.Fprintln(w, "Note:", n)

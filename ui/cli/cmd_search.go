@@ -25,6 +25,7 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	mode := fs.String("mode", def.Mode, "hybrid, bm25 or vector (default: hybrid when an embedding model is loaded)")
 	fusion := fs.String("fusion", def.Fusion, "rrf or weighted")
 	asJSON := fs.Bool("json", false, "print JSON")
+	exact := fs.Bool("exact", false, "search the words as typed: a word no passage holds is not corrected to the nearest word that one does")
 	batch := fs.String("batch", "", "read queries from `FILE` (qid<TAB>query per line)")
 	format := fs.String("format", "trec", "batch output format (trec)")
 	var ff filterFlags
@@ -60,7 +61,7 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer eng.Close()
 	req := search.NewRequest(strings.Join(pos, " "), cfg.Retrieval)
-	req.Filter = filter
+	req.Filter, req.Exact = filter, *exact
 	if *batch != "" {
 		if *format != "trec" {
 			return usageError{fmt.Sprintf("unknown batch format %q (use trec)", *format)}
@@ -171,6 +172,9 @@ func printSearch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.
 // words and number, where, and the snippet with the query's terms marked
 // (bold on a terminal).
 func printResults(w io.Writer, resp *search.Response, tty bool) {
+	if c := resp.Candidates; len(c.Corrections) > 0 {
+		fmt.Fprintln(w, search.SearchedFor(c.Query, c.Corrections)+"; --exact searches what you typed")
+	}
 	if len(resp.Results) == 0 {
 		fmt.Fprintln(w, "No matching passages.")
 		return

@@ -106,6 +106,7 @@ type SearchParams struct {
 	PerDoc       *int     `json:"per_doc,omitempty" doc:"at most this many results from one file (0: no cap)"`
 	Path         []string `json:"path,omitempty" doc:"only files under these path prefixes"`
 	Type         []string `json:"type,omitempty" doc:"only these types (pdf, md, ...)"`
+	Exact        bool     `json:"exact,omitempty" doc:"search the words as typed: a word no passage holds is not corrected"`
 }
 
 // searchQuery is SearchParams in a GET's query string.
@@ -120,13 +121,14 @@ type searchQuery struct {
 	PerDoc       optional[int]   `query:"per_doc"`
 	Path         string          `query:"path" doc:"comma-separated path prefixes"`
 	Type         string          `query:"type" doc:"comma-separated types"`
+	Exact        bool            `query:"exact" doc:"search the words as typed: a word no passage holds is not corrected"`
 }
 
 type float = float64
 
 func (q *searchQuery) params() SearchParams {
 	return SearchParams{Q: q.Q, TopK: q.TopK.ptr(), MinScore: q.MinScore.ptr(), RRFK: q.RRFK.ptr(), Mode: q.Mode, Fusion: q.Fusion,
-		VectorWeight: q.VectorWeight.ptr(), PerDoc: q.PerDoc.ptr(), Path: search.SplitList(q.Path), Type: search.SplitList(q.Type)}
+		VectorWeight: q.VectorWeight.ptr(), PerDoc: q.PerDoc.ptr(), Path: search.SplitList(q.Path), Type: search.SplitList(q.Type), Exact: q.Exact}
 }
 
 // optional is a query parameter that may be absent (huma's ParamWrapper).
@@ -185,6 +187,7 @@ func (s *Server) request(p SearchParams) (search.Request, error) {
 	}
 	req := s.eng.SearchRequestWith(p.Q, *r)
 	req.Filter.PathPrefixes, req.Filter.Types = p.Path, p.Type
+	req.Exact = p.Exact
 	return req, nil
 }
 

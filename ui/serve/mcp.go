@@ -23,11 +23,13 @@ type (
 		Mode  string   `json:"mode,omitempty" jsonschema:"hybrid, bm25 or vector (default: hybrid when an embedding model is loaded)"`
 		Path  []string `json:"path,omitempty" jsonschema:"only files under these path prefixes"`
 		Type  []string `json:"type,omitempty" jsonschema:"only these file types, such as pdf or md"`
+		Exact bool     `json:"exact,omitempty" jsonschema:"search the words as typed: a word no passage holds is not corrected to the nearest word one does"`
 	}
 	askArgs struct {
 		Question string   `json:"question" jsonschema:"the question, as a person would ask it"`
 		Path     []string `json:"path,omitempty" jsonschema:"only files under these path prefixes"`
 		Type     []string `json:"type,omitempty" jsonschema:"only these file types, such as pdf or md"`
+		Exact    bool     `json:"exact,omitempty" jsonschema:"search the words as typed: a word no passage holds is not corrected to the nearest word one does"`
 	}
 	askResult struct {
 		Answer    string                `json:"answer" jsonschema:"the answer; [n] marks cite citations[n]"`
@@ -37,6 +39,10 @@ type (
 		Citations []answer.Citation     `json:"citations" jsonschema:"file, page, line and quote of each [n]; open one with open_citation(chunk_id)"`
 		Notes     []string              `json:"notes,omitempty"`
 		Closest   []search.ReportResult `json:"closest,omitempty" jsonschema:"when refused: the closest passages, which are not an answer"`
+		// Searched and Corrections say what was searched when a word was
+		// corrected (exact: true searches it as typed).
+		Searched    string              `json:"searched,omitempty" jsonschema:"what was searched, when it is not the question as asked"`
+		Corrections []search.Correction `json:"corrections,omitempty" jsonschema:"words no passage holds, searched as the nearest word one does"`
 	}
 	openArgs struct {
 		ChunkID int64 `json:"chunk_id" jsonschema:"the chunk_id of a search result or citation"`
@@ -52,7 +58,7 @@ func (s *Server) newMCP() *mcp.Server {
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "search", Description: "Search the user's documents: ranked passages with file, page, lines, score and chunk_id."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in searchArgs) (*mcp.CallToolResult, search.Report, error) {
-			p := SearchParams{Q: in.Query, Mode: in.Mode, Path: in.Path, Type: in.Type}
+			p := SearchParams{Q: in.Query, Mode: in.Mode, Path: in.Path, Type: in.Type, Exact: in.Exact}
 			if in.TopK > 0 {
 				p.TopK = &in.TopK
 			}
@@ -61,7 +67,7 @@ func (s *Server) newMCP() *mcp.Server {
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Answer a question from the user's documents, with citations checked against their sources."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in askArgs) (*mcp.CallToolResult, askResult, error) {
-			req, err := s.request(SearchParams{Q: in.Question, Path: in.Path, Type: in.Type})
+			req, err := s.request(SearchParams{Q: in.Question, Path: in.Path, Type: in.Type, Exact: in.Exact})
 			if err != nil {
 				return nil, askResult{}, mcpError(err)
 			}
@@ -75,7 +81,7 @@ func (s *Server) newMCP() *mcp.Server {
 				return nil, askResult{}, mcpError(apiError(err))
 			}
 			out := askResult{Answer: ans.Text, Verdict: ans.Verdict, Refused: ans.Refused, Mode: ans.Mode,
-				Citations: ans.Citations, Notes: ans.Notes}
+				Citations: ans.Citations, Notes: ans.Notes, Searched: ans.Query, Corrections: ans.Corrections}
 			if out.Citations == nil {
 				out.Citations = []answer.Citation{}
 			}

@@ -1,0 +1,76 @@
+package answer
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"cairn/core/search"
+)
+
+// askPage answers question from one man page's passage, titled title,
+// without a model, and returns the answer's text.
+func askPage(t *testing.T, title, page, question string) string {
+	t.Helper()
+	resp := results(page)
+	resp.Results[0].Title = title
+	resp.Candidates.Terms = search.ParseTerms(question)
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), question, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ans.Text
+}
+
+const manLs = "ls - list directory contents\n\n" +
+	"-a, --all\n    do not ignore entries starting with .\n\n" +
+	"-A, --almost-all\n    do not list implied . and ..\n\n" +
+	"--author\n    with -l, print the author of each file\n\n" +
+	"Full documentation <https://www.gnu.org/software/coreutils/ls>\n"
+
+// An option a question names is its most specific word, in its case: "-a"
+// is the line of -a, not of -A, and not a line that says "ls".
+func TestAQuestionsOptionIsQuotedInItsCase(t *testing.T) {
+	if got := askPage(t, "ls", manLs, "what does ls -a do"); !strings.HasPrefix(got, "-a, --all") {
+		t.Errorf("ls -a: %q", got)
+	}
+	if got := askPage(t, "ls", manLs, "what does ls -A do?"); !strings.HasPrefix(got, "-A, --almost-all") {
+		t.Errorf("ls -A: %q", got)
+	}
+	cp := "-P, --no-dereference\n    never follow symbolic links in SOURCE\n\n" +
+		"-p     same as --preserve=mode,ownership,timestamps\n\n" +
+		"-R, -r, --recursive\n    copy directories recursively\n"
+	if got := askPage(t, "cp", cp, "what does cp -p do"); !strings.HasPrefix(got, "-p ") {
+		t.Errorf("cp -p: %q", got)
+	}
+	if got := askPage(t, "cp", cp, "what does cp -P do"); !strings.HasPrefix(got, "-P, --no-dereference") {
+		t.Errorf("cp -P: %q", got)
+	}
+}
+
+// The words of an option's name tell neighbouring options apart: "line
+// numbers" is --line-number, not --only-matching; "numerically" is
+// --numeric-sort, not --general-numeric-sort.
+func TestTheOptionNamedByTheQuestionsWordsIsQuoted(t *testing.T) {
+	grep := "-o, --only-matching\n    Print only the matched (non-empty) parts of a matching line, with each such part on a separate output line.\n\n" +
+		"-n, --line-number\n    Prefix each line of output with the 1-based line number within its input file.\n"
+	if got := askPage(t, "grep", grep, "How can grep show the line numbers of matching lines?"); !strings.HasPrefix(got, "-n, --line-number") {
+		t.Errorf("grep: %q", got)
+	}
+	sort := "-g, --general-numeric-sort\n    compare according to general numerical value\n\n" +
+		"-n, --numeric-sort\n    compare according to string numerical value\n"
+	if got := askPage(t, "sort", sort, "How do I sort lines numerically?"); !strings.HasPrefix(got, "-n, --numeric-sort") {
+		t.Errorf("sort: %q", got)
+	}
+}
+
+// Words side by side in the question weigh more where they stand side by
+// side in a line: "mime type" in one line beats "type" and "mime" apart.
+func TestSideBySideWordsChooseTheLine(t *testing.T) {
+	page := "The type of each file is printed first; for a mail attachment, its mime part is decoded.\n\n" +
+		"Use --mime-type to print the mime type of each file.\n"
+	if got := askPage(t, "file", page, "how do I print the mime type?"); !strings.HasPrefix(got, "Use --mime-type") {
+		t.Errorf("answer %q", got)
+	}
+}
