@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"cairn/core/chunk"
@@ -65,16 +66,26 @@ func TestRareFirstKeepsScores(t *testing.T) {
 		scores[h.ChunkID] = h.BM25
 	}
 	s := New(db, nil, nil)
-	hits, err := s.st.Keyword(ctx, terms, 20000, store.Filter{})
+	hits, err := s.st.Keyword(ctx, terms, 10, store.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plain) != 12000 || len(hits) != 13 {
-		t.Fatalf("plain %d rows, pruned %d (want every chunk, then the 13 with \"rare\")", len(plain), len(hits))
+	if len(plain) != 12000 || len(hits) != 10 {
+		t.Fatalf("plain %d rows, pruned %d (want every chunk, then 10 of the 13 with \"rare\")", len(plain), len(hits))
 	}
 	for _, h := range hits {
 		if -h.Score != scores[h.ChunkID] {
 			t.Errorf("chunk %d: pruned score %v, plain %v", h.ChunkID, -h.Score, scores[h.ChunkID])
 		}
+	}
+	// A pool larger than the 13 is the plain OR's: the same list on every
+	// path, the in-memory index's included.
+	hits, err = s.st.Keyword(ctx, terms, 20, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, _ := db.SearchFTS(ctx, MatchQuery(terms), 20, store.Filter{})
+	if len(hits) != 20 || !slices.Equal(hitIDs(hits), hitIDs(ftsHits(top))) {
+		t.Errorf("pool of 20: %v, plain %v", hitIDs(hits), hitIDs(ftsHits(top)))
 	}
 }

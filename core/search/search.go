@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -232,44 +233,85 @@ const (
 )
 
 func (s *sqliteStore) Keyword(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, error) {
-	match := MatchQuery(terms)
-	if match == "" {
+	plain := MatchQuery(terms)
+	if plain == "" {
 		return nil, nil
 	}
 	if hits, ok, err := s.keywordIndex(ctx, terms, pool, f); ok || err != nil {
 		return hits, err
 	}
-	if len(terms) > 1 {
-		words := make([]string, len(terms))
-		for i, t := range terms {
-			words[i] = t.Words()
-		}
-		dfs, n, err := s.db.TermDocFreqs(ctx, words)
-		if err != nil {
-			return nil, err
-		}
-		if n >= pruneFrom {
-			common := make([]bool, len(terms))
-			// The rarest term that some passage holds selects candidates:
-			// a word held nowhere (a typo searched as typed) selects none.
-			rarest := -1
-			for i, df := range dfs {
-				common[i] = float64(df) > commonShare*float64(n)
-				if df > 0 && (rarest < 0 || df < dfs[rarest]) {
-					rarest = i
-				}
-			}
-			if rarest >= 0 {
-				common[rarest] = false
-				match = RareFirst(terms, common)
-			}
-		}
+	match, bound, err := s.rareFirst(ctx, terms)
+	if err != nil {
+		return nil, err
 	}
 	hits, err := s.db.SearchFTS(ctx, match, pool, f)
 	if err != nil {
 		return nil, err
 	}
+	// The pruned list is the plain OR's when a passage holding only the
+	// frequent terms cannot reach it: the pool is full and its last score
+	// is above the most those terms can give (bound). Otherwise the plain
+	// OR ranks, so that every path (the in-memory index ranks every
+	// passage) gives the same list.
+	if match != plain && (len(hits) < pool || -hits[len(hits)-1].BM25 <= bound) {
+		if hits, err = s.db.SearchFTS(ctx, plain, pool, f); err != nil {
+			return nil, err
+		}
+	}
 	return ftsHits(hits), nil
+}
+
+// rareFirst returns the FTS5 expression of RareFirst for terms over a
+// large knowledge base, and the most BM25 score a passage can have from
+// its frequent terms alone (each term's IDF times k1+1, the limit of its
+// saturating term frequency); plain MatchQuery and 0 when nothing is
+// pruned. A phrase is never left out: its own frequency is not known.
+func (s *sqliteStore) rareFirst(ctx context.Context, terms []Term) (string, float64, error) {
+	plain := MatchQuery(terms)
+	if len(terms) < 2 {
+		return plain, 0, nil
+	}
+	words := make([]string, len(terms))
+	for i, t := range terms {
+		words[i] = t.Words()
+	}
+	dfs, n, err := s.db.TermDocFreqs(ctx, words)
+	if err != nil || n < pruneFrom {
+		return plain, 0, err
+	}
+	common := make([]bool, len(terms))
+	// The rarest term that some passage holds selects candidates: a word
+	// held nowhere (a typo searched as typed) selects none.
+	rarest := -1
+	for i, df := range dfs {
+		common[i] = len(terms[i].Tokens) == 1 && float64(df) > commonShare*float64(n)
+		if df > 0 && (rarest < 0 || df < dfs[rarest]) {
+			rarest = i
+		}
+	}
+	if rarest < 0 {
+		return plain, 0, nil
+	}
+	common[rarest] = false
+	var bound float64
+	for i, c := range common {
+		if c {
+			bound += fts5IDF(dfs[i], n) * (bm25K1 + 1)
+		}
+	}
+	return RareFirst(terms, common), bound * (1 + 1e-9), nil
+}
+
+// bm25K1 is FTS5's bm25() k1.
+const bm25K1 = 1.2
+
+// fts5IDF is FTS5's bm25() IDF of a term in df of n rows.
+func fts5IDF(df, n int) float64 {
+	idf := math.Log((float64(n) - float64(df) + 0.5) / (float64(df) + 0.5))
+	if idf <= 0 {
+		return 1e-6
+	}
+	return idf
 }
 
 // keywordIndex answers from the in-memory index when it can: no filter,

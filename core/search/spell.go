@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -13,10 +12,6 @@ import (
 type Correction struct {
 	From string `json:"from"` // as typed (lower case)
 	To   string `json:"to"`
-	// alts are the other words at the same distance that the index holds
-	// as often (forms of one stem: "numerical", "numerically"); the one a
-	// found passage shows is the one reported (settle).
-	alts []string
 }
 
 // Spelling correction is for the realistic slips of a person typing: a
@@ -93,12 +88,12 @@ func (s *Searcher) correct(ctx context.Context, c *Candidates) error {
 		n := len(w.cands)
 		best := bestEdit(w.cands, cdfs[at:at+n])
 		at += n
-		if best == nil {
+		if best == "" {
 			continue
 		}
 		t := &c.Terms[w.term]
-		c.Corrections = append(c.Corrections, Correction{From: t.Tokens[0], To: best[0], alts: best[1:]})
-		t.Tokens = []string{best[0]}
+		c.Corrections = append(c.Corrections, Correction{From: t.Tokens[0], To: best})
+		t.Tokens = []string{best}
 		t.Alts = alternatives(t.Tokens)
 	}
 	return nil
@@ -106,52 +101,73 @@ func (s *Searcher) correct(ctx context.Context, c *Candidates) error {
 
 // bestEdit picks among candidates and their document frequencies: the
 // likeliest kind of slip that gives a word the knowledge base holds, then
-// the commonest such word. It returns that word first, then the words of
-// the same kind the index holds exactly as often (forms of one stem), or
-// nil when no candidate is held.
-func bestEdit(cands []edit, dfs []int) []string {
-	bestKind, bestDF := -1, 0
+// the commonest such word (the first of equal ones); "" when no candidate
+// is held.
+func bestEdit(cands []edit, dfs []int) string {
+	best := -1
 	for i, e := range cands {
 		if dfs[i] == 0 {
 			continue
 		}
-		if bestKind < 0 || e.kind < bestKind || e.kind == bestKind && dfs[i] > bestDF {
-			bestKind, bestDF = e.kind, dfs[i]
+		if best < 0 || e.kind < cands[best].kind || e.kind == cands[best].kind && dfs[i] > dfs[best] {
+			best = i
 		}
 	}
-	if bestKind < 0 {
-		return nil
+	if best < 0 {
+		return ""
 	}
-	var out []string
-	for i, e := range cands {
-		if e.kind == bestKind && dfs[i] == bestDF && !slices.Contains(out, e.word) {
-			out = append(out, e.word)
-		}
-	}
-	return out
+	return cands[best].word
 }
 
-// settle reports, of each correction's words, the one that stands in a
-// passage found: the index holds words by their stem, so "numerical" and
-// "numerically" are found as often, but the passages show which one is a
-// word.
+// settle reports each correction as a word the found passages show: the
+// index holds words by their stem, so the candidate that was searched
+// ("firmwar", one slip from "firmwear") may be no word at all, or one form
+// of several ("numerical", "numerically"). Of the passages' words with the
+// correction's stem, the one nearest the typed word (then the commonest)
+// is reported; when no passage shows one, the candidate stays.
 func settle(cs []Correction, ps map[int64]*Passage) {
 	for i := range cs {
-		if len(cs[i].alts) == 0 {
-			continue
-		}
-	words:
-		for _, w := range append([]string{cs[i].To}, cs[i].alts...) {
-			re := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(w) + `\b`)
-			for _, p := range ps {
-				if re.MatchString(p.Text) {
-					cs[i].To = w
-					break words
+		want := stem(cs[i].To)
+		count := map[string]int{}
+		for _, p := range ps {
+			for _, w := range Tokens(p.Text) {
+				if w[0] == want[0] && stem(w) == want {
+					count[w]++
 				}
 			}
 		}
-		cs[i].alts = nil
+		best, bestD := "", 0
+		for w, n := range count {
+			d := editDistance(cs[i].From, w)
+			if best == "" || d < bestD || d == bestD && (n > count[best] || n == count[best] && w < best) {
+				best, bestD = w, d
+			}
+		}
+		if best != "" {
+			cs[i].To = best
+		}
 	}
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // edit is a candidate correction and how likely a slip gives the typed

@@ -102,19 +102,21 @@ type FTSHit struct {
 }
 
 // SearchFTS runs an FTS5 MATCH expression and returns the best limit chunks
-// by BM25 (text weighted 1, heading 0.5, document title 0.8). The
-// expression must come from search.MatchQuery, never raw user text.
+// by BM25 (text weighted 1, heading 0.5, document title 0.8), equal
+// scores by chunk id, as the in-memory keyword index (core/bm25) breaks
+// them, so that both cut a pool at the same chunk. The expression must
+// come from search.MatchQuery, never raw user text.
 func (db *DB) SearchFTS(ctx context.Context, match string, limit int, f Filter) ([]FTSHit, error) {
 	if strings.TrimSpace(match) == "" || limit <= 0 {
 		return nil, nil
 	}
-	sql := `SELECT rowid, bm25(chunks_fts, 1.0, 0.5, 0.8) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?`
+	sql := `SELECT rowid, bm25(chunks_fts, 1.0, 0.5, 0.8) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?`
 	args := []any{match}
 	if !f.Empty() {
 		where, fargs := f.sql()
 		sql = `SELECT f.rowid, bm25(chunks_fts, 1.0, 0.5, 0.8) AS score FROM chunks_fts f
 			JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
-			WHERE chunks_fts MATCH ? AND ` + where + ` ORDER BY score LIMIT ?`
+			WHERE chunks_fts MATCH ? AND ` + where + ` ORDER BY score, f.rowid LIMIT ?`
 		args = append(args, fargs...)
 	}
 	args = append(args, limit)

@@ -18,19 +18,28 @@ import (
 // the repository root (where `make bench` runs).
 const qualityQuestions = "testdata/quality/questions.tsv"
 
+// qualityOptions is the options set of the question-reading part
+// (bench.ReadingBench), and readingExtra how many of the file set's man
+// pages its scale set adds to the suite's documents.
+const (
+	qualityOptions = "testdata/quality/options/options.tsv"
+	readingExtra   = 4000
+)
+
 // QualityBenchResult is `cairn bench quality`: whether answers, refusals,
 // pages and files can be trusted on real documents, each next to a plain
 // FTS5 baseline measured in the same run.
 type QualityBenchResult struct {
-	Profile  string             `json:"profile"`
-	Store    string             `json:"store"` // sqlite, or weaviate (one node on 127.0.0.1)
-	Answers  bench.AnswerScore  `json:"answers"`
-	Baseline bench.AnswerScore  `json:"answers_baseline"`
-	AskMS    float64            `json:"ask_ms_median"`
-	Docs     qualityCorpusStats `json:"docs"`
-	Pages    qualityPages       `json:"pages"`
-	Files    qualityFiles       `json:"files"`
-	Detail   string             `json:"detail"` // the per-question and per-query file
+	Profile  string              `json:"profile"`
+	Store    string              `json:"store"` // sqlite, or weaviate (one node on 127.0.0.1)
+	Answers  bench.AnswerScore   `json:"answers"`
+	Baseline bench.AnswerScore   `json:"answers_baseline"`
+	AskMS    float64             `json:"ask_ms_median"`
+	Docs     qualityCorpusStats  `json:"docs"`
+	Pages    qualityPages        `json:"pages"`
+	Files    qualityFiles        `json:"files"`
+	Reading  bench.ReadingReport `json:"reading"`
+	Detail   string              `json:"detail"` // the per-question and per-query file
 }
 
 type qualityCorpusStats struct {
@@ -90,6 +99,18 @@ func benchQuality(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, 
 	}
 	res.Files = qualityFiles{ManPages: mc.Pages, Chunks: chunks, Cairn: fr.Cairn, Baseline: fr.Baseline}
 
+	extra, err := bench.FirstFiles(mc.Dir, filepath.Join(work, "reading-extra"), readingExtra)
+	if err != nil {
+		return res, err
+	}
+	res.Reading, err = bench.ReadingBench(ctx, st, qc, qualityQuestions, qualityOptions, extra, work, log)
+	if err != nil {
+		return res, err
+	}
+	if err := bench.WriteReadingDetail(filepath.Join(dir, "quality-reading-detail.json"), res.Reading); err != nil {
+		return res, err
+	}
+
 	res.Detail = filepath.Join(dir, "quality-detail.json")
 	if st.Bin != "" {
 		res.Detail = filepath.Join(dir, "quality-detail-weaviate.json")
@@ -140,6 +161,39 @@ func printQuality(env *cliEnv, r QualityBenchResult) {
 	fmt.Fprintf(w, "Median time per `ask`: %.0f ms. Per-question detail: %s\n", r.AskMS, r.Detail)
 	if len(a.Misses) > 0 {
 		fmt.Fprintf(w, "Questions Cairn missed (answerable not hit, or off-topic answered): %s\n", strings.Join(a.Misses, " "))
+	}
+	printReading(w, r.Reading)
+}
+
+// printReading prints the question-reading sets' table.
+func printReading(w io.Writer, r bench.ReadingReport) {
+	pct := func(n, d int) string { return fmt.Sprintf("%.1f%% (%d/%d)", 100*float64(n)/float64(max(d, 1)), n, d) }
+	t, o, sc := r.Typos, r.Options, r.Scale
+	fmt.Fprintf(w, "\n### Reading the question: typos, options, scale\n\n")
+	fmt.Fprintln(w, "| figure | Cairn | baseline | target |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	fmt.Fprintf(w, "| typos: answer hits, misspelt / as written | %s / %s = %.2f | %s / %s | ≥ 0.90 |\n",
+		pct(t.HitsTypo, t.Questions), pct(t.HitsWritten, t.Questions), t.Ratio, pct(t.BaselineTypo, t.Questions), pct(t.BaselineWritten, t.Questions))
+	fmt.Fprintf(w, "| typos: refused, misspelt / as written | %s / %s | | |\n", pct(t.RefusedTypo, t.Questions), pct(t.RefusedWritten, t.Questions))
+	fmt.Fprintf(w, "| typos: misspelt word searched as the word | %s | | |\n", pct(t.CorrectedRight, t.Questions))
+	fmt.Fprintf(w, "| options: a quoted line is the option's | %s | %s | ≥ 90%% |\n", pct(o.Hits, o.Questions), pct(o.BaselineHits, o.Questions))
+	for _, size := range []struct {
+		name   string
+		chunks int
+		a      bench.AnswerScore
+	}{{"small", sc.SmallChunks, sc.Small}, {fmt.Sprintf("large (+%d man pages)", sc.Added), sc.LargeChunks, sc.Large}} {
+		fmt.Fprintf(w, "| scale, %s, %d chunks: off-topic refused / answerable refused / answer hits | %s / %s / %s | | ≥ 90%% / ≤ 3%% / |\n", size.name, size.chunks,
+			pct(size.a.OffTopicRefused, size.a.OffTopic), pct(size.a.AnswerableRefused, size.a.Answerable), pct(size.a.AnswerHits, size.a.Answerable))
+	}
+	if len(o.Misses) > 0 {
+		fmt.Fprintf(w, "\nOptions missed: ")
+		for i, m := range o.Misses {
+			if i > 0 {
+				fmt.Fprint(w, "; ")
+			}
+			fmt.Fprintf(w, "%q (want %q)", m.Question, m.Want)
+		}
+		fmt.Fprintln(w)
 	}
 }
 
