@@ -120,9 +120,9 @@ type followUpQuery struct {
 //     question named, with the rest of that question: "head last 20 lines";
 //   - one whose word holds a digit takes the place of the previous term
 //     that holds one (a model, "X300" for "X200");
-//   - one that names no document after a question that did asks something
-//     new of the same document ("and the characters?" after counting lines
-//     with wc): its words and that document's name;
+//   - one that names no document after a question that did asks more of
+//     the same document ("and the characters?" after counting lines with
+//     wc): every previous term is kept, as after a pronoun;
 //   - otherwise its words take the place of the previous question's first
 //     term, its subject as most questions are put ("make grep …").
 func standalone(prev Turn, question string, titles [][]string) followUpQuery {
@@ -181,7 +181,6 @@ func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 		carried = append(carried[:digitAt:digitAt], carried[digitAt+1:]...)
 	case len(newSubj) == 0 && len(oldSubj)+len(fu.subject) > 0:
 		keepOld()
-		carried = fu.subject
 	default:
 		for _, t := range newSubj {
 			fu.subject = append(fu.subject, t...)

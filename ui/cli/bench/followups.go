@@ -78,11 +78,15 @@ type FollowUpResult struct {
 	Want     string `json:"want_document"`
 	Answer   string `json:"answer_string"`
 	// Searched is what the follow-up searched (the answer's Query).
-	Searched  string `json:"searched"`
-	Top       string `json:"top_document"` // of the follow-up's first source
-	DocFirst  bool   `json:"document_first"`
-	Hit       bool   `json:"answer_hit"`
-	Text      string `json:"answer"`
+	Searched string `json:"searched"`
+	Top      string `json:"top_document"` // of the follow-up's first source
+	DocFirst bool   `json:"document_first"`
+	Hit      bool   `json:"answer_hit"`
+	Text     string `json:"answer"`
+	// Carried is the name of a document of the set that the first question
+	// names and the follow-up does not, still searched when the follow-up
+	// names another one; "" when none is.
+	Carried   string `json:"carried_subject,omitempty"`
 	Alone     string `json:"alone"`
 	AloneTop  string `json:"alone_top_document"`
 	AloneDoc  bool   `json:"alone_document_first"`
@@ -93,15 +97,20 @@ type FollowUpResult struct {
 // FollowUpReport is a follow-up set's figures: the follow-ups asked in
 // their conversations, and the same questions asked alone, spelled out.
 type FollowUpReport struct {
-	Set           string           `json:"set"`
-	Files         int              `json:"files"`
-	Chunks        int              `json:"chunks"`
-	Pairs         int              `json:"pairs"`
-	DocFirst      int              `json:"document_first"`
-	Hits          int              `json:"answer_hits"`
-	AloneDocFirst int              `json:"alone_document_first"`
-	AloneHits     int              `json:"alone_answer_hits"`
-	Results       []FollowUpResult `json:"results"`
+	Set           string `json:"set"`
+	Files         int    `json:"files"`
+	Chunks        int    `json:"chunks"`
+	Pairs         int    `json:"pairs"`
+	DocFirst      int    `json:"document_first"`
+	Hits          int    `json:"answer_hits"`
+	AloneDocFirst int    `json:"alone_document_first"`
+	AloneHits     int    `json:"alone_answer_hits"`
+	// NewSubject counts the pairs whose follow-up names a document of the
+	// set the first question does not, after one that names one; Carried,
+	// those whose search still held the first question's.
+	NewSubject int              `json:"new_subject"`
+	Carried    int              `json:"old_subject_carried"`
+	Results    []FollowUpResult `json:"results"`
 }
 
 // FollowUpBench indexes the set's documents (built under dir) with a new
@@ -151,6 +160,11 @@ func FollowUpBench(ctx context.Context, st QualityStore, fs FollowUpSet, dir, wo
 		r.DocFirst, r.AloneDoc = r.Top == p.Doc, r.AloneTop == p.Doc
 		r.Hit = !fu.Refused && Contains(fu.Text, p.Answer)
 		r.AloneHit = !alone.Refused && Contains(alone.Text, p.Answer)
+		if old, ok := carriedSubject(fs.Docs, p, fu.Query); ok {
+			rep.NewSubject++
+			r.Carried = old
+			rep.Carried += btoi(old != "")
+		}
 		rep.DocFirst += btoi(r.DocFirst)
 		rep.Hits += btoi(r.Hit)
 		rep.AloneDocFirst += btoi(r.AloneDoc)
@@ -158,6 +172,45 @@ func FollowUpBench(ctx context.Context, st QualityStore, fs FollowUpSet, dir, wo
 		rep.Results = append(rep.Results, r)
 	}
 	return rep, nil
+}
+
+// carriedSubject reports whether p's follow-up names a document of docs
+// (man:NAME) that its first question does not, after a first question that
+// names one the follow-up does not, and if so which of the latter the
+// follow-up's search still held ("" when none).
+func carriedSubject(docs []string, p FollowUpPair, searched string) (string, bool) {
+	words := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+			return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
+		}) {
+			m[w] = true
+		}
+		return m
+	}
+	first, fu, in := words(p.First), words(p.FollowUp), words(searched)
+	var named, old []string
+	for _, d := range docs {
+		name, ok := strings.CutPrefix(d, "man:")
+		if !ok {
+			continue
+		}
+		switch {
+		case fu[name] && !first[name]:
+			named = append(named, name)
+		case first[name] && !fu[name]:
+			old = append(old, name)
+		}
+	}
+	if len(named) == 0 || len(old) == 0 {
+		return "", false
+	}
+	for _, o := range old {
+		if in[o] {
+			return o, true
+		}
+	}
+	return "", true
 }
 
 func btoi(b bool) int {
@@ -179,6 +232,7 @@ func PrintFollowUps(w io.Writer, r FollowUpReport) {
 	fmt.Fprintln(w, "|---|---|---|---|")
 	fmt.Fprintf(w, "| right document first | %s | %s | ≥ 90%% |\n", pct(r.DocFirst), pct(r.AloneDocFirst))
 	fmt.Fprintf(w, "| answer shows the answer string | %s | %s | as often as alone |\n", pct(r.Hits), pct(r.AloneHits))
+	fmt.Fprintf(w, "\nOf the %d follow-ups that name another document than their first question names, %d searched the first question's too.\n", r.NewSubject, r.Carried)
 	for _, x := range r.Results {
 		if x.DocFirst && x.Hit {
 			continue
