@@ -86,9 +86,20 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 
 	query := question
 	history := a.opt.History
-	// A follow-up without a model, or whose rewrite failed, carries the
-	// previous question's terms.
+	// A follow-up without a model, or whose rewrite failed or broke the
+	// rules, carries the previous question's terms (standalone).
 	followUp := len(history) > 0 && IsFollowUp(question)
+	var fu followUpQuery
+	var probe *search.Response // what fu.query retrieves, when the probe searched it
+	var probed time.Duration
+	if followUp {
+		var err error
+		tp := time.Now()
+		if fu, probe, err = a.followUp(ctx, history[len(history)-1], question); err != nil {
+			return nil, err
+		}
+		probed = time.Since(tp)
+	}
 	if gen != nil && (a.opt.Rewrite || len(history) > 0) {
 		rw, err := rewrite(ctx, gen, question, history)
 		if err != nil {
@@ -103,26 +114,36 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		query = rw.query
 		// Without a usable rewrite a follow-up carries the previous terms
 		// (below), and the note saying its bare words were searched would
-		// be untrue.
+		// be untrue. A rewrite that keeps the subject the follow-up
+		// replaces, or leaves out the one it names, is not used either.
+		if followUp && query != question {
+			if why := fu.rejects(query); why != "" {
+				ans.Notes = append(ans.Notes, "The rewritten query ("+query+") "+why+"; searched "+fu.query+" instead.")
+				query = question
+			}
+		}
 		followUp = followUp && query == question
 		if rw.note != "" && !followUp {
 			ans.Notes = append(ans.Notes, rw.note)
 		}
 	}
 	if followUp {
-		query = Standalone(history[len(history)-1], question)
+		query = fu.query
 	}
 	if query != question {
 		ans.Query = query
 	}
 
 	tr := time.Now()
-	resp, err := a.retrieve(ctx, query)
-	if err != nil {
-		return nil, fmt.Errorf("retrieve: %w", err)
+	resp := probe
+	if resp == nil || query != fu.query {
+		var err error
+		if resp, err = a.retrieve(ctx, query); err != nil {
+			return nil, fmt.Errorf("retrieve: %w", err)
+		}
 	}
 	ans.Search = resp
-	ans.Timing.Retrieval = time.Since(tr)
+	ans.Timing.Retrieval = probed + time.Since(tr)
 	if c := resp.Candidates; c != nil && len(c.Corrections) > 0 {
 		ans.Corrections, ans.Query = c.Corrections, c.Query
 	}

@@ -1,6 +1,9 @@
 package answer
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"strings"
 
 	"cairn/core/search"
@@ -86,29 +89,103 @@ func keyTerms(s string) []string {
 }
 
 // Standalone turns a follow-up into a question that stands alone, without
-// a model, by carrying the key terms of what was searched before: "and for
-// tar?" after "How do I make grep ignore case?" searches "tar ignore case".
-// The follow-up's own terms come first. When it names something new and
-// refers to nothing with a pronoun, the new term takes the place of the
-// previous subject: the previous term that, like it, holds a digit (a
-// model, "X300" for "X200"), else the first one.
+// a model and without knowing the knowledge base's titles (see
+// standalone): "and for tar?" after "How do I make grep ignore case?"
+// searches "tar ignore case".
 func Standalone(prev Turn, question string) string {
+	return standalone(prev, question, nil).query
+}
+
+// followUpQuery is a follow-up made standalone by rule: what to search, and
+// what a chat model's rewrite of it must keep and must leave out.
+type followUpQuery struct {
+	query string
+	// subject are the words of the document the follow-up is about, when
+	// the titles say which: a rewrite must hold them.
+	subject []string
+	// replaced are the words of the previous subject the follow-up
+	// replaces: a rewrite must not hold them.
+	replaced []string
+}
+
+// standalone turns a follow-up into a question that stands alone by
+// carrying the key terms of what was searched before; the follow-up's own
+// terms come first. titles are the words of the titles of documents that
+// the follow-up's or the previous question's words name (see names):
+//
+//   - a follow-up that refers back with a pronoun ("how do I undo that?")
+//     keeps every previous term;
+//   - one that names a document the previous question did not ("and with
+//     head?" after tail) searches it in place of the document the previous
+//     question named, with the rest of that question: "head last 20 lines";
+//   - one whose word holds a digit takes the place of the previous term
+//     that holds one (a model, "X300" for "X200");
+//   - one that names no document after a question that did asks more of
+//     the same document ("and the characters?" after counting lines with
+//     wc): every previous term is kept, as after a pronoun;
+//   - otherwise its words take the place of the previous question's first
+//     term, its subject as most questions are put ("make grep …").
+func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 	carried := keyTerms(prev.searched())
 	own := keyTerms(question)
-	if len(own) == 0 {
-		return strings.Join(carried, " ")
+	var fu followUpQuery
+	var newSubj, oldSubj [][]string
+	for _, t := range titles {
+		inOwn, inCarried := holds(own, t), holds(carried, t)
+		switch {
+		case inOwn && !inCarried:
+			newSubj = append(newSubj, t)
+		case inCarried && !inOwn:
+			oldSubj = append(oldSubj, t)
+		case inOwn:
+			fu.subject = append(fu.subject, t...) // named again: kept
+		}
 	}
-	if !refersBack(search.Tokens(question)) && len(carried) > 0 {
-		drop := 0
-		if hasDigit(own[0]) {
-			for i, t := range carried {
-				if hasDigit(t) {
-					drop = i
-					break
-				}
+	keepOld := func() {
+		for _, t := range oldSubj {
+			fu.subject = append(fu.subject, t...)
+		}
+	}
+	// The previous term that, like the follow-up's first, holds a digit.
+	digitAt := -1
+	if len(own) > 0 && hasDigit(own[0]) {
+		for i, t := range carried {
+			if hasDigit(t) {
+				digitAt = i
+				break
 			}
 		}
-		carried = append(carried[:drop:drop], carried[drop+1:]...)
+	}
+	switch {
+	case len(own) == 0:
+		keepOld()
+		fu.query = strings.Join(carried, " ")
+		return fu
+	case refersBack(search.Tokens(question)) || len(carried) == 0:
+		if len(newSubj) == 0 {
+			keepOld()
+		}
+	case len(newSubj) > 0 && len(oldSubj) > 0:
+		for _, t := range newSubj {
+			fu.subject = append(fu.subject, t...)
+		}
+		for _, t := range oldSubj {
+			fu.replaced = append(fu.replaced, t...)
+		}
+		carried = without(carried, fu.replaced)
+	case digitAt >= 0:
+		keepOld()
+		for _, t := range newSubj {
+			fu.subject = append(fu.subject, t...)
+		}
+		carried = append(carried[:digitAt:digitAt], carried[digitAt+1:]...)
+	case len(newSubj) == 0 && len(oldSubj)+len(fu.subject) > 0:
+		keepOld()
+	default:
+		for _, t := range newSubj {
+			fu.subject = append(fu.subject, t...)
+		}
+		carried = carried[1:]
 	}
 	seen := map[string]bool{}
 	var out []string
@@ -118,5 +195,116 @@ func Standalone(prev Turn, question string) string {
 			out = append(out, t)
 		}
 	}
-	return strings.Join(out, " ")
+	fu.query = strings.Join(out, " ")
+	return fu
+}
+
+// followUp makes question, a follow-up to prev, stand alone (standalone),
+// knowing which documents its words and prev's name by their titles: it
+// searches both questions' key terms and reads the titles among the
+// passages found. The search is returned when it is the follow-up's: its
+// words name no document in place of another.
+func (a *Answerer) followUp(ctx context.Context, prev Turn, question string) (followUpQuery, *search.Response, error) {
+	var terms []string
+	seen := map[string]bool{}
+	for _, t := range append(keyTerms(question), keyTerms(prev.searched())...) {
+		if !seen[t] {
+			seen[t] = true
+			terms = append(terms, t)
+		}
+	}
+	if len(terms) == 0 {
+		return standalone(prev, question, nil), nil, nil
+	}
+	probe := strings.Join(terms, " ")
+	resp, err := a.retrieve(ctx, probe)
+	if err != nil {
+		return followUpQuery{}, nil, fmt.Errorf("retrieve the follow-up's subject: %w", err)
+	}
+	fu := standalone(prev, question, namedTitles(resp))
+	if fu.query != probe {
+		resp = nil
+	}
+	return fu, resp, nil
+}
+
+// rejects says why a chat model's rewrite of the follow-up breaks the rules
+// the rule-based one keeps: it carries the subject the follow-up replaces,
+// or leaves out the one the follow-up is about; "" when it keeps them.
+func (fu followUpQuery) rejects(rewritten string) string {
+	words := search.Tokens(rewritten)
+	for _, w := range fu.replaced {
+		if slices.Contains(words, w) {
+			return fmt.Sprintf("kept %q, which the follow-up replaces", w)
+		}
+	}
+	for _, w := range fu.subject {
+		if !slices.Contains(words, w) {
+			return fmt.Sprintf("left out %q, what the follow-up is about", w)
+		}
+	}
+	return ""
+}
+
+// holds reports whether words hold the words of a title side by side, in
+// order.
+func holds(words, title []string) bool {
+	for i := 0; len(title) > 0 && i+len(title) <= len(words); i++ {
+		if slices.Equal(words[i:i+len(title)], title) {
+			return true
+		}
+	}
+	return false
+}
+
+// without is words less those in drop.
+func without(words, drop []string) []string {
+	var out []string
+	for _, w := range words {
+		if !slices.Contains(drop, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// namedTitles are the words of the titles of the documents among resp's
+// passages that its query's terms name (see names), each once.
+func namedTitles(resp *search.Response) [][]string {
+	c := resp.Candidates
+	if c == nil || len(c.Terms) == 0 {
+		return nil
+	}
+	weights := c.Weights
+	if len(weights) != len(c.Terms) {
+		weights = make([]float64, len(c.Terms)) // unweighed: every word counts
+		for i := range weights {
+			weights[i] = 1
+		}
+	}
+	weight, total := termWeights(c.Terms, weights)
+	mean := total / float64(len(c.Terms))
+	seen := map[string]bool{}
+	var out [][]string
+	check := func(p *search.Passage) {
+		if p == nil || seen[p.Title] {
+			return
+		}
+		seen[p.Title] = true
+		if names(p.Title, c.Terms, weight, mean) {
+			out = append(out, titleWords(p.Title))
+		}
+	}
+	for _, r := range resp.Results {
+		check(r.Passage)
+	}
+	ids := make([]int64, 0, len(c.Passages))
+	for id := range c.Passages {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids) // the same titles in the same order on every run
+	for _, id := range ids {
+		check(c.Passages[id])
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package answer
 import (
 	"context"
 	"reflect"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -77,8 +79,14 @@ func TestFollowUpWithoutAModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(queries) != 1 || queries[0] != tc.want {
-			t.Errorf("%q: searched %q, want %q", tc.q, queries, tc.want)
+		// A follow-up's first search (both questions' terms) reads which
+		// documents they name; none is titled here.
+		wantQueries := []string{tc.want}
+		if tc.history != nil && tc.q == "and for tar?" {
+			wantQueries = []string{"tar grep ignore case", tc.want}
+		}
+		if !reflect.DeepEqual(queries, wantQueries) {
+			t.Errorf("%q: searched %q, want %q", tc.q, queries, wantQueries)
 		}
 		if wantShown := tc.want != tc.q; (ans.Query != "") != wantShown || wantShown && ans.Query != tc.want {
 			t.Errorf("%q: Query %q", tc.q, ans.Query)
@@ -99,7 +107,7 @@ func TestFollowUpRewrittenByTheModel(t *testing.T) {
 	} {
 		gen := &script{replies: []string{tc.reply, "Hold the RESET button for 10 seconds [1]."}}
 		ans, _, queries := ask(t, gen, Options{History: history}, "and zip?", passRouter)
-		if len(queries) != 1 || queries[0] != tc.want || ans.Query != tc.want {
+		if len(queries) != 2 || queries[0] != "zip tar ignore case" || queries[1] != tc.want || ans.Query != tc.want {
 			t.Errorf("%q: searched %q (shown %q), want %q", tc.reply, queries, ans.Query, tc.want)
 		}
 		if len(ans.Notes) != 0 {
@@ -155,5 +163,123 @@ func TestTheWriterSeesTheEarlierTurnsWithinItsContext(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(ans.Notes, " "), "shown 1 of the 3 earlier questions") {
 		t.Errorf("notes %q", ans.Notes)
+	}
+}
+
+// manPages is a knowledge base of man pages for follow-ups: each passage is
+// titled with its page's name, as a saved man page (head.txt) is.
+var manPages = map[string]string{
+	"tail":  "-n, --lines=[+]NUM output the last NUM lines, instead of the last 10",
+	"head":  "-n, --lines=[-]NUM print the first NUM lines instead of the first 10",
+	"gzip":  "-9 --best indicates the slowest compression method (best compression)",
+	"bzip2": "-9 (or --best) selects the block size for compression",
+	"grep":  "-i, --ignore-case Ignore case distinctions in patterns and input data",
+	"tar":   "--ignore-case ignore case when matching member names",
+	"wc":    "-m, --chars print the character counts\n-l, --lines print the newline counts",
+}
+
+// manRetriever searches manPages: a page is found when its name or text
+// holds a word of the query, in the order of its name; it records the
+// queries.
+func manRetriever(queries *[]string) Retriever {
+	return func(_ context.Context, q string) (*search.Response, error) {
+		*queries = append(*queries, q)
+		resp := &search.Response{Candidates: &search.Candidates{Mode: search.ModeBM25, Terms: search.ParseTerms(q)}}
+		names := make([]string, 0, len(manPages))
+		for n := range manPages {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for i, n := range names {
+			for _, w := range search.Tokens(q) {
+				if w == n || slices.Contains(search.Tokens(manPages[n]), w) {
+					p := &search.Passage{ChunkID: int64(i + 1), Path: "/man/" + n + ".txt", Title: n, Format: "txt", Text: manPages[n]}
+					resp.Results = append(resp.Results, search.Result{Passage: p, Rank: len(resp.Results) + 1, Score: 1, Relevance: 1})
+					break
+				}
+			}
+		}
+		return resp, nil
+	}
+}
+
+// A follow-up that names another document (a man page's name) searches it
+// in place of the one the previous question named, with the rest of that
+// question; one that refers back with a pronoun keeps it, and one that
+// names no document asks something new of the same one.
+func TestAFollowUpReplacesTheSubjectItNames(t *testing.T) {
+	for _, tc := range []struct {
+		prev, q string
+		want    []string // the searches: both questions' terms, then the follow-up's
+	}{
+		{"How do I show the last 20 lines of a file with tail?", "and with head?",
+			[]string{"head last 20 lines file tail", "head last 20 lines file"}},
+		{"How do I compress a file with gzip at the best compression level?", "what about bzip2?",
+			[]string{"bzip2 compress file gzip best compression level", "bzip2 compress file best compression level"}},
+		{"How do I make grep ignore case?", "and for tar?",
+			[]string{"tar grep ignore case", "tar ignore case"}},
+		// A pronoun refers to the subject: the first search is the one.
+		{"How do I compress a file with gzip?", "how do I undo that?",
+			[]string{"undo compress file gzip"}},
+		{"How do I count the lines of a file with wc?", "and the characters?",
+			[]string{"characters count lines file wc"}},
+	} {
+		var queries []string
+		a := New(manRetriever(&queries), Options{History: []Turn{{Question: tc.prev}}})
+		ans, err := a.Ask(context.Background(), tc.q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(queries, tc.want) {
+			t.Errorf("%q after %q: searched %q, want %q", tc.q, tc.prev, queries, tc.want)
+		}
+		if last := tc.want[len(tc.want)-1]; ans.Query != last {
+			t.Errorf("%q after %q: shown as searched %q, want %q", tc.q, tc.prev, ans.Query, last)
+		}
+	}
+}
+
+// A chat model's rewrite of a follow-up is checked against the same rules:
+// one that keeps the subject the follow-up replaces, or leaves out the one
+// it names, is not searched; the rule-based rewrite is, and a note says
+// why.
+func TestAModelsRewriteKeepsTheFollowUpsSubject(t *testing.T) {
+	tail := []Turn{{Question: "How do I show the last 20 lines of a file with tail?"}}
+	gzip := []Turn{{Question: "How do I compress a file with gzip?"}}
+	for _, tc := range []struct {
+		history  []Turn
+		q, reply string
+		want     []string // the searches
+		note     string
+	}{
+		{tail, "and with head?", "<query>head last 20 lines tail</query>",
+			[]string{"head last 20 lines file tail", "head last 20 lines file"},
+			`The rewritten query (head last 20 lines tail) kept "tail", which the follow-up replaces; searched head last 20 lines file instead.`},
+		{tail, "and with head?", "<query>head show first 20 lines</query>",
+			[]string{"head last 20 lines file tail", "head show first 20 lines"}, ""},
+		// A pronoun keeps the subject: a rewrite must too.
+		{gzip, "how do I undo that?", "<query>undo compression</query>",
+			[]string{"undo compress file gzip"},
+			`The rewritten query (undo compression) left out "gzip", what the follow-up is about; searched undo compress file gzip instead.`},
+		{gzip, "how do I undo that?", "<query>undo gzip compression</query>",
+			[]string{"undo compress file gzip", "undo gzip compression"}, ""},
+	} {
+		var queries []string
+		gen := &script{replies: []string{tc.reply, "Use -n [1]."}}
+		a := New(manRetriever(&queries), Options{History: tc.history, Generator: gen, Verify: "off"})
+		ans, err := a.Ask(context.Background(), tc.q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last := tc.want[len(tc.want)-1]; !reflect.DeepEqual(queries, tc.want) || ans.Query != last {
+			t.Errorf("%q: searched %q (shown %q), want %q", tc.reply, queries, ans.Query, tc.want)
+		}
+		var notes []string
+		if tc.note != "" {
+			notes = []string{tc.note}
+		}
+		if !reflect.DeepEqual(ans.Notes, notes) {
+			t.Errorf("%q: notes %q, want %q", tc.reply, ans.Notes, notes)
+		}
 	}
 }

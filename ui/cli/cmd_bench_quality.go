@@ -214,11 +214,19 @@ type QualitySetResult struct {
 func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, work string, dirs []string, fit bool) (map[string]any, error) {
 	var out []QualitySetResult
 	var fqs []bench.FitQuestion
+	var fus []bench.FollowUpReport
 	for _, d := range dirs {
 		var qs bench.QuestionSet
 		var ar bench.AnswerReport
 		var err error
-		if d = strings.TrimSpace(d); d == "suite" {
+		if d = strings.TrimSpace(d); bench.IsFollowUpSet(d) {
+			r, err := benchFollowUps(ctx, env, st, dir, work, d)
+			if err != nil {
+				return nil, err
+			}
+			fus = append(fus, r)
+			continue
+		} else if d == "suite" {
 			// The suite's own questions and documents, reported as a set.
 			qs.Name = "suite"
 			ar, err = suiteAnswers(ctx, st, dir, work, env.stderr)
@@ -268,6 +276,9 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 			pct(a.AnswerHitsWithSource, a.SourceHits), pct(a.OffTopicRefused, a.OffTopic), pct(a.AnswerableRefused, a.Answerable))
 	}
 	res := map[string]any{"sets": out}
+	if len(fus) > 0 {
+		res["followups"] = fus
+	}
 	if fit {
 		fr := bench.FitBlockWeights(fqs)
 		bench.PrintFit(w, fr)

@@ -32,22 +32,7 @@ type QuestionSet struct {
 
 // ReadQuestionSet reads the set in dir.
 func ReadQuestionSet(dir string) (QuestionSet, error) {
-	qs := QuestionSet{Name: filepath.Base(filepath.Clean(dir)), Dir: dir, ManWidth: 100}
-	err := eachLine(filepath.Join(dir, "corpus.txt"), func(n int, line string) error {
-		if w, ok := strings.CutPrefix(line, "manwidth "); ok {
-			v, err := strconv.Atoi(strings.TrimSpace(w))
-			if err != nil || v < 40 {
-				return fmt.Errorf("manwidth %q: want a number of columns, at least 40", w)
-			}
-			qs.ManWidth = v
-			return nil
-		}
-		if !strings.HasPrefix(line, "man:") && !filepath.IsAbs(line) {
-			return fmt.Errorf("%q: want man:NAME or an absolute path", line)
-		}
-		qs.Docs = append(qs.Docs, line)
-		return nil
-	})
+	qs, err := readSetCorpus(dir)
 	if err != nil {
 		return qs, err
 	}
@@ -71,6 +56,28 @@ func ReadQuestionSet(dir string) (QuestionSet, error) {
 	if err == nil && (len(qs.Docs) == 0 || len(qs.Questions) == off) {
 		err = fmt.Errorf("question set %s: no documents or no answerable questions", dir)
 	}
+	return qs, err
+}
+
+// readSetCorpus reads the documents of the set in dir (its corpus.txt),
+// without its questions.
+func readSetCorpus(dir string) (QuestionSet, error) {
+	qs := QuestionSet{Name: filepath.Base(filepath.Clean(dir)), Dir: dir, ManWidth: 100}
+	err := eachLine(filepath.Join(dir, "corpus.txt"), func(n int, line string) error {
+		if w, ok := strings.CutPrefix(line, "manwidth "); ok {
+			v, err := strconv.Atoi(strings.TrimSpace(w))
+			if err != nil || v < 40 {
+				return fmt.Errorf("manwidth %q: want a number of columns, at least 40", w)
+			}
+			qs.ManWidth = v
+			return nil
+		}
+		if !strings.HasPrefix(line, "man:") && !filepath.IsAbs(line) {
+			return fmt.Errorf("%q: want man:NAME or an absolute path", line)
+		}
+		qs.Docs = append(qs.Docs, line)
+		return nil
+	})
 	return qs, err
 }
 

@@ -298,13 +298,6 @@ func ReadingBench(ctx context.Context, st QualityStore, qc QualityCorpus, questi
 	return rep, nil
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // WriteReadingDetail writes the sets' per-question outcomes to path.
 func WriteReadingDetail(path string, r ReadingReport) error {
 	return writeJSON(path, map[string]any{"typos": r.Typos.Details, "option_misses": r.Options.Misses,
