@@ -113,6 +113,10 @@ type Request struct {
 	Filter     store.Filter
 	BM25Pool   int `knob:"bm25_pool"`   // candidates taken from BM25; default 60
 	VectorPool int `knob:"vector_pool"` // candidates taken from vector search; default 60
+	// WordForms makes a question about the collection ("how many files
+	// mention locale") count any form of its words, as the index's stemmer
+	// joins them, instead of whole words only.
+	WordForms bool
 	Params
 }
 
