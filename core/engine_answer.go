@@ -174,7 +174,6 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 		defer func() {
 			if ans != nil {
 				ans.Text = collection.NotCounted + "\n\n" + ans.Text
-				ans.Notes = append([]string{collection.NotCounted}, ans.Notes...)
 			}
 		}()
 	}
@@ -230,7 +229,7 @@ func (e *Engine) askCollection(ctx context.Context, q collection.Question, f sto
 	var notes []string
 	q.Narrow(f)
 	if len(q.Conflicts) > 0 {
-		notes = append(notes, "The question and the search's filter ask for what no file can be: change one of them.")
+		notes = append(notes, "Change the question or the search's filter: together they ask for what no file can be.")
 	} else if q.Forms {
 		notes = append(notes, "Any form of the words was counted, as the full-text index's stemmer joins them (\"locale\" counts \"locales\", and \"local\" too).")
 	} else if len(q.Terms)+len(q.Not) > 0 {

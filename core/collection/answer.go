@@ -78,7 +78,7 @@ func Answer(ctx context.Context, st Store, q Question) (*Result, error) {
 	res := &Result{Question: q, Files: []File{}}
 	if len(q.Conflicts) > 0 {
 		res.Statement = "Nothing counted: " + strings.Join(q.Conflicts, "; ") + ", and no file can be both."
-		res.Method = "Nothing was counted: the question and the search's filter exclude each other."
+		res.Method = "Nothing was counted."
 		return res, nil
 	}
 	type found struct {

@@ -160,11 +160,22 @@ type QualitySetResult struct {
 func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, work string, dirs []string, fit bool) (map[string]any, error) {
 	var out []QualitySetResult
 	var fqs []bench.FitQuestion
+	var colls []bench.CollectionReport
 	for _, d := range dirs {
 		var qs bench.QuestionSet
 		var ar bench.AnswerReport
 		var err error
-		if d = strings.TrimSpace(d); d == "suite" {
+		if d = strings.TrimSpace(d); bench.IsCollectionSet(d) {
+			// Questions about the collection: counts and lists, scored
+			// against grep (bench/collection.go).
+			cr, err := benchCollectionSet(ctx, env, st, d, dir, work)
+			if err != nil {
+				return nil, err
+			}
+			colls = append(colls, cr)
+			continue
+		}
+		if d == "suite" {
 			// The suite's own questions and documents, reported as a set.
 			qs.Name = "suite"
 			ar, err = suiteAnswers(ctx, st, dir, work, env.stderr)
@@ -214,6 +225,9 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 			pct(a.AnswerHitsWithSource, a.SourceHits), pct(a.OffTopicRefused, a.OffTopic), pct(a.AnswerableRefused, a.Answerable))
 	}
 	res := map[string]any{"sets": out}
+	if len(colls) > 0 {
+		res["collection"] = colls
+	}
 	if fit {
 		fr := bench.FitBlockWeights(fqs)
 		bench.PrintFit(w, fr)
@@ -248,4 +262,20 @@ func qualityStore(name string) (bench.QualityStore, error) {
 		return bench.QualityStore{Bin: bin}, nil
 	}
 	return bench.QualityStore{}, usageError{fmt.Sprintf("--store %q: use sqlite or weaviate", name)}
+}
+
+// benchCollectionSet asks a collection set's questions, prints its score
+// and writes its detail to DIR/sets/NAME-detail.json.
+func benchCollectionSet(ctx context.Context, env *cliEnv, st bench.QualityStore, setDir, dir, work string) (bench.CollectionReport, error) {
+	cr, err := bench.CollectionBench(ctx, st, setDir, dir, work, env.stderr)
+	if err != nil {
+		return cr, err
+	}
+	cr.Detail = filepath.Join(dir, "sets", cr.Set+"-detail.json")
+	b, _ := json.MarshalIndent(cr, "", "  ")
+	if err := os.WriteFile(cr.Detail, b, 0o644); err != nil {
+		return cr, err
+	}
+	bench.PrintCollection(env.stdout, cr)
+	return cr, nil
 }

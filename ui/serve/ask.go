@@ -20,6 +20,8 @@ type AskParams struct {
 	Path     []string `json:"path,omitempty" doc:"only files under these path prefixes"`
 	Type     []string `json:"type,omitempty" doc:"only these types (pdf, md, ...)"`
 	Stream   bool     `json:"stream,omitempty" doc:"answer as server-sent events (as Accept: text/event-stream does)"`
+	// As cairn ask --word-forms.
+	WordForms bool `json:"word_forms,omitempty" doc:"for a question about the collection (how many files mention X): count any form of the words, not whole words only"`
 }
 
 type askInput struct {
@@ -59,6 +61,7 @@ func (s *Server) ask(ctx context.Context, in *askInput) (*huma.StreamResponse, e
 	if err != nil {
 		return nil, err
 	}
+	req.WordForms = in.Body.WordForms
 	release, ok := s.acquireAsk()
 	if !ok {
 		return nil, huma.NewError(http.StatusTooManyRequests, s.busyMessage())

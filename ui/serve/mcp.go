@@ -28,6 +28,8 @@ type (
 		Question string   `json:"question" jsonschema:"the question, as a person would ask it"`
 		Path     []string `json:"path,omitempty" jsonschema:"only files under these path prefixes"`
 		Type     []string `json:"type,omitempty" jsonschema:"only these file types, such as pdf or md"`
+		// As cairn ask --word-forms.
+		WordForms bool `json:"word_forms,omitempty" jsonschema:"for a question about the collection (how many files mention X): count any form of the words, not whole words only"`
 	}
 	askResult struct {
 		Answer    string                `json:"answer" jsonschema:"the answer; [n] marks cite citations[n]"`
@@ -65,6 +67,7 @@ func (s *Server) newMCP() *mcp.Server {
 			if err != nil {
 				return nil, askResult{}, mcpError(err)
 			}
+			req.WordForms = in.WordForms
 			release, ok := s.acquireAsk()
 			if !ok {
 				return nil, askResult{}, errors.New(s.busyMessage())
