@@ -193,7 +193,7 @@ const NotCounted = "I could not count this; here are the passages that match."
 // signal?". Not "include" or "about", which questions about what the
 // documents say use too ("Which files does the backup include?").
 var strictVerbs = map[string]bool{"mention": true, "mentions": true, "mentioning": true, "contain": true, "contains": true,
-	"containing": true, "reference": true, "references": true, "referencing": true}
+	"containing": true, "reference": true, "references": true, "referencing": true, "talk": true, "talks": true}
 
 // LooksLike reports whether a question Parse did not read has the shape
 // of a count or a list of files all the same ("How many man pages mention
@@ -335,12 +335,15 @@ func (p *parser) clause(q *Question) bool {
 			p.pos++
 		}
 		p.pos++
+		p.accept("about")
 		return p.terms(q, true)
 	case fillers[w]:
 		p.pos++
 		return true
 	case contentVerbs[w]:
 		p.pos++
+		return p.terms(q, false)
+	case p.accept("talk", "about"), p.accept("talks", "about"), p.accept("refer", "to"), p.accept("refers", "to"), p.accept("deal", "with"), p.accept("deals", "with"):
 		return p.terms(q, false)
 	case nameVerbs[w]:
 		p.pos++
@@ -464,6 +467,10 @@ func (p *parser) terms(q *Question, negated bool) bool {
 		if stops[w] || p.orderAhead() {
 			break
 		}
+		if p.accept("as", "well", "as") {
+			p.pos-- // "X as well as Y" is "X and Y"
+			w = "and"
+		}
 		switch {
 		case w == ",":
 			flush()
@@ -495,8 +502,8 @@ func (p *parser) terms(q *Question, negated bool) bool {
 			}
 		case articles[w] && len(run) == 0, w == "word" || w == "words" || w == "term" || w == "terms" || w == "phrase":
 			// "the word agreement", "the words X and Y"
-		case strictVerbs[w] && len(run) == 0:
-			// "mention X and mention Y"
+		case len(run) == 0 && (strictVerbs[w] || w == "also" || w == "about"):
+			// "mention X and mention Y", "X and also Y", "but don't talk about Y"
 		default:
 			if !isWord(w) {
 				return false

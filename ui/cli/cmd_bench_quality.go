@@ -216,6 +216,13 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 		}
 	}
 	w := env.stdout
+	res := map[string]any{"sets": out}
+	if len(colls) > 0 {
+		res["collection"] = colls
+		if len(out) == 0 {
+			return res, nil
+		}
+	}
 	pct := func(n, d int) string { return fmt.Sprintf("%.1f%% (%d/%d)", 100*float64(n)/float64(max(d, 1)), n, d) }
 	fmt.Fprintln(w, "\n| set | files | answer hit | source hit | answer hit when a source holds it | off-topic refused | answerable refused |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
@@ -223,10 +230,6 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 		a := r.Answers
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s |\n", r.Set, r.Files, pct(a.AnswerHits, a.Answerable), pct(a.SourceHits, a.Answerable),
 			pct(a.AnswerHitsWithSource, a.SourceHits), pct(a.OffTopicRefused, a.OffTopic), pct(a.AnswerableRefused, a.Answerable))
-	}
-	res := map[string]any{"sets": out}
-	if len(colls) > 0 {
-		res["collection"] = colls
 	}
 	if fit {
 		fr := bench.FitBlockWeights(fqs)

@@ -313,7 +313,13 @@ type truth struct {
 	words map[string][]string // a word or phrase's files, from grep
 }
 
-var htmlTag = regexp.MustCompile(`(?s)<[^>]*>`)
+// A page's text is what its body shows: not its comments, head (the
+// title is the file's name, not what it contains), scripts or styles, nor
+// its tags.
+var (
+	htmlHidden = regexp.MustCompile(`(?is)<!--.*?-->|<head\b.*?</head>|<script\b.*?</script>|<style\b.*?</style>`)
+	htmlTag    = regexp.MustCompile(`(?s)<[^>]*>`)
+)
 
 func newTruth(docs, text string) (*truth, error) {
 	if err := os.RemoveAll(text); err != nil {
@@ -328,15 +334,15 @@ func newTruth(docs, text string) (*truth, error) {
 	}
 	t := &truth{text: text, words: map[string][]string{}}
 	for _, e := range ents {
-		if e.IsDir() || e.Name() == "DONE" {
-			continue
+		if e.IsDir() {
+			continue // every file is indexed, the set's DONE mark too
 		}
 		b, err := os.ReadFile(filepath.Join(docs, e.Name()))
 		if err != nil {
 			return nil, err
 		}
 		if ext := strings.ToLower(filepath.Ext(e.Name())); ext == ".html" || ext == ".htm" {
-			b = []byte(html.UnescapeString(htmlTag.ReplaceAllString(string(b), " ")))
+			b = []byte(html.UnescapeString(htmlTag.ReplaceAllString(htmlHidden.ReplaceAllString(string(b), " "), " ")))
 		}
 		if err := os.WriteFile(filepath.Join(text, e.Name()), b, 0o644); err != nil {
 			return nil, err
@@ -347,14 +353,22 @@ func newTruth(docs, text string) (*truth, error) {
 	return t, nil
 }
 
-// grep returns the files holding w as whole words, in any case: grep -lwi
-// (a phrase's words in a row on one line).
+// grep returns the files holding w as whole words, in any case: grep -lwi;
+// a phrase's words in a row, apart only by spaces, punctuation or line
+// breaks (man pages justify their lines with runs of spaces and break
+// them anywhere), as grep -lwizE 'hard[^[:alnum:]_]+link'.
 func (t *truth) grep(ctx context.Context, w string) ([]string, error) {
 	w = strings.Trim(w, `"`)
 	if fs, ok := t.words[w]; ok {
 		return fs, nil
 	}
 	cmd := exec.CommandContext(ctx, "grep", "-lwiF", "--", w)
+	if ws := strings.Fields(w); len(ws) > 1 {
+		for i, x := range ws {
+			ws[i] = regexp.QuoteMeta(x)
+		}
+		cmd = exec.CommandContext(ctx, "grep", "-lwizE", "--", strings.Join(ws, "[^[:alnum:]_]+"))
+	}
 	cmd.Args = append(cmd.Args, t.names...)
 	cmd.Dir = t.text
 	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
