@@ -21,6 +21,9 @@ type Ask struct {
 	// Again: the question shown, answered again under the current knobs,
 	// in place of its answer in the conversation.
 	Again bool
+	// WordForms: a question about the collection counts every form of its
+	// words, not whole words only (search.Request.WordForms).
+	WordForms bool
 }
 
 // CancelAsk stops the question being answered.

@@ -150,7 +150,7 @@ func (w *queryWorker) run(ctx context.Context) {
 func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 	switch r := r.(type) {
 	case panels.Ask:
-		w.ask(ctx, r.Question, r.Filter, r.Again)
+		w.ask(ctx, r.Question, r.Filter, r.Again, r.WordForms)
 	case panels.CancelAsk:
 		if w.askStop != nil {
 			w.askStop()
@@ -247,7 +247,7 @@ func (w *queryWorker) conversation(ctx context.Context, n threadNews) {
 // params are the knobs that re-rank the cached candidates.
 func (w *queryWorker) params() search.Params { return search.NewRequest("", w.tuning).Params }
 
-func (w *queryWorker) ask(ctx context.Context, q string, spec search.FilterSpec, again bool) {
+func (w *queryWorker) ask(ctx context.Context, q string, spec search.FilterSpec, again, wordForms bool) {
 	// Folders typed in the window are read from the home folder: the
 	// window's working directory means nothing to the person.
 	spec.Base, _ = os.UserHomeDir()
@@ -264,7 +264,7 @@ func (w *queryWorker) ask(ctx context.Context, q string, spec search.FilterSpec,
 	actx, stop := context.WithCancel(ctx)
 	w.askStop = stop
 	req := search.NewRequest(q, w.tuning)
-	req.Filter = filter
+	req.Filter, req.WordForms = filter, wordForms
 	thread := w.thread
 	w.emit(ctx, panels.Asking{Question: q})
 	w.jobs.spawn(func() {
