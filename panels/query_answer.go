@@ -27,9 +27,9 @@ type answerView struct {
 	// of its words (shown under a count of whole words).
 	WordForms *widget.Button
 	Verdict   *widget.Label
-	Claims      *widget.Label
-	Timing      *widget.Label
-	Mode        *widget.Label
+	Claims    *widget.Label
+	Timing    *widget.Label
+	Mode      *widget.Label
 
 	verdictIcon *widget.Icon
 	badge       *fyne.Container
