@@ -99,7 +99,8 @@ func tokenize(s string) []token {
 		}
 		w := strings.Trim(s[:i], "()")
 		if w != "" {
-			out = append(out, token{w: strings.ToLower(w), orig: w})
+			// "don’t" is "don't".
+			out = append(out, token{w: strings.ReplaceAll(strings.ToLower(w), "’", "'"), orig: w})
 		}
 		s = s[i:]
 	}
