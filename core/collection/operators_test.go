@@ -111,6 +111,7 @@ func TestOperators(t *testing.T) {
 			statement: "5 files contain 'gzip', 'bzip2' or 'kerberos' (whole words, any case)."},
 		{q: "Which files mention kerberos but don't talk about password?", want: nil},
 		{q: "Which files mention password but do not mention kerberos?", want: []string{"b.txt"}},
+		{q: "Which files mention the words kerberos and password?", want: []string{"a.txt", "d.md"}},
 		{q: "Which files don’t mention gzip?", want: []string{"b.txt", "d.md", "e.html", "f.txt", "h.txt"}},
 		{q: "Which files mention gzip but not bzip2?", want: []string{"a.txt", "g.pdf"},
 			statement: "2 files contain 'gzip' but not 'bzip2' (whole words, any case)."},

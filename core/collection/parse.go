@@ -501,8 +501,9 @@ func (p *parser) terms(q *Question, negated bool) bool {
 			if strictVerbs[p.peek(1)] || contentVerbs[p.peek(1)] {
 				p.pos++ // "but do not mention Y"
 			}
-		case articles[w] && len(run) == 0, w == "word" || w == "words" || w == "term" || w == "terms" || w == "phrase":
-			// "the word agreement", "the words X and Y"
+		case len(run) == 0 && articles[w],
+			len(run) == 0 && (w == "word" || w == "words" || w == "term" || w == "terms" || w == "phrase") && p.pos+1 < len(p.toks) && !stops[p.peek(1)]:
+			// "the word agreement", "the words X and Y"; not "mention word"
 		case len(run) == 0 && (strictVerbs[w] || w == "also" || w == "about"):
 			// "mention X and mention Y", "X and also Y", "but don't talk about Y"
 		default:
