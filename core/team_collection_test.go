@@ -107,7 +107,7 @@ func TestTeamCollectionQuestionsAreTheSameOnBothStores(t *testing.T) {
 
 // TestTeamCollectionQuestionsRankPassagesAsTheFileDoes: on Zipf-worded
 // files of many passages each, modified on days a few weeks apart, the
-// cluster lists the files holding a word, or two in one passage, with as
+// cluster lists the files holding a word, or two (each anywhere in the file), with as
 // many matching passages and the same best-ranked one (its line and line
 // number) as FTS5's bm25() picks in the file; and counts the files of a
 // year, or since a day, as the file's SQL does.
