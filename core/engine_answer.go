@@ -156,13 +156,26 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 	return e.askWith(ctx, req, writer, nil, onToken)
 }
 
-func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.Generator, history []answer.Turn, onToken func(string)) (_ *answer.Answer, err error) {
+func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.Generator, history []answer.Turn, onToken func(string)) (ans *answer.Answer, err error) {
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, answer.ErrNoQuestion
 	}
 	home, _ := os.UserHomeDir()
 	if q, ok := collection.Parse(req.Query, time.Now(), time.Local, home); ok {
+		q.Forms = q.Forms || req.WordForms
 		return e.askCollection(ctx, q, req.Filter, onToken)
+	}
+	if collection.LooksLike(req.Query) {
+		// Shaped like a count or a list of files, but not read as one:
+		// say so before the passages, which are not a count.
+		if onToken != nil {
+			onToken(collection.NotCounted + "\n\n")
+		}
+		defer func() {
+			if ans != nil {
+				ans.Text = collection.NotCounted + "\n\n" + ans.Text
+			}
+		}()
 	}
 	c := e.Config() // read once: the window may change the settings meanwhile
 	g, as := c.Generation, c.Answer
@@ -214,9 +227,13 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 func (e *Engine) askCollection(ctx context.Context, q collection.Question, f store.Filter, onToken func(string)) (*answer.Answer, error) {
 	start := time.Now()
 	var notes []string
-	if !f.Empty() {
-		q.Filter = narrow(q.Filter, f)
-		notes = append(notes, "Counted within the filter set for this search as well.")
+	q.Narrow(f)
+	if len(q.Conflicts) > 0 {
+		notes = append(notes, "Change the question or the search's filter: together they ask for what no file can be.")
+	} else if q.Forms {
+		notes = append(notes, "Any form of the words was counted, as the full-text index's stemmer joins them (\"locale\" counts \"locales\", and \"local\" too).")
+	} else if len(q.Terms)+len(q.Not) > 0 {
+		notes = append(notes, "Whole words only, in any case: other forms of the words were not counted. Ask with --word-forms (API and MCP: word_forms) to count every form.")
 	}
 	st := collection.OverFile(e.db)
 	if e.team != nil {
@@ -243,25 +260,6 @@ func (e *Engine) askCollection(ctx context.Context, q collection.Question, f sto
 	}
 	e.log.Info("ask", "mode", string(ans.Mode), "files", res.Total, "ms", ans.Timing.Total.Milliseconds())
 	return ans, nil
-}
-
-// narrow adds the conditions of f to q's: both must hold. Where both name
-// folders or types, the question's, being more specific, are kept.
-func narrow(q, f store.Filter) store.Filter {
-	if len(q.PathPrefixes) == 0 {
-		q.PathPrefixes = f.PathPrefixes
-	}
-	if len(q.Types) == 0 {
-		q.Types = f.Types
-	}
-	if q.Since.IsZero() || f.Since.After(q.Since) {
-		q.Since = f.Since
-	}
-	if q.Until.IsZero() || (!f.Until.IsZero() && f.Until.Before(q.Until)) {
-		q.Until = f.Until
-	}
-	q.Contains = append(q.Contains, f.Contains...)
-	return q
 }
 
 // estimateCost is what an online answer cost at the prices the person set

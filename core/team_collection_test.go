@@ -32,8 +32,9 @@ func TestTeamCollectionQuestionsAreTheSameOnBothStores(t *testing.T) {
 	ctx := context.Background()
 	withTerms, listed := 0, 0
 	for _, c := range []struct {
-		q string
-		f store.Filter
+		q     string
+		f     store.Filter
+		forms bool
 	}{
 		{q: "How many files are there?"},
 		{q: "How many PDFs are there?"},
@@ -52,12 +53,21 @@ func TestTeamCollectionQuestionsAreTheSameOnBothStores(t *testing.T) {
 		{q: "List files modified since 2001-01-01"},
 		{q: "Which files were modified before 2001?"},
 		{q: "Which files mention zyzzyvas?"},
+		// Operators over whole files, whole words, orders, conflicts.
+		{q: "Which files mention search or index?"},
+		{q: "Which files mention both search and model?"},
+		{q: "Which files mention search but not index?"},
+		{q: "Which files do not mention search?"},
+		{q: "How many files mention model?"},
+		{q: "How many files mention model?", forms: true},
+		{q: "Which files mention search, sorted by date?"},
+		{q: "How many PDFs mention search?", f: store.Filter{Types: []string{"md"}}},
 	} {
 		if _, ok := parseCollection(c.q); !ok {
 			t.Fatalf("%q is not a question about the collection", c.q)
 		}
 		req := sqlite.SearchRequest(c.q)
-		req.Filter = c.f
+		req.Filter, req.WordForms = c.f, c.forms
 		want, err := sqlite.Ask(ctx, req, nil)
 		if err != nil {
 			t.Fatalf("%s: sqlite: %v", c.q, err)
@@ -97,7 +107,7 @@ func TestTeamCollectionQuestionsAreTheSameOnBothStores(t *testing.T) {
 
 // TestTeamCollectionQuestionsRankPassagesAsTheFileDoes: on Zipf-worded
 // files of many passages each, modified on days a few weeks apart, the
-// cluster lists the files holding a word, or two in one passage, with as
+// cluster lists the files holding a word, or two (each anywhere in the file), with as
 // many matching passages and the same best-ranked one (its line and line
 // number) as FTS5's bm25() picks in the file; and counts the files of a
 // year, or since a day, as the file's SQL does.

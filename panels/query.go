@@ -78,7 +78,7 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	q.AddFolder.Importance = widget.HighImportance
 	q.AddFolder.Hide()
 	q.State.Wrapping = fyne.TextWrapWord
-	q.Answer = newAnswerView(q.openCitation, q.answerAgain)
+	q.Answer = newAnswerView(q.openCitation, q.answerAgain, q.countWordForms)
 	q.Sources = container.NewVBox()
 	q.Empty = widget.NewLabel(emptySources)
 	q.Empty.Wrapping = fyne.TextWrapWord
@@ -368,6 +368,14 @@ func (q *Query) closePreview() { q.Preview.hide() }
 func (q *Query) answerAgain() {
 	if q.ready && !q.running && q.question != "" {
 		q.post(Ask{Question: q.question, Filter: q.Filter.Spec(), Again: true})
+	}
+}
+
+// countWordForms counts the question about the collection shown again,
+// every form of its words, in place of its answer.
+func (q *Query) countWordForms() {
+	if q.ready && !q.running && q.question != "" {
+		q.post(Ask{Question: q.question, Filter: q.Filter.Spec(), Again: true, WordForms: true})
 	}
 }
 

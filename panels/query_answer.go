@@ -23,10 +23,13 @@ type answerView struct {
 	Text        *widget.RichText
 	Stale       *widget.Label
 	AnswerAgain *widget.Button
-	Verdict     *widget.Label
-	Claims      *widget.Label
-	Timing      *widget.Label
-	Mode        *widget.Label
+	// WordForms counts a question about the collection again, every form
+	// of its words (shown under a count of whole words).
+	WordForms *widget.Button
+	Verdict   *widget.Label
+	Claims    *widget.Label
+	Timing    *widget.Label
+	Mode      *widget.Label
 
 	verdictIcon *widget.Icon
 	badge       *fyne.Container
@@ -38,11 +41,12 @@ type answerView struct {
 	textWrap    *softWrap // lays Text out in rows (see softWrap)
 }
 
-func newAnswerView(onCite func(n int), answerAgain func()) *answerView {
+func newAnswerView(onCite func(n int), answerAgain, countForms func()) *answerView {
 	v := &answerView{
 		Text:        widget.NewRichText(),
 		Stale:       widget.NewLabel(""),
 		AnswerAgain: widget.NewButtonWithIcon("Answer again", theme.ViewRefreshIcon(), answerAgain),
+		WordForms:   widget.NewButton("Count every form of the words", countForms),
 		Verdict:     widget.NewLabel(""),
 		Claims:      widget.NewLabel(""),
 		Timing:      widget.NewLabel(""),
@@ -60,13 +64,14 @@ func newAnswerView(onCite func(n int), answerAgain func()) *answerView {
 	v.staleBox = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), v.AnswerAgain, v.Stale)
 	v.hideVerdict()
 	v.Claims.Hide()
+	v.WordForms.Hide()
 	v.staleBox.Hide()
 	// Timing and mode close the answer, scrolling with it: as lines of
 	// their own under the panel they took two sources' worth of height
 	// from a small window.
 	var textBox *fyne.Container
 	v.textWrap, textBox = newSoftWrap(v.Text)
-	v.content = container.NewVBox(v.staleBox, textBox, v.badge, v.Claims, v.Timing, v.Mode)
+	v.content = container.NewVBox(v.staleBox, textBox, v.badge, v.Claims, container.NewHBox(v.WordForms), v.Timing, v.Mode)
 	return v
 }
 
@@ -78,6 +83,7 @@ func (v *answerView) reset(generated bool) {
 	v.render(nil, false)
 	v.hideVerdict()
 	v.Claims.Hide()
+	v.WordForms.Hide()
 	v.setStale(false, 0)
 	v.Timing.SetText("")
 }
@@ -140,6 +146,12 @@ func (v *answerView) show(a *answer.Answer) {
 		v.Claims.Show()
 	}
 	v.Timing.SetText(timingLine(a))
+	// A count of whole words is one click from the count of every form.
+	if c := a.Collection; c != nil && len(c.Question.Terms)+len(c.Question.Not) > 0 && !c.Question.Forms && len(c.Question.Conflicts) == 0 {
+		v.WordForms.Show()
+	} else {
+		v.WordForms.Hide()
+	}
 }
 
 // setStale shows or hides the note that the list of sources changed since

@@ -41,7 +41,7 @@ func TestHighlighted(t *testing.T) {
 func TestCitationsBecomeLinksOnlyWhenResolved(t *testing.T) {
 	test.NewTempApp(t)
 	var tapped []int
-	v := newAnswerView(func(n int) { tapped = append(tapped, n) }, func() {})
+	v := newAnswerView(func(n int) { tapped = append(tapped, n) }, func() {}, func() {})
 	v.show(&answer.Answer{
 		Text:      "- Hold the pin [1].\n- Wait for the light [3].\n\nSee the manual [2].",
 		Citations: []answer.Citation{{N: 1}, {N: 2}},
@@ -126,7 +126,7 @@ func shownLines(t *testing.T, rt *widget.RichText) (lines []string, links []*wid
 func TestDocumentTextIsShownAsWrittenWithCitationLinks(t *testing.T) {
 	test.NewTempApp(t)
 	var tapped []int
-	v := newAnswerView(func(n int) { tapped = append(tapped, n) }, func() {})
+	v := newAnswerView(func(n int) { tapped = append(tapped, n) }, func() {}, func() {})
 	v.show(&answer.Answer{
 		Mode:      answer.ModeExtractive,
 		Text:      "-U, --binary\n    Treat the file(s) as binary. [1]\n**Note** ## not a heading [2]",
@@ -149,7 +149,7 @@ func TestDocumentTextIsShownAsWrittenWithCitationLinks(t *testing.T) {
 
 func TestGeneratedMarkdownIsShownWithoutItsMarkers(t *testing.T) {
 	test.NewTempApp(t)
-	v := newAnswerView(func(int) {}, func() {})
+	v := newAnswerView(func(int) {}, func() {}, func() {})
 	v.show(&answer.Answer{
 		Mode:      answer.ModeGenerative,
 		Text:      "## Resetting\n\n**Hold** the pin for `10 s` [1].\n- Wait for the **green** light [2].\n  * then release",
@@ -168,7 +168,7 @@ func TestGeneratedMarkdownIsShownWithoutItsMarkers(t *testing.T) {
 
 func TestStreamedMarkdownNeverShowsItsMarkers(t *testing.T) {
 	test.NewTempApp(t)
-	v := newAnswerView(func(int) {}, func() {})
+	v := newAnswerView(func(int) {}, func() {}, func() {})
 	v.reset(true)
 	for _, tok := range []string{"#", "# Res", "et\n*", "*Ho", "ld*", "* the *pin*", " and `res", "et`"} {
 		v.appendText(tok)
@@ -207,7 +207,7 @@ func TestVerdictBadge(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			test.NewTempApp(t)
-			v := newAnswerView(func(int) {}, func() {})
+			v := newAnswerView(func(int) {}, func() {}, func() {})
 			v.show(&c.ans)
 			if v.Verdict.Text != c.want || v.Verdict.Visible() != (c.want != "") {
 				t.Errorf("badge %q (visible %v), want %q", v.Verdict.Text, v.Verdict.Visible(), c.want)

@@ -24,6 +24,9 @@ type Ask struct {
 	// Exact searches the words as typed, without correcting a word no
 	// passage holds ("Search for … instead").
 	Exact bool
+	// WordForms: a question about the collection counts every form of its
+	// words, not whole words only (search.Request.WordForms).
+	WordForms bool
 }
 
 // CancelAsk stops the question being answered.

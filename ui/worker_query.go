@@ -267,7 +267,7 @@ func (w *queryWorker) ask(ctx context.Context, r panels.Ask) {
 	actx, stop := context.WithCancel(ctx)
 	w.askStop = stop
 	req := search.NewRequest(q, w.tuning)
-	req.Filter, req.Exact = filter, r.Exact
+	req.Filter, req.Exact, req.WordForms = filter, r.Exact, r.WordForms
 	thread := w.thread
 	w.emit(ctx, panels.Asking{Question: q})
 	w.jobs.spawn(func() {

@@ -1,8 +1,10 @@
 package collection
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,19 +17,37 @@ type Store interface {
 	// MatchDocuments returns every document that passes f and, when
 	// terms are given, has a passage whose text or heading holds each of
 	// them (MatchExpr), in path order, with the number of such passages
-	// and the best-ranked one.
-	MatchDocuments(ctx context.Context, terms []string, f store.Filter) ([]store.DocumentMatch, error)
+	// and the best-ranked one. With whole, a passage holds a term only as
+	// whole words (HoldsEvery), not in another form the index's stemmer
+	// joins to it.
+	MatchDocuments(ctx context.Context, terms []string, whole bool, f store.Filter) ([]store.DocumentMatch, error)
 	Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkInfo, error)
 }
 
 // OverFile is a knowledge base file as a Store: the terms are its FTS5
-// index's expression (MatchExpr).
+// index's expression (MatchExpr), whole words checked in the passages'
+// text.
 func OverFile(db *store.DB) Store { return fileStore{db} }
 
 type fileStore struct{ *store.DB }
 
-func (s fileStore) MatchDocuments(ctx context.Context, terms []string, f store.Filter) ([]store.DocumentMatch, error) {
-	return s.DB.MatchDocuments(ctx, MatchExpr(terms), f)
+func (s fileStore) MatchDocuments(ctx context.Context, terms []string, whole bool, f store.Filter) ([]store.DocumentMatch, error) {
+	var keep func(text, heading string) bool
+	if whole && len(terms) > 0 {
+		keep = func(text, heading string) bool { return HoldsEvery(text, heading, terms) }
+	}
+	return s.DB.MatchDocuments(ctx, MatchExpr(terms), f, keep)
+}
+
+// HoldsEvery reports whether a passage's text or heading holds each term
+// as whole words (HoldsWhole).
+func HoldsEvery(text, heading string, terms []string) bool {
+	for _, t := range terms {
+		if !HoldsWhole(text, t) && !HoldsWhole(heading, t) {
+			return false
+		}
+	}
+	return true
 }
 
 // File is one file of the answer, with the line that matched.
@@ -52,33 +72,118 @@ type Result struct {
 }
 
 // Answer runs q against st: the store lists and counts, nothing else.
+// Each term is matched on its own, over the whole file: "X and Y" is a
+// file holding X in one passage and Y in another.
 func Answer(ctx context.Context, st Store, q Question) (*Result, error) {
-	docs, err := st.MatchDocuments(ctx, q.Terms, q.Filter)
-	if err != nil {
-		return nil, err
+	res := &Result{Question: q, Files: []File{}}
+	if len(q.Conflicts) > 0 {
+		res.Statement = "Nothing counted: " + strings.Join(q.Conflicts, "; ") + ", and no file can be both."
+		res.Method = "Nothing was counted."
+		return res, nil
 	}
-	res := &Result{Question: q, Total: len(docs), Files: make([]File, 0, len(docs))}
+	type found struct {
+		m    store.DocumentMatch
+		term string // the term its line shows; "" without terms
+	}
+	memo := map[string][]store.DocumentMatch{}
+	match := func(terms []string) ([]store.DocumentMatch, error) {
+		key := strings.Join(terms, "\x00")
+		if ms, ok := memo[key]; ok {
+			return ms, nil
+		}
+		ms, err := st.MatchDocuments(ctx, terms, !q.Forms, q.Filter)
+		if err != nil {
+			return nil, err
+		}
+		memo[key] = ms
+		return ms, nil
+	}
+	keep := map[string]found{}
+	if len(q.Terms) == 0 {
+		docs, err := match(nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			keep[d.Path] = found{m: d}
+		}
+	}
+	for gi, g := range q.Terms {
+		in := map[string]found{}
+		for _, t := range g {
+			docs, err := match([]string{t})
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range docs {
+				if _, ok := in[d.Path]; !ok {
+					in[d.Path] = found{d, t} // an "or" shows the first term the file holds
+				}
+			}
+		}
+		if gi == 0 {
+			keep = in
+			continue
+		}
+		for p := range keep {
+			if _, ok := in[p]; !ok {
+				delete(keep, p)
+			}
+		}
+	}
+	for _, t := range q.Not {
+		docs, err := match([]string{t})
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			delete(keep, d.Path)
+		}
+	}
+	list := make([]found, 0, len(keep))
+	for _, f := range keep {
+		list = append(list, f)
+	}
+	slices.SortFunc(list, func(a, b found) int {
+		switch {
+		case q.Order == Newest && a.m.MTimeNS != b.m.MTimeNS:
+			return cmp.Compare(b.m.MTimeNS, a.m.MTimeNS)
+		case q.Order == Oldest && a.m.MTimeNS != b.m.MTimeNS:
+			return cmp.Compare(a.m.MTimeNS, b.m.MTimeNS)
+		}
+		return strings.Compare(a.m.Path, b.m.Path)
+	})
 	var lines map[int64]store.ChunkInfo
 	if len(q.Terms) > 0 {
-		ids := make([]int64, len(docs))
-		for i, d := range docs {
-			ids[i] = d.ChunkID
+		ids := make([]int64, len(list))
+		for i, f := range list {
+			ids[i] = f.m.ChunkID
 		}
+		var err error
 		if lines, err = st.Chunks(ctx, ids); err != nil {
 			return nil, fmt.Errorf("load the matching passages: %w", err)
 		}
 	}
-	for _, d := range docs {
+	for _, x := range list {
+		d := x.m
 		f := File{Path: d.Path, Title: d.Title, Format: d.Format, Modified: time.Unix(0, d.MTimeNS), Passages: d.Passages}
-		if ci, ok := lines[d.ChunkID]; ok {
+		if ci, ok := lines[d.ChunkID]; ok && x.term != "" {
 			var n int
-			f.Line, n = matchingLine(ci.Text, q.Terms)
+			f.Line, n = matchingLine(ci.Text, x.term, !q.Forms)
 			f.LineNo, f.Page = ci.LineStart+n, ci.Page
 		}
 		res.Files = append(res.Files, f)
 	}
-	res.Statement = statement(q, len(docs))
-	res.Method = "Counted by the knowledge base (its documents table" + map[bool]string{true: " and full-text index", false: ""}[len(q.Terms) > 0] + "), not by a model."
+	res.Total = len(res.Files)
+	res.Statement = statement(q, res.Total)
+	how := ""
+	switch {
+	case len(q.Terms)+len(q.Not) > 0 && q.Forms:
+		how = " and full-text index"
+	case len(q.Terms)+len(q.Not) > 0:
+		how = ", full-text index, and its passages' text for whole words"
+	}
+	res.Method = "Counted by the knowledge base (its documents table" + how + "), not by a model."
 	return res, nil
 }
 
@@ -97,21 +202,19 @@ func MatchExpr(terms []string) string {
 	return "{text heading} : (" + strings.Join(quoted, " AND ") + ")"
 }
 
-// matchingLine returns the first line of text holding a term (by its
-// first five letters, so that "audits" finds "audit"), trimmed, and its
-// offset in lines; the first line when none does.
-func matchingLine(text string, terms []string) (string, int) {
+// matchingLine returns the first line of text holding term, trimmed, and
+// its offset in lines: as whole words when whole, else by its first five
+// letters, so that "audits" finds "audit". The first line when none does
+// (the term stands across lines).
+func matchingLine(text, term string, whole bool) (string, int) {
 	lines := strings.Split(text, "\n")
+	t := strings.ToLower(term)
+	if len(t) > 5 {
+		t = t[:5]
+	}
 	for i, l := range lines {
-		ll := strings.ToLower(l)
-		for _, t := range terms {
-			t = strings.ToLower(t)
-			if len(t) > 5 {
-				t = t[:5]
-			}
-			if strings.Contains(ll, t) {
-				return clip(l), i
-			}
+		if whole && HoldsWhole(l, term) || !whole && strings.Contains(strings.ToLower(l), t) {
+			return clip(l), i
 		}
 	}
 	return clip(lines[0]), 0
@@ -126,7 +229,7 @@ func clip(s string) string {
 }
 
 // statement says exactly what was counted: "3 PDF files under
-// /kb/Contracts contain 'audit' (any form of the word), modified in 2023."
+// /kb/Contracts contain 'audit' (whole word, any case), modified in 2023."
 func statement(q Question, n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d ", n)
@@ -148,28 +251,95 @@ func statement(q Question, n int) string {
 	if q.Named != "" {
 		fmt.Fprintf(&b, " whose title or path holds '%s'", q.Named)
 	}
-	if len(q.Terms) > 0 {
-		verb := " contain "
+	verb := func(plural, single string) string {
 		if n == 1 {
-			verb = " contains "
+			return single
 		}
+		return plural
+	}
+	switch {
+	case len(q.Terms) > 0:
+		b.WriteString(verb(" contain ", " contains ") + termsText(q.Terms))
+		if len(q.Not) > 0 {
+			b.WriteString(" but not " + orText(q.Not))
+		}
+	case len(q.Not) > 0:
+		b.WriteString(verb(" do not contain ", " does not contain ") + orText(q.Not))
+	}
+	if words := len(q.Not) + len(q.Terms) + extra(q.Terms); words > 0 {
+		phrase := slices.ContainsFunc(append(slices.Concat(q.Terms...), q.Not...), func(t string) bool { return len(termWords(t)) > 1 })
 		switch {
-		case q.Phrase:
-			fmt.Fprintf(&b, "%sthe phrase '%s'", verb, q.Terms[0])
-		case len(q.Terms) == 1:
-			fmt.Fprintf(&b, "%s'%s' (any form of the word)", verb, q.Terms[0])
+		case q.Forms && words == 1:
+			b.WriteString(" (any form of the word)")
+		case q.Forms:
+			b.WriteString(" (any form of the words)")
+		case words == 1 && !phrase:
+			b.WriteString(" (whole word, any case)")
+		case phrase:
+			b.WriteString(" (whole words, in a row, any case)")
 		default:
-			fmt.Fprintf(&b, "%s'%s' in one passage (any form of the words)", verb, strings.Join(q.Terms, "', '"))
+			b.WriteString(" (whole words, any case)")
+		}
+		if len(q.Terms) > 1 {
+			b.WriteString(", anywhere in the file")
 		}
 	}
 	if !q.Period.Start.IsZero() || !q.Period.End.IsZero() {
 		b.WriteString(", modified " + q.Period.String())
 	}
-	if len(q.Terms) == 0 && q.Folder == "" && q.Named == "" && q.Period.Start.IsZero() && q.Period.End.IsZero() {
+	if len(q.Terms) == 0 && len(q.Not) == 0 && q.Folder == "" && q.Named == "" && q.Period.Start.IsZero() && q.Period.End.IsZero() {
 		b.WriteString(" in the knowledge base")
 	}
+	switch q.Order {
+	case Newest:
+		b.WriteString(", newest first")
+	case Oldest:
+		b.WriteString(", oldest first")
+	}
 	b.WriteString(".")
+	if q.Within != "" {
+		b.WriteString(" Within the search's filter: " + q.Within + ".")
+	}
 	return b.String()
+}
+
+// extra is how many terms the groups hold beyond one each.
+func extra(groups [][]string) int {
+	n := 0
+	for _, g := range groups {
+		n += len(g) - 1
+	}
+	return n
+}
+
+// termsText names the terms a file must hold: 'a', 'a' or 'b', both 'a'
+// and 'b', 'a', 'b' and 'c'.
+func termsText(groups [][]string) string {
+	if len(groups) == 1 {
+		return orText(groups[0])
+	}
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		parts[i] = orText(g)
+		if len(g) > 1 {
+			parts[i] = "(" + parts[i] + ")"
+		}
+	}
+	if len(parts) == 2 {
+		return "both " + parts[0] + " and " + parts[1]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+func orText(terms []string) string {
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = "'" + t + "'"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // PageSize is how many files one page of a list shows.

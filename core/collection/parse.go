@@ -5,6 +5,7 @@
 package collection
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -23,17 +24,38 @@ const (
 
 // Question is a parsed question about the collection.
 type Question struct {
-	Text   string       `json:"question"`
-	Kind   Kind         `json:"kind"`
-	Terms  []string     `json:"terms,omitempty"`  // words a passage of the file must hold (any form)
-	Phrase bool         `json:"phrase,omitempty"` // Terms is one quoted phrase
+	Text string `json:"question"`
+	Kind Kind   `json:"kind"`
+	// Terms are what a file must hold, anywhere in it: one term of each
+	// group (or), every group (and). A term is a word, or words in a row.
+	Terms [][]string `json:"terms,omitempty"`
+	Not   []string   `json:"not,omitempty"` // terms no passage of the file holds
+	// Forms counts any form of the words (the index's stemmer: "locales",
+	// and "local" for "locale"); without it only whole words, in any case,
+	// as grep -wi finds them.
+	Forms  bool         `json:"word_forms,omitempty"`
+	Order  Order        `json:"order,omitempty"`
 	Filter store.Filter `json:"-"`
 	// What the filter means, for the statement of how it was computed.
 	TypeName string `json:"type,omitempty"`   // "PDF", "Word"
 	Folder   string `json:"folder,omitempty"` // a path or a folder name
 	Named    string `json:"named,omitempty"`
 	Period   Period `json:"-"`
+	// Within describes the search's own filter (flags, the filter row)
+	// the question was counted within; Conflicts say where the two ask for
+	// what no file can be, so that nothing was counted.
+	Within    string   `json:"within,omitempty"`
+	Conflicts []string `json:"conflicts,omitempty"`
 }
+
+// Order is the order of the files of an answer.
+type Order string
+
+const (
+	ByPath Order = ""       // path order
+	Newest Order = "newest" // most recently modified first
+	Oldest Order = "oldest"
+)
 
 // token is a word of the question, lowered, with its original spelling.
 type token struct {
@@ -46,7 +68,7 @@ func tokenize(s string) []token {
 	s = strings.TrimSpace(s)
 	s = strings.TrimRight(s, "?.! ")
 	for len(s) > 0 {
-		s = strings.TrimLeft(s, " \t\n,;:")
+		s = strings.TrimLeft(s, " \t\n:")
 		if s == "" {
 			break
 		}
@@ -65,12 +87,21 @@ func tokenize(s string) []token {
 				continue
 			}
 		}
+		if s[0] == ',' || s[0] == ';' {
+			// A comma ends a run of words: "kerberos, sorted by date".
+			out = append(out, token{w: ",", orig: ","})
+			s = s[1:]
+			continue
+		}
 		i := strings.IndexAny(s, " \t\n,;")
 		if i < 0 {
 			i = len(s)
 		}
-		w := s[:i]
-		out = append(out, token{w: strings.ToLower(w), orig: w})
+		w := strings.Trim(s[:i], "()")
+		if w != "" {
+			// "don’t" is "don't".
+			out = append(out, token{w: strings.ReplaceAll(strings.ToLower(w), "’", "'"), orig: w})
+		}
 		s = s[i:]
 	}
 	return out
@@ -108,21 +139,27 @@ var contentVerbs = map[string]bool{"contain": true, "contains": true, "containin
 var nameVerbs = map[string]bool{"named": true, "called": true, "titled": true}
 
 var fillers = map[string]bool{"are": true, "is": true, "were": true, "was": true, "there": true, "that": true, "which": true,
-	"do": true, "i": true, "have": true, "exist": true, "total": true, "been": true, "got": true, "all": true}
+	"do": true, "i": true, "have": true, "exist": true, "total": true, "been": true, "got": true, "all": true, ",": true}
 
 var dateVerbs = map[string]bool{"modified": true, "changed": true, "updated": true, "edited": true, "dated": true, "created": true, "saved": true}
 
 // stops end a run of term words: they start another clause.
 var stops = map[string]bool{"in": true, "from": true, "under": true, "inside": true, "since": true, "before": true, "after": true,
 	"until": true, "between": true, "during": true, "on": true, "named": true, "called": true, "titled": true,
-	"modified": true, "changed": true, "updated": true, "edited": true, "dated": true, "created": true, "saved": true}
+	"modified": true, "changed": true, "updated": true, "edited": true, "dated": true, "created": true, "saved": true,
+	"sorted": true, "ordered": true, "newest": true, "oldest": true, "latest": true, "earliest": true}
 
 var articles = map[string]bool{"the": true, "a": true, "an": true, "my": true, "our": true, "of": true, "any": true, "every": true, "all": true}
 
+// negations turn the terms after them into ones the file must not hold:
+// "X but not Y", "X not Y", "X without Y".
+var negations = map[string]bool{"not": true, "without": true, "except": true, "excluding": true, "don't": true, "doesn't": true}
+
 // Parse recognises a question about the collection; ok is false for any
-// other question, which is then answered from passages as usual. now and
-// loc place relative dates ("March" is the last March up to now); home
-// expands "~/".
+// other question, which is then answered from passages as usual (see
+// LooksLike for those that only look like one). now and loc place
+// relative dates ("March" is the last March up to now); home expands
+// "~/".
 func Parse(text string, now time.Time, loc *time.Location, home string) (q Question, ok bool) {
 	toks := tokenize(text)
 	q.Text = text
@@ -141,10 +178,50 @@ func Parse(text string, now time.Time, loc *time.Location, home string) (q Quest
 		}
 	}
 	// "Which files?" alone asks nothing; "how many files" counts them all.
-	if q.Kind == List && lead == List && len(q.Terms) == 0 && q.Filter.Empty() && (toks[0].w == "which" || toks[0].w == "what") {
+	if q.Kind == List && lead == List && len(q.Terms) == 0 && len(q.Not) == 0 && q.Filter.Empty() && q.Order == ByPath &&
+		(toks[0].w == "which" || toks[0].w == "what") {
 		return q, false
 	}
 	return q, true
+}
+
+// NotCounted heads the answer to a question LooksLike but Parse does not
+// read: passages follow, and they are not a count.
+const NotCounted = "I could not count this; here are the passages that match."
+
+// strictVerbs, after a lead and a plural subject, make a question one
+// about the collection for LooksLike: "How many man pages mention
+// signal?". Not "include" or "about", which questions about what the
+// documents say use too ("Which files does the backup include?").
+var strictVerbs = map[string]bool{"mention": true, "mentions": true, "mentioning": true, "contain": true, "contains": true,
+	"containing": true, "reference": true, "references": true, "referencing": true, "talk": true, "talks": true}
+
+// LooksLike reports whether a question Parse did not read has the shape
+// of a count or a list of files all the same ("How many man pages mention
+// signal?", "Which files mention gzip and bzip2 or xz?"), so that the
+// answer says nothing was counted instead of passing a passage off as
+// the count.
+func LooksLike(text string) bool {
+	p := &parser{toks: tokenize(text)}
+	if _, ok := p.lead(); !ok {
+		return false
+	}
+	p.skipArticles()
+	plural := false
+	for i := 0; i < 3 && !plural; i++ {
+		w := p.peek(i)
+		_, typed := typeWords[w]
+		plural = fileNouns[w] || typed || len(w) > 3 && strings.HasSuffix(w, "s") && isWord(w)
+	}
+	if !plural {
+		return false
+	}
+	for _, t := range p.toks[p.pos:] {
+		if strictVerbs[t.w] || dateVerbs[t.w] {
+			return true
+		}
+	}
+	return false
 }
 
 type parser struct {
@@ -193,21 +270,31 @@ func (p *parser) skipArticles() {
 	}
 }
 
+// typeWord reads a type of file ("PDFs", "Word documents", "text files")
+// into q's filter.
+func (p *parser) typeWord(q *Question) bool {
+	t, ok := typeWords[p.peek(0)]
+	if !ok {
+		return false
+	}
+	if typeNeedsNoun[p.peek(0)] && !fileNouns[p.peek(1)] && !(p.peek(0) == "word" && p.peek(1) == "documents") {
+		return false
+	}
+	p.pos++
+	if q.TypeName != "" && q.TypeName != t.name {
+		// "PDFs … in Word documents": both must hold, and no file can.
+		q.Conflicts = append(q.Conflicts, fmt.Sprintf("the question names both %s and %s files", q.TypeName, t.name))
+	}
+	q.TypeName, q.Filter.Types = t.name, t.types
+	return true
+}
+
 // subject reads what is counted or listed: "PDFs", "the Word documents",
 // "files"; after list/show/count also a plural content noun ("the
-// invoices"), which becomes a term.
+// invoices"), which becomes a term of any form (an invoice is one).
 func (p *parser) subject(q *Question, contentNoun bool) bool {
 	p.skipArticles()
-	found := false
-	if t, ok := typeWords[p.peek(0)]; ok {
-		needs := typeNeedsNoun[p.peek(0)]
-		if needs && !fileNouns[p.peek(1)] && !(p.peek(0) == "word" && p.peek(1) == "documents") {
-			return false
-		}
-		q.TypeName, q.Filter.Types = t.name, t.types
-		p.pos++
-		found = true
-	}
+	found := p.typeWord(q)
 	if fileNouns[p.peek(0)] {
 		p.pos++
 		found = true
@@ -217,7 +304,8 @@ func (p *parser) subject(q *Question, contentNoun bool) bool {
 	}
 	w := p.peek(0)
 	if contentNoun && len(w) > 3 && strings.HasSuffix(w, "s") && !stops[w] && isWord(w) {
-		q.Terms = append(q.Terms, w)
+		q.Terms = append(q.Terms, []string{w})
+		q.Forms = true
 		p.pos++
 		return true
 	}
@@ -226,7 +314,7 @@ func (p *parser) subject(q *Question, contentNoun bool) bool {
 
 func isWord(w string) bool {
 	for _, r := range w {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' {
 			return false
 		}
 	}
@@ -240,12 +328,24 @@ func (p *parser) clause(q *Question) bool {
 	switch {
 	case p.accept("in", "total"), p.accept("do", "i", "have"), p.accept("are", "there"):
 		return true
+	case p.order(q):
+		return true
+	case (w == "do" || w == "does") && p.peek(1) == "not" && strictVerbs[p.peek(2)], (w == "don't" || w == "doesn't" || w == "not") && strictVerbs[p.peek(1)]:
+		// "Which files do not mention X?"
+		for !strictVerbs[p.peek(0)] {
+			p.pos++
+		}
+		p.pos++
+		p.accept("about")
+		return p.terms(q, true)
 	case fillers[w]:
 		p.pos++
 		return true
 	case contentVerbs[w]:
 		p.pos++
-		return p.terms(q)
+		return p.terms(q, false)
+	case p.accept("talk", "about"), p.accept("talks", "about"), p.accept("refer", "to"), p.accept("refers", "to"), p.accept("deal", "with"), p.accept("deals", "with"):
+		return p.terms(q, false)
 	case nameVerbs[w]:
 		p.pos++
 		p.accept("like")
@@ -259,8 +359,21 @@ func (p *parser) clause(q *Question) bool {
 	case dateVerbs[w]:
 		p.pos++
 		return p.dateClause(q, true)
-	case w == "in" || w == "from" || w == "under" || w == "inside" || w == "during" || w == "on" || w == "since" ||
-		w == "after" || w == "before" || w == "until" || w == "between":
+	case w == "in" || w == "from" || w == "among":
+		// "in PDFs", "from the Word documents"
+		save := p.pos
+		p.pos++
+		p.skipArticles()
+		if p.typeWord(q) {
+			if fileNouns[p.peek(0)] {
+				p.pos++
+			}
+			return true
+		}
+		p.pos = save
+	}
+	switch w {
+	case "in", "from", "under", "inside", "during", "on", "since", "after", "before", "until", "between":
 		save := p.pos
 		if p.dateClause(q, false) {
 			return true
@@ -271,33 +384,157 @@ func (p *parser) clause(q *Question) bool {
 	return false
 }
 
-// terms reads the words a file must contain: a quoted phrase, or words up
-// to the next clause.
-func (p *parser) terms(q *Question) bool {
-	p.accept("the", "word")
-	p.accept("the", "words")
-	p.accept("the", "term")
-	p.accept("the", "phrase")
-	if p.pos < len(p.toks) && p.toks[p.pos].quoted {
-		q.Terms = append(q.Terms, p.toks[p.pos].orig)
-		q.Phrase = len(q.Terms) == 1
-		p.pos++
-		return true
-	}
-	n := 0
-	for p.pos < len(p.toks) && !p.toks[p.pos].quoted && !stops[p.peek(0)] {
-		w := p.toks[p.pos].w
-		p.pos++
-		if articles[w] || w == "and" {
-			continue
-		}
-		if !isWord(w) {
+// order reads how the files are sorted: "sorted by date" (newest first,
+// unless it says otherwise), "newest first", "oldest first", "sorted by
+// name".
+func (p *parser) order(q *Question) bool {
+	first := func() bool {
+		switch {
+		case p.accept("newest", "first"), p.accept("latest", "first"), p.accept("most", "recent", "first"),
+			p.accept("newest", "to", "oldest"), p.accept("from", "newest", "to", "oldest"):
+			q.Order = Newest
+		case p.accept("oldest", "first"), p.accept("earliest", "first"), p.accept("oldest", "to", "newest"),
+			p.accept("from", "oldest", "to", "newest"):
+			q.Order = Oldest
+		default:
 			return false
 		}
-		q.Terms = append(q.Terms, w)
-		n++
+		return true
 	}
-	return n > 0
+	if first() {
+		return true
+	}
+	save := p.pos
+	if !p.accept("sorted") && !p.accept("ordered") {
+		if p.peek(0) != "by" {
+			return false
+		}
+	}
+	if !p.accept("by") {
+		p.pos = save
+		return false
+	}
+	p.accept("the")
+	switch {
+	case p.accept("date"), p.accept("modification", "date"), p.accept("last", "modified"), p.accept("time"), p.accept("age"):
+		q.Order = Newest
+		p.accept(",")
+		first()
+	case p.accept("name"), p.accept("path"), p.accept("file", "name"):
+		q.Order = ByPath
+	default:
+		p.pos = save
+		return false
+	}
+	return true
+}
+
+// terms reads the words a file must (or, after a negation, must not)
+// contain: "gzip or bzip2", "both kerberos and password", "ipv6 and tls
+// but not ssh", a quoted phrase. Words next to each other without a
+// connective are one term, a phrase. "X and Y or Z" is not read: it could
+// mean either.
+func (p *parser) terms(q *Question, negated bool) bool {
+	p.accept("both")
+	p.accept("either")
+	if p.accept("neither") {
+		negated = true // "neither X nor Y"
+	}
+	var pos []string
+	conn := ""
+	var run []string
+	flush := func() {
+		if len(run) == 0 {
+			return
+		}
+		t := strings.Join(run, " ")
+		if negated {
+			q.Not = append(q.Not, t)
+		} else {
+			pos = append(pos, t)
+		}
+		run = nil
+	}
+	for p.pos < len(p.toks) {
+		t := p.toks[p.pos]
+		if t.quoted {
+			flush()
+			run = []string{strings.ToLower(t.orig)}
+			flush()
+			p.pos++
+			continue
+		}
+		w := t.w
+		if stops[w] || p.orderAhead() {
+			break
+		}
+		if p.accept("as", "well", "as") {
+			p.pos-- // "X as well as Y" is "X and Y"
+			w = "and"
+		}
+		switch {
+		case w == ",":
+			flush()
+		case w == "and" || w == "or" || w == "nor":
+			flush()
+			if w == "nor" {
+				w = "or"
+			}
+			if p.peek(1) == "not" || p.peek(1) == "without" {
+				break // "and not Y": a negation follows
+			}
+			if negated {
+				break // "not Y or Z": neither
+			}
+			if conn != "" && conn != w {
+				return false
+			}
+			conn = w
+		case w == "but":
+			flush()
+		case negations[w] || (w == "do" || w == "does") && p.peek(1) == "not":
+			flush()
+			negated = true
+			if w == "do" || w == "does" {
+				p.pos++
+			}
+			if strictVerbs[p.peek(1)] || contentVerbs[p.peek(1)] {
+				p.pos++ // "but do not mention Y"
+			}
+		case len(run) == 0 && articles[w],
+			len(run) == 0 && (w == "word" || w == "words" || w == "term" || w == "terms" || w == "phrase") && p.pos+1 < len(p.toks) && !stops[p.peek(1)]:
+			// "the word agreement", "the words X and Y"; not "mention word"
+		case len(run) == 0 && (strictVerbs[w] || w == "also" || w == "about"):
+			// "mention X and mention Y", "X and also Y", "but don't talk about Y"
+		default:
+			if !isWord(w) {
+				return false
+			}
+			run = append(run, w)
+		}
+		p.pos++
+	}
+	flush()
+	if len(pos) == 0 && len(q.Not) == 0 {
+		return false
+	}
+	if conn == "or" {
+		q.Terms = append(q.Terms, pos)
+	} else {
+		for _, t := range pos {
+			q.Terms = append(q.Terms, []string{t})
+		}
+	}
+	return true
+}
+
+// orderAhead reports whether an order clause starts here.
+func (p *parser) orderAhead() bool {
+	save := p.pos
+	var q Question
+	ok := p.order(&q)
+	p.pos = save
+	return ok
 }
 
 // dateClause reads "in 2023", "from March 2024", "since 2024-03-15",

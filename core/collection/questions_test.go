@@ -66,7 +66,8 @@ var collectionQuestions = []struct {
 	want []string
 }{
 	{"How many PDFs mention audit?", []string{"Contracts/lease-2023.pdf", "Contracts/service.pdf", "Reports/audit-2023.pdf"}},
-	{"Which files contain 'invoice'?", []string{"Invoices/invoice-april.pdf", "Invoices/invoice-march.pdf", "Invoices/invoices.xlsx", "Notes/meeting.md", "Reports/summary.docx"}},
+	// Whole words: the summary says "invoices", not "invoice".
+	{"Which files contain 'invoice'?", []string{"Invoices/invoice-april.pdf", "Invoices/invoice-march.pdf", "Invoices/invoices.xlsx", "Notes/meeting.md"}},
 	{"List the files from March 2024", []string{"Contracts/nda.docx", "Invoices/invoice-march.pdf", "Invoices/invoices.xlsx", "Notes/meeting.md"}},
 	{"How many files are there?", allFiles()},
 	{"How many PDF files are there?", []string{"Contracts/lease-2023.pdf", "Contracts/old-contract.pdf", "Contracts/service.pdf", "Invoices/invoice-april.pdf", "Invoices/invoice-march.pdf", "Reports/audit-2023.pdf"}},
@@ -82,7 +83,7 @@ var collectionQuestions = []struct {
 	{"List the Word documents", []string{"Contracts/nda.docx", "Reports/summary.docx"}},
 	{"How many spreadsheets are there?", []string{"Invoices/invoices.xlsx"}},
 	{"Which PDFs mention consulting?", []string{"Invoices/invoice-april.pdf", "Invoices/invoice-march.pdf"}},
-	{"How many files mention audit in 2023?", []string{"Contracts/lease-2023.pdf", "Contracts/service.pdf", "Reports/audit-2023.pdf", "Reports/summary.docx"}},
+	{"How many files mention audit in 2023?", []string{"Contracts/lease-2023.pdf", "Contracts/service.pdf", "Reports/audit-2023.pdf"}},
 	{"List the invoices from March", []string{"Invoices/invoice-march.pdf", "Invoices/invoices.xlsx", "Notes/meeting.md"}},
 	{"Which files are named invoice?", []string{"Invoices/invoice-april.pdf", "Invoices/invoice-march.pdf", "Invoices/invoices.xlsx"}},
 	{"How many files mention grep?", []string{"Notes/grep.txt"}},
@@ -96,7 +97,8 @@ var collectionQuestions = []struct {
 	{"How many files were modified in December 2023?", []string{"Notes/todo.md"}},
 	{"Which files mention the word agreement?", []string{"Contracts/nda.docx", "Contracts/service.pdf"}},
 	{"How many files are under /kb/Contracts?", []string{"Contracts/lease-2023.pdf", "Contracts/nda.docx", "Contracts/old-contract.pdf", "Contracts/service.pdf"}},
-	{"Show me all files that mention invoice from 2023", []string{"Reports/summary.docx"}},
+	{"Show me all files that mention invoice from 2023", nil},
+	{"Show me all files that mention invoices from 2023", []string{"Reports/summary.docx"}},
 	{"Count the PDF files in the Invoices folder", []string{"Invoices/invoice-april.pdf", "Invoices/invoice-march.pdf"}},
 	{"What files mention lease from 2023?", []string{"Contracts/lease-2023.pdf", "Notes/todo.md"}},
 }
@@ -178,10 +180,10 @@ func TestOrdinaryQuestionsAreNotCollectionQuestions(t *testing.T) {
 func TestStatementSaysHowItWasComputed(t *testing.T) {
 	db := fixtureDB(t)
 	for q, want := range map[string]string{
-		"How many PDFs in the Contracts folder mention audit in 2023?": "2 PDF files in a folder named Contracts contain 'audit' (any form of the word), modified in 2023.",
+		"How many PDFs in the Contracts folder mention audit in 2023?": "2 PDF files in a folder named Contracts contain 'audit' (whole word, any case), modified in 2023.",
 		"List the files from March 2024":                               "4 files, modified in March 2024.",
 		"How many files are under /kb/Notes?":                          "4 files under /kb/Notes.",
-		`Which files mention "audit report"?`:                          "1 file contains the phrase 'audit report'.",
+		`Which files mention "audit report"?`:                          "1 file contains 'audit report' (whole words, in a row, any case).",
 		"How many files are there?":                                    "13 files in the knowledge base.",
 	} {
 		p, ok := Parse(q, now, time.UTC, "")
@@ -195,6 +197,7 @@ func TestStatementSaysHowItWasComputed(t *testing.T) {
 		}
 	}
 	p, _ := Parse("Which files mention audit?", now, time.UTC, "")
+	p.Forms = true // the summary's "audits" too
 	res, _ := Answer(context.Background(), OverFile(db), p)
 	if f := res.Files[len(res.Files)-1]; f.Path != "/kb/Reports/summary.docx" || f.Line != "Quarterly summary of invoices and audits." || f.Passages != 1 {
 		t.Errorf("matching line %+v", f)

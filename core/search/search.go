@@ -117,6 +117,10 @@ type Request struct {
 	// Exact searches the words as typed: a word no passage holds is not
 	// corrected (spell.go).
 	Exact bool
+	// WordForms makes a question about the collection ("how many files
+	// mention locale") count any form of its words, as the index's stemmer
+	// joins them, instead of whole words only.
+	WordForms bool
 	Params
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"cairn/core/bm25"
+	"cairn/core/collection"
 	"cairn/core/store"
 	"cairn/core/teamstore"
 )
@@ -24,11 +25,15 @@ import (
 // the cluster's sees a file's time in nanoseconds, or a file without
 // chunks); the passages from the chunks holding every term's tokens,
 // checked here for each term's tokens in a row (teamstore.ChunksHolding).
+// With whole, a passage holds a term only as whole words: the passages
+// holding every term's tokens are read whole (Hits) and checked as the
+// file's store checks its chunks' text (collection.HoldsEvery).
+//
 // The answer is exact but for one thing: the rank of a file's passages
 // under several terms, one of which has several tokens ("e-mail"), weighs
 // that term by the chunks holding its tokens anywhere, where FTS5 counts
 // those holding them in a row.
-func (s *Store) MatchDocuments(ctx context.Context, terms []string, f store.Filter) ([]store.DocumentMatch, error) {
+func (s *Store) MatchDocuments(ctx context.Context, terms []string, whole bool, f store.Filter) ([]store.DocumentMatch, error) {
 	want := s.files(f)
 	docs := map[string]teamstore.Document{}
 	err := s.ts.EachDocument(ctx, func(d teamstore.Document) error {
@@ -78,11 +83,19 @@ func (s *Store) MatchDocuments(ctx context.Context, terms []string, f store.Filt
 		id       string
 		score    float64
 	}
-	found := map[string]*best{}
+	var cands []teamstore.Holding
 	for _, h := range held {
-		if _, ok := docs[h.File]; !ok || !holdsEvery(h, phrases) {
-			continue
+		if _, ok := docs[h.File]; ok && holdsEvery(h, phrases) {
+			cands = append(cands, h)
 		}
+	}
+	if whole {
+		if cands, err = s.wholeWords(ctx, cands, terms); err != nil {
+			return nil, err
+		}
+	}
+	found := map[string]*best{}
+	for _, h := range cands {
 		sc := columnsScore([][]string{h.Stems, h.HeadingStems}, []float64{wText, wHeading}, h.Tokens, phrases, idf, avgdl)
 		b := found[h.File]
 		switch {
@@ -121,6 +134,34 @@ func holdsEvery(h teamstore.Holding, phrases [][]string) bool {
 		}
 	}
 	return true
+}
+
+// wholeWords keeps the passages of hs whose text or heading holds each
+// term as whole words, reading them from the cluster a thousand at a
+// time, in hs's order.
+func (s *Store) wholeWords(ctx context.Context, hs []teamstore.Holding, terms []string) ([]teamstore.Holding, error) {
+	var out []teamstore.Holding
+	for start := 0; start < len(hs); start += 1000 {
+		part := hs[start:min(len(hs), start+1000)]
+		ids := make([]string, len(part))
+		for i, h := range part {
+			ids[i] = h.ID
+		}
+		hits, err := s.ts.Hits(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("read the passages holding the words from the team cluster at %s: %w", s.ts.URL(), err)
+		}
+		ok := make(map[string]bool, len(hits))
+		for _, h := range hits {
+			ok[h.ID] = collection.HoldsEvery(h.Text, h.Heading, terms)
+		}
+		for _, h := range part {
+			if ok[h.ID] {
+				out = append(out, h)
+			}
+		}
+	}
+	return out, nil
 }
 
 // numbered reads the chunks of uuids and numbers them (keep), as a search

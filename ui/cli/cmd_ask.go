@@ -21,6 +21,7 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	var kb kbFlags
 	kb.add(fs)
 	asJSON := fs.Bool("json", false, "print JSON: answer, citations, verdicts, timings")
+	forms := fs.Bool("word-forms", false, "for a question about the collection: count any form of its words (\"locales\", and \"local\" for \"locale\"), not whole words only")
 	page := fs.Int("page", 1, "for a question about the collection (how many, which files, list): the page of the list to print, 50 files a page")
 	newThread := fs.Bool("new", false, "start a saved conversation with this question (continue it with --continue)")
 	cont := fs.Bool("continue", false, "ask this as the next question of the last conversation (a follow-up such as \"and for tar?\" is completed from it)")
@@ -71,6 +72,7 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	req := eng.SearchRequest(strings.Join(pos, " "))
 	req.Exact = *exact
 	req.Filter = filter
+	req.WordForms = *forms
 	var ans *answer.Answer
 	if saved {
 		ans, err = eng.AskInThread(ctx, *thread, req, onToken)

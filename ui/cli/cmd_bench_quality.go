@@ -215,6 +215,7 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 	var out []QualitySetResult
 	var fqs []bench.FitQuestion
 	var fus []bench.FollowUpReport
+	var colls []bench.CollectionReport
 	for _, d := range dirs {
 		var qs bench.QuestionSet
 		var ar bench.AnswerReport
@@ -226,7 +227,18 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 			}
 			fus = append(fus, r)
 			continue
-		} else if d == "suite" {
+		}
+		if bench.IsCollectionSet(d) {
+			// Questions about the collection: counts and lists, scored
+			// against grep (bench/collection.go).
+			cr, err := benchCollectionSet(ctx, env, st, d, dir, work)
+			if err != nil {
+				return nil, err
+			}
+			colls = append(colls, cr)
+			continue
+		}
+		if d == "suite" {
 			// The suite's own questions and documents, reported as a set.
 			qs.Name = "suite"
 			ar, err = suiteAnswers(ctx, st, dir, work, env.stderr)
@@ -267,6 +279,16 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 		}
 	}
 	w := env.stdout
+	res := map[string]any{"sets": out}
+	if len(fus) > 0 {
+		res["followups"] = fus
+	}
+	if len(colls) > 0 {
+		res["collection"] = colls
+	}
+	if len(out) == 0 {
+		return res, nil
+	}
 	pct := func(n, d int) string { return fmt.Sprintf("%.1f%% (%d/%d)", 100*float64(n)/float64(max(d, 1)), n, d) }
 	fmt.Fprintln(w, "\n| set | files | answer hit | source hit | answer hit when a source holds it | off-topic refused | answerable refused |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
@@ -274,10 +296,6 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 		a := r.Answers
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s |\n", r.Set, r.Files, pct(a.AnswerHits, a.Answerable), pct(a.SourceHits, a.Answerable),
 			pct(a.AnswerHitsWithSource, a.SourceHits), pct(a.OffTopicRefused, a.OffTopic), pct(a.AnswerableRefused, a.Answerable))
-	}
-	res := map[string]any{"sets": out}
-	if len(fus) > 0 {
-		res["followups"] = fus
 	}
 	if fit {
 		fr := bench.FitBlockWeights(fqs)
@@ -313,4 +331,20 @@ func qualityStore(name string) (bench.QualityStore, error) {
 		return bench.QualityStore{Bin: bin}, nil
 	}
 	return bench.QualityStore{}, usageError{fmt.Sprintf("--store %q: use sqlite or weaviate", name)}
+}
+
+// benchCollectionSet asks a collection set's questions, prints its score
+// and writes its detail to DIR/sets/NAME-detail.json.
+func benchCollectionSet(ctx context.Context, env *cliEnv, st bench.QualityStore, setDir, dir, work string) (bench.CollectionReport, error) {
+	cr, err := bench.CollectionBench(ctx, st, setDir, dir, work, env.stderr)
+	if err != nil {
+		return cr, err
+	}
+	cr.Detail = filepath.Join(dir, "sets", cr.Set+"-detail.json")
+	b, _ := json.MarshalIndent(cr, "", "  ")
+	if err := os.WriteFile(cr.Detail, b, 0o644); err != nil {
+		return cr, err
+	}
+	bench.PrintCollection(env.stdout, cr)
+	return cr, nil
 }

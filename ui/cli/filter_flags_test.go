@@ -126,4 +126,23 @@ func TestAskAboutTheCollection(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &ans); err != nil || ans.Mode == "collection" {
 		t.Errorf("an ordinary question answered as a collection one: %s", out)
 	}
+	// Whole words unless --word-forms: the router manual says "settings".
+	out, errs, code = cli(t, home, "ask", "How many files mention setting?")
+	if code != 0 || !strings.Contains(out, "0 files contain 'setting' (whole word, any case).") || !strings.Contains(out, "--word-forms") {
+		t.Errorf("whole words: %d\n%s\n%s", code, out, errs)
+	}
+	out, errs, code = cli(t, home, "ask", "How many files mention setting?", "--word-forms")
+	if code != 0 || !strings.Contains(out, "1 file contains 'setting' (any form of the word).") || !strings.Contains(out, "router-x200.md") {
+		t.Errorf("--word-forms: %d\n%s\n%s", code, out, errs)
+	}
+	// A flag that excludes what the question asks for is stated, not a silent 0.
+	out, errs, code = cli(t, home, "ask", "How many PDFs mention reset?", "--type", "md")
+	if code != 0 || !strings.Contains(out, "Nothing counted: the question asks for PDF files and the search's filter for md files") {
+		t.Errorf("--type md on PDFs: %d\n%s\n%s", code, out, errs)
+	}
+	// Shaped like a count, but not one the rules read: said so.
+	out, errs, code = cli(t, home, "ask", "How many man pages mention reset?")
+	if code != 0 || !strings.HasPrefix(out, "I could not count this; here are the passages that match.") {
+		t.Errorf("a count that cannot be read: %d\n%s\n%s", code, out, errs)
+	}
 }

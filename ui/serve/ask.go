@@ -21,6 +21,8 @@ type AskParams struct {
 	Type     []string `json:"type,omitempty" doc:"only these types (pdf, md, ...)"`
 	Exact    bool     `json:"exact,omitempty" doc:"search the words as typed: a word no passage holds is not corrected"`
 	Stream   bool     `json:"stream,omitempty" doc:"answer as server-sent events (as Accept: text/event-stream does)"`
+	// As cairn ask --word-forms.
+	WordForms bool `json:"word_forms,omitempty" doc:"for a question about the collection (how many files mention X): count any form of the words, not whole words only"`
 }
 
 type askInput struct {
@@ -60,6 +62,7 @@ func (s *Server) ask(ctx context.Context, in *askInput) (*huma.StreamResponse, e
 	if err != nil {
 		return nil, err
 	}
+	req.WordForms = in.Body.WordForms
 	release, ok := s.acquireAsk()
 	if !ok {
 		return nil, huma.NewError(http.StatusTooManyRequests, s.busyMessage())

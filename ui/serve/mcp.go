@@ -30,6 +30,8 @@ type (
 		Path     []string `json:"path,omitempty" jsonschema:"only files under these path prefixes"`
 		Type     []string `json:"type,omitempty" jsonschema:"only these file types, such as pdf or md"`
 		Exact    bool     `json:"exact,omitempty" jsonschema:"search the words as typed: a word no passage holds is not corrected to the nearest word one does"`
+		// As cairn ask --word-forms.
+		WordForms bool `json:"word_forms,omitempty" jsonschema:"for a question about the collection (how many files mention X): count any form of the words, not whole words only"`
 	}
 	askResult struct {
 		Answer    string                `json:"answer" jsonschema:"the answer; [n] marks cite citations[n]"`
@@ -71,6 +73,7 @@ func (s *Server) newMCP() *mcp.Server {
 			if err != nil {
 				return nil, askResult{}, mcpError(err)
 			}
+			req.WordForms = in.WordForms
 			release, ok := s.acquireAsk()
 			if !ok {
 				return nil, askResult{}, errors.New(s.busyMessage())

@@ -59,8 +59,8 @@ func ReadQuestionSet(dir string) (QuestionSet, error) {
 	return qs, err
 }
 
-// readSetCorpus reads the documents of the set in dir (its corpus.txt),
-// without its questions.
+// readSetCorpus reads dir/corpus.txt: its width for man pages and its
+// documents.
 func readSetCorpus(dir string) (QuestionSet, error) {
 	qs := QuestionSet{Name: filepath.Base(filepath.Clean(dir)), Dir: dir, ManWidth: 100}
 	err := eachLine(filepath.Join(dir, "corpus.txt"), func(n int, line string) error {
@@ -124,16 +124,24 @@ func BuildSetCorpus(ctx context.Context, qs QuestionSet, dir string) (string, er
 			if err != nil {
 				return "", fmt.Errorf("question set %s: man page %s: %w", qs.Name, name, err)
 			}
-			if err := os.WriteFile(filepath.Join(dir, name+".txt"), text, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, setFile(d)), text, 0o644); err != nil {
 				return "", err
 			}
 			continue
 		}
-		if err := copyFile(d, filepath.Join(dir, strings.TrimSuffix(filepath.Base(d), ".gz"))); err != nil {
+		if err := copyFile(d, filepath.Join(dir, setFile(d))); err != nil {
 			return "", fmt.Errorf("question set %s: %w", qs.Name, err)
 		}
 	}
 	return dir, os.WriteFile(filepath.Join(dir, "DONE"), []byte(fmt.Sprint(len(qs.Docs))), 0o644)
+}
+
+// setFile is the name a document of a set's corpus.txt has in its folder.
+func setFile(doc string) string {
+	if name, ok := strings.CutPrefix(doc, "man:"); ok {
+		return name + ".txt"
+	}
+	return strings.TrimSuffix(filepath.Base(doc), ".gz")
 }
 
 // renderManPage renders a man page by name as a person saves one to read:
