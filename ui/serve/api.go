@@ -104,7 +104,7 @@ type SearchParams struct {
 	Fusion       string   `json:"fusion,omitempty" doc:"rrf or weighted"`
 	VectorWeight *float64 `json:"vector_weight,omitempty" doc:"weighted fusion: share of the vector score"`
 	PerDoc       *int     `json:"per_doc,omitempty" doc:"at most this many results from one file (0: no cap)"`
-	Path         []string `json:"path,omitempty" doc:"only files under these path prefixes"`
+	Folder       []string `json:"folder,omitempty" doc:"only files in these folders (absolute paths) or their subfolders"`
 	Type         []string `json:"type,omitempty" doc:"only these types (pdf, md, ...)"`
 	Exact        bool     `json:"exact,omitempty" doc:"search the words as typed: a word no passage holds is not corrected"`
 }
@@ -119,7 +119,7 @@ type searchQuery struct {
 	Fusion       string          `query:"fusion" doc:"rrf or weighted"`
 	VectorWeight optional[float] `query:"vector_weight"`
 	PerDoc       optional[int]   `query:"per_doc"`
-	Path         string          `query:"path" doc:"comma-separated path prefixes"`
+	Folder       string          `query:"folder" doc:"only files in these comma-separated folders (absolute paths) or their subfolders"`
 	Type         string          `query:"type" doc:"comma-separated types"`
 	Exact        bool            `query:"exact" doc:"search the words as typed: a word no passage holds is not corrected"`
 }
@@ -128,7 +128,7 @@ type float = float64
 
 func (q *searchQuery) params() SearchParams {
 	return SearchParams{Q: q.Q, TopK: q.TopK.ptr(), MinScore: q.MinScore.ptr(), RRFK: q.RRFK.ptr(), Mode: q.Mode, Fusion: q.Fusion,
-		VectorWeight: q.VectorWeight.ptr(), PerDoc: q.PerDoc.ptr(), Path: search.SplitList(q.Path), Type: search.SplitList(q.Type), Exact: q.Exact}
+		VectorWeight: q.VectorWeight.ptr(), PerDoc: q.PerDoc.ptr(), Folder: search.SplitList(q.Folder), Type: search.SplitList(q.Type), Exact: q.Exact}
 }
 
 // optional is a query parameter that may be absent (huma's ParamWrapper).
@@ -186,7 +186,17 @@ func (s *Server) request(p SearchParams) (search.Request, error) {
 		return search.Request{}, huma.Error422UnprocessableEntity(err.Error())
 	}
 	req := s.eng.SearchRequestWith(p.Q, *r)
-	req.Filter.PathPrefixes, req.Filter.Types = p.Path, p.Type
+	// A folder is read as `cairn search --folder` reads it, but never from
+	// a working directory: the client's is not the service's.
+	spec := search.FilterSpec{AbsoluteOnly: true}
+	for _, f := range p.Folder {
+		abs, err := spec.Folder(f)
+		if err != nil {
+			return search.Request{}, huma.Error422UnprocessableEntity(fmt.Sprintf("folder %s: %v", f, err))
+		}
+		req.Filter.PathPrefixes = append(req.Filter.PathPrefixes, abs)
+	}
+	req.Filter.Types = p.Type
 	req.Exact = p.Exact
 	return req, nil
 }

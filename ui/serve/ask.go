@@ -17,7 +17,7 @@ import (
 // AskParams are a question and the filters of the passages it may use.
 type AskParams struct {
 	Question string   `json:"question" minLength:"1"`
-	Path     []string `json:"path,omitempty" doc:"only files under these path prefixes"`
+	Folder   []string `json:"folder,omitempty" doc:"only files in these folders (absolute paths) or their subfolders"`
 	Type     []string `json:"type,omitempty" doc:"only these types (pdf, md, ...)"`
 	Exact    bool     `json:"exact,omitempty" doc:"search the words as typed: a word no passage holds is not corrected"`
 	Stream   bool     `json:"stream,omitempty" doc:"answer as server-sent events (as Accept: text/event-stream does)"`
@@ -56,7 +56,7 @@ func (s *Server) registerAsk(api huma.API, maxBody int64) {
 }
 
 func (s *Server) ask(ctx context.Context, in *askInput) (*huma.StreamResponse, error) {
-	req, err := s.request(SearchParams{Q: in.Body.Question, Path: in.Body.Path, Type: in.Body.Type, Exact: in.Body.Exact})
+	req, err := s.request(SearchParams{Q: in.Body.Question, Folder: in.Body.Folder, Type: in.Body.Type, Exact: in.Body.Exact})
 	if err != nil {
 		return nil, err
 	}

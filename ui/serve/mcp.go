@@ -18,16 +18,16 @@ import (
 // and lines, and search results their score, so an assistant can cite them.
 type (
 	searchArgs struct {
-		Query string   `json:"query" jsonschema:"what to look for, in the words of the documents"`
-		TopK  int      `json:"top_k,omitempty" jsonschema:"results to return (default: the setting, usually 8 to 15)"`
-		Mode  string   `json:"mode,omitempty" jsonschema:"hybrid, bm25 or vector (default: hybrid when an embedding model is loaded)"`
-		Path  []string `json:"path,omitempty" jsonschema:"only files under these path prefixes"`
-		Type  []string `json:"type,omitempty" jsonschema:"only these file types, such as pdf or md"`
-		Exact bool     `json:"exact,omitempty" jsonschema:"search the words as typed: a word no passage holds is not corrected to the nearest word one does"`
+		Query  string   `json:"query" jsonschema:"what to look for, in the words of the documents"`
+		TopK   int      `json:"top_k,omitempty" jsonschema:"results to return (default: the setting, usually 8 to 15)"`
+		Mode   string   `json:"mode,omitempty" jsonschema:"hybrid, bm25 or vector (default: hybrid when an embedding model is loaded)"`
+		Folder []string `json:"folder,omitempty" jsonschema:"only files in these folders (absolute paths) or their subfolders"`
+		Type   []string `json:"type,omitempty" jsonschema:"only these file types, such as pdf or md"`
+		Exact  bool     `json:"exact,omitempty" jsonschema:"search the words as typed: a word no passage holds is not corrected to the nearest word one does"`
 	}
 	askArgs struct {
 		Question string   `json:"question" jsonschema:"the question, as a person would ask it"`
-		Path     []string `json:"path,omitempty" jsonschema:"only files under these path prefixes"`
+		Folder   []string `json:"folder,omitempty" jsonschema:"only files in these folders (absolute paths) or their subfolders"`
 		Type     []string `json:"type,omitempty" jsonschema:"only these file types, such as pdf or md"`
 		Exact    bool     `json:"exact,omitempty" jsonschema:"search the words as typed: a word no passage holds is not corrected to the nearest word one does"`
 	}
@@ -58,7 +58,7 @@ func (s *Server) newMCP() *mcp.Server {
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "search", Description: "Search the user's documents: ranked passages with file, page, lines, score and chunk_id."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in searchArgs) (*mcp.CallToolResult, search.Report, error) {
-			p := SearchParams{Q: in.Query, Mode: in.Mode, Path: in.Path, Type: in.Type, Exact: in.Exact}
+			p := SearchParams{Q: in.Query, Mode: in.Mode, Folder: in.Folder, Type: in.Type, Exact: in.Exact}
 			if in.TopK > 0 {
 				p.TopK = &in.TopK
 			}
@@ -67,7 +67,7 @@ func (s *Server) newMCP() *mcp.Server {
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Answer a question from the user's documents, with citations checked against their sources."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in askArgs) (*mcp.CallToolResult, askResult, error) {
-			req, err := s.request(SearchParams{Q: in.Question, Path: in.Path, Type: in.Type, Exact: in.Exact})
+			req, err := s.request(SearchParams{Q: in.Question, Folder: in.Folder, Type: in.Type, Exact: in.Exact})
 			if err != nil {
 				return nil, askResult{}, mcpError(err)
 			}
