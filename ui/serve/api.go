@@ -15,6 +15,7 @@ import (
 	"cairn/core/config"
 	"cairn/core/fault"
 	"cairn/core/kb"
+	"cairn/core/netgate"
 	"cairn/core/search"
 	"cairn/core/store"
 )
@@ -70,14 +71,14 @@ func (s *Server) registerAPI(mux *http.ServeMux) {
 	})
 	huma.Register(api, huma.Operation{OperationID: "network-get", Method: http.MethodGet, Path: "/api/network",
 		Summary: "The network gate's mode"}, func(ctx context.Context, _ *struct{}) (*bodyOutput[NetworkMode], error) {
-		return &bodyOutput[NetworkMode]{NetworkMode{Mode: s.eng.NetworkMode()}}, nil
+		return &bodyOutput[NetworkMode]{NetworkMode{Mode: gateMode(s.eng.NetworkMode())}}, nil
 	})
 	huma.Register(api, huma.Operation{OperationID: "network-put", Method: http.MethodPut, Path: "/api/network", MaxBodyBytes: maxBody,
 		Summary: "Switch the network gate (a more open mode needs confirm: true)"}, func(ctx context.Context, in *bodyInput[NetworkMode]) (*bodyOutput[NetworkMode], error) {
 		if err := s.switchNetwork(in.Body); err != nil {
 			return nil, err
 		}
-		return &bodyOutput[NetworkMode]{NetworkMode{Mode: s.eng.NetworkMode()}}, nil
+		return &bodyOutput[NetworkMode]{NetworkMode{Mode: gateMode(s.eng.NetworkMode())}}, nil
 	})
 	s.registerIndex(api, maxBody)
 }
@@ -243,7 +244,7 @@ type Status struct {
 	SizeBytes      int64        `json:"size_bytes"`
 	EmbeddingModel string       `json:"embedding_model" doc:"the model of the stored vectors; empty: keyword search only"`
 	ChatModel      string       `json:"chat_model" doc:"loaded chat model; empty until the first question, or extractive answers"`
-	NetworkMode    string       `json:"network_mode"`
+	NetworkMode    gateMode     `json:"network_mode"`
 	Folders        []FolderInfo `json:"folders"`
 	Indexing       IndexState   `json:"indexing"`
 }
@@ -266,7 +267,7 @@ func (s *Server) status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	out := Status{KnowledgeBase: st.Path, Store: st.Store, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
-		SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, ChatModel: st.ChatModel, NetworkMode: st.NetworkMode,
+		SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, ChatModel: st.ChatModel, NetworkMode: gateMode(st.NetworkMode),
 		Folders: []FolderInfo{}, Indexing: s.jobs.state()}
 	for _, f := range fs {
 		out.Folders = append(out.Folders, FolderInfo{f.Path, f.Documents, f.Chunks, f.Issues})
@@ -276,37 +277,47 @@ func (s *Server) status(ctx context.Context) (Status, error) {
 
 // NetworkMode reads or switches the network gate.
 type NetworkMode struct {
-	Mode    string `json:"mode" enum:"offline,online,admin"`
-	Confirm bool   `json:"confirm,omitempty" doc:"required to switch to a more open mode, as a person confirms it in the window"`
+	Mode    gateMode `json:"mode"`
+	Confirm bool     `json:"confirm,omitempty" doc:"required to switch to a more open mode, as a person confirms it in the window"`
 }
 
-var openness = map[string]int{"offline": 0, "online": 1, "admin": 2}
+// gateMode is a network mode's name; its schema lists the gate's own
+// modes, so a mode added there is one here.
+type gateMode string
+
+func (gateMode) Schema(huma.Registry) *huma.Schema {
+	s := &huma.Schema{Type: huma.TypeString, Description: "the network gate's mode, from the strictest (docs/network.md)"}
+	for _, m := range netgate.Modes() {
+		s.Enum = append(s.Enum, string(m))
+	}
+	return s
+}
 
 // switchNetwork switches the gate and saves the mode; a more open mode
 // needs confirm, and a mode that cannot be saved is switched back, so the
 // audit log tells what applies.
 func (s *Server) switchNetwork(m NetworkMode) error {
-	old := s.eng.NetworkMode()
-	if m.Mode == old {
+	old, mode := s.eng.NetworkMode(), string(m.Mode)
+	if mode == old {
 		return nil
 	}
-	if openness[m.Mode] > openness[old] && !m.Confirm {
+	if netgate.Mode(old).Opens(netgate.Mode(mode)) && !m.Confirm {
 		return huma.NewError(http.StatusConflict, fmt.Sprintf(
 			"switching the network gate from %s to %s lets Cairn connect to more hosts: send {\"mode\": %q, \"confirm\": true} to confirm",
-			old, m.Mode, m.Mode))
+			old, mode, mode))
 	}
-	if err := s.eng.SetNetworkMode(m.Mode); err != nil {
+	if err := s.eng.SetNetworkMode(mode); err != nil {
 		return huma.NewError(http.StatusConflict, err.Error())
 	}
 	if s.opt.SaveNetworkMode != nil {
-		if err := s.opt.SaveNetworkMode(m.Mode); err != nil {
+		if err := s.opt.SaveNetworkMode(mode); err != nil {
 			if rerr := s.eng.SetNetworkMode(old); rerr != nil {
 				err = errors.Join(err, rerr)
 			}
 			return huma.Error500InternalServerError("network mode not switched: could not save the settings: " + err.Error())
 		}
 	}
-	s.log.Info("network mode switched", "from", old, "to", m.Mode, "by", "service")
+	s.log.Info("network mode switched", "from", old, "to", mode, "by", "service")
 	return nil
 }
 
