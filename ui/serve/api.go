@@ -209,7 +209,7 @@ func (s *Server) search(ctx context.Context, p SearchParams) (search.Report, err
 	}
 	resp, err := s.eng.Search(ctx, req)
 	if err != nil {
-		return search.Report{}, apiError(err)
+		return search.Report{}, requestError(ctx, err)
 	}
 	return search.NewReport(req.Query, resp), nil
 }
@@ -322,6 +322,20 @@ func (s *Server) switchNetwork(m NetworkMode) error {
 }
 
 // apiError maps the engine's errors to HTTP statuses; its message is
+// requestError is apiError for an error of a request's own work: when the
+// client has gone, whatever the work failed with (SQLite's "interrupted")
+// is the cancel's doing, not the service's.
+func requestError(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return huma.NewError(statusClientGone, "the request was cancelled")
+	}
+	return apiError(err)
+}
+
+// statusClientGone is nginx's 499: the client closed the connection before
+// the reply. It is no error of the service's, and logged at debug level.
+const statusClientGone = 499
+
 // meant for a person, as on the command line.
 func apiError(err error) error {
 	var inv *config.InvalidError
@@ -334,7 +348,7 @@ func apiError(err error) error {
 	case errors.Is(err, kb.ErrNotFound):
 		return huma.Error404NotFound(err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, io.ErrUnexpectedEOF):
-		return huma.NewError(499, "the request was cancelled")
+		return huma.NewError(statusClientGone, "the request was cancelled")
 	case errors.As(err, &inv), errors.Is(err, search.ErrNoVectors):
 		return huma.Error422UnprocessableEntity(err.Error())
 	}

@@ -68,7 +68,7 @@ func (s *Server) ask(ctx context.Context, in *askInput) (*huma.StreamResponse, e
 		defer release()
 		ans, err := s.eng.Ask(ctx, req, nil)
 		if err != nil {
-			return nil, apiError(err)
+			return nil, requestError(ctx, err)
 		}
 		return &huma.StreamResponse{Body: func(hc huma.Context) {
 			hc.SetHeader("Content-Type", "application/json")

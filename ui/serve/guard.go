@@ -3,6 +3,7 @@ package serve
 import (
 	"crypto/subtle"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -24,8 +25,13 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
+			// A client that went away is its own doing: debug, not noise.
+			level := slog.LevelInfo
+			if rec.status == statusClientGone {
+				level = slog.LevelDebug
+			}
 			// The path, never the query string: it holds questions.
-			s.log.Info("http", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+			s.log.Log(r.Context(), level, "http", "method", r.Method, "path", r.URL.Path, "status", rec.status,
 				"ms", time.Since(start).Milliseconds())
 		}()
 		switch {
