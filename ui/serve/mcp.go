@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 
 	"cairn/core/answer"
 	"cairn/core/kb"
@@ -103,21 +104,39 @@ func (s *Server) newMCP() *mcp.Server {
 			st, err := s.status(ctx)
 			return nil, st, mcpError(apiError(err))
 		})
-	srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "document", URITemplate: "file://{+path}", MIMEType: "text/plain",
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "document", URITemplate: documentURI.Raw(), MIMEType: "text/plain",
 		Description: "An indexed document, as Cairn holds it: its passages in order, each headed by its page and lines. Only indexed files can be read."},
 		s.readDocument)
 	return srv
+}
+
+// documentURI is the documents' resource template. A client expands it
+// as RFC 6570 says: "+" keeps reserved characters, so a # or ? of a file's
+// name stays as it is, and anything else is percent-encoded.
+var documentURI = uritemplate.MustNew("file://{+path}")
+
+// documentPath is the path of a document's URI: the template's expansion
+// read back (not a URL's path, which would end at a # or ?), else a
+// file URL as RFC 8089 writes it.
+func documentPath(uri string) string {
+	if p := documentURI.Match(uri).Get("path").String(); strings.HasPrefix(p, "/") {
+		return p
+	}
+	if u, err := url.Parse(uri); err == nil && u.Scheme == "file" {
+		return u.Path
+	}
+	return ""
 }
 
 // readDocument serves a document of the knowledge base by its path; a file
 // that is not indexed is not found, whatever is on the disk.
 func (s *Server) readDocument(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" || u.Path == "" {
+	path := documentPath(uri)
+	if path == "" {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	cs, err := s.eng.DocumentChunks(ctx, u.Path)
+	cs, err := s.eng.DocumentChunks(ctx, path)
 	if errors.Is(err, kb.ErrNotFound) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
