@@ -59,7 +59,7 @@ func (s *Server) registerAPI(mux *http.ServeMux) {
 		return &bodyOutput[search.Report]{rep}, err
 	})
 	s.registerAsk(api, maxBody)
-	huma.Register(api, huma.Operation{OperationID: "passage", Method: http.MethodGet, Path: "/api/passages/{id}",
+	huma.Register(api, huma.Operation{OperationID: "passage", Method: http.MethodGet, Path: "/api/passages/{id}", Errors: []int{http.StatusNotFound},
 		Summary: "The passage a citation or result points to (its chunk_id)"}, func(ctx context.Context, in *struct {
 		ID int64 `path:"id" doc:"chunk_id of a search result or citation"`
 	}) (*bodyOutput[Passage], error) {
@@ -73,7 +73,7 @@ func (s *Server) registerAPI(mux *http.ServeMux) {
 		Summary: "The network gate's mode"}, func(ctx context.Context, _ *struct{}) (*bodyOutput[NetworkMode], error) {
 		return &bodyOutput[NetworkMode]{NetworkMode{Mode: gateMode(s.eng.NetworkMode())}}, nil
 	})
-	huma.Register(api, huma.Operation{OperationID: "network-put", Method: http.MethodPut, Path: "/api/network", MaxBodyBytes: maxBody,
+	huma.Register(api, huma.Operation{OperationID: "network-put", Method: http.MethodPut, Path: "/api/network", MaxBodyBytes: maxBody, Errors: []int{http.StatusConflict},
 		Summary: "Switch the network gate (a more open mode needs confirm: true)"}, func(ctx context.Context, in *bodyInput[NetworkMode]) (*bodyOutput[NetworkMode], error) {
 		if err := s.switchNetwork(in.Body); err != nil {
 			return nil, err
@@ -81,6 +81,7 @@ func (s *Server) registerAPI(mux *http.ServeMux) {
 		return &bodyOutput[NetworkMode]{NetworkMode{Mode: gateMode(s.eng.NetworkMode())}}, nil
 	})
 	s.registerIndex(api, maxBody)
+	describeService(api.OpenAPI())
 }
 
 // bodyInput and bodyOutput carry a JSON body, as huma wants it.
@@ -321,7 +322,6 @@ func (s *Server) switchNetwork(m NetworkMode) error {
 	return nil
 }
 
-// apiError maps the engine's errors to HTTP statuses; its message is
 // requestError is apiError for an error of a request's own work: when the
 // client has gone, whatever the work failed with (SQLite's "interrupted")
 // is the cancel's doing, not the service's.
@@ -336,6 +336,7 @@ func requestError(ctx context.Context, err error) error {
 // the reply. It is no error of the service's, and logged at debug level.
 const statusClientGone = 499
 
+// apiError maps the engine's errors to HTTP statuses; its message is
 // meant for a person, as on the command line.
 func apiError(err error) error {
 	var inv *config.InvalidError

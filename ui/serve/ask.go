@@ -41,7 +41,7 @@ const (
 
 func (s *Server) registerAsk(api huma.API, maxBody int64) {
 	answerSchema := api.OpenAPI().Components.Schemas.Schema(reflectType[answer.Answer](), true, "Answer")
-	huma.Register(api, huma.Operation{OperationID: "ask", Method: http.MethodPost, Path: "/api/ask", MaxBodyBytes: maxBody,
+	huma.Register(api, huma.Operation{OperationID: "ask", Method: http.MethodPost, Path: "/api/ask", MaxBodyBytes: maxBody, Errors: []int{http.StatusTooManyRequests},
 		Summary: "Answer a question with citations",
 		Description: "Replies with the answer as JSON (the JSON of `cairn ask --json`), or, with `Accept: text/event-stream` or `stream: true`, " +
 			"as server-sent events: `token` events ({\"text\"}) as the answer is written, then `citations`, `verdict` and `answer`; `error` on failure. " +
@@ -62,7 +62,7 @@ func (s *Server) ask(ctx context.Context, in *askInput) (*huma.StreamResponse, e
 	}
 	release, ok := s.acquireAsk()
 	if !ok {
-		return nil, huma.NewError(http.StatusTooManyRequests, s.busyMessage())
+		return nil, s.busy()
 	}
 	if !in.Body.Stream && !strings.Contains(in.Accept, "text/event-stream") {
 		defer release()
