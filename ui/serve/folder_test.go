@@ -77,9 +77,13 @@ func TestFolderIsAFolderOnEverySurface(t *testing.T) {
 
 	// A relative folder: 422 that says so, and an error to the assistant.
 	for name, do := range map[string]func() (int, string){
-		"GET":  func() (int, string) { return call(t, "GET", base+"/api/search?q=kiln&folder=corpus", testToken, "") },
-		"POST": func() (int, string) { return call(t, "POST", base+"/api/search", testToken, `{"q":"kiln","folder":["corpus"]}`) },
-		"ask":  func() (int, string) { return call(t, "POST", base+"/api/ask", testToken, `{"question":"kiln?","folder":["corpus"]}`) },
+		"GET": func() (int, string) { return call(t, "GET", base+"/api/search?q=kiln&folder=corpus", testToken, "") },
+		"POST": func() (int, string) {
+			return call(t, "POST", base+"/api/search", testToken, `{"q":"kiln","folder":["corpus"]}`)
+		},
+		"ask": func() (int, string) {
+			return call(t, "POST", base+"/api/ask", testToken, `{"question":"kiln?","folder":["corpus"]}`)
+		},
 	} {
 		if status, body := do(); status != 422 || !strings.Contains(body, "folder corpus: a relative path") {
 			t.Errorf("%s, relative folder: %d %s", name, status, body)
