@@ -30,6 +30,28 @@ type FilterSpec struct {
 	AbsoluteOnly bool
 }
 
+// FilterField is one field of FilterSpec as every surface names it: the
+// flag of `cairn search` and `cairn ask`, and the local service's
+// parameter (the flag with _ for -). Adding a filter is a field of
+// FilterSpec, its reading in Filter, and an entry here.
+type FilterField struct {
+	Flag string // "path-contains"
+	// Help says what it keeps; a `WORD` in backquotes names its value, as
+	// the flag package reads it.
+	Help string
+	List bool // several values: comma-separated in a flag or a query string, an array in JSON
+	Of   func(*FilterSpec) *string
+}
+
+// FilterFields are FilterSpec's fields in the order the flags are listed.
+var FilterFields = []FilterField{
+	{"folder", "only files in these folders and their subfolders (or these files)", true, func(s *FilterSpec) *string { return &s.Folders }},
+	{"type", "only these types (pdf, md, markdown, docx...)", true, func(s *FilterSpec) *string { return &s.Types }},
+	{"since", "only files modified on or after `DATE` (2024, 2024-03 or 2024-03-15)", false, func(s *FilterSpec) *string { return &s.Since }},
+	{"until", "only files modified up to the end of `DATE` (2024, 2024-03 or 2024-03-15)", false, func(s *FilterSpec) *string { return &s.Until }},
+	{"path-contains", "only files whose title or path holds each of these `TEXTS`", true, func(s *FilterSpec) *string { return &s.Contains }},
+}
+
 // FilterError says which field of a FilterSpec cannot be read. Field is
 // its name as a flag: folder, type, since, until or path-contains.
 type FilterError struct {

@@ -2,12 +2,12 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
-	"strings"
+	"net/url"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
@@ -49,13 +49,23 @@ func (s *Server) registerAPI(mux *http.ServeMux) {
 		return &bodyOutput[Status]{st}, apiError(err)
 	})
 	huma.Register(api, huma.Operation{OperationID: "search", Method: http.MethodGet, Path: "/api/search",
-		Summary: "Search (the JSON of `cairn search --json`)"}, func(ctx context.Context, in *searchQuery) (*bodyOutput[search.Report], error) {
-		rep, err := s.search(ctx, in.params())
+		Summary: "Search (the JSON of `cairn search --json`)", Description: "Every knob and filter of `cairn search`, by its flag's name with _ for -.",
+		Parameters: queryParams(queryText, searchParams), SkipValidateParams: true, // read and checked by searchParams
+	}, func(ctx context.Context, in *searchGet) (*bodyOutput[search.Report], error) {
+		q, values, err := readQuery(in.query, queryText, searchParams)
+		if err != nil {
+			return nil, huma.Error422UnprocessableEntity(err.Error())
+		}
+		rep, err := s.search(ctx, q, values)
 		return &bodyOutput[search.Report]{rep}, err
 	})
 	huma.Register(api, huma.Operation{OperationID: "search-post", Method: http.MethodPost, Path: "/api/search", MaxBodyBytes: maxBody,
-		Summary: "Search with a JSON body"}, func(ctx context.Context, in *bodyInput[SearchParams]) (*bodyOutput[search.Report], error) {
-		rep, err := s.search(ctx, in.Body)
+		Summary: "Search with a JSON body"}, func(ctx context.Context, in *bodyInput[searchBody]) (*bodyOutput[search.Report], error) {
+		q, values, err := readJSON(in.Body, queryText, searchParams)
+		if err != nil {
+			return nil, huma.Error422UnprocessableEntity(err.Error())
+		}
+		rep, err := s.search(ctx, q, values)
 		return &bodyOutput[search.Report]{rep}, err
 	})
 	s.registerAsk(api, maxBody)
@@ -95,116 +105,22 @@ type healthOutput struct {
 	}
 }
 
-// SearchParams are a search's question, knobs and filters; an absent knob
-// takes the setting's value (the knobs of `cairn search`).
-type SearchParams struct {
-	Q            string   `json:"q" minLength:"1" doc:"what to look for"`
-	TopK         *int     `json:"top_k,omitempty" doc:"results to return"`
-	MinScore     *float64 `json:"min_score,omitempty" doc:"minimum relevance, 0..1"`
-	RRFK         *float64 `json:"rrf_k,omitempty" doc:"RRF smoothing constant"`
-	Mode         string   `json:"mode,omitempty" doc:"hybrid, bm25 or vector"`
-	Fusion       string   `json:"fusion,omitempty" doc:"rrf or weighted"`
-	VectorWeight *float64 `json:"vector_weight,omitempty" doc:"weighted fusion: share of the vector score"`
-	PerDoc       *int     `json:"per_doc,omitempty" doc:"at most this many results from one file (0: no cap)"`
-	Folder       []string `json:"folder,omitempty" doc:"only files in these folders (absolute paths) or their subfolders"`
-	Type         []string `json:"type,omitempty" doc:"only these types (pdf, md, ...)"`
-	Exact        bool     `json:"exact,omitempty" doc:"search the words as typed: a word no passage holds is not corrected"`
+// searchGet is GET /api/search's query string, read by searchParams.
+type searchGet struct{ query url.Values }
+
+func (g *searchGet) Resolve(ctx huma.Context) []error {
+	u := ctx.URL()
+	g.query = u.Query()
+	return nil
 }
 
-// searchQuery is SearchParams in a GET's query string.
-type searchQuery struct {
-	Q            string          `query:"q" required:"true" doc:"what to look for"`
-	TopK         optional[int]   `query:"top_k"`
-	MinScore     optional[float] `query:"min_score"`
-	RRFK         optional[float] `query:"rrf_k"`
-	Mode         string          `query:"mode" doc:"hybrid, bm25 or vector"`
-	Fusion       string          `query:"fusion" doc:"rrf or weighted"`
-	VectorWeight optional[float] `query:"vector_weight"`
-	PerDoc       optional[int]   `query:"per_doc"`
-	Folder       string          `query:"folder" doc:"only files in these comma-separated folders (absolute paths) or their subfolders"`
-	Type         string          `query:"type" doc:"comma-separated types"`
-	Exact        bool            `query:"exact" doc:"search the words as typed: a word no passage holds is not corrected"`
-}
+// searchBody is POST /api/search's body: q and searchParams.
+type searchBody map[string]json.RawMessage
 
-type float = float64
+func (searchBody) Schema(huma.Registry) *huma.Schema { return bodySchema(queryText, searchParams, nil) }
 
-func (q *searchQuery) params() SearchParams {
-	return SearchParams{Q: q.Q, TopK: q.TopK.ptr(), MinScore: q.MinScore.ptr(), RRFK: q.RRFK.ptr(), Mode: q.Mode, Fusion: q.Fusion,
-		VectorWeight: q.VectorWeight.ptr(), PerDoc: q.PerDoc.ptr(), Folder: search.SplitList(q.Folder), Type: search.SplitList(q.Type), Exact: q.Exact}
-}
-
-// optional is a query parameter that may be absent (huma's ParamWrapper).
-type optional[T any] struct {
-	Value T
-	IsSet bool
-}
-
-func (o optional[T]) Schema(r huma.Registry) *huma.Schema {
-	return huma.SchemaFromType(r, reflect.TypeOf(o.Value))
-}
-func (o *optional[T]) Receiver() reflect.Value      { return reflect.ValueOf(o).Elem().Field(0) }
-func (o *optional[T]) OnParamSet(isSet bool, _ any) { o.IsSet = isSet }
-func (o optional[T]) ptr() *T {
-	if !o.IsSet {
-		return nil
-	}
-	return &o.Value
-}
-
-// request checks p as `cairn search` checks its flags (the settings' own
-// rules) and builds the engine's request.
-func (s *Server) request(p SearchParams) (search.Request, error) {
-	if strings.TrimSpace(p.Q) == "" {
-		return search.Request{}, huma.Error400BadRequest("the query is empty: say what you are looking for")
-	}
-	if len(p.Q) > s.opt.Limits.MaxQuery {
-		return search.Request{}, huma.NewError(http.StatusRequestEntityTooLarge, tooLarge("the query", int64(s.opt.Limits.MaxQuery)))
-	}
-	cfg := s.eng.Config()
-	r := &cfg.Retrieval
-	set := func(dst *int, v *int) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	setF := func(dst *float64, v *float64) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	set(&r.TopK, p.TopK)
-	set(&r.PerDocCap, p.PerDoc)
-	setF(&r.MinScore, p.MinScore)
-	setF(&r.RRFK, p.RRFK)
-	setF(&r.VectorWeight, p.VectorWeight)
-	if p.Mode != "" {
-		r.Mode = p.Mode
-	}
-	if p.Fusion != "" {
-		r.Fusion = p.Fusion
-	}
-	cfg.Normalize()
-	if err := cfg.Validate(); err != nil {
-		return search.Request{}, huma.Error422UnprocessableEntity(err.Error())
-	}
-	req := s.eng.SearchRequestWith(p.Q, *r)
-	// A folder is read as `cairn search --folder` reads it, but never from
-	// a working directory: the client's is not the service's.
-	spec := search.FilterSpec{AbsoluteOnly: true}
-	for _, f := range p.Folder {
-		abs, err := spec.Folder(f)
-		if err != nil {
-			return search.Request{}, huma.Error422UnprocessableEntity(fmt.Sprintf("folder %s: %v", f, err))
-		}
-		req.Filter.PathPrefixes = append(req.Filter.PathPrefixes, abs)
-	}
-	req.Filter.Types = p.Type
-	req.Exact = p.Exact
-	return req, nil
-}
-
-func (s *Server) search(ctx context.Context, p SearchParams) (search.Report, error) {
-	req, err := s.request(p)
+func (s *Server) search(ctx context.Context, q string, values map[string]any) (search.Report, error) {
+	req, err := s.request(q, searchParams, values)
 	if err != nil {
 		return search.Report{}, err
 	}

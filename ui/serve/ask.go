@@ -14,18 +14,18 @@ import (
 	"cairn/core/search"
 )
 
-// AskParams are a question and the filters of the passages it may use.
-type AskParams struct {
-	Question string   `json:"question" minLength:"1"`
-	Folder   []string `json:"folder,omitempty" doc:"only files in these folders (absolute paths) or their subfolders"`
-	Type     []string `json:"type,omitempty" doc:"only these types (pdf, md, ...)"`
-	Exact    bool     `json:"exact,omitempty" doc:"search the words as typed: a word no passage holds is not corrected"`
-	Stream   bool     `json:"stream,omitempty" doc:"answer as server-sent events (as Accept: text/event-stream does)"`
+// askBody is /api/ask's body: the question, the parameters `cairn ask`
+// has (askParams: the filters, exact), and stream.
+type askBody map[string]json.RawMessage
+
+func (askBody) Schema(huma.Registry) *huma.Schema {
+	return bodySchema(questionText, askParams, map[string]*huma.Schema{"stream": {Type: huma.TypeBoolean,
+		Description: "answer as server-sent events (as Accept: text/event-stream does)"}})
 }
 
 type askInput struct {
 	Accept string `header:"Accept"`
-	Body   AskParams
+	Body   askBody
 }
 
 // The server-sent events of a streamed answer, in order: token (many),
@@ -56,7 +56,15 @@ func (s *Server) registerAsk(api huma.API, maxBody int64) {
 }
 
 func (s *Server) ask(ctx context.Context, in *askInput) (*huma.StreamResponse, error) {
-	req, err := s.request(SearchParams{Q: in.Body.Question, Folder: in.Body.Folder, Type: in.Body.Type, Exact: in.Body.Exact})
+	question, values, err := readJSON(in.Body, questionText, askParams, "stream")
+	if err != nil {
+		return nil, huma.Error422UnprocessableEntity(err.Error())
+	}
+	var stream bool
+	if raw, ok := in.Body["stream"]; ok && json.Unmarshal(raw, &stream) != nil {
+		return nil, huma.Error422UnprocessableEntity("stream: " + string(raw) + " is not true or false")
+	}
+	req, err := s.request(question, askParams, values)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +72,7 @@ func (s *Server) ask(ctx context.Context, in *askInput) (*huma.StreamResponse, e
 	if !ok {
 		return nil, s.busy()
 	}
-	if !in.Body.Stream && !strings.Contains(in.Accept, "text/event-stream") {
+	if !stream && !strings.Contains(in.Accept, "text/event-stream") {
 		defer release()
 		ans, err := s.eng.Ask(ctx, req, nil)
 		if err != nil {

@@ -85,7 +85,7 @@ func TestFolderIsAFolderOnEverySurface(t *testing.T) {
 			return call(t, "POST", base+"/api/ask", testToken, `{"question":"kiln?","folder":["corpus"]}`)
 		},
 	} {
-		if status, body := do(); status != 422 || !strings.Contains(body, "folder corpus: a relative path") {
+		if status, body := do(); status != 422 || !strings.Contains(body, "folder: corpus: a relative path") {
 			t.Errorf("%s, relative folder: %d %s", name, status, body)
 		}
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -18,20 +19,6 @@ import (
 // The MCP tools' arguments and results. Every result names its file, page
 // and lines, and search results their score, so an assistant can cite them.
 type (
-	searchArgs struct {
-		Query  string   `json:"query" jsonschema:"what to look for, in the words of the documents"`
-		TopK   int      `json:"top_k,omitempty" jsonschema:"results to return (default: the setting, usually 8 to 15)"`
-		Mode   string   `json:"mode,omitempty" jsonschema:"hybrid, bm25 or vector (default: hybrid when an embedding model is loaded)"`
-		Folder []string `json:"folder,omitempty" jsonschema:"only files in these folders (absolute paths) or their subfolders"`
-		Type   []string `json:"type,omitempty" jsonschema:"only these file types, such as pdf or md"`
-		Exact  bool     `json:"exact,omitempty" jsonschema:"search the words as typed: a word no passage holds is not corrected to the nearest word one does"`
-	}
-	askArgs struct {
-		Question string   `json:"question" jsonschema:"the question, as a person would ask it"`
-		Folder   []string `json:"folder,omitempty" jsonschema:"only files in these folders (absolute paths) or their subfolders"`
-		Type     []string `json:"type,omitempty" jsonschema:"only these file types, such as pdf or md"`
-		Exact    bool     `json:"exact,omitempty" jsonschema:"search the words as typed: a word no passage holds is not corrected to the nearest word one does"`
-	}
 	askResult struct {
 		Answer    string                `json:"answer" jsonschema:"the answer; [n] marks cite citations[n]"`
 		Verdict   answer.Verdict        `json:"verdict" jsonschema:"how well the sources support the answer"`
@@ -57,18 +44,25 @@ func (s *Server) newMCP() *mcp.Server {
 			"ask for an answer with citations, open_citation to read what a citation points to, and status for the indexed folders. " +
 			"Cite file and page when you use a result.",
 	})
-	mcp.AddTool(srv, &mcp.Tool{Name: "search", Description: "Search the user's documents: ranked passages with file, page, lines, score and chunk_id."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in searchArgs) (*mcp.CallToolResult, search.Report, error) {
-			p := SearchParams{Q: in.Query, Mode: in.Mode, Folder: in.Folder, Type: in.Type, Exact: in.Exact}
-			if in.TopK > 0 {
-				p.TopK = &in.TopK
+	// The tools take the parameters of /api/search and /api/ask (searchParams).
+	mcp.AddTool(srv, &mcp.Tool{Name: "search", Description: "Search the user's documents: ranked passages with file, page, lines, score and chunk_id.",
+		InputSchema: toolInput(toolQuery, searchParams)},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in map[string]json.RawMessage) (*mcp.CallToolResult, search.Report, error) {
+			q, values, err := readJSON(in, toolQuery, searchParams)
+			if err != nil {
+				return nil, search.Report{}, err
 			}
-			rep, err := s.search(ctx, p)
+			rep, err := s.search(ctx, q, values)
 			return nil, rep, mcpError(err)
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Answer a question from the user's documents, with citations checked against their sources."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in askArgs) (*mcp.CallToolResult, askResult, error) {
-			req, err := s.request(SearchParams{Q: in.Question, Folder: in.Folder, Type: in.Type, Exact: in.Exact})
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Answer a question from the user's documents, with citations checked against their sources.",
+		InputSchema: toolInput(questionText, askParams)},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in map[string]json.RawMessage) (*mcp.CallToolResult, askResult, error) {
+			question, values, err := readJSON(in, questionText, askParams)
+			if err != nil {
+				return nil, askResult{}, err
+			}
+			req, err := s.request(question, askParams, values)
 			if err != nil {
 				return nil, askResult{}, mcpError(err)
 			}
