@@ -91,6 +91,7 @@ func (s *Server) registerAPI(mux *http.ServeMux) {
 		return &bodyOutput[NetworkMode]{NetworkMode{Mode: gateMode(s.eng.NetworkMode())}}, nil
 	})
 	s.registerIndex(api, maxBody)
+	s.registerOpenAI(api, maxBody)
 	describeService(api.OpenAPI())
 }
 
