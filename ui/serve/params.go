@@ -26,8 +26,7 @@ import (
 // GET and POST /api/search (and a filter one of /api/ask), of MCP's search
 // (and ask) tool, of the OpenAPI document and of the tools' schemas, with
 // no other edit. A flag of `cairn search` that is in neither list is one
-// entry in searchParams below; TestParamsAreTheCommandLinesFlags says when
-// one is missing.
+// entry in searchParams below (a boolean of search.Request: requestFlag).
 type searchParam struct {
 	Name string // the flag with _ for -: "path_contains"
 	Kind paramKind
@@ -50,11 +49,20 @@ const (
 )
 
 // searchArgs are a request's parameters read into what the command line
-// builds from its flags: the settings, the filter, and the request's own.
+// builds from its flags: the settings, the filter spec, and changes to the
+// request itself (exact), made once it is built.
 type searchArgs struct {
-	cfg   config.Config
-	spec  search.FilterSpec
-	exact bool
+	cfg  config.Config
+	spec search.FilterSpec
+	req  []func(*search.Request)
+}
+
+// requestFlag is a parameter that sets a field of search.Request, as a
+// boolean flag of `cairn search` (and `cairn ask`) does: one entry each.
+func requestFlag(name, doc string, field func(*search.Request) *bool) searchParam {
+	return searchParam{Name: name, Kind: kindBool, Ask: true, Doc: doc, set: func(a *searchArgs, v any) {
+		a.req = append(a.req, func(r *search.Request) { *field(r) = v.(bool) })
+	}}
 }
 
 var searchParams = func() []searchParam {
@@ -79,8 +87,8 @@ var searchParams = func() []searchParam {
 			set: func(a *searchArgs, v any) { a.cfg.Retrieval.Mode = v.(string) }},
 		searchParam{Name: "fusion", Kind: kindString, Doc: "rrf or weighted; default: the setting retrieval.fusion",
 			set: func(a *searchArgs, v any) { a.cfg.Retrieval.Fusion = v.(string) }},
-		searchParam{Name: "exact", Kind: kindBool, Ask: true, Doc: "search the words as typed: a word no passage holds is not corrected to the nearest word one does",
-			set: func(a *searchArgs, v any) { a.exact = v.(bool) }},
+		requestFlag("exact", "search the words as typed: a word no passage holds is not corrected to the nearest word one does",
+			func(r *search.Request) *bool { return &r.Exact }),
 	)
 	for _, f := range search.FilterFields {
 		p := searchParam{Name: paramName(f.Flag), Kind: kindString, Doc: strings.ReplaceAll(f.Help, "`", ""), Ask: true,
@@ -356,6 +364,9 @@ func (s *Server) request(text string, ps []searchParam, values map[string]any) (
 		return search.Request{}, huma.Error422UnprocessableEntity(err.Error())
 	}
 	req := s.eng.SearchRequestWith(text, a.cfg.Retrieval)
-	req.Filter, req.Exact = f, a.exact
+	req.Filter = f
+	for _, set := range a.req {
+		set(&req)
+	}
 	return req, nil
 }
