@@ -458,7 +458,9 @@ func (e *Engine) search(ctx context.Context, req search.Request) (*search.Respon
 		resp, err = s.Search(ctx, req)
 	}
 	if err != nil {
-		e.log.Warn("search failed", "code", string(fault.CodeOf(err)), "err", err)
+		if ctx.Err() == nil { // a cancelled search (a client gone) is no failure
+			e.log.Warn("search failed", "code", string(fault.CodeOf(err)), "err", err)
+		}
 		return nil, err
 	}
 	if note != "" {

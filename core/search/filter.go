@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 // folders, types and texts, and dates written 2024, 2024-03 or 2024-03-15.
 // Empty fields filter nothing.
 type FilterSpec struct {
-	Folders  string // only files under these folders (or path prefixes); "~/" is the home folder
+	Folders  string // only files in these folders or their subfolders (or these files); "~/" is the home folder
 	Types    string // only these types: pdf, md, markdown, docx…
 	Since    string // only files modified on or after this date
 	Until    string // only files modified up to the end of this date
@@ -24,6 +25,31 @@ type FilterSpec struct {
 	// Base is the folder a relative folder is read from; "" for the
 	// working directory.
 	Base string
+	// AbsoluteOnly refuses a relative folder: the service's clients share
+	// no working directory with it.
+	AbsoluteOnly bool
+}
+
+// FilterField is one field of FilterSpec as every surface names it: the
+// flag of `cairn search` and `cairn ask`, and the local service's
+// parameter (the flag with _ for -). Adding a filter is a field of
+// FilterSpec, its reading in Filter, and an entry here.
+type FilterField struct {
+	Flag string // "path-contains"
+	// Help says what it keeps; a `WORD` in backquotes names its value, as
+	// the flag package reads it.
+	Help string
+	List bool // several values: comma-separated in a flag or a query string, an array in JSON
+	Of   func(*FilterSpec) *string
+}
+
+// FilterFields are FilterSpec's fields in the order the flags are listed.
+var FilterFields = []FilterField{
+	{"folder", "only files in these folders and their subfolders (or these files)", true, func(s *FilterSpec) *string { return &s.Folders }},
+	{"type", "only these types (pdf, md, markdown, docx...)", true, func(s *FilterSpec) *string { return &s.Types }},
+	{"since", "only files modified on or after `DATE` (2024, 2024-03 or 2024-03-15)", false, func(s *FilterSpec) *string { return &s.Since }},
+	{"until", "only files modified up to the end of `DATE` (2024, 2024-03 or 2024-03-15)", false, func(s *FilterSpec) *string { return &s.Until }},
+	{"path-contains", "only files whose title or path holds each of these `TEXTS`", true, func(s *FilterSpec) *string { return &s.Contains }},
 }
 
 // FilterError says which field of a FilterSpec cannot be read. Field is
@@ -41,7 +67,7 @@ func (e *FilterError) Unwrap() error { return e.Err }
 func (s FilterSpec) Filter(loc *time.Location) (store.Filter, error) {
 	var f store.Filter
 	for _, p := range SplitList(s.Folders) {
-		abs, err := s.folder(p)
+		abs, err := s.Folder(p)
 		if err != nil {
 			return f, &FilterError{"folder", fmt.Errorf("%s: %w", p, err)}
 		}
@@ -70,9 +96,11 @@ func (s FilterSpec) Filter(loc *time.Location) (store.Filter, error) {
 	return f, nil
 }
 
-// folder makes p absolute; an existing folder ends with a separator, so
-// that Contracts does not also match Contracts2.
-func (s FilterSpec) folder(p string) (string, error) {
+// Folder makes p absolute and a folder: it ends with a separator, so that
+// Contracts matches neither Contracts2 nor Contracts-old, whether or not
+// the folder is on this computer (a team's, a removed one). Only an
+// existing file is kept as it is, to filter on that one file.
+func (s FilterSpec) Folder(p string) (string, error) {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -81,17 +109,24 @@ func (s FilterSpec) folder(p string) (string, error) {
 		p = filepath.Join(home, p[1:])
 	}
 	if !filepath.IsAbs(p) {
-		if s.Base == "" {
+		switch {
+		case s.AbsoluteOnly:
+			return "", errors.New("a relative path: give the folder's absolute path")
+		case s.Base != "":
+			p = filepath.Join(s.Base, p)
+		default:
 			abs, err := filepath.Abs(p)
 			if err != nil {
 				return "", err
 			}
 			p = abs
-		} else {
-			p = filepath.Join(s.Base, p)
 		}
 	}
-	if fi, err := os.Stat(p); err == nil && fi.IsDir() && !strings.HasSuffix(p, string(filepath.Separator)) {
+	p = filepath.Clean(p)
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		return p, nil
+	}
+	if !strings.HasSuffix(p, string(filepath.Separator)) {
 		p += string(filepath.Separator)
 	}
 	return p, nil

@@ -48,7 +48,7 @@ func commands() []command {
 		{"eval", "golden FILE [--k N] | injection [--model PATH]", "retrieval metrics on your own golden set; planted-instruction resistance", runEval},
 		{"models", "list | use PATH | pull NAME [--sha256 HEX]", "list, choose or download GGUF models", runModels},
 		{"network", "[offline|team|online|admin] | key [show|set|delete]", "show or switch the network gate's mode; manage the API key", runNetwork},
-		{"serve", "[--port N] [--print-token]", "serve the HTTP API and MCP on 127.0.0.1, for your own tools (docs/service.md)", runServe},
+		{"serve", "[--port N] [--socket PATH] [--print-token]", "serve the HTTP API and MCP on 127.0.0.1 (or a Unix socket), for your own tools (docs/service.md)", runServe},
 		{"mcp", "[--kb NAME|--db PATH]", "speak the Model Context Protocol on stdin/stdout, for AI assistants (docs/service.md)", runMCP},
 		{"doctor", "[--load]", "check the knowledge base, models, OCR, disk and settings; non-zero exit when a check fails", runDoctor},
 		{"migrate", "--to weaviate|sqlite [--kb NAME|--db PATH] [--as NAME]", "move the knowledge base into the team cluster (store.url), or the cluster's back into it, without indexing again (docs/team.md)", runMigrate},

@@ -87,7 +87,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		} else {
 			addr := ln.Addr().String()
 			fmt.Fprintf(env.stdout, "Cairn serves %s on http://%s\n", eng.Path(), addr)
-			fmt.Fprintf(env.stdout, "  API: http://%s/api/ (OpenAPI at /api/openapi.json)   MCP: http://%s/mcp\n", addr, addr)
+			fmt.Fprintf(env.stdout, "  API: http://%s/api/ (OpenAPI at /api/openapi.json)   MCP: http://%s/mcp   OpenAI-compatible: http://%s/v1\n", addr, addr, addr)
 		}
 		env.log.Info("serving", "addr", ln.Addr().String())
 	}

@@ -278,3 +278,17 @@ func TestMCPOfflineDialsNothing(t *testing.T) {
 		t.Errorf("offline MCP dialled %v", calls)
 	}
 }
+
+// `cairn help` names every flag of `cairn serve`, the socket's included.
+func TestHelpNamesServesFlags(t *testing.T) {
+	out, errs, code := cli(t, t.TempDir(), "help")
+	if code != 0 {
+		t.Fatalf("help: exit %d %q", code, errs)
+	}
+	line := regexp.MustCompile(`(?m)^.*\bserve\b.*$`).FindString(out)
+	for _, flag := range []string{"--port N", "--socket PATH", "--print-token"} {
+		if !strings.Contains(line, flag) {
+			t.Errorf("cairn help's serve line does not mention %s: %q", flag, line)
+		}
+	}
+}

@@ -14,11 +14,13 @@ import (
 type filterFlags struct{ spec search.FilterSpec }
 
 func (ff *filterFlags) add(fs *flag.FlagSet) {
-	fs.StringVar(&ff.spec.Folders, "folder", "", "only files under these comma-separated folders (or path prefixes)")
-	fs.StringVar(&ff.spec.Types, "type", "", "only these comma-separated types (pdf,md,markdown,docx,...)")
-	fs.StringVar(&ff.spec.Since, "since", "", "only files modified on or after `DATE` (2024, 2024-03 or 2024-03-15)")
-	fs.StringVar(&ff.spec.Until, "until", "", "only files modified up to the end of `DATE` (2024, 2024-03 or 2024-03-15)")
-	fs.StringVar(&ff.spec.Contains, "path-contains", "", "only files whose title or path holds each of these comma-separated `TEXTS`")
+	for _, f := range search.FilterFields { // the service's parameters are made from the same list
+		help := f.Help
+		if f.List {
+			help += ", comma-separated"
+		}
+		fs.StringVar(f.Of(&ff.spec), f.Flag, "", help)
+	}
 }
 
 // filter builds the store filter, or a usage error naming the bad flag.

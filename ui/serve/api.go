@@ -2,12 +2,12 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
-	"strings"
+	"net/url"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
@@ -15,6 +15,7 @@ import (
 	"cairn/core/config"
 	"cairn/core/fault"
 	"cairn/core/kb"
+	"cairn/core/netgate"
 	"cairn/core/search"
 	"cairn/core/store"
 )
@@ -48,17 +49,27 @@ func (s *Server) registerAPI(mux *http.ServeMux) {
 		return &bodyOutput[Status]{st}, apiError(err)
 	})
 	huma.Register(api, huma.Operation{OperationID: "search", Method: http.MethodGet, Path: "/api/search",
-		Summary: "Search (the JSON of `cairn search --json`)"}, func(ctx context.Context, in *searchQuery) (*bodyOutput[search.Report], error) {
-		rep, err := s.search(ctx, in.params())
+		Summary: "Search (the JSON of `cairn search --json`)", Description: "Every knob and filter of `cairn search`, by its flag's name with _ for -.",
+		Parameters: queryParams(queryText, searchParams), SkipValidateParams: true, // read and checked by searchParams
+	}, func(ctx context.Context, in *searchGet) (*bodyOutput[search.Report], error) {
+		q, values, err := readQuery(in.query, queryText, searchParams)
+		if err != nil {
+			return nil, huma.Error422UnprocessableEntity(err.Error())
+		}
+		rep, err := s.search(ctx, q, values)
 		return &bodyOutput[search.Report]{rep}, err
 	})
 	huma.Register(api, huma.Operation{OperationID: "search-post", Method: http.MethodPost, Path: "/api/search", MaxBodyBytes: maxBody,
-		Summary: "Search with a JSON body"}, func(ctx context.Context, in *bodyInput[SearchParams]) (*bodyOutput[search.Report], error) {
-		rep, err := s.search(ctx, in.Body)
+		Summary: "Search with a JSON body"}, func(ctx context.Context, in *bodyInput[searchBody]) (*bodyOutput[search.Report], error) {
+		q, values, err := readJSON(in.Body, queryText, searchParams)
+		if err != nil {
+			return nil, huma.Error422UnprocessableEntity(err.Error())
+		}
+		rep, err := s.search(ctx, q, values)
 		return &bodyOutput[search.Report]{rep}, err
 	})
 	s.registerAsk(api, maxBody)
-	huma.Register(api, huma.Operation{OperationID: "passage", Method: http.MethodGet, Path: "/api/passages/{id}",
+	huma.Register(api, huma.Operation{OperationID: "passage", Method: http.MethodGet, Path: "/api/passages/{id}", Errors: []int{http.StatusNotFound},
 		Summary: "The passage a citation or result points to (its chunk_id)"}, func(ctx context.Context, in *struct {
 		ID int64 `path:"id" doc:"chunk_id of a search result or citation"`
 	}) (*bodyOutput[Passage], error) {
@@ -70,16 +81,18 @@ func (s *Server) registerAPI(mux *http.ServeMux) {
 	})
 	huma.Register(api, huma.Operation{OperationID: "network-get", Method: http.MethodGet, Path: "/api/network",
 		Summary: "The network gate's mode"}, func(ctx context.Context, _ *struct{}) (*bodyOutput[NetworkMode], error) {
-		return &bodyOutput[NetworkMode]{NetworkMode{Mode: s.eng.NetworkMode()}}, nil
+		return &bodyOutput[NetworkMode]{NetworkMode{Mode: gateMode(s.eng.NetworkMode())}}, nil
 	})
-	huma.Register(api, huma.Operation{OperationID: "network-put", Method: http.MethodPut, Path: "/api/network", MaxBodyBytes: maxBody,
+	huma.Register(api, huma.Operation{OperationID: "network-put", Method: http.MethodPut, Path: "/api/network", MaxBodyBytes: maxBody, Errors: []int{http.StatusConflict},
 		Summary: "Switch the network gate (a more open mode needs confirm: true)"}, func(ctx context.Context, in *bodyInput[NetworkMode]) (*bodyOutput[NetworkMode], error) {
 		if err := s.switchNetwork(in.Body); err != nil {
 			return nil, err
 		}
-		return &bodyOutput[NetworkMode]{NetworkMode{Mode: s.eng.NetworkMode()}}, nil
+		return &bodyOutput[NetworkMode]{NetworkMode{Mode: gateMode(s.eng.NetworkMode())}}, nil
 	})
 	s.registerIndex(api, maxBody)
+	s.registerOpenAI(api, maxBody)
+	describeService(api.OpenAPI())
 }
 
 // bodyInput and bodyOutput carry a JSON body, as huma wants it.
@@ -93,112 +106,28 @@ type healthOutput struct {
 	}
 }
 
-// SearchParams are a search's question, knobs and filters; an absent knob
-// takes the setting's value (the knobs of `cairn search`).
-type SearchParams struct {
-	Q            string   `json:"q" minLength:"1" doc:"what to look for"`
-	TopK         *int     `json:"top_k,omitempty" doc:"results to return"`
-	MinScore     *float64 `json:"min_score,omitempty" doc:"minimum relevance, 0..1"`
-	RRFK         *float64 `json:"rrf_k,omitempty" doc:"RRF smoothing constant"`
-	Mode         string   `json:"mode,omitempty" doc:"hybrid, bm25 or vector"`
-	Fusion       string   `json:"fusion,omitempty" doc:"rrf or weighted"`
-	VectorWeight *float64 `json:"vector_weight,omitempty" doc:"weighted fusion: share of the vector score"`
-	PerDoc       *int     `json:"per_doc,omitempty" doc:"at most this many results from one file (0: no cap)"`
-	Path         []string `json:"path,omitempty" doc:"only files under these path prefixes"`
-	Type         []string `json:"type,omitempty" doc:"only these types (pdf, md, ...)"`
-	Exact        bool     `json:"exact,omitempty" doc:"search the words as typed: a word no passage holds is not corrected"`
+// searchGet is GET /api/search's query string, read by searchParams.
+type searchGet struct{ query url.Values }
+
+func (g *searchGet) Resolve(ctx huma.Context) []error {
+	u := ctx.URL()
+	g.query = u.Query()
+	return nil
 }
 
-// searchQuery is SearchParams in a GET's query string.
-type searchQuery struct {
-	Q            string          `query:"q" required:"true" doc:"what to look for"`
-	TopK         optional[int]   `query:"top_k"`
-	MinScore     optional[float] `query:"min_score"`
-	RRFK         optional[float] `query:"rrf_k"`
-	Mode         string          `query:"mode" doc:"hybrid, bm25 or vector"`
-	Fusion       string          `query:"fusion" doc:"rrf or weighted"`
-	VectorWeight optional[float] `query:"vector_weight"`
-	PerDoc       optional[int]   `query:"per_doc"`
-	Path         string          `query:"path" doc:"comma-separated path prefixes"`
-	Type         string          `query:"type" doc:"comma-separated types"`
-	Exact        bool            `query:"exact" doc:"search the words as typed: a word no passage holds is not corrected"`
-}
+// searchBody is POST /api/search's body: q and searchParams.
+type searchBody map[string]json.RawMessage
 
-type float = float64
+func (searchBody) Schema(huma.Registry) *huma.Schema { return bodySchema(queryText, searchParams, nil) }
 
-func (q *searchQuery) params() SearchParams {
-	return SearchParams{Q: q.Q, TopK: q.TopK.ptr(), MinScore: q.MinScore.ptr(), RRFK: q.RRFK.ptr(), Mode: q.Mode, Fusion: q.Fusion,
-		VectorWeight: q.VectorWeight.ptr(), PerDoc: q.PerDoc.ptr(), Path: search.SplitList(q.Path), Type: search.SplitList(q.Type), Exact: q.Exact}
-}
-
-// optional is a query parameter that may be absent (huma's ParamWrapper).
-type optional[T any] struct {
-	Value T
-	IsSet bool
-}
-
-func (o optional[T]) Schema(r huma.Registry) *huma.Schema {
-	return huma.SchemaFromType(r, reflect.TypeOf(o.Value))
-}
-func (o *optional[T]) Receiver() reflect.Value      { return reflect.ValueOf(o).Elem().Field(0) }
-func (o *optional[T]) OnParamSet(isSet bool, _ any) { o.IsSet = isSet }
-func (o optional[T]) ptr() *T {
-	if !o.IsSet {
-		return nil
-	}
-	return &o.Value
-}
-
-// request checks p as `cairn search` checks its flags (the settings' own
-// rules) and builds the engine's request.
-func (s *Server) request(p SearchParams) (search.Request, error) {
-	if strings.TrimSpace(p.Q) == "" {
-		return search.Request{}, huma.Error400BadRequest("the query is empty: say what you are looking for")
-	}
-	if len(p.Q) > s.opt.Limits.MaxQuery {
-		return search.Request{}, huma.NewError(http.StatusRequestEntityTooLarge, tooLarge("the query", int64(s.opt.Limits.MaxQuery)))
-	}
-	cfg := s.eng.Config()
-	r := &cfg.Retrieval
-	set := func(dst *int, v *int) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	setF := func(dst *float64, v *float64) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	set(&r.TopK, p.TopK)
-	set(&r.PerDocCap, p.PerDoc)
-	setF(&r.MinScore, p.MinScore)
-	setF(&r.RRFK, p.RRFK)
-	setF(&r.VectorWeight, p.VectorWeight)
-	if p.Mode != "" {
-		r.Mode = p.Mode
-	}
-	if p.Fusion != "" {
-		r.Fusion = p.Fusion
-	}
-	cfg.Normalize()
-	if err := cfg.Validate(); err != nil {
-		return search.Request{}, huma.Error422UnprocessableEntity(err.Error())
-	}
-	req := s.eng.SearchRequestWith(p.Q, *r)
-	req.Filter.PathPrefixes, req.Filter.Types = p.Path, p.Type
-	req.Exact = p.Exact
-	return req, nil
-}
-
-func (s *Server) search(ctx context.Context, p SearchParams) (search.Report, error) {
-	req, err := s.request(p)
+func (s *Server) search(ctx context.Context, q string, values map[string]any) (search.Report, error) {
+	req, err := s.request(q, searchParams, values)
 	if err != nil {
 		return search.Report{}, err
 	}
 	resp, err := s.eng.Search(ctx, req)
 	if err != nil {
-		return search.Report{}, apiError(err)
+		return search.Report{}, requestError(ctx, err)
 	}
 	return search.NewReport(req.Query, resp), nil
 }
@@ -233,7 +162,7 @@ type Status struct {
 	SizeBytes      int64        `json:"size_bytes"`
 	EmbeddingModel string       `json:"embedding_model" doc:"the model of the stored vectors; empty: keyword search only"`
 	ChatModel      string       `json:"chat_model" doc:"loaded chat model; empty until the first question, or extractive answers"`
-	NetworkMode    string       `json:"network_mode"`
+	NetworkMode    gateMode     `json:"network_mode"`
 	Folders        []FolderInfo `json:"folders"`
 	Indexing       IndexState   `json:"indexing"`
 }
@@ -256,7 +185,7 @@ func (s *Server) status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	out := Status{KnowledgeBase: st.Path, Store: st.Store, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
-		SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, ChatModel: st.ChatModel, NetworkMode: st.NetworkMode,
+		SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, ChatModel: st.ChatModel, NetworkMode: gateMode(st.NetworkMode),
 		Folders: []FolderInfo{}, Indexing: s.jobs.state()}
 	for _, f := range fs {
 		out.Folders = append(out.Folders, FolderInfo{f.Path, f.Documents, f.Chunks, f.Issues})
@@ -266,39 +195,63 @@ func (s *Server) status(ctx context.Context) (Status, error) {
 
 // NetworkMode reads or switches the network gate.
 type NetworkMode struct {
-	Mode    string `json:"mode" enum:"offline,online,admin"`
-	Confirm bool   `json:"confirm,omitempty" doc:"required to switch to a more open mode, as a person confirms it in the window"`
+	Mode    gateMode `json:"mode"`
+	Confirm bool     `json:"confirm,omitempty" doc:"required to switch to a more open mode, as a person confirms it in the window"`
 }
 
-var openness = map[string]int{"offline": 0, "online": 1, "admin": 2}
+// gateMode is a network mode's name; its schema lists the gate's own
+// modes, so a mode added there is one here.
+type gateMode string
+
+func (gateMode) Schema(huma.Registry) *huma.Schema {
+	s := &huma.Schema{Type: huma.TypeString, Description: "the network gate's mode, from the strictest (docs/network.md)"}
+	for _, m := range netgate.Modes() {
+		s.Enum = append(s.Enum, string(m))
+	}
+	return s
+}
 
 // switchNetwork switches the gate and saves the mode; a more open mode
 // needs confirm, and a mode that cannot be saved is switched back, so the
 // audit log tells what applies.
 func (s *Server) switchNetwork(m NetworkMode) error {
-	old := s.eng.NetworkMode()
-	if m.Mode == old {
+	old, mode := s.eng.NetworkMode(), string(m.Mode)
+	if mode == old {
 		return nil
 	}
-	if openness[m.Mode] > openness[old] && !m.Confirm {
+	if netgate.Mode(old).Opens(netgate.Mode(mode)) && !m.Confirm {
 		return huma.NewError(http.StatusConflict, fmt.Sprintf(
 			"switching the network gate from %s to %s lets Cairn connect to more hosts: send {\"mode\": %q, \"confirm\": true} to confirm",
-			old, m.Mode, m.Mode))
+			old, mode, mode))
 	}
-	if err := s.eng.SetNetworkMode(m.Mode); err != nil {
+	if err := s.eng.SetNetworkMode(mode); err != nil {
 		return huma.NewError(http.StatusConflict, err.Error())
 	}
 	if s.opt.SaveNetworkMode != nil {
-		if err := s.opt.SaveNetworkMode(m.Mode); err != nil {
+		if err := s.opt.SaveNetworkMode(mode); err != nil {
 			if rerr := s.eng.SetNetworkMode(old); rerr != nil {
 				err = errors.Join(err, rerr)
 			}
 			return huma.Error500InternalServerError("network mode not switched: could not save the settings: " + err.Error())
 		}
 	}
-	s.log.Info("network mode switched", "from", old, "to", m.Mode, "by", "service")
+	s.log.Info("network mode switched", "from", old, "to", mode, "by", "service")
 	return nil
 }
+
+// requestError is apiError for an error of a request's own work: when the
+// client has gone, whatever the work failed with (SQLite's "interrupted")
+// is the cancel's doing, not the service's.
+func requestError(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return huma.NewError(statusClientGone, "the request was cancelled")
+	}
+	return apiError(err)
+}
+
+// statusClientGone is nginx's 499: the client closed the connection before
+// the reply. It is no error of the service's, and logged at debug level.
+const statusClientGone = 499
 
 // apiError maps the engine's errors to HTTP statuses; its message is
 // meant for a person, as on the command line.
@@ -313,7 +266,7 @@ func apiError(err error) error {
 	case errors.Is(err, kb.ErrNotFound):
 		return huma.Error404NotFound(err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, io.ErrUnexpectedEOF):
-		return huma.NewError(499, "the request was cancelled")
+		return huma.NewError(statusClientGone, "the request was cancelled")
 	case errors.As(err, &inv), errors.Is(err, search.ErrNoVectors):
 		return huma.Error422UnprocessableEntity(err.Error())
 	}

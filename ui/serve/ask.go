@@ -14,20 +14,18 @@ import (
 	"cairn/core/search"
 )
 
-// AskParams are a question and the filters of the passages it may use.
-type AskParams struct {
-	Question string   `json:"question" minLength:"1"`
-	Path     []string `json:"path,omitempty" doc:"only files under these path prefixes"`
-	Type     []string `json:"type,omitempty" doc:"only these types (pdf, md, ...)"`
-	Exact    bool     `json:"exact,omitempty" doc:"search the words as typed: a word no passage holds is not corrected"`
-	Stream   bool     `json:"stream,omitempty" doc:"answer as server-sent events (as Accept: text/event-stream does)"`
-	// As cairn ask --word-forms.
-	WordForms bool `json:"word_forms,omitempty" doc:"for a question about the collection (how many files mention X): count any form of the words, not whole words only"`
+// askBody is /api/ask's body: the question, the parameters `cairn ask`
+// has (askParams: the filters, exact), and stream.
+type askBody map[string]json.RawMessage
+
+func (askBody) Schema(huma.Registry) *huma.Schema {
+	return bodySchema(questionText, askParams, map[string]*huma.Schema{"stream": {Type: huma.TypeBoolean,
+		Description: "answer as server-sent events (as Accept: text/event-stream does)"}})
 }
 
 type askInput struct {
 	Accept string `header:"Accept"`
-	Body   AskParams
+	Body   askBody
 }
 
 // The server-sent events of a streamed answer, in order: token (many),
@@ -43,7 +41,7 @@ const (
 
 func (s *Server) registerAsk(api huma.API, maxBody int64) {
 	answerSchema := api.OpenAPI().Components.Schemas.Schema(reflectType[answer.Answer](), true, "Answer")
-	huma.Register(api, huma.Operation{OperationID: "ask", Method: http.MethodPost, Path: "/api/ask", MaxBodyBytes: maxBody,
+	huma.Register(api, huma.Operation{OperationID: "ask", Method: http.MethodPost, Path: "/api/ask", MaxBodyBytes: maxBody, Errors: []int{http.StatusTooManyRequests},
 		Summary: "Answer a question with citations",
 		Description: "Replies with the answer as JSON (the JSON of `cairn ask --json`), or, with `Accept: text/event-stream` or `stream: true`, " +
 			"as server-sent events: `token` events ({\"text\"}) as the answer is written, then `citations`, `verdict` and `answer`; `error` on failure. " +
@@ -58,20 +56,27 @@ func (s *Server) registerAsk(api huma.API, maxBody int64) {
 }
 
 func (s *Server) ask(ctx context.Context, in *askInput) (*huma.StreamResponse, error) {
-	req, err := s.request(SearchParams{Q: in.Body.Question, Path: in.Body.Path, Type: in.Body.Type, Exact: in.Body.Exact})
+	question, values, err := readJSON(in.Body, questionText, askParams, "stream")
+	if err != nil {
+		return nil, huma.Error422UnprocessableEntity(err.Error())
+	}
+	var stream bool
+	if raw, ok := in.Body["stream"]; ok && json.Unmarshal(raw, &stream) != nil {
+		return nil, huma.Error422UnprocessableEntity("stream: " + string(raw) + " is not true or false")
+	}
+	req, err := s.request(question, askParams, values)
 	if err != nil {
 		return nil, err
 	}
-	req.WordForms = in.Body.WordForms
 	release, ok := s.acquireAsk()
 	if !ok {
-		return nil, huma.NewError(http.StatusTooManyRequests, s.busyMessage())
+		return nil, s.busy()
 	}
-	if !in.Body.Stream && !strings.Contains(in.Accept, "text/event-stream") {
+	if !stream && !strings.Contains(in.Accept, "text/event-stream") {
 		defer release()
 		ans, err := s.eng.Ask(ctx, req, nil)
 		if err != nil {
-			return nil, apiError(err)
+			return nil, requestError(ctx, err)
 		}
 		return &huma.StreamResponse{Body: func(hc huma.Context) {
 			hc.SetHeader("Content-Type", "application/json")

@@ -3,6 +3,7 @@ package serve
 import (
 	"crypto/subtle"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -24,8 +25,13 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
+			// A client that went away is its own doing: debug, not noise.
+			level := slog.LevelInfo
+			if rec.status == statusClientGone {
+				level = slog.LevelDebug
+			}
 			// The path, never the query string: it holds questions.
-			s.log.Info("http", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+			s.log.Log(r.Context(), level, "http", "method", r.Method, "path", r.URL.Path, "status", rec.status,
 				"ms", time.Since(start).Milliseconds())
 		}()
 		switch {
@@ -34,12 +40,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		case !loopbackOrigin(r.Header.Get("Origin")):
 			refuse(rec, http.StatusForbidden, "Forbidden", "requests from web pages of other sites are refused")
 		case !s.authorized(r):
-			rec.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+			rec.Header().Set("WWW-Authenticate", "Bearer") // no realm: it would name the product
 			refuse(rec, http.StatusUnauthorized, "Unauthorized", "a valid bearer token is required")
 		case r.ContentLength > s.opt.Limits.MaxBody:
 			refuse(rec, http.StatusRequestEntityTooLarge, "Request Entity Too Large", tooLarge("the request body", s.opt.Limits.MaxBody))
-		case len(r.URL.RawQuery) > 3*s.opt.Limits.MaxQuery+256: // room for percent-encoding and the knobs
-			refuse(rec, http.StatusRequestEntityTooLarge, "Request Entity Too Large", tooLarge("the query string", int64(s.opt.Limits.MaxQuery)))
+		case len(r.URL.RawQuery) > s.opt.Limits.maxQueryString():
+			refuse(rec, http.StatusRequestEntityTooLarge, "Request Entity Too Large", tooLarge("the query string", int64(s.opt.Limits.maxQueryString())))
 		default:
 			r.Body = http.MaxBytesReader(rec, r.Body, s.opt.Limits.MaxBody)
 			next.ServeHTTP(rec, r)
@@ -47,17 +53,23 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
+// maxQueryString bounds a request's query string: a query of MaxQuery
+// bytes, percent-encoded, and room for the knobs.
+func (l Limits) maxQueryString() int { return 3*l.MaxQuery + 256 }
+
 func tooLarge(what string, limit int64) string {
 	return what + " is over the limit of " + strconv.FormatInt(limit, 10) + " bytes"
 }
 
-// authorized checks the bearer token in constant time.
+// authorized checks the bearer token in constant time. The scheme's name
+// is case-insensitive (RFC 9110, 11.1): "bearer" is "Bearer".
 func (s *Server) authorized(r *http.Request) bool {
 	if s.opt.Token == "" {
 		return false // a server without a token serves nobody
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.opt.Token)) == 1
+	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	got = strings.TrimLeft(got, " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(got), []byte(s.opt.Token)) == 1
 }
 
 // loopbackHost reports whether host (with or without a port) names the

@@ -26,6 +26,12 @@ const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abc
 // test corpus indexed; no models, so searches are BM25 and answers quoted.
 func testEngine(t testing.TB) *core.Engine {
 	t.Helper()
+	return testEngineLog(t, nil)
+}
+
+// testEngineLog is testEngine writing its log to log.
+func testEngineLog(t testing.TB, log *slog.Logger) *core.Engine {
+	t.Helper()
 	t.Setenv("CAIRN_HOME", t.TempDir())
 	dirs, err := config.UserDirs()
 	if err != nil {
@@ -35,7 +41,7 @@ func testEngine(t testing.TB) *core.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := core.Open(context.Background(), cfg, dirs, core.Options{KB: "test", Write: true})
+	eng, err := core.Open(context.Background(), cfg, dirs, core.Options{KB: "test", Write: true, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +64,9 @@ func corpus(t testing.TB) string {
 // real ones do too fast to observe (a question the client abandons).
 type stubEngine struct {
 	*core.Engine
-	ask   func(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
-	index func(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error)
+	search func(ctx context.Context, req search.Request) (*search.Response, error)
+	ask    func(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
+	index  func(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error)
 }
 
 func (s stubEngine) Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error) {
@@ -67,6 +74,13 @@ func (s stubEngine) Ask(ctx context.Context, req search.Request, onToken func(st
 		return s.ask(ctx, req, onToken)
 	}
 	return s.Engine.Ask(ctx, req, onToken)
+}
+
+func (s stubEngine) Search(ctx context.Context, req search.Request) (*search.Response, error) {
+	if s.search != nil {
+		return s.search(ctx, req)
+	}
+	return s.Engine.Search(ctx, req)
 }
 
 func (s stubEngine) Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error) {
@@ -103,7 +117,7 @@ func startServer(t *testing.T, eng Engine, opt Options) (string, *syncBuffer) {
 		opt.Token = testToken
 	}
 	opt.Version = "9.9.9-test"
-	opt.Log = slog.New(slog.NewTextHandler(logBuf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	opt.Log = slog.New(slog.NewTextHandler(logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := New(eng, opt)
 	ln, err := Listen(0)
 	if err != nil {

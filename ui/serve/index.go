@@ -56,7 +56,7 @@ type indexRequest struct {
 }
 
 func (s *Server) registerIndex(api huma.API, maxBody int64) {
-	huma.Register(api, huma.Operation{OperationID: "index-start", Method: http.MethodPost, Path: "/api/index", MaxBodyBytes: maxBody,
+	huma.Register(api, huma.Operation{OperationID: "index-start", Method: http.MethodPost, Path: "/api/index", MaxBodyBytes: maxBody, Errors: []int{http.StatusBadRequest, http.StatusConflict},
 		DefaultStatus: http.StatusAccepted, Summary: "Start indexing a folder (one run at a time)"},
 		func(ctx context.Context, in *indexRequest) (*bodyOutput[IndexState], error) {
 			if s.opt.IndexRefusal != "" {
@@ -70,7 +70,7 @@ func (s *Server) registerIndex(api huma.API, maxBody int64) {
 		func(ctx context.Context, _ *struct{}) (*bodyOutput[IndexState], error) {
 			return &bodyOutput[IndexState]{s.jobs.state()}, nil
 		})
-	huma.Register(api, huma.Operation{OperationID: "index-cancel", Method: http.MethodDelete, Path: "/api/index",
+	huma.Register(api, huma.Operation{OperationID: "index-cancel", Method: http.MethodDelete, Path: "/api/index", Errors: []int{http.StatusConflict},
 		Summary: "Cancel the index run (what is indexed stays; the next run goes on from there)"},
 		func(ctx context.Context, _ *struct{}) (*bodyOutput[IndexState], error) {
 			if !s.jobs.cancelAndWait() {

@@ -2,12 +2,14 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 
 	"cairn/core/answer"
 	"cairn/core/kb"
@@ -17,22 +19,6 @@ import (
 // The MCP tools' arguments and results. Every result names its file, page
 // and lines, and search results their score, so an assistant can cite them.
 type (
-	searchArgs struct {
-		Query string   `json:"query" jsonschema:"what to look for, in the words of the documents"`
-		TopK  int      `json:"top_k,omitempty" jsonschema:"results to return (default: the setting, usually 8 to 15)"`
-		Mode  string   `json:"mode,omitempty" jsonschema:"hybrid, bm25 or vector (default: hybrid when an embedding model is loaded)"`
-		Path  []string `json:"path,omitempty" jsonschema:"only files under these path prefixes"`
-		Type  []string `json:"type,omitempty" jsonschema:"only these file types, such as pdf or md"`
-		Exact bool     `json:"exact,omitempty" jsonschema:"search the words as typed: a word no passage holds is not corrected to the nearest word one does"`
-	}
-	askArgs struct {
-		Question string   `json:"question" jsonschema:"the question, as a person would ask it"`
-		Path     []string `json:"path,omitempty" jsonschema:"only files under these path prefixes"`
-		Type     []string `json:"type,omitempty" jsonschema:"only these file types, such as pdf or md"`
-		Exact    bool     `json:"exact,omitempty" jsonschema:"search the words as typed: a word no passage holds is not corrected to the nearest word one does"`
-		// As cairn ask --word-forms.
-		WordForms bool `json:"word_forms,omitempty" jsonschema:"for a question about the collection (how many files mention X): count any form of the words, not whole words only"`
-	}
 	askResult struct {
 		Answer    string                `json:"answer" jsonschema:"the answer; [n] marks cite citations[n]"`
 		Verdict   answer.Verdict        `json:"verdict" jsonschema:"how well the sources support the answer"`
@@ -58,22 +44,28 @@ func (s *Server) newMCP() *mcp.Server {
 			"ask for an answer with citations, open_citation to read what a citation points to, and status for the indexed folders. " +
 			"Cite file and page when you use a result.",
 	})
-	mcp.AddTool(srv, &mcp.Tool{Name: "search", Description: "Search the user's documents: ranked passages with file, page, lines, score and chunk_id."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in searchArgs) (*mcp.CallToolResult, search.Report, error) {
-			p := SearchParams{Q: in.Query, Mode: in.Mode, Path: in.Path, Type: in.Type, Exact: in.Exact}
-			if in.TopK > 0 {
-				p.TopK = &in.TopK
+	// The tools take the parameters of /api/search and /api/ask (searchParams).
+	mcp.AddTool(srv, &mcp.Tool{Name: "search", Description: "Search the user's documents: ranked passages with file, page, lines, score and chunk_id.",
+		InputSchema: toolInput(toolQuery, searchParams)},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in map[string]json.RawMessage) (*mcp.CallToolResult, search.Report, error) {
+			q, values, err := readJSON(in, toolQuery, searchParams)
+			if err != nil {
+				return nil, search.Report{}, err
 			}
-			rep, err := s.search(ctx, p)
+			rep, err := s.search(ctx, q, values)
 			return nil, rep, mcpError(err)
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Answer a question from the user's documents, with citations checked against their sources."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in askArgs) (*mcp.CallToolResult, askResult, error) {
-			req, err := s.request(SearchParams{Q: in.Question, Path: in.Path, Type: in.Type, Exact: in.Exact})
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Answer a question from the user's documents, with citations checked against their sources.",
+		InputSchema: toolInput(questionText, askParams)},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in map[string]json.RawMessage) (*mcp.CallToolResult, askResult, error) {
+			question, values, err := readJSON(in, questionText, askParams)
+			if err != nil {
+				return nil, askResult{}, err
+			}
+			req, err := s.request(question, askParams, values)
 			if err != nil {
 				return nil, askResult{}, mcpError(err)
 			}
-			req.WordForms = in.WordForms
 			release, ok := s.acquireAsk()
 			if !ok {
 				return nil, askResult{}, errors.New(s.busyMessage())
@@ -106,21 +98,39 @@ func (s *Server) newMCP() *mcp.Server {
 			st, err := s.status(ctx)
 			return nil, st, mcpError(apiError(err))
 		})
-	srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "document", URITemplate: "file://{+path}", MIMEType: "text/plain",
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "document", URITemplate: documentURI.Raw(), MIMEType: "text/plain",
 		Description: "An indexed document, as Cairn holds it: its passages in order, each headed by its page and lines. Only indexed files can be read."},
 		s.readDocument)
 	return srv
+}
+
+// documentURI is the documents' resource template. A client expands it
+// as RFC 6570 says: "+" keeps reserved characters, so a # or ? of a file's
+// name stays as it is, and anything else is percent-encoded.
+var documentURI = uritemplate.MustNew("file://{+path}")
+
+// documentPath is the path of a document's URI: the template's expansion
+// read back (not a URL's path, which would end at a # or ?), else a
+// file URL as RFC 8089 writes it.
+func documentPath(uri string) string {
+	if p := documentURI.Match(uri).Get("path").String(); strings.HasPrefix(p, "/") {
+		return p
+	}
+	if u, err := url.Parse(uri); err == nil && u.Scheme == "file" {
+		return u.Path
+	}
+	return ""
 }
 
 // readDocument serves a document of the knowledge base by its path; a file
 // that is not indexed is not found, whatever is on the disk.
 func (s *Server) readDocument(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" || u.Path == "" {
+	path := documentPath(uri)
+	if path == "" {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	cs, err := s.eng.DocumentChunks(ctx, u.Path)
+	cs, err := s.eng.DocumentChunks(ctx, path)
 	if errors.Is(err, kb.ErrNotFound) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}

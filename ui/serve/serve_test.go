@@ -12,12 +12,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"cairn/core/answer"
 	"cairn/core/ingest"
+	"cairn/core/netgate"
 	"cairn/core/search"
 	"cairn/core/store"
 )
@@ -314,6 +316,22 @@ func TestPassageNetworkAndIndex(t *testing.T) {
 	if status, _ := call(t, "PUT", base+"/api/network", testToken, `{"mode":"everywhere","confirm":true}`); status != 422 {
 		t.Errorf("unknown mode: %d", status)
 	}
+	// Team mode, the gate's second strictest, is one more like the others.
+	if status, body := call(t, "PUT", base+"/api/network", testToken, `{"mode":"team"}`); status != 409 || eng.NetworkMode() != "offline" {
+		t.Errorf("team, unconfirmed: %d %s", status, body)
+	}
+	if status, body := call(t, "PUT", base+"/api/network", testToken, `{"mode":"team","confirm":true}`); status != 200 || eng.NetworkMode() != "team" {
+		t.Errorf("team: %d %s", status, body)
+	}
+	if status, body := call(t, "GET", base+"/api/network", testToken, ""); status != 200 || toMap(t, body)["mode"] != "team" {
+		t.Errorf("GET in team mode: %d %s", status, body)
+	}
+	if status, body := call(t, "PUT", base+"/api/network", testToken, `{"mode":"online"}`); status != 409 {
+		t.Errorf("team to online, unconfirmed: %d %s", status, body)
+	}
+	if status, body := call(t, "PUT", base+"/api/network", testToken, `{"mode":"offline"}`); status != 200 || strings.Join(saved, ",") != "online,offline,team,offline" {
+		t.Errorf("team to offline: %d %s, saved %v", status, body, saved)
+	}
 
 	// Index a folder, watch it to the end.
 	if status, body := call(t, "POST", base+"/api/index", testToken, `{"folder":"notes"}`); status != 400 || !strings.Contains(body, "must be an absolute path") {
@@ -393,6 +411,27 @@ func TestOpenAPIDescribesEveryEndpoint(t *testing.T) {
 	}
 	if !strings.Contains(body, `"text/event-stream"`) || !strings.Contains(body, `"bearer"`) {
 		t.Error("the document does not describe streaming and the bearer token")
+	}
+	// The network modes are the gate's, all of them, in both schemas that
+	// hold one.
+	var modes struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Enum []string `json:"enum"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	json.Unmarshal([]byte(body), &modes)
+	var want []string
+	for _, m := range netgate.Modes() {
+		want = append(want, string(m))
+	}
+	for schema, prop := range map[string]string{"NetworkMode": "mode", "Status": "network_mode"} {
+		if got := modes.Components.Schemas[schema].Properties[prop].Enum; !slices.Equal(got, want) || !slices.Contains(got, "team") {
+			t.Errorf("%s.%s enum %v, want %v", schema, prop, got, want)
+		}
 	}
 }
 
