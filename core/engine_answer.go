@@ -163,7 +163,7 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 	home, _ := os.UserHomeDir()
 	if q, ok := collection.Parse(req.Query, time.Now(), time.Local, home); ok {
 		q.Forms = q.Forms || req.WordForms
-		return e.askCollection(ctx, q, req.Filter, onToken)
+		return e.askCollection(ctx, q, req, onToken)
 	}
 	if collection.LooksLike(req.Query) {
 		// Shaped like a count or a list of files, but not read as one:
@@ -224,10 +224,24 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 // tables, or the team cluster's documents and chunks: the complete list,
 // and how it was counted. The request's own filter (flags, the Ask tab's
 // filter row) narrows it further.
-func (e *Engine) askCollection(ctx context.Context, q collection.Question, f store.Filter, onToken func(string)) (*answer.Answer, error) {
+func (e *Engine) askCollection(ctx context.Context, q collection.Question, req search.Request, onToken func(string)) (*answer.Answer, error) {
 	start := time.Now()
 	var notes []string
-	q.Narrow(f)
+	// A word no passage holds is corrected as a search corrects it (the
+	// search shows which word the passages hold): a count of a misspelt
+	// word is not 0.
+	var corrections []search.Correction
+	if words := q.Words(); len(words) > 0 && !req.Exact {
+		resp, err := e.Search(ctx, e.SearchRequest(strings.Join(words, " ")))
+		if err != nil {
+			return nil, err
+		}
+		corrections = resp.Candidates.Corrections
+		for _, c := range corrections {
+			q.Replace(c.From, c.To)
+		}
+	}
+	q.Narrow(req.Filter)
 	if len(q.Conflicts) > 0 {
 		notes = append(notes, "Change the question or the search's filter: together they ask for what no file can be.")
 	} else if q.Forms {
@@ -252,7 +266,10 @@ func (e *Engine) askCollection(ctx context.Context, q collection.Question, f sto
 	}
 	ans := &answer.Answer{Question: q.Text, Text: res.Page(1), Mode: answer.ModeCollection, Verdict: answer.VerdictNone,
 		Sources: []answer.Source{}, Citations: []answer.Citation{}, Claims: []answer.Claim{}, Collection: res,
-		Notes: append(notes, res.Method)}
+		Notes: append(notes, res.Method), Corrections: corrections}
+	if len(corrections) > 0 {
+		ans.Query = search.Corrected(q.Text, corrections)
+	}
 	ans.Timing.Retrieval = time.Since(start)
 	ans.Timing.Total = ans.Timing.Retrieval
 	if onToken != nil {

@@ -94,3 +94,46 @@ func Describe(f store.Filter) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// Words are the words the question's terms and exclusions hold, each once.
+func (q *Question) Words() []string {
+	var out []string
+	add := func(ws []string) {
+		for _, w := range ws {
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	for _, g := range q.Terms {
+		for _, t := range g {
+			add(strings.Fields(t))
+		}
+	}
+	for _, t := range q.Not {
+		add(strings.Fields(t))
+	}
+	return out
+}
+
+// Replace puts word to wherever from stands as a word of the question's
+// terms and exclusions (a spelling correction).
+func (q *Question) Replace(from, to string) {
+	fix := func(t string) string {
+		ws := strings.Fields(t)
+		for i, w := range ws {
+			if strings.EqualFold(w, from) {
+				ws[i] = to
+			}
+		}
+		return strings.Join(ws, " ")
+	}
+	for _, g := range q.Terms {
+		for i := range g {
+			g[i] = fix(g[i])
+		}
+	}
+	for i := range q.Not {
+		q.Not[i] = fix(q.Not[i])
+	}
+}
