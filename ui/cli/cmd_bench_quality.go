@@ -30,16 +30,19 @@ const (
 // pages and files can be trusted on real documents, each next to a plain
 // FTS5 baseline measured in the same run.
 type QualityBenchResult struct {
-	Profile  string              `json:"profile"`
-	Store    string              `json:"store"` // sqlite, or weaviate (one node on 127.0.0.1)
-	Answers  bench.AnswerScore   `json:"answers"`
-	Baseline bench.AnswerScore   `json:"answers_baseline"`
-	AskMS    float64             `json:"ask_ms_median"`
-	Docs     qualityCorpusStats  `json:"docs"`
-	Pages    qualityPages        `json:"pages"`
-	Files    qualityFiles        `json:"files"`
-	Reading  bench.ReadingReport `json:"reading"`
-	Detail   string              `json:"detail"` // the per-question and per-query file
+	Profile  string            `json:"profile"`
+	Store    string            `json:"store"` // sqlite, or weaviate (one node on 127.0.0.1)
+	Answers  bench.AnswerScore `json:"answers"`
+	Baseline bench.AnswerScore `json:"answers_baseline"`
+	AskMS    float64           `json:"ask_ms_median"`
+	// Neighbour counts the answers that quoted the block right before or
+	// after the answering one.
+	Neighbour int                 `json:"neighbour_line_errors"`
+	Docs      qualityCorpusStats  `json:"docs"`
+	Pages     qualityPages        `json:"pages"`
+	Files     qualityFiles        `json:"files"`
+	Reading   bench.ReadingReport `json:"reading"`
+	Detail    string              `json:"detail"` // the per-question and per-query file
 }
 
 type qualityCorpusStats struct {
@@ -79,7 +82,7 @@ func benchQuality(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, 
 	if err != nil {
 		return res, err
 	}
-	res.Answers, res.Baseline, res.AskMS = ar.Cairn, ar.Baseline, ar.AskMedianMS
+	res.Answers, res.Baseline, res.AskMS, res.Neighbour = ar.Cairn, ar.Baseline, ar.AskMedianMS, ar.Neighbour
 	res.Docs = qualityCorpusStats{Files: ar.Files, Chunks: ar.Chunks, Passages: ar.Passages}
 
 	const k = 10
@@ -152,6 +155,7 @@ func printQuality(env *cliEnv, r QualityBenchResult) {
 	fmt.Fprintf(w, "| off-topic questions refused (refusal recall) | %s (%d/%d) | %s (%d/%d) | ≥ 90%% |\n", pct(a.OffTopicRefusalRate), a.OffTopicRefused, a.OffTopic, pct(b.OffTopicRefusalRate), b.OffTopicRefused, b.OffTopic)
 	fmt.Fprintf(w, "| answerable questions refused | %s (%d/%d) | %s (%d/%d) | ≤ 5%% |\n", pct(a.WrongRefusalRate), a.AnswerableRefused, a.Answerable, pct(b.WrongRefusalRate), b.AnswerableRefused, b.Answerable)
 	fmt.Fprintf(w, "| refusal precision (refusals that were off-topic) | %s | %s | |\n", pct(a.RefusalPrecision), pct(b.RefusalPrecision))
+	fmt.Fprintf(w, "| neighbour-line error (the quote is the block right before or after the answering one) | %d of %d | | |\n", r.Neighbour, a.Answerable)
 	fmt.Fprintf(w, "| page MRR@10 | %.3f | %.3f | |\n", r.Pages.Cairn.MRR, r.Pages.Baseline.MRR)
 	fmt.Fprintf(w, "| page P@1 | %.3f | %.3f | |\n", r.Pages.Cairn.P1, r.Pages.Baseline.P1)
 	fmt.Fprintf(w, "| page R@10 | %.3f | %.3f | |\n", r.Pages.Cairn.Recall, r.Pages.Baseline.Recall)

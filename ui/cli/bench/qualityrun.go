@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -148,6 +149,10 @@ type QuestionResult struct {
 	// string (1: quoted first); 0 when none shows it, -1 when only a block
 	// it passed over does.
 	BlockRank int `json:"answer_block_rank,omitempty"`
+	// Neighbour: the answer missed, and its first quoted block is the one
+	// right before or after the answering block in the same passage (the
+	// neighbour-line error: "-o" quoted for "-n").
+	Neighbour bool `json:"neighbour_line,omitempty"`
 	// Blocks are the blocks weighed, best first, when one shows the answer
 	// string: what the scorer's weights are fitted on.
 	Blocks []WeighedBlock `json:"blocks,omitempty"`
@@ -191,6 +196,41 @@ func weighedBlocks(ans *answer.Answer, answer, docs string) (rank int, out []Wei
 	return rank, out
 }
 
+// neighbourLine reports whether an answer's first quoted block stands
+// right before or after a block that shows the answer string, in the same
+// passage: the quote missed the line by one.
+func neighbourLine(ans *answer.Answer, want string) bool {
+	var quoted *answer.Weighed
+	for i, w := range ans.Weighed {
+		if !w.Passed {
+			quoted = &ans.Weighed[i]
+			break
+		}
+	}
+	if quoted == nil || Contains(quoted.Block.Text, want) {
+		return false
+	}
+	// The blocks of the quoted one's passage, in the order they stand.
+	var same []answer.Weighed
+	for _, w := range ans.Weighed {
+		if w.Source == quoted.Source {
+			same = append(same, w)
+		}
+	}
+	slices.SortFunc(same, func(a, b answer.Weighed) int { return a.Block.Start - b.Block.Start })
+	for i, w := range same {
+		if w.Block.Start != quoted.Block.Start {
+			continue
+		}
+		for _, j := range []int{i - 1, i + 1} {
+			if j >= 0 && j < len(same) && Contains(same[j].Block.Text, want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // AnswerReport is the answers-and-refusals part of the quality suite.
 type AnswerReport struct {
 	Files, Chunks int
@@ -199,6 +239,7 @@ type AnswerReport struct {
 	Cairn         AnswerScore
 	Baseline      AnswerScore // the top FTS5 passage as the answer
 	Passages      int         // rows of the baseline table
+	Neighbour     int         // answers that quoted the block next to the answering one (QuestionResult.Neighbour)
 	Questions     []QuestionResult
 	// Fit are the answerable questions whose answering block was weighed,
 	// for FitBlockWeights.
@@ -275,6 +316,10 @@ func askQuestions(ctx context.Context, st QualityStore, docs string, qs []Questi
 		r.BaselineHit, _ = q.Hit(bo)
 		if q.Answer != "" {
 			r.BlockRank, r.Blocks = weighedBlocks(ans, q.Answer, docs)
+			if !r.CairnHit && !o.Refused {
+				r.Neighbour = neighbourLine(ans, q.Answer)
+				rep.Neighbour += btoi(r.Neighbour)
+			}
 			if fq, ok := fitQuestion(filepath.Base(docs), ans, q.Answer); ok {
 				rep.Fit = append(rep.Fit, fq)
 			}
