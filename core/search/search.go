@@ -217,7 +217,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	if len(c.Corrections) > 0 {
-		settle(c.Corrections, c.Passages)
+		settle(c.Corrections, c.Terms, c.Passages)
 		c.Query = Corrected(req.Query, c.Corrections)
 	}
 	t := time.Now()

@@ -12,6 +12,7 @@ import (
 type Correction struct {
 	From string `json:"from"` // as typed (lower case)
 	To   string `json:"to"`
+	term int    // the question's term it corrected
 }
 
 // Spelling correction is for the realistic slips of a person typing: a
@@ -92,7 +93,7 @@ func (s *Searcher) correct(ctx context.Context, c *Candidates) error {
 			continue
 		}
 		t := &c.Terms[w.term]
-		c.Corrections = append(c.Corrections, Correction{From: t.Tokens[0], To: best})
+		c.Corrections = append(c.Corrections, Correction{From: t.Tokens[0], To: best, term: w.term})
 		t.Tokens = []string{best}
 		t.Alts = alternatives(t.Tokens)
 	}
@@ -125,7 +126,7 @@ func bestEdit(cands []edit, dfs []int) string {
 // of several ("numerical", "numerically"). Of the passages' words with the
 // correction's stem, the one nearest the typed word (then the commonest)
 // is reported; when no passage shows one, the candidate stays.
-func settle(cs []Correction, ps map[int64]*Passage) {
+func settle(cs []Correction, terms []Term, ps map[int64]*Passage) {
 	for i := range cs {
 		want := stem(cs[i].To)
 		count := map[string]int{}
@@ -145,6 +146,7 @@ func settle(cs []Correction, ps map[int64]*Passage) {
 		}
 		if best != "" {
 			cs[i].To = best
+			terms[cs[i].term].Tokens = []string{best} // the same stem: it matches as before
 		}
 	}
 }
