@@ -239,6 +239,74 @@ func TestEverySurfaceGivesTheSameResults(t *testing.T) {
 	if corrected < 10 {
 		t.Errorf("only %d searches corrected a word", corrected)
 	}
+
+	// Questions, ordinary and about the collection, asked on every
+	// surface: the same answer, refusal and corrections.
+	type asked struct {
+		Answer      string              `json:"answer"`
+		Refused     bool                `json:"refused"`
+		Corrections []search.Correction `json:"corrections"`
+	}
+	decode := func(b []byte) asked {
+		var a asked
+		if err := json.Unmarshal(b, &a); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		return a
+	}
+	counted := 0
+	for _, q := range surfaceQuestions {
+		out, errs, code := cli(t, home, "ask", "--kb", "work", "--json", "--", q)
+		if code != 0 {
+			t.Fatalf("cli ask %q: %s", q, errs)
+		}
+		want := decode([]byte(out))
+		if strings.Contains(want.Answer, "file") && strings.HasPrefix(q, "How many") || strings.HasPrefix(q, "Which files") {
+			counted++
+		}
+		body, _ := json.Marshal(map[string]string{"question": q})
+		req, _ := http.NewRequest("POST", addr+"/api/ask", strings.NewReader(string(body)))
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(tok))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fromAPI := decode(b)
+		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"question": q}})
+		if err != nil || res.IsError {
+			t.Fatalf("mcp ask %q: %v %v", q, err, res)
+		}
+		b, _ = json.Marshal(res.StructuredContent)
+		fromMCP := decode(b)
+		ans, err := eng.Ask(ctx, eng.SearchRequest(q), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ = json.Marshal(ans) // as the answer's JSON carries it
+		fromEngine := decode(b)
+		for name, got := range map[string]asked{"api": fromAPI, "mcp": fromMCP, "window's engine": fromEngine} {
+			if got.Answer != want.Answer || got.Refused != want.Refused || !reflect.DeepEqual(got.Corrections, want.Corrections) {
+				t.Errorf("%q: %s answers otherwise than the command line:\n%+v\n%+v", q, name, got, want)
+			}
+		}
+	}
+	if counted < 6 {
+		t.Errorf("only %d questions about the collection were counted", counted)
+	}
+}
+
+// surfaceQuestions are asked on every surface: questions about the
+// collection (and, or, a type word, an order, a misspelt word) and
+// ordinary ones (options, a phrase, a misspelt word, an off-topic one).
+var surfaceQuestions = []string{
+	"How many files mention password?", "How many files mention pasword?", "Which files mention router or frother?",
+	"Which files mention both reset and firmware?", "How many markdown files mention pump?", "Which files mention descale, newest first?",
+	"How many files mention gasket but not valve?",
+	"how do I reset the device", "what does ls -a do", "what does cp -P do", "How can grep show the line numbers of matching lines?",
+	"How do I sort lines numerically?", "how do I descale the machine", "When was the Eiffel Tower built?", "how do I copy directories recursivly",
 }
 
 // brief is a report's corrections and results, one line each.
