@@ -165,7 +165,11 @@ func (ix *Index) Stats() Stats {
 // that has been started (Start or Sync) then catches up in the background.
 // One that never was stays empty: a single search from the command line
 // would wait for nothing but the build.
-func (ix *Index) Search(ctx context.Context, terms []string, k int) (hits []store.FTSHit, ok bool, err error) {
+//
+// common marks the terms that select no passage of their own (nil: none):
+// only passages holding another term are ranked, unless fewer than k do,
+// as search.RareFirst asks FTS5 for them, so that both give one list.
+func (ix *Index) Search(ctx context.Context, terms []string, common []bool, k int) (hits []store.FTSHit, ok bool, err error) {
 	s := ix.snap.Load()
 	if s == nil && !ix.started() {
 		return nil, false, nil
@@ -187,11 +191,12 @@ func (ix *Index) Search(ctx context.Context, terms []string, k int) (hits []stor
 		return nil, false, fmt.Errorf("keyword index: %w", err)
 	}
 	q := make([]queryTerm, 0, len(terms))
-	for _, w := range terms {
+	for i, w := range terms {
+		selects := common == nil || !common[i]
 		switch toks := tk.Tokens(w); len(toks) {
 		case 0:
 		case 1:
-			q = append(q, queryTerm{stem: toks[0]})
+			q = append(q, queryTerm{stem: toks[0], selects: selects})
 		default:
 			// Quotes cannot occur in a term (search keeps letters and
 			// digits only); dropping them keeps the phrase one phrase anyway.
@@ -199,7 +204,7 @@ func (ix *Index) Search(ctx context.Context, terms []string, k int) (hits []stor
 			if err != nil {
 				return nil, false, fmt.Errorf("keyword index: %w", err)
 			}
-			q = append(q, queryTerm{phrase: hits})
+			q = append(q, queryTerm{phrase: hits, selects: selects})
 		}
 	}
 	return s.search(q, k, &ix.accs), true, nil
@@ -253,6 +258,9 @@ func (ix *Index) DocFreqs(ctx context.Context, terms []string) (dfs []int, n int
 type queryTerm struct {
 	stem   string
 	phrase []store.FTSHit
+	// selects: the passages holding it are candidates (a frequent term's
+	// only add to their scores, unless too few are; Index.Search).
+	selects bool
 }
 
 // search scores q; accs recycles the score arrays (each search touches a
@@ -277,7 +285,14 @@ func (s *snapshot) search(q []queryTerm, k int, accs *sync.Pool) []store.FTSHit 
 		accs.Put(&acc)
 	}()
 	avgdl := s.tokens / float64(n)
+	// picked marks the passages a selecting term holds, when some term
+	// selects none (Index.Search's common).
+	var picked []uint64
+	if slices.ContainsFunc(q, func(t queryTerm) bool { return !t.selects }) {
+		picked = make([]uint64, (size+63)/64)
+	}
 	for _, qt := range q {
+		mark := picked != nil && qt.selects
 		if qt.stem == "" {
 			for _, h := range qt.phrase {
 				d, found := slices.BinarySearch(s.ids, h.ChunkID)
@@ -288,6 +303,9 @@ func (s *snapshot) search(q []queryTerm, k int, accs *sync.Pool) []store.FTSHit 
 					touched = append(touched, int32(d))
 				}
 				acc[d] -= h.BM25
+				if mark {
+					picked[d/64] |= 1 << (d % 64)
+				}
 			}
 			continue
 		}
@@ -313,7 +331,22 @@ func (s *snapshot) search(q []queryTerm, k int, accs *sync.Pool) []store.FTSHit 
 				touched = append(touched, d)
 			}
 			acc[d] += idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(s.dl[d])/avgdl))
+			if mark {
+				picked[d/64] |= 1 << (d % 64)
+			}
 		})
+	}
+	cands := touched
+	if picked != nil {
+		var in []int32
+		for _, d := range touched {
+			if picked[d/64]&(1<<(d%64)) != 0 {
+				in = append(in, d)
+			}
+		}
+		if len(in) >= k { // else too few: every passage ranks, as FTS5's plain OR
+			cands = in
+		}
 	}
 	// The best k: a min-heap on score, ties to the lower chunk id first.
 	better := func(a, c int32) bool {
@@ -322,8 +355,8 @@ func (s *snapshot) search(q []queryTerm, k int, accs *sync.Pool) []store.FTSHit 
 		}
 		return a < c
 	}
-	heap := make([]int32, 0, min(k, len(touched)))
-	for _, d := range touched {
+	heap := make([]int32, 0, min(k, len(cands)))
+	for _, d := range cands {
 		if len(heap) < k {
 			heap = append(heap, d)
 			for i := len(heap) - 1; i > 0; {

@@ -136,7 +136,7 @@ func TestSearchRanksAsFTS5(t *testing.T) {
 	db, _ := corpus(t)
 	ix := New(db)
 	defer ix.Close()
-	if _, ok, _ := ix.Search(ctx, []string{"index"}, 10); ok {
+	if _, ok, _ := ix.Search(ctx, []string{"index"}, nil, 10); ok {
 		t.Fatal("an index that was never synced answered")
 	}
 	if err := ix.Sync(ctx); err != nil {
@@ -148,7 +148,7 @@ func TestSearchRanksAsFTS5(t *testing.T) {
 	}
 	answered := 0
 	for _, q := range queries(t, 300) {
-		got, ok, err := ix.Search(ctx, q, 20)
+		got, ok, err := ix.Search(ctx, q, nil, 20)
 		if err != nil || !ok {
 			t.Fatalf("%q: ok %v, %v", q, ok, err)
 		}
@@ -209,7 +209,7 @@ func TestPhrasesAreScoredByFTS5(t *testing.T) {
 		{"nowhere phrase", "answer"},
 		{"cairn index"},
 	} {
-		got, ok, err := ix.Search(ctx, q, 20)
+		got, ok, err := ix.Search(ctx, q, nil, 20)
 		if err != nil || !ok {
 			t.Fatalf("%q: ok %v, %v", q, ok, err)
 		}
@@ -234,13 +234,13 @@ func TestIndexFollowsTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := ix.Search(ctx, q, 10); ok {
+	if _, ok, _ := ix.Search(ctx, q, nil, 10); ok {
 		t.Fatal("answered while a new chunk was missing")
 	}
 	if err := ix.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := ix.Search(ctx, q, 10)
+	got, ok, err := ix.Search(ctx, q, nil, 10)
 	if err != nil || !ok || len(got) == 0 || got[0].ChunkID != ids[0] {
 		t.Fatalf("after sync: %v %v %v, want chunk %d first", got, ok, err, ids[0])
 	}
@@ -254,13 +254,13 @@ func TestIndexFollowsTheStore(t *testing.T) {
 	if err := db.Update(ctx, func(tx *store.Tx) error { return tx.DeletePath("/docs/new.md") }); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := ix.Search(ctx, q, 10); ok {
+	if _, ok, _ := ix.Search(ctx, q, nil, 10); ok {
 		t.Fatal("answered while a deleted chunk was still live")
 	}
 	if err := ix.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, _ = ix.Search(ctx, q, 100)
+	got, ok, _ = ix.Search(ctx, q, nil, 100)
 	if !ok || slices.ContainsFunc(got, func(h store.FTSHit) bool { return h.ChunkID == ids[0] }) {
 		t.Fatalf("deleted chunk %d returned: %v", ids[0], got)
 	}
@@ -279,7 +279,7 @@ func TestIndexFollowsTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range queries(t, 100) {
-		got, ok, err := ix.Search(ctx, q, 20)
+		got, ok, err := ix.Search(ctx, q, nil, 20)
 		if err != nil || !ok {
 			t.Fatalf("%q: ok %v, %v", q, ok, err)
 		}
@@ -292,7 +292,7 @@ func TestSearchCatchesUpInTheBackground(t *testing.T) {
 	db, _ := corpus(t)
 	ix := New(db)
 	defer ix.Close()
-	if _, ok, _ := ix.Search(ctx, []string{"index"}, 10); ok {
+	if _, ok, _ := ix.Search(ctx, []string{"index"}, nil, 10); ok {
 		t.Fatal("answered before any sync")
 	}
 	if syncing(ix) {
@@ -342,7 +342,7 @@ func TestSearchesWhileTheStoreChanges(t *testing.T) {
 			}
 			running = false
 		default:
-			if _, ok, err := ix.Search(ctx, []string{"index", "model", "knowledge base"}, 10); err != nil {
+			if _, ok, err := ix.Search(ctx, []string{"index", "model", "knowledge base"}, nil, 10); err != nil {
 				t.Fatal(err)
 			} else if ok {
 				answered++
@@ -352,7 +352,7 @@ func TestSearchesWhileTheStoreChanges(t *testing.T) {
 	if err := ix.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := ix.Search(ctx, []string{"index", "model", "knowledge base"}, 20)
+	got, ok, err := ix.Search(ctx, []string{"index", "model", "knowledge base"}, nil, 20)
 	if !ok || err != nil {
 		t.Fatalf("after the last sync: ok %v, %v", ok, err)
 	}
@@ -377,7 +377,7 @@ func TestHoldKeepsSyncsAwayFromAnIndexRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 20 {
-		if _, ok, _ := ix.Search(ctx, []string{"wombat"}, 10); ok {
+		if _, ok, _ := ix.Search(ctx, []string{"wombat"}, nil, 10); ok {
 			t.Fatal("answered while behind")
 		}
 	}
@@ -406,7 +406,7 @@ func syncing(ix *Index) bool {
 func answered(t *testing.T, ix *Index, word string) []store.FTSHit {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		hits, ok, err := ix.Search(context.Background(), []string{word}, 10)
+		hits, ok, err := ix.Search(context.Background(), []string{word}, nil, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -435,7 +435,7 @@ func TestABackgroundFailureIsReportedAndSearchesFallBack(t *testing.T) {
 	heard := make(chan error, 1)
 	ix.OnError = func(err error) { heard <- err }
 	ix.Start()
-	if _, ok, err := ix.Search(ctx, []string{"index"}, 10); ok || err != nil {
+	if _, ok, err := ix.Search(ctx, []string{"index"}, nil, 10); ok || err != nil {
 		t.Fatalf("ok %v, %v: want no answer and no error (FTS5 answers)", ok, err)
 	}
 	select {

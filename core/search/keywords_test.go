@@ -19,9 +19,9 @@ type countingIndex struct {
 	calls, answered int
 }
 
-func (c *countingIndex) Search(ctx context.Context, words []string, k int) ([]store.FTSHit, bool, error) {
+func (c *countingIndex) Search(ctx context.Context, words []string, common []bool, k int) ([]store.FTSHit, bool, error) {
 	c.calls++
-	hits, ok, err := c.Index.Search(ctx, words, k)
+	hits, ok, err := c.Index.Search(ctx, words, common, k)
 	if ok {
 		c.answered++
 	}

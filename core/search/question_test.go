@@ -230,3 +230,34 @@ func TestAPhraseBeatsScatteredWords(t *testing.T) {
 		t.Errorf("first %s (bm25 rank %d, phrase %v), second phrase %v", r.Results[0].Path, r.Results[0].BM25Rank, r.Results[0].Phrase, r.Results[1].Phrase)
 	}
 }
+
+// Over pruneFrom chunks both keyword paths prune frequent terms alike
+// (RareFirst in FTS5, the same mark in the in-memory index), and fill the
+// pool with the plain OR's passages when too few hold a rarer term: one
+// list, whichever answers.
+func TestBothKeywordPathsPruneAlike(t *testing.T) {
+	ctx := context.Background()
+	db := typoStore(t, 12000)
+	kix := bm25.New(db)
+	defer kix.Close()
+	if err := kix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	plain, fast := New(db, nil, nil), New(db, nil, nil).WithKeywordIndex(kix)
+	for _, q := range []string{"pump valve recursively", "pressure sensor battery cable", "copy directories recursively", "firmware note 77", "manual reset error"} {
+		terms := keywordTerms(ParseTerms(q))
+		for _, pool := range []int{5, 60} {
+			a, err := plain.st.Keyword(ctx, terms, pool, store.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := fast.st.Keyword(ctx, terms, pool, store.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(hitIDs(a), hitIDs(b)) {
+				t.Errorf("%q, pool %d: FTS5 %v, index %v", q, pool, hitIDs(a), hitIDs(b))
+			}
+		}
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,11 +30,13 @@ type VectorIndex interface {
 	KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]store.VectorHit, error)
 }
 
-// KeywordIndex ranks chunks for an OR of terms (Term.String of each)
+// KeywordIndex ranks chunks for an OR of terms (Term.Words of each)
 // exactly as FTS5's bm25() would, only faster; *bm25.Index satisfies it.
-// ok is false when it cannot answer now, and the searcher asks FTS5.
+// common marks the terms that select no chunks of their own, as RareFirst
+// asks FTS5 (nil: none). ok is false when it cannot answer now, and the
+// searcher asks FTS5.
 type KeywordIndex interface {
-	Search(ctx context.Context, terms []string, k int) (hits []store.FTSHit, ok bool, err error)
+	Search(ctx context.Context, terms []string, common []bool, k int) (hits []store.FTSHit, ok bool, err error)
 }
 
 // Store is the knowledge base a Searcher reads: the SQLite file (New) or
@@ -241,23 +243,25 @@ func (s *sqliteStore) Keyword(ctx context.Context, terms []Term, pool int, f sto
 	if plain == "" {
 		return nil, nil
 	}
-	if hits, ok, err := s.keywordIndex(ctx, terms, pool, f); ok || err != nil {
-		return hits, err
-	}
-	match, bound, err := s.rareFirst(ctx, terms)
+	common, err := s.commonTerms(ctx, terms)
 	if err != nil {
 		return nil, err
+	}
+	if hits, ok, err := s.keywordIndex(ctx, terms, common, pool, f); ok || err != nil {
+		return hits, err
+	}
+	match := plain
+	if common != nil {
+		match = RareFirst(terms, common)
 	}
 	hits, err := s.db.SearchFTS(ctx, match, pool, f)
 	if err != nil {
 		return nil, err
 	}
-	// The pruned list is the plain OR's when a passage holding only the
-	// frequent terms cannot reach it: the pool is full and its last score
-	// is above the most those terms can give (bound). Otherwise the plain
-	// OR ranks, so that every path (the in-memory index ranks every
-	// passage) gives the same list.
-	if match != plain && (len(hits) < pool || -hits[len(hits)-1].BM25 <= bound) {
+	if match != plain && len(hits) < pool {
+		// Fewer passages hold a rarer term than the pool takes: the
+		// frequent terms' passages fill it, as the plain OR ranks them
+		// (the in-memory index does the same: bm25.Index.Search).
 		if hits, err = s.db.SearchFTS(ctx, plain, pool, f); err != nil {
 			return nil, err
 		}
@@ -265,27 +269,26 @@ func (s *sqliteStore) Keyword(ctx context.Context, terms []Term, pool int, f sto
 	return ftsHits(hits), nil
 }
 
-// rareFirst returns the FTS5 expression of RareFirst for terms over a
-// large knowledge base, and the most BM25 score a passage can have from
-// its frequent terms alone (each term's IDF times k1+1, the limit of its
-// saturating term frequency); plain MatchQuery and 0 when nothing is
-// pruned. A phrase is never left out: its own frequency is not known.
-func (s *sqliteStore) rareFirst(ctx context.Context, terms []Term) (string, float64, error) {
-	plain := MatchQuery(terms)
+// commonTerms marks, over a large knowledge base, the terms found in more
+// than commonShare of its chunks, which select no candidates of their own
+// (RareFirst); nil when nothing is pruned. The rarest term that some
+// passage holds always selects (a word held nowhere, a typo searched as
+// typed, selects none), and so does a phrase, whose own frequency is not
+// known. Both keyword paths prune by this one mark, so that they give one
+// list.
+func (s *sqliteStore) commonTerms(ctx context.Context, terms []Term) ([]bool, error) {
 	if len(terms) < 2 {
-		return plain, 0, nil
+		return nil, nil
 	}
 	words := make([]string, len(terms))
 	for i, t := range terms {
 		words[i] = t.Words()
 	}
-	dfs, n, err := s.db.TermDocFreqs(ctx, words)
+	dfs, n, err := s.TermDocFreqs(ctx, words)
 	if err != nil || n < pruneFrom {
-		return plain, 0, err
+		return nil, err
 	}
 	common := make([]bool, len(terms))
-	// The rarest term that some passage holds selects candidates: a word
-	// held nowhere (a typo searched as typed) selects none.
 	rarest := -1
 	for i, df := range dfs {
 		common[i] = len(terms[i].Tokens) == 1 && float64(df) > commonShare*float64(n)
@@ -294,34 +297,19 @@ func (s *sqliteStore) rareFirst(ctx context.Context, terms []Term) (string, floa
 		}
 	}
 	if rarest < 0 {
-		return plain, 0, nil
+		return nil, nil
 	}
 	common[rarest] = false
-	var bound float64
-	for i, c := range common {
-		if c {
-			bound += fts5IDF(dfs[i], n) * (bm25K1 + 1)
-		}
+	if !slices.Contains(common, true) {
+		return nil, nil
 	}
-	return RareFirst(terms, common), bound * (1 + 1e-9), nil
-}
-
-// bm25K1 is FTS5's bm25() k1.
-const bm25K1 = 1.2
-
-// fts5IDF is FTS5's bm25() IDF of a term in df of n rows.
-func fts5IDF(df, n int) float64 {
-	idf := math.Log((float64(n) - float64(df) + 0.5) / (float64(df) + 0.5))
-	if idf <= 0 {
-		return 1e-6
-	}
-	return idf
+	return common, nil
 }
 
 // keywordIndex answers from the in-memory index when it can: no filter,
 // and the index in step with the store. A filtered search goes to FTS5,
 // which applies the filter in the same SQL statement as the ranking.
-func (s *sqliteStore) keywordIndex(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, bool, error) {
+func (s *sqliteStore) keywordIndex(ctx context.Context, terms []Term, common []bool, pool int, f store.Filter) ([]Hit, bool, error) {
 	if s.kw == nil || !f.Empty() {
 		return nil, false, nil
 	}
@@ -329,7 +317,7 @@ func (s *sqliteStore) keywordIndex(ctx context.Context, terms []Term, pool int, 
 	for i, t := range terms {
 		words[i] = t.Words()
 	}
-	hits, ok, err := s.kw.Search(ctx, words, pool)
+	hits, ok, err := s.kw.Search(ctx, words, common, pool)
 	if err != nil || !ok {
 		return nil, false, err
 	}
