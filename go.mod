@@ -12,7 +12,7 @@ require (
 	github.com/ncruces/go-sqlite3 v0.21.3
 	github.com/ollama/ollama v0.17.4
 	github.com/richardlehane/mscfb v1.0.9
-	github.com/tetratelabs/wazero v1.8.2
+	github.com/tetratelabs/wazero v1.9.0
 	github.com/xuri/excelize/v2 v2.10.0
 	github.com/zalando/go-keyring v0.2.8
 	golang.org/x/image v0.47.0
