@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -395,7 +394,11 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 		r.status, r.reason = StatusFailed, "cancelled"
 		return r
 	}
-	fh, err := os.Open(j.path)
+	fh, err := openRegular(j.path)
+	if errors.Is(err, errNotRegular) {
+		r.status, r.reason = StatusSkipped, err.Error()
+		return r
+	}
 	if err != nil {
 		r.status, r.reason = StatusFailed, "cannot open: "+unwrapPath(err).Error()
 		return r
