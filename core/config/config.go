@@ -355,6 +355,11 @@ func (c *Config) fillPaths(d Dirs) {
 // loadFile returns the profile defaults overlaid with the settings file.
 func loadFile(d Dirs) (Config, error) {
 	profile := os.Getenv("CAIRN_PROFILE")
+	if _, ok := profiles[profile]; profile != "" && !ok {
+		// Default would quietly apply none.
+		return Config{}, fault.New(fault.ConfigEnv, fmt.Sprintf("CAIRN_PROFILE=%q: use %s", profile, strings.Join(Profiles(), ", ")),
+			"correct or unset that environment variable", nil)
+	}
 	raw, err := os.ReadFile(d.SettingsFile())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Config{}, fault.New(fault.ConfigUnreadable, "read settings "+d.SettingsFile(),

@@ -70,8 +70,8 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	return printSearch(ctx, env, eng, req, *asJSON)
 }
 
-// knobFlagValues are the values of the flags knobFlags registered.
-type knobFlagValues map[*config.Knob]*float64
+// knobFlagValues are the flags knobFlags registered.
+type knobFlagValues map[*config.Knob]*knobValue
 
 // knobFlags registers a flag for each knob that has one, defaulting to its
 // value in cfg.
@@ -82,55 +82,62 @@ func knobFlags(fs *flag.FlagSet, cfg config.Config, knobs []config.Knob) knobFla
 		if k.Flag == "" {
 			continue
 		}
-		v := k.Get(cfg)
-		out[k] = &v
+		v := &knobValue{v: k.Get(cfg), whole: k.Int}
+		out[k] = v
 		usage := k.Help
 		if k.Zero != "" {
 			usage += " (0: " + k.Zero + ")"
 		}
-		fs.Var(knobValue{&v, k.Int}, k.Flag, usage)
+		fs.Var(v, k.Flag, usage)
 	}
 	return out
 }
 
-// set writes the flags' values into cfg and returns the flag of each
-// setting, for flagProblems.
+// set writes the values of the flags given on the command line into cfg
+// and returns the flag of each setting they set, for flagProblems. A flag
+// not given leaves its setting alone, so a bad value from the settings or
+// a CAIRN_* variable is never blamed on it.
 func (kv knobFlagValues) set(cfg *config.Config) map[string]string {
 	flags := map[string]string{}
 	for k, v := range kv {
-		k.Set(cfg, *v)
-		flags[k.Key] = "--" + k.Flag
+		if v.given {
+			k.Set(cfg, v.v)
+			flags[k.Key] = "--" + k.Flag
+		}
 	}
 	return flags
 }
 
 // knobValue is a knob's flag: a whole number or a number, as the knob is.
 type knobValue struct {
-	v     *float64
+	v     float64
 	whole bool
+	given bool // set on the command line
 }
 
-func (f knobValue) String() string {
-	if f.v == nil {
+func (f *knobValue) String() string {
+	if f == nil {
 		return ""
 	}
-	return strconv.FormatFloat(*f.v, 'g', -1, 64)
+	return strconv.FormatFloat(f.v, 'g', -1, 64)
 }
 
-func (f knobValue) Set(s string) error {
+func (f *knobValue) Set(s string) error {
 	if f.whole {
-		n, err := strconv.Atoi(s)
-		if err != nil {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return errors.New("not a whole number")
 		}
-		*f.v = float64(n)
+		// Past int64, ParseInt gives the nearest end: the setting's check
+		// then refuses that, never a value wrapped round.
+		f.v, f.given = float64(n), true
 		return nil
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return errors.New("not a number")
 	}
-	*f.v = x
+	f.v, f.given = x, true
 	return nil
 }
 
