@@ -19,6 +19,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -511,12 +512,35 @@ func (ix *Indexer) writeBatch(ctx context.Context, f store.Folder, run *store.Ru
 	}
 	for _, ev := range events {
 		if ev.Status == StatusSkipped || ev.Status == StatusFailed {
-			ix.opt.Log.Info("file not indexed", "path", ev.Path, "status", string(ev.Status), "reason", ev.Reason)
+			logNotIndexed(ix.opt.Log, ev.Path, ev.Status, ev.Reason)
 		}
 		rep.file(ev)
 	}
 	return nil
 }
+
+// logNotIndexed logs a file that was skipped or failed. A reason may quote
+// the document (a mail header, an attachment's name), and the log at info
+// holds no word of the documents: info gets the path, the status and the
+// fault's code; the reason itself goes to debug (and to the knowledge
+// base, where `cairn status --issues` shows it).
+func logNotIndexed(log *slog.Logger, path string, st Status, reason string) {
+	log.Info("file not indexed", "path", path, "status", string(st), "code", reasonCode(reason))
+	log.Debug("file not indexed: reason", "path", path, "reason", reason)
+}
+
+// reasonCode is the fault code a reason ends with (reasonOf's
+// "... [EXTRACT-003])"), or "": only a code's shape is taken, never other
+// text in brackets.
+func reasonCode(reason string) string {
+	m := faultCode.FindStringSubmatch(reason)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+var faultCode = regexp.MustCompile(`\[([A-Z]+-[0-9]{3})\]\)$`)
 
 // recordProgress records in tx the run's counts once events, the files tx
 // writes, are counted, so a run that dies shows what it committed.

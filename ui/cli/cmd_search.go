@@ -13,6 +13,7 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/fault"
 	"cairn/core/search"
 )
 
@@ -188,7 +189,7 @@ func printResults(w io.Writer, resp *search.Response, tty bool) {
 			fmt.Fprintf(w, "    reranked: score %.3f, rank %d before\n", r.RerankScore, r.PreRank)
 		}
 		if r.Heading != "" {
-			fmt.Fprintf(w, "    § %s\n", r.Heading)
+			fmt.Fprintf(w, "    § %s\n", fault.Printable(r.Heading))
 		}
 		fmt.Fprintln(w, indent(highlight(r.Snippet, r.Highlights, tty), "    "))
 	}
@@ -210,15 +211,16 @@ func indent(s, prefix string) string {
 
 // location is "path:line" plus the page, slide or sheet when there is one.
 func location(p *search.Passage) string {
-	loc := fmt.Sprintf("%s:%d", p.Path, p.LineStart)
+	path := fault.Printable(p.Path)
+	loc := fmt.Sprintf("%s:%d", path, p.LineStart)
 	if p.Page > 0 {
 		kind := p.UnitKind
 		if kind == "" {
 			kind = "page"
 		}
-		loc = fmt.Sprintf("%s (%s %d", p.Path, kind, p.Page)
+		loc = fmt.Sprintf("%s (%s %d", path, kind, p.Page)
 		if p.Label != "" {
-			loc += ", " + p.Label
+			loc += ", " + fault.Printable(p.Label)
 		}
 		loc += ")"
 	}
@@ -226,6 +228,8 @@ func location(p *search.Passage) string {
 }
 
 // highlight marks the spans in s: bold on a terminal, **stars** otherwise.
+// The passage's own control characters are escaped (after the spans,
+// whose offsets are into s), so only the marks reach the terminal as codes.
 func highlight(s string, spans []search.Span, tty bool) string {
 	open, closeTag := "**", "**"
 	if tty {
@@ -237,11 +241,11 @@ func highlight(s string, spans []search.Span, tty bool) string {
 		if sp.Start < pos || sp.End > len(s) {
 			continue
 		}
-		b.WriteString(s[pos:sp.Start])
-		b.WriteString(open + s[sp.Start:sp.End] + closeTag)
+		b.WriteString(fault.PrintableText(s[pos:sp.Start]))
+		b.WriteString(open + fault.PrintableText(s[sp.Start:sp.End]) + closeTag)
 		pos = sp.End
 	}
-	b.WriteString(s[pos:])
+	b.WriteString(fault.PrintableText(s[pos:]))
 	return b.String()
 }
 
