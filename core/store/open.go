@@ -182,7 +182,7 @@ func notCairn(path string, k kind, cause error) error {
 			"check --kb or --db (`cairn status` shows the default one); `cairn index FOLDER` creates a knowledge base", cause)
 	}
 	return fault.New(fault.StoreNotKB, path+" is not a Cairn knowledge base, or its first page is damaged",
-		"check the --db path; if it is your knowledge base, run `cairn doctor`, then `cairn restore BACKUP.db` from a backup", cause)
+		"check the --db path; if it is your knowledge base, run `cairn doctor`, then `cairn restore --replace-damaged BACKUP.db` from a backup", cause)
 }
 
 // checkLinks refuses a file with more than one name: SQLite names the
