@@ -57,11 +57,14 @@ type Paths struct {
 
 // Index tunes the indexer.
 type Index struct {
-	MaxFileMB     int      `json:"max_file_mb"`
-	Workers       int      `json:"workers"` // 0: one per CPU
-	IncludeHidden bool     `json:"include_hidden"`
-	Ignore        []string `json:"ignore"`
-	TimeoutSec    int      `json:"timeout_sec"` // per file
+	MaxFileMB     int  `json:"max_file_mb"`
+	Workers       int  `json:"workers"` // 0: one per CPU
+	IncludeHidden bool `json:"include_hidden"`
+	// FollowLinksOut follows symbolic links to folders outside the folder
+	// being indexed; off, they are skipped and listed with the reason.
+	FollowLinksOut bool     `json:"follow_links_out"`
+	Ignore         []string `json:"ignore"`
+	TimeoutSec     int      `json:"timeout_sec"` // per file
 }
 
 // Chunking sets the chunker's window.

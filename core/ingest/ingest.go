@@ -38,12 +38,15 @@ import (
 // Options configure indexing.
 type Options struct {
 	Chunk         chunk.Params
-	MaxFileBytes  int64    // larger files are skipped; default 64 MB
-	Workers       int      // extraction workers; default the number of CPUs
-	IncludeHidden bool     // index files and folders whose name starts with "."
-	Ignore        []string // base-name patterns never indexed (filepath.Match syntax)
-	Embedder      Embedder // nil: keyword search only
-	EmbedBatch    int      // chunks per embedding call; default 32
+	MaxFileBytes  int64 // larger files are skipped; default 64 MB
+	Workers       int   // extraction workers; default the number of CPUs
+	IncludeHidden bool  // index files and folders whose name starts with "."
+	// FollowLinksOut follows symbolic links to folders outside the indexed
+	// folder too; never into /proc, /sys or /dev.
+	FollowLinksOut bool
+	Ignore         []string // base-name patterns never indexed (filepath.Match syntax)
+	Embedder       Embedder // nil: keyword search only
+	EmbedBatch     int      // chunks per embedding call; default 32
 	// EmbedBudget caps the estimated memory of one embedding call (text,
 	// token ids, vectors; see passageCost); default 16 MB.
 	EmbedBudget int64
