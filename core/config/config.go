@@ -378,7 +378,7 @@ func loadFile(d Dirs) (Config, error) {
 	}
 	c := Default(profile)
 	if len(raw) > 0 {
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
 			if storeSecret(raw) {
@@ -392,8 +392,23 @@ func loadFile(d Dirs) (Config, error) {
 			return Config{}, fault.New(fault.ConfigUnreadable, "settings "+d.SettingsFile(),
 				"fix the file (the message says what is wrong) or delete it to start from the defaults", err)
 		}
+		// Anything after the settings object would be dropped by the next
+		// save without a word: a second object pasted in, a stray brace.
+		if rest := bytes.TrimSpace(raw[dec.InputOffset():]); len(rest) > 0 {
+			return Config{}, fault.New(fault.ConfigUnreadable,
+				fmt.Sprintf("settings %s: %q after the settings' closing brace (at byte %d)", d.SettingsFile(), firstBytes(rest, 20), dec.InputOffset()),
+				"remove it, or merge it into the settings object, or delete the file to start from the defaults", nil)
+		}
 	}
 	return c, nil
+}
+
+// firstBytes is s cut to n bytes, with "…" when cut.
+func firstBytes(s []byte, n int) string {
+	if len(s) <= n {
+		return string(s)
+	}
+	return string(s[:n]) + "…"
 }
 
 // storeSecret reports whether the settings' "store" section holds a key
@@ -439,11 +454,17 @@ func Save(d Dirs, c Config) error {
 	if err != nil {
 		return err
 	}
-	tmp := d.SettingsFile() + ".tmp"
+	// A settings.json that is a link (to a dotfiles repository, say) stays
+	// one: the file it names is replaced, not the link.
+	file := d.SettingsFile()
+	if real, err := filepath.EvalSymlinks(file); err == nil {
+		file = real
+	}
+	tmp := file + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
-	return os.Rename(tmp, d.SettingsFile())
+	return os.Rename(tmp, file)
 }
 
 // SaveKeepingMode saves c but keeps the network mode the file holds: the
