@@ -165,13 +165,11 @@ func Restore(ctx context.Context, src, dst string, opt RestoreOptions) (Stats, e
 		return Stats{}, fault.New(fault.StoreOpen, "no knowledge base at "+dst,
 			"check --kb or --db, or pass --create to restore the backup into a new knowledge base there", nil)
 	}
+	var f *os.File // dst, with its indexing lock
 	if k != kindMissing {
 		if err := checkOldBackup(dst + ".bak"); err != nil {
 			return Stats{}, err
 		}
-	}
-	var f *os.File // dst, with its indexing lock
-	if k != kindMissing {
 		// Refuse at once when another process holds or uses dst, before
 		// the backup's checks, which take a while on a large file.
 		if f, err = lockForRestore(dst); err != nil {
