@@ -163,3 +163,19 @@ func TestNestedPDFsStayUnderRSSBound(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPDFStructure: the scans of a PDF's bytes and of a page's content end
+// on any input, refusing only with ErrTooDeep or ErrTooLarge.
+func FuzzPDFStructure(f *testing.F) {
+	f.Add(nestedPDF(3, "catalog"))
+	f.Add(nestedPDF(maxPDFDepth+1, "content"))
+	f.Add([]byte("%PDF-1.4\nxref\n0 1\n0000000000 65535 f \ntrailer\n<< /Size 1 >>\nstream\nendstrendstream\n(a\\)b) <5b> % [[\n"))
+	f.Add([]byte("BI /W 1 ID [[[ EI Q"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, err := range []error{checkPDFStructure(bytes.NewReader(data)), checkContent(bytes.NewReader(data))} {
+			if err != nil && !errorsIs(err, ErrTooDeep) && !errorsIs(err, ErrTooLarge) {
+				t.Errorf("%v", err)
+			}
+		}
+	})
+}
