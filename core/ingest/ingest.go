@@ -398,8 +398,8 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 		r.status, r.reason = StatusFailed, "cancelled"
 		return r
 	}
-	fh, err := openRegular(j.path)
-	if errors.Is(err, errNotRegular) {
+	fh, err := extract.OpenRegular(j.path)
+	if errors.Is(err, extract.ErrNotRegular) {
 		r.status, r.reason = StatusSkipped, err.Error()
 		return r
 	}

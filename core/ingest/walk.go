@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"cairn/core/extract"
 	"cairn/core/fault"
 )
 
@@ -114,7 +115,7 @@ func (w *walker) dir(ctx context.Context, dir string, fi fs.FileInfo) error {
 			w.add(e)
 		default:
 			// Sockets, pipes and devices: opening a pipe would block forever.
-			w.add(entry{path: p, skip: "not a regular file (" + typeName(info.Mode()) + ")"})
+			w.add(entry{path: p, skip: "not a regular file (" + extract.FileKind(info.Mode()) + ")"})
 		}
 	}
 	return nil
@@ -158,50 +159,6 @@ func (w *walker) refuseLink(p string, target fs.FileInfo) string {
 			"index that folder itself, or set index.follow_links_out"
 	}
 	return ""
-}
-
-// errNotRegular marks a path that was a regular file when the walk saw it
-// and is something else now.
-var errNotRegular = errors.New("not a regular file")
-
-// openRegular opens the file at path for reading only if it is a regular
-// file. The walk checked the type already, but the path may have been
-// swapped since (for a named pipe, whose open waits for a writer forever,
-// or a device): O_NONBLOCK makes the open itself return at once, and the
-// type is checked again on the opened descriptor, which no rename can
-// change. (On a regular file O_NONBLOCK changes nothing.)
-func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%w (a %s since the folder was scanned)", errNotRegular, typeName(fi.Mode()))
-	}
-	return f, nil
-}
-
-// typeName names the kind of file m describes, for a skip reason.
-func typeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m.IsDir():
-		return "folder"
-	}
-	return m.Type().String()
 }
 
 func (w *walker) add(e entry) {
