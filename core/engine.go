@@ -239,14 +239,15 @@ func (e *Engine) workers(c config.Config) int {
 func (e *Engine) indexer(ctx context.Context) (*ingest.Indexer, error) {
 	c := e.Config()
 	opt := ingest.Options{
-		Chunk:         chunk.Params{Size: c.Chunking.Size, Overlap: c.Chunking.Overlap, MaxHeadingLen: c.Chunking.MaxHeadingLen},
-		MaxFileBytes:  int64(c.Index.MaxFileMB) << 20,
-		Workers:       e.workers(c),
-		IncludeHidden: c.Index.IncludeHidden,
-		Ignore:        c.Index.Ignore,
-		EmbedBatch:    c.Embedding.BatchSize,
-		EmbedBudget:   int64(c.Embedding.BatchMB) << 20,
-		Log:           e.log,
+		Chunk:          chunk.Params{Size: c.Chunking.Size, Overlap: c.Chunking.Overlap, MaxHeadingLen: c.Chunking.MaxHeadingLen},
+		MaxFileBytes:   int64(c.Index.MaxFileMB) << 20,
+		Workers:        e.workers(c),
+		IncludeHidden:  c.Index.IncludeHidden,
+		FollowLinksOut: c.Index.FollowLinksOut,
+		Ignore:         c.Index.Ignore,
+		EmbedBatch:     c.Embedding.BatchSize,
+		EmbedBudget:    int64(c.Embedding.BatchMB) << 20,
+		Log:            e.log,
 	}
 	emb, err := e.embedder(ctx)
 	if err != nil {

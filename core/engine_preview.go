@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"cairn/core/extract"
 	"cairn/core/preview"
@@ -29,7 +28,7 @@ func Preview(ctx context.Context, reg *extract.Registry, p *search.Passage) (pre
 		pv.Path = p.Path
 		return pv, nil
 	}
-	f, err := os.Open(p.Path)
+	f, err := extract.OpenRegular(p.Path) // never a pipe put in its place
 	if err != nil {
 		return preview.Preview{}, fmt.Errorf("cannot show %s: %w (was it moved or deleted? re-index its folder)", p.Path, err)
 	}

@@ -57,11 +57,14 @@ type Paths struct {
 
 // Index tunes the indexer.
 type Index struct {
-	MaxFileMB     int      `json:"max_file_mb"`
-	Workers       int      `json:"workers"` // 0: one per CPU
-	IncludeHidden bool     `json:"include_hidden"`
-	Ignore        []string `json:"ignore"`
-	TimeoutSec    int      `json:"timeout_sec"` // per file
+	MaxFileMB     int  `json:"max_file_mb"`
+	Workers       int  `json:"workers"` // 0: one per CPU
+	IncludeHidden bool `json:"include_hidden"`
+	// FollowLinksOut follows symbolic links to folders outside the folder
+	// being indexed; off, they are skipped and listed with the reason.
+	FollowLinksOut bool     `json:"follow_links_out"`
+	Ignore         []string `json:"ignore"`
+	TimeoutSec     int      `json:"timeout_sec"` // per file
 }
 
 // Chunking sets the chunker's window.
@@ -355,6 +358,11 @@ func (c *Config) fillPaths(d Dirs) {
 // loadFile returns the profile defaults overlaid with the settings file.
 func loadFile(d Dirs) (Config, error) {
 	profile := os.Getenv("CAIRN_PROFILE")
+	if _, ok := profiles[profile]; profile != "" && !ok {
+		// Default would quietly apply none.
+		return Config{}, fault.New(fault.ConfigEnv, fmt.Sprintf("CAIRN_PROFILE=%q: use %s", profile, strings.Join(Profiles(), ", ")),
+			"correct or unset that environment variable", nil)
+	}
 	raw, err := os.ReadFile(d.SettingsFile())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Config{}, fault.New(fault.ConfigUnreadable, "read settings "+d.SettingsFile(),
@@ -370,7 +378,7 @@ func loadFile(d Dirs) (Config, error) {
 	}
 	c := Default(profile)
 	if len(raw) > 0 {
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
 			if storeSecret(raw) {
@@ -384,8 +392,23 @@ func loadFile(d Dirs) (Config, error) {
 			return Config{}, fault.New(fault.ConfigUnreadable, "settings "+d.SettingsFile(),
 				"fix the file (the message says what is wrong) or delete it to start from the defaults", err)
 		}
+		// Anything after the settings object would be dropped by the next
+		// save without a word: a second object pasted in, a stray brace.
+		if rest := bytes.TrimSpace(raw[dec.InputOffset():]); len(rest) > 0 {
+			return Config{}, fault.New(fault.ConfigUnreadable,
+				fmt.Sprintf("settings %s: %q after the settings' closing brace (at byte %d)", d.SettingsFile(), firstBytes(rest, 20), dec.InputOffset()),
+				"remove it, or merge it into the settings object, or delete the file to start from the defaults", nil)
+		}
 	}
 	return c, nil
+}
+
+// firstBytes is s cut to n bytes, with "…" when cut.
+func firstBytes(s []byte, n int) string {
+	if len(s) <= n {
+		return string(s)
+	}
+	return string(s[:n]) + "…"
 }
 
 // storeSecret reports whether the settings' "store" section holds a key
@@ -431,11 +454,17 @@ func Save(d Dirs, c Config) error {
 	if err != nil {
 		return err
 	}
-	tmp := d.SettingsFile() + ".tmp"
+	// A settings.json that is a link (to a dotfiles repository, say) stays
+	// one: the file it names is replaced, not the link.
+	file := d.SettingsFile()
+	if real, err := filepath.EvalSymlinks(file); err == nil {
+		file = real
+	}
+	tmp := file + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
-	return os.Rename(tmp, d.SettingsFile())
+	return os.Rename(tmp, file)
 }
 
 // SaveKeepingMode saves c but keeps the network mode the file holds: the

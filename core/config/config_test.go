@@ -349,3 +349,43 @@ func TestRerankFollowsTheProfile(t *testing.T) {
 		t.Error("desktop -> laptop left the reranker on")
 	}
 }
+
+// TestJunkAfterTheSettingsIsRefused: text after the settings object is
+// refused, not dropped by the next save (issue 33, item 8).
+func TestJunkAfterTheSettingsIsRefused(t *testing.T) {
+	d := dirsIn(t)
+	os.MkdirAll(d.Config, 0o700)
+	os.WriteFile(d.SettingsFile(), []byte(`{"retrieval": {"top_k": 5}} {"retrieval": {"top_k": 9}}`), 0o600)
+	_, err := Load(d)
+	if fault.CodeOf(err) != fault.ConfigUnreadable || !strings.Contains(err.Error(), `"{\"retrieval\": {\"top_…" after the settings' closing brace (at byte 27)`) {
+		t.Errorf("junk after the object: %v", err)
+	}
+	os.WriteFile(d.SettingsFile(), []byte("{\"retrieval\": {\"top_k\": 5}}\n\n"), 0o600)
+	if c, err := Load(d); err != nil || c.Retrieval.TopK != 5 {
+		t.Errorf("trailing blank lines: %v", err)
+	}
+}
+
+// TestSaveKeepsALinkedSettingsFileALink: saving through a settings.json
+// that is a symbolic link writes the file it names (issue 33, item 8).
+func TestSaveKeepsALinkedSettingsFileALink(t *testing.T) {
+	d := dirsIn(t)
+	os.MkdirAll(d.Config, 0o700)
+	real := filepath.Join(t.TempDir(), "dotfiles-settings.json")
+	os.WriteFile(real, []byte(`{"retrieval": {"top_k": 5}}`), 0o600)
+	os.Symlink(real, d.SettingsFile())
+	c, err := Load(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Retrieval.TopK = 7
+	if err := Save(d, c); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(d.SettingsFile()); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("settings.json is no longer a link: %v", err)
+	}
+	if back, err := Load(d); err != nil || back.Retrieval.TopK != 7 {
+		t.Errorf("the linked file: %v, top_k %d", err, back.Retrieval.TopK)
+	}
+}

@@ -21,7 +21,7 @@ type Knob struct {
 	Label string // the slider's name in the Engineering tab
 	Help  string // what it does: the slider's hint and the flag's usage
 
-	Min, Max float64 // valid values, bounds included; Max is +Inf when unbounded
+	Min, Max float64 // valid values, bounds included; every setting has both
 	Lo, Hi   float64 // the slider's range, within Min..Max
 	Step     float64 // the slider's step
 	Int      bool    // a whole number
@@ -34,20 +34,20 @@ type Knob struct {
 // search.Inert's keys.
 var RetrievalKnobs = []Knob{
 	{Key: "retrieval.top_k", Flag: "top-k", Label: "top_k", Help: "results kept",
-		Min: 1, Max: math.Inf(1), Lo: 1, Hi: 50, Step: 1, Int: true},
+		Min: 1, Max: 1000, Lo: 1, Hi: 50, Step: 1, Int: true},
 	{Key: "retrieval.min_score", Flag: "min-score", Label: "minimum relevance",
 		Help: "drop passages covering less of the question (0..1)",
 		Min:  0, Max: 1, Lo: 0, Hi: 1, Step: 0.01, Places: 2},
 	{Key: "retrieval.rrf_k", Flag: "rrf-k", Label: "rrf_k", Help: "RRF smoothing: higher flattens rank differences",
-		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 200, Step: 1},
+		Min: 0, Max: 10000, Lo: 0, Hi: 200, Step: 1},
 	{Key: "retrieval.vector_weight", Flag: "vector-weight", Label: "vector weight",
 		Help: "weighted fusion: share of the vector score", Min: 0, Max: 1, Lo: 0, Hi: 1, Step: 0.05, Places: 2},
 	{Key: "retrieval.per_doc_cap", Flag: "per-doc", Label: "per-document cap", Help: "most results from one file",
-		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 10, Step: 1, Int: true, Zero: "no cap"},
+		Min: 0, Max: 1000, Lo: 0, Hi: 10, Step: 1, Int: true, Zero: "no cap"},
 	{Key: "retrieval.bm25_pool", Flag: "bm25-pool", Label: "BM25 pool", Help: "keyword candidates (new search)",
-		Min: 0, Max: math.Inf(1), Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "the default, 60"},
+		Min: 0, Max: 10000, Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "the default, 60"},
 	{Key: "retrieval.vector_pool", Flag: "vector-pool", Label: "vector pool", Help: "vector candidates (new search)",
-		Min: 0, Max: math.Inf(1), Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "the default, 60"},
+		Min: 0, Max: 10000, Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "the default, 60"},
 }
 
 // AnswerKnobs are the chat model's, the answer's and the reranker's knobs,
@@ -59,17 +59,43 @@ var AnswerKnobs = []Knob{
 	{Key: "generation.temperature", Label: "temperature", Help: "0 picks the likeliest words; higher varies the wording",
 		Min: 0, Max: 2, Lo: 0, Hi: 1.5, Step: 0.05, Places: 2},
 	{Key: "generation.max_tokens", Label: "max answer tokens", Help: "the answer stops at this length",
-		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 4096, Step: 64, Int: true, Zero: "the default, 512"},
+		Min: 0, Max: 1 << 20, Lo: 0, Hi: 4096, Step: 64, Int: true, Zero: "the default, 512"},
 	{Key: "answer.timeout_sec", Label: "answer timeout (s)", Help: "the most one answer may take",
-		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 600, Step: 10, Int: true, Zero: "no limit"},
+		Min: 0, Max: 86400, Lo: 0, Hi: 600, Step: 10, Int: true, Zero: "no limit"},
 	{Key: "answer.price_per_mtok_in", Label: "price, 1M tokens in", Help: "the online model's price of a million prompt tokens, for the cost estimate",
-		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 30, Step: 0.05, Places: 2, Zero: "no estimate"},
+		Min: 0, Max: 1e6, Lo: 0, Hi: 30, Step: 0.05, Places: 2, Zero: "no estimate"},
 	{Key: "answer.price_per_mtok_out", Label: "price, 1M tokens out", Help: "the online model's price of a million answer tokens, for the cost estimate",
-		Min: 0, Max: math.Inf(1), Lo: 0, Hi: 30, Step: 0.05, Places: 2, Zero: "no estimate"},
+		Min: 0, Max: 1e6, Lo: 0, Hi: 30, Step: 0.05, Places: 2, Zero: "no estimate"},
 }
 
-// Knobs lists every knob.
+// Knobs lists every knob with a slider.
 func Knobs() []Knob { return append(slices.Clip(RetrievalKnobs), AnswerKnobs...) }
+
+// NumberSettings are the number settings without a slider: Validate checks
+// each against its bounds as it does the knobs, so a value that would
+// start a billion workers, overflow a byte count or a duration, or mean
+// nothing to the model (top_p 7, a negative context) is refused when the
+// settings load. Every number setting is a knob or one of these
+// (TestEveryNumberSettingHasBounds); chunking.overlap, bounded by
+// chunking.size, is checked by Validate itself.
+var NumberSettings = []Knob{
+	{Key: "index.max_file_mb", Help: "larger files are skipped", Min: 1, Max: 65536, Int: true},
+	{Key: "index.workers", Help: "extraction workers", Min: 0, Max: 256, Int: true, Zero: "one per CPU"},
+	{Key: "index.timeout_sec", Help: "the most one file's extraction may take", Min: 0, Max: 86400, Int: true, Zero: "the default"},
+	{Key: "chunking.size", Help: "characters of a passage", Min: 100, Max: 100000, Int: true},
+	{Key: "chunking.max_heading_len", Help: "heading context kept with a passage", Min: 0, Max: 10000, Int: true, Zero: "the default, 160"},
+	{Key: "embedding.dim", Help: "vector length (Matryoshka truncation)", Min: 0, Max: 65536, Int: true, Zero: "the model's full dimension"},
+	{Key: "embedding.batch_size", Help: "passages per embedding call", Min: 0, Max: 4096, Int: true, Zero: "the default, 32"},
+	{Key: "embedding.batch_mb", Help: "estimated memory of one embedding call", Min: 1, Max: 4096, Int: true},
+	{Key: "embedding.threads", Help: "threads of the embedding model", Min: 0, Max: 1024, Int: true, Zero: "one per CPU"},
+	{Key: "generation.context_size", Help: "tokens prompt and answer share", Min: 0, Max: 1 << 20, Int: true, Zero: "the model's, up to 4096"},
+	{Key: "generation.top_p", Help: "nucleus sampling", Min: 0, Max: 1, Zero: "1"},
+	{Key: "generation.seed", Help: "sampling seed", Min: -1, Max: math.MaxUint32, Int: true},
+	{Key: "generation.threads", Help: "threads of the chat model", Min: 0, Max: 1024, Int: true, Zero: "one per CPU"},
+	{Key: "rerank.threads", Help: "threads of the reranker", Min: 0, Max: 1024, Int: true, Zero: "one per CPU"},
+	{Key: "answer.top_k", Help: "passages given to the model", Min: 0, Max: 100, Int: true, Zero: "the default, 8"},
+	{Key: "serve.port", Help: "the local service's port on 127.0.0.1", Min: 0, Max: 65535, Int: true, Zero: "a free one"},
+}
 
 // KnobByKey finds a knob by its settings key.
 func KnobByKey(key string) (Knob, bool) {
@@ -114,11 +140,20 @@ func (k Knob) Get(c Config) float64 {
 	return f.Float()
 }
 
-// Set writes v into c; a whole-number knob takes v rounded.
+// Set writes v into c; a whole-number knob takes v rounded, and held
+// within int64 (past it, conversion wraps round to the most negative
+// number, which the check would then quote instead of what was typed).
 func (k Knob) Set(c *Config, v float64) {
 	f := k.field(reflect.ValueOf(c).Elem())
 	if f.CanInt() {
-		f.SetInt(int64(math.Round(v)))
+		switch v = math.Round(v); {
+		case v >= math.MaxInt64:
+			f.SetInt(math.MaxInt64)
+		case v <= math.MinInt64:
+			f.SetInt(math.MinInt64)
+		default:
+			f.SetInt(int64(v))
+		}
 		return
 	}
 	f.SetFloat(v)
@@ -135,11 +170,16 @@ func (k Knob) Format(v float64) string {
 	return strconv.FormatFloat(v, 'f', k.Places, 64)
 }
 
-// problem says what is wrong with v, or "" when it is valid.
-func (k Knob) problem(v float64) string {
-	shown := fmt.Sprint(v)
-	if k.Int {
-		shown = strconv.Itoa(int(v))
+// problem says what is wrong with the knob's value in c, or "" when it is
+// valid. A whole number is shown as the setting holds it: through a
+// float64, 2^63-1 would read as 2^63.
+func (k Knob) problem(c Config) string {
+	f := k.field(reflect.ValueOf(c))
+	v, shown := 0.0, ""
+	if f.CanInt() {
+		v, shown = float64(f.Int()), strconv.FormatInt(f.Int(), 10)
+	} else {
+		v, shown = f.Float(), fmt.Sprint(f.Float())
 	}
 	if v >= k.Min && v <= k.Max && (!k.Int || v == math.Trunc(v)) {
 		return ""
@@ -148,11 +188,14 @@ func (k Knob) problem(v float64) string {
 	if k.Zero != "" {
 		zero = " (0: " + k.Zero + ")"
 	}
+	num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	switch {
-	case !math.IsInf(k.Max, 1):
-		return fmt.Sprintf("must be between %v and %v%s, not %s", k.Min, k.Max, zero, shown)
-	case k.Min == 0:
+	case v < k.Min && k.Min == 0:
 		return fmt.Sprintf("must not be negative%s, not %s", zero, shown)
+	case v < k.Min:
+		return fmt.Sprintf("must be at least %s%s, not %s", num(k.Min), zero, shown)
+	case v > k.Max:
+		return fmt.Sprintf("must be between %s and %s%s, not %s", num(k.Min), num(k.Max), zero, shown)
 	}
-	return fmt.Sprintf("must be at least %v%s, not %s", k.Min, zero, shown)
+	return fmt.Sprintf("must be a whole number, not %s", shown)
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"cairn/core/netgate"
@@ -71,9 +72,12 @@ func (c Config) Validate() error {
 			bad(key, format, args...)
 		}
 	}
-	for _, k := range Knobs() {
-		msg := k.problem(k.Get(c))
+	for _, k := range append(Knobs(), NumberSettings...) {
+		msg := k.problem(c)
 		check(k.Key, msg == "", "%s", msg)
+	}
+	if c.Profile != "" && !slices.Contains(Profiles(), c.Profile) {
+		bad("profile", "%q: use %s", c.Profile, strings.Join(Profiles(), ", "))
 	}
 	r := c.Retrieval
 	oneOf := func(key, val string, allowed ...string) {
@@ -88,7 +92,6 @@ func (c Config) Validate() error {
 		oneOf("retrieval.mode", r.Mode, "hybrid", "bm25", "vector")
 	}
 	oneOf("retrieval.fusion", r.Fusion, "rrf", "weighted")
-	check("chunking.size", c.Chunking.Size >= 100, "must be at least 100 characters, not %d", c.Chunking.Size)
 	check("chunking.overlap", c.Chunking.Overlap >= 0 && c.Chunking.Overlap < c.Chunking.Size/2,
 		"must be between 0 and half of chunking.size, not %d", c.Chunking.Overlap)
 	oneOf("network.mode", c.Network.Mode, "offline", "team", "online", "admin")
@@ -125,10 +128,6 @@ func (c Config) Validate() error {
 		}
 	}
 	oneOf("answer.verify", c.Answer.Verify, "off", "warn", "block")
-	check("index.max_file_mb", c.Index.MaxFileMB >= 1, "must be at least 1, not %d", c.Index.MaxFileMB)
-	check("index.timeout_sec", c.Index.TimeoutSec >= 0, "must not be negative (0: the default), not %d", c.Index.TimeoutSec)
-	check("embedding.batch_mb", c.Embedding.BatchMB >= 1, "must be at least 1, not %d", c.Embedding.BatchMB)
-	check("serve.port", c.Serve.Port >= 0 && c.Serve.Port <= 65535, "must be a port number from 0 to 65535 (0: a free one), not %d", c.Serve.Port)
 	if c.Log.Level != "" {
 		oneOf("log.level", c.Log.Level, "debug", "info", "warn", "warning", "error")
 	}

@@ -30,9 +30,11 @@ func writeBomb(t testing.TB, path string, entries []extracttest.BombEntry, shift
 	}
 }
 
-// TestBombChild extracts the file CAIRN_BOMB names and prints the peak
-// resident set size; TestHostileFilesStayUnderRSSBound runs it in a fresh
-// process per file, since a process's peak cannot be reset.
+// TestBombChild extracts the file CAIRN_BOMB names (a PDF with the engine
+// CAIRN_BOMB_PDF_ENGINE names, "" for the default) and prints the peak
+// resident set size; TestHostileFilesStayUnderRSSBound and
+// TestNestedPDFsStayUnderRSSBound run it in a fresh process per file,
+// since a process's peak cannot be reset.
 func TestBombChild(t *testing.T) {
 	path := os.Getenv("CAIRN_BOMB")
 	if path == "" {
@@ -43,7 +45,8 @@ func TestBombChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := b.Stat()
-	_, err = NewRegistry(DefaultLimits()).Extract(context.Background(), File{Name: path, Size: st.Size(), R: b})
+	reg := NewRegistry(DefaultLimits(), WithPDFEngine(PDFEngine(os.Getenv("CAIRN_BOMB_PDF_ENGINE"))))
+	_, err = reg.Extract(context.Background(), File{Name: path, Size: st.Size(), R: b})
 	status, _ := os.ReadFile("/proc/self/status")
 	for _, l := range strings.Split(string(status), "\n") {
 		if strings.HasPrefix(l, "VmHWM:") {

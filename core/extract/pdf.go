@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -90,6 +91,9 @@ func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Documen
 	n, _ := f.R.ReadAt(head, 0)
 	if !bytes.Contains(head[:n], []byte("%PDF-")) {
 		return nil, fmt.Errorf("pdf: not a PDF file (no %%PDF- header: wrong extension or damaged start)")
+	}
+	if err := checkPDFStructure(io.NewSectionReader(f.R, 0, f.Size)); err != nil {
+		return nil, err
 	}
 	rd, err := r.pdfReader()
 	if err != nil {

@@ -201,6 +201,10 @@ func FuzzPDF(f *testing.F) {
 	f.Add([]byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF"))
 	f.Add(guidePDF().Bytes()) // an outline with the three kinds of destination
 	f.Add(TestPDF{Pages: [][]string{{"Text."}}, LoopNext: true, Outline: []TestBookmark{{Title: "A", Page: 1}, {Title: "B", Page: 1}}}.Bytes())
+	// Nesting at the bounds, in the file's syntax and in a page's content
+	// (checkPDFStructure, checkContent; issue 33).
+	f.Add(nestedPDF(maxPDFDepth-1, "catalog"))
+	f.Add(nestedPDF(maxPDFDepth+1, "content"))
 	// The pure-Go engine is the one that parses hostile bytes in process;
 	// poppler runs in a subprocess and cannot crash Cairn.
 	r := NewRegistry(DefaultLimits(), WithPDFEngine(PDFPureGo))

@@ -51,15 +51,25 @@ func (goPDF) read(ctx context.Context, f File, lim Limits) (out *pdfText, err er
 	n := r.NumPage()
 	out.pageCount = n
 	shared := map[string]*goFont{} // subset fonts by BaseFont, across pages
+	var bound error                // the first page refused by a bound (checkContent)
+	text := false
 	for i := 1; i <= n; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		text, perr := goPDFPage(r, i, shared)
+		page, perr := goPDFPage(r, i, shared)
 		if perr != nil {
 			out.warnings = append(out.warnings, fmt.Sprintf("page %d: %v", i, perr))
+			if bound == nil && (errors.Is(perr, ErrTooDeep) || errors.Is(perr, ErrTooLarge)) {
+				bound = fmt.Errorf("page %d: %w", i, perr)
+			}
 		}
-		out.pages = append(out.pages, text)
+		text = text || strings.TrimSpace(page) != ""
+		out.pages = append(out.pages, page)
+	}
+	if !text && bound != nil {
+		// Not a scanned document that needs OCR: a hostile one.
+		return nil, bound
 	}
 	return out, nil
 }
@@ -187,12 +197,16 @@ func matFrom(args []pdf.Value) mat {
 // shared caches fonts across pages by their subset name ("ABCDEF+Times"),
 // which names one font program in one file; fonts without a subset prefix
 // are cached for the page only, since /F1 may mean another font elsewhere.
-func goPDFGlyphs(page pdf.Page, shared map[string]*goFont) []glyph {
+func goPDFGlyphs(page pdf.Page, shared map[string]*goFont) ([]glyph, error) {
 	fonts := map[string]*goFont{}
 	contents := page.V.Key("Contents")
 	if contents.IsNull() {
-		return nil
+		return nil, nil
 	}
+	if err := checkContent(contentReader(contents)); err != nil {
+		return nil, err
+	}
+	full := false // maxPageGlyphs reached
 	res := page.Resources().Key("Font")
 	var out []glyph
 	type gstate struct{ ctm mat }
@@ -203,7 +217,10 @@ func goPDFGlyphs(page pdf.Page, shared map[string]*goFont) []glyph {
 	var tfs, tc, tw, tl, rise float64
 	th := 1.0
 	show := func(raw string) {
-		if font == nil {
+		if font == nil || full {
+			return
+		}
+		if full = len(out) >= maxPageGlyphs; full {
 			return
 		}
 		step := 1
@@ -339,7 +356,23 @@ func goPDFGlyphs(page pdf.Page, shared map[string]*goFont) []glyph {
 			}
 		}
 	})
-	return out
+	if full {
+		return out, fmt.Errorf("more than %d characters drawn: the rest of the page was not read", maxPageGlyphs)
+	}
+	return out, nil
+}
+
+// contentReader reads a page's content: one stream, or an array of them
+// read as one.
+func contentReader(contents pdf.Value) io.Reader {
+	if contents.Kind() != pdf.Array {
+		return contents.Reader()
+	}
+	rs := make([]io.Reader, 0, contents.Len())
+	for i := range contents.Len() {
+		rs = append(rs, contents.Index(i).Reader())
+	}
+	return io.MultiReader(rs...)
 }
 
 // goPDFPage assembles the text of page i from its glyphs in content-stream
@@ -352,7 +385,10 @@ func goPDFPage(r *pdf.Reader, i int, shared map[string]*goFont) (text string, er
 			text, err = "", fmt.Errorf("unreadable content: %v", p)
 		}
 	}()
-	glyphs := goPDFGlyphs(r.Page(i), shared)
+	glyphs, gerr := goPDFGlyphs(r.Page(i), shared)
+	if gerr != nil && glyphs == nil {
+		return "", gerr
+	}
 	var sb strings.Builder
 	var prev glyph
 	have, space := false, false
@@ -389,7 +425,7 @@ func goPDFPage(r *pdf.Reader, i int, shared map[string]*goFont) (text string, er
 		sb.WriteString(g.s)
 		prev, have = g, true
 	}
-	return sb.String(), nil
+	return sb.String(), gerr
 }
 
 // renderGoPDF returns the largest image drawn on page n, encoded for OCR: a

@@ -62,7 +62,10 @@ func (p *popplerPDF) read(ctx context.Context, f File, lim Limits) (*pdfText, er
 	// Default mode (not -layout, not -raw): poppler orders text in reading
 	// order, one column after the other, which is what a passage needs.
 	text, err := p.run(ctx, f, p.pdftotext, "-enc", "UTF-8", "-eol", "unix", "-", "-")
-	if err != nil {
+	if errors.Is(err, errOutputCut) {
+		// More text than the text limit keeps: the pages read so far stand.
+		out.warnings = append(out.warnings, err.Error()+"; the rest of the text was not read")
+	} else if err != nil {
 		return nil, err
 	}
 	pages := strings.Split(string(text), "\f")
@@ -125,21 +128,52 @@ func (p *popplerPDF) render(ctx context.Context, f File, n, dpi int) ([]byte, er
 	return p.run(ctx, f, p.pdftoppm, "-f", s, "-l", s, "-r", strconv.Itoa(dpi), "-gray", "-png", "-singlefile", "-")
 }
 
+// Poppler's output is held in Cairn's memory, so it is capped: the text
+// beyond what the text limit keeps is of no use, and a hostile file makes
+// poppler print a syntax error per token (300 MB of messages for a 2 MB
+// file nested a million levels deep).
+const (
+	maxPopplerOut = 128 << 20
+	maxPopplerErr = 64 << 10
+)
+
+// errOutputCut says that a tool's output went past maxPopplerOut and the
+// rest was dropped; run returns it with the output it kept.
+var errOutputCut = fmt.Errorf("%w: pdf: poppler's output is larger than %d MB", ErrTooLarge, maxPopplerOut>>20)
+
+// capped keeps the first max bytes written to it and drops the rest.
+type capped struct {
+	b   bytes.Buffer
+	max int
+	cut bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	keep := max(min(len(p), c.max-c.b.Len()), 0)
+	c.b.Write(p[:keep])
+	c.cut = c.cut || keep < len(p)
+	return len(p), nil
+}
+
 // run feeds f to tool on stdin and returns its stdout, turning poppler's
-// complaints into errors that say what is wrong with the file.
+// complaints into errors that say what is wrong with the file. Output past
+// maxPopplerOut is dropped, with errOutputCut.
 func (p *popplerPDF) run(ctx context.Context, f File, tool string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Stdin = io.NewSectionReader(f.R, 0, f.Size)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := &capped{max: maxPopplerOut}, &capped{max: maxPopplerErr}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if err == nil {
-		return stdout.Bytes(), nil
+	if err == nil && stdout.cut {
+		return stdout.b.Bytes(), errOutputCut
 	}
-	msg := popplerMessage(stderr.String())
+	if err == nil {
+		return stdout.b.Bytes(), nil
+	}
+	msg := popplerMessage(stderr.b.String())
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {
 		return nil, fmt.Errorf("pdf: run %s: %w", tool, err)

@@ -181,3 +181,30 @@ func Printable(s string) string {
 	}
 	return b.String()
 }
+
+// PrintableText is Printable for text of several lines (a passage, an
+// answer, a stream of its tokens): it keeps line breaks and tabs, and
+// bytes that are not UTF-8 (a token may end inside a character), and
+// escapes every other control character, so a document's ESC]0;…BEL or
+// ESC[2J is shown, never acted on by the terminal.
+func PrintableText(s string) string {
+	i := strings.IndexFunc(s, isUnprintable)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if isUnprintable(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteString(s[i : i+n]) // a stray byte stays the byte it was
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func isUnprintable(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }

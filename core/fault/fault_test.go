@@ -60,3 +60,17 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintableText(t *testing.T) {
+	for in, want := range map[string]string{
+		"two\nlines\tand a tab":            "two\nlines\tand a tab",
+		"Subject: \x1b]0;owned\x07\x1b[2J": `Subject: \x1b]0;owned\a\x1b[2J`,
+		"c1 \u009b31m":                     `c1 \u009b31m`,
+		"a token ending in \xc3":           "a token ending in \xc3",
+		"\r carriage return":               `\r carriage return`,
+	} {
+		if got := PrintableText(in); got != want {
+			t.Errorf("PrintableText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -18,8 +18,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -38,12 +38,15 @@ import (
 // Options configure indexing.
 type Options struct {
 	Chunk         chunk.Params
-	MaxFileBytes  int64    // larger files are skipped; default 64 MB
-	Workers       int      // extraction workers; default the number of CPUs
-	IncludeHidden bool     // index files and folders whose name starts with "."
-	Ignore        []string // base-name patterns never indexed (filepath.Match syntax)
-	Embedder      Embedder // nil: keyword search only
-	EmbedBatch    int      // chunks per embedding call; default 32
+	MaxFileBytes  int64 // larger files are skipped; default 64 MB
+	Workers       int   // extraction workers; default the number of CPUs
+	IncludeHidden bool  // index files and folders whose name starts with "."
+	// FollowLinksOut follows symbolic links to folders outside the indexed
+	// folder too; never into /proc, /sys or /dev.
+	FollowLinksOut bool
+	Ignore         []string // base-name patterns never indexed (filepath.Match syntax)
+	Embedder       Embedder // nil: keyword search only
+	EmbedBatch     int      // chunks per embedding call; default 32
 	// EmbedBudget caps the estimated memory of one embedding call (text,
 	// token ids, vectors; see passageCost); default 16 MB.
 	EmbedBudget int64
@@ -395,7 +398,11 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 		r.status, r.reason = StatusFailed, "cancelled"
 		return r
 	}
-	fh, err := os.Open(j.path)
+	fh, err := extract.OpenRegular(j.path)
+	if errors.Is(err, extract.ErrNotRegular) {
+		r.status, r.reason = StatusSkipped, err.Error()
+		return r
+	}
 	if err != nil {
 		r.status, r.reason = StatusFailed, "cannot open: "+unwrapPath(err).Error()
 		return r
@@ -508,12 +515,35 @@ func (ix *Indexer) writeBatch(ctx context.Context, f store.Folder, run *store.Ru
 	}
 	for _, ev := range events {
 		if ev.Status == StatusSkipped || ev.Status == StatusFailed {
-			ix.opt.Log.Info("file not indexed", "path", ev.Path, "status", string(ev.Status), "reason", ev.Reason)
+			logNotIndexed(ix.opt.Log, ev.Path, ev.Status, ev.Reason)
 		}
 		rep.file(ev)
 	}
 	return nil
 }
+
+// logNotIndexed logs a file that was skipped or failed. A reason may quote
+// the document (a mail header, an attachment's name), and the log at info
+// holds no word of the documents: info gets the path, the status and the
+// fault's code; the reason itself goes to debug (and to the knowledge
+// base, where `cairn status --issues` shows it).
+func logNotIndexed(log *slog.Logger, path string, st Status, reason string) {
+	log.Info("file not indexed", "path", path, "status", string(st), "code", reasonCode(reason))
+	log.Debug("file not indexed: reason", "path", path, "reason", reason)
+}
+
+// reasonCode is the fault code a reason ends with (reasonOf's
+// "... [EXTRACT-003])"), or "": only a code's shape is taken, never other
+// text in brackets.
+func reasonCode(reason string) string {
+	m := faultCode.FindStringSubmatch(reason)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+var faultCode = regexp.MustCompile(`\[([A-Z]+-[0-9]{3})\]\)$`)
 
 // recordProgress records in tx the run's counts once events, the files tx
 // writes, are counted, so a run that dies shows what it committed.

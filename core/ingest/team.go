@@ -305,7 +305,7 @@ func (ix *Indexer) writeTeam(ctx context.Context, t Team, rel func(string) strin
 					return kept, err
 				}
 			}
-			ix.opt.Log.Info("file not indexed", "path", r.path, "status", string(ev.Status), "reason", ev.Reason)
+			logNotIndexed(ix.opt.Log, r.path, ev.Status, ev.Reason)
 			local.issue(ctx, store.Issue{Path: r.path, Kind: string(ev.Status), Reason: ev.Reason, Size: r.size, MTimeNS: r.mtimeNS})
 		case StatusIndexed:
 			title := strings.TrimSpace(r.doc.Title)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"cairn/core/extract"
 	"cairn/core/fault"
 )
 
@@ -24,15 +25,19 @@ type entry struct {
 
 type walker struct {
 	opt     Options
+	real    string             // the indexed folder with its links resolved
 	visited map[[2]uint64]bool // (device, inode) of directories already walked
 	out     []entry
 	seen    func(n int) // progress callback: entries so far
 }
 
 // walk lists the files under root: hidden files and folders (and the
-// configured ignored names) are left out, symbolic links to folders are
-// followed once (a link back up the tree is recognised and skipped), and
-// anything unreadable becomes an entry with err set.
+// configured ignored names) are left out, symbolic links to folders inside
+// root are followed once (a link back up the tree is recognised and
+// skipped), links that lead out of root are skipped with the reason
+// (unless FollowLinksOut), links into the kernel's folders always, and
+// anything unreadable becomes an entry with err set. A root inside the
+// kernel's folders is refused.
 func walk(ctx context.Context, root string, opt Options, seen func(int)) ([]entry, error) {
 	fi, err := os.Stat(root)
 	if err != nil {
@@ -41,7 +46,14 @@ func walk(ctx context.Context, root string, opt Options, seen func(int)) ([]entr
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a folder", root)
 	}
-	w := &walker{opt: opt, visited: map[[2]uint64]bool{}, seen: seen}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("folder %s: %w", root, err)
+	}
+	if sys := systemFolder(real); sys != "" {
+		return nil, fmt.Errorf("%s is in %s, the kernel's view of the running system, not documents: choose a folder of files", root, sys)
+	}
+	w := &walker{opt: opt, real: real, visited: map[[2]uint64]bool{}, seen: seen}
 	if err := w.dir(ctx, root, fi); err != nil {
 		return nil, err
 	}
@@ -82,6 +94,10 @@ func (w *walker) dir(ctx context.Context, dir string, fi fs.FileInfo) error {
 				w.add(entry{path: p, skip: "broken symbolic link"})
 				continue
 			}
+			if why := w.refuseLink(p, target); why != "" {
+				w.add(entry{path: p, skip: why})
+				continue
+			}
 			info = target
 		}
 		switch {
@@ -99,10 +115,50 @@ func (w *walker) dir(ctx context.Context, dir string, fi fs.FileInfo) error {
 			w.add(e)
 		default:
 			// Sockets, pipes and devices: opening a pipe would block forever.
-			w.add(entry{path: p, skip: "not a regular file (" + info.Mode().Type().String() + ")"})
+			w.add(entry{path: p, skip: "not a regular file (" + extract.FileKind(info.Mode()) + ")"})
 		}
 	}
 	return nil
+}
+
+// systemFolders are the kernel's pseudo file systems: their files are
+// processes, devices and settings (/proc/self/root leads back to /), never
+// documents, and reading some of them blocks or never ends.
+var systemFolders = []string{"/proc", "/sys", "/dev"}
+
+// systemFolder is the system folder path lies in, or "".
+func systemFolder(path string) string {
+	for _, sys := range systemFolders {
+		if within(path, sys) {
+			return sys
+		}
+	}
+	return ""
+}
+
+// within reports whether path is dir or lies under it; both are clean
+// absolute paths.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// refuseLink says why the symbolic link p, whose target is target, is not
+// followed, or "" when it is: never into a system folder; to a folder,
+// only when it stays inside the indexed folder (a link to ".." would index
+// the parent, one to / the whole disk), unless FollowLinksOut.
+func (w *walker) refuseLink(p string, target fs.FileInfo) string {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "broken symbolic link"
+	}
+	if sys := systemFolder(real); sys != "" {
+		return "symbolic link into " + sys + " (" + real + "): not followed"
+	}
+	if target.IsDir() && !w.opt.FollowLinksOut && !within(real, w.real) {
+		return "symbolic link to a folder outside the indexed folder (" + real + "): not followed; " +
+			"index that folder itself, or set index.follow_links_out"
+	}
+	return ""
 }
 
 func (w *walker) add(e entry) {

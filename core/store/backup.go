@@ -34,11 +34,12 @@ func (db *DB) Backup(ctx context.Context, dest string) error {
 	if _, err := os.Stat(dest); err == nil {
 		return fmt.Errorf("backup: %s exists; choose a new file name", dest)
 	}
-	tmp, err := privateTemp(dest)
+	tmp, hold, err := privateTemp(dest)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	defer os.Remove(tmp)
+	defer hold.Close()
+	defer removeTemp(tmp)
 	c, err := db.getReader()
 	if err != nil {
 		return classify(db.path, err)
@@ -58,19 +59,6 @@ func (db *DB) Backup(ctx context.Context, dest string) error {
 		return fmt.Errorf("backup: %w", err)
 	}
 	return nil
-}
-
-// privateTemp creates an empty file, readable by the user only, in the
-// folder of path (VACUUM INTO accepts an empty file and keeps its mode).
-func privateTemp(path string) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return "", err
-	}
-	name := f.Name()
-	f.Chmod(0o600)
-	f.Close()
-	return name, nil
 }
 
 // Verify checks that the file at path is a healthy knowledge base this
@@ -151,10 +139,14 @@ func openUntouched(path string) (*sqlite3.Conn, error) {
 // It refuses while an indexing run holds dst (STORE-002) or while any
 // Cairn has it open, searching included (STORE-008): every Open holds the
 // use lock (lock.go) until Close, and Restore swaps the file only while it
-// holds that lock exclusively. It replaces only a knowledge base or a file
-// that is not a database at all (a damaged one): never another program's
-// database. A missing dst is created only with create.
-func Restore(ctx context.Context, src, dst string, create bool) (Stats, error) {
+// holds that lock exclusively. It replaces a knowledge base, and a file
+// that is not a database at all (a knowledge base whose first page is
+// damaged, or a file that never was one) only with opt.ReplaceDamaged:
+// never another program's database. A missing dst is created only with
+// opt.Create. The .bak of an earlier restore is replaced only when it
+// holds a knowledge base (or nothing): anything else there is refused, so
+// no restore deletes the one copy of a file it did not recognise.
+func Restore(ctx context.Context, src, dst string, opt RestoreOptions) (Stats, error) {
 	dst, err := resolve(dst)
 	if err != nil {
 		return Stats{}, err
@@ -166,12 +158,18 @@ func Restore(ctx context.Context, src, dst string, create bool) (Stats, error) {
 	switch {
 	case k == kindForeign:
 		return Stats{}, notCairn(dst, k, nil)
-	case k == kindMissing && !create:
+	case k == kindJunk && !opt.ReplaceDamaged:
+		return Stats{}, fault.New(fault.StoreNotKB, dst+" is not a Cairn knowledge base, or its first page is damaged; restore leaves it alone",
+			"check --kb or --db; if it is your damaged knowledge base, restore again with --replace-damaged (it is kept as "+filepath.Base(dst)+".bak)", nil)
+	case k == kindMissing && !opt.Create:
 		return Stats{}, fault.New(fault.StoreOpen, "no knowledge base at "+dst,
 			"check --kb or --db, or pass --create to restore the backup into a new knowledge base there", nil)
 	}
 	var f *os.File // dst, with its indexing lock
 	if k != kindMissing {
+		if err := checkOldBackup(dst + ".bak"); err != nil {
+			return Stats{}, err
+		}
 		// Refuse at once when another process holds or uses dst, before
 		// the backup's checks, which take a while on a large file.
 		if f, err = lockForRestore(dst); err != nil {
@@ -193,11 +191,12 @@ func Restore(ctx context.Context, src, dst string, create bool) (Stats, error) {
 	}
 	// A copy beside dst, made by SQLite rather than by copying bytes, so a
 	// source still in WAL mode comes with its log's content.
-	tmp, err := privateTemp(dst)
+	tmp, hold, err := privateTemp(dst)
 	if err != nil {
 		return Stats{}, classify(dst, err)
 	}
-	defer removeDB(tmp)
+	defer hold.Close()
+	defer removeTemp(tmp)
 	if err := copyInto(src, tmp); err != nil {
 		return Stats{}, fault.New(fault.StoreBackup, "copy "+src, "choose another backup file", err)
 	}
@@ -219,6 +218,9 @@ func Restore(ctx context.Context, src, dst string, create bool) (Stats, error) {
 		}
 		// The old file keeps its log (if a damaged file still has one)
 		// under the name SQLite looks for next to the .bak.
+		if err := checkOldBackup(dst + ".bak"); err != nil {
+			return Stats{}, err // put there during the checks
+		}
 		removeDB(dst + ".bak")
 		for _, suffix := range companions {
 			os.Rename(dst+suffix, dst+".bak"+suffix)
@@ -234,6 +236,31 @@ func Restore(ctx context.Context, src, dst string, create bool) (Stats, error) {
 	}
 	st.Path = dst
 	return st, nil
+}
+
+// RestoreOptions say what Restore may replace.
+type RestoreOptions struct {
+	Create         bool // restore into a knowledge base that does not exist yet
+	ReplaceDamaged bool // replace a file that is not recognisable as a knowledge base
+}
+
+// checkOldBackup refuses to replace bak, the .bak of an earlier restore,
+// unless it is missing, empty or a knowledge base: the file an earlier
+// restore replaced with ReplaceDamaged, or one the person put there, may
+// be the only copy of something.
+func checkOldBackup(bak string) error {
+	fi, err := os.Lstat(bak)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err == nil && fi.Mode().IsRegular() {
+		var k kind
+		if k, err = identify(bak); err == nil && (k == kindCairn || k == kindEmpty) {
+			return nil
+		}
+	}
+	return fault.New(fault.StoreNotKB, bak+" holds something other than a Cairn knowledge base; restore would replace it, and will not",
+		"move "+bak+" somewhere safe (or delete it if you are sure), then restore again", err)
 }
 
 // lockForRestore opens dst, refuses a file with several names, and takes

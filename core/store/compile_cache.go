@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/ncruces/go-sqlite3"
@@ -57,10 +59,13 @@ func setUpCompileCache() {
 	if dir == "" {
 		return
 	}
-	cache, err := wazero.NewCompilationCacheWithDir(dir)
-	if err == nil {
-		if err = precompile(runtimeConfig().WithCompilationCache(cache)); err != nil {
-			cache.Close(context.Background())
+	cache, err := compileThrough(dir)
+	if fi, serr := os.Stat(dir); err != nil && serr == nil && fi.IsDir() {
+		// A damaged entry would fail every start until deleted by hand:
+		// the folder is Cairn's and only a cache, so empty it and build
+		// it again once. A full disk fails again, and warns.
+		if rerr := emptyFolder(dir); rerr == nil {
+			cache, err = compileThrough(dir)
 		}
 	}
 	if err != nil {
@@ -71,6 +76,33 @@ func setUpCompileCache() {
 		return
 	}
 	sqlite3.RuntimeConfig = runtimeConfig().WithCompilationCache(cache)
+}
+
+// compileThrough compiles SQLite through a compile cache in dir.
+func compileThrough(dir string) (wazero.CompilationCache, error) {
+	cache, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := precompile(runtimeConfig().WithCompilationCache(cache)); err != nil {
+		cache.Close(context.Background())
+		return nil, err
+	}
+	return cache, nil
+}
+
+// emptyFolder removes what dir holds, leaving dir.
+func emptyFolder(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runtimeConfig is the configuration go-sqlite3 uses when left to its

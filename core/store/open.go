@@ -112,16 +112,27 @@ func identify(path string) (kind, error) {
 	return inspect(path, walSize)
 }
 
-// inspect reads the mark and the schema of a SQLite file. With no
-// write-ahead log (or no shared memory to read one through) the file is
-// opened immutable, which creates no -wal or -shm beside it; otherwise the
-// log and shared memory exist already and a read-only connection uses them.
+// inspect reads the mark and the schema of a SQLite file. The file is
+// first opened immutable, which reads neither its write-ahead log nor its
+// shared memory and creates neither: another program's database, open in
+// that program, is judged without a byte of its -shm changed. Only a file
+// whose schema that view does not settle (no tables yet: a knowledge base
+// whose first transactions are all still in its log) is read again through
+// its log and shared memory, when both exist.
 func inspect(path string, walSize int64) (kind, error) {
 	u := url.URL{Scheme: "file", Path: path, RawQuery: "immutable=1"}
-	name, flags := u.String(), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI
-	if _, err := os.Stat(path + "-shm"); err == nil && walSize > 0 {
-		name, flags = path, sqlite3.OPEN_READONLY
+	k, err := inspectWith(path, u.String(), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI)
+	if err != nil || k == kindCairn || k == kindForeign || walSize == 0 {
+		return k, err
 	}
+	if _, err := os.Stat(path + "-shm"); err != nil {
+		return k, nil
+	}
+	return inspectWith(path, path, sqlite3.OPEN_READONLY)
+}
+
+// inspectWith is inspect through a connection opened as name with flags.
+func inspectWith(path, name string, flags sqlite3.OpenFlag) (kind, error) {
 	c, err := openFlags(name, flags)
 	if err != nil {
 		return 0, fmt.Errorf("open %s: %w", path, err)
@@ -182,7 +193,7 @@ func notCairn(path string, k kind, cause error) error {
 			"check --kb or --db (`cairn status` shows the default one); `cairn index FOLDER` creates a knowledge base", cause)
 	}
 	return fault.New(fault.StoreNotKB, path+" is not a Cairn knowledge base, or its first page is damaged",
-		"check the --db path; if it is your knowledge base, run `cairn doctor`, then `cairn restore BACKUP.db` from a backup", cause)
+		"check the --db path; if it is your knowledge base, run `cairn doctor`, then `cairn restore --replace-damaged BACKUP.db` from a backup", cause)
 }
 
 // checkLinks refuses a file with more than one name: SQLite names the

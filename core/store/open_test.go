@@ -86,7 +86,7 @@ func TestOpenNeverWritesIntoAnotherProgramsDatabase(t *testing.T) {
 		t.Errorf("a file with another application id: %v", err)
 	}
 	sameFiles(t, "another application id", before, snapshot(t, dir))
-	if _, err := Restore(context.Background(), path, path, false); fault.CodeOf(err) != fault.StoreNotKB {
+	if _, err := Restore(context.Background(), path, path, RestoreOptions{}); fault.CodeOf(err) != fault.StoreNotKB {
 		t.Errorf("restore over another program's database: %v", err)
 	}
 	sameFiles(t, "restore over it", before, snapshot(t, dir))
@@ -291,7 +291,7 @@ func TestRestoreRefusesWhileSearching(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Restore(ctx, backup, kb, false)
+	_, err = Restore(ctx, backup, kb, RestoreOptions{})
 	if fault.CodeOf(err) != fault.StoreInUse || !strings.Contains(err.Error(), "is open in another Cairn") {
 		t.Errorf("restore while a reader is open: %v", err)
 	}
@@ -302,7 +302,7 @@ func TestRestoreRefusesWhileSearching(t *testing.T) {
 	if _, err := os.Stat(kb + ".bak"); err == nil {
 		t.Error("a refused restore made a .bak")
 	}
-	if _, err := Restore(ctx, backup, kb, false); err != nil {
+	if _, err := Restore(ctx, backup, kb, RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	db, err = Open(kb, Options{ReadOnly: true})
@@ -325,16 +325,16 @@ func TestRestoreCreatesOnlyWhenAsked(t *testing.T) {
 	}
 	dir := t.TempDir()
 	kb := filepath.Join(dir, "new.db")
-	if _, err := Restore(ctx, backup, kb, false); fault.CodeOf(err) != fault.StoreOpen || !strings.Contains(fault.FixLine(err), "--create") {
+	if _, err := Restore(ctx, backup, kb, RestoreOptions{}); fault.CodeOf(err) != fault.StoreOpen || !strings.Contains(fault.FixLine(err), "--create") {
 		t.Errorf("restore into a missing file: %v", err)
 	}
 	if got := names(snapshot(t, dir)); len(got) != 0 {
 		t.Errorf("files after a refused restore: %v", got)
 	}
-	if _, err := Restore(ctx, backup, kb, true); err != nil {
+	if _, err := Restore(ctx, backup, kb, RestoreOptions{Create: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Restore(ctx, backup, filepath.Join(dir, "none", "x.db"), true); fault.CodeOf(err) != fault.StoreOpen {
+	if _, err := Restore(ctx, backup, filepath.Join(dir, "none", "x.db"), RestoreOptions{Create: true}); fault.CodeOf(err) != fault.StoreOpen {
 		t.Errorf("restore into a missing folder: %v", err)
 	}
 }

@@ -122,6 +122,13 @@ func (db *DB) lockFile() (same bool, err error) {
 	switch {
 	case k == kindCairn:
 	case (k == kindMissing || k == kindEmpty) && !db.ro:
+		// An empty file with several names is refused before its
+		// companions are made, not after: nothing is left beside it.
+		if fi, err := os.Stat(db.path); err == nil {
+			if err := checkLinks(db.path, fi); err != nil {
+				return false, classify(db.path, err)
+			}
+		}
 		if err := createPrivate(db.path); err != nil {
 			return false, classify(db.path, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+	"time"
 
 	"cairn/core"
 	"cairn/core/config"
@@ -111,6 +112,12 @@ func runIO(args []string, cio cliIO) int {
 	stderr := cio.stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	returned := make(chan struct{})
+	defer close(returned) // before stop, which ends ctx too
+	go stopWithin(ctx, returned, stop, stopGrace, func() {
+		fmt.Fprintln(stderr, "cairn: stopped without waiting for the work in progress (a file read or a call that did not end)")
+		os.Exit(130)
+	})
 	// Warnings and errors only on the terminal until the log file is open;
 	// llama.cpp's chatter is Info. Tests call run repeatedly in one process,
 	// so the previous default comes back on return.
@@ -182,6 +189,35 @@ func runIO(args []string, cio cliIO) int {
 		log.Error("failed", "command", name, "code", string(fault.CodeOf(err)), "err", err)
 		printError(stderr, err)
 		return 1
+	}
+}
+
+// stopGrace is how long a command has to wind down after Ctrl+C or
+// SIGTERM: past it, the process exits anyway. It covers an HTTP server's
+// own shutdown (5 s) with room to spare.
+const stopGrace = 10 * time.Second
+
+// stopWithin makes a stop request always end the process: once ctx ends
+// (a signal), the command has grace to return; if it has not (a worker
+// blocked in a read of a hung network file, a system call no context
+// reaches), exit is called. The process's locks on the knowledge base are
+// released by the kernel when it exits, and SQLite rolls back the
+// transaction it was in, so the next run finds a consistent database.
+// unregister restores the signals' default action at the first one, so a
+// second Ctrl+C ends the process at once.
+func stopWithin(ctx context.Context, returned <-chan struct{}, unregister func(), grace time.Duration, exit func()) {
+	select {
+	case <-returned:
+		return
+	case <-ctx.Done():
+	}
+	unregister()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-returned:
+	case <-t.C:
+		exit()
 	}
 }
 

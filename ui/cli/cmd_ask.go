@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cairn/core/answer"
+	"cairn/core/fault"
 	"cairn/core/humanize"
 	"cairn/core/search"
 	"cairn/core/store"
@@ -67,7 +68,8 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	var onToken func(string)
 	if !*asJSON && *page <= 1 {
-		onToken = func(s string) { fmt.Fprint(env.stdout, s) }
+		// The model may copy a document's control characters.
+		onToken = func(s string) { fmt.Fprint(env.stdout, fault.PrintableText(s)) }
 	}
 	req := eng.SearchRequest(strings.Join(pos, " "))
 	req.Exact = *exact
@@ -92,9 +94,9 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if onToken == nil { // a later page: nothing was streamed
 		if ans.Collection != nil {
-			fmt.Fprint(env.stdout, ans.Collection.Page(*page))
+			fmt.Fprint(env.stdout, fault.PrintableText(ans.Collection.Page(*page)))
 		} else {
-			fmt.Fprint(env.stdout, ans.Text)
+			fmt.Fprint(env.stdout, fault.PrintableText(ans.Text))
 		}
 	}
 	printAnswerFooter(env, ans)
@@ -143,7 +145,7 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 		}
 	}
 	if ans.Query != "" {
-		fmt.Fprintln(w, search.SearchedFor(ans.Query, ans.Corrections))
+		fmt.Fprintln(w, fault.Printable(search.SearchedFor(ans.Query, ans.Corrections)))
 	}
 	for _, n := range ans.Notes {
 		fmt.Fprintln(w, "Note:", n)
@@ -164,9 +166,10 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 		fmt.Fprintln(w, "\nSources:")
 	}
 	for _, c := range ans.Citations {
-		loc := fmt.Sprintf("%s:%d", c.Path, c.Line)
+		path := fault.Printable(c.Path)
+		loc := fmt.Sprintf("%s:%d", path, c.Line)
 		if c.Page > 0 {
-			loc = fmt.Sprintf("%s (%s %d)", c.Path, search.UnitName(c.Unit), c.Page)
+			loc = fmt.Sprintf("%s (%s %d)", path, search.UnitName(c.Unit), c.Page)
 		}
 		fmt.Fprintf(w, "[%d] %s\n    %q\n", c.N, loc, c.Quote)
 	}
@@ -180,7 +183,7 @@ func printClosest(w io.Writer, sources []answer.Source) {
 	fmt.Fprintln(w, "Closest passages — not an answer:")
 	for _, s := range sources {
 		fmt.Fprintf(w, "- %s, %s\n", location(s.Passage), s.Result.MatchLabel())
-		fmt.Fprintln(w, indent(s.Snippet, "    "))
+		fmt.Fprintln(w, indent(fault.PrintableText(s.Snippet), "    "))
 	}
 }
 

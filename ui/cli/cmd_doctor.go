@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"cairn/core/doctor"
+	"cairn/core/fault"
 	"cairn/core/health"
 )
 
@@ -20,7 +21,8 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) error {
 	checks := doctor.Run(ctx, env.cfg, env.dirs, doctor.Options{KB: kb.kb, DB: kb.db, Load: *load, ConfigErr: env.cfgErr})
 	failed := 0
 	for _, c := range checks {
-		fmt.Fprintf(env.stdout, "%s %s: %s\n", c.Verdict, c.Name, c.Detail)
+		// A detail may quote a damaged schema or a file name.
+		fmt.Fprintf(env.stdout, "%s %s: %s\n", c.Verdict, c.Name, fault.Printable(c.Detail))
 		if c.Verdict != health.Pass && c.Fix != "" {
 			fix := c.Fix
 			if c.Code != "" {

@@ -11,6 +11,7 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/fault"
 	"cairn/core/ingest"
 	"cairn/core/store"
 )
@@ -74,7 +75,7 @@ func rerun(ctx context.Context, stderr io.Writer, folder string, once func() err
 	}
 	var partial partialError
 	failed := func(err error) {
-		fmt.Fprintln(stderr, "cairn:", err)
+		fmt.Fprintln(stderr, "cairn:", fault.Printable(err.Error()))
 		if retry > 0 {
 			fmt.Fprintf(stderr, "trying again in %s\n", retry)
 			time.AfterFunc(retry, due)
@@ -90,7 +91,7 @@ func rerun(ctx context.Context, stderr io.Writer, folder string, once func() err
 		}
 		failed(err)
 	}
-	fmt.Fprintf(stderr, "watching %s; Ctrl+C stops\n", folder)
+	fmt.Fprintf(stderr, "watching %s; Ctrl+C stops\n", fault.Printable(folder))
 	werr := make(chan error, 1)
 	go func() { werr <- watch(ctx, due) }()
 	for {
@@ -133,7 +134,7 @@ func indexOnce(ctx context.Context, env *cliEnv, eng *core.Engine, folder string
 // printRun prints a run's summary line.
 func printRun(w io.Writer, run store.Run) {
 	fmt.Fprintf(w, "%s: %d files seen, %d indexed, %d unchanged, %d skipped, %d failed, %d removed; %d chunks, %.1f MB in %s\n",
-		run.Folder, run.FilesSeen, run.FilesIndexed, run.FilesUnchanged, run.FilesSkipped, run.FilesFailed,
+		fault.Printable(run.Folder), run.FilesSeen, run.FilesIndexed, run.FilesUnchanged, run.FilesSkipped, run.FilesFailed,
 		run.FilesRemoved, run.Chunks, float64(run.Bytes)/(1<<20), time.Since(run.StartedAt).Round(time.Millisecond))
 }
 
@@ -195,7 +196,10 @@ func printProgress(w io.Writer, ch <-chan ingest.Progress, quiet, tty bool) {
 			if tty {
 				fmt.Fprint(w, "\r\033[K")
 			}
-			fmt.Fprintf(w, "%s: %s: %s\n", f.Status, f.Path, f.Reason)
+			// Paths and reasons quote file names and documents' own text
+			// (a mail header): their control characters are shown, not
+			// acted on.
+			fmt.Fprintf(w, "%s: %s: %s\n", f.Status, fault.Printable(f.Path), fault.Printable(f.Reason))
 		}
 		if tty && (time.Since(last) > 100*time.Millisecond || p.Phase == ingest.PhaseDone) {
 			last = time.Now()
@@ -220,7 +224,7 @@ func statusLine(p ingest.Progress) string {
 	if s := p.Elapsed.Seconds(); s > 0 {
 		rate = float64(p.Bytes) / (1 << 20) / s
 	}
-	cur := shortPath(p.Current, 40)
+	cur := shortPath(fault.Printable(p.Current), 40)
 	return fmt.Sprintf("%s: %d/%d files, %d chunks, %.1f MB, %.1f MB/s%s  %s",
 		p.Phase, p.FilesDone, p.FilesTotal, p.Chunks, float64(p.Bytes)/(1<<20), rate, eta(p.ETA), cur)
 }

@@ -14,6 +14,7 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/fault"
 	"cairn/core/netgate"
 	"cairn/core/teamstore"
 )
@@ -76,7 +77,7 @@ func runRemove(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		fmt.Fprintf(env.stdout, "Removed %s from the knowledge base %s: %s, %s. The files themselves are untouched.\n",
-			path, eng.Path(), plural(f.Documents, "file"), plural(f.Chunks, "chunk"))
+			fault.Printable(path), fault.Printable(eng.Path()), plural(f.Documents, "file"), plural(f.Chunks, "chunk"))
 		return nil
 	}
 	return fmt.Errorf("%s is not a folder of the knowledge base %s; its folders: %s", path, eng.Path(), listOrNone(names))
@@ -165,7 +166,7 @@ func removeTeam(ctx context.Context, env *cliEnv, kb kbFlags, dir, as string, ye
 		return err
 	}
 	fmt.Fprintf(env.stdout, "Removed %s from %s: %s, %s, in %s. The files themselves are untouched.\n",
-		name, cluster, plural(r.FilesRemoved, "file"), plural(r.ChunksRemoved, "chunk"), time.Since(start).Round(time.Millisecond))
+		fault.Printable(name), cluster, plural(r.FilesRemoved, "file"), plural(r.ChunksRemoved, "chunk"), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/fault"
 	"cairn/core/search"
 )
 
@@ -71,8 +72,8 @@ func runSearch(ctx context.Context, env *cliEnv, args []string) error {
 	return printSearch(ctx, env, eng, req, *asJSON)
 }
 
-// knobFlagValues are the values of the flags knobFlags registered.
-type knobFlagValues map[*config.Knob]*float64
+// knobFlagValues are the flags knobFlags registered.
+type knobFlagValues map[*config.Knob]*knobValue
 
 // knobFlags registers a flag for each knob that has one, defaulting to its
 // value in cfg.
@@ -83,55 +84,62 @@ func knobFlags(fs *flag.FlagSet, cfg config.Config, knobs []config.Knob) knobFla
 		if k.Flag == "" {
 			continue
 		}
-		v := k.Get(cfg)
-		out[k] = &v
+		v := &knobValue{v: k.Get(cfg), whole: k.Int}
+		out[k] = v
 		usage := k.Help
 		if k.Zero != "" {
 			usage += " (0: " + k.Zero + ")"
 		}
-		fs.Var(knobValue{&v, k.Int}, k.Flag, usage)
+		fs.Var(v, k.Flag, usage)
 	}
 	return out
 }
 
-// set writes the flags' values into cfg and returns the flag of each
-// setting, for flagProblems.
+// set writes the values of the flags given on the command line into cfg
+// and returns the flag of each setting they set, for flagProblems. A flag
+// not given leaves its setting alone, so a bad value from the settings or
+// a CAIRN_* variable is never blamed on it.
 func (kv knobFlagValues) set(cfg *config.Config) map[string]string {
 	flags := map[string]string{}
 	for k, v := range kv {
-		k.Set(cfg, *v)
-		flags[k.Key] = "--" + k.Flag
+		if v.given {
+			k.Set(cfg, v.v)
+			flags[k.Key] = "--" + k.Flag
+		}
 	}
 	return flags
 }
 
 // knobValue is a knob's flag: a whole number or a number, as the knob is.
 type knobValue struct {
-	v     *float64
+	v     float64
 	whole bool
+	given bool // set on the command line
 }
 
-func (f knobValue) String() string {
-	if f.v == nil {
+func (f *knobValue) String() string {
+	if f == nil {
 		return ""
 	}
-	return strconv.FormatFloat(*f.v, 'g', -1, 64)
+	return strconv.FormatFloat(f.v, 'g', -1, 64)
 }
 
-func (f knobValue) Set(s string) error {
+func (f *knobValue) Set(s string) error {
 	if f.whole {
-		n, err := strconv.Atoi(s)
-		if err != nil {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return errors.New("not a whole number")
 		}
-		*f.v = float64(n)
+		// Past int64, ParseInt gives the nearest end: the setting's check
+		// then refuses that, never a value wrapped round.
+		f.v, f.given = float64(n), true
 		return nil
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return errors.New("not a number")
 	}
-	*f.v = x
+	f.v, f.given = x, true
 	return nil
 }
 
@@ -173,7 +181,7 @@ func printSearch(ctx context.Context, env *cliEnv, eng *core.Engine, req search.
 // (bold on a terminal).
 func printResults(w io.Writer, resp *search.Response, tty bool) {
 	if c := resp.Candidates; len(c.Corrections) > 0 {
-		fmt.Fprintln(w, search.SearchedFor(c.Query, c.Corrections)+"; --exact searches what you typed")
+		fmt.Fprintln(w, fault.Printable(search.SearchedFor(c.Query, c.Corrections))+"; --exact searches what you typed")
 	}
 	if len(resp.Results) == 0 {
 		fmt.Fprintln(w, "No matching passages.")
@@ -185,7 +193,7 @@ func printResults(w io.Writer, resp *search.Response, tty bool) {
 			fmt.Fprintf(w, "    reranked: score %.3f, rank %d before\n", r.RerankScore, r.PreRank)
 		}
 		if r.Heading != "" {
-			fmt.Fprintf(w, "    § %s\n", r.Heading)
+			fmt.Fprintf(w, "    § %s\n", fault.Printable(r.Heading))
 		}
 		fmt.Fprintln(w, indent(highlight(r.Snippet, r.Highlights, tty), "    "))
 	}
@@ -207,15 +215,16 @@ func indent(s, prefix string) string {
 
 // location is "path:line" plus the page, slide or sheet when there is one.
 func location(p *search.Passage) string {
-	loc := fmt.Sprintf("%s:%d", p.Path, p.LineStart)
+	path := fault.Printable(p.Path)
+	loc := fmt.Sprintf("%s:%d", path, p.LineStart)
 	if p.Page > 0 {
 		kind := p.UnitKind
 		if kind == "" {
 			kind = "page"
 		}
-		loc = fmt.Sprintf("%s (%s %d", p.Path, kind, p.Page)
+		loc = fmt.Sprintf("%s (%s %d", path, kind, p.Page)
 		if p.Label != "" {
-			loc += ", " + p.Label
+			loc += ", " + fault.Printable(p.Label)
 		}
 		loc += ")"
 	}
@@ -223,6 +232,8 @@ func location(p *search.Passage) string {
 }
 
 // highlight marks the spans in s: bold on a terminal, **stars** otherwise.
+// The passage's own control characters are escaped (after the spans,
+// whose offsets are into s), so only the marks reach the terminal as codes.
 func highlight(s string, spans []search.Span, tty bool) string {
 	open, closeTag := "**", "**"
 	if tty {
@@ -234,11 +245,11 @@ func highlight(s string, spans []search.Span, tty bool) string {
 		if sp.Start < pos || sp.End > len(s) {
 			continue
 		}
-		b.WriteString(s[pos:sp.Start])
-		b.WriteString(open + s[sp.Start:sp.End] + closeTag)
+		b.WriteString(fault.PrintableText(s[pos:sp.Start]))
+		b.WriteString(open + fault.PrintableText(s[sp.Start:sp.End]) + closeTag)
 		pos = sp.End
 	}
-	b.WriteString(s[pos:])
+	b.WriteString(fault.PrintableText(s[pos:]))
 	return b.String()
 }
 

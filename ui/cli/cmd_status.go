@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"time"
+
+	"cairn/core/fault"
 )
 
 func runStatus(ctx context.Context, env *cliEnv, args []string) error {
@@ -67,7 +69,7 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 		return enc.Encode(out)
 	}
 	w := env.stdout
-	fmt.Fprintf(w, "Knowledge base: %s (%.1f MB)\n", st.Path, float64(st.Bytes)/(1<<20))
+	fmt.Fprintf(w, "Knowledge base: %s (%.1f MB)\n", fault.Printable(st.Path), float64(st.Bytes)/(1<<20))
 	fmt.Fprintf(w, "Store:          %s\n", st.Store)
 	fmt.Fprintf(w, "Documents:      %d\nChunks:         %d\n", st.Documents, st.Chunks)
 	if st.VectorModel != "" && st.Team {
@@ -79,9 +81,9 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(w, "Embeddings:     none (keyword search only)")
 	}
 	fmt.Fprintf(w, "Network:        %s\n", st.NetworkMode)
-	fmt.Fprintf(w, "Models folder:  %s\n", env.cfg.Paths.ModelsDir)
+	fmt.Fprintf(w, "Models folder:  %s\n", fault.Printable(env.cfg.Paths.ModelsDir))
 	for _, f := range folders {
-		fmt.Fprintf(w, "Folder:         %s: %d documents, %d chunks, %d not indexed\n", f.Path, f.Documents, f.Chunks, f.Issues)
+		fmt.Fprintf(w, "Folder:         %s: %d documents, %d chunks, %d not indexed\n", fault.Printable(f.Path), f.Documents, f.Chunks, f.Issues)
 	}
 	if r := st.LastRun; r != nil {
 		fmt.Fprintf(w, "Last run:       %s %s: %d indexed, %d unchanged, %d skipped, %d failed, %d removed\n",
@@ -93,7 +95,8 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		for _, is := range list {
-			fmt.Fprintf(w, "%s: %s: %s\n", is.Kind, is.Path, is.Reason)
+			// A reason may quote the file's own text (a mail header).
+			fmt.Fprintf(w, "%s: %s: %s\n", is.Kind, fault.Printable(is.Path), fault.Printable(is.Reason))
 		}
 	} else if st.Issues > 0 {
 		fmt.Fprintf(w, "%d files are not indexed; `cairn status --issues` lists them with the reason.\n", st.Issues)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"cairn/core/fault"
 	"cairn/core/store"
 )
 
@@ -81,11 +82,11 @@ func runThreads(ctx context.Context, env *cliEnv, args []string) error {
 			if i > 0 {
 				fmt.Fprintln(env.stdout)
 			}
-			fmt.Fprintf(env.stdout, "Q: %s\n", t.Question)
+			fmt.Fprintf(env.stdout, "Q: %s\n", fault.PrintableText(t.Question))
 			if t.Query != "" {
-				fmt.Fprintf(env.stdout, "Searched for: %s\n", t.Query)
+				fmt.Fprintf(env.stdout, "Searched for: %s\n", fault.Printable(t.Query))
 			}
-			fmt.Fprintf(env.stdout, "A: %s\n", t.Answer)
+			fmt.Fprintf(env.stdout, "A: %s\n", fault.PrintableText(t.Answer))
 		}
 		return nil
 	}
@@ -111,7 +112,7 @@ func runThreads(ctx context.Context, env *cliEnv, args []string) error {
 		return nil
 	}
 	for _, t := range threads {
-		fmt.Fprintf(env.stdout, "%d\t%s\t%d questions\t%s\n", t.ID, t.Updated.Format("2006-01-02 15:04"), t.Turns, t.Title)
+		fmt.Fprintf(env.stdout, "%d\t%s\t%d questions\t%s\n", t.ID, t.Updated.Format("2006-01-02 15:04"), t.Turns, fault.Printable(t.Title))
 	}
 	return nil
 }

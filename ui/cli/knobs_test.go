@@ -61,3 +61,26 @@ func TestWholeNumberKnobFlagsRefuseFractions(t *testing.T) {
 		t.Errorf("--top-k 2.5: %v", err)
 	}
 }
+
+// TestAKnobFlagIsBlamedOnlyForItsOwnValue: a flag not given leaves its
+// setting alone, so a bad value from elsewhere is never reported as the
+// flag's; a whole number past int64 is quoted as typed, not wrapped round
+// (issue 33, item 8).
+func TestAKnobFlagIsBlamedOnlyForItsOwnValue(t *testing.T) {
+	cfg := config.Default("laptop")
+	cfg.Retrieval.PerDocCap = -3 // as if from the environment
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	kv := knobFlags(fs, cfg, config.RetrievalKnobs)
+	if err := fs.Parse([]string{"--top-k", "9223372036854775807"}); err != nil {
+		t.Fatal(err)
+	}
+	flags := kv.set(&cfg)
+	if cfg.Retrieval.PerDocCap != -3 {
+		t.Errorf("per_doc_cap %d: a flag not given changed it", cfg.Retrieval.PerDocCap)
+	}
+	err := flagProblems(cfg.Validate(), flags)
+	want := "invalid flag value: --top-k: retrieval.top_k must be between 1 and 1000, not 9223372036854775807"
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}

@@ -259,7 +259,17 @@ func TestDamagedKnowledgeBaseIsRefusedClearly(t *testing.T) {
 	if _, errs, code := cli(t, home, "backup", "--kb", "good", backup); code != 0 {
 		t.Fatal(errs)
 	}
-	if out, errs, code := cli(t, home, "restore", backup); code != 0 || !strings.Contains(out, "Restored 8 documents") {
+	// Only when asked: the file is not recognisable as a knowledge base
+	// (issue 33, item 6).
+	_, errs, code = cli(t, home, "restore", backup)
+	wantFault(t, "restore over a file that is not a knowledge base", errs, code, "is not a Cairn knowledge base", "STORE-006")
+	if !strings.Contains(errs, "--replace-damaged") {
+		t.Errorf("the fix must name --replace-damaged: %s", errs)
+	}
+	if b, _ := os.ReadFile(kb); string(b) != string(junk) {
+		t.Error("a refused restore changed the file")
+	}
+	if out, errs, code := cli(t, home, "restore", "--replace-damaged", backup); code != 0 || !strings.Contains(out, "Restored 8 documents") {
 		t.Fatalf("restore over a damaged file: %d %s %s", code, out, errs)
 	}
 	if out, _, code := cli(t, home, "search", "reset the router", "--json"); code != 0 || !strings.Contains(out, "router-x200.md") {
@@ -267,6 +277,13 @@ func TestDamagedKnowledgeBaseIsRefusedClearly(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(kb + ".bak"); string(b) != string(junk) {
 		t.Error("the damaged file was not kept as the .bak")
+	}
+	// A second restore would delete that .bak, the one copy of the
+	// damaged file: it refuses, and keeps it.
+	_, errs, code = cli(t, home, "restore", backup)
+	wantFault(t, "restore over a .bak that is not a knowledge base", errs, code, ".bak holds something other than a Cairn knowledge base", "STORE-006")
+	if b, _ := os.ReadFile(kb + ".bak"); string(b) != string(junk) {
+		t.Error("the second restore deleted the .bak")
 	}
 }
 
