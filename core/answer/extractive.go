@@ -231,10 +231,16 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 						f[TermLine] = 1
 					}
 				}
-				if namesOption(b.Lead, terms) {
-					f[Option] = 1
+				// An option is the question's when it is an option of the
+				// document the question names, or when it names none: "hard
+				// link" in "a symlink instead of a hard link" does not ask
+				// for rsync's --hard-links.
+				if !anyNamed || named[si] {
+					if namesOption(b.Lead, terms) {
+						f[Option] = 1
+					}
+					f[OptionName] = optionNameShare(b.Lead, terms)
 				}
-				f[OptionName] = optionNameShare(b.Lead, terms)
 			}
 			f[Phrase] = search.PhraseShare(b.Scored(), terms, weights)
 			if anyNamed && !named[si] {

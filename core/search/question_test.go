@@ -195,6 +195,9 @@ func TestEditsAreTheSlipsPeopleMake(t *testing.T) {
 	if has(edits("perus"), "perls") { // s and l are far apart on the keyboard
 		t.Error("a far key in a short word")
 	}
+	if has(edits("revolution"), "evolution") || has(edits("xsort"), "sort") || !has(edits("rceive"), "creive") {
+		t.Error("the first letter is kept, but swapped with the second")
+	}
 	if !has(edits("directorq"), "directory") { // long: any letter
 		t.Error("any letter in a long word")
 	}

@@ -188,7 +188,10 @@ const (
 	slipAny            // any other letter added or replaced (long words only)
 )
 
-// edits are the words one slip away from w, each with its kind.
+// edits are the words one slip away from w, each with its kind. The first
+// letter is kept (only swapped with the second): people seldom mistype
+// it, and a word of another language one letter longer or shorter at the
+// front is too often one of the documents' ("revolution", "evolution").
 func edits(w string) []edit {
 	seen := map[string]bool{w: true}
 	var out []edit
@@ -202,12 +205,12 @@ func edits(w string) []edit {
 	for i := 0; i+1 < len(w); i++ {
 		add(w[:i]+string(w[i+1])+string(w[i])+w[i+2:], slipSwapped)
 	}
-	for i := 0; i <= len(w); i++ {
+	for i := 1; i <= len(w); i++ {
 		for c := byte('a'); c <= 'z'; c++ {
 			add(w[:i]+string(c)+w[i:], slipDropped)
 		}
 	}
-	for i := 0; i < len(w); i++ {
+	for i := 1; i < len(w); i++ {
 		kind := slipAny
 		if i > 0 && (w[i-1] == w[i] || adjacentKeys(w[i-1], w[i])) || i+1 < len(w) && (w[i+1] == w[i] || adjacentKeys(w[i+1], w[i])) {
 			kind = slipDoubled
@@ -216,7 +219,7 @@ func edits(w string) []edit {
 			add(w[:i]+w[i+1:], kind)
 		}
 	}
-	for i := 0; i < len(w); i++ {
+	for i := 1; i < len(w); i++ {
 		for c := byte('a'); c <= 'z'; c++ {
 			if c == w[i] {
 				continue

@@ -70,7 +70,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	weights := fs.String("weights", "F16", "embed, generate, rerank and ask suites: weight type of the generated models (F16 or Q8_0)")
 	fs.StringVar(&bf.sets, "set", "", "quality suite: ask the question sets in these folders (comma-separated, e.g. testdata/quality/dev3) instead of the whole suite")
 	fs.BoolVar(&bf.fit, "fit", false, "quality suite with --set: search the extractive answer's block weights on the sets' questions and report how far keyword evidence goes")
-	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr)")
+	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr); quality suite: answers (the answers and the question-reading sets, without pages and files)")
 	fs.StringVar(&bf.store, "store", "sqlite", "quality suite: the store of its knowledge bases, sqlite or weaviate (one node on 127.0.0.1 from CAIRN_WEAVIATE_BIN or bin/weaviate-server)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
@@ -150,7 +150,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			if st, err = qualityStore(bf.store); err == nil && bf.sets != "" {
 				r, err = benchQualitySets(ctx, env, st, bf.dir, work, strings.Split(bf.sets, ","), bf.fit)
 			} else if err == nil {
-				r, err = benchQuality(ctx, env, st, bf.dir, work, bf.limit)
+				r, err = benchQuality(ctx, env, st, bf.dir, work, bf.limit, bf.part)
 			}
 		case "load":
 			r, err = benchLoad(ctx, env, bf, work)

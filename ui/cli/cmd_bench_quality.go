@@ -71,7 +71,13 @@ type qualityFiles struct {
 // refusals, pages, files), prints one table and writes the per-question
 // detail to DIR/quality-detail.json (quality-detail-weaviate.json when the
 // knowledge bases live in a cluster, st).
-func benchQuality(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, work string, limit int) (QualityBenchResult, error) {
+//
+// part "answers" runs the answers and the question-reading sets only (a
+// minute, for trying a change); "" runs everything.
+func benchQuality(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, work string, limit int, part string) (QualityBenchResult, error) {
+	if part != "" && part != "answers" {
+		return QualityBenchResult{}, usageError{fmt.Sprintf("quality suite: --part %q: the only part is answers", part)}
+	}
 	log := env.stderr
 	res := QualityBenchResult{Profile: bench.QualityProfile, Store: st.Name()}
 	ar, err := suiteAnswers(ctx, st, dir, work, log)
@@ -86,21 +92,25 @@ func benchQuality(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, 
 	res.Docs = qualityCorpusStats{Files: ar.Files, Chunks: ar.Chunks, Passages: ar.Passages}
 
 	const k = 10
-	pr, err := bench.PageBench(ctx, st, qc, k, work, log)
-	if err != nil {
-		return res, err
+	var pr bench.PageReport
+	if part == "" {
+		if pr, err = bench.PageBench(ctx, st, qc, k, work, log); err != nil {
+			return res, err
+		}
+		res.Pages = qualityPages{Manuals: pr.Files, Pages: pr.Pages, Chunks: pr.Chunks, Bookmarks: pr.Bookmarks, Cairn: pr.Cairn, Baseline: pr.Baseline}
 	}
-	res.Pages = qualityPages{Manuals: pr.Files, Pages: pr.Pages, Chunks: pr.Chunks, Bookmarks: pr.Bookmarks, Cairn: pr.Cairn, Baseline: pr.Baseline}
 
 	mc, err := bench.BuildManCorpus(ctx, "/usr/share/man", filepath.Join(dir, corpusName(limit)), limit, log)
 	if err != nil {
 		return res, err
 	}
-	fr, chunks, err := bench.ManFileBench(ctx, st, mc, k, work, log)
-	if err != nil {
-		return res, err
+	if part == "" {
+		fr, chunks, err := bench.ManFileBench(ctx, st, mc, k, work, log)
+		if err != nil {
+			return res, err
+		}
+		res.Files = qualityFiles{ManPages: mc.Pages, Chunks: chunks, Cairn: fr.Cairn, Baseline: fr.Baseline}
 	}
-	res.Files = qualityFiles{ManPages: mc.Pages, Chunks: chunks, Cairn: fr.Cairn, Baseline: fr.Baseline}
 
 	extra, err := bench.FirstFiles(mc.Dir, filepath.Join(work, "reading-extra"), readingExtra)
 	if err != nil {
