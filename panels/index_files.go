@@ -38,8 +38,8 @@ var fileFilters = []string{FilterAll, FilterProblems,
 type fileLog struct {
 	List    *widget.List
 	Filter  *widget.Select
-	Search  *widget.Entry
-	Copy    *widget.Button
+	Search  *Entry
+	Copy    *Button
 	Summary *widget.Label
 
 	rows    []FileRow
@@ -96,10 +96,10 @@ func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 		})
 	l.Filter = widget.NewSelect(fileFilters, func(string) { l.refilter() })
 	l.Filter.Selected = FilterAll
-	l.Search = widget.NewEntry()
+	l.Search = NewEntry()
 	l.Search.SetPlaceHolder("Filter by path or reason")
 	l.Search.OnChanged = func(string) { l.refilter() }
-	l.Copy = widget.NewButtonWithIcon("Copy list", theme.ContentCopyIcon(), func() {
+	l.Copy = NewButtonWithIcon("Copy list", theme.ContentCopyIcon(), func() {
 		clip.SetContent(l.Text())
 		notify(fmt.Sprintf("Copied %s to the clipboard (status, path, reason; tab-separated).", plural(len(l.shown), "row", "rows")))
 	})

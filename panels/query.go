@@ -21,8 +21,8 @@ import (
 // ranked where it did.
 type Query struct {
 	Question     *HistoryEntry
-	AskButton    *widget.Button
-	CancelButton *widget.Button
+	AskButton    *Button
+	CancelButton *Button
 	State        *widget.Label // what is happening, or what went wrong
 	Answer       *answerView
 	SourcesHead  *widget.Label   // "Sources", or "Closest passages — not an answer"
@@ -30,7 +30,7 @@ type Query struct {
 	Empty        *widget.Label   // shown instead of sources when there are none
 	Notes        *widget.Label   // what the search decided, e.g. a fall back to BM25
 	Preview      *PreviewPane    // the passage clicked, in its page or lines
-	AddFolder    *widget.Button  // offered while the user guide is all there is
+	AddFolder    *Button  // offered while the user guide is all there is
 	// OnAddFolder is what AddFolder does (the window's Add folder).
 	OnAddFolder  func()
 	AnswerScroll *container.Scroll
@@ -66,11 +66,11 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	q.Question.SetPlaceHolder("Ask a question about your documents (Ctrl+L)")
 	q.Question.OnSubmitted = func(string) { q.Submit() }
 	q.Question.OnEscape = q.Cancel
-	q.AskButton = widget.NewButtonWithIcon("Ask", theme.SearchIcon(), q.Submit)
+	q.AskButton = NewButtonWithIcon("Ask", theme.SearchIcon(), q.Submit)
 	q.AskButton.Importance = widget.HighImportance
-	q.CancelButton = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), q.Cancel)
+	q.CancelButton = NewButtonWithIcon("Cancel", theme.CancelIcon(), q.Cancel)
 	q.State = widget.NewLabel("Opening the knowledge base…")
-	q.AddFolder = widget.NewButtonWithIcon("Add folder…", theme.FolderNewIcon(), func() {
+	q.AddFolder = NewButtonWithIcon("Add folder…", theme.FolderNewIcon(), func() {
 		if q.OnAddFolder != nil {
 			q.OnAddFolder()
 		}

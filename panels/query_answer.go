@@ -22,10 +22,10 @@ import (
 type answerView struct {
 	Text        *widget.RichText
 	Stale       *widget.Label
-	AnswerAgain *widget.Button
+	AnswerAgain *Button
 	// WordForms counts a question about the collection again, every form
 	// of its words (shown under a count of whole words).
-	WordForms *widget.Button
+	WordForms *Button
 	Verdict   *widget.Label
 	Claims    *widget.Label
 	Timing    *widget.Label
@@ -45,8 +45,8 @@ func newAnswerView(onCite func(n int), answerAgain, countForms func()) *answerVi
 	v := &answerView{
 		Text:        widget.NewRichText(),
 		Stale:       widget.NewLabel(""),
-		AnswerAgain: widget.NewButtonWithIcon("Answer again", theme.ViewRefreshIcon(), answerAgain),
-		WordForms:   widget.NewButton("Count every form of the words", countForms),
+		AnswerAgain: NewButtonWithIcon("Answer again", theme.ViewRefreshIcon(), answerAgain),
+		WordForms:   NewButton("Count every form of the words", countForms),
 		Verdict:     widget.NewLabel(""),
 		Claims:      widget.NewLabel(""),
 		Timing:      widget.NewLabel(""),

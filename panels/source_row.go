@@ -39,9 +39,9 @@ type SourceRow struct {
 	Relevance *widget.Label
 	Snippet   *widget.RichText
 	Why       *widget.Label
-	Open      *widget.Button
-	Copy      *widget.Button
-	Explain   *widget.Button
+	Open      *Button
+	Copy      *Button
+	Explain   *Button
 	Right     *widget.Check
 
 	box         *fyne.Container
@@ -82,15 +82,15 @@ func newSourceRow(act sourceActions) *SourceRow {
 	r.Why.Wrapping = fyne.TextWrapWord
 	r.Why.TextStyle.Monospace = true
 	r.Why.Hide()
-	r.Open = widget.NewButtonWithIcon("Open", theme.FileIcon(), func() { act.open(r.res) })
-	r.Copy = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { act.copy(r.res) })
-	r.Explain = widget.NewButtonWithIcon("Why", theme.InfoIcon(), r.toggleWhy)
+	r.Open = NewButtonWithIcon("Open", theme.FileIcon(), func() { act.open(r.res) })
+	r.Copy = NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { act.copy(r.res) })
+	r.Explain = NewButtonWithIcon("Why", theme.InfoIcon(), r.toggleWhy)
 	r.Right = widget.NewCheck("Right answer", func(on bool) {
 		if !r.filling {
 			act.judge(r.res, on)
 		}
 	})
-	for _, b := range []*widget.Button{r.Open, r.Copy, r.Explain} {
+	for _, b := range []*Button{r.Open, r.Copy, r.Explain} {
 		b.Importance = widget.LowImportance
 	}
 	name := container.New(nameThenFolder{}, r.Title, r.Folder)
