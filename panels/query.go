@@ -30,7 +30,7 @@ type Query struct {
 	Empty        *widget.Label   // shown instead of sources when there are none
 	Notes        *widget.Label   // what the search decided, e.g. a fall back to BM25
 	Preview      *PreviewPane    // the passage clicked, in its page or lines
-	AddFolder    *Button  // offered while the user guide is all there is
+	AddFolder    *Button         // offered while the user guide is all there is
 	// OnAddFolder is what AddFolder does (the window's Add folder).
 	OnAddFolder  func()
 	AnswerScroll *container.Scroll
@@ -55,6 +55,9 @@ type Query struct {
 	chatless bool           // no chat model: answers are extractive
 	bm25Only bool           // no embedding model
 	newList  bool           // the next ranking is a new question's first
+	// previewFirst: the preview was open when the question was asked; the
+	// new question's first source, [1], takes its place.
+	previewFirst bool
 }
 
 // NewQuery builds the query panel. It hands its requests to post, which
@@ -170,6 +173,10 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.AnswerScroll.ScrollToTop()
 			q.SourceScroll.ScrollToTop()
 			q.newList = true
+			// The last question's passage must not stay beside the new
+			// answer, read as one of its sources.
+			q.previewFirst = q.Preview.Visible()
+			q.Preview.hide()
 			q.Conversation.asking()
 			q.State.SetText("Searching your documents…")
 		case Token:
@@ -204,6 +211,7 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.Answer.Mode.SetText(modeLine(q.bm25Only, searchMode, q.chatless, ev.Answer.Mode, ev.Answer.Model))
 		case AskFailed:
 			q.running = false
+			q.previewFirst = false
 			if problem := filterProblem(ev.Err); problem != "" {
 				q.State.SetText(problem)
 			} else if ev.Cancelled {
@@ -239,6 +247,8 @@ func (q *Query) Apply(events ...QueryEvent) {
 func (q *Query) showThread(ev ThreadOpened) {
 	q.Conversation.opened(ev)
 	q.question, q.answer = "", nil
+	q.Preview.hide() // a passage of another conversation's answer
+	q.previewFirst = false
 	clear(q.rows)
 	clear(q.cited)
 	q.shown = nil
@@ -330,6 +340,10 @@ func (q *Query) showRanked(ev Ranked) {
 	if q.newList { // the first list of a question: from its top
 		q.newList = false
 		q.SourceScroll.ScrollToTop()
+		if q.previewFirst && len(ev.Results) > 0 {
+			q.open(ev.Results[0])
+		}
+		q.previewFirst = false
 	}
 	// The answer stays as it was written while the sliders move: see
 	// Ranked.Stale for why it is marked rather than written again.
