@@ -38,7 +38,7 @@ type Engineering struct {
 	Metrics   *widget.Label
 	LiveHead  *widget.Label   // the question whose sources are ranked
 	Live      *fyne.Container // its sources as the knobs rank them now
-	Judged    *widget.List
+	Judged    *List
 	Forget    *Button
 	Embedding *widget.Select
 	Chat      *widget.Select
@@ -93,7 +93,7 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 	})
 	e.Metrics = widget.NewLabel("Mark a source as the right answer (in Ask) to build your personal test set; its Recall@k and MRR follow the sliders here.")
 	e.Metrics.Wrapping = fyne.TextWrapWord
-	e.Judged = widget.NewList(
+	e.Judged = NewList(
 		func() int { return len(e.judgments) },
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")

@@ -23,7 +23,7 @@ type Index struct {
 	ChooseButton *Button
 	StartButton  *Button
 	CancelButton *Button
-	Folders      *widget.List
+	Folders      *List
 	Reindex      *Button
 	Remove       *Button
 	Watch        *widget.Check
@@ -76,7 +76,7 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *Inde
 	p.StartButton.Importance = widget.HighImportance
 	p.CancelButton = NewButtonWithIcon("Cancel", theme.CancelIcon(), p.Cancel)
 
-	p.Folders = widget.NewList(
+	p.Folders = NewList(
 		func() int { return len(p.folders) },
 		func() fyne.CanvasObject {
 			path := widget.NewLabel("")

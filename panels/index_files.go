@@ -36,7 +36,7 @@ var fileFilters = []string{FilterAll, FilterProblems,
 // fileLog is the per-file status list: every file a run looked at, with
 // what happened to it and why, filterable by status and text, copyable.
 type fileLog struct {
-	List    *widget.List
+	List    *List
 	Filter  *widget.Select
 	Search  *Entry
 	Copy    *Button
@@ -65,7 +65,7 @@ const listCatchUp = 5
 
 func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 	l := &fileLog{counts: map[string]int{}}
-	l.List = widget.NewList(
+	l.List = NewList(
 		func() int { return l.listed },
 		func() fyne.CanvasObject {
 			status := widget.NewLabel("unchanged")

@@ -76,3 +76,26 @@ func (b *Button) TypedKey(k *fyne.KeyEvent) {
 		b.Button.TypedKey(k)
 	}
 }
+
+// List is a list that takes no Tab stop while it is empty: an empty list
+// shows its focus on no row, so a Tab stop there showed no focus at all.
+// Fyne's focus chain skips a disabled widget, and an empty List reports
+// itself disabled; it has nothing else to enable.
+type List struct{ widget.List }
+
+// NewList is widget.NewList with the empty list out of the Tab chain.
+func NewList(length func() int, create func() fyne.CanvasObject, update func(widget.ListItemID, fyne.CanvasObject)) *List {
+	l := &List{}
+	l.Length, l.CreateItem, l.UpdateItem = length, create, update
+	l.ExtendBaseWidget(l)
+	return l
+}
+
+// Disabled reports whether the list is empty.
+func (l *List) Disabled() bool { return l.Length == nil || l.Length() == 0 }
+
+// Enable and Disable do nothing: the list is enabled when it has rows.
+func (l *List) Enable() {}
+
+// Disable does nothing; see Enable.
+func (l *List) Disable() {}

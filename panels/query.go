@@ -58,6 +58,7 @@ type Query struct {
 	// previewFirst: the preview was open when the question was asked; the
 	// new question's first source, [1], takes its place.
 	previewFirst bool
+	pending      bool // Enter was pressed before the knowledge base was ready
 }
 
 // NewQuery builds the query panel. It hands its requests to post, which
@@ -128,11 +129,18 @@ func (q *Query) FocusQuestion() { q.win.Canvas().Focus(q.Question) }
 // Submit asks the question in the entry.
 func (q *Query) Submit() {
 	text := strings.TrimSpace(q.Question.Text)
-	if !q.ready || q.running {
+	if q.running {
 		return
 	}
 	if text == "" {
 		q.State.SetText("Type a question first, then press Enter.")
+		return
+	}
+	if !q.ready {
+		// The box takes typing from the start; the question waits for
+		// the knowledge base.
+		q.pending = true
+		q.State.SetText("Opening the knowledge base: your question is asked as soon as it is ready.")
 		return
 	}
 	q.Question.Remember(text)
@@ -154,6 +162,10 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.ready = true
 			if !q.AddFolder.Visible() {
 				q.State.SetText(readyText)
+			}
+			if q.pending {
+				q.pending = false
+				q.Submit()
 			}
 		case ModelsKnown:
 			q.bm25Only, q.chatless = ev.EmbeddingModel == "", ev.ChatModel == ""
@@ -297,11 +309,8 @@ const readyText = "Ready. Ask a question; answers cite the file and page they co
 func (q *Query) sync() {
 	enable(q.AskButton, q.ready && !q.running)
 	enable(q.CancelButton, q.running)
-	if q.ready {
-		q.Question.Enable()
-	} else {
-		q.Question.Disable()
-	}
+	// The question box always takes typing: it has the focus from the
+	// start, and what is typed before the knowledge base opens must land.
 }
 
 func (q *Query) showRanked(ev Ranked) {
