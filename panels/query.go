@@ -323,7 +323,7 @@ func (q *Query) showRanked(ev Ranked) {
 	for i, r := range ev.Results {
 		row := q.rows[r.ChunkID]
 		if row == nil {
-			row = newSourceRow(sourceActions{open: q.open, copy: q.copyPassage, judge: q.judge})
+			row = newSourceRow(sourceActions{open: q.open, copy: q.copyPassage, judge: q.judge, widest: q.widestHead})
 			row.show(r)
 			q.rows[r.ChunkID] = row
 		}
@@ -370,6 +370,17 @@ func (q *Query) showRanked(ev Ranked) {
 	} else {
 		q.Empty.Hide()
 	}
+}
+
+// widestHead is the widest head line of the sources shown: each row
+// places its buttons by it, so that all of them sit beside their heads or
+// all under them.
+func (q *Query) widestHead() float32 {
+	var w float32
+	for _, r := range q.shown {
+		w = max(w, r.headNeed())
+	}
+	return w
 }
 
 // open shows a passage in the preview pane.
