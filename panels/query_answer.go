@@ -58,9 +58,16 @@ func newAnswerView(onCite func(n int), answerAgain, countForms func()) *answerVi
 	v.Stale.Wrapping = fyne.TextWrapWord
 	v.Stale.Importance = widget.WarningImportance
 	v.Claims.Wrapping = fyne.TextWrapWord
+	// The verdict, timing and mode lines wrap: one line each, they set the
+	// answer column's smallest width (the mode line alone 640 px), and with
+	// the preview pane open the window's smallest width above a 1024 px
+	// screen's.
+	v.Verdict.Wrapping = fyne.TextWrapWord
+	v.Timing.Wrapping = fyne.TextWrapWord
+	v.Mode.Wrapping = fyne.TextWrapWord
 	v.Timing.TextStyle.Italic = true
 	v.Mode.TextStyle.Italic = true
-	v.badge = container.NewHBox(v.verdictIcon, v.Verdict)
+	v.badge = container.NewBorder(nil, nil, v.verdictIcon, nil, v.Verdict)
 	v.staleBox = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), v.AnswerAgain, v.Stale)
 	v.hideVerdict()
 	v.Claims.Hide()
