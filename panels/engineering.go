@@ -38,8 +38,8 @@ type Engineering struct {
 	Metrics   *widget.Label
 	LiveHead  *widget.Label   // the question whose sources are ranked
 	Live      *fyne.Container // its sources as the knobs rank them now
-	Judged    *widget.List
-	Forget    *widget.Button
+	Judged    *List
+	Forget    *Button
 	Embedding *widget.Select
 	Chat      *widget.Select
 	ModelNote *widget.Label
@@ -93,7 +93,7 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 	})
 	e.Metrics = widget.NewLabel("Mark a source as the right answer (in Ask) to build your personal test set; its Recall@k and MRR follow the sliders here.")
 	e.Metrics.Wrapping = fyne.TextWrapWord
-	e.Judged = widget.NewList(
+	e.Judged = NewList(
 		func() int { return len(e.judgments) },
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
@@ -108,7 +108,7 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 		})
 	e.Judged.OnSelected = func(id widget.ListItemID) { e.selected = id; e.sync() }
 	e.Judged.OnUnselected = func(widget.ListItemID) { e.selected = -1; e.sync() }
-	e.Forget = widget.NewButtonWithIcon("Forget", theme.DeleteIcon(), func() {
+	e.Forget = NewButtonWithIcon("Forget", theme.DeleteIcon(), func() {
 		if e.selected >= 0 && e.selected < len(e.judgments) {
 			j := e.judgments[e.selected]
 			e.query(JudgeSource{Question: j.Query, Path: j.Path, ChunkID: j.ChunkID, Right: false})

@@ -20,15 +20,15 @@ import (
 // of its own: a box to type or paste a path into (any folder, hidden ones
 // too, ~ for the home folder) and Browse… for Fyne's folder dialog.
 type FolderDialog struct {
-	Path   *widget.Entry
-	Browse *widget.Button
+	Path   *Entry
+	Browse *Button
 	d      *dialog.ConfirmDialog
 }
 
 // showFolderDialog asks for a folder, starting from start (the Folder box;
 // empty: the home folder), and hands the chosen path to chosen.
 func showFolderDialog(win fyne.Window, start string, indexNow bool, chosen func(string)) *FolderDialog {
-	f := &FolderDialog{Path: widget.NewEntry()}
+	f := &FolderDialog{Path: NewEntry()}
 	if start = strings.TrimSpace(start); start == "" {
 		if home, err := os.UserHomeDir(); err == nil {
 			start = home + string(filepath.Separator)
@@ -40,7 +40,7 @@ func showFolderDialog(win fyne.Window, start string, indexNow bool, chosen func(
 	if indexNow {
 		confirm = "Index"
 	}
-	f.Browse = widget.NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() { f.browse(win) })
+	f.Browse = NewButtonWithIcon("Browse…", theme.FolderOpenIcon(), func() { f.browse(win) })
 	hint := widget.NewLabel("Type or paste a path (hidden folders too), or browse to it.")
 	hint.Wrapping = fyne.TextWrapWord
 	body := container.NewVBox(container.NewBorder(nil, nil, nil, f.Browse, f.Path), hint)

@@ -6,6 +6,7 @@ import (
 
 	"cairn/core/humanize"
 	"cairn/core/ingest"
+	"cairn/core/store"
 )
 
 func TestFormats(t *testing.T) {
@@ -47,6 +48,12 @@ func TestProgressText(t *testing.T) {
 		{ingest.Progress{Phase: ingest.PhaseEmbedding, FilesDone: 500, FilesTotal: 2000, ETA: time.Minute}, "Embedding 500 / 2,000 passages · about 1:00 left", 0.25},
 		{ingest.Progress{Phase: ingest.PhaseDone, FilesDone: 3, Chunks: 12, Bytes: 5 << 10, Elapsed: 65 * time.Second},
 			"Finished: 3 files read, 12 chunks, 5 KB in 1:05.", 1},
+		// Cancelled at 21 of 683 files: the bar stays by bytes, as while it
+		// ran (1 %), not by files (3 %), and the line says which.
+		{ingest.Progress{Phase: ingest.PhaseDone, FilesDone: 21, FilesTotal: 683, Chunks: 90, Bytes: 2 << 20, BytesTotal: 200 << 20,
+			Elapsed: 30 * time.Second, Run: &store.Run{Status: store.RunCancelled}},
+			"Stopped at 21 of 683 files, 2.0 MB of 200.0 MB read (1 % of the bytes): 90 chunks in 0:30. " +
+				"Start resumes it: the files already read are not read again.", 0.01},
 	} {
 		if got := progressText(c.p); got != c.want {
 			t.Errorf("progressText = %q\nwant            %q", got, c.want)

@@ -49,7 +49,8 @@ func (e *HistoryEntry) Remember(s string) {
 // History returns the remembered entries, most recent first.
 func (e *HistoryEntry) History() []string { return slices.Clone(e.history) }
 
-// TypedKey handles history browsing and Escape, and passes the rest on.
+// TypedKey handles history browsing and Escape, passes F1 to the window
+// and the rest to the entry.
 func (e *HistoryEntry) TypedKey(k *fyne.KeyEvent) {
 	switch k.Name {
 	case fyne.KeyUp:
@@ -72,7 +73,11 @@ func (e *HistoryEntry) TypedKey(k *fyne.KeyEvent) {
 	case fyne.KeyEscape:
 		if e.OnEscape != nil {
 			e.OnEscape()
+		} else {
+			PassKey(e, k)
 		}
+	case fyne.KeyF1:
+		PassKey(e, k)
 	default:
 		e.SelectEntry.TypedKey(k)
 	}

@@ -19,13 +19,13 @@ import (
 // knowledge base's folders with Re-index, Remove and Watch, a progress bar
 // with files, chunks, MB, rate and time left, and the per-file status list.
 type Index struct {
-	Folder       *widget.Entry
-	ChooseButton *widget.Button
-	StartButton  *widget.Button
-	CancelButton *widget.Button
-	Folders      *widget.List
-	Reindex      *widget.Button
-	Remove       *widget.Button
+	Folder       *Entry
+	ChooseButton *Button
+	StartButton  *Button
+	CancelButton *Button
+	Folders      *List
+	Reindex      *Button
+	Remove       *Button
 	Watch        *widget.Check
 	Bar          *widget.ProgressBar
 	Busy         *widget.ProgressBarInfinite // while a folder is removed: one transaction, no steps to count
@@ -67,16 +67,16 @@ const currentEvery = 5
 // until an IndexReady event arrives.
 func NewIndex(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *Index {
 	p := &Index{win: w, post: post, watching: map[string]bool{}}
-	p.Folder = widget.NewEntry()
+	p.Folder = NewEntry()
 	p.Folder.SetPlaceHolder("Folder to index, e.g. " + filepath.Join("~", "Documents"))
 	p.Folder.OnChanged = func(string) { p.sync() }
 	p.Folder.OnSubmitted = func(string) { p.Start() }
-	p.ChooseButton = widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), func() { p.Choose(false) })
-	p.StartButton = widget.NewButtonWithIcon("Start", theme.MediaPlayIcon(), p.Start)
+	p.ChooseButton = NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), func() { p.Choose(false) })
+	p.StartButton = NewButtonWithIcon("Start", theme.MediaPlayIcon(), p.Start)
 	p.StartButton.Importance = widget.HighImportance
-	p.CancelButton = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), p.Cancel)
+	p.CancelButton = NewButtonWithIcon("Cancel", theme.CancelIcon(), p.Cancel)
 
-	p.Folders = widget.NewList(
+	p.Folders = NewList(
 		func() int { return len(p.folders) },
 		func() fyne.CanvasObject {
 			path := widget.NewLabel("")
@@ -101,12 +101,12 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *Inde
 		p.sync()
 	}
 	p.Folders.OnUnselected = func(widget.ListItemID) { p.selected = ""; p.sync() }
-	p.Reindex = widget.NewButtonWithIcon("Re-index", theme.ViewRefreshIcon(), func() {
+	p.Reindex = NewButtonWithIcon("Re-index", theme.ViewRefreshIcon(), func() {
 		if p.selected != "" {
 			p.post(IndexFolder{Path: p.selected})
 		}
 	})
-	p.Remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), p.confirmRemove)
+	p.Remove = NewButtonWithIcon("Remove", theme.DeleteIcon(), p.confirmRemove)
 	p.Watch = widget.NewCheck("Re-index when files change", func(on bool) {
 		if !p.filling && p.selected != "" {
 			p.post(WatchFolder{Path: p.selected, On: on})

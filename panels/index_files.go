@@ -36,10 +36,10 @@ var fileFilters = []string{FilterAll, FilterProblems,
 // fileLog is the per-file status list: every file a run looked at, with
 // what happened to it and why, filterable by status and text, copyable.
 type fileLog struct {
-	List    *widget.List
+	List    *List
 	Filter  *widget.Select
-	Search  *widget.Entry
-	Copy    *widget.Button
+	Search  *Entry
+	Copy    *Button
 	Summary *widget.Label
 
 	rows    []FileRow
@@ -65,7 +65,7 @@ const listCatchUp = 5
 
 func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 	l := &fileLog{counts: map[string]int{}}
-	l.List = widget.NewList(
+	l.List = NewList(
 		func() int { return l.listed },
 		func() fyne.CanvasObject {
 			status := widget.NewLabel("unchanged")
@@ -96,10 +96,10 @@ func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 		})
 	l.Filter = widget.NewSelect(fileFilters, func(string) { l.refilter() })
 	l.Filter.Selected = FilterAll
-	l.Search = widget.NewEntry()
+	l.Search = NewEntry()
 	l.Search.SetPlaceHolder("Filter by path or reason")
 	l.Search.OnChanged = func(string) { l.refilter() }
-	l.Copy = widget.NewButtonWithIcon("Copy list", theme.ContentCopyIcon(), func() {
+	l.Copy = NewButtonWithIcon("Copy list", theme.ContentCopyIcon(), func() {
 		clip.SetContent(l.Text())
 		notify(fmt.Sprintf("Copied %s to the clipboard (status, path, reason; tab-separated).", plural(len(l.shown), "row", "rows")))
 	})

@@ -26,8 +26,8 @@ func progressText(p ingest.Progress) string {
 		return s
 	case ingest.PhaseDone:
 		if stopped(p) {
-			s := fmt.Sprintf("Stopped at %s of %s files (%d %%): %s, %s in %s.", formatCount(p.FilesDone), formatCount(p.FilesTotal),
-				int(100*progressFraction(p)), plural(p.Chunks, "chunk", "chunks"), humanize.Bytes(p.Bytes), formatClock(p.Elapsed))
+			s := fmt.Sprintf("Stopped at %s of %s files, %s (%d %% of the %s): %s in %s.", formatCount(p.FilesDone), formatCount(p.FilesTotal),
+				progressBasis(p), int(100*progressFraction(p)), progressUnit(p), plural(p.Chunks, "chunk", "chunks"), formatClock(p.Elapsed))
 			return s + " Start resumes it: the files already read are not read again."
 		}
 		return fmt.Sprintf("Finished: %s read, %s, %s in %s.", plural(p.FilesDone, "file", "files"),
@@ -50,24 +50,43 @@ func progressText(p ingest.Progress) string {
 	return strings.Join(parts, " · ")
 }
 
-// progressFraction is how far a run is, 0..1.
+// progressFraction is how far a run is, 0..1: the bytes read of the bytes
+// to read, while it runs and where it stopped alike (files vary in size, so
+// 21 of 683 files can be 1 % of the work; the bar read by bytes while
+// running and by files after a cancel, 1 % then 3 %). Files count only when
+// the sizes are not known, and passages while they are embedded.
 func progressFraction(p ingest.Progress) float64 {
 	switch {
-	case p.Phase == ingest.PhaseDone && stopped(p):
-		if p.FilesTotal <= 0 {
-			return 0
-		}
-		return min(1, float64(p.FilesDone)/float64(p.FilesTotal))
-	case p.Phase == ingest.PhaseDone:
+	case p.Phase == ingest.PhaseDone && !stopped(p):
 		return 1
+	case byBytes(p):
+		return min(1, float64(p.Bytes)/float64(p.BytesTotal))
 	case p.FilesTotal <= 0:
 		return 0
-	case p.BytesTotal > 0 && p.Phase == ingest.PhaseIndexing:
-		// Bytes track the work better than files when sizes vary.
-		return min(1, float64(p.Bytes)/float64(p.BytesTotal))
 	default:
 		return min(1, float64(p.FilesDone)/float64(p.FilesTotal))
 	}
+}
+
+// byBytes says whether the bar of p measures bytes.
+func byBytes(p ingest.Progress) bool {
+	return p.BytesTotal > 0 && (p.Phase == ingest.PhaseIndexing || p.Phase == ingest.PhaseDone)
+}
+
+// progressUnit names what the bar of p measures.
+func progressUnit(p ingest.Progress) string {
+	if byBytes(p) {
+		return "bytes"
+	}
+	return "files"
+}
+
+// progressBasis is the amount read, of the amount to read, in bytes.
+func progressBasis(p ingest.Progress) string {
+	if byBytes(p) {
+		return humanize.Bytes(p.Bytes) + " of " + humanize.Bytes(p.BytesTotal) + " read"
+	}
+	return humanize.Bytes(p.Bytes) + " read"
 }
 
 // stopped says a run ended before its last file: cancelled, failed or

@@ -25,9 +25,9 @@ type PreviewPane struct {
 	Note   *widget.Label // the file changed, the page could not be drawn, the viewer failed
 	Page   *canvas.Image // the PDF page; hidden for other formats
 	Text   *widget.RichText
-	Viewer *widget.Button // Open in viewer
-	Folder *widget.Button // Show in folder
-	Close  *widget.Button
+	Viewer *Button // Open in viewer
+	Folder *Button // Show in folder
+	Close  *Button
 
 	passage  *search.Passage
 	textView *container.Scroll
@@ -59,17 +59,17 @@ func newPreviewPane(onOpen func(*search.Passage), onFolder func(string), onClose
 	p.Page.FillMode = canvas.ImageFillContain
 	p.Page.ScaleMode = canvas.ImageScaleSmooth
 	p.Text.Wrapping = fyne.TextWrapWord
-	p.Viewer = widget.NewButtonWithIcon("Open in viewer", theme.FileIcon(), func() {
+	p.Viewer = NewButtonWithIcon("Open in viewer", theme.FileIcon(), func() {
 		if p.passage != nil {
 			p.onOpen(p.passage)
 		}
 	})
-	p.Folder = widget.NewButtonWithIcon("Show in folder", theme.FolderOpenIcon(), func() {
+	p.Folder = NewButtonWithIcon("Show in folder", theme.FolderOpenIcon(), func() {
 		if p.passage != nil {
 			p.onFolder(p.passage.Path)
 		}
 	})
-	p.Close = widget.NewButtonWithIcon("", theme.CancelIcon(), onClose)
+	p.Close = NewButtonWithIcon("", theme.CancelIcon(), onClose)
 	p.Close.Importance = widget.LowImportance
 	var textBox *fyne.Container
 	p.textWrap, textBox = newSoftWrap(p.Text)

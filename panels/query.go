@@ -21,8 +21,8 @@ import (
 // ranked where it did.
 type Query struct {
 	Question     *HistoryEntry
-	AskButton    *widget.Button
-	CancelButton *widget.Button
+	AskButton    *Button
+	CancelButton *Button
 	State        *widget.Label // what is happening, or what went wrong
 	Answer       *answerView
 	SourcesHead  *widget.Label   // "Sources", or "Closest passages — not an answer"
@@ -30,7 +30,7 @@ type Query struct {
 	Empty        *widget.Label   // shown instead of sources when there are none
 	Notes        *widget.Label   // what the search decided, e.g. a fall back to BM25
 	Preview      *PreviewPane    // the passage clicked, in its page or lines
-	AddFolder    *widget.Button  // offered while the user guide is all there is
+	AddFolder    *Button         // offered while the user guide is all there is
 	// OnAddFolder is what AddFolder does (the window's Add folder).
 	OnAddFolder  func()
 	AnswerScroll *container.Scroll
@@ -55,6 +55,10 @@ type Query struct {
 	chatless bool           // no chat model: answers are extractive
 	bm25Only bool           // no embedding model
 	newList  bool           // the next ranking is a new question's first
+	// previewFirst: the preview was open when the question was asked; the
+	// new question's first source, [1], takes its place.
+	previewFirst bool
+	pending      bool // Enter was pressed before the knowledge base was ready
 }
 
 // NewQuery builds the query panel. It hands its requests to post, which
@@ -66,11 +70,11 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	q.Question.SetPlaceHolder("Ask a question about your documents (Ctrl+L)")
 	q.Question.OnSubmitted = func(string) { q.Submit() }
 	q.Question.OnEscape = q.Cancel
-	q.AskButton = widget.NewButtonWithIcon("Ask", theme.SearchIcon(), q.Submit)
+	q.AskButton = NewButtonWithIcon("Ask", theme.SearchIcon(), q.Submit)
 	q.AskButton.Importance = widget.HighImportance
-	q.CancelButton = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), q.Cancel)
+	q.CancelButton = NewButtonWithIcon("Cancel", theme.CancelIcon(), q.Cancel)
 	q.State = widget.NewLabel("Opening the knowledge base…")
-	q.AddFolder = widget.NewButtonWithIcon("Add folder…", theme.FolderNewIcon(), func() {
+	q.AddFolder = NewButtonWithIcon("Add folder…", theme.FolderNewIcon(), func() {
 		if q.OnAddFolder != nil {
 			q.OnAddFolder()
 		}
@@ -125,11 +129,18 @@ func (q *Query) FocusQuestion() { q.win.Canvas().Focus(q.Question) }
 // Submit asks the question in the entry.
 func (q *Query) Submit() {
 	text := strings.TrimSpace(q.Question.Text)
-	if !q.ready || q.running {
+	if q.running {
 		return
 	}
 	if text == "" {
 		q.State.SetText("Type a question first, then press Enter.")
+		return
+	}
+	if !q.ready {
+		// The box takes typing from the start; the question waits for
+		// the knowledge base.
+		q.pending = true
+		q.State.SetText("Opening the knowledge base: your question is asked as soon as it is ready.")
 		return
 	}
 	q.Question.Remember(text)
@@ -152,6 +163,10 @@ func (q *Query) Apply(events ...QueryEvent) {
 			if !q.AddFolder.Visible() {
 				q.State.SetText(readyText)
 			}
+			if q.pending {
+				q.pending = false
+				q.Submit()
+			}
 		case ModelsKnown:
 			q.bm25Only, q.chatless = ev.EmbeddingModel == "", ev.ChatModel == ""
 			if q.answer == nil {
@@ -170,6 +185,10 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.AnswerScroll.ScrollToTop()
 			q.SourceScroll.ScrollToTop()
 			q.newList = true
+			// The last question's passage must not stay beside the new
+			// answer, read as one of its sources.
+			q.previewFirst = q.Preview.Visible()
+			q.Preview.hide()
 			q.Conversation.asking()
 			q.State.SetText("Searching your documents…")
 		case Token:
@@ -204,6 +223,7 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.Answer.Mode.SetText(modeLine(q.bm25Only, searchMode, q.chatless, ev.Answer.Mode, ev.Answer.Model))
 		case AskFailed:
 			q.running = false
+			q.previewFirst = false
 			if problem := filterProblem(ev.Err); problem != "" {
 				q.State.SetText(problem)
 			} else if ev.Cancelled {
@@ -239,6 +259,8 @@ func (q *Query) Apply(events ...QueryEvent) {
 func (q *Query) showThread(ev ThreadOpened) {
 	q.Conversation.opened(ev)
 	q.question, q.answer = "", nil
+	q.Preview.hide() // a passage of another conversation's answer
+	q.previewFirst = false
 	clear(q.rows)
 	clear(q.cited)
 	q.shown = nil
@@ -287,11 +309,8 @@ const readyText = "Ready. Ask a question; answers cite the file and page they co
 func (q *Query) sync() {
 	enable(q.AskButton, q.ready && !q.running)
 	enable(q.CancelButton, q.running)
-	if q.ready {
-		q.Question.Enable()
-	} else {
-		q.Question.Disable()
-	}
+	// The question box always takes typing: it has the focus from the
+	// start, and what is typed before the knowledge base opens must land.
 }
 
 func (q *Query) showRanked(ev Ranked) {
@@ -304,7 +323,7 @@ func (q *Query) showRanked(ev Ranked) {
 	for i, r := range ev.Results {
 		row := q.rows[r.ChunkID]
 		if row == nil {
-			row = newSourceRow(sourceActions{open: q.open, copy: q.copyPassage, judge: q.judge})
+			row = newSourceRow(sourceActions{open: q.open, copy: q.copyPassage, judge: q.judge, widest: q.widestHead})
 			row.show(r)
 			q.rows[r.ChunkID] = row
 		}
@@ -330,6 +349,10 @@ func (q *Query) showRanked(ev Ranked) {
 	if q.newList { // the first list of a question: from its top
 		q.newList = false
 		q.SourceScroll.ScrollToTop()
+		if q.previewFirst && len(ev.Results) > 0 {
+			q.open(ev.Results[0])
+		}
+		q.previewFirst = false
 	}
 	// The answer stays as it was written while the sliders move: see
 	// Ranked.Stale for why it is marked rather than written again.
@@ -347,6 +370,17 @@ func (q *Query) showRanked(ev Ranked) {
 	} else {
 		q.Empty.Hide()
 	}
+}
+
+// widestHead is the widest head line of the sources shown: each row
+// places its buttons by it, so that all of them sit beside their heads or
+// all under them.
+func (q *Query) widestHead() float32 {
+	var w float32
+	for _, r := range q.shown {
+		w = max(w, r.headNeed())
+	}
+	return w
 }
 
 // open shows a passage in the preview pane.

@@ -22,10 +22,10 @@ import (
 type answerView struct {
 	Text        *widget.RichText
 	Stale       *widget.Label
-	AnswerAgain *widget.Button
+	AnswerAgain *Button
 	// WordForms counts a question about the collection again, every form
 	// of its words (shown under a count of whole words).
-	WordForms *widget.Button
+	WordForms *Button
 	Verdict   *widget.Label
 	Claims    *widget.Label
 	Timing    *widget.Label
@@ -45,8 +45,8 @@ func newAnswerView(onCite func(n int), answerAgain, countForms func()) *answerVi
 	v := &answerView{
 		Text:        widget.NewRichText(),
 		Stale:       widget.NewLabel(""),
-		AnswerAgain: widget.NewButtonWithIcon("Answer again", theme.ViewRefreshIcon(), answerAgain),
-		WordForms:   widget.NewButton("Count every form of the words", countForms),
+		AnswerAgain: NewButtonWithIcon("Answer again", theme.ViewRefreshIcon(), answerAgain),
+		WordForms:   NewButton("Count every form of the words", countForms),
 		Verdict:     widget.NewLabel(""),
 		Claims:      widget.NewLabel(""),
 		Timing:      widget.NewLabel(""),
@@ -58,9 +58,16 @@ func newAnswerView(onCite func(n int), answerAgain, countForms func()) *answerVi
 	v.Stale.Wrapping = fyne.TextWrapWord
 	v.Stale.Importance = widget.WarningImportance
 	v.Claims.Wrapping = fyne.TextWrapWord
+	// The verdict, timing and mode lines wrap: one line each, they set the
+	// answer column's smallest width (the mode line alone 640 px), and with
+	// the preview pane open the window's smallest width above a 1024 px
+	// screen's.
+	v.Verdict.Wrapping = fyne.TextWrapWord
+	v.Timing.Wrapping = fyne.TextWrapWord
+	v.Mode.Wrapping = fyne.TextWrapWord
 	v.Timing.TextStyle.Italic = true
 	v.Mode.TextStyle.Italic = true
-	v.badge = container.NewHBox(v.verdictIcon, v.Verdict)
+	v.badge = container.NewBorder(nil, nil, v.verdictIcon, nil, v.Verdict)
 	v.staleBox = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), v.AnswerAgain, v.Stale)
 	v.hideVerdict()
 	v.Claims.Hide()

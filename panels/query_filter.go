@@ -15,16 +15,16 @@ import (
 // modification dates and title or path text a question's sources must
 // come from. It narrows retrieval itself, as `cairn ask`'s flags do.
 type FilterRow struct {
-	Folder   *widget.Entry
-	Type     *widget.Entry
-	Since    *widget.Entry
-	Until    *widget.Entry
-	Contains *widget.Entry
-	Clear    *widget.Button
+	Folder   *Entry
+	Type     *Entry
+	Since    *Entry
+	Until    *Entry
+	Contains *Entry
+	Clear    *Button
 	// Toggle shows and hides the row, which starts hidden: the smallest
 	// window has no height to spare for it. It stands out while a hidden
 	// row holds a filter.
-	Toggle *widget.Button
+	Toggle *Button
 
 	row fyne.CanvasObject
 }
@@ -36,8 +36,8 @@ var filterLabels = map[string]string{
 }
 
 func newFilterRow() *FilterRow {
-	entry := func(placeholder string) *widget.Entry {
-		e := widget.NewEntry()
+	entry := func(placeholder string) *Entry {
+		e := NewEntry()
 		e.SetPlaceHolder(placeholder)
 		return e
 	}
@@ -48,8 +48,8 @@ func newFilterRow() *FilterRow {
 		Until:    entry("To: 2024-12"),
 		Contains: entry("Title or path"),
 	}
-	f.Clear = widget.NewButtonWithIcon("", theme.ContentClearIcon(), f.reset)
-	f.Toggle = widget.NewButton("Filter", f.toggle)
+	f.Clear = NewButtonWithIcon("", theme.ContentClearIcon(), f.reset)
+	f.Toggle = NewButton("Filter", f.toggle)
 	f.row = container.NewBorder(nil, nil, widget.NewLabel("Only:"), f.Clear,
 		container.NewGridWithColumns(5, f.Folder, f.Type, f.Since, f.Until, f.Contains))
 	f.row.Hide()
@@ -59,8 +59,8 @@ func newFilterRow() *FilterRow {
 	return f
 }
 
-func (f *FilterRow) entries() []*widget.Entry {
-	return []*widget.Entry{f.Folder, f.Type, f.Since, f.Until, f.Contains}
+func (f *FilterRow) entries() []*Entry {
+	return []*Entry{f.Folder, f.Type, f.Since, f.Until, f.Contains}
 }
 
 // Shown reports whether the row is shown.

@@ -20,13 +20,13 @@ import (
 // follows and what a follow-up searched for.
 type Conversation struct {
 	Threads  *widget.Select
-	Delete   *widget.Button
-	New      *widget.Button
+	Delete   *Button
+	New      *Button
 	Earlier  *widget.Label // the questions asked before the one shown
 	Searched *widget.Label // "Searched for: …", when that is not the question as asked
 	// Exact asks the question again with the words as typed, when a word
 	// was corrected: "Search for recursivly instead".
-	Exact *widget.Button
+	Exact *Button
 
 	row       fyne.CanvasObject
 	list      []store.Thread
@@ -45,8 +45,8 @@ func newConversation(win fyne.Window, post func(QueryRequest)) *Conversation {
 	c := &Conversation{post: post, win: win}
 	c.Threads = widget.NewSelect(nil, func(string) { c.chosen() })
 	c.Threads.PlaceHolder = newConversationPlaceholder
-	c.Delete = widget.NewButtonWithIcon("", theme.DeleteIcon(), c.confirmDelete)
-	c.New = widget.NewButtonWithIcon("New conversation", theme.ContentAddIcon(), c.Start)
+	c.Delete = NewButtonWithIcon("", theme.DeleteIcon(), c.confirmDelete)
+	c.New = NewButtonWithIcon("New conversation", theme.ContentAddIcon(), c.Start)
 	c.Earlier = widget.NewLabel("")
 	c.Earlier.Wrapping = fyne.TextWrapWord
 	c.Earlier.Importance = widget.LowImportance
@@ -55,7 +55,7 @@ func newConversation(win fyne.Window, post func(QueryRequest)) *Conversation {
 	c.Searched.Wrapping = fyne.TextWrapWord
 	c.Searched.TextStyle.Italic = true
 	c.Searched.Hide()
-	c.Exact = widget.NewButton("", nil)
+	c.Exact = NewButton("", nil)
 	c.Exact.Importance = widget.LowImportance
 	c.Exact.Hide()
 	c.row = container.NewBorder(nil, nil, widget.NewLabel("Conversation:"), container.NewHBox(c.Delete, c.New), c.Threads)

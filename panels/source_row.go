@@ -39,12 +39,13 @@ type SourceRow struct {
 	Relevance *widget.Label
 	Snippet   *widget.RichText
 	Why       *widget.Label
-	Open      *widget.Button
-	Copy      *widget.Button
-	Explain   *widget.Button
+	Open      *Button
+	Copy      *Button
+	Explain   *Button
 	Right     *widget.Check
 
 	box         *fyne.Container
+	left, right *fyne.Container // the head's rank and citation, place and relevance
 	res         search.Result
 	params      search.Params // the fusion behind res, for the explanation
 	mode        search.Mode
@@ -59,6 +60,10 @@ type sourceActions struct {
 	open  func(search.Result)
 	copy  func(search.Result)
 	judge func(r search.Result, right bool)
+	// widest, when set, is the widest head of the list the row is in: every
+	// row puts its buttons beside its head or under it alike, rather than
+	// rows with short names one way and long names the other.
+	widest func() float32
 }
 
 func newSourceRow(act sourceActions) *SourceRow {
@@ -82,25 +87,27 @@ func newSourceRow(act sourceActions) *SourceRow {
 	r.Why.Wrapping = fyne.TextWrapWord
 	r.Why.TextStyle.Monospace = true
 	r.Why.Hide()
-	r.Open = widget.NewButtonWithIcon("Open", theme.FileIcon(), func() { act.open(r.res) })
-	r.Copy = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { act.copy(r.res) })
-	r.Explain = widget.NewButtonWithIcon("Why", theme.InfoIcon(), r.toggleWhy)
+	r.Open = NewButtonWithIcon("Open", theme.FileIcon(), func() { act.open(r.res) })
+	r.Copy = NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { act.copy(r.res) })
+	r.Explain = NewButtonWithIcon("Why", theme.InfoIcon(), r.toggleWhy)
 	r.Right = widget.NewCheck("Right answer", func(on bool) {
 		if !r.filling {
 			act.judge(r.res, on)
 		}
 	})
-	for _, b := range []*widget.Button{r.Open, r.Copy, r.Explain} {
+	for _, b := range []*Button{r.Open, r.Copy, r.Explain} {
 		b.Importance = widget.LowImportance
 	}
 	name := container.New(nameThenFolder{}, r.Title, r.Folder)
-	left, right := container.NewHBox(r.Rank, r.Cite), container.NewHBox(r.Where, r.Relevance)
-	head := container.NewBorder(nil, nil, left, right, name)
+	r.left, r.right = container.NewHBox(r.Rank, r.Cite), container.NewHBox(r.Where, r.Relevance)
+	head := container.NewBorder(nil, nil, r.left, r.right, name)
 	buttons := container.NewHBox(r.Open, r.Copy, r.Explain, r.Right)
 	line := &headBeside{
-		// The head shows the file name whole, the folder aside.
 		need: func() float32 {
-			return left.MinSize().Width + labelWidth(r.Title) + right.MinSize().Width + 2*theme.Padding()
+			if act.widest != nil {
+				return max(act.widest(), r.headNeed())
+			}
+			return r.headNeed()
 		},
 		onFlip: func() { r.box.Refresh() },
 	}
@@ -118,6 +125,12 @@ func (r *SourceRow) toggleWhy() {
 		r.Why.Show()
 	}
 	r.box.Refresh()
+}
+
+// headNeed is the width of the row's head with the file name whole (the
+// folder goes aside).
+func (r *SourceRow) headNeed() float32 {
+	return r.left.MinSize().Width + labelWidth(r.Title) + r.right.MinSize().Width + 2*theme.Padding()
 }
 
 // show fills a new row with its passage.
@@ -269,8 +282,19 @@ func (nameThenFolder) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	// The folder's smaller text on the name's baseline, near enough.
 	fh := folder.MinSize().Height
 	x := w - theme.InnerPadding()/2
+	room := max(size.Width-x, 0)
+	// A label narrower than its smallest width (a letter and an ellipsis)
+	// still draws that much, over the place beside it ("lines 3-5"): with
+	// no room for it, the folder is left out.
+	if fits := room >= folder.MinSize().Width; fits != folder.Visible() {
+		if fits {
+			folder.Show()
+		} else {
+			folder.Hide()
+		}
+	}
 	folder.Move(fyne.NewPos(x, (size.Height+name.MinSize().Height)/2-fh-theme.InnerPadding()/4))
-	folder.Resize(fyne.NewSize(max(size.Width-x, 0), fh))
+	folder.Resize(fyne.NewSize(room, fh))
 }
 
 // labelWidth is the width a one-line label needs to show its text whole.

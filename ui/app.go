@@ -194,6 +194,8 @@ func (win *window) openKB(kb string, starter bool) {
 	s := newShell(win.ctx, win.shellDeps(kb))
 	win.shell, win.kb = s, kb
 	win.w.SetContent(s.content)
+	// Typing right after start goes into the question box.
+	win.w.Canvas().Focus(s.Query.Question)
 	win.w.SetTitle("Cairn — " + kb)
 	win.kbReqs <- kbSwitch{name: kb, shell: s, starter: starter}
 }

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
 	"cairn/core/search"
@@ -461,6 +462,52 @@ func TestLiveRankingShowsRelevanceWholeAtTheSmallestWindow(t *testing.T) {
 		title, match := panels.LiveRow(o)
 		if !strings.HasSuffix(match.Text, "match") || !notCut(match) {
 			t.Errorf("%q: relevance %q is cut (%v wide)", title.Text, match.Text, match.Size().Width)
+		}
+	}
+}
+
+// No wrapped label in the Engineering tab is narrower than its longest
+// word: the answer knobs' helps were drawn one letter per line, their
+// sliders hundreds of pixels down, since the grid sized its help column to
+// a wrapped label's smallest width (one glyph). The whole tab is laid out,
+// the part below the scroll's view included.
+func TestEngineeringLabelsAreNoNarrowerThanAWord(t *testing.T) {
+	h := newHarness(t, newFakeEngine(t.TempDir()))
+	s := h.shell()
+	s.showTab(tabEngineering)
+	for _, width := range []float32{1100, 1580} {
+		h.win.w.Resize(fyne.NewSize(width, 760))
+		h.frame()
+		h.frame()
+		labels := find(h.win.w.Content(), func(o fyne.CanvasObject) bool {
+			l, ok := o.(*widget.Label)
+			return ok && l.Wrapping != fyne.TextWrapOff && strings.TrimSpace(l.Text) != ""
+		})
+		if len(labels) < 10 {
+			t.Fatalf("at %v px: only %d wrapped labels found", width, len(labels))
+		}
+		for _, o := range labels {
+			l := o.(*widget.Label)
+			size := theme.TextSize()
+			if l.SizeName != "" {
+				size = theme.Size(l.SizeName)
+			}
+			var word string
+			var need float32
+			for _, f := range strings.Fields(l.Text) {
+				if w := fyne.MeasureText(f, size, l.TextStyle).Width; w > need {
+					word, need = f, w
+				}
+			}
+			if got := l.Size().Width - 2*theme.InnerPadding(); got < need {
+				t.Errorf("at %v px: %q is %v wide, its word %q needs %v", width, l.Text, got, word, need)
+			}
+		}
+		// The answer knobs' sliders sit beside their helps, not far below.
+		for _, k := range s.Tuning.Answering {
+			if k.Help.Size().Height > 4*k.Slider.MinSize().Height {
+				t.Errorf("at %v px: the help of %s is %v high", width, k.Label, k.Help.Size().Height)
+			}
 		}
 	}
 }

@@ -30,12 +30,16 @@ import (
 // indexing runs a script. Gates let a test hold a question or a run in the
 // middle, to look at the window while it works.
 type fakeEngine struct {
-	mu           sync.Mutex
-	cfg          config.Config // the settings as the setters leave them; the mode is status.NetworkMode
-	cands        func() *search.Candidates
-	tokens       []string
-	askGate      chan struct{} // Ask waits here after the first token (or for ctx)
-	notCovered   bool          // Ask says the documents do not cover the question
+	mu         sync.Mutex
+	cfg        config.Config // the settings as the setters leave them; the mode is status.NetworkMode
+	cands      func() *search.Candidates
+	tokens     []string
+	askGate    chan struct{} // Ask waits here after the first token (or for ctx)
+	notCovered bool          // Ask says the documents do not cover the question
+	// beyond, when set, is a passage Ask quotes from beyond the listed
+	// results, as an extractive answer may (a passage the per-document cap
+	// keeps out of the list): the answer's last source, cited.
+	beyond       *search.Passage
 	asks         []search.Request
 	askCancelled int
 	indexFiles   []ingest.FileEvent
@@ -264,7 +268,7 @@ func (f *fakeEngine) Search(ctx context.Context, req search.Request) (*search.Re
 func (f *fakeEngine) Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error) {
 	f.mu.Lock()
 	f.asks = append(f.asks, req)
-	tokens, gate, notCovered := f.tokens, f.askGate, f.notCovered
+	tokens, gate, notCovered, beyond := f.tokens, f.askGate, f.notCovered, f.beyond
 	f.mu.Unlock()
 	resp, err := f.Search(ctx, req)
 	if err != nil {
@@ -297,6 +301,11 @@ func (f *fakeEngine) Ask(ctx context.Context, req search.Request, onToken func(s
 		}
 		onToken(tok)
 		a.Text += tok
+	}
+	if beyond != nil {
+		n := len(a.Sources) + 1
+		a.Sources = append(a.Sources, answer.Source{N: n, Result: search.Result{Passage: beyond}})
+		a.Citations = append(a.Citations, answer.Citation{N: n, ChunkID: beyond.ChunkID, Path: beyond.Path, Title: beyond.Title, Quote: beyond.Text})
 	}
 	for _, n := range []int{1, 2} {
 		if n <= len(a.Sources) {

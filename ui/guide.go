@@ -31,6 +31,8 @@ func (win *window) showGuide() {
 	list.OnSelected = func(id widget.ListItemID) {
 		b, _ := fs.ReadFile(g, files[id])
 		page.ParseMarkdown(citationsAsCode(string(b)))
+		page.Segments = joinRuns(page.Segments)
+		page.Refresh()
 	}
 	split := container.NewHSplit(list, container.NewVScroll(page))
 	split.Offset = 0.25
@@ -60,6 +62,33 @@ func chapterTitle(g fs.FS, name string) string {
 		}
 	}
 	return name
+}
+
+// joinRuns merges neighbouring inline text segments of one style. Fyne's
+// Markdown makes a segment of each source line (the guide is wrapped at
+// about 88 columns for reading as text) and splits words at underscores
+// (index.include_hidden), and its rich text moves a segment that does not
+// fit to a new line whole: a page showed stray line breaks mid-sentence
+// ("…is installed, Cairn" / "also writes…") and inside setting names.
+func joinRuns(segs []widget.RichTextSegment) []widget.RichTextSegment {
+	out := make([]widget.RichTextSegment, 0, len(segs))
+	for _, seg := range segs {
+		switch s := seg.(type) {
+		case *widget.ListSegment:
+			s.Items = joinRuns(s.Items)
+		case *widget.ParagraphSegment:
+			s.Texts = joinRuns(s.Texts)
+		case *widget.TextSegment:
+			if n := len(out); n > 0 {
+				if prev, ok := out[n-1].(*widget.TextSegment); ok && prev.Style.Inline && s.Style.Inline && prev.Style == s.Style {
+					prev.Text += s.Text
+					continue
+				}
+			}
+		}
+		out = append(out, seg)
+	}
+	return out
 }
 
 // citation is an answer's citation mark written in the guide: [1], [n].

@@ -218,14 +218,24 @@ func find(root fyne.CanvasObject, match func(fyne.CanvasObject) bool) []fyne.Can
 	return out
 }
 
-// button finds the visible button labelled text under root.
+// button finds the visible button labelled text under root: Fyne's own
+// (in its dialogs) or Cairn's (panels.Button, its embedded button).
 func button(t *testing.T, root fyne.CanvasObject, text string) *widget.Button {
 	t.Helper()
-	bs := find(root, func(o fyne.CanvasObject) bool { b, ok := o.(*widget.Button); return ok && b.Text == text })
-	if len(bs) == 0 {
-		t.Fatalf("no %q button", text)
+	for _, o := range find(root, func(fyne.CanvasObject) bool { return true }) {
+		switch b := o.(type) {
+		case *widget.Button:
+			if b.Text == text {
+				return b
+			}
+		case *panels.Button:
+			if b.Text == text {
+				return &b.Button
+			}
+		}
 	}
-	return bs[0].(*widget.Button)
+	t.Fatalf("no %q button", text)
+	return nil
 }
 
 // overlay is the top overlay (dialog) of the window.

@@ -116,7 +116,7 @@ func (win *window) showOpenKB() {
 
 // showNewKB asks for a name and opens a new, empty knowledge base.
 func (win *window) showNewKB() {
-	name := widget.NewEntry()
+	name := panels.NewEntry()
 	name.SetPlaceHolder("e.g. work")
 	name.Validator = func(s string) error {
 		if err := kb.CheckName(s); err != nil {
@@ -137,7 +137,7 @@ func (win *window) showNewKB() {
 		}, win.w)
 	d.Resize(fyne.NewSize(420, 160))
 	// The name entry has the focus: Enter there submits (widget.Form), and
-	// Escape, which an entry does not pass on, is answered once it loses it.
+	// it passes Escape to the canvas (panels.Entry).
 	restore := panels.AnswerKeys(win.w, d.Submit, d.Hide)
 	d.SetOnClosed(restore)
 	d.Show()

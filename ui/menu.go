@@ -96,7 +96,7 @@ func (win *window) menu() *fyne.MainMenu {
 
 // addShortcuts registers the shortcuts on the canvas too: the menu handles
 // them in the desktop driver, the canvas when no menu is shown (and in
-// tests). Escape reaches the canvas when no entry has the focus.
+// tests).
 func (win *window) addShortcuts() {
 	c := win.w.Canvas()
 	var add func(items []*fyne.MenuItem)
@@ -118,9 +118,15 @@ func (win *window) addShortcuts() {
 	for _, m := range win.w.MainMenu().Items {
 		add(m.Items)
 	}
+	// Fyne makes a shortcut only of a key with Ctrl, Alt or Super, so F1
+	// (shown in the Help menu) is a typed key; Cairn's entries and buttons
+	// pass it and Escape here when they have the focus (panels.PassKey).
 	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
-		if k.Name == fyne.KeyEscape {
+		switch k.Name {
+		case fyne.KeyEscape:
 			win.escape()
+		case fyne.KeyF1:
+			win.showGuide()
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 
 	cairntheme "cairn/theme"
@@ -70,6 +71,13 @@ func TestScreenshots(t *testing.T) {
 	shoot("index-dark.png", cairntheme.Dark, tabIndex, defaultSize)
 	shoot("engineering-light.png", cairntheme.Light, tabEngineering, defaultSize)
 	shoot("engineering-dark.png", cairntheme.Dark, tabEngineering, defaultSize)
+	// The whole tab: its knobs scrolled to the end, the answer knobs that
+	// were once drawn one letter per line out of the first picture.
+	knobs := find(s.Tuning.Content(), func(o fyne.CanvasObject) bool { _, ok := o.(*container.Scroll); return ok })[0].(*container.Scroll)
+	knobs.ScrollToBottom()
+	shoot("engineering-answers-light.png", cairntheme.Light, tabEngineering, defaultSize)
+	shoot("engineering-answers-dark.png", cairntheme.Dark, tabEngineering, defaultSize)
+	knobs.ScrollToTop()
 	// At the smallest size, the sources as they first appear (Why closed).
 	smallest := smallestWindow
 	test.Tap(q.Rows()[0].Explain)

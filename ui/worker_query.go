@@ -309,11 +309,8 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 		w.listThreads(ctx, 0)
 	}
 	w.cands = nil
-	w.sources = w.sources[:0]
+	w.sources = listedSources(res.ans)
 	w.closest = res.ans.Closest
-	for _, s := range res.ans.Sources {
-		w.sources = append(w.sources, s.ChunkID)
-	}
 	if res.ans.Search != nil {
 		w.cands = res.ans.Search.Candidates
 		w.judged[w.question] = w.cands
@@ -368,6 +365,35 @@ func rightPassages(js []store.Judgment, q string, results []search.Result) map[i
 		}
 	}
 	return right
+}
+
+// listedSources are the chunk ids of ans's sources that its search listed.
+// An extractive answer may quote a passage read beyond the list (a fourth
+// passage of a file the per-document cap keeps out of it): never listed, it
+// cannot go missing from the list, and counting it marked a fresh answer
+// "Retrieval settings changed" before any knob had moved.
+func listedSources(ans *answer.Answer) []int64 {
+	var listed map[int64]bool
+	if ans.Search != nil {
+		listed = make(map[int64]bool, len(ans.Search.Results))
+		for _, r := range ans.Search.Results {
+			listed[r.ChunkID] = true
+		}
+	}
+	var ids []int64
+	for _, s := range ans.Sources {
+		if listed == nil || listed[s.ChunkID] {
+			ids = append(ids, s.ChunkID)
+		}
+	}
+	if len(ids) == 0 && len(ans.Sources) > 0 {
+		// None listed at all: "nothing matched" would be wrong, so every
+		// source counts, as before.
+		for _, s := range ans.Sources {
+			ids = append(ids, s.ChunkID)
+		}
+	}
+	return ids
 }
 
 // disagrees says whether a list of results no longer agrees with the answer
