@@ -235,11 +235,16 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 				// document the question names, or when it names none: "hard
 				// link" in "a symlink instead of a hard link" does not ask
 				// for rsync's --hard-links.
+				// An option's name said in words counts only in a document
+				// the question is about (its title or section holds a
+				// word of the question).
 				if !anyNamed || named[si] {
 					if namesOption(b.Lead, terms) {
 						f[Option] = 1
 					}
-					f[OptionName] = optionNameShare(b.Lead, terms)
+					if len(context) > 0 {
+						f[OptionName] = optionNameShare(b.Lead, terms)
+					}
 				}
 			}
 			f[Phrase] = search.PhraseShare(b.Scored(), terms, weights)

@@ -28,9 +28,11 @@ func pairs(terms []Term) []pair {
 	return out
 }
 
-// phraseShare is the weighted share of the question's pairs that stand
-// together in a text whose term occurrences are at (termWords): each pair
-// weighs its lighter term. 0 when the question has no pair.
+// phraseShare is the share of the question's weight held by the terms of
+// its pairs that stand together in a text whose term occurrences are at
+// (termWords): 1 when the question is one phrase found whole, less when
+// the phrase is a part of the question ("office network" in "reset the
+// router on the office network"). 0 when the question has no pair.
 func phraseShare(terms []Term, weights []float64, at [][]occurrence) float64 {
 	ps := pairs(terms)
 	if len(ps) == 0 {
@@ -58,12 +60,17 @@ func phraseShare(terms []Term, weights []float64, at [][]occurrence) float64 {
 		}
 		return out
 	}
-	var have, all float64
+	in := map[int]bool{} // the terms of a pair found together
 	for _, p := range ps {
-		pw := min(w(p.a), w(p.b))
-		all += pw
 		if together(occ(p.a), occ(p.b)) {
-			have += pw
+			in[p.a], in[p.b] = true, true
+		}
+	}
+	var have, all float64
+	for i := range terms {
+		all += w(i)
+		if in[i] {
+			have += w(i)
 		}
 	}
 	if all == 0 {

@@ -19,8 +19,8 @@ type Correction struct {
 // dropped letter, a doubled or stray one, two letters swapped, a key next
 // to the right one. Each is one edit; a word needs minCorrectable letters
 // to be corrected, since a shorter one is one edit away from too many
-// words ("peru" from "perl"); only longer words (anyEditFrom letters) are
-// corrected by any letter for any other.
+// words ("peru" from "perl"); only longer words (anyEditFrom letters) lose
+// a stray letter that is not beside its double or its key's neighbour.
 const (
 	minCorrectable = 5
 	anyEditFrom    = 8
@@ -185,7 +185,7 @@ const (
 	slipDropped        // a letter left out: "recursivly"
 	slipDoubled        // a letter typed twice or a neighbouring key struck too: "copyy", "sortr"
 	slipNextKey        // the key next to the right one: "sprt"
-	slipAny            // any other letter added or replaced (long words only)
+	slipAny            // any other stray letter (long words only)
 )
 
 // edits are the words one slip away from w, each with its kind. The first
@@ -224,11 +224,10 @@ func edits(w string) []edit {
 			if c == w[i] {
 				continue
 			}
-			switch {
-			case adjacentKeys(c, w[i]):
+			// Only a neighbouring key: any letter for any other makes
+			// another word too often ("revolution", "resolution").
+			if adjacentKeys(c, w[i]) {
 				add(w[:i]+string(c)+w[i+1:], slipNextKey)
-			case long:
-				add(w[:i]+string(c)+w[i+1:], slipAny)
 			}
 		}
 	}
