@@ -2,6 +2,7 @@ package ui
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,8 +27,11 @@ func TestAskTabFilterRowKeepsSourcesInTheFilteredFiles(t *testing.T) {
 	h.ask("how do I reset the router on the office network")
 	waitAnswered(h, "the unfiltered answer")
 	h.until("the sources", func() bool { return len(q.Rows()) > 0 })
-	if got := titles(q); got[0] != "router-x200.md" {
-		t.Fatalf("unfiltered sources %q, want router-x200.md first", got)
+	// Unfiltered, both the router's manual and the network page answer
+	// (their order is the ranking's: the question's side-by-side "office
+	// network" lifts the network page to a near-tie's first place).
+	if got := titles(q); !slices.Contains(got, "router-x200.md") || !slices.Contains(got, "network-setup.html") {
+		t.Fatalf("unfiltered sources %q, want router-x200.md and network-setup.html", got)
 	}
 
 	f := q.Filter
@@ -42,7 +46,7 @@ func TestAskTabFilterRowKeepsSourcesInTheFilteredFiles(t *testing.T) {
 	test.Type(f.Type, "html")
 	h.ask("how do I reset the router on the office network")
 	h.until("the filtered answer", func() bool { return strings.HasPrefix(q.State.Text, "Within the filter.") })
-	h.until("the filtered sources", func() bool { return len(q.Rows()) > 0 && q.Rows()[0].Title.Text != "router-x200.md" })
+	h.until("the filtered sources", func() bool { return len(q.Rows()) > 0 })
 	for _, r := range q.Rows() {
 		if r.Title.Text != "network-setup.html" {
 			t.Errorf("filtered sources %q: want network-setup.html only", titles(q))
