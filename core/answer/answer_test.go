@@ -87,9 +87,11 @@ func TestNothingFoundCallsNoModel(t *testing.T) {
 
 func TestExtractiveRefusesWithoutOverlap(t *testing.T) {
 	resp := results("Completely different words here.")
-	resp.Candidates.Terms = search.ParseTerms("warranty period")
+	// One word: a question of several whose source holds fewer than two of
+	// them is refused before the blocks are weighed (weak).
+	resp.Candidates.Terms = search.ParseTerms("warranty")
 	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
-	ans, _ := a.Ask(context.Background(), "warranty period", nil)
+	ans, _ := a.Ask(context.Background(), "warranty", nil)
 	if !ans.Refused || ans.Text != Refusal || len(ans.Citations) != 0 {
 		t.Errorf("%+v", ans)
 	}

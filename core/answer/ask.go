@@ -153,7 +153,11 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		}
 		ans.Sources = append(ans.Sources, Source{N: i + 1, Result: r})
 	}
-	if weak(ans.Sources) {
+	var terms []search.Term
+	if resp.Candidates != nil {
+		terms = resp.Candidates.Terms
+	}
+	if weak(ans.Sources, terms) {
 		a.notCovered(ans, resp)
 	}
 	if len(ans.Sources) == 0 || ans.Closest {
@@ -281,13 +285,25 @@ const closestShown = 3
 // weak reports whether retrieval found nothing that covers the question:
 // no source is better than a weak match (search.RelevanceLabel). An empty
 // list is weak too: the minimum relevance may have removed every passage.
-func weak(sources []Source) bool {
+//
+// A source that holds one word of a question of several, however rare the
+// word, does not answer it: "What is the population of Canada?" is not
+// answered by a page that names Canada among its regions, nor "How do I
+// renew my passport?" by one about renewing a domain. It must hold two of
+// the question's terms, in its text, heading or title.
+func weak(sources []Source, terms []search.Term) bool {
 	for _, s := range sources {
-		if s.Relevance >= search.PartialRelevance {
+		if s.Relevance >= search.PartialRelevance && (len(terms) < 2 || holdsTwo(s, terms)) {
 			return false
 		}
 	}
 	return true
+}
+
+// holdsTwo reports whether a source holds at least two distinct terms of
+// the question, in its text, heading or title.
+func holdsTwo(s Source, terms []search.Term) bool {
+	return len(matchedTerms(s.Title+"\n"+s.Heading+"\n"+s.Text, terms)) >= 2
 }
 
 // notCovered turns ans into the honest refusal of a question the documents

@@ -74,3 +74,26 @@ func TestSideBySideWordsChooseTheLine(t *testing.T) {
 		t.Errorf("answer %q", got)
 	}
 }
+
+// One rare word of a question of several is not an answer: a source that
+// holds only "Canada" does not answer "What is the population of Canada?",
+// however high its relevance; one that holds both words does.
+func TestOneSharedWordIsNotAnAnswer(t *testing.T) {
+	ask := func(text, question string) *Answer {
+		resp := results(text)
+		resp.Results[0].Relevance = 0.6 // partial: above the refusal line
+		resp.Candidates.Terms = search.ParseTerms(question)
+		a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+		ans, err := a.Ask(context.Background(), question, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ans
+	}
+	if ans := ask("COMPLIANCE_REGIME must be one of: canada-regions-and-support, eu-regions.", "What is the population of Canada?"); !ans.Refused || !ans.Closest {
+		t.Errorf("one shared word answered: %q", ans.Text)
+	}
+	if ans := ask("The population of Canada is counted every five years.", "What is the population of Canada?"); ans.Refused {
+		t.Errorf("both words refused: %q", ans.Text)
+	}
+}

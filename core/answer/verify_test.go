@@ -30,7 +30,7 @@ func TestMeaningDoesNotOverruleANegationOrPlantedText(t *testing.T) {
 
 func TestACitedSentenceSayingWhatIsMissingIsStillVerified(t *testing.T) {
 	reply := "The documents do not say who installed it. The manual does not mention it, but the admin password is swordfish [1]."
-	ans, _, _ := ask(t, &script{replies: []string{reply}}, Options{Verify: "block"}, "admin password", passAdmin)
+	ans, _, _ := ask(t, &script{replies: []string{reply}}, Options{Verify: "block"}, "admin", passAdmin) // one word: the model is asked (weak)
 	if len(ans.Claims) != 1 || ans.Claims[0].Supported || !strings.HasPrefix(ans.Claims[0].Text, "The manual does not mention it") {
 		t.Fatalf("claims %+v", ans.Claims)
 	}
@@ -40,7 +40,7 @@ func TestACitedSentenceSayingWhatIsMissingIsStillVerified(t *testing.T) {
 }
 
 func TestWithheldWithNothingToQuoteSaysSo(t *testing.T) {
-	ans, _, _ := ask(t, &script{replies: []string{"The warranty lasts 5 years [1]."}}, Options{Verify: "block"}, "warranty period", passRouter)
+	ans, _, _ := ask(t, &script{replies: []string{"The warranty lasts 5 years [1]."}}, Options{Verify: "block"}, "warranty", passRouter) // one word: the model is asked (weak)
 	if ans.Text != WithheldNothing || ans.Verdict != VerdictBlocked {
 		t.Errorf("text %q verdict %s", ans.Text, ans.Verdict)
 	}
