@@ -293,11 +293,24 @@ const closestShown = 3
 // the question's terms, in its text, heading or title.
 func weak(sources []Source, terms []search.Term) bool {
 	for _, s := range sources {
-		if s.Relevance >= search.PartialRelevance && (len(terms) < 2 || holdsTwo(s, terms)) {
+		if s.Relevance >= search.PartialRelevance && (len(terms) < 2 || technical(terms) || holdsTwo(s, terms)) {
 			return false
 		}
 	}
 	return true
+}
+
+// technical reports whether the question names a technical token (an
+// option, a path): such a question is about the documents' own terms, and
+// its option's line, which seldom repeats the tool's name, is found by
+// reading the named document further, not among the sources.
+func technical(terms []search.Term) bool {
+	for _, t := range terms {
+		if t.Literal != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // holdsTwo reports whether a source holds at least two distinct terms of

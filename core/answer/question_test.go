@@ -97,3 +97,17 @@ func TestOneSharedWordIsNotAnAnswer(t *testing.T) {
 		t.Errorf("both words refused: %q", ans.Text)
 	}
 }
+
+// A question that names an option is not refused for its sources holding
+// the tool's name alone: the option's line, which seldom repeats it, is
+// read further in the named document.
+func TestAnOptionQuestionReadsTheNamedDocumentFurther(t *testing.T) {
+	resp := results("grep searches for PATTERNS in each FILE.")
+	resp.Results[0].Relevance, resp.Results[0].Title = 0.5, "grep"
+	resp.Candidates.Terms = search.ParseTerms("what does grep -w do")
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), "what does grep -w do", nil)
+	if err != nil || ans.Closest {
+		t.Fatalf("refused as not covered: %q, %v", ans.Text, err)
+	}
+}
