@@ -9,6 +9,7 @@ import (
 	"image/draw"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -113,4 +114,59 @@ func TestSkewedPageIsStraightened(t *testing.T) {
 	if math.Abs(math.Abs(p.Skew)-2) > 0.3 {
 		t.Errorf("skew = %.2f degrees, want about 2", p.Skew)
 	}
+}
+
+// A page whose grain hides its text blocks from automatic layout (150 dpi,
+// grey noise of σ 50) is read again as one block, which finds the text.
+// Before, the second pass used automatic layout again, and a reading
+// without words (rated 95 by Tesseract) was not read again at all.
+func TestUnsurePageIsReadAgainAsOneBlock(t *testing.T) {
+	lines := []string{"The north cairn leans west of the river and marks the old ford", "used by the drovers who crossed it with their herds each year.",
+		"Bring a longer tape measure and a compass when you survey the", "eastern ridge in June and note where the path turns left."}
+	img := noisyPage(t, 1350, 300, 150, 50, lines)
+	e := engine(t)
+	auto, err := e.ReadAuto(t.Context(), img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(auto.Text) != "" {
+		t.Fatalf("the fixture no longer defeats automatic layout: %q", auto.Text)
+	}
+	p, err := e.Read(t.Context(), img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Mode != 6 || !strings.Contains(oneLine(p.Text), "marks the old ford") {
+		t.Errorf("mode %d, text %q: want one block (6) holding %q", p.Mode, oneLine(p.Text), "marks the old ford")
+	}
+}
+
+// noisyPage draws lines of 11-point Go Regular at dpi on a w×h page and
+// adds grey noise of standard deviation sigma, the same for every run.
+func noisyPage(t *testing.T, w, h int, dpi, sigma float64, lines []string) []byte {
+	t.Helper()
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 11, DPI: dpi, Hinting: font.HintingFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	d := font.Drawer{Dst: img, Src: image.Black, Face: face}
+	for i, l := range lines {
+		d.Dot = fixed.P(int(dpi/3), int(dpi/2)+i*face.Metrics().Height.Ceil())
+		d.DrawString(l)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i, v := range img.Pix {
+		img.Pix[i] = uint8(max(0, min(255, float64(v)+r.NormFloat64()*sigma)))
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

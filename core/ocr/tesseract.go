@@ -74,19 +74,6 @@ import (
 	"unsafe"
 )
 
-// Page segmentation modes of Tesseract (tesseract/publictypes.h).
-const (
-	psmAuto       = 3  // automatic layout: columns, blocks, reading order (the CLI's default)
-	psmBlock      = 6  // one uniform block of text (the API's default)
-	psmSparseText = 11 // as much text as possible, in no particular order
-)
-
-// lowConfidence is the mean word confidence (0-100) under which a page read
-// with automatic layout is read again as one block and the better reading
-// kept. Clean print reads at 85-95; the noisy scans of `cairn bench
-// extract` at 60-80; a page whose layout analysis failed lands below 50.
-const lowConfidence = 60
-
 // Engine recognises text through a small pool of Tesseract instances,
 // started as they are needed. It is safe for concurrent use; Close
 // releases the instances.
@@ -122,7 +109,7 @@ func New(opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.read(blankPNG()); err != nil {
+	if _, err := c.read(blankPNG(), bestReading); err != nil {
 		c.close()
 		return nil, fmt.Errorf("%w: Tesseract %s could not start with languages %s: %v (on Debian: apt-get install libtesseract5 tesseract-ocr-eng)",
 			ErrUnavailable, e.ver, strings.Join(langs, "+"), err)
@@ -211,6 +198,11 @@ func (e *Engine) Recognize(ctx context.Context, img []byte) (string, int, error)
 
 // Read is Recognize with the details of how the page was read.
 func (e *Engine) Read(ctx context.Context, img []byte) (Page, error) {
+	return e.readWith(ctx, img, bestReading)
+}
+
+// readWith reads img with the given choice of passes.
+func (e *Engine) readWith(ctx context.Context, img []byte, passes passes) (Page, error) {
 	if err := ctx.Err(); err != nil {
 		return Page{}, err
 	}
@@ -233,7 +225,7 @@ func (e *Engine) Read(ctx context.Context, img []byte) (Page, error) {
 		}
 	}
 	defer func() { e.idle <- c }()
-	p, err := c.read(img)
+	p, err := c.read(img, passes)
 	// read clears the instance's page; glibc keeps the freed memory (a
 	// 300-dpi page is about 90 MB) unless asked to give it back.
 	releaseFreedMemory()
@@ -247,13 +239,10 @@ func (e *Engine) Read(ctx context.Context, img []byte) (Page, error) {
 // read after a decode are that decode's.
 var decodeMu sync.Mutex
 
-// read decodes img, straightens it and recognises it with automatic layout
-// (as the tesseract command does); a page read with low confidence is read
-// again as a single block and the more confident reading kept. Automatic
-// layout keeps columns, tables of contents and sparse text in reading
-// order, where one block interleaves them; one block does better on a
-// dense page whose layout analysis fails.
-func (c *client) read(img []byte) (Page, error) {
+// read decodes img, straightens it and recognises it in the passes given
+// (bestReading: with automatic layout, as the tesseract command does, then
+// as a single block when unsure).
+func (c *client) read(img []byte, passes passes) (Page, error) {
 	// Leptonica answers an unknown format with no image, so the format is
 	// checked here.
 	if !knownImage(img) {
@@ -281,17 +270,11 @@ func (c *client) read(img []byte) (Page, error) {
 	}
 	C.TessBaseAPISetImage2(c.api, pix)
 	defer C.TessBaseAPIClear(c.api)
-	text, conf, err := c.recognize(psmAuto)
+	r, err := passes(c.recognize)
 	if err != nil {
 		return Page{}, err
 	}
-	page.Text, page.Confidence, page.Mode = text, conf, psmAuto
-	if conf < lowConfidence {
-		text, conf, err := c.recognize(psmAuto)
-		if err == nil && conf > page.Confidence {
-			page.Text, page.Confidence, page.Mode = text, conf, psmBlock
-		}
-	}
+	page.Text, page.Confidence, page.Mode = r.text, r.conf, r.mode
 	leptonicaMessages()
 	return page, nil
 }
