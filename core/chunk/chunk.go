@@ -54,29 +54,110 @@ type Chunk struct {
 }
 
 // Split cuts doc into chunks. Chunks never cross a unit boundary, so each
-// cites one page; within a unit, a window ends at the last paragraph break,
-// else sentence end, else line break in its second half, else it is cut.
+// cites one page, nor a heading the format marks (doc.Headings: a PDF's
+// outline, HTML, Markdown, ODF and DOCX headings), so each holds the text
+// of one section and is headed by it; within both, a window ends at the
+// last paragraph break, else sentence end, else line break in its second
+// half, else it is cut. Headings guessed from plain text do not cut: a
+// wrong guess would only split a passage.
 func Split(doc *extract.Document, p Params) []Chunk {
 	p = p.normalized()
 	text := doc.Text
 	lines := newLineIndex(text)
 	heads := headingTrail(text, doc.Headings, doc.Format, p.MaxHeadingLen)
+	cuts := sectionCuts(doc.Headings)
 	var out []Chunk
 	for _, seg := range segments(doc) {
-		for _, r := range windows(text, seg.Start, seg.End, p) {
-			out = append(out, Chunk{
-				Ordinal:   len(out),
-				Text:      text[r[0]:r[1]],
-				Heading:   heads.at(r[0]),
-				Start:     r[0],
-				End:       r[1],
-				LineStart: lines.line(r[0]),
-				LineEnd:   lines.line(r[1] - 1),
-				Unit:      seg.Kind,
-				Page:      seg.Number,
-				Label:     seg.Label,
-			})
+		for _, sec := range sections(text, seg.Start, seg.End, cuts) {
+			for _, r := range windows(text, sec.start, sec.end, p) {
+				out = append(out, Chunk{
+					Ordinal:   len(out),
+					Text:      text[r[0]:r[1]],
+					Heading:   heads.at(max(r[0], sec.head)),
+					Start:     r[0],
+					End:       r[1],
+					LineStart: lines.line(r[0]),
+					LineEnd:   lines.line(r[1] - 1),
+					Unit:      seg.Kind,
+					Page:      seg.Number,
+					Label:     seg.Label,
+				})
+			}
 		}
+	}
+	return out
+}
+
+// cut is where a marked heading starts a section, and how long its title
+// is (the titles of all headings at that offset).
+type cut struct {
+	off    int
+	titles int // runes
+}
+
+// sectionCuts returns the offsets where doc's marked headings start, in
+// order, one per offset.
+func sectionCuts(hs []extract.Heading) []cut {
+	var out []cut
+	for _, h := range hs {
+		out = append(out, cut{h.Offset, utf8.RuneCountInString(h.Text)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].off < out[j].off })
+	merged := out[:0]
+	for _, c := range out {
+		if n := len(merged); n > 0 && merged[n-1].off == c.off {
+			merged[n-1].titles += c.titles
+			continue
+		}
+		merged = append(merged, c)
+	}
+	return merged
+}
+
+// section is text[start:end] of one unit under one heading; head is where
+// the heading that names it starts (past start when headings with no text
+// of their own were joined to it).
+type section struct{ start, end, head int }
+
+// headingOnlySlack is how much more than its titles a section may hold and
+// still be a heading without text of its own: numbering, a running header
+// and a page number, which a PDF page puts before its first heading.
+const headingOnlySlack = 64
+
+// sections cuts text[s:e] at the cuts inside it. A section that holds no
+// more than its heading ("7 R Miscellanea" straight before "7.1 ...") is
+// joined to the next one, so no chunk is a bare title; the joined chunk is
+// headed by the innermost heading ("7 R Miscellanea > 7.1 ...").
+func sections(text string, s, e int, cuts []cut) []section {
+	i := sort.Search(len(cuts), func(i int) bool { return cuts[i].off >= s })
+	var out []section
+	open := false // bare headings wait in text[start:] for the next section
+	start := s
+	for from := s; from < e; {
+		to, titles := e, -1
+		if i < len(cuts) && cuts[i].off == from {
+			titles = cuts[i].titles
+			i++
+		}
+		if i < len(cuts) && cuts[i].off < e {
+			to = cuts[i].off
+		}
+		if !open {
+			start = from
+		}
+		body := strings.TrimSpace(text[from:to])
+		switch {
+		case body == "" && !open:
+		case to < e && titles >= 0 && utf8.RuneCountInString(body) <= titles+headingOnlySlack:
+			open = true
+		default:
+			out = append(out, section{start, to, from})
+			open = false
+		}
+		from = to
+	}
+	if open { // bare headings at the end of the unit
+		out = append(out, section{start, e, start})
 	}
 	return out
 }

@@ -203,12 +203,75 @@ func TestHeadingsFromExtractorWin(t *testing.T) {
 	text := "INTRO IN CAPS\n\nBody under an explicit heading."
 	doc := &extract.Document{Text: text, Headings: []extract.Heading{{Offset: 15, Level: 2, Text: "Real Heading"}}}
 	cs := Split(doc, Params{})
-	if len(cs) != 1 || cs[0].Heading != "" {
-		t.Fatalf("chunk starting before the explicit heading: %+v", cs)
+	if len(cs) != 2 || cs[0].Text != "INTRO IN CAPS" || cs[1].Heading != "Real Heading" {
+		t.Fatalf("chunks not cut at the explicit heading: %+v", cs)
 	}
-	cs = Split(doc, Params{Size: 100})
 	if cs[0].Heading != "" {
 		t.Errorf("caps line was detected although the extractor gave headings: %q", cs[0].Heading)
+	}
+}
+
+// A chunk holds the text of one marked section and is headed by it: a
+// window never runs on past the next heading, nor does the overlap carry
+// the end of the previous section into it. A heading with no text of its
+// own joins the section after it, which its trail then names.
+func TestChunksEndWhereSectionsEnd(t *testing.T) {
+	s71 := "7.1 Why is this so?\n" + strings.Repeat("Lists are vectors of their own kind. ", 20)
+	s72 := "7.2 How can I get eval() and D() to work?\n" + strings.Repeat("Quote the expression before use. ", 20)
+	s73 := "7.3 Short section\nOne line only."
+	text := "7 R Miscellanea\n\n" + s71 + "\n\n" + s72 + "\n\n" + s73
+	o71 := strings.Index(text, "7.1")
+	o72 := strings.Index(text, "7.2")
+	o73 := strings.Index(text, "7.3")
+	doc := &extract.Document{Text: text, Format: "pdf", Headings: []extract.Heading{
+		{Offset: 0, Level: 1, Text: "7 R Miscellanea"},
+		{Offset: o71, Level: 2, Text: "7.1 Why is this so?"},
+		{Offset: o72, Level: 2, Text: "7.2 How can I get eval() and D() to work?"},
+		{Offset: o73, Level: 2, Text: "7.3 Short section"},
+	}}
+	cs := Split(doc, Params{Size: 500, Overlap: 100})
+	checkInvariants(t, text, cs)
+	type want struct {
+		start, end int
+		heading    string
+	}
+	var got []want
+	for _, c := range cs {
+		got = append(got, want{c.Start, c.End, c.Heading})
+	}
+	// Each section of 7.1 and 7.2 is about 760 characters: two windows,
+	// the second overlapping the first inside the same section.
+	for _, c := range cs {
+		switch {
+		case c.Start < o71:
+			if c.Start != 0 || c.Heading != "7 R Miscellanea > 7.1 Why is this so?" || c.End > o72 {
+				t.Errorf("first chunk %+v", c)
+			}
+		case c.Start < o72:
+			if c.End > o72 || c.Heading != "7 R Miscellanea > 7.1 Why is this so?" {
+				t.Errorf("chunk in 7.1 %+v", c)
+			}
+		case c.Start < o73:
+			if c.End > o73 || c.Heading != "7 R Miscellanea > 7.2 How can I get eval() and D() to work?" {
+				t.Errorf("chunk in 7.2 %+v", c)
+			}
+		default:
+			if c.Text != s73 || c.Heading != "7 R Miscellanea > 7.3 Short section" {
+				t.Errorf("chunk in 7.3 %+v", c)
+			}
+		}
+	}
+	if n := len(cs); n != 5 || cs[2].Start != o72 || cs[4].Start != o73 {
+		t.Errorf("chunks %+v, want 2 in 7.1 (from the title of 7), 2 in 7.2 starting at its title, 1 for 7.3", got)
+	}
+}
+
+// Headings guessed from plain text do not cut the text.
+func TestGuessedHeadingsDoNotCut(t *testing.T) {
+	text := "INSTALLATION\n\nRun make.\n\nUSAGE\n\nRun cairn."
+	cs := split(text, Params{})
+	if len(cs) != 1 {
+		t.Errorf("chunks %+v, want one", cs)
 	}
 }
 
