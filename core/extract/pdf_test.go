@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"context"
+	"image/png"
 	"os/exec"
 	"strings"
 	"testing"
@@ -217,4 +218,59 @@ func FuzzPDF(f *testing.F) {
 			checkDocument(t, d)
 		}
 	})
+}
+
+// A scanned page is rendered for OCR at the resolution of its scan, which
+// pdfimages gives, not at 300 dpi: a 100-dpi scan of a letter page reaches
+// the OCR as 850×1100 pixels, its own. A page assembled from two images is
+// no single scan and is rendered at 300 dpi (2550×3300).
+func TestPDFScanReadAtItsOwnResolution(t *testing.T) {
+	if _, err := exec.LookPath("pdfimages"); err != nil {
+		t.Fatalf("pdfimages not found: install poppler-utils (make deps)")
+	}
+	for _, c := range []struct {
+		images, w, h int
+		wantW, wantH int
+	}{
+		{1, 850, 1100, 850, 1100},
+		{2, 850, 550, 2550, 3300},
+		{1, 5100, 6600, 2550, 3300}, // 600 dpi: read at 300
+	} {
+		pdf := TestPDF{Pages: [][]string{nil}, ScanImages: c.images, ScanSize: [2]int{c.w, c.h}}.Bytes()
+		ocr := &fakeOCR{text: "Recognised field notes\n", confidence: 90}
+		r := NewRegistry(DefaultLimits(), WithPDFEngine(PDFPoppler), WithOCR(ocr))
+		if _, err := r.Extract(t.Context(), File{Name: "scan.pdf", Size: int64(len(pdf)), R: bytes.NewReader(pdf)}); err != nil {
+			t.Fatal(err)
+		}
+		if len(ocr.images) != 1 {
+			t.Fatalf("OCR ran %d times, want once", len(ocr.images))
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(ocr.images[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Width != c.wantW || cfg.Height != c.wantH {
+			t.Errorf("%d image(s) of %d×%d: OCR got %d×%d, want %d×%d", c.images, c.w, c.h, cfg.Width, cfg.Height, c.wantW, c.wantH)
+		}
+	}
+}
+
+func TestSingleImageDPI(t *testing.T) {
+	head := "page   num  type   width height color comp bpc  enc interp  object ID x-ppi y-ppi size ratio\n" +
+		"--------------------------------------------------------------------------------------------\n"
+	for _, c := range []struct {
+		rows string
+		want int
+	}{
+		{"   1     0 image     875   621  rgb     3   8  image  no        10  0   150   150 17.9K 1.1%\n", 150},
+		{"   1     0 image     875   621  rgb     3   8  image  no        10  0   150   151 17.9K 1.1%\n" +
+			"   1     1 smask     875   621  gray    1   8  image  no        11  0   150   151 1K 1.1%\n", 151},
+		{"   1     0 image     875   621  rgb     3   8  image  no        10  0   150   150 17.9K 1.1%\n" +
+			"   1     1 image     875   621  rgb     3   8  image  no        12  0   150   150 17.9K 1.1%\n", 0},
+		{"", 0},
+	} {
+		if got := singleImageDPI(head + c.rows); got != c.want {
+			t.Errorf("%q: %d, want %d", c.rows, got, c.want)
+		}
+	}
 }

@@ -19,11 +19,11 @@ import (
 // (see docs/pdf-extraction.md) and a crash inside poppler cannot take Cairn
 // down with it. The file is fed on stdin, so nothing is written to disk.
 type popplerPDF struct {
-	pdftotext, pdfinfo, pdftoppm, pdftohtml string // absolute paths
+	pdftotext, pdfinfo, pdftoppm, pdftohtml, pdfimages string // absolute paths
 }
 
 // findPoppler returns the poppler tools on PATH, or nil when pdftotext is
-// missing (pdfinfo, pdftoppm and pdftohtml are optional).
+// missing (pdfinfo, pdftoppm, pdftohtml and pdfimages are optional).
 func findPoppler() *popplerPDF {
 	p := &popplerPDF{}
 	var err error
@@ -33,6 +33,7 @@ func findPoppler() *popplerPDF {
 	p.pdfinfo, _ = exec.LookPath("pdfinfo")
 	p.pdftoppm, _ = exec.LookPath("pdftoppm")
 	p.pdftohtml, _ = exec.LookPath("pdftohtml")
+	p.pdfimages, _ = exec.LookPath("pdfimages")
 	return p
 }
 
@@ -126,6 +127,49 @@ func (p *popplerPDF) render(ctx context.Context, f File, n, dpi int) ([]byte, er
 	s := strconv.Itoa(n)
 	// Without an output root, pdftoppm writes the single page to stdout.
 	return p.run(ctx, f, p.pdftoppm, "-f", s, "-l", s, "-r", strconv.Itoa(dpi), "-gray", "-png", "-singlefile", "-")
+}
+
+// scanDPI returns the resolution of the image that page n (1-based) shows
+// when it shows exactly one (the page of a scanned document), from the
+// x-ppi and y-ppi columns of `pdfimages -list`; 0 when the page shows
+// none, several (a page assembled from strips, a figure beside a scan) or
+// pdfimages is missing. The image's masks (smask, stencil rows) do not
+// count as images.
+func (p *popplerPDF) scanDPI(ctx context.Context, f File, n int) int {
+	if p.pdfimages == "" {
+		return 0
+	}
+	s := strconv.Itoa(n)
+	out, err := p.run(ctx, f, p.pdfimages, "-list", "-f", s, "-l", s, "-")
+	if err != nil {
+		return 0
+	}
+	return singleImageDPI(string(out))
+}
+
+// singleImageDPI reads `pdfimages -list` output: the larger of x-ppi and
+// y-ppi of its one row of type image, or 0 when it has another number of
+// them. Columns: page num type width height color comp bpc enc interp
+// object ID x-ppi y-ppi size ratio.
+func singleImageDPI(list string) int {
+	dpi, images := 0, 0
+	for _, l := range strings.Split(list, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 14 || f[2] != "image" {
+			continue
+		}
+		images++
+		x, errX := strconv.Atoi(f[12])
+		y, errY := strconv.Atoi(f[13])
+		if errX != nil || errY != nil {
+			return 0
+		}
+		dpi = max(x, y)
+	}
+	if images != 1 {
+		return 0
+	}
+	return dpi
 }
 
 // Poppler's output is held in Cairn's memory, so it is capped: the text

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"compress/zlib"
 	"fmt"
 	"strings"
 )
@@ -17,6 +18,12 @@ type TestPDF struct {
 	// 1-bit image stored with this filter (e.g. CCITTFaxDecode), as a
 	// fax-like scan is; its data is not a real image.
 	ScanFilter string
+	// ScanImages, when set, gives each page without lines that many real
+	// white grey images of ScanSize pixels (width, height), stacked from
+	// the top, together covering the page: one is a scan at
+	// ScanSize[0]/8.5 dpi, several a page assembled from strips.
+	ScanImages int
+	ScanSize   [2]int
 }
 
 // TestBookmark is an outline entry pointing at Page (1-based) in one of
@@ -53,6 +60,22 @@ func (p TestPDF) Bytes() []byte {
 			res += fmt.Sprintf(" /XObject << /Im1 %d 0 R >>", im)
 			cs.Reset()
 			cs.WriteString("q 612 0 0 792 0 0 cm /Im1 Do Q")
+		}
+		if len(lines) == 0 && p.ScanImages > 0 {
+			var z bytes.Buffer
+			zw := zlib.NewWriter(&z)
+			zw.Write(bytes.Repeat([]byte{0xFF}, p.ScanSize[0]*p.ScanSize[1]))
+			zw.Close()
+			cs.Reset()
+			res += " /XObject <<"
+			h := 792 / p.ScanImages
+			for i := range p.ScanImages {
+				im := add(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream",
+					p.ScanSize[0], p.ScanSize[1], z.Len(), z.String()))
+				res += fmt.Sprintf(" /Im%d %d 0 R", i, im)
+				fmt.Fprintf(&cs, "q 612 0 0 %d 0 %d cm /Im%d Do Q\n", h, 792-(i+1)*h, i)
+			}
+			res += " >>"
 		}
 		content := add(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", cs.Len(), cs.String()))
 		page := add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << %s >> /Contents %d 0 R >>", pagesObj, res, content))
