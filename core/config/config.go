@@ -64,7 +64,7 @@ type Index struct {
 	// being indexed; off, they are skipped and listed with the reason.
 	FollowLinksOut bool     `json:"follow_links_out"`
 	Ignore         []string `json:"ignore"`
-	TimeoutSec     int      `json:"timeout_sec"` // per file
+	TimeoutSec     int      `json:"timeout_sec"` // per file: the longest an extraction may go without progress
 }
 
 // Chunking sets the chunker's window.

@@ -81,7 +81,7 @@ func Knobs() []Knob { return append(slices.Clip(RetrievalKnobs), AnswerKnobs...)
 var NumberSettings = []Knob{
 	{Key: "index.max_file_mb", Help: "larger files are skipped", Min: 1, Max: 65536, Int: true},
 	{Key: "index.workers", Help: "extraction workers", Min: 0, Max: 256, Int: true, Zero: "one per CPU"},
-	{Key: "index.timeout_sec", Help: "the most one file's extraction may take", Min: 0, Max: 86400, Int: true, Zero: "the default"},
+	{Key: "index.timeout_sec", Help: "the longest one file's extraction may go without progress (15 times that in all)", Min: 0, Max: 86400, Int: true, Zero: "the default"},
 	{Key: "chunking.size", Help: "characters of a passage", Min: 100, Max: 100000, Int: true},
 	{Key: "chunking.max_heading_len", Help: "heading context kept with a passage", Min: 0, Max: 10000, Int: true, Zero: "the default, 160"},
 	{Key: "embedding.dim", Help: "vector length (Matryoshka truncation)", Min: 0, Max: 65536, Int: true, Zero: "the model's full dimension"},

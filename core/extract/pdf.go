@@ -161,6 +161,7 @@ func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Documen
 		b.startUnit(UnitPage, i+1, labels[i])
 		b.block(p)
 		b.endUnit()
+		progress(ctx) // a page read: OCR of one page may take most of the watchdog's time
 	}
 	if len(noText) > 0 && strings.TrimSpace(b.sb.String()) == "" {
 		return nil, fault.Wrap(fault.ExtractNoOCR, OCRFix, fmt.Errorf("%w: pdf: no page has a text layer (a scanned document) and OCR is unavailable", ErrEmpty))

@@ -185,14 +185,20 @@ const (
 // rest was dropped; run returns it with the output it kept.
 var errOutputCut = fmt.Errorf("%w: pdf: poppler's output is larger than %d MB", ErrTooLarge, maxPopplerOut>>20)
 
-// capped keeps the first max bytes written to it and drops the rest.
+// capped keeps the first max bytes written to it and drops the rest. Each
+// write is progress of the extraction under ctx (pdftotext writes as it
+// reads the pages), when ctx is set.
 type capped struct {
 	b   bytes.Buffer
 	max int
 	cut bool
+	ctx context.Context
 }
 
 func (c *capped) Write(p []byte) (int, error) {
+	if c.ctx != nil {
+		progress(c.ctx)
+	}
 	keep := max(min(len(p), c.max-c.b.Len()), 0)
 	c.b.Write(p[:keep])
 	c.cut = c.cut || keep < len(p)
@@ -205,7 +211,7 @@ func (c *capped) Write(p []byte) (int, error) {
 func (p *popplerPDF) run(ctx context.Context, f File, tool string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Stdin = io.NewSectionReader(f.R, 0, f.Size)
-	stdout, stderr := &capped{max: maxPopplerOut}, &capped{max: maxPopplerErr}
+	stdout, stderr := &capped{max: maxPopplerOut, ctx: ctx}, &capped{max: maxPopplerErr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {

@@ -26,7 +26,7 @@ type Limits struct {
 	MaxRatio        float64       // per-entry compression ratio treated as a zip bomb
 	MaxDepth        int           // nesting of attachments and embedded documents
 	MaxCells        int64         // spreadsheet cells read per file; 0 = no limit
-	Timeout         time.Duration // wall time per file, including OCR
+	Timeout         time.Duration // the longest one file's extraction may go without progress (watchdog.go)
 	Depth           int           // current nesting depth; set by the registry
 }
 
@@ -157,9 +157,10 @@ func (r *Registry) extract(ctx context.Context, f File, lim Limits) (doc *Docume
 		return nil, err
 	}
 	if lim.Timeout > 0 && lim.Depth == 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
-		defer cancel()
+		var stop func()
+		ctx, stop = withWatchdog(ctx, lim.Timeout)
+		defer stop()
+		f.R = progressReader{ctx, f.R}
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -168,9 +169,15 @@ func (r *Registry) extract(ctx context.Context, f File, lim Limits) (doc *Docume
 	}()
 	doc, err = e.Extract(ctx, f, lim)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		switch cause := context.Cause(ctx); {
+		case ctx.Err() == nil:
+		case errors.Is(cause, errStalled):
 			return nil, fault.Wrap(fault.ExtractTimeout, "raise index.timeout_sec if the file should be indexed",
-				fmt.Errorf("extraction took longer than %s: %w", lim.Timeout, err))
+				fmt.Errorf("extraction made no progress (no bytes read, no page done) for %s: %w", lim.Timeout, context.DeadlineExceeded))
+		case errors.Is(cause, errCeiling):
+			return nil, fault.Wrap(fault.ExtractTimeout, "raise index.timeout_sec if the file should be indexed",
+				fmt.Errorf("extraction took longer than %s (%d × index.timeout_sec) although it kept making progress: %w",
+					ceilingFactor*lim.Timeout, ceilingFactor, context.DeadlineExceeded))
 		}
 		return nil, err
 	}

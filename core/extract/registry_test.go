@@ -20,17 +20,71 @@ func TestRegistryRecoversPanics(t *testing.T) {
 	}
 }
 
-func TestRegistryTimeout(t *testing.T) {
+// An extractor is stopped when it makes no progress for Limits.Timeout,
+// not when it runs longer than that: a slow one that keeps reading the
+// file (a big manual on a busy machine) finishes after several times the
+// limit; a hung one is stopped; one that progresses without end is
+// stopped at ceilingFactor times the limit.
+func TestRegistryWatchdog(t *testing.T) {
+	const idle = 100 * time.Millisecond
 	lim := DefaultLimits()
-	lim.Timeout = 50 * time.Millisecond
+	lim.Timeout = idle
 	r := NewRegistry(lim)
+	r.Register(ExtractorFunc(func(ctx context.Context, f File, lim Limits) (*Document, error) {
+		for range 10 { // 500 ms, five times the limit, reading as it goes
+			select {
+			case <-time.After(idle / 2):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			f.R.ReadAt(make([]byte, 1), 0)
+		}
+		return &Document{Text: "done"}, nil
+	}), ".slow")
 	r.Register(ExtractorFunc(func(ctx context.Context, f File, lim Limits) (*Document, error) {
 		<-ctx.Done() // an extractor stuck on a hostile file, honouring ctx
 		return nil, ctx.Err()
-	}), ".slow")
-	_, err := r.Extract(context.Background(), fileOf("x.slow", []byte("data")))
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "took longer than 50ms") {
-		t.Fatalf("err = %v", err)
+	}), ".hung")
+	r.Register(ExtractorFunc(func(ctx context.Context, f File, lim Limits) (*Document, error) {
+		for ctx.Err() == nil {
+			time.Sleep(idle / 4)
+			f.R.ReadAt(make([]byte, 1), 0)
+		}
+		return nil, ctx.Err()
+	}), ".loop")
+
+	start := time.Now()
+	d, err := r.Extract(context.Background(), fileOf("x.slow", []byte("data")))
+	if err != nil || d.Text != "done" {
+		t.Errorf("slow extractor: %v", err)
+	}
+	if took := time.Since(start); took < 5*idle {
+		t.Errorf("slow extractor took %v", took)
+	}
+
+	start = time.Now()
+	_, err = r.Extract(context.Background(), fileOf("x.hung", []byte("data")))
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "extraction made no progress (no bytes read, no page done) for 100ms") {
+		t.Errorf("hung extractor: err = %v", err)
+	}
+	if took := time.Since(start); took > 3*idle {
+		t.Errorf("hung extractor stopped after %v, want about %v", took, idle)
+	}
+
+	start = time.Now()
+	_, err = r.Extract(context.Background(), fileOf("x.loop", []byte("data")))
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "extraction took longer than 1.5s (15 × index.timeout_sec) although it kept making progress") {
+		t.Errorf("looping extractor: err = %v", err)
+	}
+	if took := time.Since(start); took < ceilingFactor*idle || took > ceilingFactor*idle+time.Second {
+		t.Errorf("looping extractor stopped after %v, want %v", took, ceilingFactor*idle)
+	}
+
+	// Cancelled by its caller (Ctrl+C), an extraction says so, not "no progress".
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.Extract(ctx, fileOf("x.hung", []byte("data"))); !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "progress") {
+		t.Errorf("cancelled: err = %v", err)
 	}
 }
 

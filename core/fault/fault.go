@@ -40,7 +40,7 @@ const (
 	ExtractNoOCR     Code = "EXTRACT-001" // images or scanned pages, and Tesseract is missing
 	ExtractOCRLang   Code = "EXTRACT-002" // Tesseract lacks a configured language
 	ExtractTooLarge  Code = "EXTRACT-003" // the file is over index.max_file_mb
-	ExtractTimeout   Code = "EXTRACT-004" // extraction took longer than index.timeout_sec
+	ExtractTimeout   Code = "EXTRACT-004" // extraction made no progress for index.timeout_sec
 	ExtractEncrypted Code = "EXTRACT-005" // password-protected or DRM file
 	ExtractLegacy    Code = "EXTRACT-006" // legacy binary Office format (.doc, .xls, .ppt)
 )
