@@ -57,36 +57,88 @@ func Bigrams(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) * 2)
-	var run []int // byte offsets of the run's characters, and its end
-	flush := func(end int) {
+	var run []int // byte offsets of the run's characters
+	flush := func() {
 		if len(run) == 0 {
 			return
 		}
 		b.WriteByte(' ')
 		if len(run) == 1 {
-			b.WriteString(s[run[0]:end])
-		} else {
-			run = append(run, end)
-			for j := 0; j+2 < len(run); j++ {
-				if j > 0 {
-					b.WriteByte(' ')
-				}
-				b.WriteString(s[run[j]:run[j+2]])
+			b.WriteString(char(s, run[0]))
+		}
+		for j := 0; j+1 < len(run); j++ {
+			if j > 0 {
+				b.WriteByte(' ')
 			}
+			b.WriteString(char(s, run[j]))
+			b.WriteString(char(s, run[j+1]))
 		}
 		b.WriteByte(' ')
 		run = run[:0]
 	}
+	seg, end := 0, 0 // characters in the run's last stretch without spaces; where it ends
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if Is(r) {
+			if i != end {
+				seg = 0
+			}
+			seg++
 			run = append(run, i)
-		} else {
-			flush(i)
-			b.WriteString(s[i : i+size])
+			i += size
+			end = i
+			continue
 		}
+		if seg == 1 {
+			// "守 护 进 程": groff sets Chinese man pages one character
+			// at a time with spaces between; lone characters so spaced
+			// are one run, so 进程 is found in them.
+			if n := spacedSingle(s[i:]); n > 0 {
+				i += n
+				continue
+			}
+		}
+		flush()
+		seg = 0
+		b.WriteString(s[i : i+size])
 		i += size
 	}
-	flush(len(s))
+	flush()
 	return b.String()
+}
+
+// char is the character at s[i].
+func char(s string, i int) string {
+	_, size := utf8.DecodeRuneInString(s[i:])
+	return s[i : i+size]
+}
+
+func startsCJK(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return Is(r)
+}
+
+// spacedSingle returns how many bytes of spaces (one or two, ASCII or
+// ideographic) start s when a lone CJK character follows them, one not
+// followed by another: 0 otherwise.
+func spacedSingle(s string) int {
+	n := 0
+	for k := 0; k < 2 && n < len(s); k++ {
+		switch {
+		case s[n] == ' ':
+			n++
+		case strings.HasPrefix(s[n:], "\u3000"):
+			n += len("\u3000")
+		default:
+			k = 2
+		}
+	}
+	if n == 0 || n >= len(s) {
+		return 0
+	}
+	r, size := utf8.DecodeRuneInString(s[n:])
+	if !Is(r) || startsCJK(s[n+size:]) {
+		return 0
+	}
+	return n
 }

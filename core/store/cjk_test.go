@@ -28,11 +28,13 @@ func TestCJKWordsAreFound(t *testing.T) {
 	put(t, db, f.ID, "/zh/ssh.1", "SSH 客户端", zhSSH)
 	put(t, db, f.ID, "/zh/ps.1", "", zhPS)
 	put(t, db, f.ID, "/ja/ps.1", "プロセス状態", jaPS)
+	// groff's rendering of a Chinese man page: one character at a time.
+	put(t, db, f.ID, "/zh/sshd.8", "", "sshd (SSH 守 护 进 程) 是 ssh 的 守 护 进 程")
 	for _, c := range []struct {
 		match string
 		n     int
 	}{
-		{`"远程 程主 主机"`, 1}, {`"进程"`, 1}, {`"プロ ロセ セス"`, 1}, {`"客户 户端"`, 1}, {`"rlogin"`, 1}, {`"ps"`, 2},
+		{`"远程 程主 主机"`, 1}, {`"进程"`, 2}, {`"守护 护进 进程"`, 1}, {`"プロ ロセ セス"`, 1}, {`"客户 户端"`, 1}, {`"rlogin"`, 1}, {`"ps"`, 2},
 	} {
 		if got := ftsIDs(t, db, c.match); len(got) != c.n {
 			t.Errorf("%s: %d hits, want %d", c.match, len(got), c.n)
