@@ -321,23 +321,34 @@ func TableText(header []string, rows [][]string) string {
 		if i > 0 || sb.Len() > 0 {
 			sb.WriteByte('\n')
 		}
-		first := true
-		for j, cell := range row {
-			if cell == "" {
-				continue
-			}
-			if !first {
-				sb.WriteString(" | ")
-			}
-			first = false
-			if j < len(header) && header[j] != "" {
-				sb.WriteString(header[j])
-				sb.WriteString(": ")
-			}
-			sb.WriteString(cell)
-		}
+		writeRow(&sb, header, row)
 	}
 	return sb.String()
+}
+
+// rowText is one row of TableText: "Header: value | value".
+func rowText(header, row []string) string {
+	var sb strings.Builder
+	writeRow(&sb, header, row)
+	return sb.String()
+}
+
+func writeRow(sb *strings.Builder, header, row []string) {
+	first := true
+	for j, cell := range row {
+		if cell == "" {
+			continue
+		}
+		if !first {
+			sb.WriteString(" | ")
+		}
+		first = false
+		if j < len(header) && header[j] != "" {
+			sb.WriteString(header[j])
+			sb.WriteString(": ")
+		}
+		sb.WriteString(cell)
+	}
 }
 
 func (w *htmlWriter) text() string {

@@ -4,10 +4,13 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 	"time"
 )
 
@@ -431,4 +434,47 @@ func TestEPUBTableOfContentsHeadings(t *testing.T) {
 			equalStrings(t, "headings", got, tt.headings)
 		})
 	}
+}
+
+// Rows past the first headerSample, which decide the header, are written
+// as they are read, under the same header; a cut says which limit made it.
+func TestXLSXStreamsRowsUnderTheHeader(t *testing.T) {
+	f := excelize.NewFile()
+	f.SetSheetRow("Sheet1", "A1", &[]any{"Name", "Age"})
+	for i := 1; i <= 300; i++ {
+		cell, _ := excelize.CoordinatesToCellName(1, i+1)
+		f.SetSheetRow("Sheet1", cell, &[]any{fmt.Sprintf("walker %d", i), i})
+	}
+	var buf bytes.Buffer
+	if err := f.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	extractLim := func(lim Limits) *Document {
+		t.Helper()
+		d, err := NewRegistry(lim).Extract(t.Context(), File{Name: "walkers.xlsx", Size: int64(buf.Len()), R: bytes.NewReader(buf.Bytes())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := extractLim(DefaultLimits())
+	lines := strings.Split(d.Text, "\n")
+	if got, want := lines[len(lines)-1], "Name: walker 300 | Age: 300"; got != want {
+		t.Errorf("last row %q, want %q", got, want)
+	}
+	if got, want := strings.Count(d.Text, "\n"), 2+300-1; got != want {
+		t.Errorf("%d line breaks, want %d (the sheet's name, a blank line, a line per row)", got, want)
+	}
+
+	lim := DefaultLimits()
+	lim.MaxCells = 400
+	d = extractLim(lim)
+	contains(t, "cells cut", strings.Join(d.Warnings, "\n"), `xlsx: sheet "Sheet1" and the rest cut: more than 400 cells, the most read from one file`)
+	contains(t, "cells cut", d.Text, "Name: walker 199 | Age: 199")
+	lacks(t, "cells cut", d.Text, "walker 200")
+
+	lim = DefaultLimits()
+	lim.MaxTextBytes = 4000
+	d = extractLim(lim)
+	contains(t, "text cut", strings.Join(d.Warnings, "\n"), `xlsx: sheet "Sheet1" and the rest cut: the text limit (4 KB) reached`)
 }

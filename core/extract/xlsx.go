@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/xuri/excelize/v2"
+
+	"cairn/core/humanize"
 )
 
 // extractXLSX reads an Excel workbook (also .xlsm, .xltx) with excelize:
@@ -60,8 +62,16 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 			warnings = append(warnings, fmt.Sprintf("xlsx: sheet %q: %v", sheet, err))
 			continue
 		}
-		var all [][]string
-		cut := false
+		b.startUnit(UnitSheet, i+1, sheet)
+		b.heading(1, sheet)
+		// Rows are written as they are read, so a sheet of millions of
+		// cells is never held whole (5 million cells peaked at 315 MB of
+		// heap when it was); only the first headerSample rows are kept,
+		// to tell title rows and a header from data.
+		var sample [][]string
+		var header []string
+		streaming := false
+		cut := ""
 		for rows.Next() {
 			if cells%4096 == 0 && ctx.Err() != nil {
 				rows.Close()
@@ -77,29 +87,51 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 				continue
 			}
 			cells += int64(len(cols))
-			if lim.MaxCells > 0 && cells > lim.MaxCells || b.full() {
-				cut = true
+			if lim.MaxCells > 0 && cells > lim.MaxCells {
+				cut = fmt.Sprintf("more than %d cells, the most read from one file", lim.MaxCells)
 				break
 			}
-			all = append(all, cols)
+			if b.full() {
+				cut = fmt.Sprintf("the text limit (%s) reached", humanize.Bytes(lim.MaxTextBytes))
+				break
+			}
+			if !streaming {
+				if sample = append(sample, cols); len(sample) == headerSample {
+					header, streaming, sample = writeSheetStart(b, sample), true, nil
+				}
+				continue
+			}
+			b.line(rowText(header, cols))
 		}
 		rows.Close()
-		titles, header, body := splitSheet(all)
-		b.startUnit(UnitSheet, i+1, sheet)
-		b.heading(1, sheet)
-		for _, t := range titles {
-			b.block(t)
+		if !streaming {
+			writeSheetStart(b, sample)
 		}
-		b.block(TableText(header, body))
 		b.endUnit()
-		if cut {
-			warnings = append(warnings, fmt.Sprintf("xlsx: sheet %q and the rest cut: more than %d cells or the text limit", sheet, lim.MaxCells))
+		if cut != "" {
+			warnings = append(warnings, fmt.Sprintf("xlsx: sheet %q and the rest cut: %s", sheet, cut))
 			break
 		}
 	}
 	doc := b.document("xlsx", title)
 	doc.Warnings = warnings
 	return doc, nil
+}
+
+// headerSample is how many rows of a sheet decide its title rows and
+// header (splitSheet); the rows after them are written as they are read.
+const headerSample = 256
+
+// writeSheetStart writes the first rows of a sheet, its title rows as text
+// and the rest as a table, and returns the header it found (nil for none)
+// for the rows that follow.
+func writeSheetStart(b *builder, rows [][]string) []string {
+	titles, header, body := splitSheet(rows)
+	for _, t := range titles {
+		b.block(t)
+	}
+	b.block(TableText(header, body))
+	return header
 }
 
 // trimRow drops trailing empty cells and trims every cell.
