@@ -67,6 +67,7 @@ func Run(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) 
 		add(checkModel(cfg, "reranker", cfg.Rerank.Model, llm.KindRerank, opt.Load))
 	}
 	add(checkOCR(cfg.OCR))
+	add(checkPoppler(ctx))
 	add(checkNetwork(cfg.Network))
 	add(checkLog(dirs, cfg.Log.Level))
 	return out
@@ -328,6 +329,25 @@ func checkOCR(cfg config.OCR) health.Check {
 	}
 	defer eng.Close()
 	return health.Check{Verdict: health.Pass, Name: "OCR", Detail: fmt.Sprintf("Tesseract %s with %s", eng.Version(), eng.Languages())}
+}
+
+// checkPoppler fails when a poppler tool is missing: PDFs are then read by
+// the pure-Go reader, which loses text on some of them, and scanned pages
+// are not drawn for OCR.
+func checkPoppler(ctx context.Context) health.Check {
+	version, missing := extract.Poppler(ctx)
+	if len(missing) > 0 {
+		var lost []string
+		for _, t := range extract.PopplerTools {
+			if slices.Contains(missing, t.Name) {
+				lost = append(lost, t.Name+" ("+t.Use+")")
+			}
+		}
+		return health.Check{Verdict: health.Fail, Name: "PDF reader",
+			Detail: "poppler-utils is missing " + strings.Join(lost, ", ") + "; PDFs are read by the pure-Go fallback, which loses text on some",
+			Fix:    extract.PopplerFix, Code: fault.ExtractNoPoppler}
+	}
+	return health.Check{Verdict: health.Pass, Name: "PDF reader", Detail: "poppler " + version}
 }
 
 func checkNetwork(n config.Network) health.Check {

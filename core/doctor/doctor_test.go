@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,5 +154,29 @@ func TestDoctorChecksTheReranker(t *testing.T) {
 	c := byName(Run(context.Background(), cfg, dirs, Options{Load: true}))["reranker"]
 	if c.Verdict != health.Pass || !strings.Contains(c.Detail, "tiny-reranker-test (bert, ") || !strings.Contains(c.Detail, "a pair here, so the 1.5s budget reranks ") {
 		t.Errorf("reranker: %+v", c)
+	}
+}
+
+// Poppler is required: the check passes with its version when every tool
+// is on PATH, and fails naming each missing tool and what it is for.
+func TestDoctorChecksPoppler(t *testing.T) {
+	if c := checkPoppler(t.Context()); c.Verdict != health.Pass || !strings.HasPrefix(c.Detail, "poppler ") || c.Detail == "poppler " {
+		t.Errorf("with poppler-utils installed: %+v", c)
+	}
+	// Only pdftotext on PATH: the four others are missing.
+	dir := t.TempDir()
+	real, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Fatalf("poppler-utils is a test dependency (make deps): %v", err)
+	}
+	if err := os.Symlink(real, filepath.Join(dir, "pdftotext")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	c := checkPoppler(t.Context())
+	want := "poppler-utils is missing pdfinfo (the title and page count), pdftoppm (scanned pages drawn for OCR, and the preview), " +
+		"pdfimages (the resolution of a scanned page), pdftohtml (the outline (bookmarks) as headings); PDFs are read by the pure-Go fallback, which loses text on some"
+	if c.Verdict != health.Fail || c.Detail != want || c.Code != "EXTRACT-007" || !strings.Contains(c.Fix, "apt-get install poppler-utils") {
+		t.Errorf("without poppler's tools: %+v", c)
 	}
 }

@@ -274,3 +274,24 @@ func TestSingleImageDPI(t *testing.T) {
 		}
 	}
 }
+
+// A page whose text is drawn turned by 90° (a landscape refcard on a
+// portrait page) reads line by line with either reader. The pure-Go reader
+// measured positions in page space, where every glyph of a sideways line
+// has its own y, and wrote one glyph per line (texinfo's refcard: 16,713
+// lines, word F1 0.07).
+func TestPDFSidewaysTextReadsInLines(t *testing.T) {
+	lines := []string{"GNU Texinfo Reference Card", "Beginning a Texinfo document", "The commands in this section"}
+	pdf := TestPDF{Pages: [][]string{lines}, Sideways: true}.Bytes()
+	for _, e := range pdfEngines(t) {
+		t.Run(string(e), func(t *testing.T) {
+			d, err := NewRegistry(DefaultLimits(), WithPDFEngine(e)).Extract(t.Context(), File{Name: "card.pdf", Size: int64(len(pdf)), R: bytes.NewReader(pdf)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := d.Text, strings.Join(lines, "\n"); got != want {
+				t.Errorf("text %q, want %q", got, want)
+			}
+		})
+	}
+}

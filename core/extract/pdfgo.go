@@ -243,9 +243,19 @@ func goPDFGlyphs(page pdf.Page, shared map[string]*goFont) ([]glyph, error) {
 			if !ok || step != 1 {
 				text = font.enc.Decode(raw[i : i+step])
 			}
+			// Positions are measured along and across the text's own
+			// direction, so lines of a page set sideways (a landscape
+			// refcard drawn rotated by 90°) are lines too: in page space
+			// every glyph of such a line has its own y, and each became
+			// a line of one glyph.
+			px, py := trm[4]+rise*trm[2], trm[5]+rise*trm[3]
+			ux, uy := 1.0, 0.0
+			if scaleX > 0 {
+				ux, uy = trm[0]/scaleX, trm[1]/scaleX
+			}
 			out = append(out, glyph{
 				s: text,
-				x: trm[4] + rise*trm[2], y: trm[5] + rise*trm[3],
+				x: px*ux + py*uy, y: py*ux - px*uy,
 				w: w0 / 1000 * tfs * th * scaleX,
 				h: tfs * math.Hypot(trm[2], trm[3]),
 			})

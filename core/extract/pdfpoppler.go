@@ -39,6 +39,38 @@ func findPoppler() *popplerPDF {
 
 func (p *popplerPDF) name() string { return "poppler" }
 
+// PopplerFix is what to install when poppler's tools are missing.
+const PopplerFix = "install poppler-utils (Debian: sudo apt-get install poppler-utils; `make` installs it)"
+
+// PopplerTools are the poppler-utils programs Cairn runs on PDFs, and what
+// each does for it.
+var PopplerTools = []struct{ Name, Use string }{
+	{"pdftotext", "the text of every page"},
+	{"pdfinfo", "the title and page count"},
+	{"pdftoppm", "scanned pages drawn for OCR, and the preview"},
+	{"pdfimages", "the resolution of a scanned page"},
+	{"pdftohtml", "the outline (bookmarks) as headings"},
+}
+
+// Poppler reports poppler's version (from pdftotext -v) and the tools of
+// PopplerTools that are not on PATH. Poppler is required: the pure-Go
+// reader that stands in without it reads some PDFs badly (docs/pdf-extraction.md).
+func Poppler(ctx context.Context) (version string, missing []string) {
+	for _, t := range PopplerTools {
+		if _, err := exec.LookPath(t.Name); err != nil {
+			missing = append(missing, t.Name)
+		}
+	}
+	if out, err := exec.CommandContext(ctx, "pdftotext", "-v").CombinedOutput(); err == nil {
+		for _, l := range strings.Split(string(out), "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(l), "pdftotext version "); ok {
+				version = v
+			}
+		}
+	}
+	return version, missing
+}
+
 func (p *popplerPDF) read(ctx context.Context, f File, lim Limits) (*pdfText, error) {
 	out := &pdfText{}
 	if p.pdfinfo != "" {

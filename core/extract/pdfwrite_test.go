@@ -24,6 +24,9 @@ type TestPDF struct {
 	// ScanSize[0]/8.5 dpi, several a page assembled from strips.
 	ScanImages int
 	ScanSize   [2]int
+	// Sideways draws the text lines turned by 90°, as a landscape page
+	// set on a portrait one is (the texinfo refcard).
+	Sideways bool
 }
 
 // TestBookmark is an outline entry pointing at Page (1-based) in one of
@@ -54,6 +57,11 @@ func (p TestPDF) Bytes() []byte {
 			fmt.Fprintf(&cs, "(%s) Tj\n", pdfEscape(l))
 		}
 		cs.WriteString("ET")
+		if p.Sideways {
+			body := cs.String()
+			cs.Reset()
+			fmt.Fprintf(&cs, "q 0 1 -1 0 792 0 cm\n%s\nQ", body)
+		}
 		res := fmt.Sprintf("/Font << /F1 %d 0 R >>", font)
 		if len(lines) == 0 && p.ScanFilter != "" {
 			im := add(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width 1700 /Height 2200 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /%s /Length 4 >>\nstream\n\x00\x00\x00\x00\nendstream", p.ScanFilter))

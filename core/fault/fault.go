@@ -43,6 +43,7 @@ const (
 	ExtractTimeout   Code = "EXTRACT-004" // extraction made no progress for index.timeout_sec
 	ExtractEncrypted Code = "EXTRACT-005" // password-protected or DRM file
 	ExtractLegacy    Code = "EXTRACT-006" // legacy binary Office format (.doc, .xls, .ppt)
+	ExtractNoPoppler Code = "EXTRACT-007" // poppler-utils (pdftotext and its siblings) is missing
 )
 
 // Knowledge base.
