@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"context"
+	"image"
 	"image/png"
 	"os/exec"
 	"strings"
@@ -293,5 +294,36 @@ func TestPDFSidewaysTextReadsInLines(t *testing.T) {
 				t.Errorf("text %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// A lossless scan stored with PNG predictor 15 reaches OCR with its pixels
+// through the pure-Go reader too; the library it uses decodes predictor 12
+// only and failed with its panic string "pred" as the reason.
+func TestPDFPredictedScanPureGo(t *testing.T) {
+	const w, h = 120, 40
+	pdf := TestPDF{Pages: [][]string{nil}, ScanImages: 1, ScanSize: [2]int{w, h}, ScanPredictor: true}.Bytes()
+	ocr := &fakeOCR{text: "Recognised field notes\n", confidence: 90}
+	r := NewRegistry(DefaultLimits(), WithPDFEngine(PDFPureGo), WithOCR(ocr))
+	if _, err := r.Extract(t.Context(), File{Name: "scan.pdf", Size: int64(len(pdf)), R: bytes.NewReader(pdf)}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ocr.images) != 1 {
+		t.Fatalf("OCR ran %d times, want once", len(ocr.images))
+	}
+	im, err := png.Decode(bytes.NewReader(ocr.images[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := im.(*image.Gray)
+	if !ok || g.Bounds().Dx() != w || g.Bounds().Dy() != h {
+		t.Fatalf("image %T %v, want %d×%d grey", im, im.Bounds(), w, h)
+	}
+	for y := range h {
+		for x := range w {
+			if got, want := g.GrayAt(x, y).Y, ScanPixel(x, y); got != want {
+				t.Fatalf("pixel (%d, %d) = %d, want %d", x, y, got, want)
+			}
+		}
 	}
 }

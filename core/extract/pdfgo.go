@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -475,7 +476,7 @@ func renderGoPDF(f File, n int) (img []byte, err error) {
 	case "DCTDecode":
 		return rawJPEG(f, best)
 	case "FlateDecode", "":
-		return flateImagePNG(best)
+		return flateImagePNG(f, best)
 	}
 	return nil, fmt.Errorf("page image uses %s, which the pure-Go reader cannot decode (install poppler-utils: its pdftoppm renders any page)", filter.Name())
 }
@@ -526,7 +527,7 @@ func rawStream(v pdf.Value) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func flateImagePNG(v pdf.Value) ([]byte, error) {
+func flateImagePNG(f File, v pdf.Value) ([]byte, error) {
 	w, h := int(v.Key("Width").Int64()), int(v.Key("Height").Int64())
 	bpc := int(v.Key("BitsPerComponent").Int64())
 	comps := 0
@@ -539,7 +540,16 @@ func flateImagePNG(v pdf.Value) ([]byte, error) {
 	if w <= 0 || h <= 0 || w*h > 100<<20 || bpc != 8 || comps == 0 {
 		return nil, fmt.Errorf("page image (%d-bit %s) not supported by the pure-Go reader (install poppler-utils: its pdftoppm renders any page)", bpc, v.Key("ColorSpace").Name())
 	}
-	data, err := rawStream(v)
+	var data []byte
+	var err error
+	if params := decodeParms(v); params.Key("Predictor").Int64() >= 2 {
+		// ledongthuc/pdf decodes only predictor 12 and panics with "pred"
+		// on the others; a lossless scan usually carries 15 (PNG,
+		// chosen per row).
+		data, err = predictedImage(f, v, params, w, h)
+	} else {
+		data, err = rawStream(v)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -562,6 +572,142 @@ func flateImagePNG(v pdf.Value) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// decodeParms returns the decode parameters of a stream's Flate filter.
+func decodeParms(v pdf.Value) pdf.Value {
+	p := v.Key("DecodeParms")
+	if p.Kind() == pdf.Array {
+		p = p.Index(p.Len() - 1) // the Flate filter is the last one (renderGoPDF)
+	}
+	return p
+}
+
+// predictedImage decodes a Flate image stream written with a PNG
+// predictor (PDF 32000 §7.4.4.4): the stream's bytes are found in the file
+// by its object number (streams never sit in object streams), inflated, and
+// each row's filter undone.
+func predictedImage(f File, v pdf.Value, params pdf.Value, w, h int) ([]byte, error) {
+	pred := params.Key("Predictor").Int64()
+	if pred < 10 || pred > 15 {
+		return nil, fmt.Errorf("page image uses predictor %d, which the pure-Go reader cannot decode (install poppler-utils: its pdftoppm renders any page)", pred)
+	}
+	colors, bpc, columns := int(params.Key("Colors").Int64()), int(params.Key("BitsPerComponent").Int64()), int(params.Key("Columns").Int64())
+	if colors <= 0 {
+		colors = 1
+	}
+	if bpc <= 0 {
+		bpc = 8
+	}
+	if columns <= 0 {
+		columns = 1
+	}
+	rowLen := (columns*colors*bpc + 7) / 8
+	if rowLen <= 0 || rowLen > 1<<20 || int64(rowLen+1)*int64(h) > 400<<20 {
+		return nil, fmt.Errorf("page image of %d×%d is too large to decode", columns, h)
+	}
+	raw, err := streamBytes(f, v)
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("page image: %w", err)
+	}
+	inflated, err := io.ReadAll(io.LimitReader(zr, int64(rowLen+1)*int64(h)))
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("page image: %w", err)
+	}
+	return unpredictPNG(inflated, rowLen, max(1, colors*bpc/8)), nil
+}
+
+// unpredictPNG undoes PNG row filters (None, Sub, Up, Average, Paeth), each
+// row led by its filter's byte; bpp is the bytes per pixel the filters
+// look back by. A last, partial row is dropped.
+func unpredictPNG(data []byte, rowLen, bpp int) []byte {
+	out := make([]byte, 0, len(data))
+	prev := make([]byte, rowLen)
+	for len(data) >= rowLen+1 {
+		kind, row := data[0], data[1:rowLen+1]
+		data = data[rowLen+1:]
+		for i := range row {
+			var left, upLeft byte
+			if i >= bpp {
+				left, upLeft = row[i-bpp], prev[i-bpp]
+			}
+			up := prev[i]
+			switch kind {
+			case 1:
+				row[i] += left
+			case 2:
+				row[i] += up
+			case 3:
+				row[i] += byte((int(left) + int(up)) / 2)
+			case 4:
+				row[i] += paeth(left, up, upLeft)
+			}
+		}
+		out = append(out, row...)
+		prev = row
+	}
+	return out
+}
+
+func paeth(a, b, c byte) byte {
+	p := int(a) + int(b) - int(c)
+	pa, pb, pc := abs(p-int(a)), abs(p-int(b)), abs(p-int(c))
+	switch {
+	case pa <= pb && pa <= pc:
+		return a
+	case pb <= pc:
+		return b
+	}
+	return c
+}
+
+// streamBytes returns the encoded bytes of stream v as the file holds
+// them: after the keyword "stream" of the last definition of its object
+// ("12 0 obj"), /Length bytes.
+func streamBytes(f File, v pdf.Value) ([]byte, error) {
+	id, ok := idOf(v)
+	length := v.Key("Length").Int64()
+	if !ok || length <= 0 || length > f.Size || f.Size > 256<<20 {
+		return nil, fmt.Errorf("page image stream not found in the file")
+	}
+	data := make([]byte, f.Size)
+	if _, err := f.R.ReadAt(data, 0); err != nil && err != io.EOF {
+		return nil, err
+	}
+	head := []byte(fmt.Sprintf("%d %d obj", id.id, id.gen))
+	at := -1
+	for off := 0; ; {
+		i := bytes.Index(data[off:], head)
+		if i < 0 {
+			break
+		}
+		if j := off + i; j == 0 || isPDFSpace(data[j-1]) {
+			at = j
+		}
+		off += i + 1
+	}
+	if at < 0 {
+		return nil, fmt.Errorf("page image stream not found in the file")
+	}
+	k := bytes.Index(data[at:], []byte("stream"))
+	if k < 0 {
+		return nil, fmt.Errorf("page image stream not found in the file")
+	}
+	start := at + k + len("stream")
+	if start < len(data) && data[start] == '\r' {
+		start++
+	}
+	if start < len(data) && data[start] == '\n' {
+		start++
+	}
+	if start+int(length) > len(data) {
+		return nil, fmt.Errorf("page image data is truncated")
+	}
+	return data[start : start+int(length)], nil
 }
 
 // isSubsetName reports a subset font name: six capitals and a plus sign.

@@ -24,6 +24,10 @@ type TestPDF struct {
 	// ScanSize[0]/8.5 dpi, several a page assembled from strips.
 	ScanImages int
 	ScanSize   [2]int
+	// ScanPredictor stores each ScanImages image with PNG predictor 15,
+	// every row under another filter (None, Sub, Up, Average, Paeth), and
+	// fills it with ScanPixel instead of white.
+	ScanPredictor bool
 	// Sideways draws the text lines turned by 90°, as a landscape page
 	// set on a portrait one is (the texinfo refcard).
 	Sideways bool
@@ -72,14 +76,20 @@ func (p TestPDF) Bytes() []byte {
 		if len(lines) == 0 && p.ScanImages > 0 {
 			var z bytes.Buffer
 			zw := zlib.NewWriter(&z)
-			zw.Write(bytes.Repeat([]byte{0xFF}, p.ScanSize[0]*p.ScanSize[1]))
+			parms := ""
+			if p.ScanPredictor {
+				zw.Write(pngRows(p.ScanSize[0], p.ScanSize[1]))
+				parms = fmt.Sprintf(" /DecodeParms << /Predictor 15 /Colors 1 /BitsPerComponent 8 /Columns %d >>", p.ScanSize[0])
+			} else {
+				zw.Write(bytes.Repeat([]byte{0xFF}, p.ScanSize[0]*p.ScanSize[1]))
+			}
 			zw.Close()
 			cs.Reset()
 			res += " /XObject <<"
 			h := 792 / p.ScanImages
 			for i := range p.ScanImages {
-				im := add(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream",
-					p.ScanSize[0], p.ScanSize[1], z.Len(), z.String()))
+				im := add(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode%s /Length %d >>\nstream\n%s\nendstream",
+					p.ScanSize[0], p.ScanSize[1], parms, z.Len(), z.String()))
 				res += fmt.Sprintf(" /Im%d %d 0 R", i, im)
 				fmt.Fprintf(&cs, "q 612 0 0 %d 0 %d cm /Im%d Do Q\n", h, 792-(i+1)*h, i)
 			}
@@ -165,4 +175,55 @@ func (p TestPDF) Bytes() []byte {
 
 func pdfEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(s)
+}
+
+// ScanPixel is the grey of pixel (x, y) of a ScanPredictor image.
+func ScanPixel(x, y int) byte { return byte(x*3 + y*7 + x*y) }
+
+// pngRows encodes a w×h image of ScanPixel as PNG-predicted rows, row
+// y under filter y%5.
+func pngRows(w, h int) []byte {
+	var out []byte
+	prev := make([]byte, w)
+	for y := range h {
+		row := make([]byte, w)
+		for x := range w {
+			row[x] = ScanPixel(x, y)
+		}
+		kind := byte(y % 5)
+		out = append(out, kind)
+		for x := range w {
+			var left, upLeft byte
+			if x > 0 {
+				left, upLeft = row[x-1], prev[x-1]
+			}
+			var pred byte
+			switch kind {
+			case 1:
+				pred = left
+			case 2:
+				pred = prev[x]
+			case 3:
+				pred = byte((int(left) + int(prev[x])) / 2)
+			case 4:
+				pred = paethTest(left, prev[x], upLeft)
+			}
+			out = append(out, row[x]-pred)
+		}
+		prev = row
+	}
+	return out
+}
+
+// paethTest is PNG's Paeth predictor, written apart from the reader's.
+func paethTest(a, b, c byte) byte {
+	p := int(a) + int(b) - int(c)
+	d := func(x byte) int { return max(p-int(x), int(x)-p) }
+	if d(a) <= d(b) && d(a) <= d(c) {
+		return a
+	}
+	if d(b) <= d(c) {
+		return b
+	}
+	return c
 }
