@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -477,4 +478,71 @@ func TestXLSXStreamsRowsUnderTheHeader(t *testing.T) {
 	lim.MaxTextBytes = 4000
 	d = extractLim(lim)
 	contains(t, "text cut", strings.Join(d.Warnings, "\n"), `xlsx: sheet "Sheet1" and the rest cut: the text limit (4 KB) reached`)
+}
+
+// pivotWorkbook is a workbook with a pivot table as Excel saves one: the
+// source data on Sheet1, the pivot's values written into Sheet2 at A3:C6,
+// and its definition's location naming row 2 of the table as the header
+// and row 3 as the first values (excelize writes 1 and 1, so the part is
+// patched).
+func pivotWorkbook(t *testing.T) []byte {
+	t.Helper()
+	f := excelize.NewFile()
+	f.SetSheetRow("Sheet1", "A1", &[]any{"Name", "City", "Age"})
+	f.SetSheetRow("Sheet1", "A2", &[]any{"James Bond", "Moscow", 35})
+	f.NewSheet("Sheet2")
+	f.SetSheetRow("Sheet2", "A3", &[]any{"Sum of Age", "Column Labels"})
+	f.SetSheetRow("Sheet2", "A4", &[]any{"Row Labels", "Moscow", "Grand Total"})
+	f.SetSheetRow("Sheet2", "A5", &[]any{"James Bond", 35, 35})
+	f.SetSheetRow("Sheet2", "A6", &[]any{"Grand Total", 35, 35})
+	if err := f.AddPivotTable(&excelize.PivotTableOptions{
+		DataRange: "Sheet1!A1:C2", PivotTableRange: "Sheet2!A3:C6",
+		Rows: []excelize.PivotTableField{{Data: "Name"}}, Columns: []excelize.PivotTableField{{Data: "City"}},
+		Data: []excelize.PivotTableField{{Data: "Age", Subtotal: "Sum"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := f.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	patched := false
+	for _, zf := range zr.File {
+		rc, _ := zf.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		if strings.HasPrefix(zf.Name, "xl/pivotTables/pivotTable") {
+			re := regexp.MustCompile(`<location [^>]*(/>|></location>)`)
+			b = re.ReplaceAll(b, []byte(`<location ref="A3:C6" firstHeaderRow="1" firstDataRow="2" firstDataCol="1"/>`))
+			patched = true
+		}
+		w, _ := zw.Create(zf.Name)
+		w.Write(b)
+	}
+	zw.Close()
+	if !patched {
+		t.Fatal("excelize wrote no pivot table part")
+	}
+	return out.Bytes()
+}
+
+// A pivot table is headed by the row its definition names, and its caption
+// row reads as a line of its own: before, the caption row was taken for
+// the header ("Sum of Age: James Bond | Column Labels: 35 | 35", where 35
+// belongs to the Moscow column).
+func TestXLSXPivotTableHeader(t *testing.T) {
+	b := pivotWorkbook(t)
+	d, err := NewRegistry(DefaultLimits()).Extract(t.Context(), File{Name: "pivot.xlsx", Size: int64(len(b)), R: bytes.NewReader(b)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := unitText(d, 1), "Sheet2\nSum of Age | Column Labels\nRow Labels: James Bond | Moscow: 35 | Grand Total: 35\nRow Labels: Grand Total | Moscow: 35 | Grand Total: 35"; got != want {
+		t.Errorf("Sheet2 = %q\nwant     %q", got, want)
+	}
 }

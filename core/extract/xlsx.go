@@ -50,6 +50,7 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 	if p, err := x.GetDocProps(); err == nil && p != nil {
 		title = p.Title
 	}
+	pivots := xlsxPivots(ctx, a)
 	b := newBuilder(lim)
 	var warnings []string
 	cells := int64(0)
@@ -69,10 +70,12 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 		// heap when it was); only the first headerSample rows are kept,
 		// to tell title rows and a header from data.
 		var sample [][]string
-		var header []string
+		var header, pivotHeader []string
 		streaming := false
 		cut := ""
+		row := 0 // 1-based; rows.Next yields the empty rows between filled ones too
 		for rows.Next() {
+			row++
 			if cells%4096 == 0 && ctx.Err() != nil {
 				rows.Close()
 				return nil, ctx.Err()
@@ -95,6 +98,24 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 				cut = fmt.Sprintf("the text limit (%s) reached", humanize.Bytes(lim.MaxTextBytes))
 				break
 			}
+			if p, ok := pivotAt(pivots[sheet], row); ok {
+				// A pivot table's header is the row its definition names:
+				// guessed, it was the caption row above it ("Sum of Age:
+				// James Bond | Column Labels: 35").
+				if !streaming {
+					header, streaming, sample = writeSheetStart(b, sample), true, nil
+				}
+				switch {
+				case row < p.header:
+					b.line(rowText(nil, cols))
+				case row == p.header && row < p.data:
+					pivotHeader = cols
+				default:
+					b.line(rowText(pivotHeader, cols))
+				}
+				continue
+			}
+			pivotHeader = nil
 			if !streaming {
 				if sample = append(sample, cols); len(sample) == headerSample {
 					header, streaming, sample = writeSheetStart(b, sample), true, nil
@@ -116,6 +137,16 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 	doc := b.document("xlsx", title)
 	doc.Warnings = warnings
 	return doc, nil
+}
+
+// pivotAt returns the pivot table that holds row, if any.
+func pivotAt(ps []pivotArea, row int) (pivotArea, bool) {
+	for _, p := range ps {
+		if p.in(row) {
+			return p, true
+		}
+	}
+	return pivotArea{}, false
 }
 
 // headerSample is how many rows of a sheet decide its title rows and
