@@ -81,7 +81,7 @@ func TestIndexSearchStatusJSON(t *testing.T) {
 			t.Errorf("result lacks the stable key %q: %v", k, first)
 		}
 	}
-	if first["path"] != filepath.Join(corpusDir(t), "manuals/router-x200.md") || first["score"].(float64) != 1 || first["line"].(float64) != 1 {
+	if first["path"] != filepath.Join(corpusDir(t), "manuals/router-x200.md") || first["score"].(float64) != 1 || first["line"].(float64) != 8 || first["heading"] != "Router X200 user manual > Factory reset" {
 		t.Errorf("first result %v", first)
 	}
 	out, _, code = cli(t, home, "status", "--kb", "work", "--json")
