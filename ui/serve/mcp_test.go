@@ -117,7 +117,7 @@ func checkTools(t *testing.T, s *mcp.ClientSession) {
 	}
 	var p Passage
 	structured(t, res, &p)
-	if p.File != rep.Results[0].Path || !strings.Contains(p.Text, "RESET button") || p.Line != 1 || p.LineEnd < p.Line {
+	if p.File != rep.Results[0].Path || !strings.Contains(p.Text, "RESET button") || p.Line != 8 || p.LineEnd < p.Line {
 		t.Errorf("open_citation: %+v", p)
 	}
 	res, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "open_citation", Arguments: map[string]any{"chunk_id": 999999}})

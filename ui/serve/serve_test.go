@@ -293,7 +293,7 @@ func TestPassageNetworkAndIndex(t *testing.T) {
 	id := int64(toMap(t, body)["results"].([]any)[0].(map[string]any)["chunk_id"].(float64))
 	status, body := call(t, "GET", fmt.Sprintf("%s/api/passages/%d", base, id), testToken, "")
 	p := toMap(t, body)
-	if status != 200 || !strings.HasSuffix(p["file"].(string), "router-x200.md") || !strings.Contains(p["text"].(string), "RESET button") || p["line"].(float64) != 1 {
+	if status != 200 || !strings.HasSuffix(p["file"].(string), "router-x200.md") || !strings.Contains(p["text"].(string), "RESET button") || p["line"].(float64) != 8 {
 		t.Errorf("passage: %d %s", status, body)
 	}
 	if status, body := call(t, "GET", base+"/api/passages/999999", testToken, ""); status != 404 || !strings.Contains(body, "no passage 999999") {
