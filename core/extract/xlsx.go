@@ -75,10 +75,14 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 		cut := ""
 		row := 0 // 1-based; rows.Next yields the empty rows between filled ones too
 		for rows.Next() {
-			row++
-			if cells%4096 == 0 && ctx.Err() != nil {
-				rows.Close()
-				return nil, ctx.Err()
+			if row++; row%1024 == 0 {
+				// excelize reads a large sheet from its own temporary copy,
+				// not through f.R: rows are the extraction's progress.
+				if ctx.Err() != nil {
+					rows.Close()
+					return nil, ctx.Err()
+				}
+				progress(ctx)
 			}
 			cols, err := rows.Columns()
 			if err != nil {
