@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/humanize"
+	"cairn/core/netgate"
 	"cairn/core/store"
 )
 
@@ -83,10 +84,10 @@ func (s *StatusBar) GateMode() string { return s.mode }
 // and online, which leave this computer) or error (admin, and anything
 // unknown).
 func GateColor(mode string) fyne.ThemeColorName {
-	switch mode {
-	case "offline":
+	switch info := netgate.Mode(mode).Info(); {
+	case !info.Leaves:
 		return theme.ColorNameSuccess
-	case "team", "online":
+	case !info.Unrestricted:
 		return theme.ColorNameWarning
 	default:
 		return theme.ColorNameError

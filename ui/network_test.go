@@ -14,6 +14,7 @@ import (
 
 	"cairn/core/config"
 	"cairn/core/health"
+	"cairn/core/netgate"
 	"cairn/panels"
 )
 
@@ -42,7 +43,7 @@ func TestLeavingOfflineAsksFirstAndTheBadgeFollows(t *testing.T) {
 
 	e.Gate.SetSelected("online")
 	dlg := h.overlay()
-	if !hasLabel(dlg, "may connect to the answer endpoint, the model catalogue and the hosts in network.allow") {
+	if !hasLabel(dlg, "may connect to the answer endpoint, the model catalogue, the hosts in network.allow and the team's cluster") {
 		t.Error("the confirmation does not say what online mode allows")
 	}
 	test.Tap(button(t, dlg, "Stay offline"))
@@ -213,5 +214,29 @@ func TestOnlyAWindowSwitchWritesTheNetworkMode(t *testing.T) {
 	reqs <- panels.SetNetworkMode{Mode: "online"}
 	if s := <-got; !s.withMode || s.mode != "online" {
 		t.Errorf("a switch in the window: %+v", s)
+	}
+}
+
+// TestEveryModeSwitchIsAnnounced walks every mode of the gate's table
+// through the window: the confirmation says what the mode reaches, and
+// the notice after the switch names the mode (team mode showed none).
+func TestEveryModeSwitchIsAnnounced(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	e := h.shell().Tuning
+	// From offline each mode opens more than the one before, so each asks
+	// first; back to offline asks nothing.
+	for _, m := range []netgate.Mode{netgate.Team, netgate.Online, netgate.Admin, netgate.Offline} {
+		info := m.Info()
+		e.Gate.SetSelected(string(m))
+		if m != netgate.Offline {
+			dlg := h.overlay()
+			if !hasLabel(dlg, info.Reaches) {
+				t.Errorf("%s: the confirmation does not say %q", m, info.Reaches)
+			}
+			test.Tap(button(t, dlg, "Switch to "+string(m)))
+		}
+		h.until(string(m)+" mode", func() bool { return eng.NetworkMode() == string(m) })
+		h.until(string(m)+"'s notice", func() bool { return e.State.Text == info.Notice })
 	}
 }

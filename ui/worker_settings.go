@@ -10,6 +10,7 @@ import (
 
 	"cairn/core/config"
 	"cairn/core/ingest"
+	"cairn/core/netgate"
 	"cairn/panels"
 )
 
@@ -187,12 +188,7 @@ func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
 		w.emit(ctx, panels.SettingsNotice{Text: "The network gate stays " + now + ": " + err.Error(), Err: true})
 		return false
 	}
-	text := map[string]string{
-		"offline": "Network gate: offline. Only this computer can be reached.",
-		"online":  "Network gate: online. The answer endpoint, the model catalogue and network.allow can be reached; every connection is in the audit log.",
-		"admin":   "Network gate: admin. Any host can be reached, and every connection is in the audit log. Switch back when the maintenance is done.",
-	}[now]
-	w.emit(ctx, panels.SettingsNotice{Text: text})
+	w.emit(ctx, panels.SettingsNotice{Text: netgate.Mode(now).Info().Notice})
 	if w.onNetwork != nil {
 		w.onNetwork()
 	}

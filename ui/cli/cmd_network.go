@@ -82,18 +82,19 @@ func switchNetworkMode(env *cliEnv, eng *network.Network, mode netgate.Mode) err
 
 // modeMeaning says what a mode lets through.
 func modeMeaning(eng *network.Network, m netgate.Mode) string {
-	switch m {
-	case netgate.Online:
-		return "Allowed: this computer and " + strings.Join(eng.Allowed(), ", ") + "."
-	case netgate.Admin:
+	info := m.Info()
+	switch {
+	case !info.Leaves:
+		return "Allowed: this computer only (localhost, 127.0.0.0/8, ::1)."
+	case info.Unrestricted:
 		return "Allowed: every host (maintenance only; switch back with `cairn network offline`)."
-	case netgate.Team:
+	case m == netgate.Team:
 		if c := eng.Cluster(); len(c) > 0 {
 			return "Allowed: this computer and the team's cluster " + strings.Join(c, ", ") + "."
 		}
 		return "Allowed: this computer only: no team cluster is set (store.backend weaviate with store.url)."
 	}
-	return "Allowed: this computer only (localhost, 127.0.0.0/8, ::1)."
+	return "Allowed: this computer and " + strings.Join(eng.Allowed(), ", ") + "."
 }
 
 func showNetwork(w io.Writer, eng *network.Network) {
