@@ -142,6 +142,9 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 			return nil, fmt.Errorf("retrieve: %w", err)
 		}
 	}
+	if followUp {
+		resp = fu.subjectFirst(resp)
+	}
 	ans.Search = resp
 	ans.Timing.Retrieval = probed + time.Since(tr)
 	if c := resp.Candidates; c != nil && len(c.Corrections) > 0 {

@@ -228,6 +228,33 @@ func (a *Answerer) followUp(ctx context.Context, prev Turn, question string) (fo
 	return fu, resp, nil
 }
 
+// subjectFirst puts first the passages of the document a follow-up is
+// about: the one it names in place of the previous question's ("and rm?"
+// after copying directories with cp asks for rm's page, which the words
+// carried from the first question, "copy directories recursively", would
+// otherwise rank under cp's), or the previous question's when it refers
+// back to it ("and how do I make it ignore case?" after find). The order
+// within each part is the search's.
+func (fu followUpQuery) subjectFirst(resp *search.Response) *search.Response {
+	if resp == nil || len(fu.subject) == 0 {
+		return resp
+	}
+	var named, rest []search.Result
+	for _, r := range resp.Results {
+		if slices.Equal(titleWords(r.Title), fu.subject) {
+			named = append(named, r)
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	if len(named) == 0 || len(rest) == 0 {
+		return resp
+	}
+	out := *resp
+	out.Results = append(named, rest...)
+	return &out
+}
+
 // rejects says why a chat model's rewrite of the follow-up breaks the rules
 // the rule-based one keeps: it carries the subject the follow-up replaces,
 // or leaves out the one the follow-up is about; "" when it keeps them.
