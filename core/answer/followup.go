@@ -106,6 +106,42 @@ type followUpQuery struct {
 	// replaced are the words of the previous subject the follow-up
 	// replaces: a rewrite must not hold them.
 	replaced []string
+	// own are the follow-up's own words beyond the document it is about:
+	// what it asks now ("characters" in "and the characters?").
+	own []string
+}
+
+// carriedShare is what a word carried from the previous question weighs
+// in the choice of the quoted line, against the follow-up's own words,
+// when the follow-up asks something of its own: "and the characters?"
+// after counting lines with wc asks for characters, and "lines" must not
+// choose `-l, --lines` over `-m, --chars`. The search keeps every word
+// whole: the words carried find the page.
+const carriedShare = 0.5
+
+// lineWeights are the terms' weights for choosing the quoted line, and the
+// terms of what is asked now: when the follow-up says something of its
+// own, the words it carries weigh carriedShare and name no option ("lines"
+// is not a name of `--lines` for "and the characters?"), so that the line
+// answers what is asked now. Otherwise weights, and nil (every term).
+func (fu followUpQuery) lineWeights(terms []search.Term, weights []float64) ([]float64, []search.Term) {
+	if len(fu.own) == 0 || len(weights) != len(terms) {
+		return weights, nil
+	}
+	out := slices.Clone(weights)
+	asked := []search.Term{}
+	for i, t := range terms {
+		ownWord := false
+		for _, tok := range t.Tokens {
+			ownWord = ownWord || slices.Contains(fu.own, tok) || slices.Contains(fu.subject, tok)
+		}
+		if ownWord {
+			asked = append(asked, t)
+		} else {
+			out[i] *= carriedShare
+		}
+	}
+	return out, asked
 }
 
 // standalone turns a follow-up into a question that stands alone by
@@ -187,6 +223,7 @@ func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 		}
 		carried = carried[1:]
 	}
+	fu.own = without(own, fu.subject)
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range append(own, carried...) {

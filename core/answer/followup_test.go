@@ -175,7 +175,7 @@ var manPages = map[string]string{
 	"bzip2": "-9 (or --best) selects the block size for compression",
 	"grep":  "-i, --ignore-case Ignore case distinctions in patterns and input data",
 	"tar":   "--ignore-case ignore case when matching member names",
-	"wc":    "-m, --chars print the character counts\n-l, --lines print the newline counts",
+	"wc":    "-l, --lines\n    print the newline counts\n\n-m, --chars\n    print the character counts",
 }
 
 // manRetriever searches manPages: a page is found when its name or text
@@ -296,5 +296,21 @@ func TestAModelsRewriteKeepsTheFollowUpsSubject(t *testing.T) {
 		if !reflect.DeepEqual(ans.Notes, notes) {
 			t.Errorf("%q: notes %q, want %q", tc.reply, ans.Notes, notes)
 		}
+	}
+}
+
+// A follow-up that asks something of its own chooses the line by its own
+// words: "and the characters?" after counting lines with wc quotes
+// --chars, though the words carried from the first question ("count
+// lines") name --lines.
+func TestAFollowUpsOwnWordsChooseTheLine(t *testing.T) {
+	var queries []string
+	a := New(manRetriever(&queries), Options{History: []Turn{{Question: "How do I count the lines of a file with wc?"}}})
+	ans, err := a.Ask(context.Background(), "and the characters?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ans.Text, "-m, --chars") {
+		t.Errorf("answer %q, want the --chars line", ans.Text)
 	}
 }
