@@ -110,12 +110,7 @@ func desktopEnv(opt Options) windowEnv {
 		pick: func(ctx context.Context) (string, bool, error) {
 			return desktop.PickFolder(ctx, "Choose a folder to index")
 		},
-		save: func(c config.Config, withMode bool) error {
-			if withMode {
-				return config.Save(opt.Dirs, c)
-			}
-			return config.SaveKeepingMode(opt.Dirs, c)
-		},
+		save: func(base, c config.Config) error { return config.Update(opt.Dirs, base, c) },
 	}
 }
 

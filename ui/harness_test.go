@@ -113,11 +113,11 @@ func startHarness(t *testing.T, open Opener, cfg config.Config, options ...func(
 			defer h.mu.Unlock()
 			return h.picked, h.picked != "", nil
 		},
-		save: func(c config.Config, withMode bool) error {
+		save: func(base, c config.Config) error {
 			h.mu.Lock()
 			h.saved = append(h.saved, c)
 			h.mu.Unlock()
-			return h.saveFile(c, withMode)
+			return h.saveFile(base, c)
 		},
 		statusEvery:   50 * time.Millisecond,
 		watchDebounce: 100 * time.Millisecond,

@@ -166,7 +166,7 @@ func TestTheNetworkModeAndKnobsSurviveASwitchOfKnowledgeBase(t *testing.T) {
 func TestASwitchThatCannotBeSavedIsUndone(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	events := make(chan panels.EngineeringEvent, 16)
-	save := func(config.Config, bool) error { return errors.New("settings.json: read-only file system") }
+	save := func(_, _ config.Config) error { return errors.New("settings.json: read-only file system") }
 	w := newSettingsWorker(eng, save, nil, events, nil)
 	if w.setNetworkMode(context.Background(), "online") {
 		t.Error("the worker wants to save again")
@@ -187,7 +187,8 @@ func TestASwitchThatCannotBeSavedIsUndone(t *testing.T) {
 
 // A knob saved from the window keeps the network mode the settings file
 // holds (`cairn network offline` may have written it meanwhile); only a
-// switch made in the window writes the mode.
+// switch made in the window writes the mode: the writer is given the
+// mode as the window last saved it, and a new one only after a switch.
 func TestOnlyAWindowSwitchWritesTheNetworkMode(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	type saved struct {
@@ -195,7 +196,10 @@ func TestOnlyAWindowSwitchWritesTheNetworkMode(t *testing.T) {
 		withMode bool
 	}
 	got := make(chan saved, 4)
-	save := func(c config.Config, withMode bool) error { got <- saved{c.Network.Mode, withMode}; return nil }
+	save := func(base, c config.Config) error {
+		got <- saved{c.Network.Mode, base.Network.Mode != c.Network.Mode}
+		return nil
+	}
 	reqs := make(chan panels.SettingsRequest)
 	events := make(chan panels.EngineeringEvent, 64)
 	w := newSettingsWorker(eng, save, reqs, events, nil)

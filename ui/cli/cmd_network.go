@@ -61,9 +61,10 @@ func runNetwork(_ context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
-// switchNetworkMode switches the gate and saves the mode: the command is the
-// settings file's only writer while it runs. When the settings cannot be
-// saved, the gate goes back, so the audit log tells what really applies.
+// switchNetworkMode switches the gate and saves the mode, and only the
+// mode (config.Update: the window may have saved other settings since
+// this command read them). When the settings cannot be saved, the gate
+// goes back, so the audit log tells what really applies.
 func switchNetworkMode(env *cliEnv, eng *network.Network, mode netgate.Mode) error {
 	old := eng.NetworkMode()
 	if err := eng.SetNetworkMode(string(mode)); err != nil {
@@ -71,7 +72,7 @@ func switchNetworkMode(env *cliEnv, eng *network.Network, mode netgate.Mode) err
 	}
 	cfg := env.cfg
 	cfg.Network = eng.NetworkConfig()
-	if err := config.Save(env.dirs, cfg); err != nil {
+	if err := config.Update(env.dirs, env.cfg, cfg); err != nil {
 		if rerr := eng.SetNetworkMode(old); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
