@@ -98,6 +98,11 @@ type windowEnv struct {
 	save          saveFunc
 	statusEvery   time.Duration // 0: statusEvery
 	watchDebounce time.Duration // 0: debounce
+	// afterFirstFrame holds the first knowledge base back until the
+	// window's first frame is drawn (Fyne's OnStarted, which ShowAndRun
+	// calls after Show painted it); tests, with no frame loop, open it at
+	// once.
+	afterFirstFrame bool
 }
 
 func desktopEnv(opt Options) windowEnv {
@@ -116,6 +121,7 @@ func desktopEnv(opt Options) windowEnv {
 			}
 			return config.SaveKeepingMode(opt.Dirs, c)
 		},
+		afterFirstFrame: true,
 	}
 }
 
@@ -162,10 +168,13 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 		win.saveState()
 		win.w.Close()
 	})
-	a.Lifecycle().SetOnStarted(win.restorePosition)
+	// What runs once the window is shown, its first frame drawn.
+	started := []func(){}
 	if opt.Bench != nil {
 		win.startBench(opt.Bench) // before the first shell, which reports to it
+		started = append(started, win.bench.shown)
 	}
+	started = append(started, win.restorePosition)
 
 	win.kbs = &kbWorker{open: opt.Open, requests: win.kbReqs, cfg: opt.Config}
 	win.kbDone.Add(1)
@@ -177,7 +186,21 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 	if kb == "" {
 		kb = opt.Config.Paths.KB
 	}
-	win.openKB(kb, kb == opt.Config.Paths.KB)
+	// The panels are in the first frame; what can wait comes after it, so
+	// as not to take the cores from it: opening the knowledge base (SQLite's
+	// compiled module), the guide's indexing on a first start, the
+	// watchers, the models.
+	open := win.showKB(kb, kb == opt.Config.Paths.KB)
+	if env.afterFirstFrame {
+		started = append(started, open)
+	} else {
+		open()
+	}
+	a.Lifecycle().SetOnStarted(func() {
+		for _, f := range started {
+			f()
+		}
+	})
 	if opt.SettingsErr != nil {
 		d := dialog.NewInformation("Settings not loaded",
 			"Cairn started with the default settings, because "+panels.ErrorText(opt.SettingsErr)+
@@ -190,14 +213,18 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 
 // openKB replaces the shell with a new one for knowledge base kb; the
 // knowledge-base worker stops the old one and opens kb in the background.
-func (win *window) openKB(kb string, starter bool) {
+func (win *window) openKB(kb string, starter bool) { win.showKB(kb, starter)() }
+
+// showKB is openKB in two steps: it shows the new shell, and returns the
+// call that has the knowledge-base worker open kb.
+func (win *window) showKB(kb string, starter bool) (open func()) {
 	s := newShell(win.ctx, win.shellDeps(kb))
 	win.shell, win.kb = s, kb
 	win.w.SetContent(s.content)
 	// Typing right after start goes into the question box.
 	win.w.Canvas().Focus(s.Query.Question)
 	win.w.SetTitle("Cairn — " + kb)
-	win.kbReqs <- kbSwitch{name: kb, shell: s, starter: starter}
+	return func() { win.kbReqs <- kbSwitch{name: kb, shell: s, starter: starter} }
 }
 
 func (win *window) shellDeps(kb string) shellDeps {
