@@ -129,7 +129,7 @@ func (s *StatusBar) Apply(r StatusReport) {
 	counts = append(counts, humanize.Bytes(r.Bytes))
 	setText(s.Counts, strings.Join(counts, " · "))
 	setText(s.Models, modelsText(r.EmbeddingModel, r.ChatModel))
-	setText(s.Memory, "Memory "+humanize.Bytes(r.Memory))
+	setText(s.Memory, "RAM "+humanize.Bytes(r.Memory))
 	if r.API == "" {
 		s.API.Hide()
 	} else {
@@ -151,7 +151,7 @@ func (s *StatusBar) Apply(r StatusReport) {
 func modelsText(emb, chat string) string {
 	switch {
 	case emb == "" && chat == "":
-		return "Models: none (BM25 only, extractive answers)"
+		return "Models: none (BM25, extractive answers)"
 	case emb == "":
 		return "Embedding: none (BM25 only) · Chat: " + chat
 	case chat == "":
