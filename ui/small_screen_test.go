@@ -1,14 +1,18 @@
 package ui
 
 import (
+	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/config"
 	"cairn/core/ingest"
 	"cairn/panels"
 )
@@ -128,4 +132,28 @@ func TestTheStatusBarWithTheAPIIsWholeAtTheDefaultWidth(t *testing.T) {
 			t.Errorf("%q is cut at %v wide: %v", l.Text, defaultSize.Width, l.Size().Width)
 		}
 	}
+}
+
+// The first knowledge base opens once the window's first frame is drawn
+// (Fyne's OnStarted, which ShowAndRun calls after Show painted it), so
+// that nothing that can wait (SQLite's module, the guide's indexing, the
+// watchers, the models) takes a core from the first frame.
+func TestTheKnowledgeBaseOpensAfterTheFirstFrame(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	var opened atomic.Int32
+	open := func(context.Context, string, config.Config) (Engine, error) { opened.Add(1); return eng, nil }
+	h := startHarnessEnv(t, open, eng.Config(), func(e *windowEnv) { e.afterFirstFrame = true })
+	// Nothing opens it before the frame: give a wrongly started worker
+	// time to show itself.
+	time.Sleep(300 * time.Millisecond)
+	if n := opened.Load(); n != 0 {
+		t.Fatalf("the knowledge base was opened %d times before the first frame", n)
+	}
+	started, ok := h.app.Lifecycle().(interface{ OnStarted() func() })
+	if !ok || started.OnStarted() == nil {
+		t.Fatal("the window set no OnStarted")
+	}
+	started.OnStarted()()
+	h.until("the knowledge base to open after the first frame", func() bool { return opened.Load() == 1 })
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
 }
