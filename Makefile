@@ -39,7 +39,7 @@ BENCH_PACKAGES := man-db groff-base poppler-utils tesseract-ocr-eng \
 	grep sed findutils coreutils tar rsync openssh-client bash-doc debian-reference-en git-doc
 BENCH_ARGS ?=
 
-.PHONY: all deps build run test test-race test-team bench soak fuzz lint clean
+.PHONY: all deps build run test test-race test-race-workers test-team bench soak fuzz lint clean
 
 all: build
 
@@ -69,6 +69,14 @@ test: deps
 # only the window's goroutine touches widgets.
 test-race: deps
 	$(GO) test -race -count=1 -timeout 30m ./ui/... ./panels/... ./theme/... ./core/...
+
+# test-race-workers is the race detector on the packages whose goroutines
+# share state (the indexer's workers, the watcher, the network gate, the
+# settings' writers, the local service, the window's workers): CI runs it
+# (8 minutes on two busy cores; the whole of test-race does not fit).
+RACE_PKGS := ./core/ingest/ ./core/watch/ ./core/netgate/ ./core/config/ ./ui/serve/ ./ui/
+test-race-workers: deps
+	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
 
 # test-team runs core/teamstore's tests, those of `cairn index` and
 # `cairn migrate` onto a cluster, of searching and answering from it (the

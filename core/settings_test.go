@@ -16,7 +16,7 @@ import (
 // The engine never writes the settings file. Here the window opened online,
 // `cairn network offline` then switched the file to offline, and the person
 // picked a chat model: the engine must not write back the online mode it was
-// opened with, and the window's writer (SaveKeepingMode) keeps the file's.
+// opened with, and the window's writer (config.Update) keeps the file's.
 // The next start is offline, with the chat model.
 func TestAModelSwitchDoesNotUndoAnOfflineSwitchMadeElsewhere(t *testing.T) {
 	os.Unsetenv("CAIRN_NETWORK_MODE")
@@ -64,7 +64,7 @@ func TestAModelSwitchDoesNotUndoAnOfflineSwitchMadeElsewhere(t *testing.T) {
 		t.Fatalf("after the switch, before any save, the file has mode %q and chat model %q (%v); the engine wrote it",
 			got.Network.Mode, got.Generation.Model, err)
 	}
-	if err := config.SaveKeepingMode(dirs, eng.Config()); err != nil { // the window's settings worker
+	if err := config.Update(dirs, cfg, eng.Config()); err != nil { // the window's settings worker
 		t.Fatal(err)
 	}
 

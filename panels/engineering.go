@@ -304,13 +304,7 @@ func (e *Engineering) pickGate(mode string) {
 		e.settings(SetNetworkMode{Mode: mode})
 		return
 	}
-	what := "the answer endpoint, the model catalogue and the hosts in network.allow"
-	switch netgate.Mode(mode) {
-	case netgate.Admin:
-		what = "any host on the network (admin mode is meant for maintenance)"
-	case netgate.Team:
-		what = "the team's knowledge-base cluster (store.url)"
-	}
+	what := netgate.Mode(mode).Info().Reaches
 	msg := widget.NewLabel(fmt.Sprintf("In %s mode Cairn may connect to %s, besides this computer.\n"+
 		"Questions and passages of your documents can then leave the machine when an online endpoint answers.\n"+
 		"Every connection is recorded in the audit log.", mode, what))

@@ -134,12 +134,16 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *Inde
 
 	picker := container.NewBorder(nil, nil, widget.NewLabel("Folder"),
 		container.NewHBox(p.ChooseButton, p.StartButton, p.CancelButton), p.Folder)
-	run := container.NewVBox(picker, p.Bar, p.Busy, p.Progress, p.Current, p.State)
+	// The counts and the file being read share a line, the folder list's
+	// buttons the heading's, and the file list's summary its heading's (in
+	// fileLog): the tab fits the smallest window while a run goes on.
+	run := container.NewVBox(picker, p.Bar, p.Busy, container.NewGridWithColumns(2, p.Progress, p.Current), p.State)
 	folders := container.NewBorder(
-		widget.NewLabelWithStyle("Folders in this knowledge base", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		container.NewHBox(p.Reindex, p.Remove, p.Watch), nil, nil, p.Folders)
-	files := container.NewBorder(
-		widget.NewLabelWithStyle("Files", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.Files.content)
+		container.NewBorder(nil, nil,
+			widget.NewLabelWithStyle("Folders in this knowledge base", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+			container.NewHBox(p.Reindex, p.Remove, p.Watch)),
+		nil, nil, nil, p.Folders)
+	files := p.Files.content
 	split := container.NewVSplit(folders, files)
 	split.Offset = 0.35
 	p.content = container.NewBorder(run, nil, nil, nil, split)

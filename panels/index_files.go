@@ -107,7 +107,9 @@ func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 	l.Summary.TextStyle.Italic = true
 	l.Summary.Truncation = fyne.TextTruncateEllipsis // its counts change during a run; see Index.Progress
 	bar := container.NewBorder(nil, nil, wideSelect(l.Filter), l.Copy, l.Search)
-	l.content = container.NewBorder(container.NewVBox(bar, l.Summary), nil, nil, nil, l.List)
+	// The summary shares the heading's line: a line less for the smallest window.
+	head := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Files", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, l.Summary)
+	l.content = container.NewBorder(container.NewVBox(head, bar), nil, nil, nil, l.List)
 	return l
 }
 

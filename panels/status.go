@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/humanize"
+	"cairn/core/netgate"
 	"cairn/core/store"
 )
 
@@ -83,10 +84,10 @@ func (s *StatusBar) GateMode() string { return s.mode }
 // and online, which leave this computer) or error (admin, and anything
 // unknown).
 func GateColor(mode string) fyne.ThemeColorName {
-	switch mode {
-	case "offline":
+	switch info := netgate.Mode(mode).Info(); {
+	case !info.Leaves:
 		return theme.ColorNameSuccess
-	case "team", "online":
+	case !info.Unrestricted:
 		return theme.ColorNameWarning
 	default:
 		return theme.ColorNameError
@@ -128,7 +129,7 @@ func (s *StatusBar) Apply(r StatusReport) {
 	counts = append(counts, humanize.Bytes(r.Bytes))
 	setText(s.Counts, strings.Join(counts, " · "))
 	setText(s.Models, modelsText(r.EmbeddingModel, r.ChatModel))
-	setText(s.Memory, "Memory "+humanize.Bytes(r.Memory))
+	setText(s.Memory, "RAM "+humanize.Bytes(r.Memory))
 	if r.API == "" {
 		s.API.Hide()
 	} else {
@@ -150,7 +151,7 @@ func (s *StatusBar) Apply(r StatusReport) {
 func modelsText(emb, chat string) string {
 	switch {
 	case emb == "" && chat == "":
-		return "Models: none (BM25 only, extractive answers)"
+		return "Models: none (BM25, extractive answers)"
 	case emb == "":
 		return "Embedding: none (BM25 only) · Chat: " + chat
 	case chat == "":

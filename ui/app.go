@@ -61,14 +61,16 @@ type Options struct {
 // once; the knowledge base opens in the background, and the panels become
 // functional when it is ready.
 func Run(ctx context.Context, opt Options) error {
-	if err := lowerOtherThreads(otherThreadsNice); err != nil && opt.Log != nil {
-		opt.Log.Warn("could not lower the priority of the threads behind the window", "err", err)
-	}
 	a := app.NewWithID(AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", resources.IconPNG()))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	win := newWindow(ctx, a, opt, desktopEnv(opt))
+	win.lowerOthers = func() {
+		if err := lowerOtherThreads(otherThreadsNice); err != nil && opt.Log != nil {
+			opt.Log.Warn("could not lower the priority of the threads behind the window", "err", err)
+		}
+	}
 	stopped := make(chan struct{})
 	var quitter sync.WaitGroup
 	quitter.Add(1)
@@ -98,6 +100,11 @@ type windowEnv struct {
 	save          saveFunc
 	statusEvery   time.Duration // 0: statusEvery
 	watchDebounce time.Duration // 0: debounce
+	// afterFirstFrame holds the first knowledge base back until the
+	// window's first frame is drawn (Fyne's OnStarted, which ShowAndRun
+	// calls after Show painted it); tests, with no frame loop, open it at
+	// once.
+	afterFirstFrame bool
 }
 
 func desktopEnv(opt Options) windowEnv {
@@ -110,12 +117,8 @@ func desktopEnv(opt Options) windowEnv {
 		pick: func(ctx context.Context) (string, bool, error) {
 			return desktop.PickFolder(ctx, "Choose a folder to index")
 		},
-		save: func(c config.Config, withMode bool) error {
-			if withMode {
-				return config.Save(opt.Dirs, c)
-			}
-			return config.SaveKeepingMode(opt.Dirs, c)
-		},
+		save:            func(base, c config.Config) error { return config.Update(opt.Dirs, base, c) },
+		afterFirstFrame: true,
 	}
 }
 
@@ -140,6 +143,12 @@ type window struct {
 
 	started time.Time
 	bench   *benchRun
+	// lowerOthers puts the process's other threads below the window's
+	// (lowerOtherThreads), once the first knowledge base is ready: until
+	// then they open it, after the first frame, and at nice +10 beside
+	// busy programs at 0 that took 39 s (`cairn bench paint`, two busy
+	// loops). nil: done, or tests.
+	lowerOthers func()
 
 	guide         fyne.Window      // the last user guide window, for tests
 	guidePage     *widget.RichText // its page, for tests
@@ -162,10 +171,13 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 		win.saveState()
 		win.w.Close()
 	})
-	a.Lifecycle().SetOnStarted(win.restorePosition)
+	// What runs once the window is shown, its first frame drawn.
+	started := []func(){}
 	if opt.Bench != nil {
 		win.startBench(opt.Bench) // before the first shell, which reports to it
+		started = append(started, win.bench.shown)
 	}
+	started = append(started, win.restorePosition)
 
 	win.kbs = &kbWorker{open: opt.Open, requests: win.kbReqs, cfg: opt.Config}
 	win.kbDone.Add(1)
@@ -177,7 +189,21 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 	if kb == "" {
 		kb = opt.Config.Paths.KB
 	}
-	win.openKB(kb, kb == opt.Config.Paths.KB)
+	// The panels are in the first frame; what can wait comes after it, so
+	// as not to take the cores from it: opening the knowledge base (SQLite's
+	// compiled module), the guide's indexing on a first start, the
+	// watchers, the models.
+	open := win.showKB(kb, kb == opt.Config.Paths.KB)
+	if env.afterFirstFrame {
+		started = append(started, open)
+	} else {
+		open()
+	}
+	a.Lifecycle().SetOnStarted(func() {
+		for _, f := range started {
+			f()
+		}
+	})
 	if opt.SettingsErr != nil {
 		d := dialog.NewInformation("Settings not loaded",
 			"Cairn started with the default settings, because "+panels.ErrorText(opt.SettingsErr)+
@@ -190,14 +216,18 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 
 // openKB replaces the shell with a new one for knowledge base kb; the
 // knowledge-base worker stops the old one and opens kb in the background.
-func (win *window) openKB(kb string, starter bool) {
+func (win *window) openKB(kb string, starter bool) { win.showKB(kb, starter)() }
+
+// showKB is openKB in two steps: it shows the new shell, and returns the
+// call that has the knowledge-base worker open kb.
+func (win *window) showKB(kb string, starter bool) (open func()) {
 	s := newShell(win.ctx, win.shellDeps(kb))
 	win.shell, win.kb = s, kb
 	win.w.SetContent(s.content)
 	// Typing right after start goes into the question box.
 	win.w.Canvas().Focus(s.Query.Question)
 	win.w.SetTitle("Cairn — " + kb)
-	win.kbReqs <- kbSwitch{name: kb, shell: s, starter: starter}
+	return func() { win.kbReqs <- kbSwitch{name: kb, shell: s, starter: starter} }
 }
 
 func (win *window) shellDeps(kb string) shellDeps {
@@ -228,6 +258,10 @@ func (win *window) shellDeps(kb string) shellDeps {
 
 // ready runs when the panels of the current shell work.
 func (win *window) ready() {
+	if win.lowerOthers != nil {
+		win.lowerOthers()
+		win.lowerOthers = nil
+	}
 	if win.bench != nil {
 		win.bench.interactive(time.Since(win.started))
 	}

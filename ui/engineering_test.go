@@ -434,7 +434,7 @@ func TestRetrievalChoicesShowWholeAtTheSmallestWindow(t *testing.T) {
 	h := newHarness(t, newFakeEngine(t.TempDir()))
 	s := h.shell()
 	s.showTab(tabEngineering)
-	h.win.w.Resize(smallestWindow)
+	h.win.w.Resize(smallestCanvas())
 	h.frame()
 	m := s.Tuning.Mode
 	for _, o := range m.Options {
@@ -456,7 +456,7 @@ func TestLiveRankingShowsRelevanceWholeAtTheSmallestWindow(t *testing.T) {
 	askedAndRanked(t, h)
 	h.until("the live ranking", func() bool { return len(e.Live.Objects) == 4 })
 	s.showTab(tabEngineering)
-	h.win.w.Resize(smallestWindow)
+	h.win.w.Resize(smallestCanvas())
 	h.frame()
 	for _, o := range e.Live.Objects {
 		title, match := panels.LiveRow(o)

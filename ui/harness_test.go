@@ -92,6 +92,13 @@ func newHarnessWith(t *testing.T, open Opener, cfg config.Config) *harness {
 // with options adjust the window's Options.
 func startHarness(t *testing.T, open Opener, cfg config.Config, options ...func(*Options)) *harness {
 	t.Helper()
+	return startHarnessEnv(t, open, cfg, nil, options...)
+}
+
+// startHarnessEnv is startHarness with tweak adjusting the window's
+// environment.
+func startHarnessEnv(t *testing.T, open Opener, cfg config.Config, tweak func(*windowEnv), options ...func(*Options)) *harness {
+	t.Helper()
 	h := &harness{t: t, loop: newLoop(), app: test.NewTempApp(t)}
 	ctx, cancel := context.WithCancel(context.Background())
 	env := windowEnv{
@@ -113,11 +120,11 @@ func startHarness(t *testing.T, open Opener, cfg config.Config, options ...func(
 			defer h.mu.Unlock()
 			return h.picked, h.picked != "", nil
 		},
-		save: func(c config.Config, withMode bool) error {
+		save: func(base, c config.Config) error {
 			h.mu.Lock()
 			h.saved = append(h.saved, c)
 			h.mu.Unlock()
-			return h.saveFile(c, withMode)
+			return h.saveFile(base, c)
 		},
 		statusEvery:   50 * time.Millisecond,
 		watchDebounce: 100 * time.Millisecond,
@@ -128,6 +135,9 @@ func startHarness(t *testing.T, open Opener, cfg config.Config, options ...func(
 		o(&opt)
 	}
 	h.saveFile = desktopEnv(opt).save // the real writer, into the test's config folder
+	if tweak != nil {
+		tweak(&env)
+	}
 	h.win = newWindow(ctx, h.app, opt, env)
 	h.win.w.Resize(fyne.NewSize(1100, 760))
 	t.Cleanup(func() {

@@ -363,7 +363,7 @@ func TestFileFilterShowsItsLongestChoiceAtTheSmallestWindow(t *testing.T) {
 	h := newHarness(t, newFakeEngine(t.TempDir()))
 	f := h.shell().Index.Files.Filter
 	f.SetSelected(panels.FilterProblems)
-	h.win.w.Resize(smallestWindow)
+	h.win.w.Resize(smallestCanvas())
 	h.frame()
 	need := fyne.MeasureText(panels.FilterProblems, theme.TextSize(), fyne.TextStyle{}).Width +
 		theme.IconInlineSize() + theme.InnerPadding() + 4*theme.Padding()

@@ -14,6 +14,7 @@ import (
 
 	"cairn/core/config"
 	"cairn/core/health"
+	"cairn/core/netgate"
 	"cairn/panels"
 )
 
@@ -42,7 +43,7 @@ func TestLeavingOfflineAsksFirstAndTheBadgeFollows(t *testing.T) {
 
 	e.Gate.SetSelected("online")
 	dlg := h.overlay()
-	if !hasLabel(dlg, "may connect to the answer endpoint, the model catalogue and the hosts in network.allow") {
+	if !hasLabel(dlg, "may connect to the answer endpoint, the model catalogue, the hosts in network.allow and the team's cluster") {
 		t.Error("the confirmation does not say what online mode allows")
 	}
 	test.Tap(button(t, dlg, "Stay offline"))
@@ -165,7 +166,7 @@ func TestTheNetworkModeAndKnobsSurviveASwitchOfKnowledgeBase(t *testing.T) {
 func TestASwitchThatCannotBeSavedIsUndone(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	events := make(chan panels.EngineeringEvent, 16)
-	save := func(config.Config, bool) error { return errors.New("settings.json: read-only file system") }
+	save := func(_, _ config.Config) error { return errors.New("settings.json: read-only file system") }
 	w := newSettingsWorker(eng, save, nil, events, nil)
 	if w.setNetworkMode(context.Background(), "online") {
 		t.Error("the worker wants to save again")
@@ -186,7 +187,8 @@ func TestASwitchThatCannotBeSavedIsUndone(t *testing.T) {
 
 // A knob saved from the window keeps the network mode the settings file
 // holds (`cairn network offline` may have written it meanwhile); only a
-// switch made in the window writes the mode.
+// switch made in the window writes the mode: the writer is given the
+// mode as the window last saved it, and a new one only after a switch.
 func TestOnlyAWindowSwitchWritesTheNetworkMode(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	type saved struct {
@@ -194,7 +196,10 @@ func TestOnlyAWindowSwitchWritesTheNetworkMode(t *testing.T) {
 		withMode bool
 	}
 	got := make(chan saved, 4)
-	save := func(c config.Config, withMode bool) error { got <- saved{c.Network.Mode, withMode}; return nil }
+	save := func(base, c config.Config) error {
+		got <- saved{c.Network.Mode, base.Network.Mode != c.Network.Mode}
+		return nil
+	}
 	reqs := make(chan panels.SettingsRequest)
 	events := make(chan panels.EngineeringEvent, 64)
 	w := newSettingsWorker(eng, save, reqs, events, nil)
@@ -213,5 +218,29 @@ func TestOnlyAWindowSwitchWritesTheNetworkMode(t *testing.T) {
 	reqs <- panels.SetNetworkMode{Mode: "online"}
 	if s := <-got; !s.withMode || s.mode != "online" {
 		t.Errorf("a switch in the window: %+v", s)
+	}
+}
+
+// TestEveryModeSwitchIsAnnounced walks every mode of the gate's table
+// through the window: the confirmation says what the mode reaches, and
+// the notice after the switch names the mode (team mode showed none).
+func TestEveryModeSwitchIsAnnounced(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	e := h.shell().Tuning
+	// From offline each mode opens more than the one before, so each asks
+	// first; back to offline asks nothing.
+	for _, m := range []netgate.Mode{netgate.Team, netgate.Online, netgate.Admin, netgate.Offline} {
+		info := m.Info()
+		e.Gate.SetSelected(string(m))
+		if m != netgate.Offline {
+			dlg := h.overlay()
+			if !hasLabel(dlg, info.Reaches) {
+				t.Errorf("%s: the confirmation does not say %q", m, info.Reaches)
+			}
+			test.Tap(button(t, dlg, "Switch to "+string(m)))
+		}
+		h.until(string(m)+" mode", func() bool { return eng.NetworkMode() == string(m) })
+		h.until(string(m)+"'s notice", func() bool { return e.State.Text == info.Notice })
 	}
 }

@@ -79,7 +79,7 @@ func TestScreenshots(t *testing.T) {
 	shoot("engineering-answers-dark.png", cairntheme.Dark, tabEngineering, defaultSize)
 	knobs.ScrollToTop()
 	// At the smallest size, the sources as they first appear (Why closed).
-	smallest := smallestWindow
+	smallest := smallestCanvas()
 	test.Tap(q.Rows()[0].Explain)
 	shoot("ask-smallest-light.png", cairntheme.Light, tabAsk, smallest)
 	shoot("ask-smallest-dark.png", cairntheme.Dark, tabAsk, smallest)

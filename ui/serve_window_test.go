@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/ui/serve"
@@ -142,14 +143,14 @@ func TestStatusBarWithTheAPIFitsTheSmallestWindow(t *testing.T) {
 	h := newHarnessWith(t, open, cfg)
 	s := h.shell().Status
 	h.until("the status bar to show the API", func() bool { return s.API.Visible() && s.Counts.Text != "" })
-	h.win.w.Resize(smallestWindow)
+	h.win.w.Resize(smallestCanvas())
 	h.frame()
 	for _, l := range []*widget.Label{s.KB, s.Counts, s.API, s.Memory} {
 		if !notCut(l) {
 			t.Errorf("%q is cut: %v wide", l.Text, l.Size().Width)
 		}
 	}
-	if min := s.Content().MinSize(); min.Width > smallestWindow.Width {
+	if min := s.Content().MinSize(); min.Width > smallestCanvas().Width-2*theme.Padding() {
 		t.Errorf("the status bar needs %v wide, the smallest window is %v", min.Width, smallestWindow.Width)
 	}
 }

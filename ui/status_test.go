@@ -17,10 +17,10 @@ func TestStatusBarReportsAndColoursTheNetworkGate(t *testing.T) {
 	if s.KB.Text != "default" || s.Counts.Text != "4 documents · 4 chunks · 3.0 MB" {
 		t.Errorf("knowledge base %q, counts %q", s.KB.Text, s.Counts.Text)
 	}
-	if s.Models.Text != "Models: none (BM25 only, extractive answers)" {
+	if s.Models.Text != "Models: none (BM25, extractive answers)" {
 		t.Errorf("models %q", s.Models.Text)
 	}
-	if !strings.HasPrefix(s.Memory.Text, "Memory ") || !strings.HasSuffix(s.Memory.Text, "MB") {
+	if !strings.HasPrefix(s.Memory.Text, "RAM ") || !strings.HasSuffix(s.Memory.Text, "MB") {
 		t.Errorf("memory %q", s.Memory.Text)
 	}
 	for _, c := range []struct {
@@ -62,7 +62,7 @@ func TestStatusBarFitsTheSmallestWindow(t *testing.T) {
 	h := newHarness(t, eng)
 	s := h.shell().Status
 	h.until("the first report", func() bool { return s.Counts.Text != "" })
-	h.win.w.Resize(smallestWindow)
+	h.win.w.Resize(smallestCanvas())
 	h.frame()
 	for _, l := range []*widget.Label{s.KB, s.Counts, s.Models, s.Memory} {
 		if !notCut(l) {

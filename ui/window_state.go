@@ -10,8 +10,9 @@ import (
 // defaultSize fits a laptop screen.
 var defaultSize = fyne.NewSize(1100, 760)
 
-// smallestWindow is the size every tab must work at: what a 1024×600
-// netbook screen leaves under a panel and a title bar, less the menu bar.
+// smallestWindow is the size every tab must work at, the whole window with
+// its menu bar: what a 1024×600 netbook screen leaves under a panel and a
+// title bar. The window's own minimum is below it (tests: windowMinSize).
 var smallestWindow = fyne.NewSize(926, 520)
 
 // restoreSize gives the window its last size.

@@ -454,10 +454,10 @@ func TestSmallestWindowShowsTwoSources(t *testing.T) {
 	h.ask("how do I reset the router")
 	h.until("the sources", func() bool { return len(q.Rows()) == 4 })
 	h.until("the answer", func() bool { return strings.HasPrefix(q.State.Text, "Answered") })
-	if min := h.win.w.Content().MinSize(); min.Width > smallestWindow.Width || min.Height > smallestWindow.Height {
+	if min := windowMinSize(h.win.w); min.Width > smallestWindow.Width || min.Height > smallestWindow.Height {
 		t.Errorf("the window needs %v, more than %v", min, smallestWindow)
 	}
-	h.win.w.Resize(smallestWindow)
+	h.win.w.Resize(smallestCanvas())
 	h.frame()
 	h.frame() // a row's height follows its width one layout later, as a wrapped text's does
 	d := fyne.CurrentApp().Driver()

@@ -10,6 +10,7 @@ import (
 
 	"cairn/core/config"
 	"cairn/core/ingest"
+	"cairn/core/netgate"
 	"cairn/panels"
 )
 
@@ -22,8 +23,11 @@ const saveDelay = 500 * time.Millisecond
 // network mode, models) through the engine's setters, and saves the
 // engine's settings after them. It holds no settings of its own.
 type settingsWorker struct {
-	eng      Engine
-	save     saveFunc
+	eng  Engine
+	save saveFunc
+	// base is the configuration this worker read at its start or saved
+	// last: a save writes what changed since (saveNow).
+	base     config.Config
 	requests <-chan panels.SettingsRequest
 	events   chan<- panels.EngineeringEvent
 	indexEv  chan<- panels.IndexEvent // re-embedding progress
@@ -56,13 +60,15 @@ type switchResult struct {
 	err        error
 }
 
-// saveFunc writes the settings file; the network mode in c is written only
-// withMode, else the file's is kept (see config.SaveKeepingMode).
-type saveFunc func(c config.Config, withMode bool) error
+// saveFunc writes the settings of c that differ from base (what the window
+// read or saved last) onto the settings file (config.Update): a slider
+// keeps the network mode `cairn network` wrote meanwhile, and the model
+// `cairn models use` chose.
+type saveFunc func(base, c config.Config) error
 
 func newSettingsWorker(eng Engine, save saveFunc, requests <-chan panels.SettingsRequest,
 	events chan<- panels.EngineeringEvent, indexEv chan<- panels.IndexEvent) *settingsWorker {
-	return &settingsWorker{eng: eng, save: save, requests: requests, events: events, indexEv: indexEv,
+	return &settingsWorker{eng: eng, save: save, base: eng.Config(), requests: requests, events: events, indexEv: indexEv,
 		switched: make(chan switchResult), apiModes: make(chan apiMode)}
 }
 
@@ -74,7 +80,7 @@ func (w *settingsWorker) run(ctx context.Context) {
 	defer func() {
 		w.jobs.wait()
 		if w.dirty { // the last change before closing is kept
-			w.save(w.eng.Config(), false)
+			w.saveNow()
 		}
 	}()
 	for {
@@ -100,7 +106,7 @@ func (w *settingsWorker) run(ctx context.Context) {
 			timer.Reset(saveDelay)
 		case <-timer.C:
 			w.dirty = false
-			if err := w.save(w.eng.Config(), false); err != nil {
+			if err := w.saveNow(); err != nil {
 				w.emit(ctx, panels.SettingsNotice{Text: "Could not save the settings: " + err.Error() + ". Check that the config folder is writable.", Err: true})
 			}
 		}
@@ -174,7 +180,7 @@ func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
 	old := w.eng.NetworkMode()
 	err := w.eng.SetNetworkMode(mode)
 	if now := w.eng.NetworkMode(); err == nil && now != old {
-		if err = w.save(w.eng.Config(), true); err != nil {
+		if err = w.saveNow(); err != nil {
 			err = fmt.Errorf("could not save the settings: %w", err)
 			if rerr := w.eng.SetNetworkMode(old); rerr != nil {
 				err = fmt.Errorf("%w; switching back failed too: %v", err, rerr)
@@ -187,12 +193,7 @@ func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
 		w.emit(ctx, panels.SettingsNotice{Text: "The network gate stays " + now + ": " + err.Error(), Err: true})
 		return false
 	}
-	text := map[string]string{
-		"offline": "Network gate: offline. Only this computer can be reached.",
-		"online":  "Network gate: online. The answer endpoint, the model catalogue and network.allow can be reached; every connection is in the audit log.",
-		"admin":   "Network gate: admin. Any host can be reached, and every connection is in the audit log. Switch back when the maintenance is done.",
-	}[now]
-	w.emit(ctx, panels.SettingsNotice{Text: text})
+	w.emit(ctx, panels.SettingsNotice{Text: netgate.Mode(now).Info().Notice})
 	if w.onNetwork != nil {
 		w.onNetwork()
 	}
@@ -203,7 +204,7 @@ func (w *settingsWorker) setNetworkMode(ctx context.Context, mode string) bool {
 // shows it in the Engineering tab and the status bar as a switch made in
 // the window would be.
 func (w *settingsWorker) saveAPIMode(ctx context.Context, m apiMode) {
-	err := w.save(w.eng.Config(), true)
+	err := w.saveNow()
 	m.saved <- err // buffered
 	if err != nil {
 		w.emit(ctx, panels.SettingsNotice{Text: "The local API asked for network mode " + m.mode +
@@ -291,4 +292,15 @@ func (w *settingsWorker) models() panels.ModelsListed {
 		ev.Note = "No GGUF models in " + dir + ". Put an embedding model (e.g. all-MiniLM-L6-v2) and a chat model there."
 	}
 	return ev
+}
+
+// saveNow writes the engine's settings that changed since the worker's
+// last save (or its start) onto the settings file.
+func (w *settingsWorker) saveNow() error {
+	c := w.eng.Config()
+	if err := w.save(w.base, c); err != nil {
+		return err
+	}
+	w.base = c
+	return nil
 }

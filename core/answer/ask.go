@@ -142,6 +142,9 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 			return nil, fmt.Errorf("retrieve: %w", err)
 		}
 	}
+	if followUp {
+		resp = fu.subjectFirst(resp)
+	}
 	ans.Search = resp
 	ans.Timing.Retrieval = probed + time.Since(tr)
 	if c := resp.Candidates; c != nil && len(c.Corrections) > 0 {
@@ -178,7 +181,14 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		if err != nil {
 			return nil, err
 		}
-		if err := extract(ctx, ans, resp.Candidates.Terms, resp.Candidates.Weights, more, a.opt.Meaning); err != nil {
+		weights, asked := resp.Candidates.Weights, []search.Term(nil)
+		if followUp {
+			if len(weights) != len(resp.Candidates.Terms) {
+				weights = localWeights(ans.Sources, resp.Candidates.Terms)
+			}
+			weights, asked = fu.lineWeights(resp.Candidates.Terms, weights)
+		}
+		if err := extract(ctx, ans, resp.Candidates.Terms, weights, asked, more, a.opt.Meaning); err != nil {
 			return nil, err
 		}
 		emit(onToken, ans.Text)
@@ -460,7 +470,7 @@ func (a *Answerer) withhold(ans *Answer, q *search.Candidates) {
 	claims := ans.Claims
 	ex := &Answer{Question: ans.Question, Query: ans.Query, Sources: ans.Sources}
 	// Quote only what the model was given; without a Meaning nothing fails.
-	_ = extract(context.Background(), ex, q.Terms, q.Weights, nil, nil)
+	_ = extract(context.Background(), ex, q.Terms, q.Weights, nil, nil, nil)
 	ans.Text = Withheld + "\n\n" + ex.Text
 	if ex.Refused {
 		ans.Text = WithheldNothing

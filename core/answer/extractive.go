@@ -110,9 +110,15 @@ func titleWords(title string) []string {
 // plus part of the weight of the terms in the heading whose section it
 // opens and in its source's title and heading trail; with meaning (an
 // embedding model), how close the best blocks stand to the question. Blocks
-// that read as instructions planted for an AI are never quoted. Only a
-// cancelled ctx makes it fail.
-func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []float64, more []search.Result, meaning Meaning) error {
+// that read as instructions planted for an AI are never quoted. asked are
+// the terms of what is asked now, which alone name an option (TermLine,
+// Option, OptionName): a follow-up's own words and subject, not the words
+// it carries from the question before; nil is every term. Only a cancelled
+// ctx makes it fail.
+func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []float64, asked []search.Term, more []search.Result, meaning Meaning) error {
+	if asked == nil {
+		asked = terms
+	}
 	if len(weights) != len(terms) {
 		weights = localWeights(ans.Sources, terms)
 	}
@@ -226,7 +232,7 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 				f[k] /= total
 			}
 			if b.Kind == BlockDefinition && isTermLead(b.Lead) {
-				for _, t := range matchedTerms(b.Lead, terms) {
+				for _, t := range matchedTerms(b.Lead, asked) {
 					if !context[t] {
 						f[TermLine] = 1
 					}
@@ -239,11 +245,11 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 				// the question is about (its title or section holds a
 				// word of the question).
 				if !anyNamed || named[si] {
-					if namesOption(b.Lead, terms) {
+					if namesOption(b.Lead, asked) {
 						f[Option] = 1
 					}
 					if len(context) > 0 {
-						f[OptionName] = optionNameShare(b.Lead, terms)
+						f[OptionName] = optionNameShare(b.Lead, asked)
 					}
 				}
 			}

@@ -78,8 +78,8 @@ const (
 	// OptionName is the square of the share of the words of a
 	// definition's long option that the question holds: "--line-number"
 	// for "show the line numbers", all of them (1); "--only-matching", one
-	// of two (0.25). A name the question says whole is nearly as sure as
-	// the option itself.
+	// of two (0.25); "--bytes" for "a size in bytes", its one word (1). A
+	// name the question says whole is nearly as sure as the option itself.
 	OptionName
 	// Phrase is the share of the question's side-by-side words that stand
 	// side by side in the block ("line numbers" in "--line-number").
@@ -223,22 +223,25 @@ var longOption = regexp.MustCompile(`(?:^|[\s,\[|])--([A-Za-z0-9][A-Za-z0-9-]*)`
 
 // optionNameShare is the best square of the share, over the long options a
 // term line names, of the option's words that match a term of the question
-// (as words match: stems, synonyms); 0 for a line without a name of two
-// words or more.
+// (as words match: stems, synonyms); 0 for a line without a long option.
 func optionNameShare(lead string, terms []search.Term) float64 {
 	best := 0.0
 	for _, m := range longOption.FindAllStringSubmatch(lead, -1) {
 		words := strings.FieldsFunc(m[1], func(r rune) bool { return r == '-' })
+		if len(words) == 0 {
+			continue
+		}
 		have := 0
 		for _, w := range words {
 			if len(matchedTerms(w, terms)) > 0 {
 				have++
 			}
 		}
-		if len(words) > 1 { // a one-word name ("--size") is the term line's word (TermLine)
-			share := float64(have) / float64(len(words))
-			best = max(best, share*share)
-		}
+		// A one-word name said is a whole name said: "--bytes" for "in
+		// bytes" is as sure as "--line-number" for "line numbers", and
+		// surer than half of "--line-bytes".
+		share := float64(have) / float64(len(words))
+		best = max(best, share*share)
 	}
 	return best
 }

@@ -106,6 +106,42 @@ type followUpQuery struct {
 	// replaced are the words of the previous subject the follow-up
 	// replaces: a rewrite must not hold them.
 	replaced []string
+	// own are the follow-up's own words beyond the document it is about:
+	// what it asks now ("characters" in "and the characters?").
+	own []string
+}
+
+// carriedShare is what a word carried from the previous question weighs
+// in the choice of the quoted line, against the follow-up's own words,
+// when the follow-up asks something of its own: "and the characters?"
+// after counting lines with wc asks for characters, and "lines" must not
+// choose `-l, --lines` over `-m, --chars`. The search keeps every word
+// whole: the words carried find the page.
+const carriedShare = 0.5
+
+// lineWeights are the terms' weights for choosing the quoted line, and the
+// terms of what is asked now: when the follow-up says something of its
+// own, the words it carries weigh carriedShare and name no option ("lines"
+// is not a name of `--lines` for "and the characters?"), so that the line
+// answers what is asked now. Otherwise weights, and nil (every term).
+func (fu followUpQuery) lineWeights(terms []search.Term, weights []float64) ([]float64, []search.Term) {
+	if len(fu.own) == 0 || len(weights) != len(terms) {
+		return weights, nil
+	}
+	out := slices.Clone(weights)
+	asked := []search.Term{}
+	for i, t := range terms {
+		ownWord := false
+		for _, tok := range t.Tokens {
+			ownWord = ownWord || slices.Contains(fu.own, tok) || slices.Contains(fu.subject, tok)
+		}
+		if ownWord {
+			asked = append(asked, t)
+		} else {
+			out[i] *= carriedShare
+		}
+	}
+	return out, asked
 }
 
 // standalone turns a follow-up into a question that stands alone by
@@ -187,6 +223,7 @@ func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 		}
 		carried = carried[1:]
 	}
+	fu.own = without(own, fu.subject)
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range append(own, carried...) {
@@ -226,6 +263,33 @@ func (a *Answerer) followUp(ctx context.Context, prev Turn, question string) (fo
 		resp = nil
 	}
 	return fu, resp, nil
+}
+
+// subjectFirst puts first the passages of the document a follow-up is
+// about: the one it names in place of the previous question's ("and rm?"
+// after copying directories with cp asks for rm's page, which the words
+// carried from the first question, "copy directories recursively", would
+// otherwise rank under cp's), or the previous question's when it refers
+// back to it ("and how do I make it ignore case?" after find). The order
+// within each part is the search's.
+func (fu followUpQuery) subjectFirst(resp *search.Response) *search.Response {
+	if resp == nil || len(fu.subject) == 0 {
+		return resp
+	}
+	var named, rest []search.Result
+	for _, r := range resp.Results {
+		if slices.Equal(titleWords(r.Title), fu.subject) {
+			named = append(named, r)
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	if len(named) == 0 || len(rest) == 0 {
+		return resp
+	}
+	out := *resp
+	out.Results = append(named, rest...)
+	return &out
 }
 
 // rejects says why a chat model's rewrite of the follow-up breaks the rules

@@ -175,7 +175,7 @@ var manPages = map[string]string{
 	"bzip2": "-9 (or --best) selects the block size for compression",
 	"grep":  "-i, --ignore-case Ignore case distinctions in patterns and input data",
 	"tar":   "--ignore-case ignore case when matching member names",
-	"wc":    "-m, --chars print the character counts\n-l, --lines print the newline counts",
+	"wc":    "-l, --lines\n    print the newline counts\n\n-m, --chars\n    print the character counts",
 }
 
 // manRetriever searches manPages: a page is found when its name or text
@@ -206,23 +206,27 @@ func manRetriever(queries *[]string) Retriever {
 // A follow-up that names another document (a man page's name) searches it
 // in place of the one the previous question named, with the rest of that
 // question; one that refers back with a pronoun keeps it, and one that
-// names no document asks something new of the same one.
+// names no document asks something new of the same one. The document the
+// follow-up is about comes first among the sources, whatever the search's
+// order (manRetriever's is the names' order: grep before tar, head and
+// tail before wc).
 func TestAFollowUpReplacesTheSubjectItNames(t *testing.T) {
 	for _, tc := range []struct {
 		prev, q string
 		want    []string // the searches: both questions' terms, then the follow-up's
+		first   string   // the first source's title
 	}{
 		{"How do I show the last 20 lines of a file with tail?", "and with head?",
-			[]string{"head last 20 lines file tail", "head last 20 lines file"}},
+			[]string{"head last 20 lines file tail", "head last 20 lines file"}, "head"},
 		{"How do I compress a file with gzip at the best compression level?", "what about bzip2?",
-			[]string{"bzip2 compress file gzip best compression level", "bzip2 compress file best compression level"}},
+			[]string{"bzip2 compress file gzip best compression level", "bzip2 compress file best compression level"}, "bzip2"},
 		{"How do I make grep ignore case?", "and for tar?",
-			[]string{"tar grep ignore case", "tar ignore case"}},
+			[]string{"tar grep ignore case", "tar ignore case"}, "tar"},
 		// A pronoun refers to the subject: the first search is the one.
 		{"How do I compress a file with gzip?", "how do I undo that?",
-			[]string{"undo compress file gzip"}},
+			[]string{"undo compress file gzip"}, "gzip"},
 		{"How do I count the lines of a file with wc?", "and the characters?",
-			[]string{"characters count lines file wc"}},
+			[]string{"characters count lines file wc"}, "wc"},
 	} {
 		var queries []string
 		a := New(manRetriever(&queries), Options{History: []Turn{{Question: tc.prev}}})
@@ -236,7 +240,18 @@ func TestAFollowUpReplacesTheSubjectItNames(t *testing.T) {
 		if last := tc.want[len(tc.want)-1]; ans.Query != last {
 			t.Errorf("%q after %q: shown as searched %q, want %q", tc.q, tc.prev, ans.Query, last)
 		}
+		if len(ans.Sources) == 0 || ans.Sources[0].Title != tc.first {
+			t.Errorf("%q after %q: sources %v, want %s first", tc.q, tc.prev, titles(ans.Sources), tc.first)
+		}
 	}
+}
+
+func titles(ss []Source) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Title)
+	}
+	return out
 }
 
 // A chat model's rewrite of a follow-up is checked against the same rules:
@@ -281,5 +296,21 @@ func TestAModelsRewriteKeepsTheFollowUpsSubject(t *testing.T) {
 		if !reflect.DeepEqual(ans.Notes, notes) {
 			t.Errorf("%q: notes %q, want %q", tc.reply, ans.Notes, notes)
 		}
+	}
+}
+
+// A follow-up that asks something of its own chooses the line by its own
+// words: "and the characters?" after counting lines with wc quotes
+// --chars, though the words carried from the first question ("count
+// lines") name --lines.
+func TestAFollowUpsOwnWordsChooseTheLine(t *testing.T) {
+	var queries []string
+	a := New(manRetriever(&queries), Options{History: []Turn{{Question: "How do I count the lines of a file with wc?"}}})
+	ans, err := a.Ask(context.Background(), "and the characters?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ans.Text, "-m, --chars") {
+		t.Errorf("answer %q, want the --chars line", ans.Text)
 	}
 }

@@ -111,3 +111,26 @@ func TestAnOptionQuestionReadsTheNamedDocumentFurther(t *testing.T) {
 		t.Fatalf("refused as not covered: %q, %v", ans.Text, err)
 	}
 }
+
+// An option's one-word name said whole counts as much as a longer name
+// said whole, and more than half of a longer one: "in bytes" is --bytes,
+// not --line-bytes; "number all output lines" is --number, not
+// --number-nonblank; "decompress" is --decompress, not
+// --memlimit-decompress.
+func TestAOneWordOptionNameSaidWholeIsQuoted(t *testing.T) {
+	split := "-C, --line-bytes=SIZE\n    put at most SIZE bytes of records per output file\n\n" +
+		"-b, --bytes=SIZE\n    put SIZE bytes per output file\n"
+	if got := askPage(t, "split", split, "How do I split a big file into pieces of a fixed size in bytes?"); !strings.HasPrefix(got, "-b, --bytes") {
+		t.Errorf("split: %q", got)
+	}
+	cat := "-b, --number-nonblank\n    number nonempty output lines, overrides -n\n\n" +
+		"-n, --number\n    number all output lines\n"
+	if got := askPage(t, "cat", cat, "How do I number all output lines with cat?"); !strings.HasPrefix(got, "-n, --number") {
+		t.Errorf("cat: %q", got)
+	}
+	xz := "--memlimit-decompress=limit\n    Set a memory usage limit for decompression.\n\n" +
+		"-d, --decompress, --uncompress\n    Decompress.\n"
+	if got := askPage(t, "xz", xz, "How do I decompress an xz file?"); !strings.HasPrefix(got, "-d, --decompress") {
+		t.Errorf("xz: %q", got)
+	}
+}

@@ -8,8 +8,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -445,5 +447,82 @@ func TestABackgroundFailureIsReportedAndSearchesFallBack(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the failed background sync was not reported")
+	}
+}
+
+// slowStore holds the sync's first read of chunk text until proceed is
+// closed, and says when it got there.
+type slowStore struct {
+	*store.DB
+	reading chan struct{}
+	proceed chan struct{}
+	once    *sync.Once
+}
+
+func (s slowStore) ScanChunkText(ctx context.Context, afterID, upTo int64, limit int, fn func(int64, []byte, []byte, []byte) error) (int, error) {
+	s.once.Do(func() { close(s.reading) })
+	<-s.proceed
+	return s.DB.ScanChunkText(ctx, afterID, upTo, limit, fn)
+}
+
+// While a background sync catches up, Behind lets no more FTS5 searches
+// run at once than it has slots (one fewer than the cores, one at least),
+// and one waiting for a slot when the sync ends is told to ask the index
+// again; with no sync under way, every search goes at once.
+func TestBehindRationsFTS5SearchesDuringASync(t *testing.T) {
+	ctx := context.Background()
+	db, _ := corpus(t)
+	st := slowStore{DB: db, reading: make(chan struct{}), proceed: make(chan struct{}), once: &sync.Once{}}
+	ix := New(st)
+	defer ix.Close()
+	if release, caughtUp, err := ix.Behind(ctx); err != nil || caughtUp || release == nil {
+		t.Fatalf("before any sync: %v, caught up %v", err, caughtUp)
+	}
+	ix.Start()
+	<-st.reading
+	if want := max(1, min(runtime.NumCPU(), runtime.GOMAXPROCS(0))-1); cap(ix.slots) != want {
+		t.Fatalf("%d slots, want %d", cap(ix.slots), want)
+	}
+	var releases []func()
+	for i := range cap(ix.slots) {
+		release, caughtUp, err := ix.Behind(ctx)
+		if err != nil || caughtUp {
+			t.Fatalf("search %d: %v, caught up %v", i+1, err, caughtUp)
+		}
+		releases = append(releases, release)
+	}
+	// Every slot is taken: only the context can end the wait.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := ix.Behind(cancelled); !errors.Is(err, context.Canceled) {
+		t.Fatalf("with every slot taken: %v, want it to wait until its context ends", err)
+	}
+	releases[0]()
+	release, caughtUp, err := ix.Behind(ctx)
+	if err != nil || caughtUp {
+		t.Fatalf("after a release: %v, caught up %v", err, caughtUp)
+	}
+	releases[0] = release
+
+	waited := make(chan bool)
+	go func() {
+		_, caughtUp, err := ix.Behind(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		waited <- caughtUp
+	}()
+	close(st.proceed)
+	if !<-waited {
+		t.Error("a search waiting when the sync ended was not told the index caught up")
+	}
+	if _, ok, err := ix.Search(ctx, []string{"index"}, nil, 10); !ok || err != nil {
+		t.Fatalf("after the sync: ok %v, %v", ok, err)
+	}
+	if _, caughtUp, err := ix.Behind(ctx); err != nil || caughtUp {
+		t.Errorf("with no sync under way and every slot still taken: %v, caught up %v; want at once", err, caughtUp)
+	}
+	for _, r := range releases {
+		r()
 	}
 }

@@ -467,17 +467,6 @@ func Save(d Dirs, c Config) error {
 	return os.Rename(tmp, file)
 }
 
-// SaveKeepingMode saves c but keeps the network mode the file holds: the
-// window saves its knobs this way, because `cairn network` may have switched
-// the mode in the file since the window read it, and a switch to offline
-// must not be undone by a slider move.
-func SaveKeepingMode(d Dirs, c Config) error {
-	if cur, err := Load(d); err == nil {
-		c.Network.Mode = cur.Network.Mode
-	}
-	return Save(d, c)
-}
-
 // IndexTimeout is the per-file extraction time limit.
 func (c Config) IndexTimeout() time.Duration { return time.Duration(c.Index.TimeoutSec) * time.Second }
 

@@ -188,28 +188,6 @@ func TestLoadErrorsAreFaults(t *testing.T) {
 	}
 }
 
-func TestSaveKeepingModeKeepsTheFilesMode(t *testing.T) {
-	dirs := Dirs{Config: t.TempDir(), Data: t.TempDir(), State: t.TempDir()}
-	t.Setenv("CAIRN_NETWORK_MODE", "")
-	os.Unsetenv("CAIRN_NETWORK_MODE")
-	c := Default("desktop")
-	c.Network.Mode = "offline"
-	if err := Save(dirs, c); err != nil {
-		t.Fatal(err)
-	}
-	c.Network.Mode, c.Retrieval.TopK = "online", 7 // the window's stale mode, a new knob
-	if err := SaveKeepingMode(dirs, c); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Load(dirs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if back.Network.Mode != "offline" || back.Retrieval.TopK != 7 {
-		t.Errorf("mode %s, top_k %d; want offline, 7", back.Network.Mode, back.Retrieval.TopK)
-	}
-}
-
 // TestOneValidation: the environment, the settings file and their
 // spellings go through one check that names each bad value and where it
 // came from (issue 14, item 5).

@@ -94,7 +94,11 @@ func (c Config) Validate() error {
 	oneOf("retrieval.fusion", r.Fusion, "rrf", "weighted")
 	check("chunking.overlap", c.Chunking.Overlap >= 0 && c.Chunking.Overlap < c.Chunking.Size/2,
 		"must be between 0 and half of chunking.size, not %d", c.Chunking.Overlap)
-	oneOf("network.mode", c.Network.Mode, "offline", "team", "online", "admin")
+	var modes []string
+	for _, m := range netgate.Modes() {
+		modes = append(modes, string(m))
+	}
+	oneOf("network.mode", c.Network.Mode, modes...)
 	oneOf("store.backend", c.Store.Backend, BackendSQLite, BackendWeaviate)
 	if c.Store.Backend == BackendWeaviate && c.Store.URL == "" {
 		bad("store.url", "is empty: store.backend weaviate needs the cluster's URL, such as http://weaviate.example.org:8080")

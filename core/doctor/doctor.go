@@ -357,16 +357,19 @@ func checkNetwork(n config.Network) health.Check {
 				Fix: "correct or remove the entry in network.allow (or CAIRN_NETWORK_ALLOW)", Code: fault.ConfigInvalid}
 		}
 	}
-	switch n.Mode {
-	case "offline":
-		return health.Check{Verdict: health.Pass, Name: "network", Detail: "offline: Cairn connects to nothing beyond this machine"}
-	case "online":
+	info := netgate.Mode(n.Mode).Info()
+	switch {
+	case netgate.Mode(n.Mode) == netgate.Online:
 		if n.Endpoint == "" {
 			return health.Check{Verdict: health.Warn, Name: "network", Detail: "online, but network.endpoint is empty: answers stay local",
 				Code: fault.NetNoRoute, Fix: "set network.endpoint, or network.mode back to offline"}
 		}
 		return health.Check{Verdict: health.Warn, Name: "network", Detail: "online: questions and passages may go to " + netgate.RedactURL(n.Endpoint),
 			Fix: "set network.mode to offline to keep everything on this machine"}
+	case !info.Leaves:
+		return health.Check{Verdict: health.Pass, Name: "network", Detail: n.Mode + ": Cairn connects to nothing beyond this machine"}
+	case !info.Unrestricted:
+		return health.Check{Verdict: health.Pass, Name: "network", Detail: n.Mode + ": Cairn may connect to " + info.Reaches + " besides this machine, nothing else"}
 	}
 	return health.Check{Verdict: health.Warn, Name: "network", Detail: n.Mode + ": connections are not restricted (maintenance mode)",
 		Fix: "set network.mode to offline (or online) when the maintenance is done"}

@@ -15,6 +15,7 @@ import (
 	"cairn/core/kb"
 	"cairn/core/llm/testmodel"
 	"cairn/core/models"
+	"cairn/core/netgate"
 )
 
 // env is a configuration in a fresh home with a models folder holding a
@@ -178,5 +179,30 @@ func TestDoctorChecksPoppler(t *testing.T) {
 		"pdfimages (the resolution of a scanned page), pdftohtml (the outline (bookmarks) as headings); PDFs are read by the pure-Go fallback, which loses text on some"
 	if c.Verdict != health.Fail || c.Detail != want || c.Code != "EXTRACT-007" || !strings.Contains(c.Fix, "apt-get install poppler-utils") {
 		t.Errorf("without poppler's tools: %+v", c)
+	}
+}
+
+// TestEveryNetworkModeIsDescribed walks the network gate's table through
+// the settings' check and the doctor: every mode is accepted, and the
+// doctor describes each as what it is (team mode was "maintenance mode").
+func TestEveryNetworkModeIsDescribed(t *testing.T) {
+	cfg, _, _, _ := env(t)
+	for _, m := range netgate.Modes() {
+		c := cfg
+		c.Network.Mode = string(m)
+		if err := c.Validate(); err != nil && strings.Contains(err.Error(), "network.mode") {
+			t.Errorf("%s: refused by the settings' check: %v", m, err)
+		}
+		n := checkNetwork(c.Network)
+		info := m.Info()
+		if info.Notice == "" || !strings.Contains(info.Notice, string(m)) || info.Leaves && info.Reaches == "" {
+			t.Errorf("%s: the table's row is incomplete: %+v", m, info)
+		}
+		if maint := strings.Contains(n.Detail, "maintenance"); maint != info.Unrestricted {
+			t.Errorf("%s: doctor says %q", m, n.Detail)
+		}
+		if !info.Leaves && n.Verdict != health.Pass || m == netgate.Team && !strings.Contains(n.Detail, "cluster") {
+			t.Errorf("%s: doctor says %+v", m, n)
+		}
 	}
 }

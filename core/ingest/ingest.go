@@ -288,7 +288,6 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 func (ix *Indexer) pipeline(ctx context.Context, jobs []job, rep *reporter, write func(context.Context, []result) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	todo := make(chan job)
 	// Results wait for the writer in a queue bounded by their size rather
 	// than their number: while the writer commits, the workers run ahead,
 	// so the next transaction takes many files at once (fewer commits and
@@ -301,36 +300,69 @@ func (ix *Indexer) pipeline(ctx context.Context, jobs []job, rep *reporter, writ
 	// of beside another large one.
 	extracting := semaphore.NewWeighted(extractBytes)
 	extracted := make(chan result, maxBatchFiles)
-	go func() {
-		defer close(todo)
+	weight := func(j job) int64 { return min(max(j.size, 1), extractBytes) }
+	// Large files (two of which exceed the bound) go through a lane of
+	// their own, one after another, and the other workers take the small
+	// files: a worker holding a large file while it waits for room would
+	// stall the small ones queued behind it (a semaphore's waiter blocks
+	// later acquirers), and four large files in a row would stall them
+	// all.
+	large, small := make(chan job), make(chan job)
+	feed := func(to chan<- job, isLarge bool) {
+		defer close(to)
 		for _, j := range jobs {
+			if (2*weight(j) > extractBytes) != isLarge {
+				continue
+			}
 			select {
-			case todo <- j:
+			case to <- j:
 			case <-ctx.Done():
 				return
 			}
 		}
-	}()
+	}
+	go feed(large, true)
+	go feed(small, false)
+	// work processes one job; false stops its worker (the run ends).
+	work := func(j job) bool {
+		w := weight(j)
+		if extracting.Acquire(ctx, w) != nil {
+			return false
+		}
+		rep.current(j.path)
+		r := ix.process(ctx, j)
+		extracting.Release(w)
+		r.queued = min(r.bytes(), queueBytes)
+		if queue.Acquire(ctx, r.queued) != nil {
+			return false
+		}
+		select {
+		case extracted <- r:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	var wg sync.WaitGroup
-	for range ix.opt.Workers {
-		wg.Add(1)
+	wg.Add(ix.opt.Workers)
+	go func() { // the large files' lane, then a worker like the others
+		defer wg.Done()
+		for j := range large {
+			if !work(j) {
+				return
+			}
+		}
+		for j := range small {
+			if !work(j) {
+				return
+			}
+		}
+	}()
+	for range ix.opt.Workers - 1 {
 		go func() {
 			defer wg.Done()
-			for j := range todo {
-				w := min(max(j.size, 1), extractBytes)
-				if extracting.Acquire(ctx, w) != nil {
-					return
-				}
-				rep.current(j.path)
-				r := ix.process(ctx, j)
-				extracting.Release(w)
-				r.queued = min(r.bytes(), queueBytes)
-				if queue.Acquire(ctx, r.queued) != nil {
-					return
-				}
-				select {
-				case extracted <- r:
-				case <-ctx.Done():
+			for j := range small {
+				if !work(j) {
 					return
 				}
 			}

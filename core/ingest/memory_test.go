@@ -25,20 +25,47 @@ func TestLargeFilesAreExtractedOneAtATime(t *testing.T) {
 	for i := range 12 {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("small%02d.big", i)), []byte("small"), 0o644)
 	}
+	// A small extraction waits for the first large one to start, and a
+	// large one, while small files remain, until one of them has been
+	// extracted beside it: the workers meet whatever the scheduler (or the
+	// race detector) does to their timing. The waits are bounded so that
+	// an indexer that holds small files back fails the test instead of
+	// hanging it.
 	var mu sync.Mutex
-	var bigNow, smallBesideBig, mostBig int
+	var bigNow, smallBesideBig, mostBig, smallLeft = 0, 0, 0, 12
+	met := make(chan struct{}, 12)
+	bigStarted := make(chan struct{})
+	var startOnce sync.Once
 	reg := extract.NewRegistry(extract.DefaultLimits())
 	reg.Register(extract.ExtractorFunc(func(ctx context.Context, f extract.File, lim extract.Limits) (*extract.Document, error) {
 		isBig := f.Size > 1<<20
+		if isBig {
+			startOnce.Do(func() { close(bigStarted) })
+		} else {
+			select {
+			case <-bigStarted:
+			case <-time.After(10 * time.Second):
+			}
+		}
 		mu.Lock()
 		if isBig {
 			bigNow++
 			mostBig = max(mostBig, bigNow)
-		} else if bigNow > 0 {
-			smallBesideBig++
+		} else {
+			smallLeft--
+			if bigNow > 0 {
+				smallBesideBig++
+				met <- struct{}{}
+			}
 		}
+		wait := isBig && smallLeft > 0
 		mu.Unlock()
-		time.Sleep(30 * time.Millisecond) // long enough for the workers to meet
+		if wait {
+			select {
+			case <-met:
+			case <-time.After(10 * time.Second):
+			}
+		}
 		mu.Lock()
 		if isBig {
 			bigNow--

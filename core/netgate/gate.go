@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,9 +39,59 @@ const (
 	Admin   Mode = "admin"
 )
 
+// ModeInfo is what every surface (the window's picker, notice and status
+// badge, `cairn network`, `cairn doctor`, the settings' check, the local
+// API) says about a mode: one table, so that a mode is never described in
+// one place and forgotten in another.
+type ModeInfo struct {
+	Mode Mode
+	// Reaches says what the mode lets through besides this computer, as
+	// "Cairn may connect to …" ends; empty for offline.
+	Reaches string
+	// Leaves is true when connections may leave this computer.
+	Leaves bool
+	// Unrestricted is true when any host may be reached (admin).
+	Unrestricted bool
+	// Notice is the sentence said once the gate has switched to the mode.
+	Notice string
+}
+
+// modes is the table, from the strictest.
+var modes = []ModeInfo{
+	{Mode: Offline,
+		Notice: "Network gate: offline. Only this computer can be reached."},
+	{Mode: Team, Leaves: true,
+		Reaches: "the team's knowledge-base cluster (store.url)",
+		Notice:  "Network gate: team. The team's knowledge-base cluster (store.url) can be reached, nothing else; every connection is in the audit log."},
+	{Mode: Online, Leaves: true,
+		Reaches: "the answer endpoint, the model catalogue, the hosts in network.allow and the team's cluster",
+		Notice:  "Network gate: online. The answer endpoint, the model catalogue, network.allow and the team's cluster can be reached; every connection is in the audit log."},
+	{Mode: Admin, Leaves: true, Unrestricted: true,
+		Reaches: "any host on the network (admin mode is meant for maintenance)",
+		Notice:  "Network gate: admin. Any host can be reached, and every connection is in the audit log. Switch back when the maintenance is done."},
+}
+
 // Modes are the gate's modes from the strictest: the order a picker shows
 // them in.
-func Modes() []Mode { return []Mode{Offline, Team, Online, Admin} }
+func Modes() []Mode {
+	out := make([]Mode, len(modes))
+	for i, mi := range modes {
+		out[i] = mi.Mode
+	}
+	return out
+}
+
+// Info is the mode's row of the table; an unknown mode reads as
+// unrestricted, the least reassuring thing to say about it.
+func (m Mode) Info() ModeInfo {
+	for _, mi := range modes {
+		if mi.Mode == m {
+			return mi
+		}
+	}
+	return ModeInfo{Mode: m, Leaves: true, Unrestricted: true, Reaches: "any host (unknown mode " + string(m) + ")",
+		Notice: "Network gate: " + string(m) + "."}
+}
 
 // Opens reports whether switching from m to to lets more through: the
 // switches a person must confirm.
@@ -48,22 +99,24 @@ func (m Mode) Opens(to Mode) bool { return to.rank() > m.rank() }
 
 // ParseMode checks a mode's name.
 func ParseMode(s string) (Mode, error) {
-	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
-	case Offline, Team, Online, Admin:
+	m := Mode(strings.ToLower(strings.TrimSpace(s)))
+	if slices.Contains(Modes(), m) {
 		return m, nil
 	}
-	return "", fmt.Errorf("network mode %q: use offline, team, online or admin", s)
+	names := make([]string, len(modes))
+	for i, mi := range modes {
+		names[i] = string(mi.Mode)
+	}
+	return "", fmt.Errorf("network mode %q: use %s or %s", s, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
-// rank orders modes by how much they allow.
+// rank orders modes by how much they allow (the table's order); an
+// unknown mode ranks as offline (New refuses one).
 func (m Mode) rank() int {
-	switch m {
-	case Team:
-		return 1
-	case Online:
-		return 2
-	case Admin:
-		return 3
+	for i, mi := range modes {
+		if mi.Mode == m {
+			return i
+		}
 	}
 	return 0
 }

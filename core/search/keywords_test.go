@@ -126,3 +126,70 @@ func TestKeywordIndexRanksAsFTS5(t *testing.T) {
 		}
 	}
 }
+
+// behindIndex cannot answer the first search it is asked; its Behind says
+// the index has caught up, or else admits the search to FTS5.
+type behindIndex struct {
+	hits                      []store.FTSHit
+	caughtUp                  bool
+	asked, admitted, released int
+}
+
+func (b *behindIndex) Search(context.Context, []string, []bool, int) ([]store.FTSHit, bool, error) {
+	b.asked++
+	return b.hits, b.asked > 1, nil
+}
+
+func (b *behindIndex) Behind(context.Context) (func(), bool, error) {
+	if b.caughtUp {
+		return func() {}, true, nil
+	}
+	b.admitted++
+	return func() { b.released++ }, false, nil
+}
+
+// A search the keyword index cannot answer waits in its Behind before it
+// goes to FTS5 and gives its admission back after; told that the index
+// caught up meanwhile, it asks the index again.
+func TestKeywordSearchWaitsWhileTheIndexCatchesUp(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(filepath.Join(t.TempDir(), "k.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	f, err := db.AddFolder(ctx, "/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.PutDocument(ctx, store.Document{FolderID: f.ID, Path: "/d/pump.txt", Hash: "h", Format: "text"},
+		[]chunk.Chunk{{Text: "the pump and its valve"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	terms := ParseTerms("pump")
+
+	caught := &behindIndex{hits: []store.FTSHit{{ChunkID: 42, BM25: -3}}, caughtUp: true}
+	got, err := New(db, nil, nil).WithKeywordIndex(caught).st.Keyword(ctx, terms, 10, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []Hit{{ChunkID: 42, Score: 3}}) || caught.asked != 2 {
+		t.Errorf("caught up: %v after asking the index %d times; want its answer, asked twice", got, caught.asked)
+	}
+
+	admitted := &behindIndex{}
+	got, err = New(db, nil, nil).WithKeywordIndex(admitted).st.Keyword(ctx, terms, 10, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := db.SearchFTS(ctx, MatchQuery(terms), 10, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, ftsHits(want)) || len(got) != 1 {
+		t.Errorf("admitted to FTS5: %v, FTS5 %v", got, want)
+	}
+	if admitted.asked != 1 || admitted.admitted != 1 || admitted.released != 1 {
+		t.Errorf("asked the index %d times, admitted %d, released %d; want 1, 1, 1", admitted.asked, admitted.admitted, admitted.released)
+	}
+}

@@ -39,6 +39,13 @@ type KeywordIndex interface {
 	Search(ctx context.Context, terms []string, common []bool, k int) (hits []store.FTSHit, ok bool, err error)
 }
 
+// A keywordGate is a KeywordIndex that rations the FTS5 searches made
+// while it catches up with the store, so that they leave it a core
+// (bm25.Index.Behind).
+type keywordGate interface {
+	Behind(ctx context.Context) (release func(), caughtUp bool, err error)
+}
+
 // Store is the knowledge base a Searcher reads: the SQLite file (New) or
 // a team's cluster (NewOver with core/teamsearch's). It finds the two
 // ranked lists and loads passages; everything that ranks them (weights,
@@ -249,6 +256,18 @@ func (s *sqliteStore) Keyword(ctx context.Context, terms []Term, pool int, f sto
 	}
 	if hits, ok, err := s.keywordIndex(ctx, terms, common, pool, f); ok || err != nil {
 		return hits, err
+	}
+	if g, ok := s.kw.(keywordGate); ok {
+		release, caughtUp, err := g.Behind(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		if caughtUp {
+			if hits, ok, err := s.keywordIndex(ctx, terms, common, pool, f); ok || err != nil {
+				return hits, err
+			}
+		}
 	}
 	match := plain
 	if common != nil {

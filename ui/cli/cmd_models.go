@@ -64,13 +64,15 @@ func runModels(ctx context.Context, env *cliEnv, args []string) error {
 		if len(pos) != 1 {
 			return usageError{"models use needs one GGUF file: cairn models use PATH"}
 		}
+		before := eng.Config()
 		m, err := eng.UseModel(ctx, pos[0])
 		if err != nil {
 			return err
 		}
-		// The command is the settings file's writer; it keeps the file's
-		// network mode, which the window may have switched meanwhile.
-		if err := config.SaveKeepingMode(env.dirs, eng.Config()); err != nil {
+		// Only the model is saved: the window may have saved other
+		// settings, or `cairn network` the mode, since this command read
+		// them.
+		if err := config.Update(env.dirs, before, eng.Config()); err != nil {
 			return fmt.Errorf("%s is not saved as the %s model: %w", m.Path, m.Kind, err)
 		}
 		fmt.Fprintf(w, "Using %s as the %s model.\n", m.Path, m.Kind)

@@ -61,9 +61,10 @@ func runNetwork(_ context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
-// switchNetworkMode switches the gate and saves the mode: the command is the
-// settings file's only writer while it runs. When the settings cannot be
-// saved, the gate goes back, so the audit log tells what really applies.
+// switchNetworkMode switches the gate and saves the mode, and only the
+// mode (config.Update: the window may have saved other settings since
+// this command read them). When the settings cannot be saved, the gate
+// goes back, so the audit log tells what really applies.
 func switchNetworkMode(env *cliEnv, eng *network.Network, mode netgate.Mode) error {
 	old := eng.NetworkMode()
 	if err := eng.SetNetworkMode(string(mode)); err != nil {
@@ -71,7 +72,7 @@ func switchNetworkMode(env *cliEnv, eng *network.Network, mode netgate.Mode) err
 	}
 	cfg := env.cfg
 	cfg.Network = eng.NetworkConfig()
-	if err := config.Save(env.dirs, cfg); err != nil {
+	if err := config.Update(env.dirs, env.cfg, cfg); err != nil {
 		if rerr := eng.SetNetworkMode(old); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
@@ -82,18 +83,19 @@ func switchNetworkMode(env *cliEnv, eng *network.Network, mode netgate.Mode) err
 
 // modeMeaning says what a mode lets through.
 func modeMeaning(eng *network.Network, m netgate.Mode) string {
-	switch m {
-	case netgate.Online:
-		return "Allowed: this computer and " + strings.Join(eng.Allowed(), ", ") + "."
-	case netgate.Admin:
+	info := m.Info()
+	switch {
+	case !info.Leaves:
+		return "Allowed: this computer only (localhost, 127.0.0.0/8, ::1)."
+	case info.Unrestricted:
 		return "Allowed: every host (maintenance only; switch back with `cairn network offline`)."
-	case netgate.Team:
+	case m == netgate.Team:
 		if c := eng.Cluster(); len(c) > 0 {
 			return "Allowed: this computer and the team's cluster " + strings.Join(c, ", ") + "."
 		}
 		return "Allowed: this computer only: no team cluster is set (store.backend weaviate with store.url)."
 	}
-	return "Allowed: this computer only (localhost, 127.0.0.0/8, ::1)."
+	return "Allowed: this computer and " + strings.Join(eng.Allowed(), ", ") + "."
 }
 
 func showNetwork(w io.Writer, eng *network.Network) {

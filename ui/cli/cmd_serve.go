@@ -72,12 +72,11 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		lns = append(lns, ln)
 	}
 	srv := serve.New(eng, serve.Options{Token: token, Version: Version, Log: env.log,
-		// The command is the settings file's writer while it runs, as
-		// `cairn network` is.
+		// The network mode, and only it, as `cairn network` saves it.
 		SaveNetworkMode: func(string) error {
 			cfg := env.cfg
 			cfg.Network = eng.Config().Network
-			return config.Save(env.dirs, cfg)
+			return config.Update(env.dirs, env.cfg, cfg)
 		}})
 	for _, ln := range lns {
 		if ln.Addr().Network() == "unix" {

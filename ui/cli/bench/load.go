@@ -256,6 +256,21 @@ func engineSearch(e *core.Engine) searchFunc {
 // place in the list, and merges what they measured. A searcher finishes
 // the search in flight when d is up, so no search is cut short.
 func runSearchers(ctx context.Context, search searchFunc, qs []knownItem, n int, d time.Duration) searchPhase {
+	return runSearchersUntil(ctx, search, qs, n, d, nil)
+}
+
+// runSearchersUntil is runSearchers that also ends once stop is closed
+// (nil: never), again finishing the searches in flight; each searcher
+// makes one search at least.
+func runSearchersUntil(ctx context.Context, search searchFunc, qs []knownItem, n int, d time.Duration, stop <-chan struct{}) searchPhase {
+	stopped := func() bool {
+		select {
+		case <-stop:
+			return true
+		default:
+			return false
+		}
+	}
 	parts := make([]searchPhase, n)
 	start := time.Now()
 	deadline := start.Add(d)
@@ -264,7 +279,8 @@ func runSearchers(ctx context.Context, search searchFunc, qs []knownItem, n int,
 		wg.Add(1)
 		go func(p *searchPhase, first int) {
 			defer wg.Done()
-			for j := first; time.Now().Before(deadline) && ctx.Err() == nil; j++ {
+			// Each makes one search at least, however soon stop comes.
+			for j := first; ctx.Err() == nil && (j == first || time.Now().Before(deadline) && !stopped()); j++ {
 				q := qs[j%len(qs)]
 				t := time.Now()
 				paths, err := search(ctx, q.query)

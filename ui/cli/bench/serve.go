@@ -35,20 +35,33 @@ type ServeOptions struct {
 
 // ServeReport holds ServeBench's figures.
 type ServeReport struct {
-	Files       int       `json:"files"` // in the knowledge base before the phases
-	Chunks      int       `json:"chunks"`
-	BuildSec    float64   `json:"build_seconds"` // indexing them, nobody searching
-	Clients     int       `json:"clients"`
-	Seconds     float64   `json:"seconds_per_phase"`
-	Idle        ServePair `json:"idle"`
-	Indexing    ServePair `json:"while_indexing"`
-	IndexRuns   int       `json:"index_runs"` // completed through POST /api/index during the two indexing phases
-	IndexChunks int       `json:"index_chunks_per_run"`
-	IndexSec    []float64 `json:"index_seconds"`
-	IndexErrors int       `json:"index_errors"`
-	Errors      []string  `json:"errors,omitempty"`   // the first few, verbatim
-	Problems    []string  `json:"problems,omitempty"` // store.Check afterwards; must be empty
+	Files       int        `json:"files"` // in the knowledge base before the phases
+	Chunks      int        `json:"chunks"`
+	BuildSec    float64    `json:"build_seconds"` // indexing them, nobody searching
+	Clients     int        `json:"clients"`
+	Seconds     float64    `json:"seconds_per_phase"`
+	After       ServeAfter `json:"right_after_indexing"`
+	Idle        ServePair  `json:"idle"`
+	Indexing    ServePair  `json:"while_indexing"`
+	IndexRuns   int        `json:"index_runs"` // completed through POST /api/index during the two indexing phases
+	IndexChunks int        `json:"index_chunks_per_run"`
+	IndexSec    []float64  `json:"index_seconds"`
+	IndexErrors int        `json:"index_errors"`
+	Errors      []string   `json:"errors,omitempty"`   // the first few, verbatim
+	Problems    []string   `json:"problems,omitempty"` // store.Check afterwards; must be empty
 }
+
+// ServeAfter is what the clients saw right after the knowledge base was
+// built: searches through HTTP for the phase's duration from the run's
+// end, and on until the keyword index had caught up with it.
+type ServeAfter struct {
+	CatchUpSec float64    `json:"catch_up_seconds"` // from the run's end until the keyword index was in step
+	HTTP       ServePhase `json:"http"`
+}
+
+// afterLimit bounds the searches made while the keyword index catches up,
+// should it never do so.
+func afterLimit(phase time.Duration) time.Duration { return max(4*phase, time.Minute) }
 
 // ServePair is the same searches made in process and through HTTP.
 type ServePair struct {
@@ -58,6 +71,7 @@ type ServePair struct {
 
 // ServePhase is what the clients of one phase saw.
 type ServePhase struct {
+	Seconds  float64      `json:"seconds"`
 	Searches int          `json:"searches"`
 	PerSec   float64      `json:"searches_per_sec"`
 	Errors   int          `json:"errors"`
@@ -70,7 +84,7 @@ type ServePhase struct {
 const serveSlice = 15 * time.Second
 
 func servePhase(p searchPhase) ServePhase {
-	return ServePhase{Searches: len(p.lat), PerSec: float64(len(p.lat)) / p.seconds, Errors: len(p.errs),
+	return ServePhase{Seconds: p.seconds, Searches: len(p.lat), PerSec: float64(len(p.lat)) / p.seconds, Errors: len(p.errs),
 		Empty: len(p.empty), Found: p.foundShare(), Latency: eval.Percentiles(p.lat)}
 }
 
@@ -111,13 +125,34 @@ func ServeBench(ctx context.Context, opt ServeOptions, log io.Writer) (ServeRepo
 	defer e.Close()
 	e.WarmKeywordIndex() // as `cairn serve` does
 
+	token, err := randomToken()
+	if err != nil {
+		return rep, err
+	}
+	ln, err := serve.Listen(0)
+	if err != nil {
+		return rep, err
+	}
+	sctx, stopServing := context.WithCancel(ctx)
+	defer stopServing()
+	served := make(chan error, 1)
+	// The request log is formatted as `cairn serve` writes it, then
+	// dropped: its cost is part of the figure, its lines are not wanted.
+	reqLog := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	go func() {
+		served <- serve.New(e, serve.Options{Token: token, Version: opt.Version, Log: reqLog}).Serve(sctx, ln)
+	}()
+	api := &apiClient{base: "http://" + ln.Addr().String(), token: token,
+		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: opt.Clients + 1}, Timeout: time.Minute}}
+
 	pages := filepath.Join(home, "pages")
 	t := time.Now()
 	used, err := fillKnowledgeBase(ctx, e, opt.Corpus.Dir, pages, opt.Chunks, e.Config().Chunking.Size, log)
 	if err != nil {
 		return rep, err
 	}
-	rep.BuildSec = time.Since(t).Seconds()
+	built := time.Now()
+	rep.BuildSec = built.Sub(t).Seconds()
 	st, err := e.Status(ctx)
 	if err != nil {
 		return rep, err
@@ -128,29 +163,35 @@ func ServeBench(ctx context.Context, opt ServeOptions, log io.Writer) (ServeRepo
 		return rep, fmt.Errorf("no query of %s names a page in the knowledge base", opt.Corpus.Queries)
 	}
 	fmt.Fprintf(log, "serve: %d files, %d chunks in %.0f s; %d known-item queries\n", rep.Files, rep.Chunks, rep.BuildSec, len(qs))
+
+	// Right after the run, the keyword index catches up with its commits in
+	// the background, and until it has, searches go to FTS5: the clients
+	// search through HTTP for opt.Duration from the run's end, and on until
+	// it is in step if it takes longer.
+	caught := make(chan struct{})
+	go func() {
+		defer close(caught)
+		if err := e.SyncKeywordIndex(ctx); err == nil {
+			rep.After.CatchUpSec = time.Since(built).Seconds()
+		}
+	}()
+	fmt.Fprintf(log, "serve: %d clients through HTTP right after the run, %s and until the keyword index is in step…\n", opt.Clients, opt.Duration)
+	after := runSearchers(ctx, api.search, qs, opt.Clients, opt.Duration)
+	select {
+	case <-caught:
+	default:
+		after.add(runSearchersUntil(ctx, api.search, qs, opt.Clients, afterLimit(opt.Duration), caught))
+	}
+	rep.After.HTTP = servePhase(after)
+	rep.Errors = append(rep.Errors, after.errs[:min(len(after.errs), 3)]...)
+	<-caught
+	fmt.Fprintf(log, "serve: keyword index in step %.1f s after the run; through HTTP in %.0f s from the run's end: %d searches, %s\n",
+		rep.After.CatchUpSec, after.seconds, rep.After.HTTP.Searches, rep.After.HTTP.Latency)
+
 	mirror := filepath.Join(home, "mirror")
 	if err := linkTree(pages, mirror); err != nil {
 		return rep, fmt.Errorf("second copy of the pages: %w", err)
 	}
-
-	token, err := randomToken()
-	if err != nil {
-		return rep, err
-	}
-	ln, err := serve.Listen(0)
-	if err != nil {
-		return rep, err
-	}
-	sctx, stopServing := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	// The request log is formatted as `cairn serve` writes it, then
-	// dropped: its cost is part of the figure, its lines are not wanted.
-	reqLog := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	go func() {
-		served <- serve.New(e, serve.Options{Token: token, Version: opt.Version, Log: reqLog}).Serve(sctx, ln)
-	}()
-	api := &apiClient{base: "http://" + ln.Addr().String(), token: token,
-		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: opt.Clients + 1}, Timeout: time.Minute}}
 
 	// The two ways take turns in slices of at most serveSlice, so that both
 	// meet the same background: the writer's stages (scanning, inserting,
