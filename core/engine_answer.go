@@ -193,7 +193,7 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 	}
 	// The writer sees answer.top_k sources; retrieve at least that many.
 	req.TopK = max(req.TopK, as.TopK)
-	opt := answer.Options{TopK: as.TopK, Verify: as.Verify, Rewrite: as.Rewrite,
+	opt := answer.Options{TopK: as.TopK, Verify: as.Verify, Rewrite: as.Rewrite, WholeChunks: as.WholeChunks,
 		MaxTokens: g.MaxTokens, Temperature: g.Temperature, TopP: g.TopP, Seed: g.Seed, Generator: writer, History: history}
 	if _, ok := writer.(remoteWriter); ok {
 		opt.Mode = answer.ModeOnline
