@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"cairn/core/store"
 )
 
 // Embedder computes passage embeddings for the vector index.
@@ -149,9 +151,14 @@ func (ix *Indexer) reembed(ctx context.Context, rep *reporter) error {
 	}
 	rep.embedTotal(total)
 	rep.phase(PhaseEmbedding)
-	var after int64
 	for {
-		cs, err := ix.db.ChunksWithoutVectors(ctx, after, ix.opt.EmbedBatch)
+		// Asked again every batch: a document shown in a search meanwhile
+		// comes next.
+		var in store.Interest
+		if ix.opt.Interest != nil {
+			in = ix.opt.Interest()
+		}
+		cs, err := ix.db.ChunksToEmbed(ctx, ix.opt.EmbedBatch, in)
 		if err != nil {
 			return err
 		}
@@ -171,7 +178,6 @@ func (ix *Indexer) reembed(ctx context.Context, rep *reporter) error {
 		if err := ix.db.PutVectors(ctx, ids, vecs); err != nil {
 			return err
 		}
-		after = ids[len(ids)-1]
 		rep.embedded(len(cs))
 	}
 }

@@ -486,3 +486,53 @@ func TestCancelledWriteRollsBack(t *testing.T) {
 		t.Fatalf("after a cancelled transaction: %d documents, %d chunks", st.Documents, st.Chunks)
 	}
 }
+
+func TestChunksToEmbedServeThePersonFirst(t *testing.T) {
+	db := openTemp(t)
+	f, _ := db.AddFolder(ctx, "/d")
+	doc := func(path string, mtime int64, texts ...string) int64 {
+		t.Helper()
+		id, _, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: path, Hash: "h", MTimeNS: mtime}, chunks(texts...), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	shown := doc("/d/old.txt", 100, "old 1", "old 2")
+	doc("/d/new.txt", 300, "new 1")
+	doc("/d/mid.txt", 200, "mid 1")
+	doc("/d/sub/deep.txt", 50, "deep 1")
+	doc("/d/subway.txt", 40, "subway 1") // not under /d/sub
+	order := func(in Interest, limit int) []string {
+		t.Helper()
+		cs, err := db.ChunksToEmbed(ctx, limit, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Text)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		in    Interest
+		limit int
+		want  []string
+	}{
+		{"most recently modified first", Interest{}, 10, []string{"new 1", "mid 1", "old 1", "old 2", "deep 1", "subway 1"}},
+		{"a document shown in results first", Interest{Documents: []int64{shown}}, 10, []string{"old 1", "old 2", "new 1", "mid 1", "deep 1", "subway 1"}},
+		{"then a folder searched", Interest{Documents: []int64{shown}, Folders: []string{"/d/sub"}}, 4, []string{"old 1", "old 2", "deep 1", "new 1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := order(tc.in, tc.limit); !slices.Equal(got, tc.want) {
+				t.Errorf("order %q, want %q", got, tc.want)
+			}
+		})
+	}
+	missing, total, err := db.Unembedded(ctx)
+	if err != nil || missing != 6 || total != 6 {
+		t.Errorf("unembedded %d of %d, %v; want 6 of 6", missing, total, err)
+	}
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -210,6 +211,88 @@ func (db *DB) ChunksWithoutVectors(ctx context.Context, afterID int64, limit int
 			})
 	})
 	return out, err
+}
+
+// Interest names what a person is looking at, most wanted first, so that
+// their chunks are embedded before the rest (ChunksToEmbed).
+type Interest struct {
+	// Documents shown in search results, most recently shown first.
+	Documents []int64
+	// Folders (directory paths) searched most, most searched first.
+	Folders []string
+}
+
+// ChunksToEmbed returns up to limit chunks without a vector, in the order
+// that serves the person soonest: the documents of in.Documents in its
+// order, then those under in.Folders in its order, then the most recently
+// modified documents; within a document, in reading order.
+func (db *DB) ChunksToEmbed(ctx context.Context, limit int, in Interest) ([]ChunkText, error) {
+	docs, err := json.Marshal(in.Documents)
+	if err != nil {
+		return nil, err
+	}
+	folders, err := json.Marshal(in.Folders)
+	if err != nil {
+		return nil, err
+	}
+	var out []ChunkText
+	err = db.read(ctx, func(c *sqlite3.Conn) error {
+		// A folder matches the paths under it: between "dir/" and "dir0",
+		// '0' being the byte after '/'. The sort reads ids only; the texts
+		// are read for the chunks chosen.
+		var ids []int64
+		err := query(c, `SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id
+				LEFT JOIN json_each(?) pd ON pd.value = d.id
+				LEFT JOIN (SELECT d2.id AS doc, min(pf.key) AS k FROM documents d2 JOIN json_each(?) pf
+					ON d2.path >= pf.value || '/' AND d2.path < pf.value || '0' GROUP BY d2.id) f ON f.doc = d.id
+				WHERE c.vec = 0
+				ORDER BY pd.key IS NULL, pd.key, f.k IS NULL, f.k, d.mtime_ns DESC, d.id, c.ordinal
+				LIMIT ?`, []any{string(docs), string(folders), limit},
+			func(s *sqlite3.Stmt) error {
+				ids = append(ids, s.ColumnInt64(0))
+				return nil
+			})
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		list, err := json.Marshal(ids)
+		if err != nil {
+			return err
+		}
+		texts := make(map[int64]ChunkText, len(ids))
+		err = query(c, `SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
+			WHERE c.id IN (SELECT value FROM json_each(?))`, []any{string(list)},
+			func(s *sqlite3.Stmt) error {
+				id := s.ColumnInt64(0)
+				texts[id] = ChunkText{ID: id, Title: s.ColumnText(1), Heading: s.ColumnText(2), Text: s.ColumnText(3)}
+				return nil
+			})
+		for _, id := range ids {
+			out = append(out, texts[id])
+		}
+		return err
+	})
+	return out, err
+}
+
+// Unembedded counts the chunks still waiting for an embedding and, when
+// there are some, all chunks. A complete knowledge base costs one probe of
+// an empty index, so every search can ask.
+func (db *DB) Unembedded(ctx context.Context) (missing, total int, err error) {
+	err = db.read(ctx, func(c *sqlite3.Conn) error {
+		err := query(c, `SELECT count(*) FROM chunks WHERE vec = 0`, nil, func(s *sqlite3.Stmt) error {
+			missing = s.ColumnInt(0)
+			return nil
+		})
+		if err != nil || missing == 0 {
+			return err
+		}
+		return query(c, `SELECT count(*) FROM chunks`, nil, func(s *sqlite3.Stmt) error {
+			total = s.ColumnInt(0)
+			return nil
+		})
+	})
+	return missing, total, err
 }
 
 // CountWithoutVectors counts chunks still waiting for an embedding.
