@@ -73,6 +73,9 @@ type Engine struct {
 	cfg config.Config // its Network section is unused: net holds it
 
 	indexWorkers int // Options.IndexWorkers
+
+	// interest orders the embeddings still to compute (ingest.Options.Interest).
+	interest interest
 }
 
 // Options say which knowledge base to open, and how.
@@ -247,6 +250,7 @@ func (e *Engine) indexer(ctx context.Context) (*ingest.Indexer, error) {
 		Ignore:         c.Index.Ignore,
 		EmbedBatch:     c.Embedding.BatchSize,
 		EmbedBudget:    int64(c.Embedding.BatchMB) << 20,
+		Interest:       e.interest.snapshot,
 		Log:            e.log,
 	}
 	emb, err := e.embedder(ctx)
@@ -467,6 +471,18 @@ func (e *Engine) search(ctx context.Context, req search.Request) (*search.Respon
 	if note != "" {
 		resp.Candidates.Notes = append(resp.Candidates.Notes, note)
 	}
+	if qe != nil && e.team == nil && resp.Candidates.Mode != search.ModeBM25 {
+		missing, total, err := e.db.Unembedded(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if missing > 0 {
+			c := search.MeaningCoverage{Embedded: total - missing, Chunks: total}
+			resp.Candidates.Coverage = &c
+			resp.Candidates.Notes = append(resp.Candidates.Notes, c.Note())
+		}
+	}
+	e.interest.note(req, resp.Results)
 	if n := e.teamNote(); n != "" {
 		resp.Candidates.Notes = append(resp.Candidates.Notes, n)
 	}

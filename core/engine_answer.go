@@ -212,12 +212,21 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 		r.Query, r.Filter.PathPrefixes = q, []string{path}
 		return e.Search(ctx, r)
 	}
+	var coverage *search.MeaningCoverage // of the question's search
 	a := answer.New(func(ctx context.Context, q string) (*search.Response, error) {
 		r := req
 		r.Query = q
-		return e.Search(ctx, r)
+		resp, err := e.Search(ctx, r)
+		if err == nil && coverage == nil {
+			coverage = resp.Candidates.Coverage
+		}
+		return resp, err
 	}, opt)
-	return a.Ask(ctx, req.Query, onToken)
+	ans, err = a.Ask(ctx, req.Query, onToken)
+	if ans != nil && coverage != nil {
+		ans.Notes = append(ans.Notes, coverage.Note())
+	}
+	return ans, err
 }
 
 // askCollection answers a question about the collection from the store's

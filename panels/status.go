@@ -18,11 +18,14 @@ import (
 // StatusReport is what the status bar shows; the status worker sends one
 // every few seconds.
 type StatusReport struct {
-	KB             string // knowledge base file
-	Cluster        string // the team cluster searches read ("Weaviate at URL"); "" for the file (SQLite)
-	Documents      int
-	Chunks         int
-	Vectors        int
+	KB        string // knowledge base file
+	Cluster   string // the team cluster searches read ("Weaviate at URL"); "" for the file (SQLite)
+	Documents int
+	Chunks    int
+	Vectors   int
+	// Meaning says how much meaning search covers while embeddings are
+	// still being computed ("meaning search 45 %"); "" when complete.
+	Meaning        string
 	Bytes          int64 // on disk
 	EmbeddingModel string
 	ChatModel      string
@@ -122,7 +125,10 @@ func (s *StatusBar) Apply(r StatusReport) {
 	}
 	setText(s.KB, kb)
 	counts := []string{plural(r.Documents, "document", "documents"), plural(r.Chunks, "chunk", "chunks")}
-	if r.Vectors > 0 {
+	switch {
+	case r.Meaning != "":
+		counts = append(counts, r.Meaning)
+	case r.Vectors > 0:
 		counts = append(counts, plural(r.Vectors, "vector", "vectors"))
 	}
 	counts = append(counts, humanize.Bytes(r.Bytes))
