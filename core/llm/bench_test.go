@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -43,8 +44,38 @@ func TestBenchReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	case "matrix":
+		// Every catalogue embedding shape the writer lays out, F16 and
+		// Q8_0, 1 and 2 threads; the first case is the baseline.
+		// CAIRN_BENCH_SHAPES picks shapes (minilm,bge-small,bert-base);
+		// CAIRN_BENCH_FA=grid compares flash attention auto, on and off.
+		shapes := map[string]testmodel.Spec{"minilm": testmodel.MiniLML6(), "bge-small": testmodel.BGESmall(), "bert-base": testmodel.BERTBase()}
+		names := strings.Split(cmp.Or(os.Getenv("CAIRN_BENCH_SHAPES"), "minilm"), ",")
+		var cases []EmbedCase
+		for _, n := range names {
+			spec, ok := shapes[n]
+			if !ok {
+				t.Fatalf("unknown shape %q", n)
+			}
+			if os.Getenv("CAIRN_BENCH_FA") == "grid" {
+				for _, fa := range []FlashAttention{FlashAttentionAuto, FlashAttentionOn, FlashAttentionOff} {
+					cases = append(cases, EmbedCase{Spec: spec, Embedder: EmbedderOptions{Threads: 1, FlashAttention: fa}})
+				}
+				continue
+			}
+			for _, wt := range []testmodel.WeightType{testmodel.F16, testmodel.Q8_0} {
+				for _, th := range []int{1, 2} {
+					s := spec
+					s.Weights = wt
+					cases = append(cases, EmbedCase{Spec: s, Embedder: EmbedderOptions{Threads: th}})
+				}
+			}
+		}
+		if _, err := BenchEmbedMatrix(context.Background(), os.Stdout, cases, cmp.Or(env("CAIRN_BENCH_CHUNKS"), 16), 256, cmp.Or(env("CAIRN_BENCH_RUNS"), 5)); err != nil {
+			t.Fatal(err)
+		}
 	default:
-		t.Skip("set CAIRN_BENCH=embed or generate")
+		t.Skip("set CAIRN_BENCH=embed, generate or matrix")
 	}
 }
 
