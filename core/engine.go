@@ -76,6 +76,7 @@ type Engine struct {
 
 	// interest orders the embeddings still to compute (ingest.Options.Interest).
 	interest interest
+	coverage coverageCache // while they are computed
 }
 
 // Options say which knowledge base to open, and how.
@@ -472,13 +473,12 @@ func (e *Engine) search(ctx context.Context, req search.Request) (*search.Respon
 		resp.Candidates.Notes = append(resp.Candidates.Notes, note)
 	}
 	if qe != nil && e.team == nil && resp.Candidates.Mode != search.ModeBM25 {
-		missing, total, err := e.db.Unembedded(ctx)
+		c, err := e.coverage.get(ctx, e.db)
 		if err != nil {
 			return nil, err
 		}
-		if missing > 0 {
-			c := search.MeaningCoverage{Embedded: total - missing, Chunks: total}
-			resp.Candidates.Coverage = &c
+		if c != nil {
+			resp.Candidates.Coverage = c
 			resp.Candidates.Notes = append(resp.Candidates.Notes, c.Note())
 		}
 	}
