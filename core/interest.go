@@ -6,8 +6,8 @@ import (
 	"slices"
 	"sync"
 
+	"cairn/core/ingest"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // Bounds of what interest hands the indexer: enough to reorder the next
@@ -55,12 +55,12 @@ func (i *interest) note(req search.Request, results []search.Result) {
 	}
 }
 
-// snapshot is the interest for store.ChunksToEmbed: the documents shown
+// snapshot is the interest for the embedding order: the documents shown
 // most recently, the folders searched most.
-func (i *interest) snapshot() store.Interest {
+func (i *interest) snapshot() ingest.Interest {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	var in store.Interest
+	var in ingest.Interest
 	for id := range i.shown {
 		in.Documents = append(in.Documents, id)
 	}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"cairn/core/store"
 )
 
 // Embedder computes passage embeddings for the vector index.
@@ -151,19 +149,24 @@ func (ix *Indexer) reembed(ctx context.Context, rep *reporter) error {
 	}
 	rep.embedTotal(total)
 	rep.phase(PhaseEmbedding)
-	for {
+	pending, err := ix.db.PendingChunks(ctx)
+	if err != nil {
+		return err
+	}
+	q := newEmbedQueue(pending)
+	for q.left > 0 {
 		// Asked again every batch: a document shown in a search meanwhile
 		// comes next.
-		var in store.Interest
+		var in Interest
 		if ix.opt.Interest != nil {
 			in = ix.opt.Interest()
 		}
-		cs, err := ix.db.ChunksToEmbed(ctx, ix.opt.EmbedBatch, in)
+		cs, err := ix.db.ChunkTexts(ctx, q.next(ix.opt.EmbedBatch, in))
 		if err != nil {
 			return err
 		}
 		if len(cs) == 0 {
-			return nil
+			continue // removed meanwhile
 		}
 		ps := make([]Passage, len(cs))
 		ids := make([]int64, len(cs))
@@ -180,6 +183,7 @@ func (ix *Indexer) reembed(ctx context.Context, rep *reporter) error {
 		}
 		rep.embedded(len(cs))
 	}
+	return nil
 }
 
 // passageCost estimates the memory one passage takes while it is embedded:

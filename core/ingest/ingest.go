@@ -51,8 +51,8 @@ type Options struct {
 	// token ids, vectors; see passageCost); default 16 MB.
 	EmbedBudget int64
 	// Interest, when not nil, says which documents and folders a person
-	// is looking at; their chunks are embedded first (store.ChunksToEmbed).
-	Interest func() store.Interest
+	// is looking at; their chunks are embedded first (embedQueue).
+	Interest func() Interest
 	Log      *slog.Logger // nil: no log
 }
 

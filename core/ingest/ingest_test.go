@@ -619,7 +619,7 @@ func TestEmbeddingsBeginWithTheDocumentsShown(t *testing.T) {
 	var shown []int64
 	emb := &probeEmbedder{fakeEmbedder: fakeEmbedder{id: "fake", dim: 4}}
 	ix, db := newIndexer(t, Options{Embedder: emb, EmbedBatch: 1,
-		Interest: func() store.Interest { return store.Interest{Documents: shown} }})
+		Interest: func() Interest { return Interest{Documents: shown} }})
 	emb.db = db
 	// Index without the model, then "show" one document: its chunks are
 	// the first the model embeds.

@@ -213,65 +213,54 @@ func (db *DB) ChunksWithoutVectors(ctx context.Context, afterID int64, limit int
 	return out, err
 }
 
-// Interest names what a person is looking at, most wanted first, so that
-// their chunks are embedded before the rest (ChunksToEmbed).
-type Interest struct {
-	// Documents shown in search results, most recently shown first.
-	Documents []int64
-	// Folders (directory paths) searched most, most searched first.
-	Folders []string
+// PendingChunk is a chunk waiting for its embedding, with what orders it.
+type PendingChunk struct {
+	ID, DocumentID int64
+	Path           string // its document's
 }
 
-// ChunksToEmbed returns up to limit chunks without a vector, in the order
-// that serves the person soonest: the documents of in.Documents in its
-// order, then those under in.Folders in its order, then the most recently
-// modified documents; within a document, in reading order.
-func (db *DB) ChunksToEmbed(ctx context.Context, limit int, in Interest) ([]ChunkText, error) {
-	docs, err := json.Marshal(in.Documents)
-	if err != nil {
-		return nil, err
-	}
-	folders, err := json.Marshal(in.Folders)
-	if err != nil {
-		return nil, err
-	}
-	var out []ChunkText
-	err = db.read(ctx, func(c *sqlite3.Conn) error {
-		// A folder matches the paths under it: between "dir/" and "dir0",
-		// '0' being the byte after '/'. The sort reads ids only; the texts
-		// are read for the chunks chosen.
-		var ids []int64
-		err := query(c, `SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id
-				LEFT JOIN json_each(?) pd ON pd.value = d.id
-				LEFT JOIN (SELECT d2.id AS doc, min(pf.key) AS k FROM documents d2 JOIN json_each(?) pf
-					ON d2.path >= pf.value || '/' AND d2.path < pf.value || '0' GROUP BY d2.id) f ON f.doc = d.id
-				WHERE c.vec = 0
-				ORDER BY pd.key IS NULL, pd.key, f.k IS NULL, f.k, d.mtime_ns DESC, d.id, c.ordinal
-				LIMIT ?`, []any{string(docs), string(folders), limit},
+// PendingChunks lists every chunk without a vector, the most recently
+// modified documents first, each document's chunks in reading order: the
+// order embeddings follow when nothing else says what a person wants. One
+// sort for a whole run; the embedding loop reorders it in memory as the
+// person's interest changes (ingest), since sorting 100,000 chunks takes
+// longer than embedding a batch of them.
+func (db *DB) PendingChunks(ctx context.Context) ([]PendingChunk, error) {
+	var out []PendingChunk
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		return query(c, `SELECT c.id, c.document_id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id
+			WHERE c.vec = 0 ORDER BY d.mtime_ns DESC, d.id, c.ordinal`, nil,
 			func(s *sqlite3.Stmt) error {
-				ids = append(ids, s.ColumnInt64(0))
+				out = append(out, PendingChunk{ID: s.ColumnInt64(0), DocumentID: s.ColumnInt64(1), Path: s.ColumnText(2)})
 				return nil
 			})
-		if err != nil || len(ids) == 0 {
-			return err
-		}
-		list, err := json.Marshal(ids)
-		if err != nil {
-			return err
-		}
-		texts := make(map[int64]ChunkText, len(ids))
-		err = query(c, `SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
+	})
+	return out, err
+}
+
+// ChunkTexts returns the texts of the chunks ids, in that order; a chunk
+// removed meanwhile is left out.
+func (db *DB) ChunkTexts(ctx context.Context, ids []int64) ([]ChunkText, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	texts := make(map[int64]ChunkText, len(ids))
+	err = db.read(ctx, func(c *sqlite3.Conn) error {
+		return query(c, `SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
 			WHERE c.id IN (SELECT value FROM json_each(?))`, []any{string(list)},
 			func(s *sqlite3.Stmt) error {
 				id := s.ColumnInt64(0)
 				texts[id] = ChunkText{ID: id, Title: s.ColumnText(1), Heading: s.ColumnText(2), Text: s.ColumnText(3)}
 				return nil
 			})
-		for _, id := range ids {
-			out = append(out, texts[id])
-		}
-		return err
 	})
+	out := make([]ChunkText, 0, len(ids))
+	for _, id := range ids {
+		if t, ok := texts[id]; ok {
+			out = append(out, t)
+		}
+	}
 	return out, err
 }
 
