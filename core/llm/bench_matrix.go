@@ -22,6 +22,24 @@ func (c EmbedCase) Label() string {
 	return fmt.Sprintf("%s %s, %d thread(s), flash attention %s", c.Spec.Name, c.Spec.Weights, max(c.Embedder.Threads, 1), fa)
 }
 
+// CatalogEmbedCases are the catalogue's embedding shapes the test-model
+// writer lays out (all-MiniLM-L6-v2; bge-small and e5-small, which share a
+// transformer), each in F16 and Q8_0 on 1 and 2 threads; the first is the
+// baseline, today's default.
+func CatalogEmbedCases() []EmbedCase {
+	var cases []EmbedCase
+	for _, spec := range []testmodel.Spec{testmodel.MiniLML6(), testmodel.BGESmall()} {
+		for _, wt := range []testmodel.WeightType{testmodel.F16, testmodel.Q8_0} {
+			for _, th := range []int{1, 2} {
+				s := spec
+				s.Weights = wt
+				cases = append(cases, EmbedCase{Spec: s, Embedder: EmbedderOptions{Threads: th}})
+			}
+		}
+	}
+	return cases
+}
+
 // EmbedCaseResult is one case's medians over the runs.
 type EmbedCaseResult struct {
 	Case          EmbedCase

@@ -45,30 +45,25 @@ func TestBenchReport(t *testing.T) {
 			t.Fatal(err)
 		}
 	case "matrix":
-		// Every catalogue embedding shape the writer lays out, F16 and
-		// Q8_0, 1 and 2 threads; the first case is the baseline.
-		// CAIRN_BENCH_SHAPES picks shapes (minilm,bge-small,bert-base);
-		// CAIRN_BENCH_FA=grid compares flash attention auto, on and off.
-		shapes := map[string]testmodel.Spec{"minilm": testmodel.MiniLML6(), "bge-small": testmodel.BGESmall(), "bert-base": testmodel.BERTBase()}
-		names := strings.Split(cmp.Or(os.Getenv("CAIRN_BENCH_SHAPES"), "minilm"), ",")
-		var cases []EmbedCase
-		for _, n := range names {
-			spec, ok := shapes[n]
-			if !ok {
-				t.Fatalf("unknown shape %q", n)
+		// CatalogEmbedCases; CAIRN_BENCH_SHAPES=minilm keeps MiniLM's
+		// four, bert-base measures BERTBase instead; CAIRN_BENCH_FA=grid compares flash attention auto, on and
+		// off on MiniLM instead.
+		cases := CatalogEmbedCases()
+		if os.Getenv("CAIRN_BENCH_FA") == "grid" {
+			cases = nil
+			for _, fa := range []FlashAttention{FlashAttentionAuto, FlashAttentionOn, FlashAttentionOff} {
+				cases = append(cases, EmbedCase{Spec: testmodel.MiniLML6(), Embedder: EmbedderOptions{Threads: 1, FlashAttention: fa}})
 			}
-			if os.Getenv("CAIRN_BENCH_FA") == "grid" {
-				for _, fa := range []FlashAttention{FlashAttentionAuto, FlashAttentionOn, FlashAttentionOff} {
-					cases = append(cases, EmbedCase{Spec: spec, Embedder: EmbedderOptions{Threads: 1, FlashAttention: fa}})
-				}
-				continue
-			}
+		}
+		switch os.Getenv("CAIRN_BENCH_SHAPES") {
+		case "minilm":
+			cases = cases[:4]
+		case "bert-base": // nomic-embed-text-v1.5's size, an upper bound on its speed
+			cases = nil
 			for _, wt := range []testmodel.WeightType{testmodel.F16, testmodel.Q8_0} {
-				for _, th := range []int{1, 2} {
-					s := spec
-					s.Weights = wt
-					cases = append(cases, EmbedCase{Spec: s, Embedder: EmbedderOptions{Threads: th}})
-				}
+				s := testmodel.BERTBase()
+				s.Weights = wt
+				cases = append(cases, EmbedCase{Spec: s, Embedder: EmbedderOptions{Threads: 1}})
 			}
 		}
 		if _, err := BenchEmbedMatrix(context.Background(), os.Stdout, cases, cmp.Or(env("CAIRN_BENCH_CHUNKS"), 16), 256, cmp.Or(env("CAIRN_BENCH_RUNS"), 5)); err != nil {
