@@ -18,14 +18,11 @@ import (
 // StatusReport is what the status bar shows; the status worker sends one
 // every few seconds.
 type StatusReport struct {
-	KB        string // knowledge base file
-	Cluster   string // the team cluster searches read ("Weaviate at URL"); "" for the file (SQLite)
-	Documents int
-	Chunks    int
-	Vectors   int
-	// Meaning says how much meaning search covers while embeddings are
-	// still being computed ("meaning search 45 %"); "" when complete.
-	Meaning        string
+	KB             string // knowledge base file
+	Cluster        string // the team cluster searches read ("Weaviate at URL"); "" for the file (SQLite)
+	Documents      int
+	Chunks         int
+	Vectors        int
 	Bytes          int64 // on disk
 	EmbeddingModel string
 	ChatModel      string
@@ -34,6 +31,10 @@ type StatusReport struct {
 	API            string // 127.0.0.1:PORT while the window serves; "" otherwise
 	LastRun        *store.Run
 	Err            error
+
+	// Meaning says how much meaning search covers while embeddings are
+	// still being computed ("meaning search 45 %"); "" when complete.
+	Meaning string
 }
 
 // StatusBar is the strip along the bottom of the window: knowledge base (and

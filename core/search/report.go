@@ -19,12 +19,13 @@ type Report struct {
 	Mode        Mode           `json:"mode"`
 	Results     []ReportResult `json:"results"`
 	Notes       []string       `json:"notes,omitempty"`
+	TookMS      float64        `json:"took_ms"`
+	// Rerank says what the rerank step did; absent when it is off.
+	Rerank *RerankReport `json:"rerank,omitempty"`
+
 	// MeaningCoverage is present when meaning search took part before
 	// every chunk had its embedding.
 	MeaningCoverage *MeaningCoverage `json:"meaning_coverage,omitempty"`
-	TookMS          float64          `json:"took_ms"`
-	// Rerank says what the rerank step did; absent when it is off.
-	Rerank *RerankReport `json:"rerank,omitempty"`
 }
 
 // RerankReport is the stable JSON shape of the rerank step: the budget,

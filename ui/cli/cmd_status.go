@@ -41,21 +41,22 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 			Issues    int    `json:"issues"`
 		}
 		out := struct {
-			Path      string `json:"path"`
-			Store     string `json:"store"`
-			Documents int    `json:"documents"`
-			Chunks    int    `json:"chunks"`
-			Vectors   int    `json:"vectors"`
+			Path           string       `json:"path"`
+			Store          string       `json:"store"`
+			Documents      int          `json:"documents"`
+			Chunks         int          `json:"chunks"`
+			Vectors        int          `json:"vectors"`
+			Issues         int          `json:"issues"`
+			SizeBytes      int64        `json:"size_bytes"`
+			EmbeddingModel string       `json:"embedding_model"`
+			VectorDim      int          `json:"vector_dim"`
+			ChatModel      string       `json:"chat_model"`
+			NetworkMode    string       `json:"network_mode"`
+			Folders        []jsonFolder `json:"folders"`
+			LastRun        any          `json:"last_run"`
+
 			// Present while embeddings are still being computed.
 			MeaningCoverage *search.MeaningCoverage `json:"meaning_coverage,omitempty"`
-			Issues          int                     `json:"issues"`
-			SizeBytes       int64                   `json:"size_bytes"`
-			EmbeddingModel  string                  `json:"embedding_model"`
-			VectorDim       int                     `json:"vector_dim"`
-			ChatModel       string                  `json:"chat_model"`
-			NetworkMode     string                  `json:"network_mode"`
-			Folders         []jsonFolder            `json:"folders"`
-			LastRun         any                     `json:"last_run"`
 		}{Path: st.Path, Store: st.Store, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
 			SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, VectorDim: st.VectorDim, ChatModel: st.ChatModel,
 			NetworkMode: st.NetworkMode, Folders: []jsonFolder{}, MeaningCoverage: st.MeaningCoverage()}

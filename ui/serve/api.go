@@ -153,20 +153,21 @@ func passageOf(ci store.ChunkInfo) Passage {
 
 // Status is what the service's knowledge base holds and what it runs.
 type Status struct {
-	KnowledgeBase string `json:"knowledge_base"`
-	Store         string `json:"store" doc:"the store searches read: SQLite (the knowledge base file) or Weaviate at URL (a team cluster, whose documents and chunks the counts are)"`
-	Documents     int    `json:"documents"`
-	Chunks        int    `json:"chunks"`
-	Vectors       int    `json:"vectors"`
+	KnowledgeBase  string       `json:"knowledge_base"`
+	Store          string       `json:"store" doc:"the store searches read: SQLite (the knowledge base file) or Weaviate at URL (a team cluster, whose documents and chunks the counts are)"`
+	Documents      int          `json:"documents"`
+	Chunks         int          `json:"chunks"`
+	Vectors        int          `json:"vectors"`
+	Issues         int          `json:"issues"`
+	SizeBytes      int64        `json:"size_bytes"`
+	EmbeddingModel string       `json:"embedding_model" doc:"the model of the stored vectors; empty: keyword search only"`
+	ChatModel      string       `json:"chat_model" doc:"loaded chat model; empty until the first question, or extractive answers"`
+	NetworkMode    gateMode     `json:"network_mode"`
+	Folders        []FolderInfo `json:"folders"`
+	Indexing       IndexState   `json:"indexing"`
+
 	// MeaningCoverage is present while embeddings are still being computed.
 	MeaningCoverage *search.MeaningCoverage `json:"meaning_coverage,omitempty" doc:"while embeddings are still being computed: how many chunks meaning search covers"`
-	Issues          int                     `json:"issues"`
-	SizeBytes       int64                   `json:"size_bytes"`
-	EmbeddingModel  string                  `json:"embedding_model" doc:"the model of the stored vectors; empty: keyword search only"`
-	ChatModel       string                  `json:"chat_model" doc:"loaded chat model; empty until the first question, or extractive answers"`
-	NetworkMode     gateMode                `json:"network_mode"`
-	Folders         []FolderInfo            `json:"folders"`
-	Indexing        IndexState              `json:"indexing"`
 }
 
 // FolderInfo is one indexed folder.
