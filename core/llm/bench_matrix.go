@@ -52,8 +52,8 @@ type EmbedCaseResult struct {
 // BenchEmbedMatrix embeds the same chunks of chunkTokens tokens with every
 // case, the cases taking turns run after run so that the machine's other
 // load falls on all of them alike, and reports each case's medians and its
-// ratio to the first case (the baseline).
-func BenchEmbedMatrix(ctx context.Context, w io.Writer, cases []EmbedCase, chunks, chunkTokens, runs int) ([]EmbedCaseResult, error) {
+// ratio to the first case (the baseline); each run's figures go to log.
+func BenchEmbedMatrix(ctx context.Context, log io.Writer, cases []EmbedCase, chunks, chunkTokens, runs int) ([]EmbedCaseResult, error) {
 	type loaded struct {
 		e         *Embedder
 		ps        []Passage
@@ -93,7 +93,7 @@ func BenchEmbedMatrix(ctx context.Context, w io.Writer, cases []EmbedCase, chunk
 			return nil, err
 		}
 	}
-	fmt.Fprintf(w, "embedding matrix: %d chunks x %d tokens, %d runs, cases taking turns\n", chunks, chunkTokens, runs)
+	fmt.Fprintf(log, "embedding matrix: %d chunks x %d tokens, %d runs, cases taking turns\n", chunks, chunkTokens, runs)
 	for run := range runs {
 		for i, l := range ls {
 			t, c := time.Now(), ProcessCPUTime()
@@ -103,7 +103,7 @@ func BenchEmbedMatrix(ctx context.Context, w io.Writer, cases []EmbedCase, chunk
 			n := float64(len(l.ps))
 			l.wall = append(l.wall, n/time.Since(t).Seconds())
 			l.cpu = append(l.cpu, perCPU(n, c))
-			fmt.Fprintf(w, "  run %d, %s: %.2f chunks/s, %.2f per CPU-s\n", run+1, cases[i].Label(), l.wall[run], l.cpu[run])
+			fmt.Fprintf(log, "  run %d, %s: %.2f chunks/s, %.2f per CPU-s\n", run+1, cases[i].Label(), l.wall[run], l.cpu[run])
 		}
 	}
 	out := make([]EmbedCaseResult, len(cases))
@@ -111,10 +111,14 @@ func BenchEmbedMatrix(ctx context.Context, w io.Writer, cases []EmbedCase, chunk
 		out[i] = EmbedCaseResult{Case: cases[i], ChunksPerS: stats.Median(l.wall), ChunksPerCPUS: stats.Median(l.cpu)}
 		out[i].Ratio = out[i].ChunksPerCPUS / max(out[0].ChunksPerCPUS, 1e-9)
 	}
+	return out, nil
+}
+
+// WriteEmbedMatrix writes BenchEmbedMatrix's results as a Markdown table.
+func WriteEmbedMatrix(w io.Writer, out []EmbedCaseResult) {
 	fmt.Fprintln(w, "\n| case | chunks/s (median) | chunks per CPU-second (median) | per CPU-second against the first |")
 	fmt.Fprintln(w, "|---|---|---|---|")
 	for _, r := range out {
 		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f |\n", r.Case.Label(), r.ChunksPerS, r.ChunksPerCPUS, r.Ratio)
 	}
-	return out, nil
 }

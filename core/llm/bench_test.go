@@ -66,9 +66,11 @@ func TestBenchReport(t *testing.T) {
 				cases = append(cases, EmbedCase{Spec: s, Embedder: EmbedderOptions{Threads: 1}})
 			}
 		}
-		if _, err := BenchEmbedMatrix(context.Background(), os.Stdout, cases, cmp.Or(env("CAIRN_BENCH_CHUNKS"), 16), 256, cmp.Or(env("CAIRN_BENCH_RUNS"), 5)); err != nil {
+		out, err := BenchEmbedMatrix(context.Background(), os.Stdout, cases, cmp.Or(env("CAIRN_BENCH_CHUNKS"), 16), 256, cmp.Or(env("CAIRN_BENCH_RUNS"), 5))
+		if err != nil {
 			t.Fatal(err)
 		}
+		WriteEmbedMatrix(os.Stdout, out)
 	default:
 		t.Skip("set CAIRN_BENCH=embed, generate or matrix")
 	}
@@ -170,5 +172,21 @@ func BenchmarkGenerateQwen05B(b *testing.B) {
 		b.ReportMetric(float64(rep.TimeToFirstToken)/float64(time.Millisecond), "ms-first-token")
 		b.ReportMetric(rep.PromptTokensPerSecond, "prompt-tokens/s")
 		b.ReportMetric(rep.GenerationTokensPerSecond, "gen-tokens/s")
+	}
+}
+
+func TestBenchEmbedMatrixReports(t *testing.T) {
+	cases := []EmbedCase{{Spec: testmodel.Tiny(), Embedder: EmbedderOptions{Threads: 1}}, {Spec: testmodel.Tiny(), Embedder: EmbedderOptions{Threads: 2}}}
+	out, err := BenchEmbedMatrix(context.Background(), io.Discard, cases, 4, 40, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 || out[0].Ratio != 1 || out[1].ChunksPerS <= 0 {
+		t.Fatalf("results %+v", out)
+	}
+	var table strings.Builder
+	WriteEmbedMatrix(&table, out)
+	if !strings.Contains(table.String(), "| tiny-minilm-test F32, 2 thread(s), flash attention auto |") {
+		t.Errorf("table:\n%s", table.String())
 	}
 }

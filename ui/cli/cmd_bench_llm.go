@@ -40,8 +40,11 @@ func benchEmbed(ctx context.Context, env *cliEnv, runs, threads int, weights tes
 	// The catalogue's shapes, weights and thread counts side by side, the
 	// cases taking turns in this process.
 	fmt.Fprintf(w, "\n## Embedding per catalogue shape, weights and threads (16 chunks x 256 tokens, %d runs, cases in turn; ratio per CPU-second against the first row)\n\n", runs)
-	res.Matrix, err = llm.BenchEmbedMatrix(ctx, w, llm.CatalogEmbedCases(), 16, 256, runs)
-	return res, err
+	if res.Matrix, err = llm.BenchEmbedMatrix(ctx, env.stderr, llm.CatalogEmbedCases(), 16, 256, runs); err != nil {
+		return res, err
+	}
+	llm.WriteEmbedMatrix(w, res.Matrix)
+	return res, nil
 }
 
 // EmbedBenchResult is `cairn bench embed`: the pipeline against bare
