@@ -73,6 +73,10 @@ type Engine struct {
 	cfg config.Config // its Network section is unused: net holds it
 
 	indexWorkers int // Options.IndexWorkers
+
+	// interest orders the embeddings still to compute (ingest.Options.Interest).
+	interest interest
+	coverage coverageCache // while they are computed
 }
 
 // Options say which knowledge base to open, and how.
@@ -247,6 +251,7 @@ func (e *Engine) indexer(ctx context.Context) (*ingest.Indexer, error) {
 		Ignore:         c.Index.Ignore,
 		EmbedBatch:     c.Embedding.BatchSize,
 		EmbedBudget:    int64(c.Embedding.BatchMB) << 20,
+		Interest:       e.interest.snapshot,
 		Log:            e.log,
 	}
 	emb, err := e.embedder(ctx)
@@ -467,6 +472,17 @@ func (e *Engine) search(ctx context.Context, req search.Request) (*search.Respon
 	if note != "" {
 		resp.Candidates.Notes = append(resp.Candidates.Notes, note)
 	}
+	if qe != nil && e.team == nil && resp.Candidates.Mode != search.ModeBM25 {
+		c, err := e.coverage.get(ctx, e.db)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			resp.Candidates.Coverage = c
+			resp.Candidates.Notes = append(resp.Candidates.Notes, c.Note())
+		}
+	}
+	e.interest.note(req, resp.Results)
 	if n := e.teamNote(); n != "" {
 		resp.Candidates.Notes = append(resp.Candidates.Notes, n)
 	}

@@ -193,7 +193,7 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 	}
 	// The writer sees answer.top_k sources; retrieve at least that many.
 	req.TopK = max(req.TopK, as.TopK)
-	opt := answer.Options{TopK: as.TopK, Verify: as.Verify, Rewrite: as.Rewrite,
+	opt := answer.Options{TopK: as.TopK, Verify: as.Verify, Rewrite: as.Rewrite, WholeChunks: as.WholeChunks,
 		MaxTokens: g.MaxTokens, Temperature: g.Temperature, TopP: g.TopP, Seed: g.Seed, Generator: writer, History: history}
 	if _, ok := writer.(remoteWriter); ok {
 		opt.Mode = answer.ModeOnline
@@ -212,12 +212,21 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 		r.Query, r.Filter.PathPrefixes = q, []string{path}
 		return e.Search(ctx, r)
 	}
+	var coverage *search.MeaningCoverage // of the question's search
 	a := answer.New(func(ctx context.Context, q string) (*search.Response, error) {
 		r := req
 		r.Query = q
-		return e.Search(ctx, r)
+		resp, err := e.Search(ctx, r)
+		if err == nil && coverage == nil {
+			coverage = resp.Candidates.Coverage
+		}
+		return resp, err
 	}, opt)
-	return a.Ask(ctx, req.Query, onToken)
+	ans, err = a.Ask(ctx, req.Query, onToken)
+	if ans != nil && coverage != nil {
+		ans.Notes = append(ans.Notes, coverage.Note())
+	}
+	return ans, err
 }
 
 // askCollection answers a question about the collection from the store's

@@ -32,6 +32,10 @@ type StatusReport struct {
 	API            string // 127.0.0.1:PORT while the window serves; "" otherwise
 	LastRun        *store.Run
 	Err            error
+
+	// Meaning says how much meaning search covers while embeddings are
+	// still being computed ("meaning search 45 %"); "" when complete.
+	Meaning string
 }
 
 // StatusBar is the strip along the bottom of the window: knowledge base (and
@@ -123,7 +127,10 @@ func (s *StatusBar) Apply(r StatusReport) {
 	}
 	setText(s.KB, kb)
 	counts := []string{plural(r.Documents, "document", "documents"), plural(r.Chunks, "chunk", "chunks")}
-	if r.Vectors > 0 {
+	switch {
+	case r.Meaning != "":
+		counts = append(counts, r.Meaning)
+	case r.Vectors > 0:
 		counts = append(counts, plural(r.Vectors, "vector", "vectors"))
 	}
 	counts = append(counts, humanize.Bytes(r.Bytes))

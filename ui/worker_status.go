@@ -53,6 +53,9 @@ func (w *statusWorker) report(ctx context.Context) {
 		if st.Team {
 			r.Cluster = st.Store
 		}
+		if c := st.MeaningCoverage(); c != nil {
+			r.Meaning = c.Short()
+		}
 	}
 	send(ctx, w.events, r)
 }

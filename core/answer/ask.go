@@ -44,6 +44,9 @@ type Options struct {
 	// History is the conversation the question follows, oldest turn
 	// first: a follow-up is made standalone from it before retrieval.
 	History []Turn
+	// WholeChunks gives the writer each source's whole passage instead of
+	// the lines around its best lines (focus).
+	WholeChunks bool
 }
 
 // Answerer answers questions from one knowledge base.
@@ -353,7 +356,15 @@ func (a *Answerer) notCovered(ans *Answer, resp *search.Response) {
 // resolves and verifies its citations.
 func (a *Answerer) generate(ctx context.Context, ans *Answer, q *search.Candidates, onToken func(string)) error {
 	gen := a.opt.Generator
-	p := fitPrompt(ans.Question, ans.Sources, a.opt.History, gen, a.opt.MaxTokens)
+	read := ans.Sources
+	if !a.opt.WholeChunks && q != nil {
+		// The writer reads the lines around the best ones; the answer keeps
+		// the whole passages, which its claims are checked and quoted
+		// against: a claim from a line next to the window is still true of
+		// the source it cites.
+		read = focused(ans.Sources, q.Terms, q.Weights)
+	}
+	p := fitPrompt(ans.Question, read, a.opt.History, gen, a.opt.MaxTokens)
 	if p.given == 0 {
 		return fmt.Errorf("the chat model's context (%d tokens) has no room for a source after the instructions and a %d-token answer: raise generation.context_size or lower generation.max_tokens",
 			gen.ContextSize(), a.opt.MaxTokens)

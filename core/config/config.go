@@ -124,6 +124,10 @@ type Answer struct {
 	Verify     string `json:"verify"`      // off, warn or block
 	Rewrite    bool   `json:"rewrite"`     // let the model rewrite the question into a retrieval query
 	TimeoutSec int    `json:"timeout_sec"` // the most one answer may take; 0: no limit
+	// WholeChunks sends the chat model each source's whole passage; false
+	// (the default) sends the lines around its best lines, with the
+	// heading, so the first word comes sooner.
+	WholeChunks bool `json:"whole_chunks"`
 	// The online model's prices per million prompt and answer tokens, in
 	// the person's currency, for the estimated cost of an online answer;
 	// 0: no estimate.

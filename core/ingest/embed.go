@@ -149,14 +149,24 @@ func (ix *Indexer) reembed(ctx context.Context, rep *reporter) error {
 	}
 	rep.embedTotal(total)
 	rep.phase(PhaseEmbedding)
-	var after int64
-	for {
-		cs, err := ix.db.ChunksWithoutVectors(ctx, after, ix.opt.EmbedBatch)
+	pending, err := ix.db.PendingChunks(ctx)
+	if err != nil {
+		return err
+	}
+	q := newEmbedQueue(pending)
+	for q.left > 0 {
+		// Asked again every batch: a document shown in a search meanwhile
+		// comes next.
+		var in Interest
+		if ix.opt.Interest != nil {
+			in = ix.opt.Interest()
+		}
+		cs, err := ix.db.ChunkTexts(ctx, q.next(ix.opt.EmbedBatch, in))
 		if err != nil {
 			return err
 		}
 		if len(cs) == 0 {
-			return nil
+			continue // removed meanwhile
 		}
 		ps := make([]Passage, len(cs))
 		ids := make([]int64, len(cs))
@@ -171,9 +181,9 @@ func (ix *Indexer) reembed(ctx context.Context, rep *reporter) error {
 		if err := ix.db.PutVectors(ctx, ids, vecs); err != nil {
 			return err
 		}
-		after = ids[len(ids)-1]
 		rep.embedded(len(cs))
 	}
+	return nil
 }
 
 // passageCost estimates the memory one passage takes while it is embedded:

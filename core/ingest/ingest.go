@@ -50,7 +50,10 @@ type Options struct {
 	// EmbedBudget caps the estimated memory of one embedding call (text,
 	// token ids, vectors; see passageCost); default 16 MB.
 	EmbedBudget int64
-	Log         *slog.Logger // nil: no log
+	// Interest, when not nil, says which documents and folders a person
+	// is looking at; their chunks are embedded first (embedQueue).
+	Interest func() Interest
+	Log      *slog.Logger // nil: no log
 }
 
 // DefaultEmbedBudget is Options.EmbedBudget's default.
@@ -270,22 +273,27 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 	if len(jobs) > 0 {
 		rep.phase(PhaseIndexing)
 		write := func(ctx context.Context, batch []result) error { return ix.writeBatch(ctx, f, run, batch, rep) }
-		if err := ix.pipeline(ctx, jobs, rep, write); err != nil {
+		// Files are written without vectors, searchable by keyword the
+		// moment they commit; their embeddings come after, most wanted
+		// first. Embedding is hundreds of times slower than the rest
+		// (docs/performance.md): inline, it held every file back.
+		if err := ix.pipeline(ctx, jobs, rep, false, write); err != nil {
 			return err
 		}
 	}
 	if ix.opt.Embedder != nil {
-		// Chunks stored before this model was chosen, or whose embedding
-		// failed, get their vectors now.
+		// This run's chunks, those stored before this model was chosen,
+		// and those whose embedding failed get their vectors now.
 		return ix.reembed(ctx, rep)
 	}
 	return nil
 }
 
-// pipeline runs workers -> (embedder) -> writer over jobs; write stores a
-// group of results (a SQLite transaction, or a team cluster's writes) and
-// reports them. An error from write stops the run.
-func (ix *Indexer) pipeline(ctx context.Context, jobs []job, rep *reporter, write func(context.Context, []result) error) error {
+// pipeline runs workers -> (embedder, when embed and a model is loaded) ->
+// writer over jobs; write stores a group of results (a SQLite transaction,
+// or a team cluster's writes) and reports them. An error from write stops
+// the run.
+func (ix *Indexer) pipeline(ctx context.Context, jobs []job, rep *reporter, embed bool, write func(context.Context, []result) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Results wait for the writer in a queue bounded by their size rather
@@ -372,7 +380,7 @@ func (ix *Indexer) pipeline(ctx context.Context, jobs []job, rep *reporter, writ
 
 	toWrite := (<-chan result)(extracted)
 	embedErr := make(chan error, 1)
-	if ix.opt.Embedder != nil {
+	if embed && ix.opt.Embedder != nil {
 		embedded := make(chan result, ix.opt.Workers)
 		go func() {
 			defer close(embedded)

@@ -576,3 +576,66 @@ func TestAChangedExtractorReadsItsFormatAgain(t *testing.T) {
 	}
 	healthy(t, db)
 }
+
+// probeEmbedder is fakeEmbedder that, at its first call, records how many
+// documents the store holds and the passages it is asked for.
+type probeEmbedder struct {
+	fakeEmbedder
+	db        *store.DB
+	docsFirst int
+	first     []Passage
+}
+
+func (p *probeEmbedder) EmbedPassages(ctx context.Context, ps []Passage) ([][]float32, error) {
+	if p.calls == 0 {
+		st, err := p.db.Stats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p.docsFirst, p.first = st.Documents, ps
+	}
+	return p.fakeEmbedder.EmbedPassages(ctx, ps)
+}
+
+func TestFilesAreSearchableBeforeTheirEmbeddings(t *testing.T) {
+	dir := copyCorpus(t)
+	emb := &probeEmbedder{fakeEmbedder: fakeEmbedder{id: "fake", dim: 4}}
+	ix, db := newIndexer(t, Options{Embedder: emb, EmbedBatch: 1})
+	emb.db = db
+	if _, err := ix.Run(ctx, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	if emb.docsFirst != 8 {
+		t.Errorf("%d of 8 files were stored when the first embedding began, want all: keyword search must not wait for meaning", emb.docsFirst)
+	}
+	st, _ := db.Stats(ctx)
+	if st.Vectors != st.Chunks {
+		t.Errorf("stats %+v: every chunk must be embedded by the run's end", st)
+	}
+}
+
+func TestEmbeddingsBeginWithTheDocumentsShown(t *testing.T) {
+	dir := copyCorpus(t)
+	var shown []int64
+	emb := &probeEmbedder{fakeEmbedder: fakeEmbedder{id: "fake", dim: 4}}
+	ix, db := newIndexer(t, Options{Embedder: emb, EmbedBatch: 1,
+		Interest: func() Interest { return Interest{Documents: shown} }})
+	emb.db = db
+	// Index without the model, then "show" one document: its chunks are
+	// the first the model embeds.
+	plain := New(db, extract.NewRegistry(extract.DefaultLimits()), Options{})
+	if _, err := plain.Run(ctx, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := db.DocumentChunks(ctx, filepath.Join(dir, "data", "service.yaml"))
+	if err != nil || len(chunks) == 0 {
+		t.Fatal(chunks, err)
+	}
+	shown = []int64{chunks[0].DocumentID}
+	if err := ix.Reembed(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(emb.first) != 1 || !strings.Contains(emb.first[0].Text, chunks[0].Text) {
+		t.Errorf("first passage embedded %+v, want service.yaml's first chunk %q", emb.first, chunks[0].Text)
+	}
+}

@@ -213,7 +213,8 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.
 	}
 	if len(jobs) > 0 {
 		rep.phase(PhaseIndexing)
-		if err := ix.pipeline(ctx, jobs, rep, write); err != nil {
+		// A cluster's chunks are written with their vectors.
+		if err := ix.pipeline(ctx, jobs, rep, true, write); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"cairn/core/config"
+	"cairn/core/search"
 	"cairn/core/store"
 )
 
@@ -63,4 +64,16 @@ type Status struct {
 	// (teamstore.Store.EmbeddedChunks).
 	Store string
 	Team  bool
+}
+
+// MeaningCoverage is how much of the knowledge base meaning search covers
+// while embeddings are still being computed; nil when there is no
+// embedding model, every chunk has its vector, or the store is a team
+// cluster (whose count is per folder, not per chunk).
+func (s Status) MeaningCoverage() *search.MeaningCoverage {
+	c := search.MeaningCoverage{Embedded: s.Vectors, Chunks: s.Chunks}
+	if s.VectorModel == "" || s.Team || c.Complete() {
+		return nil
+	}
+	return &c
 }

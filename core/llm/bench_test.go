@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -43,8 +44,35 @@ func TestBenchReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	case "matrix":
+		// CatalogEmbedCases; CAIRN_BENCH_SHAPES=minilm keeps MiniLM's
+		// four, bert-base measures BERTBase instead; CAIRN_BENCH_FA=grid compares flash attention auto, on and
+		// off on MiniLM instead.
+		cases := CatalogEmbedCases()
+		if os.Getenv("CAIRN_BENCH_FA") == "grid" {
+			cases = nil
+			for _, fa := range []FlashAttention{FlashAttentionAuto, FlashAttentionOn, FlashAttentionOff} {
+				cases = append(cases, EmbedCase{Spec: testmodel.MiniLML6(), Embedder: EmbedderOptions{Threads: 1, FlashAttention: fa}})
+			}
+		}
+		switch os.Getenv("CAIRN_BENCH_SHAPES") {
+		case "minilm":
+			cases = cases[:4]
+		case "bert-base": // nomic-embed-text-v1.5's size, an upper bound on its speed
+			cases = nil
+			for _, wt := range []testmodel.WeightType{testmodel.F16, testmodel.Q8_0} {
+				s := testmodel.BERTBase()
+				s.Weights = wt
+				cases = append(cases, EmbedCase{Spec: s, Embedder: EmbedderOptions{Threads: 1}})
+			}
+		}
+		out, err := BenchEmbedMatrix(context.Background(), os.Stdout, cases, cmp.Or(env("CAIRN_BENCH_CHUNKS"), 16), 256, cmp.Or(env("CAIRN_BENCH_RUNS"), 5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		WriteEmbedMatrix(os.Stdout, out)
 	default:
-		t.Skip("set CAIRN_BENCH=embed or generate")
+		t.Skip("set CAIRN_BENCH=embed, generate or matrix")
 	}
 }
 
@@ -144,5 +172,21 @@ func BenchmarkGenerateQwen05B(b *testing.B) {
 		b.ReportMetric(float64(rep.TimeToFirstToken)/float64(time.Millisecond), "ms-first-token")
 		b.ReportMetric(rep.PromptTokensPerSecond, "prompt-tokens/s")
 		b.ReportMetric(rep.GenerationTokensPerSecond, "gen-tokens/s")
+	}
+}
+
+func TestBenchEmbedMatrixReports(t *testing.T) {
+	cases := []EmbedCase{{Spec: testmodel.Tiny(), Embedder: EmbedderOptions{Threads: 1}}, {Spec: testmodel.Tiny(), Embedder: EmbedderOptions{Threads: 2}}}
+	out, err := BenchEmbedMatrix(context.Background(), io.Discard, cases, 4, 40, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 || out[0].Ratio != 1 || out[1].ChunksPerS <= 0 {
+		t.Fatalf("results %+v", out)
+	}
+	var table strings.Builder
+	WriteEmbedMatrix(&table, out)
+	if !strings.Contains(table.String(), "| tiny-minilm-test F32, 2 thread(s), flash attention auto |") {
+		t.Errorf("table:\n%s", table.String())
 	}
 }

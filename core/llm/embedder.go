@@ -177,7 +177,14 @@ func LoadEmbedder(path string, opt EmbedderOptions) (*Embedder, error) {
 	// gives each sequence its own stream of window cells.
 	// llama.cpp rounds each sequence's share up to a multiple of 256.
 	perSeq := (e.window + 255) / 256 * 256
-	params := llama.NewContextParams(perSeq*e.maxSeqs, e.batchTokens, e.maxSeqs, threads, opt.FlashAttention.ml(), "")
+	fa := opt.FlashAttention
+	if fa == FlashAttentionAuto && scalarAttention(headWidth(md), f16Step) {
+		// llama.cpp's auto turns flash attention on for the CPU; with
+		// heads off ggml's vector step it runs in scalar code, and the
+		// plain path's matrix products (llamafile's sgemm) are faster.
+		fa = FlashAttentionOff
+	}
+	params := llama.NewContextParams(perSeq*e.maxSeqs, e.batchTokens, e.maxSeqs, threads, fa.ml(), "")
 	e.lc, err = llama.NewContextWithModel(e.model, params)
 	if err != nil {
 		llama.FreeModel(e.model)

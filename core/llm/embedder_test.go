@@ -471,3 +471,30 @@ func TestEmbedderCancelledAndClosed(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestScalarAttention(t *testing.T) {
+	for _, tc := range []struct {
+		head, step int
+		want       bool
+	}{
+		{32, 64, true},   // all-MiniLM, bge-small, e5-small built for AVX-512
+		{32, 32, false},  // the same built for x86-64-v3 (AVX2)
+		{64, 64, false},  // nomic-embed, Qwen2.5-0.5B
+		{128, 64, false}, // Qwen3-Embedding
+		{96, 64, true},
+		{32, 0, false}, // no AVX: nothing to avoid
+		{0, 64, false}, // unknown width
+	} {
+		if got := scalarAttention(tc.head, tc.step); got != tc.want {
+			t.Errorf("scalarAttention(%d, %d) = %v, want %v", tc.head, tc.step, got, tc.want)
+		}
+	}
+	md := &Metadata{Architecture: "bert", EmbeddingLength: 384, HeadCount: 12, KV: map[string]any{}}
+	if w := headWidth(md); w != 32 {
+		t.Errorf("MiniLM's head width %d, want 32", w)
+	}
+	md.KV["bert.attention.key_length"] = uint32(64)
+	if w := headWidth(md); w != 64 {
+		t.Errorf("declared key length: head width %d, want 64", w)
+	}
+}

@@ -65,6 +65,9 @@ type Candidates struct {
 	Vector      []Hit     // best first
 	Passages    map[int64]*Passage
 	Notes       []string // what the search decided, e.g. a fallback to BM25
+	// Coverage is set when meaning search took part before every chunk
+	// had its embedding (with a note saying so).
+	Coverage *MeaningCoverage
 	// Rerank is the rerank step's scores and what it did (nil: it did
 	// not run); Fuse reorders the results it scored.
 	Rerank *Reranking

@@ -22,6 +22,10 @@ type Report struct {
 	TookMS      float64        `json:"took_ms"`
 	// Rerank says what the rerank step did; absent when it is off.
 	Rerank *RerankReport `json:"rerank,omitempty"`
+
+	// MeaningCoverage is present when meaning search took part before
+	// every chunk had its embedding.
+	MeaningCoverage *MeaningCoverage `json:"meaning_coverage,omitempty"`
 }
 
 // RerankReport is the stable JSON shape of the rerank step: the budget,
@@ -76,7 +80,7 @@ type ReportResult struct {
 // NewReport describes resp, the search for query.
 func NewReport(query string, resp *Response) Report {
 	out := Report{Query: query, Mode: resp.Candidates.Mode, Results: []ReportResult{}, Notes: resp.Candidates.Notes, Corrections: resp.Candidates.Corrections,
-		TookMS: ms(resp.Timing.Total), Rerank: NewRerankReport(resp.Candidates.Rerank)}
+		TookMS: ms(resp.Timing.Total), Rerank: NewRerankReport(resp.Candidates.Rerank), MeaningCoverage: resp.Candidates.Coverage}
 	for _, r := range resp.Results {
 		out.Results = append(out.Results, ReportResult{Rank: r.Rank, Path: r.Path, PathEscaped: r.PathEscaped, Title: r.Title, Page: r.Page,
 			Unit: r.UnitKind, Line: r.LineStart, LineEnd: r.LineEnd, Heading: r.Heading, Score: round4(r.Score),

@@ -486,3 +486,72 @@ func TestCancelledWriteRollsBack(t *testing.T) {
 		t.Fatalf("after a cancelled transaction: %d documents, %d chunks", st.Documents, st.Chunks)
 	}
 }
+
+func TestPendingChunksMostRecentlyModifiedFirst(t *testing.T) {
+	db := openTemp(t)
+	f, _ := db.AddFolder(ctx, "/d")
+	doc := func(path string, mtime int64, texts ...string) {
+		t.Helper()
+		if _, _, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: path, Hash: "h", MTimeNS: mtime}, chunks(texts...), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc("/d/old.txt", 100, "old 1", "old 2")
+	doc("/d/new.txt", 300, "new 1")
+	doc("/d/mid.txt", 200, "mid 1")
+	pending, err := db.PendingChunks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	var paths []string
+	for _, p := range pending {
+		ids, paths = append(ids, p.ID), append(paths, p.Path)
+	}
+	if want := []string{"/d/new.txt", "/d/mid.txt", "/d/old.txt", "/d/old.txt"}; !slices.Equal(paths, want) {
+		t.Errorf("pending %q, want %q", paths, want)
+	}
+	slices.Reverse(ids)
+	texts, err := db.ChunkTexts(ctx, append(ids, 999999))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range texts {
+		got = append(got, c.Text)
+	}
+	if want := []string{"old 2", "old 1", "mid 1", "new 1"}; !slices.Equal(got, want) {
+		t.Errorf("texts %q, want %q in the order asked, the missing id left out", got, want)
+	}
+	missing, total, err := db.Unembedded(ctx)
+	if err != nil || missing != 4 || total != 4 {
+		t.Errorf("unembedded %d of %d, %v; want 4 of 4", missing, total, err)
+	}
+}
+
+// BenchmarkPendingChunks lists 100,000 chunks without vectors (10,000
+// documents) in embedding order: what an embedding run pays once.
+func BenchmarkPendingChunks(b *testing.B) {
+	db, err := Open(filepath.Join(b.TempDir(), "bench.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	f, _ := db.AddFolder(ctx, "/d")
+	texts := make([]string, 10)
+	for i := range texts {
+		texts[i] = strings.Repeat("word ", 200)
+	}
+	for i := range 10000 {
+		_, _, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: fmt.Sprintf("/d/%d/f%d.txt", i%100, i), Hash: "h", MTimeNS: int64(i)}, chunks(texts...), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if ps, err := db.PendingChunks(ctx); err != nil || len(ps) != 100000 {
+			b.Fatal(len(ps), err)
+		}
+	}
+}

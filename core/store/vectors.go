@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -210,6 +211,77 @@ func (db *DB) ChunksWithoutVectors(ctx context.Context, afterID int64, limit int
 			})
 	})
 	return out, err
+}
+
+// PendingChunk is a chunk waiting for its embedding, with what orders it.
+type PendingChunk struct {
+	ID, DocumentID int64
+	Path           string // its document's
+}
+
+// PendingChunks lists every chunk without a vector, the most recently
+// modified documents first, each document's chunks in reading order: the
+// order embeddings follow when nothing else says what a person wants. One
+// sort for a whole run; the embedding loop reorders it in memory as the
+// person's interest changes (ingest), since sorting 100,000 chunks takes
+// longer than embedding a batch of them.
+func (db *DB) PendingChunks(ctx context.Context) ([]PendingChunk, error) {
+	var out []PendingChunk
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		return query(c, `SELECT c.id, c.document_id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id
+			WHERE c.vec = 0 ORDER BY d.mtime_ns DESC, d.id, c.ordinal`, nil,
+			func(s *sqlite3.Stmt) error {
+				out = append(out, PendingChunk{ID: s.ColumnInt64(0), DocumentID: s.ColumnInt64(1), Path: s.ColumnText(2)})
+				return nil
+			})
+	})
+	return out, err
+}
+
+// ChunkTexts returns the texts of the chunks ids, in that order; a chunk
+// removed meanwhile is left out.
+func (db *DB) ChunkTexts(ctx context.Context, ids []int64) ([]ChunkText, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	texts := make(map[int64]ChunkText, len(ids))
+	err = db.read(ctx, func(c *sqlite3.Conn) error {
+		return query(c, `SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id
+			WHERE c.id IN (SELECT value FROM json_each(?))`, []any{string(list)},
+			func(s *sqlite3.Stmt) error {
+				id := s.ColumnInt64(0)
+				texts[id] = ChunkText{ID: id, Title: s.ColumnText(1), Heading: s.ColumnText(2), Text: s.ColumnText(3)}
+				return nil
+			})
+	})
+	out := make([]ChunkText, 0, len(ids))
+	for _, id := range ids {
+		if t, ok := texts[id]; ok {
+			out = append(out, t)
+		}
+	}
+	return out, err
+}
+
+// Unembedded counts the chunks still waiting for an embedding and, when
+// there are some, all chunks. A complete knowledge base costs one probe of
+// an empty index, so every search can ask.
+func (db *DB) Unembedded(ctx context.Context) (missing, total int, err error) {
+	err = db.read(ctx, func(c *sqlite3.Conn) error {
+		err := query(c, `SELECT count(*) FROM chunks WHERE vec = 0`, nil, func(s *sqlite3.Stmt) error {
+			missing = s.ColumnInt(0)
+			return nil
+		})
+		if err != nil || missing == 0 {
+			return err
+		}
+		return query(c, `SELECT count(*) FROM chunks`, nil, func(s *sqlite3.Stmt) error {
+			total = s.ColumnInt(0)
+			return nil
+		})
+	})
+	return missing, total, err
 }
 
 // CountWithoutVectors counts chunks still waiting for an embedding.

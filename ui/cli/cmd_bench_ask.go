@@ -33,6 +33,10 @@ type AskBenchResult struct {
 	TokPerS       float64 `json:"tokens_per_s_median"`
 	OtherMS       float64 `json:"other_ms_median"` // prompt building, citations, verification
 	TotalS        float64 `json:"total_s_median"`
+	// WholeChunks is the same questions in the same run with the writer
+	// given whole passages (answer.whole_chunks), the baseline of the
+	// lines around the best lines that the figures above send.
+	WholeChunks *AskBenchResult `json:"whole_chunks,omitempty"`
 }
 
 // benchAsk answers man-page questions end to end (BM25 retrieval, a
@@ -80,43 +84,71 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 	if err != nil {
 		return res, err
 	}
-	var retr, ptoks, pp, ptps, gen, toks, tps, other, total []float64
+	// Each question is asked twice, the writer reading the lines around
+	// the best lines and whole passages, in turns whose order alternates,
+	// so that both meet the same load.
+	type series struct{ retr, ptoks, pp, ptps, gen, toks, tps, other, total []float64 }
+	var focused, whole series
+	as := eng.Config().Answer
 	for i, q := range qs {
-		ans, err := eng.Ask(ctx, eng.SearchRequest(q), nil)
-		if err != nil {
-			return res, fmt.Errorf("%q: %w", q, err)
+		for k := range 2 {
+			wholeChunks := (i+k)%2 == 1
+			as.WholeChunks = wholeChunks
+			if err := eng.SetAnswering(as); err != nil {
+				return res, err
+			}
+			ans, err := eng.Ask(ctx, eng.SearchRequest(q), nil)
+			if err != nil {
+				return res, fmt.Errorf("%q: %w", q, err)
+			}
+			tm := ans.Timing
+			if ans.NoSources {
+				fmt.Fprintf(log, "  %d/%d: nothing retrieved for %q; skipped\n", i+1, len(qs), q)
+				break
+			}
+			s, label := &focused, "lines around the best"
+			if wholeChunks {
+				s, label = &whole, "whole passages"
+			}
+			fmt.Fprintf(log, "  %d/%d (%s): %d prompt tokens (%d cached), first token %s, %d tokens, total %s\n", i+1, len(qs), label,
+				tm.PromptTokens, tm.CachedTokens, tm.PromptProcessing.Round(time.Millisecond), tm.Tokens, tm.Total.Round(time.Millisecond))
+			s.retr = append(s.retr, float64(tm.Retrieval.Microseconds())/1000)
+			s.ptoks = append(s.ptoks, float64(tm.PromptTokens))
+			s.pp = append(s.pp, tm.PromptProcessing.Seconds())
+			if tm.PromptProcessing > 0 {
+				s.ptps = append(s.ptps, float64(tm.PromptTokens-tm.CachedTokens)/tm.PromptProcessing.Seconds())
+			}
+			s.gen = append(s.gen, tm.Generation.Seconds())
+			s.toks = append(s.toks, float64(tm.Tokens))
+			s.tps = append(s.tps, tm.TokensPerSec)
+			s.other = append(s.other, float64((tm.Total-tm.Retrieval-tm.PromptProcessing-tm.Generation).Microseconds())/1000)
+			s.total = append(s.total, tm.Total.Seconds())
 		}
-		tm := ans.Timing
-		if ans.NoSources {
-			fmt.Fprintf(log, "  %d/%d: nothing retrieved for %q; skipped\n", i+1, len(qs), q)
-			continue
-		}
-		fmt.Fprintf(log, "  %d/%d: %d prompt tokens (%d cached), first token %s, %d tokens, total %s\n", i+1, len(qs),
-			tm.PromptTokens, tm.CachedTokens, tm.PromptProcessing.Round(time.Millisecond), tm.Tokens, tm.Total.Round(time.Millisecond))
-		retr = append(retr, float64(tm.Retrieval.Microseconds())/1000)
-		ptoks = append(ptoks, float64(tm.PromptTokens))
-		pp = append(pp, tm.PromptProcessing.Seconds())
-		if tm.PromptProcessing > 0 {
-			ptps = append(ptps, float64(tm.PromptTokens-tm.CachedTokens)/tm.PromptProcessing.Seconds())
-		}
-		gen = append(gen, tm.Generation.Seconds())
-		toks = append(toks, float64(tm.Tokens))
-		tps = append(tps, tm.TokensPerSec)
-		other = append(other, float64((tm.Total-tm.Retrieval-tm.PromptProcessing-tm.Generation).Microseconds())/1000)
-		total = append(total, tm.Total.Seconds())
 	}
-	res.Questions = len(total)
-	res.RetrievalMS, res.PromptTokens, res.PromptS, res.PromptTokPerS = stats.Median(retr), stats.Median(ptoks), stats.Median(pp), stats.Median(ptps)
-	res.GenerationS, res.Tokens, res.TokPerS = stats.Median(gen), stats.Median(toks), stats.Median(tps)
-	res.OtherMS, res.TotalS = stats.Median(other), stats.Median(total)
+	fill := func(r *AskBenchResult, s series) {
+		r.Questions = len(s.total)
+		r.RetrievalMS, r.PromptTokens, r.PromptS, r.PromptTokPerS = stats.Median(s.retr), stats.Median(s.ptoks), stats.Median(s.pp), stats.Median(s.ptps)
+		r.GenerationS, r.Tokens, r.TokPerS = stats.Median(s.gen), stats.Median(s.toks), stats.Median(s.tps)
+		r.OtherMS, r.TotalS = stats.Median(s.other), stats.Median(s.total)
+	}
+	base := res
+	fill(&res, focused)
+	fill(&base, whole)
+	res.WholeChunks = &base
 
 	w := env.stdout
 	fmt.Fprintf(w, "\n## Answering end to end: %s (random weights, %s), BM25 over %d man pages, 5 sources, 64-token answers\n\n", spec.Name, weights, limit)
-	fmt.Fprintf(w, "Medians of %d questions; model load %.1f s (once).\n\n", res.Questions, res.ModelLoad)
-	fmt.Fprintln(w, "| retrieval | prompt tokens | prompt processing (first token) | prompt tokens/s | generation | tokens/s | prompt building + verification | total |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
-	fmt.Fprintf(w, "| %.1f ms | %.0f | %.2f s | %.0f | %.2f s | %.1f | %.1f ms | %.2f s |\n",
-		res.RetrievalMS, res.PromptTokens, res.PromptS, res.PromptTokPerS, res.GenerationS, res.TokPerS, res.OtherMS, res.TotalS)
+	fmt.Fprintf(w, "Medians of %d questions, each asked both ways in turn; model load %.1f s (once).\n\n", res.Questions, res.ModelLoad)
+	fmt.Fprintln(w, "| the writer reads | retrieval | prompt tokens | prompt processing (first token) | prompt tokens/s | generation | tokens/s | prompt building + verification | total |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, r := range []struct {
+		label string
+		r     AskBenchResult
+	}{{"lines around the best lines", res}, {"whole passages (baseline)", base}} {
+		fmt.Fprintf(w, "| %s | %.1f ms | %.0f | %.2f s | %.0f | %.2f s | %.1f | %.1f ms | %.2f s |\n", r.label,
+			r.r.RetrievalMS, r.r.PromptTokens, r.r.PromptS, r.r.PromptTokPerS, r.r.GenerationS, r.r.TokPerS, r.r.OtherMS, r.r.TotalS)
+	}
+	fmt.Fprintf(w, "\nPrompt tokens %.2fx, first token %.2fx the baseline's.\n", res.PromptTokens/max(base.PromptTokens, 1), res.PromptS/max(base.PromptS, 1e-9))
 	return res, nil
 }
 

@@ -13,11 +13,12 @@ import (
 // benchEmbed measures embedding throughput on a random-weight model of
 // all-MiniLM-L6-v2's shape with 256-token chunks, through Cairn's
 // embedder and through a bare llama.cpp decode loop in the same process.
-func benchEmbed(ctx context.Context, env *cliEnv, runs, threads int, weights testmodel.WeightType) (llm.EmbedBenchReport, error) {
+func benchEmbed(ctx context.Context, env *cliEnv, runs, threads int, weights testmodel.WeightType) (EmbedBenchResult, error) {
 	rep, err := llm.BenchEmbed(ctx, env.stderr, llm.EmbedBenchOptions{Runs: runs, Weights: weights, Embedder: llm.EmbedderOptions{Threads: threads}})
 	if err != nil {
-		return rep, err
+		return EmbedBenchResult{Embed: rep}, err
 	}
+	res := EmbedBenchResult{Embed: rep}
 	w := env.stdout
 	fmt.Fprintf(w, "\n## Embedding: %s shape (6 layers, 384 wide, 12 heads, FFN 1536, vocabulary 30522; %s, random weights), %d chunks x %d tokens, %d runs\n\n",
 		rep.ModelID, weights, rep.Chunks, rep.ChunkTokens, runs)
@@ -35,7 +36,22 @@ func benchEmbed(ctx context.Context, env *cliEnv, runs, threads int, weights tes
 		100*rep.Overhead, 100*cpuOverhead, rep.Prepare.Round(time.Microsecond))
 	fmt.Fprintf(w, "Query embedding (the first step of a hybrid search), 100 short questions one at a time: p50 %s, p95 %s.\n",
 		rep.QueryP50.Round(time.Microsecond), rep.QueryP95.Round(time.Microsecond))
-	return rep, nil
+
+	// The catalogue's shapes, weights and thread counts side by side, the
+	// cases taking turns in this process.
+	fmt.Fprintf(w, "\n## Embedding per catalogue shape, weights and threads (16 chunks x 256 tokens, %d runs, cases in turn; ratio per CPU-second against the first row)\n\n", runs)
+	if res.Matrix, err = llm.BenchEmbedMatrix(ctx, env.stderr, llm.CatalogEmbedCases(), 16, 256, runs); err != nil {
+		return res, err
+	}
+	llm.WriteEmbedMatrix(w, res.Matrix)
+	return res, nil
+}
+
+// EmbedBenchResult is `cairn bench embed`: the pipeline against bare
+// llama.cpp, and the catalogue's shapes side by side.
+type EmbedBenchResult struct {
+	Embed  llm.EmbedBenchReport
+	Matrix []llm.EmbedCaseResult
 }
 
 // benchGenerate measures time to first token and prompt and generation

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"cairn/core/fault"
+	"cairn/core/search"
 )
 
 func runStatus(ctx context.Context, env *cliEnv, args []string) error {
@@ -53,9 +54,12 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 			NetworkMode    string       `json:"network_mode"`
 			Folders        []jsonFolder `json:"folders"`
 			LastRun        any          `json:"last_run"`
+
+			// Present while embeddings are still being computed.
+			MeaningCoverage *search.MeaningCoverage `json:"meaning_coverage,omitempty"`
 		}{Path: st.Path, Store: st.Store, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
 			SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, VectorDim: st.VectorDim, ChatModel: st.ChatModel,
-			NetworkMode: st.NetworkMode, Folders: []jsonFolder{}}
+			NetworkMode: st.NetworkMode, Folders: []jsonFolder{}, MeaningCoverage: st.MeaningCoverage()}
 		for _, f := range folders {
 			out.Folders = append(out.Folders, jsonFolder{f.Path, f.Documents, f.Chunks, f.Issues})
 		}
@@ -79,6 +83,9 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(w, "Embeddings:     %s (%d dimensions), %d of %d chunks embedded\n", st.VectorModel, st.VectorDim, st.Vectors, st.Chunks)
 	} else {
 		fmt.Fprintln(w, "Embeddings:     none (keyword search only)")
+	}
+	if c := st.MeaningCoverage(); c != nil {
+		fmt.Fprintf(w, "Meaning search: covers %d %% of the chunks; the rest are found by keywords until `cairn index` (or the window) has embedded them\n", c.Percent())
 	}
 	fmt.Fprintf(w, "Network:        %s\n", st.NetworkMode)
 	fmt.Fprintf(w, "Models folder:  %s\n", fault.Printable(env.cfg.Paths.ModelsDir))

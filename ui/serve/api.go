@@ -165,6 +165,9 @@ type Status struct {
 	NetworkMode    gateMode     `json:"network_mode"`
 	Folders        []FolderInfo `json:"folders"`
 	Indexing       IndexState   `json:"indexing"`
+
+	// MeaningCoverage is present while embeddings are still being computed.
+	MeaningCoverage *search.MeaningCoverage `json:"meaning_coverage,omitempty" doc:"while embeddings are still being computed: how many chunks meaning search covers"`
 }
 
 // FolderInfo is one indexed folder.
@@ -186,7 +189,7 @@ func (s *Server) status(ctx context.Context) (Status, error) {
 	}
 	out := Status{KnowledgeBase: st.Path, Store: st.Store, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
 		SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, ChatModel: st.ChatModel, NetworkMode: gateMode(st.NetworkMode),
-		Folders: []FolderInfo{}, Indexing: s.jobs.state()}
+		Folders: []FolderInfo{}, Indexing: s.jobs.state(), MeaningCoverage: st.MeaningCoverage()}
 	for _, f := range fs {
 		out.Folders = append(out.Folders, FolderInfo{f.Path, f.Documents, f.Chunks, f.Issues})
 	}

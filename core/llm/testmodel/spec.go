@@ -119,6 +119,28 @@ func MiniLML6() Spec {
 	}
 }
 
+// BGESmall has bge-small-en-v1.5's shape (and multilingual-e5-small's
+// transformer): 12 layers, 384 wide, 12 heads, 1536 FFN, CLS pooling.
+// e5-small's 250K-token vocabulary is left out: the embedding table is
+// looked up, not multiplied, so it changes the file, not the speed.
+func BGESmall() Spec {
+	return Spec{
+		Arch: BERT, Name: "bge-small-en-v1.5-shape", Layers: 12, Hidden: 384, Heads: 12, FFN: 1536,
+		Vocab: 30522, Context: 512, Pooling: PoolingCLS, Weights: F16, Seed: 10,
+	}
+}
+
+// BERTBase is a 12-layer, 768-wide BERT (12 heads, 3072 FFN), the size of
+// nomic-embed-text-v1.5, whose nomic-bert layers (rotary positions, a
+// gated FFN with a third 768x3072 matrix) the writer does not lay out: its
+// speed is an upper bound for nomic's, about 20 % above it by FLOPs.
+func BERTBase() Spec {
+	return Spec{
+		Arch: BERT, Name: "bert-base-shape", Layers: 12, Hidden: 768, Heads: 12, FFN: 3072,
+		Vocab: 30522, Context: 512, Pooling: PoolingMean, Weights: F16, Seed: 11,
+	}
+}
+
 // TinyChat is a 2-layer, 64-wide LLaMA decoder with the ChatML template and
 // a 512-token context, for generation tests.
 func TinyChat() Spec {

@@ -102,7 +102,14 @@ func TestNamedSpecShapes(t *testing.T) {
 	if q.Layers != 24 || q.Hidden != 896 || q.Heads != 14 || q.KVHeads != 2 || q.FFN != 4864 || q.Vocab != 151936 || !q.TiedOutput {
 		t.Errorf("Qwen25_05B = %+v", q)
 	}
-	for _, s := range []Spec{Tiny(), MiniLML6(), TinyChat(), TinyLastToken(), Qwen25_05B()} {
+	b := BGESmall()
+	if b.Layers != 12 || b.Hidden != 384 || b.Heads != 12 || b.FFN != 1536 || b.Pooling != PoolingCLS {
+		t.Errorf("BGESmall = %+v", b)
+	}
+	if bb := BERTBase(); bb.Layers != 12 || bb.Hidden != 768 || bb.Heads != 12 || bb.FFN != 3072 {
+		t.Errorf("BERTBase = %+v", bb)
+	}
+	for _, s := range []Spec{Tiny(), MiniLML6(), BGESmall(), BERTBase(), TinyChat(), TinyLastToken(), Qwen25_05B()} {
 		if err := s.validate(); err != nil {
 			t.Errorf("%s: %v", s.Name, err)
 		}
