@@ -289,6 +289,9 @@ func (fu followUpQuery) subjectFirst(resp *search.Response) *search.Response {
 	}
 	out := *resp
 	out.Results = append(named, rest...)
+	for i := range out.Results {
+		out.Results[i].Rank = i + 1 // the order shown is the order used
+	}
 	return &out
 }
 
