@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -42,4 +43,25 @@ func (e *Engine) Watch(ctx context.Context, folder string, debounce time.Duratio
 			return err
 		}
 	}
+}
+
+// WatchedFolders returns the folders of the knowledge base the window
+// watches (every surface reads them: `cairn status`, the API's folders).
+func (e *Engine) WatchedFolders(ctx context.Context) ([]string, error) {
+	if e.db == nil {
+		return nil, nil
+	}
+	return e.db.WatchedFolders(ctx)
+}
+
+// SetWatchedFolders records the folders the window watches, in the
+// knowledge base.
+func (e *Engine) SetWatchedFolders(ctx context.Context, folders []string) error {
+	if e.db == nil {
+		return nil
+	}
+	if err := e.db.SetWatchedFolders(ctx, folders); err != nil {
+		return fmt.Errorf("remember the watched folders: %w", err)
+	}
+	return nil
 }

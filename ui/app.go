@@ -246,13 +246,16 @@ func (win *window) shellDeps(kb string) shellDeps {
 		save:          win.env.save,
 		statusEvery:   win.env.statusEvery,
 		watchDebounce: win.env.watchDebounce,
-		watched:       splitList(win.prefs.String(prefWatched + kb)),
-		onWatch:       func(folders []string) { win.prefs.SetString(prefWatched+kb, strings.Join(folders, "\n")) },
-		onReady:       win.ready,
-		addFolder:     win.addFolder,
-		configDir:     win.opt.Dirs.Config,
-		version:       win.opt.Version,
-		log:           win.opt.Log,
+		// An older Cairn kept the watched folders in the preferences; the
+		// knowledge base records them now, so the old list is dropped once
+		// the worker has recorded it there.
+		watched:   splitList(win.prefs.String(prefWatched + kb)),
+		onWatch:   func([]string) { win.prefs.RemoveValue(prefWatched + kb) },
+		onReady:   win.ready,
+		addFolder: win.addFolder,
+		configDir: win.opt.Dirs.Config,
+		version:   win.opt.Version,
+		log:       win.opt.Log,
 	}
 }
 
@@ -311,5 +314,5 @@ const (
 	prefHeight  = "window.height"
 	prefX       = "window.x"
 	prefY       = "window.y"
-	prefWatched = "watched." // + knowledge base name
+	prefWatched = "watched." // + knowledge base name; read once, from older versions
 )

@@ -32,6 +32,11 @@ type Engine interface {
 	// Watch follows folder until ctx ends, calling changed after each
 	// settled burst of changes, with the indexer's skip rules.
 	Watch(ctx context.Context, folder string, debounce time.Duration, changed func(paths []string)) error
+	// WatchedFolders and SetWatchedFolders read and record the folders
+	// the window watches, in the knowledge base, where the command line
+	// and the API see them too.
+	WatchedFolders(ctx context.Context) ([]string, error)
+	SetWatchedFolders(ctx context.Context, folders []string) error
 
 	Search(ctx context.Context, req search.Request) (*search.Response, error)
 	Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)

@@ -48,6 +48,7 @@ type fakeEngine struct {
 	indexed      []string
 	cancelledRun int
 	folders      []store.Folder
+	watched      []string // what SetWatchedFolders recorded, as the knowledge base would
 	issues       []store.Issue
 	judgments    []store.Judgment
 	searches     int
@@ -224,6 +225,19 @@ func (f *fakeEngine) RemoveFolder(ctx context.Context, path string, progress fun
 		}
 	}
 	return teamstore.Removal{}, errors.New("no such folder")
+}
+
+func (f *fakeEngine) WatchedFolders(context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.watched), nil
+}
+
+func (f *fakeEngine) SetWatchedFolders(_ context.Context, folders []string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.watched = slices.Clone(folders)
+	return nil
 }
 
 // Watch follows folder with the real watcher (hidden files skipped), as

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -305,8 +306,12 @@ func TestWatchedFolderIsReindexedWhenAFileChanges(t *testing.T) {
 		eng.locked(func() { n = len(eng.indexed) })
 		return n
 	}
+	watched := func() (w []string) {
+		eng.locked(func() { w = slices.Clone(eng.watched) })
+		return w
+	}
 	test.Tap(p.Watch)
-	h.until("the watch", func() bool { return p.Watch.Checked && h.win.prefs.String(prefWatched+"default") == dir })
+	h.until("the watch, recorded in the knowledge base", func() bool { return p.Watch.Checked && slices.Equal(watched(), []string{dir}) })
 	time.Sleep(100 * time.Millisecond) // let the watch be set up
 	os.WriteFile(filepath.Join(dir, "new.md"), []byte("# new"), 0o600)
 	h.until("a run after the change", func() bool { return runs() == 2 })
@@ -319,12 +324,43 @@ func TestWatchedFolderIsReindexedWhenAFileChanges(t *testing.T) {
 	h.until("the folder shown as watched", func() bool { return p.Watch.Checked && p.Watch.Visible() })
 	h.loop.settle(100 * time.Millisecond)
 	test.Tap(p.Watch) // off
-	h.until("the watch to stop", func() bool { return !p.Watch.Checked && h.win.prefs.String(prefWatched+"default") == "" })
+	h.until("the watch to stop", func() bool { return !p.Watch.Checked && len(watched()) == 0 })
 	os.WriteFile(filepath.Join(dir, "later.md"), []byte("# later"), 0o600)
 	h.loop.settle(500 * time.Millisecond)
 	if n := runs(); n != 2 {
 		t.Errorf("%d runs after the watch was turned off, want 2", n)
 	}
+}
+
+// TestWatchedFoldersComeFromTheKnowledgeBase: the window watches what the
+// knowledge base records as watched (a list another window, or an earlier
+// session, left there), and a list an older Cairn kept in the window's
+// preferences is moved into the knowledge base and dropped from them.
+func TestWatchedFoldersComeFromTheKnowledgeBase(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	recorded, legacy := t.TempDir(), t.TempDir()
+	eng.watched = []string{recorded}
+	open := func(context.Context, string, config.Config) (Engine, error) { return eng, nil }
+	h := startHarnessEnv(t, open, eng.Config(), func(*windowEnv) {
+		fyne.CurrentApp().Preferences().SetString(prefWatched+"default", legacy) // the test app newWindow gets
+	})
+	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
+	want := []string{recorded, legacy}
+	slices.Sort(want)
+	h.until("both folders watched and recorded", func() bool {
+		var w []string
+		eng.locked(func() { w = slices.Clone(eng.watched) })
+		return slices.Equal(w, want)
+	})
+	h.until("the preferences' old list dropped", func() bool { return h.win.prefs.String(prefWatched+"default") == "" })
+	runs := func() (n int) {
+		eng.locked(func() { n = len(eng.indexed) })
+		return n
+	}
+	before := runs()
+	time.Sleep(100 * time.Millisecond) // let the watches be set up
+	os.WriteFile(filepath.Join(recorded, "new.md"), []byte("# new"), 0o600)
+	h.until("a run of the recorded folder after a change", func() bool { return runs() > before })
 }
 
 func TestIssuesOfEarlierRunsAreListed(t *testing.T) {

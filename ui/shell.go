@@ -22,8 +22,8 @@ type shellDeps struct {
 	folder        func(ctx context.Context, path string) error
 	pick          func(context.Context) (string, bool, error)
 	save          saveFunc
-	watched       []string       // folders to watch from the start
-	onWatch       func([]string) // the watched folders changed
+	watched       []string       // folders to watch from the start, besides those the knowledge base records
+	onWatch       func([]string) // the watched folders were recorded in the knowledge base
 	onReady       func()         // on the window's goroutine, once every panel works
 	addFolder     func()         // the window's Add folder (File menu, Ctrl+O)
 	observe       func(any)      // if set, sees every event after its panel applied it

@@ -30,7 +30,7 @@ type indexWorker struct {
 	pick     func(context.Context) (path string, ok bool, err error)
 	starter  bool                   // index the bundled user guide into an empty knowledge base first
 	debounce time.Duration          // quiet time before a watched folder is re-indexed
-	onWatch  func(folders []string) // remembers the watched folders
+	onWatch  func(folders []string) // the watched folders were recorded in the knowledge base
 	onRun    func()                 // a run ended (the status bar refreshes)
 
 	running string             // folder being indexed; "" when idle
@@ -68,14 +68,20 @@ func newIndexWorker(eng Engine, requests <-chan panels.IndexRequest, events chan
 	}
 }
 
-// run is the worker's loop; it returns when ctx ends, after its jobs.
-func (w *indexWorker) run(ctx context.Context, watched []string) {
+// run is the worker's loop; it returns when ctx ends, after its jobs. It
+// watches the folders the knowledge base records as watched, and those of
+// legacy (the list an older Cairn kept in the window's preferences).
+func (w *indexWorker) run(ctx context.Context, legacy []string) {
 	defer w.jobs.wait()
 	w.emit(ctx, panels.IndexReady{})
 	if w.starter {
 		w.start(ctx, "")
 	}
-	for _, f := range watched {
+	watched, err := w.eng.WatchedFolders(ctx)
+	if err != nil {
+		w.emit(ctx, panels.IndexNotice{Text: "Could not read which folders are watched: " + err.Error(), Err: true})
+	}
+	for _, f := range slices.Concat(watched, legacy) {
 		w.watch(ctx, f)
 	}
 	w.list(ctx)
@@ -133,7 +139,7 @@ func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 			w.emit(ctx, panels.FolderRemoved{Path: r.Path, Err: errors.New("an indexing run is in progress: wait for it to end (or cancel it), then remove the folder")})
 			return
 		}
-		w.unwatch(r.Path)
+		w.unwatch(ctx, r.Path)
 		watching := w.watchingSet()
 		w.jobs.spawn(func() {
 			removed, err := w.eng.RemoveFolder(ctx, r.Path, func(p teamstore.Removal) {
@@ -148,7 +154,7 @@ func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 		if r.On {
 			w.watch(ctx, r.Path)
 		} else {
-			w.unwatch(r.Path)
+			w.unwatch(ctx, r.Path)
 		}
 		w.list(ctx)
 	}
@@ -304,7 +310,7 @@ func (w *indexWorker) watch(ctx context.Context, folder string) {
 	}
 	wctx, stop := context.WithCancel(ctx)
 	w.watches[folder] = stop
-	w.onWatch(w.watchedFolders())
+	w.remember(ctx)
 	w.jobs.spawn(func() {
 		err := w.eng.Watch(wctx, folder, w.debounce, func([]string) {
 			select {
@@ -316,19 +322,33 @@ func (w *indexWorker) watch(ctx context.Context, folder string) {
 	})
 }
 
-func (w *indexWorker) unwatch(folder string) {
+func (w *indexWorker) unwatch(ctx context.Context, folder string) {
 	if stop := w.watches[folder]; stop != nil {
 		stop()
 		delete(w.watches, folder)
-		w.onWatch(w.watchedFolders())
+		w.remember(ctx)
 	}
+}
+
+// remember records the watched folders in the knowledge base. Watches
+// that end with the window (ctx done) are not unwatched: they start again
+// with it.
+func (w *indexWorker) remember(ctx context.Context) {
+	fs := w.watchedFolders()
+	if err := w.eng.SetWatchedFolders(ctx, fs); err != nil {
+		if ctx.Err() == nil {
+			w.emit(ctx, panels.IndexNotice{Text: "Could not remember the watched folders: " + err.Error(), Err: true})
+		}
+		return
+	}
+	w.onWatch(fs)
 }
 
 func (w *indexWorker) unwatched(ctx context.Context, s watchStop) {
 	if s.err == nil || errors.Is(s.err, context.Canceled) {
 		return
 	}
-	w.unwatch(s.folder)
+	w.unwatch(ctx, s.folder)
 	w.emit(ctx, panels.IndexNotice{Text: "Stopped watching " + s.folder + ": " + s.err.Error(), Err: true})
 	w.list(ctx)
 }

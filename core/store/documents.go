@@ -22,6 +22,7 @@ type Folder struct {
 	Chunks    int
 	Issues    int
 	LastRun   *Run // nil before the first run
+	Watched   bool // the window re-indexes it when its files change (SetWatchedFolders)
 }
 
 // ErrNestedFolder is returned by AddFolder for a folder inside another one.
@@ -128,8 +129,13 @@ func (db *DB) Folders(ctx context.Context) ([]Folder, error) {
 		if err != nil {
 			return err
 		}
+		watched, err := getWatched(c)
+		if err != nil {
+			return err
+		}
 		for i := range fs {
 			f := &fs[i]
+			f.Watched = watched[f.Path]
 			err := query(c, `SELECT
 				(SELECT count(*) FROM documents WHERE folder_id = ?1),
 				(SELECT count(*) FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE folder_id = ?1)),

@@ -39,6 +39,7 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 			Documents int    `json:"documents"`
 			Chunks    int    `json:"chunks"`
 			Issues    int    `json:"issues"`
+			Watched   bool   `json:"watched"`
 		}
 		out := struct {
 			Path           string       `json:"path"`
@@ -61,7 +62,7 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 			SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, VectorDim: st.VectorDim, ChatModel: st.ChatModel,
 			NetworkMode: st.NetworkMode, Folders: []jsonFolder{}, MeaningCoverage: st.MeaningCoverage()}
 		for _, f := range folders {
-			out.Folders = append(out.Folders, jsonFolder{f.Path, f.Documents, f.Chunks, f.Issues})
+			out.Folders = append(out.Folders, jsonFolder{f.Path, f.Documents, f.Chunks, f.Issues, f.Watched})
 		}
 		if r := st.LastRun; r != nil {
 			out.LastRun = map[string]any{"folder": r.Folder, "status": r.Status, "started_at": r.StartedAt.Format(time.RFC3339),
@@ -90,7 +91,11 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 	fmt.Fprintf(w, "Network:        %s\n", st.NetworkMode)
 	fmt.Fprintf(w, "Models folder:  %s\n", fault.Printable(env.cfg.Paths.ModelsDir))
 	for _, f := range folders {
-		fmt.Fprintf(w, "Folder:         %s: %d documents, %d chunks, %d not indexed\n", fault.Printable(f.Path), f.Documents, f.Chunks, f.Issues)
+		watched := ""
+		if f.Watched {
+			watched = "; watched by the window (re-indexed when its files change)"
+		}
+		fmt.Fprintf(w, "Folder:         %s: %d documents, %d chunks, %d not indexed%s\n", fault.Printable(f.Path), f.Documents, f.Chunks, f.Issues, watched)
 	}
 	if r := st.LastRun; r != nil {
 		fmt.Fprintf(w, "Last run:       %s %s: %d indexed, %d unchanged, %d skipped, %d failed, %d removed\n",

@@ -176,6 +176,7 @@ type FolderInfo struct {
 	Documents int    `json:"documents"`
 	Chunks    int    `json:"chunks"`
 	Issues    int    `json:"issues" doc:"files not indexed, with a reason (cairn status --issues)"`
+	Watched   bool   `json:"watched" doc:"the window re-indexes the folder when its files change"`
 }
 
 func (s *Server) status(ctx context.Context) (Status, error) {
@@ -191,7 +192,7 @@ func (s *Server) status(ctx context.Context) (Status, error) {
 		SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, ChatModel: st.ChatModel, NetworkMode: gateMode(st.NetworkMode),
 		Folders: []FolderInfo{}, Indexing: s.jobs.state(), MeaningCoverage: st.MeaningCoverage()}
 	for _, f := range fs {
-		out.Folders = append(out.Folders, FolderInfo{f.Path, f.Documents, f.Chunks, f.Issues})
+		out.Folders = append(out.Folders, FolderInfo{f.Path, f.Documents, f.Chunks, f.Issues, f.Watched})
 	}
 	return out, nil
 }
