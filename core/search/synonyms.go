@@ -71,6 +71,10 @@ var synonyms = map[string][]string{
 	"merge":      {"join", "combine"},
 	"combine":    {"merge", "join"},
 	"hide":       {"hidden"},
+	"delimiter":  {"separator"},
+	"delimiters": {"separators"},
+	"separator":  {"delimiter"},
+	"separators": {"delimiters"},
 }
 
 // synonymsByStem is synonyms keyed by the stem of each word, so that
