@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -142,4 +143,56 @@ func TestSetHoldsAWholeNumberWithinInt64(t *testing.T) {
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "not 9223372036854775807") {
 		t.Errorf("%v", err)
 	}
+}
+
+// TestKnobKeysNameTheirFields: each knob's Field points at the setting
+// its Key names in settings.json, the one Validate reports and the file
+// holds: a value set through Field comes out of the JSON under Key, and
+// no other number changes.
+func TestKnobKeysNameTheirFields(t *testing.T) {
+	for _, k := range append(Knobs(), NumberSettings...) {
+		c := Default("laptop")
+		before := settingsNumbers(t, c)
+		switch p := k.Field(&c).(type) {
+		case *int:
+			*p += 7
+		case *float64:
+			*p += 0.25
+		default:
+			t.Fatalf("%s points at %T, not an int or a float64", k.Key, p)
+		}
+		after := settingsNumbers(t, c)
+		for key, v := range after {
+			if changed := v != before[key]; changed != (key == k.Key) {
+				t.Errorf("knob %s: setting its field changed %s (%v -> %v)", k.Key, key, before[key], v)
+			}
+		}
+		if _, ok := after[k.Key]; !ok {
+			t.Errorf("knob %s: settings.json has no such key", k.Key)
+		}
+	}
+}
+
+// settingsNumbers is every number of c as settings.json holds it, by
+// section.key.
+func settingsNumbers(t *testing.T, c Config) map[string]float64 {
+	t.Helper()
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sections map[string]any
+	if err := json.Unmarshal(b, &sections); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for s, section := range sections {
+		fields, _ := section.(map[string]any) // not a section: "profile"
+		for name, v := range fields {
+			if f, ok := v.(float64); ok {
+				out[s+"."+name] = f
+			}
+		}
+	}
+	return out
 }

@@ -2,50 +2,57 @@ package search
 
 import (
 	"math"
-	"reflect"
 
 	"cairn/core/config"
 )
 
+// requestKnobs points at the request's field for each knob of
+// config.RetrievalKnobs, by its name: code, so that a misspelt field does
+// not compile; TestEveryRetrievalKnobReachesTheRequest holds the names to
+// the table.
+var requestKnobs = map[string]func(r *Request) any{
+	"top_k":         func(r *Request) any { return &r.TopK },
+	"min_score":     func(r *Request) any { return &r.MinScore },
+	"rrf_k":         func(r *Request) any { return &r.RRFK },
+	"vector_weight": func(r *Request) any { return &r.VectorWeight },
+	"per_doc_cap":   func(r *Request) any { return &r.PerDocCap },
+	"bm25_pool":     func(r *Request) any { return &r.BM25Pool },
+	"vector_pool":   func(r *Request) any { return &r.VectorPool },
+}
+
 // NewRequest is a request for query under the retrieval settings r: the
-// mode, the fusion, and every knob of config.RetrievalKnobs, each in the
-// field tagged with its name.
+// mode, the fusion, and every knob of config.RetrievalKnobs, each in its
+// field of requestKnobs.
 func NewRequest(query string, r config.Retrieval) Request {
 	req := Request{Query: query, Mode: Mode(r.Mode), Params: Params{Fusion: Fusion(r.Fusion)}}
 	c := config.Config{Retrieval: r}
 	for _, k := range config.RetrievalKnobs {
-		if f, ok := knobField(&req, k.Name()); ok {
-			if f.CanInt() {
-				f.SetInt(int64(math.Round(k.Get(c))))
-			} else {
-				f.SetFloat(k.Get(c))
-			}
+		field, ok := requestKnobs[k.Name()]
+		if !ok {
+			continue
+		}
+		switch p := field(&req).(type) {
+		case *int:
+			*p = int(math.Round(k.Get(c)))
+		case *float64:
+			*p = k.Get(c)
 		}
 	}
 	return req
 }
 
 // Knob is the value of the request's field for the knob name; false when
-// no field is tagged with it.
+// the request has no such field.
 func (r Request) Knob(name string) (float64, bool) {
-	f, ok := knobField(&r, name)
-	switch {
-	case !ok:
+	field, ok := requestKnobs[name]
+	if !ok {
 		return 0, false
-	case f.CanInt():
-		return float64(f.Int()), true
 	}
-	return f.Float(), true
-}
-
-// knobField finds the field of req, or of its Params, tagged `knob:"name"`.
-func knobField(req *Request, name string) (reflect.Value, bool) {
-	for _, v := range []reflect.Value{reflect.ValueOf(req).Elem(), reflect.ValueOf(&req.Params).Elem()} {
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).Tag.Get("knob") == name {
-				return v.Field(i), true
-			}
-		}
+	switch p := field(&r).(type) {
+	case *int:
+		return float64(*p), true
+	case *float64:
+		return *p, true
 	}
-	return reflect.Value{}, false
+	return 0, false
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"reflect"
 	"testing"
 
 	"cairn/core/config"
@@ -20,13 +21,37 @@ func TestEveryRetrievalKnobReachesTheRequest(t *testing.T) {
 			req := NewRequest("q", c.Retrieval)
 			got, ok := req.Knob(k.Name())
 			if !ok {
-				t.Fatalf("no field of search.Request is tagged knob:%q", k.Name())
+				t.Fatalf("requestKnobs has no field for %q", k.Name())
 			}
 			if got != want {
 				t.Errorf("request has %v, want %v", got, want)
 			}
+			// The field is the one the struct tags name (the tags document
+			// which field is which knob; the code does not read them).
+			if tagged, ok := taggedKnob(req, k.Name()); !ok || tagged != want {
+				t.Errorf("the field tagged knob:%q holds %v (found %v), want %v", k.Name(), tagged, ok, want)
+			}
 		})
 	}
+	if len(requestKnobs) != len(config.RetrievalKnobs) {
+		t.Errorf("requestKnobs has %d fields for %d knobs", len(requestKnobs), len(config.RetrievalKnobs))
+	}
+}
+
+// taggedKnob reads the field of req, or of its Params, tagged knob:"name".
+func taggedKnob(req Request, name string) (float64, bool) {
+	for _, v := range []reflect.Value{reflect.ValueOf(req), reflect.ValueOf(req.Params)} {
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).Tag.Get("knob") != name {
+				continue
+			}
+			if f := v.Field(i); f.CanInt() {
+				return float64(f.Int()), true
+			}
+			return v.Field(i).Float(), true
+		}
+	}
+	return 0, false
 }
 
 func TestNewRequestCarriesModeAndFusion(t *testing.T) {
