@@ -71,6 +71,7 @@ var synonyms = map[string][]string{
 	"merge":      {"join", "combine"},
 	"combine":    {"merge", "join"},
 	"hide":       {"hidden"},
+	"ignore":     {"insensitive"},
 	"delimiter":  {"separator"},
 	"delimiters": {"separators"},
 	"separator":  {"delimiter"},

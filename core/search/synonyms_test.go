@@ -72,7 +72,7 @@ func TestASynonymCountsAsTheQuestionsWord(t *testing.T) {
 }
 
 func TestSynonymsFollowTheWordsStem(t *testing.T) {
-	for q, want := range map[string]string{"deletes": "remove", "deleting": "remove", "symlink": "symbolic link", "delimiter": "separator", "separators": "delimiters", "banana": ""} {
+	for q, want := range map[string]string{"deletes": "remove", "deleting": "remove", "symlink": "symbolic link", "delimiter": "separator", "separators": "delimiters", "ignoring": "insensitive", "banana": ""} {
 		alts := ParseTerms(q)[0].Alts
 		got := ""
 		if len(alts) > 0 {
