@@ -76,7 +76,7 @@ func TestAskPrintsTheModelVerdictAndTimings(t *testing.T) {
 func TestEvalInjection(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("CAIRN_GENERATION_MAX_TOKENS", "16")
-	out, errs, code := cli(t, home, "eval", "injection", "--dir", "../../testdata/injection")
+	out, errs, code := cli(t, home, "eval", "injection", "--dir", "../testdata/injection")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -132,7 +132,7 @@ func TestEvalInjectionWithTheReranker(t *testing.T) {
 	home := t.TempDir()
 	withReranker(t, home)
 	t.Setenv("CAIRN_GENERATION_MAX_TOKENS", "16")
-	out, errs, code := cli(t, home, "eval", "injection", "--dir", "../../testdata/injection")
+	out, errs, code := cli(t, home, "eval", "injection", "--dir", "../testdata/injection")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

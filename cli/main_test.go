@@ -47,7 +47,7 @@ func cli(t *testing.T, home string, args ...string) (string, string, int) {
 
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	abs, err := filepath.Abs("../../testdata/corpus")
+	abs, err := filepath.Abs("../testdata/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"cairn/ui/cli/bench"
+	"cairn/bench"
 )
 
 // benchFollowUps asks the follow-up set in d (`cairn bench quality --set

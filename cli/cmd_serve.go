@@ -11,7 +11,7 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
-	"cairn/ui/serve"
+	"cairn/serve"
 )
 
 // runServe runs the local service: the HTTP API and MCP at /mcp on

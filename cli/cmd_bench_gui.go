@@ -12,13 +12,13 @@ import (
 	"strings"
 	"time"
 
+	"cairn/bench"
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/search"
 	"cairn/core/stats"
 	"cairn/core/store"
 	"cairn/ui"
-	"cairn/ui/cli/bench"
 	"cairn/ui/desktop"
 )
 

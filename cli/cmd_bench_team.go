@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"cairn/bench"
 	"cairn/core/teamstore/teamtest"
-	"cairn/ui/cli/bench"
 )
 
 // benchTeam compares a three-node Weaviate cluster on 127.0.0.1 with the

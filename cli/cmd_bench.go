@@ -12,12 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"cairn/bench"
 	"cairn/core/chunk"
 	"cairn/core/llm"
 	"cairn/core/llm/testmodel"
 	"cairn/core/search"
 	"cairn/core/stats"
-	"cairn/ui/cli/bench"
 )
 
 // benchSuites are the suites `cairn bench` knows, in the order "all" runs

@@ -27,7 +27,7 @@ import (
 	"cairn/core/store"
 )
 
-// Version is set at build time with -ldflags "-X cairn/ui/cli.Version=...".
+// Version is set at build time with -ldflags "-X cairn/cli.Version=...".
 var Version = "0.1.0-dev"
 
 // command is one `cairn` subcommand.

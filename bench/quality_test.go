@@ -54,7 +54,7 @@ func TestReadQuestions(t *testing.T) {
 // The committed question file must stay readable and hold the sizes the
 // suite promises: at least 60 answerable and 30 off-topic questions.
 func TestQuestionFile(t *testing.T) {
-	qs, err := ReadQuestions("../../../testdata/quality/questions.tsv")
+	qs, err := ReadQuestions("../testdata/quality/questions.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"cairn/bench"
 	"cairn/core/stats"
-	"cairn/ui/cli/bench"
 )
 
 // benchServe measures the local service under load (see bench.ServeBench)

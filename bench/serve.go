@@ -19,7 +19,7 @@ import (
 
 	"cairn/core"
 	"cairn/core/eval"
-	"cairn/ui/serve"
+	"cairn/serve"
 )
 
 // ServeOptions configure ServeBench.

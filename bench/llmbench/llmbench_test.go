@@ -1,4 +1,4 @@
-package llm
+package llmbench
 
 import (
 	"cmp"
@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"cairn/core/llm"
 	"cairn/core/llm/testmodel"
 )
 
@@ -25,12 +27,12 @@ func TestBenchReport(t *testing.T) {
 		return n
 	}
 	weights := map[string]testmodel.WeightType{"f16": testmodel.F16, "q8_0": testmodel.Q8_0}[os.Getenv("CAIRN_BENCH_WEIGHTS")]
-	fa := map[string]FlashAttention{"on": FlashAttentionOn, "off": FlashAttentionOff}[os.Getenv("CAIRN_BENCH_FA")]
+	fa := map[string]llm.FlashAttention{"on": llm.FlashAttentionOn, "off": llm.FlashAttentionOff}[os.Getenv("CAIRN_BENCH_FA")]
 	switch os.Getenv("CAIRN_BENCH") {
 	case "embed":
 		_, err := BenchEmbed(context.Background(), os.Stdout, EmbedBenchOptions{
 			Weights: weights, Runs: env("CAIRN_BENCH_RUNS"), Chunks: env("CAIRN_BENCH_CHUNKS"),
-			Embedder: EmbedderOptions{Threads: env("CAIRN_BENCH_THREADS"), BatchTokens: env("CAIRN_BENCH_BATCH"), FlashAttention: fa},
+			Embedder: llm.EmbedderOptions{Threads: env("CAIRN_BENCH_THREADS"), BatchTokens: env("CAIRN_BENCH_BATCH"), FlashAttention: fa},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -39,7 +41,7 @@ func TestBenchReport(t *testing.T) {
 		_, err := BenchGenerate(context.Background(), os.Stdout, GenerateBenchOptions{
 			Weights: weights, Runs: env("CAIRN_BENCH_RUNS"), PromptWords: env("CAIRN_BENCH_PROMPT_WORDS"),
 			MaxTokens: env("CAIRN_BENCH_MAX_TOKENS"),
-			Generator: GeneratorOptions{Threads: env("CAIRN_BENCH_THREADS")},
+			Generator: llm.GeneratorOptions{Threads: env("CAIRN_BENCH_THREADS")},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -51,8 +53,8 @@ func TestBenchReport(t *testing.T) {
 		cases := CatalogEmbedCases()
 		if os.Getenv("CAIRN_BENCH_FA") == "grid" {
 			cases = nil
-			for _, fa := range []FlashAttention{FlashAttentionAuto, FlashAttentionOn, FlashAttentionOff} {
-				cases = append(cases, EmbedCase{Spec: testmodel.MiniLML6(), Embedder: EmbedderOptions{Threads: 1, FlashAttention: fa}})
+			for _, fa := range []llm.FlashAttention{llm.FlashAttentionAuto, llm.FlashAttentionOn, llm.FlashAttentionOff} {
+				cases = append(cases, EmbedCase{Spec: testmodel.MiniLML6(), Embedder: llm.EmbedderOptions{Threads: 1, FlashAttention: fa}})
 			}
 		}
 		switch os.Getenv("CAIRN_BENCH_SHAPES") {
@@ -63,7 +65,7 @@ func TestBenchReport(t *testing.T) {
 			for _, wt := range []testmodel.WeightType{testmodel.F16, testmodel.Q8_0} {
 				s := testmodel.BERTBase()
 				s.Weights = wt
-				cases = append(cases, EmbedCase{Spec: s, Embedder: EmbedderOptions{Threads: 1}})
+				cases = append(cases, EmbedCase{Spec: s, Embedder: llm.EmbedderOptions{Threads: 1}})
 			}
 		}
 		out, err := BenchEmbedMatrix(context.Background(), os.Stdout, cases, cmp.Or(env("CAIRN_BENCH_CHUNKS"), 16), 256, cmp.Or(env("CAIRN_BENCH_RUNS"), 5))
@@ -106,13 +108,13 @@ func TestBenchGenerateReports(t *testing.T) {
 }
 
 // benchEmbedder loads a MiniLM-shaped model and 256-token passages.
-func benchEmbedder(b *testing.B, opt EmbedderOptions) (*Embedder, []Passage) {
+func benchEmbedder(b *testing.B, opt llm.EmbedderOptions) (*llm.Embedder, []llm.Passage) {
 	b.Helper()
 	spec := testmodel.MiniLML6()
 	if os.Getenv("CAIRN_BENCH_Q8") != "" {
 		spec.Weights = testmodel.Q8_0
 	}
-	e, err := LoadEmbedder(writeModel(b, spec, "minilm.gguf"), opt)
+	e, err := llm.LoadEmbedder(writeModel(b, spec, "minilm.gguf"), opt)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,13 +134,12 @@ func benchEmbedder(b *testing.B, opt EmbedderOptions) (*Embedder, []Passage) {
 // (raw), for several batch sizes.
 func BenchmarkEmbedMiniLM(b *testing.B) {
 	for _, batch := range []int{512, 1024, 2048} {
-		for _, fa := range []FlashAttention{FlashAttentionOff, FlashAttentionOn} {
-			name := fmt.Sprintf("batch=%d/fa=%v", batch, fa == FlashAttentionOn)
-			e, ps := benchEmbedder(b, EmbedderOptions{BatchTokens: batch, FlashAttention: fa})
-			var ws []window
-			for _, p := range ps {
-				w, _ := e.windows("", p.Text)
-				ws = append(ws, w...)
+		for _, fa := range []llm.FlashAttention{llm.FlashAttentionOff, llm.FlashAttentionOn} {
+			name := fmt.Sprintf("batch=%d/fa=%v", batch, fa == llm.FlashAttentionOn)
+			e, ps := benchEmbedder(b, llm.EmbedderOptions{BatchTokens: batch, FlashAttention: fa})
+			ws, err := e.Windows(ps)
+			if err != nil {
+				b.Fatal(err)
 			}
 			b.Run(name+"/pipeline", func(b *testing.B) {
 				for b.Loop() {
@@ -150,7 +151,7 @@ func BenchmarkEmbedMiniLM(b *testing.B) {
 			})
 			b.Run(name+"/raw", func(b *testing.B) {
 				for b.Loop() {
-					if err := rawEmbedLoop(context.Background(), e, ws); err != nil {
+					if err := e.RawDecode(context.Background(), ws); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -176,7 +177,7 @@ func BenchmarkGenerateQwen05B(b *testing.B) {
 }
 
 func TestBenchEmbedMatrixReports(t *testing.T) {
-	cases := []EmbedCase{{Spec: testmodel.Tiny(), Embedder: EmbedderOptions{Threads: 1}}, {Spec: testmodel.Tiny(), Embedder: EmbedderOptions{Threads: 2}}}
+	cases := []EmbedCase{{Spec: testmodel.Tiny(), Embedder: llm.EmbedderOptions{Threads: 1}}, {Spec: testmodel.Tiny(), Embedder: llm.EmbedderOptions{Threads: 2}}}
 	out, err := BenchEmbedMatrix(context.Background(), io.Discard, cases, 4, 40, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -188,5 +189,35 @@ func TestBenchEmbedMatrixReports(t *testing.T) {
 	WriteEmbedMatrix(&table, out)
 	if !strings.Contains(table.String(), "| tiny-minilm-test F32, 2 thread(s), flash attention auto |") {
 		t.Errorf("table:\n%s", table.String())
+	}
+}
+
+func writeModel(t testing.TB, s testmodel.Spec, file string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), file)
+	if err := testmodel.Write(p, s); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// BenchRerank times the step at each N and derives the budget's N from
+// the measured cost per pair.
+func TestBenchRerankReport(t *testing.T) {
+	path := writeModel(t, testmodel.TinyReranker(), "rerank.gguf")
+	rep, err := BenchRerank(context.Background(), io.Discard, RerankBenchOptions{ModelPath: path, Ns: []int{2, 5}, Runs: 2, PassageWords: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Model != "tiny-reranker-test" || len(rep.Steps) != 2 || rep.Steps[0].N != 2 || rep.Steps[1].N != 5 || rep.Budget != 1500*time.Millisecond {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, s := range rep.Steps {
+		if len(s.Runs) != 2 || s.P95 < s.P50 || s.PerPair != s.P50/time.Duration(s.N) {
+			t.Errorf("step %+v", s)
+		}
+	}
+	if rep.PerPair <= 0 || rep.BudgetN != int(rep.Budget/rep.PerPair) || rep.PairTokens < 30 {
+		t.Errorf("per pair %v, budget N %d, pair tokens %d", rep.PerPair, rep.BudgetN, rep.PairTokens)
 	}
 }

@@ -1,4 +1,4 @@
-package llm
+package llmbench
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"cairn/core/llm"
 	"cairn/core/llm/testmodel"
 	"cairn/core/stats"
 )
@@ -13,12 +14,12 @@ import (
 // EmbedCase is one configuration BenchEmbedMatrix measures.
 type EmbedCase struct {
 	Spec     testmodel.Spec // a random-weight model of this shape and weight type is written
-	Embedder EmbedderOptions
+	Embedder llm.EmbedderOptions
 }
 
 // Label names the case in reports: shape, weights, threads, attention.
 func (c EmbedCase) Label() string {
-	fa := map[FlashAttention]string{FlashAttentionAuto: "auto", FlashAttentionOn: "on", FlashAttentionOff: "off"}[c.Embedder.FlashAttention]
+	fa := map[llm.FlashAttention]string{llm.FlashAttentionAuto: "auto", llm.FlashAttentionOn: "on", llm.FlashAttentionOff: "off"}[c.Embedder.FlashAttention]
 	return fmt.Sprintf("%s %s, %d thread(s), flash attention %s", c.Spec.Name, c.Spec.Weights, max(c.Embedder.Threads, 1), fa)
 }
 
@@ -33,7 +34,7 @@ func CatalogEmbedCases() []EmbedCase {
 			for _, th := range []int{1, 2} {
 				s := spec
 				s.Weights = wt
-				cases = append(cases, EmbedCase{Spec: s, Embedder: EmbedderOptions{Threads: th}})
+				cases = append(cases, EmbedCase{Spec: s, Embedder: llm.EmbedderOptions{Threads: th}})
 			}
 		}
 	}
@@ -55,8 +56,8 @@ type EmbedCaseResult struct {
 // ratio to the first case (the baseline); each run's figures go to log.
 func BenchEmbedMatrix(ctx context.Context, log io.Writer, cases []EmbedCase, chunks, chunkTokens, runs int) ([]EmbedCaseResult, error) {
 	type loaded struct {
-		e         *Embedder
-		ps        []Passage
+		e         *llm.Embedder
+		ps        []llm.Passage
 		wall, cpu []float64
 	}
 	ls := make([]*loaded, len(cases))
@@ -79,7 +80,7 @@ func BenchEmbedMatrix(ctx context.Context, log io.Writer, cases []EmbedCase, chu
 			defer cleanup()
 			path, written[key] = p, p
 		}
-		e, err := LoadEmbedder(path, c.Embedder)
+		e, err := llm.LoadEmbedder(path, c.Embedder)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Label(), err)
 		}
@@ -96,7 +97,7 @@ func BenchEmbedMatrix(ctx context.Context, log io.Writer, cases []EmbedCase, chu
 	fmt.Fprintf(log, "embedding matrix: %d chunks x %d tokens, %d runs, cases taking turns\n", chunks, chunkTokens, runs)
 	for run := range runs {
 		for i, l := range ls {
-			t, c := time.Now(), ProcessCPUTime()
+			t, c := time.Now(), llm.ProcessCPUTime()
 			if _, _, err := l.e.EmbedPassages(ctx, l.ps); err != nil {
 				return nil, err
 			}

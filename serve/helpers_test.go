@@ -53,7 +53,7 @@ func testEngineLog(t testing.TB, log *slog.Logger) *core.Engine {
 }
 
 func corpus(t testing.TB) string {
-	abs, err := filepath.Abs("../../testdata/corpus")
+	abs, err := filepath.Abs("../testdata/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"cairn/bench"
 	"cairn/core/humanize"
-	"cairn/ui/cli/bench"
 )
 
 // benchExtract measures text extraction: PDF word-level F1 against

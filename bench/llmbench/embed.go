@@ -1,4 +1,4 @@
-package llm
+package llmbench
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/llm"
 	"cairn/core/llm/testmodel"
 	"cairn/core/stats"
 )
@@ -32,7 +33,7 @@ type EmbedBenchOptions struct {
 	// Runs is the number of timed runs of each path (default 5).
 	Runs int
 	// Embedder configures the embedder under test.
-	Embedder EmbedderOptions
+	Embedder llm.EmbedderOptions
 }
 
 // EmbedBenchReport holds BenchEmbed's measurements, in chunks per second.
@@ -80,7 +81,7 @@ func BenchEmbed(ctx context.Context, w io.Writer, opt EmbedBenchOptions) (EmbedB
 		return EmbedBenchReport{}, err
 	}
 	defer cleanup()
-	e, err := LoadEmbedder(path, opt.Embedder)
+	e, err := llm.LoadEmbedder(path, opt.Embedder)
 	if err != nil {
 		return EmbedBenchReport{}, err
 	}
@@ -90,23 +91,19 @@ func BenchEmbed(ctx context.Context, w io.Writer, opt EmbedBenchOptions) (EmbedB
 	if err != nil {
 		return EmbedBenchReport{}, err
 	}
-	var ws []window
+	var ws llm.Windows
 	var prep []float64
 	for range 5 {
 		t := time.Now()
-		ws = ws[:0]
-		for _, p := range ps {
-			pw, err := e.windows(e.conv.PassagePrefix(p.Title), p.Text)
-			if err != nil {
-				return EmbedBenchReport{}, err
-			}
-			ws = append(ws, pw...)
+		if ws, err = e.Windows(ps); err != nil {
+			return EmbedBenchReport{}, err
 		}
 		prep = append(prep, float64(time.Since(t)))
 	}
 	rep := EmbedBenchReport{ModelID: e.ModelID(), Chunks: opt.Chunks, ChunkTokens: opt.ChunkTokens}
+	batchTokens, maxSeqs, window := e.BatchShape()
 	fmt.Fprintf(w, "embedding: %s, %d chunks x %d tokens, batch %d tokens / %d sequences, window %d\n",
-		rep.ModelID, opt.Chunks, opt.ChunkTokens, e.batchTokens, e.maxSeqs, e.window)
+		rep.ModelID, opt.Chunks, opt.ChunkTokens, batchTokens, maxSeqs, window)
 
 	// Warm up: the first decode allocates llama.cpp's compute buffers.
 	if _, _, err := e.EmbedPassages(ctx, ps[:1]); err != nil {
@@ -115,13 +112,13 @@ func BenchEmbed(ctx context.Context, w io.Writer, opt EmbedBenchOptions) (EmbedB
 	var pipeCPU, rawCPU []float64
 	n := float64(len(ps))
 	for run := range opt.Runs {
-		t, c := time.Now(), ProcessCPUTime()
+		t, c := time.Now(), llm.ProcessCPUTime()
 		if _, _, err := e.EmbedPassages(ctx, ps); err != nil {
 			return rep, err
 		}
 		pipe, pc := n/time.Since(t).Seconds(), perCPU(n, c)
-		t, c = time.Now(), ProcessCPUTime()
-		if err := rawEmbedLoop(ctx, e, ws); err != nil {
+		t, c = time.Now(), llm.ProcessCPUTime()
+		if err := e.RawDecode(ctx, ws); err != nil {
 			return rep, err
 		}
 		raw, rc := n/time.Since(t).Seconds(), perCPU(n, c)
@@ -149,7 +146,7 @@ func BenchEmbed(ctx context.Context, w io.Writer, opt EmbedBenchOptions) (EmbedB
 
 // benchQueries times EmbedQuery on short questions like the ones typed
 // into the window, each embedded on its own as a search does.
-func benchQueries(ctx context.Context, e *Embedder) (p50, p95 time.Duration, err error) {
+func benchQueries(ctx context.Context, e *llm.Embedder) (p50, p95 time.Duration, err error) {
 	qs := []string{
 		"how do I reset the device",
 		"copy files and directories",
@@ -171,43 +168,10 @@ func benchQueries(ctx context.Context, e *Embedder) (p50, p95 time.Duration, err
 	return time.Duration(stats.Median(ds)), time.Duration(ds[len(ds)*95/100]), nil
 }
 
-// rawEmbedLoop is the bare llama.cpp loop BenchEmbed compares against: the
-// same packing into batches, llama_decode, and one llama_get_embeddings_seq
-// per sequence, without tokenizing, averaging or normalising.
-func rawEmbedLoop(ctx context.Context, e *Embedder, ws []window) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for i := 0; i < len(ws); {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		e.lc.KvCacheClear()
-		e.batch.Clear()
-		j, total := i, 0
-		for j < len(ws) && j-i < e.maxSeqs && total+len(ws[j].tokens) <= e.batchTokens {
-			for pos, t := range ws[j].tokens {
-				e.batch.Add(t, nil, pos, true, j-i)
-			}
-			total += len(ws[j].tokens)
-			j++
-		}
-		if err := e.lc.Decode(e.batch); err != nil {
-			return err
-		}
-		for s := range j - i {
-			if e.lc.GetEmbeddingsSeq(s) == nil {
-				return fmt.Errorf("no embedding for sequence %d", s)
-			}
-		}
-		i = j
-	}
-	return nil
-}
-
 // benchPassages builds n passages of exactly tokens tokens each (when the
 // vocabulary allows) from testmodel.Text.
-func benchPassages(e *Embedder, n, tokens int) ([]Passage, error) {
-	ps := make([]Passage, n)
+func benchPassages(e *llm.Embedder, n, tokens int) ([]llm.Passage, error) {
+	ps := make([]llm.Passage, n)
 	for i := range ps {
 		// Find the most words whose tokenization fits, by bisection.
 		lo, hi := 1, tokens
@@ -223,7 +187,7 @@ func benchPassages(e *Embedder, n, tokens int) ([]Passage, error) {
 				hi = mid - 1
 			}
 		}
-		ps[i] = Passage{Text: testmodel.Text(lo, uint64(i))}
+		ps[i] = llm.Passage{Text: testmodel.Text(lo, uint64(i))}
 	}
 	return ps, nil
 }
@@ -246,7 +210,7 @@ type GenerateBenchOptions struct {
 	// Runs is the number of timed generations (default 3).
 	Runs int
 	// Generator configures the generator under test.
-	Generator GeneratorOptions
+	Generator llm.GeneratorOptions
 }
 
 // GenerateBenchReport holds BenchGenerate's measurements.
@@ -254,7 +218,7 @@ type GenerateBenchReport struct {
 	Model           string
 	PromptTokens    int
 	GeneratedTokens int
-	Runs            []Stats
+	Runs            []llm.Stats
 	// Medians over the runs.
 	TimeToFirstToken          time.Duration
 	PromptTokensPerSecond     float64
@@ -272,29 +236,29 @@ func BenchGenerate(ctx context.Context, w io.Writer, opt GenerateBenchOptions) (
 		return GenerateBenchReport{}, err
 	}
 	defer cleanup()
-	g, err := LoadGenerator(path, opt.Generator)
+	g, err := llm.LoadGenerator(path, opt.Generator)
 	if err != nil {
 		return GenerateBenchReport{}, err
 	}
 	defer g.Close()
 	rep := GenerateBenchReport{Model: filepath.Base(path)}
-	if n := g.md.Name; n != "" {
+	if n := g.Metadata().Name; n != "" {
 		rep.Model = n
 	}
-	fmt.Fprintf(w, "generation: %s, context %d\n", rep.Model, g.nCtx)
+	fmt.Fprintf(w, "generation: %s, context %d\n", rep.Model, g.ContextSize())
 	var ttft []time.Duration
 	var pp, tg []float64
 	for run := -1; run < opt.Runs; run++ { // run -1 warms up
-		msgs := []Message{
+		msgs := []llm.Message{
 			{Role: "system", Content: "Answer the question from the numbered sources and cite them."},
 			{Role: "user", Content: testmodel.Text(opt.PromptWords, uint64(100+run))},
 		}
-		cpu0 := ProcessCPUTime()
-		ch, err := g.Generate(ctx, GenerateRequest{Messages: msgs, MaxTokens: opt.MaxTokens})
+		cpu0 := llm.ProcessCPUTime()
+		ch, err := g.Generate(ctx, llm.GenerateRequest{Messages: msgs, MaxTokens: opt.MaxTokens})
 		if err != nil {
 			return rep, err
 		}
-		var st *Stats
+		var st *llm.Stats
 		for tok := range ch {
 			if tok.Done {
 				if tok.Err != nil {
@@ -303,7 +267,7 @@ func BenchGenerate(ctx context.Context, w io.Writer, opt GenerateBenchOptions) (
 				st = tok.Stats
 			}
 		}
-		cpu := ProcessCPUTime() - cpu0
+		cpu := llm.ProcessCPUTime() - cpu0
 		if run < 0 {
 			continue
 		}
@@ -354,7 +318,7 @@ func benchModel(path string, spec testmodel.Spec) (string, func(), error) {
 
 // perCPU is n divided by the process CPU time spent since start.
 func perCPU(n float64, start time.Duration) float64 {
-	d := ProcessCPUTime() - start
+	d := llm.ProcessCPUTime() - start
 	if d <= 0 {
 		return 0
 	}

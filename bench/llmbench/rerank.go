@@ -1,4 +1,4 @@
-package llm
+package llmbench
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"cairn/core/llm"
 	"cairn/core/llm/testmodel"
 	"cairn/core/stats"
 )
@@ -30,7 +31,7 @@ type RerankBenchOptions struct {
 	// measured cost per pair (default 1.5 s, the setting's default).
 	Budget time.Duration
 	// Reranker configures the reranker under test.
-	Reranker RerankerOptions
+	Reranker llm.RerankerOptions
 }
 
 // RerankBenchReport holds BenchRerank's measurements.
@@ -78,7 +79,7 @@ func BenchRerank(ctx context.Context, w io.Writer, opt RerankBenchOptions) (Rera
 	}
 	defer cleanup()
 	t := time.Now()
-	r, err := LoadReranker(path, opt.Reranker)
+	r, err := llm.LoadReranker(path, opt.Reranker)
 	if err != nil {
 		return RerankBenchReport{}, err
 	}

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"cairn/bench"
 	"cairn/core/eval"
 	"cairn/core/teamstore/teamtest"
-	"cairn/ui/cli/bench"
 )
 
 // qualityQuestions is the question file of the quality suite, relative to

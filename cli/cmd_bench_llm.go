@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"cairn/bench/llmbench"
 	"cairn/core/llm"
 	"cairn/core/llm/testmodel"
 	"cairn/core/search"
@@ -14,7 +15,7 @@ import (
 // all-MiniLM-L6-v2's shape with 256-token chunks, through Cairn's
 // embedder and through a bare llama.cpp decode loop in the same process.
 func benchEmbed(ctx context.Context, env *cliEnv, runs, threads int, weights testmodel.WeightType) (EmbedBenchResult, error) {
-	rep, err := llm.BenchEmbed(ctx, env.stderr, llm.EmbedBenchOptions{Runs: runs, Weights: weights, Embedder: llm.EmbedderOptions{Threads: threads}})
+	rep, err := llmbench.BenchEmbed(ctx, env.stderr, llmbench.EmbedBenchOptions{Runs: runs, Weights: weights, Embedder: llm.EmbedderOptions{Threads: threads}})
 	if err != nil {
 		return EmbedBenchResult{Embed: rep}, err
 	}
@@ -40,24 +41,24 @@ func benchEmbed(ctx context.Context, env *cliEnv, runs, threads int, weights tes
 	// The catalogue's shapes, weights and thread counts side by side, the
 	// cases taking turns in this process.
 	fmt.Fprintf(w, "\n## Embedding per catalogue shape, weights and threads (16 chunks x 256 tokens, %d runs, cases in turn; ratio per CPU-second against the first row)\n\n", runs)
-	if res.Matrix, err = llm.BenchEmbedMatrix(ctx, env.stderr, llm.CatalogEmbedCases(), 16, 256, runs); err != nil {
+	if res.Matrix, err = llmbench.BenchEmbedMatrix(ctx, env.stderr, llmbench.CatalogEmbedCases(), 16, 256, runs); err != nil {
 		return res, err
 	}
-	llm.WriteEmbedMatrix(w, res.Matrix)
+	llmbench.WriteEmbedMatrix(w, res.Matrix)
 	return res, nil
 }
 
 // EmbedBenchResult is `cairn bench embed`: the pipeline against bare
 // llama.cpp, and the catalogue's shapes side by side.
 type EmbedBenchResult struct {
-	Embed  llm.EmbedBenchReport
-	Matrix []llm.EmbedCaseResult
+	Embed  llmbench.EmbedBenchReport
+	Matrix []llmbench.EmbedCaseResult
 }
 
 // benchGenerate measures time to first token and prompt and generation
 // speed on a random-weight model of Qwen2.5-0.5B-Instruct's shape.
-func benchGenerate(ctx context.Context, env *cliEnv, runs, threads int, weights testmodel.WeightType) (llm.GenerateBenchReport, error) {
-	rep, err := llm.BenchGenerate(ctx, env.stderr, llm.GenerateBenchOptions{Runs: runs, Weights: weights, Generator: llm.GeneratorOptions{Threads: threads}})
+func benchGenerate(ctx context.Context, env *cliEnv, runs, threads int, weights testmodel.WeightType) (llmbench.GenerateBenchReport, error) {
+	rep, err := llmbench.BenchGenerate(ctx, env.stderr, llmbench.GenerateBenchOptions{Runs: runs, Weights: weights, Generator: llm.GeneratorOptions{Threads: threads}})
 	if err != nil {
 		return rep, err
 	}
@@ -74,8 +75,8 @@ func benchGenerate(ctx context.Context, env *cliEnv, runs, threads int, weights 
 // benchRerank measures the rerank step at N = 20 and 50 on a random-weight
 // model of bge-reranker-v2-m3's shape, with passages of about a chunk's
 // length, and the N the default budget allows at the measured cost.
-func benchRerank(ctx context.Context, env *cliEnv, runs, threads int, weights testmodel.WeightType) (llm.RerankBenchReport, error) {
-	rep, err := llm.BenchRerank(ctx, env.stderr, llm.RerankBenchOptions{Runs: runs, Weights: weights, Reranker: llm.RerankerOptions{Threads: threads}})
+func benchRerank(ctx context.Context, env *cliEnv, runs, threads int, weights testmodel.WeightType) (llmbench.RerankBenchReport, error) {
+	rep, err := llmbench.BenchRerank(ctx, env.stderr, llmbench.RerankBenchOptions{Runs: runs, Weights: weights, Reranker: llm.RerankerOptions{Threads: threads}})
 	if err != nil {
 		return rep, err
 	}

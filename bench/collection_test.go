@@ -54,7 +54,7 @@ func TestCollectionTruth(t *testing.T) {
 
 // TestCollectionSetReads: the repository's collection set reads whole.
 func TestCollectionSetReads(t *testing.T) {
-	cs, err := ReadCollectionSet("../../../testdata/quality/collection")
+	cs, err := ReadCollectionSet("../testdata/quality/collection")
 	if err != nil {
 		t.Fatal(err)
 	}

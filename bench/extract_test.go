@@ -44,8 +44,8 @@ func TestPrecisionRecall(t *testing.T) {
 func TestExtractReport(t *testing.T) {
 	var out bytes.Buffer
 	opt := ExtractOptions{
-		PDFs:     []string{"../../../testdata/formats/report.pdf", "../../../testdata/formats/ligatures.pdf"},
-		Fixtures: "../../../testdata/formats",
+		PDFs:     []string{"../testdata/formats/report.pdf", "../testdata/formats/ligatures.pdf"},
+		Fixtures: "../testdata/formats",
 		Runs:     1,
 		PerFile:  true,
 	}
@@ -74,7 +74,7 @@ func TestExtractReport(t *testing.T) {
 // continuation lines.
 func makeList(t *testing.T, name string) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../../Makefile")
+	b, err := os.ReadFile("../Makefile")
 	if err != nil {
 		t.Fatal(err)
 	}

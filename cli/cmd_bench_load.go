@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cairn/ui/cli/bench"
+	"cairn/bench"
 )
 
 // benchLoad measures search latency while the man-page corpus is indexed

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"cairn/bench"
 	"cairn/core"
 	"cairn/core/llm/testmodel"
 	"cairn/core/models"
 	"cairn/core/stats"
-	"cairn/ui/cli/bench"
 )
 
 // AskBenchResult is `cairn bench ask`: where the time of a whole answer
