@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"cairn/core/answer"
+	"cairn/core/domain"
 	"cairn/core/fault"
 	"cairn/core/humanize"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 func runAsk(ctx context.Context, env *cliEnv, args []string) error {
@@ -78,7 +78,7 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 	var ans *answer.Answer
 	if saved {
 		ans, err = eng.AskInThread(ctx, *thread, req, onToken)
-		if errors.Is(err, store.ErrNoThread) {
+		if errors.Is(err, domain.ErrNoThread) {
 			return usageError{fmt.Sprintf("--thread %d: no such conversation in this knowledge base (list them with cairn threads)", *thread)}
 		}
 	} else {

@@ -15,9 +15,9 @@ import (
 	"cairn/bench"
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/search"
 	"cairn/core/stats"
-	"cairn/core/store"
 	"cairn/ui"
 	"cairn/ui/desktop"
 )
@@ -204,7 +204,7 @@ func prepareGUIKB(ctx context.Context, env *cliEnv, home, corpus string) (chunks
 	if err != nil {
 		return 0, 0, err
 	}
-	if !slices.ContainsFunc(folders, func(f store.Folder) bool { return f.Path == corpus }) {
+	if !slices.ContainsFunc(folders, func(f domain.Folder) bool { return f.Path == corpus }) {
 		fmt.Fprintf(env.stderr, "indexing %s into %s (once; kept for later runs)…\n", corpus, home)
 		t := time.Now()
 		run, err := e.Index(ctx, corpus, nil)

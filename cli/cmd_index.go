@@ -11,9 +11,8 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/fault"
-	"cairn/core/ingest"
-	"cairn/core/store"
 )
 
 func runIndex(ctx context.Context, env *cliEnv, args []string) error {
@@ -113,7 +112,7 @@ func rerun(ctx context.Context, stderr io.Writer, folder string, once func() err
 // indexOnce runs one index run of folder, printing its progress and
 // summary; some files failing is a partialError.
 func indexOnce(ctx context.Context, env *cliEnv, eng *core.Engine, folder string, quiet bool) error {
-	progress := make(chan ingest.Progress, 64)
+	progress := make(chan domain.Progress, 64)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -132,7 +131,7 @@ func indexOnce(ctx context.Context, env *cliEnv, eng *core.Engine, folder string
 }
 
 // printRun prints a run's summary line.
-func printRun(w io.Writer, run store.Run) {
+func printRun(w io.Writer, run domain.Run) {
 	fmt.Fprintf(w, "%s: %d files seen, %d indexed, %d unchanged, %d skipped, %d failed, %d removed; %d chunks, %.1f MB in %s\n",
 		fault.Printable(run.Folder), run.FilesSeen, run.FilesIndexed, run.FilesUnchanged, run.FilesSkipped, run.FilesFailed,
 		run.FilesRemoved, run.Chunks, float64(run.Bytes)/(1<<20), time.Since(run.StartedAt).Round(time.Millisecond))
@@ -159,7 +158,7 @@ func indexTeam(ctx context.Context, env *cliEnv, kb kbFlags, folder, as string, 
 	}
 	defer eng.Close()
 	once := func() error {
-		progress := make(chan ingest.Progress, 64)
+		progress := make(chan domain.Progress, 64)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -189,10 +188,10 @@ const teamRetry = time.Minute
 
 // printProgress shows a live status line on a terminal and one line per
 // skipped or failed file, so no file is silently missing.
-func printProgress(w io.Writer, ch <-chan ingest.Progress, quiet, tty bool) {
+func printProgress(w io.Writer, ch <-chan domain.Progress, quiet, tty bool) {
 	var last time.Time
 	for p := range ch {
-		if f := p.File; f != nil && !quiet && (f.Status == ingest.StatusSkipped || f.Status == ingest.StatusFailed) && !f.Unchanged {
+		if f := p.File; f != nil && !quiet && (f.Status == domain.StatusSkipped || f.Status == domain.StatusFailed) && !f.Unchanged {
 			if tty {
 				fmt.Fprint(w, "\r\033[K")
 			}
@@ -201,23 +200,23 @@ func printProgress(w io.Writer, ch <-chan ingest.Progress, quiet, tty bool) {
 			// acted on.
 			fmt.Fprintf(w, "%s: %s: %s\n", f.Status, fault.Printable(f.Path), fault.Printable(f.Reason))
 		}
-		if tty && (time.Since(last) > 100*time.Millisecond || p.Phase == ingest.PhaseDone) {
+		if tty && (time.Since(last) > 100*time.Millisecond || p.Phase == domain.PhaseDone) {
 			last = time.Now()
 			fmt.Fprint(w, "\r\033[K"+statusLine(p))
-			if p.Phase == ingest.PhaseDone {
+			if p.Phase == domain.PhaseDone {
 				fmt.Fprintln(w)
 			}
 		}
 	}
 }
 
-func statusLine(p ingest.Progress) string {
+func statusLine(p domain.Progress) string {
 	switch p.Phase {
-	case ingest.PhaseScanning:
+	case domain.PhaseScanning:
 		return fmt.Sprintf("scanning: %d files found", p.FilesSeen)
-	case ingest.PhaseEmbedding:
+	case domain.PhaseEmbedding:
 		return fmt.Sprintf("embedding: %d/%d chunks%s", p.FilesDone, p.FilesTotal, eta(p.ETA))
-	case ingest.PhaseDone:
+	case domain.PhaseDone:
 		return fmt.Sprintf("done: %d indexed, %d unchanged, %d skipped, %d failed", p.Indexed, p.Unchanged, p.Skipped, p.Failed)
 	}
 	rate := 0.0

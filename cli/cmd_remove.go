@@ -14,9 +14,9 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/fault"
 	"cairn/core/netgate"
-	"cairn/core/teamstore"
 )
 
 // runRemove forgets a folder and everything indexed from it: from the
@@ -123,7 +123,7 @@ func removeTeam(ctx context.Context, env *cliEnv, kb kbFlags, dir, as string, ye
 	if err != nil {
 		return err
 	}
-	var size teamstore.FolderSize
+	var size domain.FolderSize
 	var names []string
 	for _, f := range folders {
 		names = append(names, f.Folder)
@@ -141,7 +141,7 @@ func removeTeam(ctx context.Context, env *cliEnv, kb kbFlags, dir, as string, ye
 	}
 	tty := isTerminal(env.stderr)
 	var last time.Time
-	progress := func(r teamstore.Removal) {
+	progress := func(r domain.Removal) {
 		done := r.FilesRemoved == r.Files && r.ChunksRemoved == r.Chunks
 		if tty && time.Since(last) < 100*time.Millisecond && !done {
 			return

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/fault"
-	"cairn/core/store"
 )
 
 // runThreads lists the saved conversations, prints one (ID), or deletes
@@ -46,7 +46,7 @@ func runThreads(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer eng.Close()
 	noThread := func(id int64, err error) error {
-		if errors.Is(err, store.ErrNoThread) {
+		if errors.Is(err, domain.ErrNoThread) {
 			return usageError{fmt.Sprintf("no conversation %d in this knowledge base (list them with cairn threads)", id)}
 		}
 		return err

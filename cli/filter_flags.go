@@ -5,12 +5,12 @@ import (
 	"flag"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // filterFlags are the document filters `cairn search` and `cairn ask`
-// share; they narrow retrieval itself (see store.Filter), not its results.
+// share; they narrow retrieval itself (see domain.Filter), not its results.
 type filterFlags struct{ spec search.FilterSpec }
 
 func (ff *filterFlags) add(fs *flag.FlagSet) {
@@ -24,7 +24,7 @@ func (ff *filterFlags) add(fs *flag.FlagSet) {
 }
 
 // filter builds the store filter, or a usage error naming the bad flag.
-func (ff *filterFlags) filter() (store.Filter, error) {
+func (ff *filterFlags) filter() (domain.Filter, error) {
 	f, err := ff.spec.Filter(time.Local)
 	var fe *search.FilterError
 	if errors.As(err, &fe) {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -305,10 +306,10 @@ func waitForDocuments(t *testing.T, path string, n int, exited <-chan struct{}) 
 
 // kbStats opens a knowledge base, runs every consistency check and returns its
 // counts; a missing file (killed before creating it) counts as empty.
-func kbStats(t *testing.T, path string) store.Stats {
+func kbStats(t *testing.T, path string) domain.Stats {
 	t.Helper()
 	if _, err := os.Stat(path); err != nil {
-		return store.Stats{}
+		return domain.Stats{}
 	}
 	db, err := store.Open(path, store.Options{})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/fault"
 	"cairn/core/store"
 )
@@ -14,18 +15,18 @@ import (
 // dest (a new file), even while an indexing run writes to it, checks the
 // copy and returns what it holds, and the temporary copies that
 // interrupted backups to dest had left and that it removed first.
-func Backup(ctx context.Context, cfg config.Config, opt Options, dest string) (store.Stats, []store.Leftover, error) {
+func Backup(ctx context.Context, cfg config.Config, opt Options, dest string) (domain.Stats, []store.Leftover, error) {
 	log := opt.logger()
 	removed := removeLeftovers(log, dest)
 	db, err := opt.openStore(cfg, store.Options{Readers: 1, ReadOnly: true})
 	if err != nil {
-		return store.Stats{}, removed, err
+		return domain.Stats{}, removed, err
 	}
 	path := db.Path()
 	defer db.Close()
 	if err := db.Backup(ctx, dest); err != nil {
 		log.Error("backup failed", "path", path, "dest", dest, "code", string(fault.CodeOf(err)), "err", err)
-		return store.Stats{}, removed, err
+		return domain.Stats{}, removed, err
 	}
 	st, err := store.Verify(ctx, dest)
 	if err != nil {
@@ -43,14 +44,14 @@ func Backup(ctx context.Context, cfg config.Config, opt Options, dest string) (s
 // knowledge base (a damaged one) is replaced too. It also returns the
 // temporary copies that interrupted restores had left beside the knowledge
 // base and that it removed first.
-func Restore(ctx context.Context, cfg config.Config, opt Options, src string, replaceDamaged bool) (store.Stats, []store.Leftover, error) {
+func Restore(ctx context.Context, cfg config.Config, opt Options, src string, replaceDamaged bool) (domain.Stats, []store.Leftover, error) {
 	path, err := opt.Path(cfg)
 	if err != nil {
-		return store.Stats{}, nil, err
+		return domain.Stats{}, nil, err
 	}
 	if opt.Write {
 		if err := opt.makeFolder(path); err != nil {
-			return store.Stats{}, nil, err
+			return domain.Stats{}, nil, err
 		}
 	}
 	log := opt.logger()

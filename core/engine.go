@@ -21,6 +21,7 @@ import (
 	"cairn/core/bm25"
 	"cairn/core/chunk"
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/fault"
 	"cairn/core/ingest"
@@ -33,7 +34,6 @@ import (
 	"cairn/core/remote"
 	"cairn/core/search"
 	"cairn/core/store"
-	"cairn/core/teamstore"
 	"cairn/core/vecindex"
 )
 
@@ -371,7 +371,7 @@ func (e *Engine) Check(ctx context.Context) ([]string, error) { return e.db.Chec
 // Index indexes folder; see ingest.Indexer.Run. With an embedding model,
 // new chunks are embedded and chunks stored before (or under another
 // model) are re-embedded from their text.
-func (e *Engine) Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error) {
+func (e *Engine) Index(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 	if e.team != nil {
 		// The window feeds the store it searches, as cairn index does.
 		return e.IndexTeam(ctx, folder, "", progress)
@@ -383,14 +383,14 @@ func (e *Engine) Index(ctx context.Context, folder string, progress chan<- inges
 		if progress != nil {
 			close(progress)
 		}
-		return store.Run{}, err
+		return domain.Run{}, err
 	}
 	return ix.Run(ctx, folder, progress)
 }
 
 // Reembed computes the vectors of every chunk that lacks one for the
 // current embedding model (after a model change), from stored text.
-func (e *Engine) Reembed(ctx context.Context, progress chan<- ingest.Progress) error {
+func (e *Engine) Reembed(ctx context.Context, progress chan<- domain.Progress) error {
 	ix, err := e.indexer(ctx)
 	if err != nil {
 		if progress != nil {
@@ -533,7 +533,7 @@ func (e *Engine) Status(ctx context.Context) (kb.Status, error) {
 // Folders lists the knowledge base's folders; with store.backend
 // weaviate, the folders indexed from this computer, with the team
 // cluster's counts of their files and chunks.
-func (e *Engine) Folders(ctx context.Context) ([]store.Folder, error) {
+func (e *Engine) Folders(ctx context.Context) ([]domain.Folder, error) {
 	folders, err := e.db.Folders(ctx)
 	if err != nil || e.team == nil {
 		return folders, err
@@ -543,7 +543,7 @@ func (e *Engine) Folders(ctx context.Context) ([]store.Folder, error) {
 }
 
 // Issues lists files that are not indexed and why.
-func (e *Engine) Issues(ctx context.Context) ([]store.Issue, error) { return e.db.Issues(ctx, 0) }
+func (e *Engine) Issues(ctx context.Context) ([]domain.Issue, error) { return e.db.Issues(ctx, 0) }
 
 // RemoveFolder forgets a folder of the knowledge base and everything
 // indexed from it, and returns what it held. With store.backend weaviate
@@ -551,21 +551,21 @@ func (e *Engine) Issues(ctx context.Context) ([]store.Issue, error) { return e.d
 // TeamFolderName gives it, for everyone who searches the cluster
 // (RemoveTeamFolder; progress, when not nil, follows it). The files
 // themselves are not touched.
-func (e *Engine) RemoveFolder(ctx context.Context, path string, progress func(teamstore.Removal)) (teamstore.Removal, error) {
+func (e *Engine) RemoveFolder(ctx context.Context, path string, progress func(domain.Removal)) (domain.Removal, error) {
 	if e.team != nil {
 		name := e.TeamFolderName(path)
 		folders, err := e.TeamFolders(ctx)
 		if err != nil {
-			return teamstore.Removal{}, err
+			return domain.Removal{}, err
 		}
-		if !slices.ContainsFunc(folders, func(f teamstore.FolderSize) bool { return f.Folder == name }) {
+		if !slices.ContainsFunc(folders, func(f domain.FolderSize) bool { return f.Folder == name }) {
 			// Indexed under another name (cairn index --as): removing
 			// this one would remove nothing and say it had.
-			return teamstore.Removal{}, fmt.Errorf("the team cluster holds no folder named %s: a folder indexed with `cairn index --as NAME` is removed with `cairn remove --as NAME`, or name %s NAME in store.folders", name, path)
+			return domain.Removal{}, fmt.Errorf("the team cluster holds no folder named %s: a folder indexed with `cairn index --as NAME` is removed with `cairn remove --as NAME`, or name %s NAME in store.folders", name, path)
 		}
 		return e.RemoveTeamFolder(ctx, name, progress)
 	}
-	r := teamstore.Removal{FolderSize: teamstore.FolderSize{Folder: filepath.Clean(path)}}
+	r := domain.Removal{FolderSize: domain.FolderSize{Folder: filepath.Clean(path)}}
 	folders, err := e.db.Folders(ctx)
 	if err != nil {
 		return r, err
@@ -593,7 +593,9 @@ func (e *Engine) Unjudge(ctx context.Context, query, path string) error {
 }
 
 // Judgments lists the personal test set.
-func (e *Engine) Judgments(ctx context.Context) ([]store.Judgment, error) { return e.db.Judgments(ctx) }
+func (e *Engine) Judgments(ctx context.Context) ([]domain.Judgment, error) {
+	return e.db.Judgments(ctx)
+}
 
 // IsEmpty reports whether the knowledge base has no folders yet.
 func (e *Engine) IsEmpty(ctx context.Context) (bool, error) {

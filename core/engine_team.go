@@ -4,12 +4,11 @@ import (
 	"context"
 	"sync"
 
+	"cairn/core/domain"
 	"cairn/core/kb"
 	"cairn/core/netgate"
 	"cairn/core/search"
-	"cairn/core/store"
 	"cairn/core/teamsearch"
-	"cairn/core/teamstore"
 )
 
 // teamConn is the team cluster an Engine searches (store.backend
@@ -51,8 +50,8 @@ func (e *Engine) searcher(ctx context.Context, qe search.QueryEmbedder) (*search
 // passageReader reads passages by id and by file: *store.DB and
 // *teamsearch.Store are both.
 type passageReader interface {
-	Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkInfo, error)
-	DocumentChunks(ctx context.Context, path string) ([]store.ChunkInfo, error)
+	Chunks(ctx context.Context, ids []int64) (map[int64]domain.ChunkInfo, error)
+	DocumentChunks(ctx context.Context, path string) ([]domain.ChunkInfo, error)
 }
 
 // passages reads the passages of the store in use.
@@ -133,12 +132,12 @@ func (e *Engine) teamNote() string {
 // computer, to what the team cluster holds of them. When the cluster
 // cannot say, the local counts stay (none: the local knowledge base holds
 // no documents of them) and the log says why.
-func (e *Engine) countInCluster(ctx context.Context, folders []store.Folder) {
+func (e *Engine) countInCluster(ctx context.Context, folders []domain.Folder) {
 	if len(folders) == 0 {
 		return
 	}
 	ts, err := e.cluster(ctx)
-	var sizes []teamstore.FolderSize
+	var sizes []domain.FolderSize
 	if err == nil {
 		sizes, err = ts.Team().Folders(ctx)
 	}
@@ -146,7 +145,7 @@ func (e *Engine) countInCluster(ctx context.Context, folders []store.Folder) {
 		e.log.Warn("count the folders' files in the team cluster", "err", err)
 		return
 	}
-	byName := map[string]teamstore.FolderSize{}
+	byName := map[string]domain.FolderSize{}
 	for _, s := range sizes {
 		byName[s.Folder] = s
 	}

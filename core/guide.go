@@ -4,7 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
-	"cairn/core/ingest"
+	"cairn/core/domain"
 	"cairn/resources"
 )
 
@@ -15,7 +15,7 @@ func (e *Engine) GuideDir() string { return filepath.Join(e.Config().Paths.DataD
 // user guide is installed into the data folder and indexed. It does nothing
 // when the knowledge base already has a folder, and reports whether it
 // indexed.
-func (e *Engine) EnsureStarterKB(ctx context.Context, progress chan<- ingest.Progress) (bool, error) {
+func (e *Engine) EnsureStarterKB(ctx context.Context, progress chan<- domain.Progress) (bool, error) {
 	empty, err := e.IsEmpty(ctx)
 	// A team's cluster is fed by its indexer, never with this guide.
 	if err != nil || !empty || e.team != nil {

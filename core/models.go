@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/fault"
 	"cairn/core/ingest"
 	"cairn/core/llm"
@@ -192,7 +193,7 @@ func (e *Engine) switchModel(ctx context.Context, path string, kind llm.Kind) er
 // UseEmbeddingModel switches the embedding model to path ("" for none,
 // keyword search only; a file name for one in the models folder) and re-embeds the stored chunks from their text,
 // reporting on progress (closed on return). The caller saves the settings.
-func (e *Engine) UseEmbeddingModel(ctx context.Context, path string, progress chan<- ingest.Progress) error {
+func (e *Engine) UseEmbeddingModel(ctx context.Context, path string, progress chan<- domain.Progress) error {
 	if err := e.switchModel(ctx, path, llm.KindEmbedding); err != nil || path == "" {
 		if progress != nil {
 			close(progress)

@@ -14,9 +14,9 @@ import (
 	"syscall"
 
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/ingest"
 	"cairn/core/migrate"
-	"cairn/core/store"
 	"cairn/core/teamstore"
 )
 
@@ -26,12 +26,12 @@ import (
 // ingest.Indexer.RunTeam. The run and the files not indexed are recorded
 // in the engine's knowledge base, which holds none of the folder's
 // documents; an Engine opened with Options.NoKB records them nowhere.
-func (e *Engine) IndexTeam(ctx context.Context, folder, as string, progress chan<- ingest.Progress) (store.Run, error) {
-	fail := func(err error) (store.Run, error) {
+func (e *Engine) IndexTeam(ctx context.Context, folder, as string, progress chan<- domain.Progress) (domain.Run, error) {
+	fail := func(err error) (domain.Run, error) {
 		if progress != nil {
 			close(progress)
 		}
-		return store.Run{}, err
+		return domain.Run{}, err
 	}
 	ts, err := e.clusterToFeed(ctx)
 	if err != nil {
@@ -71,7 +71,7 @@ func (e *Engine) TeamFolderName(folder string) string {
 
 // TeamFolders lists the folders the team cluster holds, with their files
 // and chunks.
-func (e *Engine) TeamFolders(ctx context.Context) ([]teamstore.FolderSize, error) {
+func (e *Engine) TeamFolders(ctx context.Context) ([]domain.FolderSize, error) {
 	ts, err := e.clusterToFeed(ctx)
 	if err != nil {
 		return nil, err
@@ -84,10 +84,10 @@ func (e *Engine) TeamFolders(ctx context.Context) ([]teamstore.FolderSize, error
 // another indexer holds it, with its name. This computer's record of the
 // folder (its runs and files not indexed), when it has one, is forgotten
 // too. The files themselves are not touched.
-func (e *Engine) RemoveTeamFolder(ctx context.Context, name string, progress func(teamstore.Removal)) (teamstore.Removal, error) {
+func (e *Engine) RemoveTeamFolder(ctx context.Context, name string, progress func(domain.Removal)) (domain.Removal, error) {
 	ts, err := e.clusterToFeed(ctx)
 	if err != nil {
-		return teamstore.Removal{}, err
+		return domain.Removal{}, err
 	}
 	r, err := ingest.RemoveTeam(ctx, ingest.Team{Store: ts, Folder: name, Holder: removerName(), Dead: stoppedHere}, progress)
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/collection"
+	"cairn/core/domain"
 	"cairn/core/netgate/netgatetest"
-	"cairn/core/store"
 )
 
 // TestTeamCollectionQuestionsAreTheSameOnBothStores: questions about the
@@ -33,7 +33,7 @@ func TestTeamCollectionQuestionsAreTheSameOnBothStores(t *testing.T) {
 	withTerms, listed := 0, 0
 	for _, c := range []struct {
 		q     string
-		f     store.Filter
+		f     domain.Filter
 		forms bool
 	}{
 		{q: "How many files are there?"},
@@ -49,7 +49,7 @@ func TestTeamCollectionQuestionsAreTheSameOnBothStores(t *testing.T) {
 		{q: "Which files mention search and index?"},
 		{q: "Which files contain \"embedding model\"?"},
 		{q: "Which markdown files mention the keyword?"},
-		{q: "Which files mention settings?", f: store.Filter{PathPrefixes: []string{filepath.Join(corpus, "manuals")}}},
+		{q: "Which files mention settings?", f: domain.Filter{PathPrefixes: []string{filepath.Join(corpus, "manuals")}}},
 		{q: "List files modified since 2001-01-01"},
 		{q: "Which files were modified before 2001?"},
 		{q: "Which files mention zyzzyvas?"},
@@ -61,7 +61,7 @@ func TestTeamCollectionQuestionsAreTheSameOnBothStores(t *testing.T) {
 		{q: "How many files mention model?"},
 		{q: "How many files mention model?", forms: true},
 		{q: "Which files mention search, sorted by date?"},
-		{q: "How many PDFs mention search?", f: store.Filter{Types: []string{"md"}}},
+		{q: "How many PDFs mention search?", f: domain.Filter{Types: []string{"md"}}},
 	} {
 		if _, ok := parseCollection(c.q); !ok {
 			t.Fatalf("%q is not a question about the collection", c.q)

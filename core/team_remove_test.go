@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/netgate/netgatetest"
-	"cairn/core/store"
 	"cairn/core/teamstore"
 )
 
@@ -38,7 +38,7 @@ func TestTeamRemoveFolderTakesTheWindowsFolderOutOfTheCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counts := func(fs []store.Folder) map[string][2]int {
+	counts := func(fs []domain.Folder) map[string][2]int {
 		out := map[string][2]int{}
 		for _, f := range fs {
 			out[f.Path] = [2]int{f.Documents, f.Chunks}
@@ -73,18 +73,18 @@ func TestTeamRemoveFolderTakesTheWindowsFolderOutOfTheCluster(t *testing.T) {
 		t.Errorf("removing a folder the cluster does not hold: %v", err)
 	}
 
-	var seen []teamstore.Removal
-	r, err := team.RemoveFolder(ctx, corpus, func(r teamstore.Removal) { seen = append(seen, r) })
+	var seen []domain.Removal
+	r, err := team.RemoveFolder(ctx, corpus, func(r domain.Removal) { seen = append(seen, r) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := counts(local)[corpus]
-	want := teamstore.Removal{FolderSize: teamstore.FolderSize{Folder: "share/corpus", Files: c[0], Chunks: c[1]}, FilesRemoved: c[0], ChunksRemoved: c[1]}
+	want := domain.Removal{FolderSize: domain.FolderSize{Folder: "share/corpus", Files: c[0], Chunks: c[1]}, FilesRemoved: c[0], ChunksRemoved: c[1]}
 	if r != want || len(seen) < 2 || seen[0].FilesRemoved != 0 || seen[len(seen)-1] != want {
 		t.Errorf("removal %+v, progress %+v; want it to end at %+v", r, seen, want)
 	}
 	sizes, err := ts.Folders(ctx)
-	if g := counts(local)[guide]; err != nil || !slices.Equal(sizes, []teamstore.FolderSize{{Folder: "share/guide", Files: g[0], Chunks: g[1]}}) {
+	if g := counts(local)[guide]; err != nil || !slices.Equal(sizes, []domain.FolderSize{{Folder: "share/guide", Files: g[0], Chunks: g[1]}}) {
 		t.Errorf("the cluster holds %+v (%v), want only share/guide", sizes, err)
 	}
 	if listed, err := team.Folders(ctx); err != nil || len(listed) != 1 || listed[0].Path != guide {

@@ -14,6 +14,7 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/llm/testmodel"
 	"cairn/core/migrate"
 	"cairn/core/models"
@@ -21,7 +22,6 @@ import (
 	"cairn/core/remote"
 	"cairn/core/remote/remotetest"
 	"cairn/core/search"
-	"cairn/core/store"
 	"cairn/core/teamsearch"
 	"cairn/core/teamstore"
 	"cairn/core/teamstore/teamtest"
@@ -120,7 +120,7 @@ func twoStoresIn(t *testing.T, url string, d *netgatetest.Dialer, as string, fol
 		c.Network.Mode = "team"
 	})
 	for _, f := range folders {
-		var run store.Run
+		var run domain.Run
 		var err error
 		if as != "" {
 			run, err = team.IndexTeam(context.Background(), f, as+"/"+filepath.Base(f), nil)
@@ -140,12 +140,12 @@ func twoStoresIn(t *testing.T, url string, d *netgatetest.Dialer, as string, fol
 // titles, off-topic ones, and every kind of filter.
 func paritySearches(corpus string) []struct {
 	q string
-	f store.Filter
+	f domain.Filter
 } {
 	day := func(s string) time.Time { t, _ := time.Parse("2006-01-02", s); return t }
 	return []struct {
 		q string
-		f store.Filter
+		f domain.Filter
 	}{
 		{q: "how do I reset the router"},
 		{q: "what is the default admin password"},
@@ -158,22 +158,22 @@ func paritySearches(corpus string) []struct {
 		{q: "service port replicas"},
 		{q: "What is the capital of Peru?"},
 		{q: "quantum chromodynamics lattice"},
-		{q: "router", f: store.Filter{Types: []string{"md"}}},
-		{q: "settings", f: store.Filter{PathPrefixes: []string{filepath.Join(corpus, "manuals")}}},
-		{q: "settings", f: store.Filter{Contains: []string{"NETWORK"}}},
+		{q: "router", f: domain.Filter{Types: []string{"md"}}},
+		{q: "settings", f: domain.Filter{PathPrefixes: []string{filepath.Join(corpus, "manuals")}}},
+		{q: "settings", f: domain.Filter{Contains: []string{"NETWORK"}}},
 		{q: "How do I add a folder to index?"},
 		{q: "which models does Cairn use for embeddings"},
 		{q: "why does Cairn refuse to answer"},
 		{q: "privacy network offline mode"},
 		{q: "troubleshooting a crash"},
 		{q: "searching with filters by date and type"},
-		{q: "settings", f: store.Filter{Types: []string{"md"}}},
-		{q: "settings", f: store.Filter{Types: []string{"html", "txt"}}},
-		{q: "port", f: store.Filter{Contains: []string{"NETWORK"}}},
-		{q: "port", f: store.Filter{Contains: []string{"Office network"}}},
-		{q: "model", f: store.Filter{PathPrefixes: []string{filepath.Join(corpus, "..", "..", "resources", "guide", "05")}}},
-		{q: "reset settings", f: store.Filter{Since: day("2000-01-01"), Until: day("2100-01-01")}},
-		{q: "reset settings", f: store.Filter{Until: day("2000-01-01")}},
+		{q: "settings", f: domain.Filter{Types: []string{"md"}}},
+		{q: "settings", f: domain.Filter{Types: []string{"html", "txt"}}},
+		{q: "port", f: domain.Filter{Contains: []string{"NETWORK"}}},
+		{q: "port", f: domain.Filter{Contains: []string{"Office network"}}},
+		{q: "model", f: domain.Filter{PathPrefixes: []string{filepath.Join(corpus, "..", "..", "resources", "guide", "05")}}},
+		{q: "reset settings", f: domain.Filter{Since: day("2000-01-01"), Until: day("2100-01-01")}},
+		{q: "reset settings", f: domain.Filter{Until: day("2000-01-01")}},
 	}
 }
 
@@ -338,10 +338,10 @@ func TestTeamHybridSearchIsTheSameOnBothStores(t *testing.T) {
 	vectors := 0
 	for _, c := range []struct {
 		q string
-		f store.Filter
+		f domain.Filter
 	}{
 		{q: "how do I reset the router"}, {q: "the warranty period"}, {q: "which models does Cairn use for embeddings"},
-		{q: "What is the capital of Peru?"}, {q: "how do I reset the router", f: store.Filter{Types: []string{"txt", "csv"}}},
+		{q: "What is the capital of Peru?"}, {q: "how do I reset the router", f: domain.Filter{Types: []string{"txt", "csv"}}},
 	} {
 		q := c.q
 		req := sqlite.SearchRequest(q)
@@ -393,11 +393,11 @@ func TestTeamFoldersNamedInTheClusterAreFoundHere(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		q string
-		f store.Filter
+		f domain.Filter
 	}{
 		{q: "how do I reset the router"},
-		{q: "settings", f: store.Filter{PathPrefixes: []string{filepath.Join(corpus, "manuals")}}},
-		{q: "settings", f: store.Filter{PathPrefixes: []string{corpus}}},
+		{q: "settings", f: domain.Filter{PathPrefixes: []string{filepath.Join(corpus, "manuals")}}},
+		{q: "settings", f: domain.Filter{PathPrefixes: []string{corpus}}},
 	} {
 		req := sqlite.SearchRequest(c.q)
 		req.Filter = c.f

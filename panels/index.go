@@ -1,6 +1,7 @@
 package panels
 
 import (
+	"cairn/core/domain"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,9 +11,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"cairn/core/ingest"
-	"cairn/core/store"
 )
 
 // Index is the indexing panel: a folder picker with Start and Cancel, the
@@ -41,7 +39,7 @@ type Index struct {
 
 	ready    bool
 	running  string // folder being indexed; "" when idle
-	folders  []store.Folder
+	folders  []domain.Folder
 	watching map[string]bool
 	ranOnce  bool   // a run was shown in the file list
 	selected string // folder selected in the list
@@ -207,7 +205,7 @@ func (p *Index) confirmRemove() {
 
 // Apply shows the worker's events; call it on the window's goroutine.
 func (p *Index) Apply(events ...IndexEvent) {
-	var last *ingest.Progress
+	var last *domain.Progress
 	files := false
 	for _, ev := range events {
 		switch ev := ev.(type) {
@@ -288,13 +286,13 @@ func (p *Index) Apply(events ...IndexEvent) {
 }
 
 // showProgress shows a run's progress report on the bar and under it.
-func (p *Index) showProgress(pr ingest.Progress) {
+func (p *Index) showProgress(pr domain.Progress) {
 	if f := progressFraction(pr); p.Bar.Value != f {
 		p.Bar.SetValue(f)
 	}
 	setText(p.Progress, progressText(pr))
 	p.Progress.Show()
-	if p.running != "" && pr.Phase != ingest.PhaseDone {
+	if p.running != "" && pr.Phase != domain.PhaseDone {
 		if p.currentAge++; p.Current.Text == "" || p.currentAge >= currentEvery {
 			setText(p.Current, pr.Current)
 			p.currentAge = 0
@@ -305,13 +303,13 @@ func (p *Index) showProgress(pr ingest.Progress) {
 }
 
 // folder is the listed folder at path; a zero one when none is.
-func (p *Index) folder(path string) store.Folder {
+func (p *Index) folder(path string) domain.Folder {
 	for _, f := range p.folders {
 		if f.Path == path {
 			return f
 		}
 	}
-	return store.Folder{}
+	return domain.Folder{}
 }
 
 // removeStarted shows that path is being removed: from a knowledge base
@@ -426,7 +424,7 @@ func finishedText(ev IndexFinished) string {
 }
 
 // folderInfo is a folder's one-line summary.
-func folderInfo(f store.Folder, watching bool, now time.Time) string {
+func folderInfo(f domain.Folder, watching bool, now time.Time) string {
 	parts := []string{plural(f.Documents, "document", "documents"), plural(f.Chunks, "chunk", "chunks")}
 	if f.Issues > 0 {
 		parts = append(parts, plural(f.Issues, "file not indexed", "files not indexed"))

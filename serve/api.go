@@ -13,11 +13,11 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/fault"
 	"cairn/core/kb"
 	"cairn/core/netgate"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // registerAPI puts the /api routes on mux, with their OpenAPI document at
@@ -146,7 +146,7 @@ type Passage struct {
 	Text    string `json:"text"`
 }
 
-func passageOf(ci store.ChunkInfo) Passage {
+func passageOf(ci domain.ChunkInfo) Passage {
 	return Passage{ChunkID: ci.ID, File: ci.Path, Title: ci.Title, Unit: ci.UnitKind, Page: ci.Page, Label: ci.Label,
 		Line: ci.LineStart, LineEnd: ci.LineEnd, Heading: ci.Heading, Text: ci.Text}
 }

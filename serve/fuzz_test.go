@@ -2,13 +2,11 @@ package serve
 
 import (
 	"bytes"
+	"cairn/core/domain"
 	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"testing"
-
-	"cairn/core/ingest"
-	"cairn/core/store"
 )
 
 // FuzzRequestBodies sends arbitrary bodies to every endpoint that reads
@@ -27,9 +25,9 @@ func FuzzRequestBodies(f *testing.F) {
 			f.Add(uint8(which), []byte(seed))
 		}
 	}
-	eng := stubEngine{Engine: testEngine(f), index: func(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error) {
+	eng := stubEngine{Engine: testEngine(f), index: func(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 		close(progress)
-		return store.Run{}, nil
+		return domain.Run{}, nil
 	}}
 	srv := New(eng, Options{Token: testToken, Limits: Limits{MaxBody: 4096, MaxQuery: 512}})
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {

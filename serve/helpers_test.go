@@ -15,9 +15,8 @@ import (
 	"cairn/core"
 	"cairn/core/answer"
 	"cairn/core/config"
-	"cairn/core/ingest"
+	"cairn/core/domain"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -66,7 +65,7 @@ type stubEngine struct {
 	*core.Engine
 	search func(ctx context.Context, req search.Request) (*search.Response, error)
 	ask    func(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
-	index  func(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error)
+	index  func(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
 }
 
 func (s stubEngine) Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error) {
@@ -83,7 +82,7 @@ func (s stubEngine) Search(ctx context.Context, req search.Request) (*search.Res
 	return s.Engine.Search(ctx, req)
 }
 
-func (s stubEngine) Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error) {
+func (s stubEngine) Index(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 	if s.index != nil {
 		return s.index(ctx, folder, progress)
 	}

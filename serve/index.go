@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cairn/core/domain"
 	"context"
 	"fmt"
 	"log/slog"
@@ -11,8 +12,6 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-
-	"cairn/core/ingest"
 )
 
 // IndexState is the service's index run: running, or the last one.
@@ -102,7 +101,7 @@ func (j *indexJobs) start(folder string) (IndexState, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	j.st = IndexState{Running: true, Folder: folder, Phase: "scanning", StartedAt: &now}
 	j.cancel, j.done = cancel, make(chan struct{})
-	progress := make(chan ingest.Progress, 64)
+	progress := make(chan domain.Progress, 64)
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)

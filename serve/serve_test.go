@@ -18,10 +18,9 @@ import (
 	"time"
 
 	"cairn/core/answer"
-	"cairn/core/ingest"
+	"cairn/core/domain"
 	"cairn/core/netgate"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 func TestRefusalsLeakNothing(t *testing.T) {
@@ -366,12 +365,12 @@ func TestPassageNetworkAndIndex(t *testing.T) {
 
 func TestIndexRunIsCancelled(t *testing.T) {
 	started := make(chan struct{})
-	stub := stubEngine{Engine: testEngine(t), index: func(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error) {
+	stub := stubEngine{Engine: testEngine(t), index: func(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 		defer close(progress)
-		progress <- ingest.Progress{Folder: folder, Phase: ingest.PhaseIndexing, FilesTotal: 10, FilesDone: 3}
+		progress <- domain.Progress{Folder: folder, Phase: domain.PhaseIndexing, FilesTotal: 10, FilesDone: 3}
 		close(started)
 		<-ctx.Done()
-		return store.Run{}, ctx.Err()
+		return domain.Run{}, ctx.Err()
 	}}
 	base, _ := startServer(t, stub, Options{})
 	dir := t.TempDir()

@@ -19,11 +19,10 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/config"
-	"cairn/core/ingest"
+	"cairn/core/domain"
 	"cairn/core/kb"
 	"cairn/core/logs"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // Engine is what the service needs of core.Engine; tests wrap the real one.
@@ -33,10 +32,10 @@ type Engine interface {
 	Search(ctx context.Context, req search.Request) (*search.Response, error)
 	Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
 	Status(ctx context.Context) (kb.Status, error)
-	Folders(ctx context.Context) ([]store.Folder, error)
-	Passage(ctx context.Context, id int64) (store.ChunkInfo, error)
-	DocumentChunks(ctx context.Context, path string) ([]store.ChunkInfo, error)
-	Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error)
+	Folders(ctx context.Context) ([]domain.Folder, error)
+	Passage(ctx context.Context, id int64) (domain.ChunkInfo, error)
+	DocumentChunks(ctx context.Context, path string) ([]domain.ChunkInfo, error)
+	Index(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
 	NetworkMode() string
 	SetNetworkMode(mode string) error
 }

@@ -15,9 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
-	"cairn/core/ingest"
-	"cairn/core/store"
-	"cairn/core/teamstore"
+	"cairn/core/domain"
 	"cairn/panels"
 )
 
@@ -194,9 +192,9 @@ func TestRemovingAFolderFromTheTeamClusterSaysSoAndShowsProgress(t *testing.T) {
 	eng.removeGate = make(chan struct{})
 	h := newHarness(t, eng)
 	p, dir := indexedFolder(h)
-	size := teamstore.FolderSize{Folder: dir, Files: 1, Chunks: 2}
+	size := domain.FolderSize{Folder: dir, Files: 1, Chunks: 2}
 	eng.locked(func() {
-		eng.removeSteps = []teamstore.Removal{{FolderSize: size}, {FolderSize: size, FilesRemoved: 1, ChunksRemoved: 1}}
+		eng.removeSteps = []domain.Removal{{FolderSize: size}, {FolderSize: size, FilesRemoved: 1, ChunksRemoved: 1}}
 	})
 
 	test.Tap(p.Remove)
@@ -233,9 +231,9 @@ func TestRemovedFolderLeavesNoTrace(t *testing.T) {
 	h := newHarness(t, eng)
 	dir := t.TempDir()
 	eng.locked(func() {
-		eng.indexFiles = []ingest.FileEvent{
-			{Path: filepath.Join(dir, "a.md"), Status: ingest.StatusIndexed, Chunks: 2, Bytes: 100},
-			{Path: other, Status: ingest.StatusFailed, Reason: "broken"},
+		eng.indexFiles = []domain.FileEvent{
+			{Path: filepath.Join(dir, "a.md"), Status: domain.StatusIndexed, Chunks: 2, Bytes: 100},
+			{Path: other, Status: domain.StatusFailed, Reason: "broken"},
 		}
 	})
 	p := startIndexing(h, dir)
@@ -329,7 +327,7 @@ func TestWatchedFolderIsReindexedWhenAFileChanges(t *testing.T) {
 
 func TestIssuesOfEarlierRunsAreListed(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
-	eng.issues = []store.Issue{{Path: "/docs/secret.pdf", Kind: "failed", Reason: "encrypted PDF: needs a password", At: time.Date(2026, 11, 2, 9, 30, 0, 0, time.Local)}}
+	eng.issues = []domain.Issue{{Path: "/docs/secret.pdf", Kind: "failed", Reason: "encrypted PDF: needs a password", At: time.Date(2026, 11, 2, 9, 30, 0, 0, time.Local)}}
 	h := newHarness(t, eng)
 	p := h.shell().Index
 	h.until("the issue", func() bool { return len(p.Files.Shown()) == 1 })

@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
-	"cairn/core/ingest"
+	"cairn/core/domain"
 	"cairn/panels"
 )
 
@@ -91,7 +91,7 @@ func TestTheWindowFitsTheSmallestScreen(t *testing.T) {
 	fitsTheSmallestWindow(t, h, "after an index run")
 
 	// A run under way, as its progress reports show it.
-	s.Index.Apply(panels.Progressed{Progress: ingest.Progress{Folder: corpus, Phase: ingest.PhaseIndexing,
+	s.Index.Apply(panels.Progressed{Progress: domain.Progress{Folder: corpus, Phase: domain.PhaseIndexing,
 		FilesSeen: 683, FilesTotal: 683, FilesDone: 21, Indexed: 21, Chunks: 412, Bytes: 1 << 20, BytesTotal: 90 << 20,
 		Current: corpus + "/manuals/router-admin-guide.pdf"}})
 	h.frame()

@@ -22,9 +22,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/fault"
 	"cairn/core/health"
-	"cairn/core/store"
 	"cairn/panels"
 	cairntheme "cairn/theme"
 )
@@ -391,7 +391,7 @@ func TestDialogsAnswerEnterAndEscape(t *testing.T) {
 // are and offers Add folder; once a folder of one's own is in, it stops.
 func TestFirstStartOffersAddFolder(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
-	eng.folders = []store.Folder{{ID: 1, Path: eng.GuideDir(), Documents: 8, Chunks: 40}}
+	eng.folders = []domain.Folder{{ID: 1, Path: eng.GuideDir(), Documents: 8, Chunks: 40}}
 	h := newHarness(t, eng)
 	q := h.shell().Query
 	h.until("the guide to be named", func() bool { return q.AddFolder.Visible() })

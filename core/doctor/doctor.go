@@ -19,6 +19,7 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/fault"
 	"cairn/core/health"
@@ -163,7 +164,7 @@ func checkKB(ctx context.Context, path string) []health.Check {
 	case err != nil:
 		out = append(out, health.Check{Verdict: health.Warn, Name: "indexing", Detail: fault.FirstLine(err.Error())})
 	case busy:
-		out = append(out, health.Check{Verdict: health.Warn, Name: "indexing", Detail: store.ErrIndexing.Error(), Code: fault.StoreBusy,
+		out = append(out, health.Check{Verdict: health.Warn, Name: "indexing", Detail: domain.ErrIndexing.Error(), Code: fault.StoreBusy,
 			Fix: "the checks above saw the knowledge base as it was while that run wrote; run doctor again when it is done"})
 	default:
 		out = append(out, health.Check{Verdict: health.Pass, Name: "indexing", Detail: "no indexing run in progress"})

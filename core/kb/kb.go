@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // kbName is what a knowledge base may be called: a file name in the data
@@ -53,7 +53,7 @@ var ErrNotFound = errors.New("not found")
 
 // Status is what a knowledge base holds and which models are loaded.
 type Status struct {
-	store.Stats
+	domain.Stats
 	EmbeddingModel string // "" when BM25 only
 	ChatModel      string // "" when answers are extractive
 	NetworkMode    string

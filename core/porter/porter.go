@@ -1,4 +1,7 @@
-package bm25
+// Package porter is the Porter stemmer as SQLite's FTS5 "porter" tokenizer
+// applies it: both keyword paths (FTS5 and core/bm25) and the snippets of
+// core/search stem with it.
+package porter
 
 import "strings"
 
@@ -7,7 +10,7 @@ import "strings"
 // index: tokens shorter than 3 or longer than 64 bytes pass unchanged, only
 // a, e, i, o, u (and y after a consonant) are vowels, and any other byte,
 // including digits and non-ASCII bytes, counts as a consonant.
-// TestTokensMatchFTS5 compares the two on real text.
+// TestTokensMatchFTS5 (core/bm25) compares the two on real text.
 
 const maxStemToken = 64
 
