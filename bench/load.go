@@ -16,7 +16,7 @@ import (
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/eval"
-	"cairn/core/models"
+	"cairn/core/llm/models"
 )
 
 // LoadOptions configure LoadBench.
@@ -114,7 +114,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 
 	fmt.Fprintf(log, "load: indexing %s (nobody searching)…\n", opt.Corpus.Dir)
 	t := time.Now()
-	run, err := e.Index(ctx, opt.Corpus.Dir, nil)
+	run, err := e.IndexFolder(ctx, opt.Corpus.Dir, nil)
 	if err != nil {
 		return rep, err
 	}
@@ -159,7 +159,7 @@ func LoadBench(ctx context.Context, opt LoadOptions, log io.Writer) (LoadReport,
 		defer wg.Done()
 		for wctx.Err() == nil {
 			t := time.Now()
-			run, err := e.Index(wctx, mirror, nil)
+			run, err := e.IndexFolder(wctx, mirror, nil)
 			if errors.Is(err, context.Canceled) || wctx.Err() != nil {
 				return // the phase ended during this run
 			}

@@ -15,7 +15,7 @@ import (
 	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/eval"
-	"cairn/core/models"
+	"cairn/core/llm/models"
 	"cairn/core/search"
 	"cairn/core/stats"
 	"cairn/core/teamstore/teamtest"
@@ -117,7 +117,7 @@ func IndexFresh(ctx context.Context, st QualityStore, db, folder, work string) (
 	}
 	ix := Indexed{Engine: e, node: node}
 	t := time.Now()
-	run, err := e.Index(ctx, folder, nil) // into the cluster when it is the store (Engine.Index)
+	run, err := e.IndexFolder(ctx, folder, nil) // into the cluster when it is the store (Engine.IndexFolder)
 	if err == nil {
 		err = e.SyncKeywordIndex(ctx) // as `cairn search --batch` does before its queries
 	}

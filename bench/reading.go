@@ -277,7 +277,7 @@ func ReadingBench(ctx context.Context, st QualityStore, qc QualityCorpus, questi
 	op.Rate, op.BaselineRate = ratio(op.Hits, op.Questions), ratio(op.BaselineHits, op.Questions)
 
 	fmt.Fprintf(log, "reading: adding %s to the knowledge base\n", extra)
-	run, err := e.Index(ctx, extra, nil)
+	run, err := e.IndexFolder(ctx, extra, nil)
 	if err == nil {
 		err = e.SyncKeywordIndex(ctx)
 	}

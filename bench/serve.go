@@ -323,7 +323,7 @@ func fillKnowledgeBase(ctx context.Context, e *core.Engine, corpus, folder strin
 			next++
 		}
 		fmt.Fprintf(log, "serve: indexing %d pages (%d chunks so far, %d wanted)…\n", next, st.Chunks, want)
-		run, err := e.Index(ctx, folder, nil)
+		run, err := e.IndexFolder(ctx, folder, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,7 @@ import (
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/doctor"
-	"cairn/core/health"
+	"cairn/core/doctor/health"
 	"cairn/ui"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"cairn/bench"
 	"cairn/core"
+	"cairn/core/llm/models"
 	"cairn/core/llm/testmodel"
-	"cairn/core/models"
 	"cairn/core/stats"
 )
 
@@ -71,7 +71,7 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 	}
 	defer eng.Close()
 	fmt.Fprintf(log, "indexing %d man pages\n", limit)
-	if _, err := eng.Index(ctx, mc.Dir, nil); err != nil {
+	if _, err := eng.IndexFolder(ctx, mc.Dir, nil); err != nil {
 		return AskBenchResult{}, err
 	}
 	t := time.Now()

@@ -207,7 +207,7 @@ func prepareGUIKB(ctx context.Context, env *cliEnv, home, corpus string) (chunks
 	if !slices.ContainsFunc(folders, func(f domain.Folder) bool { return f.Path == corpus }) {
 		fmt.Fprintf(env.stderr, "indexing %s into %s (once; kept for later runs)…\n", corpus, home)
 		t := time.Now()
-		run, err := e.Index(ctx, corpus, nil)
+		run, err := e.IndexFolder(ctx, corpus, nil)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"cairn/core/doctor"
+	"cairn/core/doctor/health"
 	"cairn/core/fault"
-	"cairn/core/health"
 )
 
 func runDoctor(ctx context.Context, env *cliEnv, args []string) error {

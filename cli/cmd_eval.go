@@ -15,8 +15,8 @@ import (
 	"cairn/core"
 	"cairn/core/answer"
 	"cairn/core/eval"
+	"cairn/core/llm/models"
 	"cairn/core/llm/testmodel"
-	"cairn/core/models"
 )
 
 func runEval(ctx context.Context, env *cliEnv, args []string) error {
@@ -228,7 +228,7 @@ func injectionRuns(ctx context.Context, env *cliEnv, db, docs string, index bool
 	}
 	defer eng.Close()
 	if index {
-		if _, err := eng.Index(ctx, docs, nil); err != nil {
+		if _, err := eng.IndexFolder(ctx, docs, nil); err != nil {
 			return nil, err
 		}
 	}

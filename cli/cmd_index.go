@@ -118,7 +118,7 @@ func indexOnce(ctx context.Context, env *cliEnv, eng *core.Engine, folder string
 		defer close(done)
 		printProgress(env.stderr, progress, quiet, isTerminal(env.stderr))
 	}()
-	run, err := eng.Index(ctx, folder, progress)
+	run, err := eng.IndexFolder(ctx, folder, progress)
 	<-done
 	if run.ID != 0 {
 		printRun(env.stdout, run)

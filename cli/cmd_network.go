@@ -14,7 +14,7 @@ import (
 
 	"cairn/core/config"
 	"cairn/core/netgate"
-	"cairn/core/network"
+	"cairn/core/netgate/network"
 	"cairn/core/remote"
 )
 

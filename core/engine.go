@@ -29,7 +29,7 @@ import (
 	"cairn/core/llm"
 	"cairn/core/logs"
 	"cairn/core/netgate"
-	"cairn/core/network"
+	"cairn/core/netgate/network"
 	"cairn/core/ocr"
 	"cairn/core/remote"
 	"cairn/core/search"
@@ -155,20 +155,10 @@ func (opt Options) makeFolder(path string) error {
 }
 
 // Path is the database file opt names: --db as given, or the knowledge base
-// named --kb (the settings' default without one) in the data folder. A
-// name is a file name, never a path: this is the one rule for names.
+// named --kb (the settings' default without one) in the data folder
+// (kb.File).
 func (opt Options) Path(cfg config.Config) (string, error) {
-	if opt.DB != "" {
-		return opt.DB, nil
-	}
-	name := opt.KB
-	if name == "" {
-		name = cfg.Paths.KB
-	}
-	if err := kb.CheckName(name); err != nil {
-		return "", err
-	}
-	return kb.Path(cfg, name), nil
+	return kb.File(cfg, opt.KB, opt.DB)
 }
 
 // Open opens a knowledge base: read-only, or for writing (see
@@ -211,7 +201,7 @@ func (e *Engine) registry() *extract.Registry {
 	e.regOnce.Do(func() {
 		c := e.Config()
 		lim := extract.DefaultLimits()
-		lim.MaxFileBytes = int64(c.Index.MaxFileMB) << 20
+		lim.MaxFileBytes = int64(c.Indexing.MaxFileMB) << 20
 		if t := c.IndexTimeout(); t > 0 {
 			lim.Timeout = t
 		}
@@ -233,8 +223,8 @@ func (e *Engine) registry() *extract.Registry {
 // settings c: index.workers, else Options.IndexWorkers; 0 leaves it to
 // ingest (one per CPU).
 func (e *Engine) workers(c config.Config) int {
-	if c.Index.Workers > 0 {
-		return c.Index.Workers
+	if c.Indexing.Workers > 0 {
+		return c.Indexing.Workers
 	}
 	return e.indexWorkers
 }
@@ -244,11 +234,11 @@ func (e *Engine) indexer(ctx context.Context) (*ingest.Indexer, error) {
 	c := e.Config()
 	opt := ingest.Options{
 		Chunk:          chunk.Params{Size: c.Chunking.Size, Overlap: c.Chunking.Overlap, MaxHeadingLen: c.Chunking.MaxHeadingLen},
-		MaxFileBytes:   int64(c.Index.MaxFileMB) << 20,
+		MaxFileBytes:   int64(c.Indexing.MaxFileMB) << 20,
 		Workers:        e.workers(c),
-		IncludeHidden:  c.Index.IncludeHidden,
-		FollowLinksOut: c.Index.FollowLinksOut,
-		Ignore:         c.Index.Ignore,
+		IncludeHidden:  c.Indexing.IncludeHidden,
+		FollowLinksOut: c.Indexing.FollowLinksOut,
+		Ignore:         c.Indexing.Ignore,
 		EmbedBatch:     c.Embedding.BatchSize,
 		EmbedBudget:    int64(c.Embedding.BatchMB) << 20,
 		Interest:       e.interest.snapshot,
@@ -296,7 +286,7 @@ func (e *Engine) Config() config.Config {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c := e.cfg
-	c.Index.Ignore = slices.Clone(c.Index.Ignore)
+	c.Indexing.Ignore = slices.Clone(c.Indexing.Ignore)
 	c.Store.Folders = maps.Clone(c.Store.Folders)
 	c.Network = e.net.NetworkConfig()
 	return c
@@ -368,10 +358,10 @@ func (e *Engine) Path() string { return e.db.Path() }
 // the full-text index, orphans, vectors) and lists the problems found.
 func (e *Engine) Check(ctx context.Context) ([]string, error) { return e.db.Check(ctx) }
 
-// Index indexes folder; see ingest.Indexer.Run. With an embedding model,
+// IndexFolder indexes folder; see ingest.Indexer.Run. With an embedding model,
 // new chunks are embedded and chunks stored before (or under another
 // model) are re-embedded from their text.
-func (e *Engine) Index(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
+func (e *Engine) IndexFolder(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 	if e.team != nil {
 		// The window feeds the store it searches, as cairn index does.
 		return e.IndexTeam(ctx, folder, "", progress)

@@ -57,7 +57,7 @@ func testEngineWith(t *testing.T, tune func(*config.Config), opt Options, models
 	}
 	t.Cleanup(func() { eng.Close() })
 	corpus, _ := filepath.Abs("../testdata/corpus")
-	if _, err := eng.Index(context.Background(), corpus, nil); err != nil {
+	if _, err := eng.IndexFolder(context.Background(), corpus, nil); err != nil {
 		t.Fatal(err)
 	}
 	return eng

@@ -13,12 +13,12 @@ import (
 )
 
 // newTestIndex is the index panel in a window of the default size, ready.
-func newTestIndex(t *testing.T) *Index {
+func newTestIndex(t *testing.T) *IndexTab {
 	t.Helper()
 	app := test.NewTempApp(t)
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)
-	p := NewIndex(w, app.Clipboard(), func(IndexRequest) {})
+	p := NewIndexTab(w, app.Clipboard(), func(IndexRequest) {})
 	w.SetContent(p.Content())
 	w.Resize(fyne.NewSize(1100, 760))
 	p.Apply(IndexReady{})

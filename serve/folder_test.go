@@ -20,7 +20,7 @@ func TestFolderIsAFolderOnEverySurface(t *testing.T) {
 	dir := t.TempDir()
 	for _, sub := range []string{"corpus", "corpus-old"} {
 		writeFile(t, filepath.Join(dir, sub, "kiln.md"), "# Kiln\n\nThe kiln fires at 1240 degrees for cone 6 stoneware.\n")
-		if _, err := eng.Index(context.Background(), filepath.Join(dir, sub), nil); err != nil {
+		if _, err := eng.IndexFolder(context.Background(), filepath.Join(dir, sub), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

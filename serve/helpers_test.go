@@ -45,7 +45,7 @@ func testEngineLog(t testing.TB, log *slog.Logger) *core.Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	if _, err := eng.Index(context.Background(), corpus(t), nil); err != nil {
+	if _, err := eng.IndexFolder(context.Background(), corpus(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	return eng
@@ -82,11 +82,11 @@ func (s stubEngine) Search(ctx context.Context, req search.Request) (*search.Res
 	return s.Engine.Search(ctx, req)
 }
 
-func (s stubEngine) Index(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
+func (s stubEngine) IndexFolder(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 	if s.index != nil {
 		return s.index(ctx, folder, progress)
 	}
-	return s.Engine.Index(ctx, folder, progress)
+	return s.Engine.IndexFolder(ctx, folder, progress)
 }
 
 // syncBuffer is a log destination goroutines share.

@@ -116,8 +116,8 @@ func (j *indexJobs) start(folder string) (IndexState, error) {
 	done := j.done
 	go func() {
 		defer close(done)
-		_, err := j.eng.Index(ctx, folder, progress)
-		<-drained // Index closes progress
+		_, err := j.eng.IndexFolder(ctx, folder, progress)
+		<-drained // IndexFolder closes progress
 		end := time.Now()
 		j.mu.Lock()
 		defer j.mu.Unlock()

@@ -19,7 +19,7 @@ func TestMCPReadsDocumentsWithReservedCharacters(t *testing.T) {
 	for _, n := range names {
 		writeFile(t, filepath.Join(dir, n), "# Kiln\n\nThe kiln of "+n+" fires at 1240 degrees.\n")
 	}
-	if _, err := eng.Index(context.Background(), dir, nil); err != nil {
+	if _, err := eng.IndexFolder(context.Background(), dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	base, _ := startServer(t, eng, Options{})

@@ -35,7 +35,7 @@ type Engine interface {
 	Folders(ctx context.Context) ([]domain.Folder, error)
 	Passage(ctx context.Context, id int64) (domain.ChunkInfo, error)
 	DocumentChunks(ctx context.Context, path string) ([]domain.ChunkInfo, error)
-	Index(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
+	IndexFolder(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
 	NetworkMode() string
 	SetNetworkMode(mode string) error
 }

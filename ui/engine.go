@@ -18,7 +18,7 @@ type Engine interface {
 	Config() config.Config
 	Close() error
 
-	Index(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
+	IndexFolder(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
 	EnsureStarterKB(ctx context.Context, progress chan<- domain.Progress) (bool, error)
 	GuideDir() string // where EnsureStarterKB installs the user guide
 	Folders(ctx context.Context) ([]domain.Folder, error)

@@ -17,7 +17,7 @@ import (
 	"cairn/core/config"
 	"cairn/core/domain"
 	"cairn/core/kb"
-	"cairn/core/models"
+	"cairn/core/llm/models"
 	"cairn/core/preview"
 	"cairn/core/search"
 	"cairn/core/watch"
@@ -41,8 +41,8 @@ type fakeEngine struct {
 	asks         []search.Request
 	askCancelled int
 	indexFiles   []domain.FileEvent
-	indexGate    chan struct{} // Index waits here after the first file (or for ctx)
-	indexErr     error         // Index fails with it after the files
+	indexGate    chan struct{} // IndexFolder waits here after the first file (or for ctx)
+	indexErr     error         // IndexFolder fails with it after the files
 	indexed      []string
 	cancelledRun int
 	folders      []domain.Folder
@@ -123,7 +123,7 @@ func (f *fakeEngine) Close() error {
 	return nil
 }
 
-func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
+func (f *fakeEngine) IndexFolder(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 	defer close(progress)
 	f.mu.Lock()
 	files, gate := f.indexFiles, f.indexGate

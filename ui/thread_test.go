@@ -26,7 +26,7 @@ func waitAnswered(h *harness, what string) {
 func TestAskTabKeepsAConversationPerKnowledgeBase(t *testing.T) {
 	cfg, open := realEngine(t)
 	h := newHarnessWith(t, open, cfg)
-	p, q := h.shell().Index, h.shell().Query
+	p, q := h.shell().IndexTab, h.shell().Query
 	c := q.Conversation
 	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
 	corpus := copyCorpus(t)

@@ -212,7 +212,7 @@ func (w *indexWorker) start(ctx context.Context, folder string) {
 			if folder == "" {
 				o.indexed, o.err = w.eng.EnsureStarterKB(rctx, progress)
 			} else {
-				o.run, o.err = w.eng.Index(rctx, folder, progress)
+				o.run, o.err = w.eng.IndexFolder(rctx, folder, progress)
 			}
 			done <- o
 		}()

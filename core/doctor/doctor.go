@@ -2,7 +2,7 @@
 // base (integrity, full-text index, orphans, vectors), file permissions,
 // free disk space, the models, OCR, the network gate and the log. It is
 // `cairn doctor` and the window's Check health; it changes nothing. Its
-// report's types are core/health's, which the window reads without
+// report's types are core/doctor/health's, which the window reads without
 // loading what the checks need (llama.cpp, Tesseract).
 package doctor
 
@@ -17,15 +17,15 @@ import (
 	"strings"
 	"time"
 
-	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/doctor/health"
 	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/fault"
-	"cairn/core/health"
+	"cairn/core/kb"
 	"cairn/core/llm"
+	"cairn/core/llm/models"
 	"cairn/core/logs"
-	"cairn/core/models"
 	"cairn/core/netgate"
 	"cairn/core/ocr"
 	"cairn/core/search"
@@ -52,7 +52,7 @@ func Run(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) 
 	var out []health.Check
 	add := func(c health.Check) { out = append(out, c) }
 	add(checkSettings(dirs, opt.ConfigErr))
-	path, err := core.Options{KB: opt.KB, DB: opt.DB}.Path(cfg)
+	path, err := kb.File(cfg, opt.KB, opt.DB)
 	diskOf := cfg.Paths.DataDir // the disk that holds the knowledge base in use
 	if err != nil {
 		add(health.Check{Verdict: health.Fail, Name: "knowledge base", Detail: err.Error(), Fix: "give a name without a path (--kb) or a file (--db)"})

@@ -32,6 +32,23 @@ func CheckName(name string) error {
 	return nil
 }
 
+// File is the database file a command's --db and --kb name: db as given,
+// or the knowledge base named name (the settings' default when empty) in
+// the data folder. A name is a file name, never a path: this is the one
+// rule for names (core.Options.Path and core/doctor both ask it).
+func File(cfg config.Config, name, db string) (string, error) {
+	if db != "" {
+		return db, nil
+	}
+	if name == "" {
+		name = cfg.Paths.KB
+	}
+	if err := CheckName(name); err != nil {
+		return "", err
+	}
+	return Path(cfg, name), nil
+}
+
 // Path returns the database path of knowledge base name.
 func Path(cfg config.Config, name string) string {
 	return filepath.Join(cfg.Paths.DataDir, "kb", name+".db")

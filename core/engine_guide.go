@@ -30,6 +30,6 @@ func (e *Engine) EnsureStarterKB(ctx context.Context, progress chan<- domain.Pro
 		}
 		return false, err
 	}
-	_, err = e.Index(ctx, e.GuideDir(), progress)
+	_, err = e.IndexFolder(ctx, e.GuideDir(), progress)
 	return err == nil, err
 }

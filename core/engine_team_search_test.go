@@ -15,9 +15,9 @@ import (
 	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/domain"
+	"cairn/core/llm/models"
 	"cairn/core/llm/testmodel"
 	"cairn/core/migrate"
-	"cairn/core/models"
 	"cairn/core/netgate/netgatetest"
 	"cairn/core/remote"
 	"cairn/core/remote/remotetest"
@@ -105,7 +105,7 @@ func twoStoresIn(t *testing.T, url string, d *netgatetest.Dialer, as string, fol
 	}
 	sqlite = open(func(*config.Config) {})
 	for _, f := range folders {
-		if _, err := sqlite.Index(context.Background(), f, nil); err != nil {
+		if _, err := sqlite.IndexFolder(context.Background(), f, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,7 +126,7 @@ func twoStoresIn(t *testing.T, url string, d *netgatetest.Dialer, as string, fol
 			run, err = team.IndexTeam(context.Background(), f, as+"/"+filepath.Base(f), nil)
 		} else {
 			// The window's Index feeds the cluster when it is the store in use.
-			run, err = team.Index(context.Background(), f, nil)
+			run, err = team.IndexFolder(context.Background(), f, nil)
 		}
 		if err != nil || run.FilesIndexed == 0 {
 			t.Fatalf("index %s into the cluster: %+v, %v", f, run, err)

@@ -13,7 +13,7 @@ import (
 	"cairn/core/fault"
 	"cairn/core/ingest"
 	"cairn/core/llm"
-	"cairn/core/models"
+	"cairn/core/llm/models"
 )
 
 // Models lists the GGUF files of the models folder and the configured

@@ -19,7 +19,7 @@ import (
 // re-index on changed.
 func (e *Engine) Watch(ctx context.Context, folder string, debounce time.Duration, changed func(paths []string)) error {
 	c := e.Config()
-	opt := ingest.Options{IncludeHidden: c.Index.IncludeHidden, Ignore: c.Index.Ignore}
+	opt := ingest.Options{IncludeHidden: c.Indexing.IncludeHidden, Ignore: c.Indexing.Ignore}
 	data := c.Paths.DataDir
 	kb := "" // an Engine of Options.NoKB (a team run that records nowhere) has none
 	if e.db != nil {
