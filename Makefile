@@ -68,13 +68,13 @@ test: deps
 # needed) and its workers on real goroutines: the race detector checks that
 # only the window's goroutine touches widgets.
 test-race: deps
-	$(GO) test -race -count=1 -timeout 30m ./ui/... ./panels/... ./theme/... ./core/...
+	$(GO) test -race -count=1 -timeout 30m ./ui/... ./cli/... ./serve/... ./bench/... ./panels/... ./theme/... ./core/...
 
 # test-race-workers is the race detector on the packages whose goroutines
 # share state (the indexer's workers, the watcher, the network gate, the
 # settings' writers, the local service, the window's workers): CI runs it
 # (8 minutes on two busy cores; the whole of test-race does not fit).
-RACE_PKGS := ./core/ingest/ ./core/watch/ ./core/netgate/ ./core/config/ ./ui/serve/ ./ui/
+RACE_PKGS := ./core/ingest/ ./core/watch/ ./core/netgate/ ./core/config/ ./serve/ ./ui/
 test-race-workers: deps
 	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
 
@@ -95,8 +95,8 @@ $(WEAVIATE): tools/weaviate/go.mod tools/weaviate/go.sum
 
 test-team: deps $(WEAVIATE)
 	CAIRN_WEAVIATE_BIN=$(CURDIR)/$(WEAVIATE) $(GO) test -count=1 -timeout 10m -v ./core/teamstore/
-	CAIRN_WEAVIATE_BIN=$(CURDIR)/$(WEAVIATE) $(GO) test -count=1 -timeout 10m -v -run 'Team|Migrate' ./core/ ./core/ingest/ ./core/migrate/ ./ui/cli/
-	CAIRN_WEAVIATE_BIN=$(CURDIR)/$(WEAVIATE) $(GO) test -count=1 -timeout 5m -v -run 'TestTeam' ./ui/cli/bench/
+	CAIRN_WEAVIATE_BIN=$(CURDIR)/$(WEAVIATE) $(GO) test -count=1 -timeout 10m -v -run 'Team|Migrate' ./core/ ./core/ingest/ ./core/migrate/ ./cli/
+	CAIRN_WEAVIATE_BIN=$(CURDIR)/$(WEAVIATE) $(GO) test -count=1 -timeout 5m -v -run 'TestTeam' ./bench/
 
 # The fyne CLI builds the desktop bundle. It is built from a pinned tool
 # module (build/fynecli): `go install fyne.io/tools/cmd/fyne@VERSION` is
@@ -110,7 +110,7 @@ $(FYNE): build/fynecli/go.mod build/fynecli/go.sum
 # and the icon under usr/local, with a Makefile for `sudo make install`
 # (name, id, icon and version come from FyneApp.toml).
 package: deps $(FYNE)
-	$(GO) build -ldflags "-s -w -X cairn/ui/cli.Version=$(shell git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/cairn .
+	$(GO) build -ldflags "-s -w -X cairn/cli.Version=$(shell git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/cairn .
 	./$(FYNE) package --os linux --exe bin/cairn --release
 	mkdir -p dist && mv Cairn.tar.xz dist/cairn-linux-amd64.tar.xz
 	@tar tJf dist/cairn-linux-amd64.tar.xz | grep -E '\.desktop|pixmaps/|bin/cairn'
@@ -142,7 +142,7 @@ fuzz: deps
 # after each and finishing the job (make test does each once or twice).
 SOAK_TESTS = TestSIGKILLDuringIndexing|TestSIGKILLDuringIncrementalIndexing|TestSIGKILLThroughTwoNames|TestSIGKILLDuringRetriedFailure|TestFullHomeDisk
 soak: deps
-	CAIRN_SOAK_RUNS=50 $(GO) test -count=1 -timeout 180m -run '$(SOAK_TESTS)' -v ./ui/cli/
+	CAIRN_SOAK_RUNS=50 $(GO) test -count=1 -timeout 180m -run '$(SOAK_TESTS)' -v ./cli/
 
 # staticcheck is pinned; `go run` fetches it through the module proxy once.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2

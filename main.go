@@ -1,13 +1,13 @@
 // Cairn answers questions from your own documents, offline.
 //
 // Without arguments it opens the window; `cairn COMMAND` runs headless.
-// Both live under ui/: the window in ui, the command line in ui/cli.
+// The command line lives in cli/ (it also starts the window, ui/).
 package main
 
 import (
 	"os"
 
-	"cairn/ui/cli"
+	"cairn/cli"
 )
 
 func main() {

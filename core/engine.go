@@ -21,6 +21,7 @@ import (
 	"cairn/core/bm25"
 	"cairn/core/chunk"
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/fault"
 	"cairn/core/ingest"
@@ -28,12 +29,11 @@ import (
 	"cairn/core/llm"
 	"cairn/core/logs"
 	"cairn/core/netgate"
-	"cairn/core/network"
+	"cairn/core/netgate/network"
 	"cairn/core/ocr"
 	"cairn/core/remote"
 	"cairn/core/search"
 	"cairn/core/store"
-	"cairn/core/teamstore"
 	"cairn/core/vecindex"
 )
 
@@ -155,20 +155,10 @@ func (opt Options) makeFolder(path string) error {
 }
 
 // Path is the database file opt names: --db as given, or the knowledge base
-// named --kb (the settings' default without one) in the data folder. A
-// name is a file name, never a path: this is the one rule for names.
+// named --kb (the settings' default without one) in the data folder
+// (kb.File).
 func (opt Options) Path(cfg config.Config) (string, error) {
-	if opt.DB != "" {
-		return opt.DB, nil
-	}
-	name := opt.KB
-	if name == "" {
-		name = cfg.Paths.KB
-	}
-	if err := kb.CheckName(name); err != nil {
-		return "", err
-	}
-	return kb.Path(cfg, name), nil
+	return kb.File(cfg, opt.KB, opt.DB)
 }
 
 // Open opens a knowledge base: read-only, or for writing (see
@@ -211,7 +201,7 @@ func (e *Engine) registry() *extract.Registry {
 	e.regOnce.Do(func() {
 		c := e.Config()
 		lim := extract.DefaultLimits()
-		lim.MaxFileBytes = int64(c.Index.MaxFileMB) << 20
+		lim.MaxFileBytes = int64(c.Indexing.MaxFileMB) << 20
 		if t := c.IndexTimeout(); t > 0 {
 			lim.Timeout = t
 		}
@@ -233,8 +223,8 @@ func (e *Engine) registry() *extract.Registry {
 // settings c: index.workers, else Options.IndexWorkers; 0 leaves it to
 // ingest (one per CPU).
 func (e *Engine) workers(c config.Config) int {
-	if c.Index.Workers > 0 {
-		return c.Index.Workers
+	if c.Indexing.Workers > 0 {
+		return c.Indexing.Workers
 	}
 	return e.indexWorkers
 }
@@ -244,11 +234,11 @@ func (e *Engine) indexer(ctx context.Context) (*ingest.Indexer, error) {
 	c := e.Config()
 	opt := ingest.Options{
 		Chunk:          chunk.Params{Size: c.Chunking.Size, Overlap: c.Chunking.Overlap, MaxHeadingLen: c.Chunking.MaxHeadingLen},
-		MaxFileBytes:   int64(c.Index.MaxFileMB) << 20,
+		MaxFileBytes:   int64(c.Indexing.MaxFileMB) << 20,
 		Workers:        e.workers(c),
-		IncludeHidden:  c.Index.IncludeHidden,
-		FollowLinksOut: c.Index.FollowLinksOut,
-		Ignore:         c.Index.Ignore,
+		IncludeHidden:  c.Indexing.IncludeHidden,
+		FollowLinksOut: c.Indexing.FollowLinksOut,
+		Ignore:         c.Indexing.Ignore,
 		EmbedBatch:     c.Embedding.BatchSize,
 		EmbedBudget:    int64(c.Embedding.BatchMB) << 20,
 		Interest:       e.interest.snapshot,
@@ -296,7 +286,7 @@ func (e *Engine) Config() config.Config {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c := e.cfg
-	c.Index.Ignore = slices.Clone(c.Index.Ignore)
+	c.Indexing.Ignore = slices.Clone(c.Indexing.Ignore)
 	c.Store.Folders = maps.Clone(c.Store.Folders)
 	c.Network = e.net.NetworkConfig()
 	return c
@@ -368,10 +358,10 @@ func (e *Engine) Path() string { return e.db.Path() }
 // the full-text index, orphans, vectors) and lists the problems found.
 func (e *Engine) Check(ctx context.Context) ([]string, error) { return e.db.Check(ctx) }
 
-// Index indexes folder; see ingest.Indexer.Run. With an embedding model,
+// IndexFolder indexes folder; see ingest.Indexer.Run. With an embedding model,
 // new chunks are embedded and chunks stored before (or under another
 // model) are re-embedded from their text.
-func (e *Engine) Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error) {
+func (e *Engine) IndexFolder(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 	if e.team != nil {
 		// The window feeds the store it searches, as cairn index does.
 		return e.IndexTeam(ctx, folder, "", progress)
@@ -383,14 +373,14 @@ func (e *Engine) Index(ctx context.Context, folder string, progress chan<- inges
 		if progress != nil {
 			close(progress)
 		}
-		return store.Run{}, err
+		return domain.Run{}, err
 	}
 	return ix.Run(ctx, folder, progress)
 }
 
 // Reembed computes the vectors of every chunk that lacks one for the
 // current embedding model (after a model change), from stored text.
-func (e *Engine) Reembed(ctx context.Context, progress chan<- ingest.Progress) error {
+func (e *Engine) Reembed(ctx context.Context, progress chan<- domain.Progress) error {
 	ix, err := e.indexer(ctx)
 	if err != nil {
 		if progress != nil {
@@ -533,7 +523,7 @@ func (e *Engine) Status(ctx context.Context) (kb.Status, error) {
 // Folders lists the knowledge base's folders; with store.backend
 // weaviate, the folders indexed from this computer, with the team
 // cluster's counts of their files and chunks.
-func (e *Engine) Folders(ctx context.Context) ([]store.Folder, error) {
+func (e *Engine) Folders(ctx context.Context) ([]domain.Folder, error) {
 	folders, err := e.db.Folders(ctx)
 	if err != nil || e.team == nil {
 		return folders, err
@@ -543,7 +533,7 @@ func (e *Engine) Folders(ctx context.Context) ([]store.Folder, error) {
 }
 
 // Issues lists files that are not indexed and why.
-func (e *Engine) Issues(ctx context.Context) ([]store.Issue, error) { return e.db.Issues(ctx, 0) }
+func (e *Engine) Issues(ctx context.Context) ([]domain.Issue, error) { return e.db.Issues(ctx, 0) }
 
 // RemoveFolder forgets a folder of the knowledge base and everything
 // indexed from it, and returns what it held. With store.backend weaviate
@@ -551,21 +541,21 @@ func (e *Engine) Issues(ctx context.Context) ([]store.Issue, error) { return e.d
 // TeamFolderName gives it, for everyone who searches the cluster
 // (RemoveTeamFolder; progress, when not nil, follows it). The files
 // themselves are not touched.
-func (e *Engine) RemoveFolder(ctx context.Context, path string, progress func(teamstore.Removal)) (teamstore.Removal, error) {
+func (e *Engine) RemoveFolder(ctx context.Context, path string, progress func(domain.Removal)) (domain.Removal, error) {
 	if e.team != nil {
 		name := e.TeamFolderName(path)
 		folders, err := e.TeamFolders(ctx)
 		if err != nil {
-			return teamstore.Removal{}, err
+			return domain.Removal{}, err
 		}
-		if !slices.ContainsFunc(folders, func(f teamstore.FolderSize) bool { return f.Folder == name }) {
+		if !slices.ContainsFunc(folders, func(f domain.FolderSize) bool { return f.Folder == name }) {
 			// Indexed under another name (cairn index --as): removing
 			// this one would remove nothing and say it had.
-			return teamstore.Removal{}, fmt.Errorf("the team cluster holds no folder named %s: a folder indexed with `cairn index --as NAME` is removed with `cairn remove --as NAME`, or name %s NAME in store.folders", name, path)
+			return domain.Removal{}, fmt.Errorf("the team cluster holds no folder named %s: a folder indexed with `cairn index --as NAME` is removed with `cairn remove --as NAME`, or name %s NAME in store.folders", name, path)
 		}
 		return e.RemoveTeamFolder(ctx, name, progress)
 	}
-	r := teamstore.Removal{FolderSize: teamstore.FolderSize{Folder: filepath.Clean(path)}}
+	r := domain.Removal{FolderSize: domain.FolderSize{Folder: filepath.Clean(path)}}
 	folders, err := e.db.Folders(ctx)
 	if err != nil {
 		return r, err
@@ -593,7 +583,9 @@ func (e *Engine) Unjudge(ctx context.Context, query, path string) error {
 }
 
 // Judgments lists the personal test set.
-func (e *Engine) Judgments(ctx context.Context) ([]store.Judgment, error) { return e.db.Judgments(ctx) }
+func (e *Engine) Judgments(ctx context.Context) ([]domain.Judgment, error) {
+	return e.db.Judgments(ctx)
+}
 
 // IsEmpty reports whether the knowledge base has no folders yet.
 func (e *Engine) IsEmpty(ctx context.Context) (bool, error) {

@@ -12,11 +12,11 @@ import (
 	"cairn/core/answer"
 	"cairn/core/collection"
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/fault"
 	"cairn/core/llm"
 	"cairn/core/remote"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // Ask answers req.Query from the passages req retrieves. onToken, when not
@@ -44,7 +44,7 @@ func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Reque
 	if err != nil {
 		return nil, err
 	}
-	id, err := e.db.AddTurn(ctx, thread, store.Turn{Question: req.Query, Query: ans.Query, Answer: ans.Text})
+	id, err := e.db.AddTurn(ctx, thread, domain.Turn{Question: req.Query, Query: ans.Query, Answer: ans.Text})
 	return e.saved(ans, id, err), nil
 }
 
@@ -65,7 +65,7 @@ func (e *Engine) AnswerAgain(ctx context.Context, thread int64, req search.Reque
 	if err != nil {
 		return nil, err
 	}
-	err = e.db.ReplaceLastTurn(ctx, thread, store.Turn{Question: req.Query, Query: ans.Query, Answer: ans.Text})
+	err = e.db.ReplaceLastTurn(ctx, thread, domain.Turn{Question: req.Query, Query: ans.Query, Answer: ans.Text})
 	return e.saved(ans, thread, err), nil
 }
 
@@ -100,11 +100,11 @@ func (e *Engine) threadHistory(ctx context.Context, thread int64) ([]answer.Turn
 
 // Threads lists the conversations saved in the knowledge base, the most
 // recently continued first.
-func (e *Engine) Threads(ctx context.Context) ([]store.Thread, error) { return e.db.Threads(ctx) }
+func (e *Engine) Threads(ctx context.Context) ([]domain.Thread, error) { return e.db.Threads(ctx) }
 
 // ThreadTurns lists a saved conversation's questions and answers, oldest
 // first.
-func (e *Engine) ThreadTurns(ctx context.Context, thread int64) ([]store.Turn, error) {
+func (e *Engine) ThreadTurns(ctx context.Context, thread int64) ([]domain.Turn, error) {
 	return e.db.Turns(ctx, thread)
 }
 

@@ -15,9 +15,9 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/llm/testmodel"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // testEngine opens a knowledge base in a private home with the repository's
@@ -57,7 +57,7 @@ func testEngineWith(t *testing.T, tune func(*config.Config), opt Options, models
 	}
 	t.Cleanup(func() { eng.Close() })
 	corpus, _ := filepath.Abs("../testdata/corpus")
-	if _, err := eng.Index(context.Background(), corpus, nil); err != nil {
+	if _, err := eng.IndexFolder(context.Background(), corpus, nil); err != nil {
 		t.Fatal(err)
 	}
 	return eng
@@ -318,7 +318,7 @@ func TestAFollowUpsWriterSeesTheLatestTurnsWithinItsContext(t *testing.T) {
 	var thread int64
 	for i := 1; i <= 5; i++ {
 		var err error
-		thread, err = eng.db.AddTurn(ctx, thread, store.Turn{Question: fmt.Sprintf("question number %d about the router", i),
+		thread, err = eng.db.AddTurn(ctx, thread, domain.Turn{Question: fmt.Sprintf("question number %d about the router", i),
 			Answer: fmt.Sprintf("Answer %d [2]. %s", i, long)})
 		if err != nil {
 			t.Fatal(err)

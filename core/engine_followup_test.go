@@ -81,7 +81,7 @@ func TestAFollowUpInAThreadSearchesTheSubjectItNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := eng.Index(ctx, dir, nil); err != nil {
+	if _, err := eng.IndexFolder(ctx, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/kb"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // SearchRequestWith returns a request for query with the retrieval knobs r
@@ -19,18 +19,18 @@ func (e *Engine) SearchRequestWith(query string, r config.Retrieval) search.Requ
 
 // Passage returns the chunk a citation or a search result points to, by
 // its chunk id: its text and where it is in its file.
-func (e *Engine) Passage(ctx context.Context, id int64) (store.ChunkInfo, error) {
+func (e *Engine) Passage(ctx context.Context, id int64) (domain.ChunkInfo, error) {
 	ps, err := e.passages(ctx)
-	var m map[int64]store.ChunkInfo
+	var m map[int64]domain.ChunkInfo
 	if err == nil {
 		m, err = ps.Chunks(ctx, []int64{id}) // over a cluster, ids this process gave out
 	}
 	if err != nil {
-		return store.ChunkInfo{}, fmt.Errorf("passage %d: %w", id, err)
+		return domain.ChunkInfo{}, fmt.Errorf("passage %d: %w", id, err)
 	}
 	ci, ok := m[id]
 	if !ok {
-		return store.ChunkInfo{}, fmt.Errorf("no passage %d in the knowledge base: ids come from search results and citations (chunk_id), "+
+		return domain.ChunkInfo{}, fmt.Errorf("no passage %d in the knowledge base: ids come from search results and citations (chunk_id), "+
 			"and re-indexing gives a changed file new ones: %w", id, kb.ErrNotFound)
 	}
 	return ci, nil
@@ -39,9 +39,9 @@ func (e *Engine) Passage(ctx context.Context, id int64) (store.ChunkInfo, error)
 // DocumentChunks returns the passages of the indexed file at path in
 // reading order: the document as Cairn holds it. Only files in the
 // knowledge base can be read this way, never any other file.
-func (e *Engine) DocumentChunks(ctx context.Context, path string) ([]store.ChunkInfo, error) {
+func (e *Engine) DocumentChunks(ctx context.Context, path string) ([]domain.ChunkInfo, error) {
 	ps, err := e.passages(ctx)
-	var cs []store.ChunkInfo
+	var cs []domain.ChunkInfo
 	if err == nil {
 		cs, err = ps.DocumentChunks(ctx, path)
 	}

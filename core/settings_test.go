@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"cairn/core/config"
+	"cairn/core/llm/models"
 	"cairn/core/llm/testmodel"
-	"cairn/core/models"
 )
 
 // The engine never writes the settings file. Here the window opened online,

@@ -29,11 +29,11 @@ func TestIndexWorkersApplyOnlyWhenTheSettingsLeaveItToCairn(t *testing.T) {
 	if got := e.workers(e.Config()); got != 3 {
 		t.Errorf("index.workers 0, the window's 3: %d workers", got)
 	}
-	if got := e.Config().Index.Workers; got != 0 {
+	if got := e.Config().Indexing.Workers; got != 0 {
 		t.Errorf("the settings show index.workers %d; the window's count must not reach them", got)
 	}
 	set := e.Config()
-	set.Index.Workers = 2
+	set.Indexing.Workers = 2
 	if got := e.workers(set); got != 2 {
 		t.Errorf("index.workers 2 set by the person: %d workers", got)
 	}

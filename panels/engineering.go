@@ -12,9 +12,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/netgate"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // Knob is the slider of a setting of config.Knobs, with its value and
@@ -57,7 +57,7 @@ type Engineering struct {
 
 	ready     bool
 	filling   bool // code is setting the knobs; do not send
-	judgments []store.Judgment
+	judgments []domain.Judgment
 	selected  int
 }
 

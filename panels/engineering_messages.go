@@ -2,8 +2,8 @@ package panels
 
 import (
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // Tune re-ranks the last question's candidates (and the personal test set)
@@ -87,7 +87,7 @@ type MetricsComputed struct {
 	Queries   int
 	Recall    float64
 	MRR       float64
-	Judgments []store.Judgment
+	Judgments []domain.Judgment
 }
 
 // LiveRanking is the last question's sources as the knobs rank them now,

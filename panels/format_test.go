@@ -4,9 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/humanize"
-	"cairn/core/ingest"
-	"cairn/core/store"
 )
 
 func TestFormats(t *testing.T) {
@@ -37,21 +36,21 @@ func TestFormats(t *testing.T) {
 
 func TestProgressText(t *testing.T) {
 	for _, c := range []struct {
-		p    ingest.Progress
+		p    domain.Progress
 		want string
 		frac float64
 	}{
-		{ingest.Progress{Folder: "/d", Phase: ingest.PhaseScanning, FilesSeen: 1500}, "Looking for files in /d… 1,500 found", 0},
-		{ingest.Progress{Phase: ingest.PhaseIndexing, FilesDone: 10, FilesTotal: 40, Chunks: 300, Bytes: 10 << 20, BytesTotal: 40 << 20,
+		{domain.Progress{Folder: "/d", Phase: domain.PhaseScanning, FilesSeen: 1500}, "Looking for files in /d… 1,500 found", 0},
+		{domain.Progress{Phase: domain.PhaseIndexing, FilesDone: 10, FilesTotal: 40, Chunks: 300, Bytes: 10 << 20, BytesTotal: 40 << 20,
 			Elapsed: 4 * time.Second, ETA: 90 * time.Second, Unchanged: 7},
 			"10 / 40 files · 300 chunks · 10.0 MB / 40.0 MB · 2.5 MB/s · about 1:30 left · 7 unchanged", 0.25},
-		{ingest.Progress{Phase: ingest.PhaseEmbedding, FilesDone: 500, FilesTotal: 2000, ETA: time.Minute}, "Embedding 500 / 2,000 passages · about 1:00 left", 0.25},
-		{ingest.Progress{Phase: ingest.PhaseDone, FilesDone: 3, Chunks: 12, Bytes: 5 << 10, Elapsed: 65 * time.Second},
+		{domain.Progress{Phase: domain.PhaseEmbedding, FilesDone: 500, FilesTotal: 2000, ETA: time.Minute}, "Embedding 500 / 2,000 passages · about 1:00 left", 0.25},
+		{domain.Progress{Phase: domain.PhaseDone, FilesDone: 3, Chunks: 12, Bytes: 5 << 10, Elapsed: 65 * time.Second},
 			"Finished: 3 files read, 12 chunks, 5 KB in 1:05.", 1},
 		// Cancelled at 21 of 683 files: the bar stays by bytes, as while it
 		// ran (1 %), not by files (3 %), and the line says which.
-		{ingest.Progress{Phase: ingest.PhaseDone, FilesDone: 21, FilesTotal: 683, Chunks: 90, Bytes: 2 << 20, BytesTotal: 200 << 20,
-			Elapsed: 30 * time.Second, Run: &store.Run{Status: store.RunCancelled}},
+		{domain.Progress{Phase: domain.PhaseDone, FilesDone: 21, FilesTotal: 683, Chunks: 90, Bytes: 2 << 20, BytesTotal: 200 << 20,
+			Elapsed: 30 * time.Second, Run: &domain.Run{Status: domain.RunCancelled}},
 			"Stopped at 21 of 683 files, 2.0 MB of 200.0 MB read (1 % of the bytes): 90 chunks in 0:30. " +
 				"Start resumes it: the files already read are not read again.", 0.01},
 	} {

@@ -1,6 +1,7 @@
 package panels
 
 import (
+	"cairn/core/domain"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,15 +11,12 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"cairn/core/ingest"
-	"cairn/core/store"
 )
 
-// Index is the indexing panel: a folder picker with Start and Cancel, the
+// IndexTab is the indexing panel: a folder picker with Start and Cancel, the
 // knowledge base's folders with Re-index, Remove and Watch, a progress bar
 // with files, chunks, MB, rate and time left, and the per-file status list.
-type Index struct {
+type IndexTab struct {
 	Folder       *Entry
 	ChooseButton *Button
 	StartButton  *Button
@@ -41,7 +39,7 @@ type Index struct {
 
 	ready    bool
 	running  string // folder being indexed; "" when idle
-	folders  []store.Folder
+	folders  []domain.Folder
 	watching map[string]bool
 	ranOnce  bool   // a run was shown in the file list
 	selected string // folder selected in the list
@@ -62,11 +60,11 @@ type Index struct {
 // each new text is drawn anew, the largest part of an update's cost.
 const currentEvery = 5
 
-// NewIndex builds the index panel. It hands its requests to post, which
+// NewIndexTab builds the index panel. It hands its requests to post, which
 // must not block (the window's goroutine calls it), and stays disabled
 // until an IndexReady event arrives.
-func NewIndex(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *Index {
-	p := &Index{win: w, post: post, watching: map[string]bool{}}
+func NewIndexTab(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *IndexTab {
+	p := &IndexTab{win: w, post: post, watching: map[string]bool{}}
 	p.Folder = NewEntry()
 	p.Folder.SetPlaceHolder("Folder to index, e.g. " + filepath.Join("~", "Documents"))
 	p.Folder.OnChanged = func(string) { p.sync() }
@@ -152,17 +150,17 @@ func NewIndex(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *Inde
 }
 
 // Content is the panel's root object.
-func (p *Index) Content() fyne.CanvasObject { return p.content }
+func (p *IndexTab) Content() fyne.CanvasObject { return p.content }
 
 // Choose opens the folder picker; with start, the chosen folder is indexed.
-func (p *Index) Choose(start bool) {
+func (p *IndexTab) Choose(start bool) {
 	if p.ready {
 		p.post(ChooseFolder{Start: start})
 	}
 }
 
 // Start indexes the folder in the entry.
-func (p *Index) Start() {
+func (p *IndexTab) Start() {
 	path := strings.TrimSpace(p.Folder.Text)
 	if !p.ready || p.running != "" || path == "" {
 		return
@@ -171,20 +169,20 @@ func (p *Index) Start() {
 }
 
 // Cancel stops the running run.
-func (p *Index) Cancel() {
+func (p *IndexTab) Cancel() {
 	if p.running != "" {
 		p.post(CancelIndex{})
 	}
 }
 
 // IndexPath indexes path, e.g. a folder dropped on the window.
-func (p *Index) IndexPath(path string) {
+func (p *IndexTab) IndexPath(path string) {
 	if p.ready {
 		p.post(IndexFolder{Path: path})
 	}
 }
 
-func (p *Index) confirmRemove() {
+func (p *IndexTab) confirmRemove() {
 	path := p.selected
 	if path == "" {
 		return
@@ -206,8 +204,8 @@ func (p *Index) confirmRemove() {
 }
 
 // Apply shows the worker's events; call it on the window's goroutine.
-func (p *Index) Apply(events ...IndexEvent) {
-	var last *ingest.Progress
+func (p *IndexTab) Apply(events ...IndexEvent) {
+	var last *domain.Progress
 	files := false
 	for _, ev := range events {
 		switch ev := ev.(type) {
@@ -288,13 +286,13 @@ func (p *Index) Apply(events ...IndexEvent) {
 }
 
 // showProgress shows a run's progress report on the bar and under it.
-func (p *Index) showProgress(pr ingest.Progress) {
+func (p *IndexTab) showProgress(pr domain.Progress) {
 	if f := progressFraction(pr); p.Bar.Value != f {
 		p.Bar.SetValue(f)
 	}
 	setText(p.Progress, progressText(pr))
 	p.Progress.Show()
-	if p.running != "" && pr.Phase != ingest.PhaseDone {
+	if p.running != "" && pr.Phase != domain.PhaseDone {
 		if p.currentAge++; p.Current.Text == "" || p.currentAge >= currentEvery {
 			setText(p.Current, pr.Current)
 			p.currentAge = 0
@@ -305,13 +303,13 @@ func (p *Index) showProgress(pr ingest.Progress) {
 }
 
 // folder is the listed folder at path; a zero one when none is.
-func (p *Index) folder(path string) store.Folder {
+func (p *IndexTab) folder(path string) domain.Folder {
 	for _, f := range p.folders {
 		if f.Path == path {
 			return f
 		}
 	}
-	return store.Folder{}
+	return domain.Folder{}
 }
 
 // removeStarted shows that path is being removed: from a knowledge base
@@ -319,7 +317,7 @@ func (p *Index) folder(path string) store.Folder {
 // folder, with no steps to count, so the bar moves without a measure and
 // the state names its size; from a team cluster, the bar then follows the
 // rounds (removeProgressed).
-func (p *Index) removeStarted(path string) {
+func (p *IndexTab) removeStarted(path string) {
 	p.removing = path
 	where := "the knowledge base"
 	if p.cluster != "" {
@@ -334,7 +332,7 @@ func (p *Index) removeStarted(path string) {
 
 // removeProgressed shows how far a removal from a team cluster has gone:
 // the files' fingerprints go first, then the chunks.
-func (p *Index) removeProgressed(ev RemoveProgressed) {
+func (p *IndexTab) removeProgressed(ev RemoveProgressed) {
 	r := ev.Removal
 	if p.removing != ev.Path || r.Files+r.Chunks == 0 {
 		return
@@ -350,7 +348,7 @@ func (p *Index) removeProgressed(ev RemoveProgressed) {
 // removeEnded shows the outcome of a removal. A removed folder leaves no
 // trace that a click could index again by accident: its path leaves the
 // Folder box (so Start is off) and its files leave the file list.
-func (p *Index) removeEnded(ev FolderRemoved) {
+func (p *IndexTab) removeEnded(ev FolderRemoved) {
 	p.removing = ""
 	p.Busy.Stop()
 	p.Busy.Hide()
@@ -387,7 +385,7 @@ func within(path, folder string) bool {
 }
 
 // reselect keeps the selected folder selected when the list changes.
-func (p *Index) reselect() {
+func (p *IndexTab) reselect() {
 	for i, f := range p.folders {
 		if f.Path == p.selected {
 			p.Folders.Select(i)
@@ -398,7 +396,7 @@ func (p *Index) reselect() {
 	p.Folders.UnselectAll()
 }
 
-func (p *Index) showDialog(start bool) {
+func (p *IndexTab) showDialog(start bool) {
 	p.FolderDialog = showFolderDialog(p.win, p.Folder.Text, start, func(path string) {
 		p.Apply(FolderChosen{Path: path, Start: start})
 	})
@@ -426,7 +424,7 @@ func finishedText(ev IndexFinished) string {
 }
 
 // folderInfo is a folder's one-line summary.
-func folderInfo(f store.Folder, watching bool, now time.Time) string {
+func folderInfo(f domain.Folder, watching bool, now time.Time) string {
 	parts := []string{plural(f.Documents, "document", "documents"), plural(f.Chunks, "chunk", "chunks")}
 	if f.Issues > 0 {
 		parts = append(parts, plural(f.Issues, "file not indexed", "files not indexed"))
@@ -447,7 +445,7 @@ func folderInfo(f store.Folder, watching bool, now time.Time) string {
 }
 
 // sync enables the controls that make sense now.
-func (p *Index) sync() {
+func (p *IndexTab) sync() {
 	idle := p.ready && p.running == "" && p.removing == ""
 	enable(p.ChooseButton, p.ready)
 	enable(p.StartButton, idle && strings.TrimSpace(p.Folder.Text) != "")

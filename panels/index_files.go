@@ -1,6 +1,7 @@
 package panels
 
 import (
+	"cairn/core/domain"
 	"fmt"
 	"strings"
 
@@ -8,9 +9,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"cairn/core/ingest"
-	"cairn/core/store"
 )
 
 // FileRow is one file's outcome in the file list.
@@ -30,8 +28,8 @@ const (
 )
 
 var fileFilters = []string{FilterAll, FilterProblems,
-	string(ingest.StatusIndexed), string(ingest.StatusUnchanged), string(ingest.StatusSkipped),
-	string(ingest.StatusFailed), string(ingest.StatusRemoved)}
+	string(domain.StatusIndexed), string(domain.StatusUnchanged), string(domain.StatusSkipped),
+	string(domain.StatusFailed), string(domain.StatusRemoved)}
 
 // fileLog is the per-file status list: every file a run looked at, with
 // what happened to it and why, filterable by status and text, copyable.
@@ -114,12 +112,12 @@ func newFileLog(clip fyne.Clipboard, notify func(string)) *fileLog {
 }
 
 func statusImportance(s string) widget.Importance {
-	switch ingest.Status(s) {
-	case ingest.StatusIndexed:
+	switch domain.Status(s) {
+	case domain.StatusIndexed:
 		return widget.SuccessImportance
-	case ingest.StatusSkipped:
+	case domain.StatusSkipped:
 		return widget.WarningImportance
-	case ingest.StatusFailed:
+	case domain.StatusFailed:
 		return widget.DangerImportance
 	default:
 		return widget.LowImportance
@@ -148,7 +146,7 @@ func (l *fileLog) dropUnder(folder string) {
 }
 
 // addIssues lists files that earlier runs could not index.
-func (l *fileLog) addIssues(issues []store.Issue) {
+func (l *fileLog) addIssues(issues []domain.Issue) {
 	for _, is := range issues {
 		l.add(FileRow{Path: is.Path, Status: is.Kind, Reason: is.Reason + " (" + is.At.Format("2 Jan 15:04") + ")"})
 	}
@@ -156,7 +154,7 @@ func (l *fileLog) addIssues(issues []store.Issue) {
 }
 
 // addEvent records one file's outcome; call update after a batch.
-func (l *fileLog) addEvent(ev *ingest.FileEvent) {
+func (l *fileLog) addEvent(ev *domain.FileEvent) {
 	l.add(FileRow{Path: ev.Path, Status: string(ev.Status), Reason: ev.Reason})
 }
 
@@ -171,7 +169,7 @@ func (l *fileLog) matches(r FileRow, q string) bool {
 	switch f := l.Filter.Selected; f {
 	case FilterAll, "":
 	case FilterProblems:
-		if r.Status != string(ingest.StatusSkipped) && r.Status != string(ingest.StatusFailed) {
+		if r.Status != string(domain.StatusSkipped) && r.Status != string(domain.StatusFailed) {
 			return false
 		}
 	default:
@@ -248,7 +246,7 @@ func (l *fileLog) summarize() {
 		return
 	}
 	var parts []string
-	for _, s := range []ingest.Status{ingest.StatusIndexed, ingest.StatusUnchanged, ingest.StatusSkipped, ingest.StatusFailed, ingest.StatusRemoved} {
+	for _, s := range []domain.Status{domain.StatusIndexed, domain.StatusUnchanged, domain.StatusSkipped, domain.StatusFailed, domain.StatusRemoved} {
 		if n := l.counts[string(s)]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", formatCount(n), s))
 		}

@@ -1,10 +1,6 @@
 package panels
 
-import (
-	"cairn/core/ingest"
-	"cairn/core/store"
-	"cairn/core/teamstore"
-)
+import "cairn/core/domain"
 
 // IndexRequest is a request of the index panel to its worker: ChooseFolder,
 // IndexFolder, CancelIndex, RemoveFolder or WatchFolder.
@@ -45,7 +41,7 @@ type IndexReady struct{}
 
 // FoldersListed is the knowledge base's folders with their counts.
 type FoldersListed struct {
-	Folders  []store.Folder
+	Folders  []domain.Folder
 	Watching map[string]bool
 	// Cluster names the team cluster the folders' documents are in
 	// ("the team cluster at URL"), whose counts Folders then has; "" for
@@ -54,14 +50,14 @@ type FoldersListed struct {
 	Cluster string
 	// Guide is the bundled user guide's folder when it is the only one:
 	// the person has not added documents of their own yet.
-	Guide *store.Folder
+	Guide *domain.Folder
 }
 
 // IssuesListed is every file a run could not index, with the reason.
-type IssuesListed struct{ Issues []store.Issue }
+type IssuesListed struct{ Issues []domain.Issue }
 
 // Progressed is one progress report of the running run.
-type Progressed struct{ Progress ingest.Progress }
+type Progressed struct{ Progress domain.Progress }
 
 // IndexQueued says a folder waits for the running run to finish.
 type IndexQueued struct{ Path string }
@@ -69,7 +65,7 @@ type IndexQueued struct{ Path string }
 // IndexFinished says a run ended: done, cancelled or failed (Err).
 type IndexFinished struct {
 	Path      string
-	Run       store.Run
+	Run       domain.Run
 	Err       error
 	Cancelled bool
 }
@@ -78,14 +74,14 @@ type IndexFinished struct {
 // gone.
 type RemoveProgressed struct {
 	Path    string
-	Removal teamstore.Removal
+	Removal domain.Removal
 }
 
 // FolderRemoved says a folder removal ended, with what was removed; Err
 // when it failed.
 type FolderRemoved struct {
 	Path    string
-	Removal teamstore.Removal
+	Removal domain.Removal
 	Err     error
 }
 

@@ -5,26 +5,25 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/humanize"
-	"cairn/core/ingest"
-	"cairn/core/store"
 )
 
 // progressText describes a run's progress for a person: files, chunks, MB,
 // rate and time left.
-func progressText(p ingest.Progress) string {
+func progressText(p domain.Progress) string {
 	switch p.Phase {
-	case ingest.PhaseScanning:
+	case domain.PhaseScanning:
 		return fmt.Sprintf("Looking for files in %s… %s found", p.Folder, formatCount(p.FilesSeen))
-	case ingest.PhaseRemoving:
+	case domain.PhaseRemoving:
 		return "Forgetting files that were deleted…"
-	case ingest.PhaseEmbedding:
+	case domain.PhaseEmbedding:
 		s := fmt.Sprintf("Embedding %s / %s passages", formatCount(p.FilesDone), formatCount(p.FilesTotal))
 		if p.ETA > 0 {
 			s += " · about " + formatClock(p.ETA) + " left"
 		}
 		return s
-	case ingest.PhaseDone:
+	case domain.PhaseDone:
 		if stopped(p) {
 			s := fmt.Sprintf("Stopped at %s of %s files, %s (%d %% of the %s): %s in %s.", formatCount(p.FilesDone), formatCount(p.FilesTotal),
 				progressBasis(p), int(100*progressFraction(p)), progressUnit(p), plural(p.Chunks, "chunk", "chunks"), formatClock(p.Elapsed))
@@ -55,9 +54,9 @@ func progressText(p ingest.Progress) string {
 // 21 of 683 files can be 1 % of the work; the bar read by bytes while
 // running and by files after a cancel, 1 % then 3 %). Files count only when
 // the sizes are not known, and passages while they are embedded.
-func progressFraction(p ingest.Progress) float64 {
+func progressFraction(p domain.Progress) float64 {
 	switch {
-	case p.Phase == ingest.PhaseDone && !stopped(p):
+	case p.Phase == domain.PhaseDone && !stopped(p):
 		return 1
 	case byBytes(p):
 		return min(1, float64(p.Bytes)/float64(p.BytesTotal))
@@ -69,12 +68,12 @@ func progressFraction(p ingest.Progress) float64 {
 }
 
 // byBytes says whether the bar of p measures bytes.
-func byBytes(p ingest.Progress) bool {
-	return p.BytesTotal > 0 && (p.Phase == ingest.PhaseIndexing || p.Phase == ingest.PhaseDone)
+func byBytes(p domain.Progress) bool {
+	return p.BytesTotal > 0 && (p.Phase == domain.PhaseIndexing || p.Phase == domain.PhaseDone)
 }
 
 // progressUnit names what the bar of p measures.
-func progressUnit(p ingest.Progress) string {
+func progressUnit(p domain.Progress) string {
 	if byBytes(p) {
 		return "bytes"
 	}
@@ -82,7 +81,7 @@ func progressUnit(p ingest.Progress) string {
 }
 
 // progressBasis is the amount read, of the amount to read, in bytes.
-func progressBasis(p ingest.Progress) string {
+func progressBasis(p domain.Progress) string {
 	if byBytes(p) {
 		return humanize.Bytes(p.Bytes) + " of " + humanize.Bytes(p.BytesTotal) + " read"
 	}
@@ -91,8 +90,8 @@ func progressBasis(p ingest.Progress) string {
 
 // stopped says a run ended before its last file: cancelled, failed or
 // interrupted. Its bar must show where it stopped, not a full run.
-func stopped(p ingest.Progress) bool {
-	return p.Run != nil && p.Run.Status != store.RunDone
+func stopped(p domain.Progress) bool {
+	return p.Run != nil && p.Run.Status != domain.RunDone
 }
 
 // runSummary is the one-line outcome of a finished run.

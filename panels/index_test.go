@@ -1,6 +1,7 @@
 package panels
 
 import (
+	"cairn/core/domain"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,18 +10,15 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
-
-	"cairn/core/ingest"
-	"cairn/core/store"
 )
 
 // newTestIndex is the index panel in a window of the default size, ready.
-func newTestIndex(t *testing.T) *Index {
+func newTestIndex(t *testing.T) *IndexTab {
 	t.Helper()
 	app := test.NewTempApp(t)
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)
-	p := NewIndex(w, app.Clipboard(), func(IndexRequest) {})
+	p := NewIndexTab(w, app.Clipboard(), func(IndexRequest) {})
 	w.SetContent(p.Content())
 	w.Resize(fyne.NewSize(1100, 760))
 	p.Apply(IndexReady{})
@@ -32,12 +30,12 @@ func newTestIndex(t *testing.T) *Index {
 func filesRead(from, n, total int) []IndexEvent {
 	var evs []IndexEvent
 	for i := from; i < from+n; i++ {
-		evs = append(evs, Progressed{Progress: ingest.Progress{
-			Folder: "/docs", Phase: ingest.PhaseIndexing, FilesTotal: total, FilesDone: i + 1,
+		evs = append(evs, Progressed{Progress: domain.Progress{
+			Folder: "/docs", Phase: domain.PhaseIndexing, FilesTotal: total, FilesDone: i + 1,
 			Chunks: 7 * (i + 1), Bytes: int64(i+1) << 12, BytesTotal: int64(total) << 12,
 			Elapsed: time.Duration(i+1) * 40 * time.Millisecond, ETA: time.Duration(total-i) * 40 * time.Millisecond,
 			Current: fmt.Sprintf("/docs/%s/page-%d.txt", strings.Repeat("sub", i%9), i),
-			File:    &ingest.FileEvent{Path: fmt.Sprintf("/docs/page-%d.txt", i), Status: ingest.StatusIndexed},
+			File:    &domain.FileEvent{Path: fmt.Sprintf("/docs/page-%d.txt", i), Status: domain.StatusIndexed},
 		}})
 	}
 	return evs
@@ -108,7 +106,7 @@ func TestFileListListsFilesInViewAtOnceAndTheRestWhenTheRunEnds(t *testing.T) {
 	p.Files.List.ScrollToTop()
 	p.Apply(filesRead(next, 3, 500)...)
 	next += 3
-	p.Apply(IndexFinished{Path: "/docs", Run: store.Run{Folder: "/docs", Status: store.RunDone, FilesSeen: next, FilesIndexed: next}})
+	p.Apply(IndexFinished{Path: "/docs", Run: domain.Run{Folder: "/docs", Status: domain.RunDone, FilesSeen: next, FilesIndexed: next}})
 	if listed() != next {
 		t.Errorf("after the run the list shows %d rows, want all %d", listed(), next)
 	}
@@ -132,7 +130,7 @@ func TestFileCountsFollowARunTheFilterHides(t *testing.T) {
 	}
 	p.Apply(filesRead(next, 3, 500)...)
 	next += 3
-	p.Apply(IndexFinished{Path: "/docs", Run: store.Run{Folder: "/docs", Status: store.RunDone, FilesSeen: next, FilesIndexed: next}})
+	p.Apply(IndexFinished{Path: "/docs", Run: domain.Run{Folder: "/docs", Status: domain.RunDone, FilesSeen: next, FilesIndexed: next}})
 	if got, want := p.Files.Summary.Text, fmt.Sprintf("%d files (%d indexed); showing 0.", next, next); got != want {
 		t.Errorf("after the run: %q, want %q", got, want)
 	}
@@ -157,7 +155,7 @@ func TestTheFileBeingReadIsShownOnceASecond(t *testing.T) {
 	if want := fmt.Sprintf("/docs/%s/page-%d.txt", strings.Repeat("sub", currentEvery%9), currentEvery); p.Current.Text != want {
 		t.Errorf("after a second: %q, want %q", p.Current.Text, want)
 	}
-	p.Apply(IndexFinished{Path: "/docs", Run: store.Run{Folder: "/docs", Status: store.RunDone}})
+	p.Apply(IndexFinished{Path: "/docs", Run: domain.Run{Folder: "/docs", Status: domain.RunDone}})
 	p.Apply(filesRead(0, 1, 500)...) // the next run shows its first file at once
 	if p.Current.Text != first {
 		t.Errorf("the next run's first update shows %q", p.Current.Text)

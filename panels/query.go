@@ -11,8 +11,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/answer"
+	"cairn/core/domain"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // Query is the question-and-answer panel: the question with its history,
@@ -282,7 +282,7 @@ func (q *Query) showThread(ev ThreadOpened) {
 // ShowGuideOnly says, while nothing but the bundled user guide is indexed
 // (guide is its folder; nil once the person has added their own), what the
 // documents are and offers Add folder as the next step.
-func (q *Query) ShowGuideOnly(guide *store.Folder) {
+func (q *Query) ShowGuideOnly(guide *domain.Folder) {
 	if guide == nil {
 		if q.AddFolder.Visible() {
 			q.AddFolder.Hide()

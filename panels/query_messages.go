@@ -4,9 +4,9 @@ import (
 	"image"
 
 	"cairn/core/answer"
+	"cairn/core/domain"
 	"cairn/core/preview"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // QueryRequest is a request of the query panel to its worker: Ask,
@@ -159,7 +159,7 @@ type OpenFailed struct {
 // recently continued first, and the one the next question continues (0:
 // a new one).
 type ThreadsListed struct {
-	Threads []store.Thread
+	Threads []domain.Thread
 	Current int64
 }
 
@@ -167,7 +167,7 @@ type ThreadsListed struct {
 // reopened one with its turns, oldest first, or (ID 0) a new one.
 type ThreadOpened struct {
 	ID    int64
-	Turns []store.Turn
+	Turns []domain.Turn
 }
 
 func (ThreadsListed) queryEvent() {}

@@ -10,8 +10,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/answer"
+	"cairn/core/domain"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // Conversation is the Ask tab's conversation: the saved conversations of
@@ -29,7 +29,7 @@ type Conversation struct {
 	Exact *Button
 
 	row       fyne.CanvasObject
-	list      []store.Thread
+	list      []domain.Thread
 	current   int64    // the conversation the next question continues; 0: a new one
 	questions []string // its questions so far, oldest first
 	setting   bool     // the list is being set from the worker's, not chosen
@@ -93,13 +93,13 @@ func (c *Conversation) confirmDelete() {
 		}, c.win)
 }
 
-func (c *Conversation) thread(id int64) (store.Thread, bool) {
+func (c *Conversation) thread(id int64) (domain.Thread, bool) {
 	for _, t := range c.list {
 		if t.ID == id {
 			return t, true
 		}
 	}
-	return store.Thread{}, false
+	return domain.Thread{}, false
 }
 
 // listed shows the saved conversations and which one is current.

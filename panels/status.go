@@ -11,9 +11,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"cairn/core/domain"
 	"cairn/core/humanize"
 	"cairn/core/netgate"
-	"cairn/core/store"
 )
 
 // StatusReport is what the status bar shows; the status worker sends one
@@ -30,7 +30,7 @@ type StatusReport struct {
 	NetworkMode    string // offline, team, online or admin
 	Memory         int64  // resident memory of the process
 	API            string // 127.0.0.1:PORT while the window serves; "" otherwise
-	LastRun        *store.Run
+	LastRun        *domain.Run
 	Err            error
 
 	// Meaning says how much meaning search covers while embeddings are

@@ -22,7 +22,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
-	"cairn/core/health"
+	"cairn/core/doctor/health"
 	"cairn/panels"
 	"cairn/resources"
 	cairntheme "cairn/theme"
@@ -282,11 +282,11 @@ func (win *window) dropped(_ fyne.Position, uris []fyne.URI) {
 			files = append(files, filepath.Base(u.Path()))
 			continue
 		}
-		s.Index.IndexPath(u.Path())
+		s.IndexTab.IndexPath(u.Path())
 	}
 	s.showTab(tabIndex)
 	if len(files) > 0 {
-		s.Index.Apply(panels.IndexNotice{Text: fmt.Sprintf("Drop folders, not files (%s): Cairn indexes whole folders.", strings.Join(files, ", "))})
+		s.IndexTab.Apply(panels.IndexNotice{Text: fmt.Sprintf("Drop folders, not files (%s): Cairn indexes whole folders.", strings.Join(files, ", "))})
 	}
 }
 

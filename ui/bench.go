@@ -216,7 +216,7 @@ func (b *benchRun) index() error {
 		if b.spec.Tab != "ask" {
 			s.showTab(tabIndex) // the person watches the progress
 		}
-		s.Index.IndexPath(b.spec.Folder)
+		s.IndexTab.IndexPath(b.spec.Folder)
 		b.updates = 0
 		win0, raster0, threadsErr = windowThreads()
 	})

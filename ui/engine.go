@@ -6,12 +6,10 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/config"
-	"cairn/core/ingest"
+	"cairn/core/domain"
 	"cairn/core/kb"
 	"cairn/core/preview"
 	"cairn/core/search"
-	"cairn/core/store"
-	"cairn/core/teamstore"
 )
 
 // Engine is what the workers need of a knowledge base. *core.Engine
@@ -20,15 +18,15 @@ type Engine interface {
 	Config() config.Config
 	Close() error
 
-	Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error)
-	EnsureStarterKB(ctx context.Context, progress chan<- ingest.Progress) (bool, error)
+	IndexFolder(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
+	EnsureStarterKB(ctx context.Context, progress chan<- domain.Progress) (bool, error)
 	GuideDir() string // where EnsureStarterKB installs the user guide
-	Folders(ctx context.Context) ([]store.Folder, error)
+	Folders(ctx context.Context) ([]domain.Folder, error)
 	// RemoveFolder forgets a folder and what was indexed from it: from
 	// the team cluster, for everyone, with store.backend weaviate, progress
 	// following it (core.Engine.RemoveFolder).
-	RemoveFolder(ctx context.Context, path string, progress func(teamstore.Removal)) (teamstore.Removal, error)
-	Issues(ctx context.Context) ([]store.Issue, error)
+	RemoveFolder(ctx context.Context, path string, progress func(domain.Removal)) (domain.Removal, error)
+	Issues(ctx context.Context) ([]domain.Issue, error)
 	// Watch follows folder until ctx ends, calling changed after each
 	// settled burst of changes, with the indexer's skip rules.
 	Watch(ctx context.Context, folder string, debounce time.Duration, changed func(paths []string)) error
@@ -48,8 +46,8 @@ type Engine interface {
 	AskInThread(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error)
 	// AnswerAgain answers thread's latest question again in its place.
 	AnswerAgain(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error)
-	Threads(ctx context.Context) ([]store.Thread, error)
-	ThreadTurns(ctx context.Context, thread int64) ([]store.Turn, error)
+	Threads(ctx context.Context) ([]domain.Thread, error)
+	ThreadTurns(ctx context.Context, thread int64) ([]domain.Turn, error)
 	DeleteThread(ctx context.Context, thread int64) error
 
 	Status(ctx context.Context) (kb.Status, error)
@@ -81,13 +79,13 @@ type Engine interface {
 	SetServing(on bool) error
 	// UseEmbeddingModel loads path ("" for none) and re-embeds the stored
 	// chunks, reporting through progress with phase "embedding".
-	UseEmbeddingModel(ctx context.Context, path string, progress chan<- ingest.Progress) error
+	UseEmbeddingModel(ctx context.Context, path string, progress chan<- domain.Progress) error
 	// UseChatModel loads path ("" for extractive answers).
 	UseChatModel(ctx context.Context, path string) error
 
 	Judge(ctx context.Context, query, path string, chunkID int64) error
 	Unjudge(ctx context.Context, query, path string) error
-	Judgments(ctx context.Context) ([]store.Judgment, error)
+	Judgments(ctx context.Context) ([]domain.Judgment, error)
 }
 
 // Opener opens knowledge base kb ("" for the configured default) with the

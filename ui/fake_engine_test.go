@@ -15,13 +15,11 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/config"
-	"cairn/core/ingest"
+	"cairn/core/domain"
 	"cairn/core/kb"
-	"cairn/core/models"
+	"cairn/core/llm/models"
 	"cairn/core/preview"
 	"cairn/core/search"
-	"cairn/core/store"
-	"cairn/core/teamstore"
 	"cairn/core/watch"
 )
 
@@ -42,28 +40,28 @@ type fakeEngine struct {
 	beyond       *search.Passage
 	asks         []search.Request
 	askCancelled int
-	indexFiles   []ingest.FileEvent
-	indexGate    chan struct{} // Index waits here after the first file (or for ctx)
-	indexErr     error         // Index fails with it after the files
+	indexFiles   []domain.FileEvent
+	indexGate    chan struct{} // IndexFolder waits here after the first file (or for ctx)
+	indexErr     error         // IndexFolder fails with it after the files
 	indexed      []string
 	cancelledRun int
-	folders      []store.Folder
+	folders      []domain.Folder
 	watched      []string // what SetWatchedFolders recorded, as the knowledge base would
-	issues       []store.Issue
-	judgments    []store.Judgment
+	issues       []domain.Issue
+	judgments    []domain.Judgment
 	searches     int
 	status       kb.Status
 	closed       bool
-	netErr       error                  // SetNetworkMode fails with it when set
-	netSwitches  []string               // modes SetNetworkMode was asked for
-	answering    []config.Answer        // what SetAnswering was given
-	modelUses    []string               // "chat:PATH" or "embedding:PATH" per model switch
-	modelErr     error                  // model switches fail with it when set
-	removeGate   chan struct{}          // RemoveFolder waits here (or for ctx) when set
-	removeSteps  []teamstore.Removal    // RemoveFolder reports these before its gate, as a cluster's removal does
-	previews     []int64                // chunk ids Preview was asked for
-	previewErr   error                  // Preview fails with it when set
-	threads      map[int64][]store.Turn // saved conversations by id
+	netErr       error                   // SetNetworkMode fails with it when set
+	netSwitches  []string                // modes SetNetworkMode was asked for
+	answering    []config.Answer         // what SetAnswering was given
+	modelUses    []string                // "chat:PATH" or "embedding:PATH" per model switch
+	modelErr     error                   // model switches fail with it when set
+	removeGate   chan struct{}           // RemoveFolder waits here (or for ctx) when set
+	removeSteps  []domain.Removal        // RemoveFolder reports these before its gate, as a cluster's removal does
+	previews     []int64                 // chunk ids Preview was asked for
+	previewErr   error                   // Preview fails with it when set
+	threads      map[int64][]domain.Turn // saved conversations by id
 	lastThread   int64
 }
 
@@ -100,13 +98,13 @@ func newFakeEngine(dataDir string) *fakeEngine {
 		cfg:    cfg,
 		cands:  fakeCandidates,
 		tokens: []string{"Reset the router ", "with the pin [1]. ", "Hold it ten seconds [2]."},
-		indexFiles: []ingest.FileEvent{
-			{Path: "/docs/a.md", Status: ingest.StatusIndexed, Chunks: 2, Bytes: 100},
-			{Path: "/docs/scan.png", Status: ingest.StatusSkipped, Reason: "image without OCR"},
-			{Path: "/docs/broken.pdf", Status: ingest.StatusFailed, Reason: "pdf: bad xref table"},
-			{Path: "/docs/b.md", Status: ingest.StatusUnchanged, Unchanged: true},
+		indexFiles: []domain.FileEvent{
+			{Path: "/docs/a.md", Status: domain.StatusIndexed, Chunks: 2, Bytes: 100},
+			{Path: "/docs/scan.png", Status: domain.StatusSkipped, Reason: "image without OCR"},
+			{Path: "/docs/broken.pdf", Status: domain.StatusFailed, Reason: "pdf: bad xref table"},
+			{Path: "/docs/b.md", Status: domain.StatusUnchanged, Unchanged: true},
 		},
-		status: kb.Status{Stats: store.Stats{Path: dataDir + "/kb/default.db", Documents: 4, Chunks: 4, Bytes: 3 << 20}, NetworkMode: "offline", Store: "SQLite"},
+		status: kb.Status{Stats: domain.Stats{Path: dataDir + "/kb/default.db", Documents: 4, Chunks: 4, Bytes: 3 << 20}, NetworkMode: "offline", Store: "SQLite"},
 	}
 }
 
@@ -126,16 +124,16 @@ func (f *fakeEngine) Close() error {
 	return nil
 }
 
-func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- ingest.Progress) (store.Run, error) {
+func (f *fakeEngine) IndexFolder(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 	defer close(progress)
 	f.mu.Lock()
 	files, gate := f.indexFiles, f.indexGate
 	f.indexed = append(f.indexed, folder)
 	f.mu.Unlock()
-	run := store.Run{ID: 1, Folder: folder, StartedAt: time.Now(), FilesSeen: len(files)}
-	p := ingest.Progress{Folder: folder, Phase: ingest.PhaseScanning, FilesSeen: len(files)}
+	run := domain.Run{ID: 1, Folder: folder, StartedAt: time.Now(), FilesSeen: len(files)}
+	p := domain.Progress{Folder: folder, Phase: domain.PhaseScanning, FilesSeen: len(files)}
 	progress <- p
-	p.Phase, p.FilesTotal, p.BytesTotal = ingest.PhaseIndexing, len(files)-1, 400
+	p.Phase, p.FilesTotal, p.BytesTotal = domain.PhaseIndexing, len(files)-1, 400
 	progress <- p
 	for i, ev := range files {
 		if i == 1 && gate != nil {
@@ -146,24 +144,24 @@ func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- i
 				f.cancelledRun++
 				f.mu.Unlock()
 				// As index.Indexer: the last report carries the cancelled run.
-				run.Status, run.FinishedAt = store.RunCancelled, time.Now()
-				p.Phase, p.File, p.Current, p.Run = ingest.PhaseDone, nil, "", &run
+				run.Status, run.FinishedAt = domain.RunCancelled, time.Now()
+				p.Phase, p.File, p.Current, p.Run = domain.PhaseDone, nil, "", &run
 				progress <- p
 				return run, fmt.Errorf("indexing %s: %w", folder, ctx.Err())
 			}
 		}
 		ev := ev
 		switch ev.Status {
-		case ingest.StatusIndexed:
+		case domain.StatusIndexed:
 			p.Indexed++
 			run.FilesIndexed++
-		case ingest.StatusSkipped:
+		case domain.StatusSkipped:
 			p.Skipped++
 			run.FilesSkipped++
-		case ingest.StatusFailed:
+		case domain.StatusFailed:
 			p.Failed++
 			run.FilesFailed++
-		case ingest.StatusUnchanged:
+		case domain.StatusUnchanged:
 			p.Unchanged++
 			run.FilesUnchanged++
 		}
@@ -175,33 +173,33 @@ func (f *fakeEngine) Index(ctx context.Context, folder string, progress chan<- i
 		p.Current, p.File, p.ETA = ev.Path, &ev, 42*time.Second
 		progress <- p
 	}
-	run.Status, run.FinishedAt, run.Chunks = store.RunDone, time.Now(), p.Chunks
-	p.Phase, p.File, p.Run = ingest.PhaseDone, nil, &run
+	run.Status, run.FinishedAt, run.Chunks = domain.RunDone, time.Now(), p.Chunks
+	p.Phase, p.File, p.Run = domain.PhaseDone, nil, &run
 	progress <- p
 	f.mu.Lock()
 	if err := f.indexErr; err != nil {
 		f.mu.Unlock()
-		run.Status = store.RunFailed
+		run.Status = domain.RunFailed
 		return run, err
 	}
-	f.folders = slices.DeleteFunc(f.folders, func(fo store.Folder) bool { return fo.Path == folder })
-	f.folders = append(f.folders, store.Folder{ID: int64(len(f.folders) + 1), Path: folder, Documents: 1, Chunks: 2, Issues: 2, LastRun: &run})
+	f.folders = slices.DeleteFunc(f.folders, func(fo domain.Folder) bool { return fo.Path == folder })
+	f.folders = append(f.folders, domain.Folder{ID: int64(len(f.folders) + 1), Path: folder, Documents: 1, Chunks: 2, Issues: 2, LastRun: &run})
 	f.mu.Unlock()
 	return run, nil
 }
 
-func (f *fakeEngine) EnsureStarterKB(ctx context.Context, progress chan<- ingest.Progress) (bool, error) {
+func (f *fakeEngine) EnsureStarterKB(ctx context.Context, progress chan<- domain.Progress) (bool, error) {
 	close(progress)
 	return false, nil
 }
 
-func (f *fakeEngine) Folders(context.Context) ([]store.Folder, error) {
+func (f *fakeEngine) Folders(context.Context) ([]domain.Folder, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]store.Folder(nil), f.folders...), nil
+	return append([]domain.Folder(nil), f.folders...), nil
 }
 
-func (f *fakeEngine) RemoveFolder(ctx context.Context, path string, progress func(teamstore.Removal)) (teamstore.Removal, error) {
+func (f *fakeEngine) RemoveFolder(ctx context.Context, path string, progress func(domain.Removal)) (domain.Removal, error) {
 	f.mu.Lock()
 	gate, steps := f.removeGate, f.removeSteps
 	f.mu.Unlock()
@@ -212,7 +210,7 @@ func (f *fakeEngine) RemoveFolder(ctx context.Context, path string, progress fun
 		select {
 		case <-gate:
 		case <-ctx.Done():
-			return teamstore.Removal{}, ctx.Err()
+			return domain.Removal{}, ctx.Err()
 		}
 	}
 	f.mu.Lock()
@@ -220,11 +218,11 @@ func (f *fakeEngine) RemoveFolder(ctx context.Context, path string, progress fun
 	for i, fo := range f.folders {
 		if fo.Path == path {
 			f.folders = append(f.folders[:i], f.folders[i+1:]...)
-			size := teamstore.FolderSize{Folder: path, Files: fo.Documents, Chunks: fo.Chunks}
-			return teamstore.Removal{FolderSize: size, FilesRemoved: size.Files, ChunksRemoved: size.Chunks}, nil
+			size := domain.FolderSize{Folder: path, Files: fo.Documents, Chunks: fo.Chunks}
+			return domain.Removal{FolderSize: size, FilesRemoved: size.Files, ChunksRemoved: size.Chunks}, nil
 		}
 	}
-	return teamstore.Removal{}, errors.New("no such folder")
+	return domain.Removal{}, errors.New("no such folder")
 }
 
 func (f *fakeEngine) WatchedFolders(context.Context) ([]string, error) {
@@ -257,10 +255,10 @@ func (f *fakeEngine) Watch(ctx context.Context, folder string, debounce time.Dur
 	}
 }
 
-func (f *fakeEngine) Issues(context.Context) ([]store.Issue, error) {
+func (f *fakeEngine) Issues(context.Context) ([]domain.Issue, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]store.Issue(nil), f.issues...), nil
+	return append([]domain.Issue(nil), f.issues...), nil
 }
 
 func (f *fakeEngine) Search(ctx context.Context, req search.Request) (*search.Response, error) {
@@ -433,7 +431,7 @@ func (f *fakeEngine) UseChatModel(_ context.Context, path string) error {
 	return f.useModel("chat", path, &f.cfg.Generation.Model)
 }
 
-func (f *fakeEngine) UseEmbeddingModel(_ context.Context, path string, progress chan<- ingest.Progress) error {
+func (f *fakeEngine) UseEmbeddingModel(_ context.Context, path string, progress chan<- domain.Progress) error {
 	defer close(progress)
 	return f.useModel("embedding", path, &f.cfg.Embedding.Model)
 }
@@ -448,7 +446,7 @@ func (f *fakeEngine) Judge(_ context.Context, q, path string, chunkID int64) err
 			return nil
 		}
 	}
-	f.judgments = append(f.judgments, store.Judgment{ID: int64(len(f.judgments) + 1), Query: q, Path: path, ChunkID: chunkID})
+	f.judgments = append(f.judgments, domain.Judgment{ID: int64(len(f.judgments) + 1), Query: q, Path: path, ChunkID: chunkID})
 	return nil
 }
 
@@ -464,10 +462,10 @@ func (f *fakeEngine) Unjudge(_ context.Context, q, path string) error {
 	return nil
 }
 
-func (f *fakeEngine) Judgments(context.Context) ([]store.Judgment, error) {
+func (f *fakeEngine) Judgments(context.Context) ([]domain.Judgment, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]store.Judgment(nil), f.judgments...), nil
+	return append([]domain.Judgment(nil), f.judgments...), nil
 }
 
 // locked runs fn with the engine's lock held, to read what it recorded.
@@ -507,7 +505,7 @@ func (f *fakeEngine) AskInThread(ctx context.Context, thread int64, req search.R
 	turns, ok := f.threads[thread]
 	if thread != 0 && !ok {
 		f.mu.Unlock()
-		return nil, fmt.Errorf("conversation %d: %w", thread, store.ErrNoThread)
+		return nil, fmt.Errorf("conversation %d: %w", thread, domain.ErrNoThread)
 	}
 	f.mu.Unlock()
 	question := req.Query
@@ -525,12 +523,12 @@ func (f *fakeEngine) AskInThread(ctx context.Context, thread int64, req search.R
 	defer f.mu.Unlock()
 	if thread == 0 {
 		if f.threads == nil {
-			f.threads = map[int64][]store.Turn{}
+			f.threads = map[int64][]domain.Turn{}
 		}
 		f.lastThread++
 		thread = f.lastThread
 	}
-	f.threads[thread] = append(f.threads[thread], store.Turn{Question: question, Query: query, Answer: a.Text})
+	f.threads[thread] = append(f.threads[thread], domain.Turn{Question: question, Query: query, Answer: a.Text})
 	a.Thread = thread
 	return a, nil
 }
@@ -550,24 +548,24 @@ func (f *fakeEngine) AnswerAgain(ctx context.Context, thread int64, req search.R
 }
 
 // Threads lists the conversations, the newest first.
-func (f *fakeEngine) Threads(context.Context) ([]store.Thread, error) {
+func (f *fakeEngine) Threads(context.Context) ([]domain.Thread, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []store.Thread
+	var out []domain.Thread
 	for id := f.lastThread; id > 0; id-- {
 		if ts, ok := f.threads[id]; ok {
-			out = append(out, store.Thread{ID: id, Title: ts[0].Question, Turns: len(ts)})
+			out = append(out, domain.Thread{ID: id, Title: ts[0].Question, Turns: len(ts)})
 		}
 	}
 	return out, nil
 }
 
-func (f *fakeEngine) ThreadTurns(_ context.Context, thread int64) ([]store.Turn, error) {
+func (f *fakeEngine) ThreadTurns(_ context.Context, thread int64) ([]domain.Turn, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ts, ok := f.threads[thread]
 	if !ok {
-		return nil, fmt.Errorf("conversation %d: %w", thread, store.ErrNoThread)
+		return nil, fmt.Errorf("conversation %d: %w", thread, domain.ErrNoThread)
 	}
 	return slices.Clone(ts), nil
 }
@@ -576,7 +574,7 @@ func (f *fakeEngine) DeleteThread(_ context.Context, thread int64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.threads[thread]; !ok {
-		return fmt.Errorf("conversation %d: %w", thread, store.ErrNoThread)
+		return fmt.Errorf("conversation %d: %w", thread, domain.ErrNoThread)
 	}
 	delete(f.threads, thread)
 	return nil

@@ -17,7 +17,7 @@ import (
 func TestAskTabFilterRowKeepsSourcesInTheFilteredFiles(t *testing.T) {
 	cfg, open := realEngine(t)
 	h := newHarnessWith(t, open, cfg)
-	p, q := h.shell().Index, h.shell().Query
+	p, q := h.shell().IndexTab, h.shell().Query
 	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
 	corpus := copyCorpus(t)
 	startIndexing(h, corpus)

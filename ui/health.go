@@ -10,7 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"cairn/core/health"
+	"cairn/core/doctor/health"
 	"cairn/panels"
 )
 

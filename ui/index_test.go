@@ -16,15 +16,13 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
-	"cairn/core/ingest"
-	"cairn/core/store"
-	"cairn/core/teamstore"
+	"cairn/core/domain"
 	"cairn/panels"
 )
 
 // startIndexing types folder into the panel and presses Start.
-func startIndexing(h *harness, folder string) *panels.Index {
-	p := h.shell().Index
+func startIndexing(h *harness, folder string) *panels.IndexTab {
+	p := h.shell().IndexTab
 	p.Folder.SetText("")
 	test.Type(p.Folder, folder)
 	test.Tap(p.StartButton)
@@ -33,7 +31,7 @@ func startIndexing(h *harness, folder string) *panels.Index {
 
 // indexedFolder indexes a new folder through the panel, waits for the run
 // and the folder list, and selects the folder.
-func indexedFolder(h *harness) (*panels.Index, string) {
+func indexedFolder(h *harness) (*panels.IndexTab, string) {
 	h.t.Helper()
 	dir := h.t.TempDir()
 	p := startIndexing(h, dir)
@@ -42,7 +40,7 @@ func indexedFolder(h *harness) (*panels.Index, string) {
 	return p, dir
 }
 
-func fileRows(p *panels.Index) []string {
+func fileRows(p *panels.IndexTab) []string {
 	var out []string
 	for _, r := range p.Files.Shown() {
 		out = append(out, r.String())
@@ -195,9 +193,9 @@ func TestRemovingAFolderFromTheTeamClusterSaysSoAndShowsProgress(t *testing.T) {
 	eng.removeGate = make(chan struct{})
 	h := newHarness(t, eng)
 	p, dir := indexedFolder(h)
-	size := teamstore.FolderSize{Folder: dir, Files: 1, Chunks: 2}
+	size := domain.FolderSize{Folder: dir, Files: 1, Chunks: 2}
 	eng.locked(func() {
-		eng.removeSteps = []teamstore.Removal{{FolderSize: size}, {FolderSize: size, FilesRemoved: 1, ChunksRemoved: 1}}
+		eng.removeSteps = []domain.Removal{{FolderSize: size}, {FolderSize: size, FilesRemoved: 1, ChunksRemoved: 1}}
 	})
 
 	test.Tap(p.Remove)
@@ -234,9 +232,9 @@ func TestRemovedFolderLeavesNoTrace(t *testing.T) {
 	h := newHarness(t, eng)
 	dir := t.TempDir()
 	eng.locked(func() {
-		eng.indexFiles = []ingest.FileEvent{
-			{Path: filepath.Join(dir, "a.md"), Status: ingest.StatusIndexed, Chunks: 2, Bytes: 100},
-			{Path: other, Status: ingest.StatusFailed, Reason: "broken"},
+		eng.indexFiles = []domain.FileEvent{
+			{Path: filepath.Join(dir, "a.md"), Status: domain.StatusIndexed, Chunks: 2, Bytes: 100},
+			{Path: other, Status: domain.StatusFailed, Reason: "broken"},
 		}
 	})
 	p := startIndexing(h, dir)
@@ -282,7 +280,7 @@ func TestReindexSelectedFolder(t *testing.T) {
 
 func TestChooseUsesTheNativePickerElseFynesDialog(t *testing.T) {
 	h := newHarness(t, newFakeEngine(t.TempDir()))
-	p := h.shell().Index
+	p := h.shell().IndexTab
 	dir := t.TempDir()
 	h.mu.Lock()
 	h.picked = dir
@@ -365,9 +363,9 @@ func TestWatchedFoldersComeFromTheKnowledgeBase(t *testing.T) {
 
 func TestIssuesOfEarlierRunsAreListed(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
-	eng.issues = []store.Issue{{Path: "/docs/secret.pdf", Kind: "failed", Reason: "encrypted PDF: needs a password", At: time.Date(2026, 11, 2, 9, 30, 0, 0, time.Local)}}
+	eng.issues = []domain.Issue{{Path: "/docs/secret.pdf", Kind: "failed", Reason: "encrypted PDF: needs a password", At: time.Date(2026, 11, 2, 9, 30, 0, 0, time.Local)}}
 	h := newHarness(t, eng)
-	p := h.shell().Index
+	p := h.shell().IndexTab
 	h.until("the issue", func() bool { return len(p.Files.Shown()) == 1 })
 	if got := fileRows(p)[0]; got != "failed\t/docs/secret.pdf\tencrypted PDF: needs a password (2 Nov 09:30)" {
 		t.Errorf("row %q", got)
@@ -389,7 +387,7 @@ func TestDroppedFolderIsIndexed(t *testing.T) {
 		eng.locked(func() { got = eng.indexed })
 		return slices.Equal(got, []string{dir})
 	})
-	p := h.shell().Index
+	p := h.shell().IndexTab
 	h.until("the end of the run", func() bool { return strings.HasPrefix(p.State.Text, "Indexed") })
 }
 
@@ -397,7 +395,7 @@ func TestDroppedFolderIsIndexed(t *testing.T) {
 // where Fyne's Select alone cut it to "Not indexe…".
 func TestFileFilterShowsItsLongestChoiceAtTheSmallestWindow(t *testing.T) {
 	h := newHarness(t, newFakeEngine(t.TempDir()))
-	f := h.shell().Index.Files.Filter
+	f := h.shell().IndexTab.Files.Filter
 	f.SetSelected(panels.FilterProblems)
 	h.win.w.Resize(smallestCanvas())
 	h.frame()
@@ -413,7 +411,7 @@ func TestFileFilterShowsItsLongestChoiceAtTheSmallestWindow(t *testing.T) {
 // under a full bar at every start.
 func TestAKnowledgeBaseWithDocumentsReportsNoGuideRun(t *testing.T) {
 	h := newHarness(t, newFakeEngine(t.TempDir())) // EnsureStarterKB: not empty, nothing indexed
-	p := h.shell().Index
+	p := h.shell().IndexTab
 	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
 	h.settle(100 * time.Millisecond)
 	if strings.Contains(p.State.Text, "user guide") || p.Bar.Value != 0 {

@@ -37,8 +37,8 @@ func TestF1OpensTheGuide(t *testing.T) {
 		{"nothing", tabAsk, nil},
 		{"the question box", tabAsk, s.Query.Question},
 		{"the Ask button", tabAsk, s.Query.AskButton},
-		{"the Folder box", tabIndex, s.Index.Folder},
-		{"the Choose button", tabIndex, s.Index.ChooseButton},
+		{"the Folder box", tabIndex, s.IndexTab.Folder},
+		{"the Choose button", tabIndex, s.IndexTab.ChooseButton},
 	} {
 		s.showTab(focus.tab)
 		c.Unfocus()
@@ -65,7 +65,7 @@ func TestEscapeWorksInFocusedWidgets(t *testing.T) {
 	h := newHarness(t, eng)
 	s := h.shell()
 	c := h.win.w.Canvas()
-	p := s.Index
+	p := s.IndexTab
 
 	s.showTab(tabIndex)
 	p.Apply(panels.ShowFolderDialog{})

@@ -69,9 +69,9 @@ func TestPanelActionsReturnWhenTheWorkersStopped(t *testing.T) {
 			test.Tap(s.Query.AskButton)
 			rrf.SetValue(float64(i % 100)) // re-rank to the query worker
 			drag(rrf, 0.5)                 // and save to the settings worker
-			s.Index.Folder.SetText(folder)
-			test.Tap(s.Index.StartButton)
-			s.Index.Apply(panels.IndexReady{})
+			s.IndexTab.Folder.SetText(folder)
+			test.Tap(s.IndexTab.StartButton)
+			s.IndexTab.Apply(panels.IndexReady{})
 		}
 	}()
 	select {

@@ -140,7 +140,7 @@ func (win *window) quit() {
 
 func (win *window) addFolder() {
 	win.shell.showTab(tabIndex)
-	win.shell.Index.Choose(true)
+	win.shell.IndexTab.Choose(true)
 }
 
 func (win *window) focusQuestion() {
@@ -163,7 +163,7 @@ func (win *window) escape() {
 	case tabAsk:
 		win.shell.Query.Cancel()
 	case tabIndex:
-		win.shell.Index.Cancel()
+		win.shell.IndexTab.Cancel()
 	}
 }
 

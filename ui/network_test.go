@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
-	"cairn/core/health"
+	"cairn/core/doctor/health"
 	"cairn/core/netgate"
 	"cairn/panels"
 )

@@ -75,7 +75,7 @@ func realEngineIn(home string) (config.Config, Opener) {
 func TestRealEngineIndexAskOpenAndRerank(t *testing.T) {
 	cfg, open := realEngine(t)
 	h := newHarnessWith(t, open, cfg)
-	p, q := h.shell().Index, h.shell().Query
+	p, q := h.shell().IndexTab, h.shell().Query
 
 	// First start: the bundled user guide is indexed into the empty knowledge base.
 	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
@@ -218,7 +218,7 @@ func TestRealEnginePreviewDrawsThePDFPage(t *testing.T) {
 	}
 	cfg, open := realEngine(t)
 	h := newHarnessWith(t, open, cfg)
-	p, q := h.shell().Index, h.shell().Query
+	p, q := h.shell().IndexTab, h.shell().Query
 	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
 	dir := filepath.Join(t.TempDir(), "reports")
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -33,7 +33,7 @@ func TestScreenshots(t *testing.T) {
 	cfg, open := realEngineIn(home)
 	h := newHarnessWith(t, open, cfg)
 	s := h.shell()
-	p, q := s.Index, s.Query
+	p, q := s.IndexTab, s.Query
 	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
 	corpus := copyCorpusTo(t, filepath.Join(home, "Documents"))
 	startIndexing(h, corpus)

@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"cairn/ui/serve"
+	"cairn/serve"
 )
 
 // apiCall makes one request to the window's local service.

@@ -40,12 +40,12 @@ type shellDeps struct {
 // is open, and stopped when the window switches to another knowledge base
 // or closes.
 type shell struct {
-	Query   *panels.Query
-	Index   *panels.Index
-	Status  *panels.StatusBar
-	Tuning  *panels.Engineering
-	Tabs    *container.AppTabs
-	content fyne.CanvasObject
+	Query    *panels.Query
+	IndexTab *panels.IndexTab
+	Status   *panels.StatusBar
+	Tuning   *panels.Engineering
+	Tabs     *container.AppTabs
+	content  fyne.CanvasObject
 
 	deps shellDeps
 	// The panels' requests to the workers: posting never blocks the window.
@@ -97,12 +97,12 @@ func newShell(parent context.Context, d shellDeps) *shell {
 	s.ctx, s.cancel = context.WithCancel(parent)
 	s.Query = panels.NewQuery(d.win, d.clip, s.queryReqs.post)
 	s.Query.OnAddFolder = d.addFolder
-	s.Index = panels.NewIndex(d.win, d.clip, s.indexReqs.post)
+	s.IndexTab = panels.NewIndexTab(d.win, d.clip, s.indexReqs.post)
 	s.Status = panels.NewStatusBar()
 	s.Tuning = panels.NewEngineering(d.win, s.queryReqs.post, s.settingsReqs.post)
 	s.Tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Ask", theme.SearchIcon(), s.Query.Content()),
-		container.NewTabItemWithIcon("Index", theme.FolderIcon(), s.Index.Content()),
+		container.NewTabItemWithIcon("Index", theme.FolderIcon(), s.IndexTab.Content()),
 		container.NewTabItemWithIcon("Engineering", theme.SettingsIcon(), s.Tuning.Content()),
 	)
 	s.themeTabs(fyne.CurrentApp().Settings())
@@ -160,7 +160,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 	})
 	s.running.spawn(func() {
 		pump(ctx, s.deps.do, indexEv, func(evs []panels.IndexEvent) {
-			s.Index.Apply(evs...)
+			s.IndexTab.Apply(evs...)
 			for _, ev := range evs {
 				if l, ok := ev.(panels.FoldersListed); ok {
 					s.Query.ShowGuideOnly(l.Guide)
@@ -238,7 +238,7 @@ func (s *shell) failed(err error) {
 	}
 	s.deps.do(func() {
 		s.Query.Apply(panels.QueryNotice{Text: msg, Err: true})
-		s.Index.Apply(panels.IndexNotice{Text: msg, Err: true})
+		s.IndexTab.Apply(panels.IndexNotice{Text: msg, Err: true})
 		s.Status.Apply(panels.StatusReport{Err: err})
 	})
 }

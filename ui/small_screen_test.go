@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
-	"cairn/core/ingest"
+	"cairn/core/domain"
 	"cairn/panels"
 )
 
@@ -87,15 +87,15 @@ func TestTheWindowFitsTheSmallestScreen(t *testing.T) {
 
 	corpus := copyCorpusTo(t, t.TempDir())
 	startIndexing(h, corpus)
-	h.until("the run", func() bool { return strings.HasPrefix(s.Index.State.Text, "Indexed "+corpus+".") })
+	h.until("the run", func() bool { return strings.HasPrefix(s.IndexTab.State.Text, "Indexed "+corpus+".") })
 	fitsTheSmallestWindow(t, h, "after an index run")
 
 	// A run under way, as its progress reports show it.
-	s.Index.Apply(panels.Progressed{Progress: ingest.Progress{Folder: corpus, Phase: ingest.PhaseIndexing,
+	s.IndexTab.Apply(panels.Progressed{Progress: domain.Progress{Folder: corpus, Phase: domain.PhaseIndexing,
 		FilesSeen: 683, FilesTotal: 683, FilesDone: 21, Indexed: 21, Chunks: 412, Bytes: 1 << 20, BytesTotal: 90 << 20,
 		Current: corpus + "/manuals/router-admin-guide.pdf"}})
 	h.frame()
-	if !s.Index.Progress.Visible() || !s.Index.Current.Visible() {
+	if !s.IndexTab.Progress.Visible() || !s.IndexTab.Current.Visible() {
 		t.Fatal("the run's counts and current file are not shown: the test needs them")
 	}
 	fitsTheSmallestWindow(t, h, "while a run goes on")

@@ -1,13 +1,12 @@
 package ui
 
 import (
+	"cairn/core/domain"
 	"slices"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
-
-	"cairn/core/store"
 )
 
 // waitAnswered waits for the answer to the question asked.
@@ -27,7 +26,7 @@ func waitAnswered(h *harness, what string) {
 func TestAskTabKeepsAConversationPerKnowledgeBase(t *testing.T) {
 	cfg, open := realEngine(t)
 	h := newHarnessWith(t, open, cfg)
-	p, q := h.shell().Index, h.shell().Query
+	p, q := h.shell().IndexTab, h.shell().Query
 	c := q.Conversation
 	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
 	corpus := copyCorpus(t)
@@ -112,7 +111,7 @@ func TestAskTabKeepsAConversationPerKnowledgeBase(t *testing.T) {
 		t.Errorf("left %q", c.Threads.Options)
 	}
 	eng := h.shell().eng
-	if _, err := eng.ThreadTurns(h.win.ctx, first); err == nil || !strings.Contains(err.Error(), store.ErrNoThread.Error()) {
+	if _, err := eng.ThreadTurns(h.win.ctx, first); err == nil || !strings.Contains(err.Error(), domain.ErrNoThread.Error()) {
 		t.Errorf("the deleted conversation is still in the knowledge base: %v", err)
 	}
 

@@ -22,9 +22,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"cairn/core/config"
+	"cairn/core/doctor/health"
+	"cairn/core/domain"
 	"cairn/core/fault"
-	"cairn/core/health"
-	"cairn/core/store"
 	"cairn/panels"
 	cairntheme "cairn/theme"
 )
@@ -93,7 +93,7 @@ func TestEscapeCancelsTheVisibleTabsWork(t *testing.T) {
 	eng.askGate = make(chan struct{})
 	eng.indexGate = make(chan struct{})
 	h := newHarness(t, eng)
-	q, p := h.shell().Query, h.shell().Index
+	q, p := h.shell().Query, h.shell().IndexTab
 	h.ask("how do I reset the router")
 	startIndexing(h, t.TempDir())
 	h.until("both to run", func() bool { return !q.CancelButton.Disabled() && !p.CancelButton.Disabled() })
@@ -184,7 +184,7 @@ func TestAKnowledgeBaseThatCannotOpenSaysWhatToDo(t *testing.T) {
 	h.until("the error", func() bool {
 		return strings.HasPrefix(q.State.Text, "Could not open the knowledge base: database disk image is malformed. Choose File > Open knowledge base")
 	})
-	if !q.AskButton.Disabled() || !h.shell().Index.ChooseButton.Disabled() {
+	if !q.AskButton.Disabled() || !h.shell().IndexTab.ChooseButton.Disabled() {
 		t.Error("the panels work without a knowledge base")
 	}
 }
@@ -199,7 +199,7 @@ func TestAKnowledgeBaseThatCannotOpenShowsTheFix(t *testing.T) {
 	want := "Could not open the knowledge base: the knowledge base /kb/default.db is damaged: sqlite3: database disk image is malformed\n" +
 		"Fix: run `cairn doctor`, then `cairn restore BACKUP.db` [STORE-003]\n" +
 		"Or choose File > Open knowledge base, or File > New knowledge base."
-	h.until("the error with its fix", func() bool { return h.shell().Query.State.Text == want && h.shell().Index.State.Text == want })
+	h.until("the error with its fix", func() bool { return h.shell().Query.State.Text == want && h.shell().IndexTab.State.Text == want })
 }
 
 func TestAFailedRunShowsTheFix(t *testing.T) {
@@ -364,7 +364,7 @@ func TestDialogsAnswerEnterAndEscape(t *testing.T) {
 	}
 
 	// The folder picker (Fyne's, when the desktop has none) closes with Escape.
-	h.shell().Index.Apply(panels.ShowFolderDialog{})
+	h.shell().IndexTab.Apply(panels.ShowFolderDialog{})
 	h.overlay()
 	key(fyne.KeyEscape)
 	if h.win.w.Canvas().Overlays().Top() != nil {
@@ -391,7 +391,7 @@ func TestDialogsAnswerEnterAndEscape(t *testing.T) {
 // are and offers Add folder; once a folder of one's own is in, it stops.
 func TestFirstStartOffersAddFolder(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
-	eng.folders = []store.Folder{{ID: 1, Path: eng.GuideDir(), Documents: 8, Chunks: 40}}
+	eng.folders = []domain.Folder{{ID: 1, Path: eng.GuideDir(), Documents: 8, Chunks: 40}}
 	h := newHarness(t, eng)
 	q := h.shell().Query
 	h.until("the guide to be named", func() bool { return q.AddFolder.Visible() })
@@ -562,7 +562,7 @@ func TestCtrlOWithoutADesktopPickerTakesATypedPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	shortcut(h, shortcutAddFolder) // h.picked is empty: no desktop picker
-	p := h.shell().Index
+	p := h.shell().IndexTab
 	h.until("Cairn's folder picker", func() bool { return p.FolderDialog != nil })
 	f := p.FolderDialog
 	if h.win.w.Canvas().Focused() != f.Path {
@@ -599,7 +599,7 @@ func TestBrowseLogsNothingForMissingXDGFolders(t *testing.T) {
 
 	h := newHarness(t, newFakeEngine(t.TempDir()))
 	shortcut(h, shortcutAddFolder)
-	p := h.shell().Index
+	p := h.shell().IndexTab
 	h.until("Cairn's folder picker", func() bool { return p.FolderDialog != nil })
 	before := h.win.w.Canvas().Overlays().List()
 	test.Tap(p.FolderDialog.Browse)
@@ -759,7 +759,7 @@ func TestEveryOtherDialogAnswersEnterAndEscape(t *testing.T) {
 		t.Errorf("Escape in New knowledge base: dialog open %v, knowledge base %q", open(), h.win.kb)
 	}
 
-	h.shell().Index.Apply(panels.ShowFolderDialog{}) // Cairn's picker: a path box and Browse…
+	h.shell().IndexTab.Apply(panels.ShowFolderDialog{}) // Cairn's picker: a path box and Browse…
 	h.overlay()
 	h.win.w.Canvas().Unfocus()
 	key(fyne.KeyEscape)

@@ -11,11 +11,9 @@ import (
 	"time"
 
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/fault"
-	"cairn/core/ingest"
 	"cairn/core/netgate"
-	"cairn/core/store"
-	"cairn/core/teamstore"
 	"cairn/panels"
 )
 
@@ -47,7 +45,7 @@ type indexWorker struct {
 
 type runResult struct {
 	folder string
-	run    store.Run
+	run    domain.Run
 	err    error
 	none   bool // the user guide was not needed: the knowledge base has documents
 }
@@ -142,7 +140,7 @@ func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 		w.unwatch(ctx, r.Path)
 		watching := w.watchingSet()
 		w.jobs.spawn(func() {
-			removed, err := w.eng.RemoveFolder(ctx, r.Path, func(p teamstore.Removal) {
+			removed, err := w.eng.RemoveFolder(ctx, r.Path, func(p domain.Removal) {
 				send(ctx, w.notices, panels.IndexEvent(panels.RemoveProgressed{Path: r.Path, Removal: p}))
 			})
 			send(ctx, w.notices, panels.IndexEvent(panels.FolderRemoved{Path: r.Path, Removal: removed, Err: err}))
@@ -208,9 +206,9 @@ func (w *indexWorker) start(ctx context.Context, folder string) {
 		w.running = "the user guide"
 	}
 	w.jobs.spawn(func() {
-		progress := make(chan ingest.Progress, 64)
+		progress := make(chan domain.Progress, 64)
 		type outcome struct {
-			run     store.Run
+			run     domain.Run
 			err     error
 			indexed bool
 		}
@@ -220,11 +218,11 @@ func (w *indexWorker) start(ctx context.Context, folder string) {
 			if folder == "" {
 				o.indexed, o.err = w.eng.EnsureStarterKB(rctx, progress)
 			} else {
-				o.run, o.err = w.eng.Index(rctx, folder, progress)
+				o.run, o.err = w.eng.IndexFolder(rctx, folder, progress)
 			}
 			done <- o
 		}()
-		var last *store.Run
+		var last *domain.Run
 		for p := range progress { // closed by the indexer when it returns
 			if p.Run != nil {
 				last = p.Run
@@ -251,7 +249,7 @@ func (w *indexWorker) finished(ctx context.Context, res runResult) {
 	if cancelled {
 		ev.Err = nil
 	}
-	if errors.Is(res.err, store.ErrIndexing) {
+	if errors.Is(res.err, domain.ErrIndexing) {
 		ev.Err = fault.New(fault.StoreBusy, "another Cairn (a window or `cairn index`) is indexing this knowledge base",
 			"try again when it is done, or cancel it there", nil)
 	}

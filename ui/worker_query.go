@@ -10,9 +10,9 @@ import (
 
 	"cairn/core/answer"
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/eval"
 	"cairn/core/search"
-	"cairn/core/store"
 	"cairn/panels"
 )
 
@@ -36,14 +36,14 @@ type queryWorker struct {
 	question string             // the last answered question
 	searched string             // what was searched for it: a follow-up made standalone, a word corrected
 	exact    bool               // it was searched as typed, without corrections
-	filter   store.Filter       // the filter it was answered within
+	filter   domain.Filter      // the filter it was answered within
 	cands    *search.Candidates // its candidates
 	sources  []int64            // chunk ids of its answer's sources, to tell when the list disagrees
 	// closest: the answer said the documents do not cover the question.
 	// Relevance does not depend on the knobs, so no knob can make that
 	// answer stale; its passages are the closest, not the listed ones.
 	closest   bool
-	judgments []store.Judgment
+	judgments []domain.Judgment
 	judged    map[string]*search.Candidates // judged question -> candidates
 
 	askID    int
@@ -56,7 +56,7 @@ type queryWorker struct {
 	// convID counts the switches of conversation: a reopened thread whose
 	// turns arrive after another switch is not made current.
 	thread  int64
-	threads []store.Thread
+	threads []domain.Thread
 	convID  int
 
 	tokens  chan tokenMsg
@@ -70,11 +70,11 @@ type queryWorker struct {
 // threadNews is a conversation job's result: the list of threads read
 // again, and a thread reopened (opened) or deleted (deleted, not 0).
 type threadNews struct {
-	list    []store.Thread
+	list    []domain.Thread
 	opened  bool
 	convID  int
 	id      int64
-	turns   []store.Turn
+	turns   []domain.Turn
 	deleted int64
 	err     error
 }
@@ -87,7 +87,7 @@ type tokenMsg struct {
 type askResult struct {
 	id       int
 	question string
-	filter   store.Filter
+	filter   domain.Filter
 	exact    bool // searched as typed
 	ans      *answer.Answer
 	err      error
@@ -97,8 +97,8 @@ type askResult struct {
 // judged questions, after the pools changed or judgments were added.
 type findResult struct {
 	id        int
-	loaded    bool             // judgments holds the test set as read now
-	judgments []store.Judgment // when loaded
+	loaded    bool              // judgments holds the test set as read now
+	judgments []domain.Judgment // when loaded
 	cands     map[string]*search.Candidates
 	err       error
 }
@@ -288,7 +288,7 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 	w.askStop = nil
 	if res.err != nil {
 		w.emit(ctx, panels.AskFailed{Question: res.question, Err: res.err, Cancelled: errors.Is(res.err, context.Canceled)})
-		if errors.Is(res.err, store.ErrNoThread) {
+		if errors.Is(res.err, domain.ErrNoThread) {
 			// Deleted elsewhere (cairn threads --delete): the next
 			// question starts a new conversation rather than fail again.
 			w.thread = 0
@@ -344,7 +344,7 @@ func (w *queryWorker) ranked() panels.Ranked {
 // The test set keeps one judgment per file and question (the metrics rank
 // files), so a judgment whose passage is no longer listed, say after a
 // re-index, is shown on its file's best-ranked passage.
-func rightPassages(js []store.Judgment, q string, results []search.Result) map[int64]bool {
+func rightPassages(js []domain.Judgment, q string, results []search.Result) map[int64]bool {
 	right := map[int64]bool{}
 	for _, j := range js {
 		if j.Query != q {
@@ -423,7 +423,7 @@ func (w *queryWorker) evaluate() panels.MetricsComputed {
 }
 
 func (w *queryWorker) judge(ctx context.Context, r panels.JudgeSource) {
-	w.findJob(ctx, func(fctx context.Context) ([]store.Judgment, error) {
+	w.findJob(ctx, func(fctx context.Context) ([]domain.Judgment, error) {
 		var err error
 		if r.Right {
 			err = w.eng.Judge(fctx, r.Question, r.Path, r.ChunkID)
@@ -452,7 +452,7 @@ func (w *queryWorker) find(ctx context.Context, loadJudgments bool) {
 // candidates: every cached one with all (the pools changed), else the
 // judged ones not cached yet. A newer findJob replaces a running one. The
 // job gets copies of the loop's state, so it shares nothing with the loop.
-func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) ([]store.Judgment, error), all bool) {
+func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) ([]domain.Judgment, error), all bool) {
 	if w.findStop != nil {
 		w.findStop()
 	}
@@ -518,7 +518,7 @@ func (w *queryWorker) refound(ctx context.Context, res findResult) {
 	}
 	// Forget candidates of questions that are neither judged nor the last.
 	for q := range w.judged {
-		if q != w.question && !slices.ContainsFunc(w.judgments, func(j store.Judgment) bool { return j.Query == q }) {
+		if q != w.question && !slices.ContainsFunc(w.judgments, func(j domain.Judgment) bool { return j.Query == q }) {
 			delete(w.judged, q)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"cairn/panels"
-	"cairn/ui/serve"
+	"cairn/serve"
 )
 
 // indexRefusal is the local API's answer to POST /api/index while the
@@ -16,7 +16,7 @@ import (
 const indexRefusal = "the window is open and indexes this knowledge base itself: add or re-index the folder in its Index tab " +
 	"(or close the window and use `cairn serve`)"
 
-// serveWorker runs the local service of `cairn serve` (ui/serve) while the
+// serveWorker runs the local service of `cairn serve` (serve) while the
 // window is open and the Engineering tab's toggle is on: the same API and
 // MCP, on 127.0.0.1 with the same token file. It owns the server: a
 // request turns it on or off, and the worker stops it (and waits for its

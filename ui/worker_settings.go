@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"cairn/core/config"
-	"cairn/core/ingest"
+	"cairn/core/domain"
 	"cairn/core/netgate"
 	"cairn/panels"
 )
@@ -260,7 +260,7 @@ func (w *settingsWorker) switchModel(ctx context.Context, kind, path string) err
 	if kind == panels.ModelChat {
 		return w.eng.UseChatModel(ctx, path)
 	}
-	progress := make(chan ingest.Progress, 16)
+	progress := make(chan domain.Progress, 16)
 	errc := make(chan error, 1)
 	go func() { errc <- w.eng.UseEmbeddingModel(ctx, path, progress) }() // closes progress; waited for below
 	for p := range progress {

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -31,7 +32,7 @@ type Store interface {
 	ScanChunkText(ctx context.Context, afterID, upTo int64, limit int, fn func(id int64, text, heading, title []byte) error) (int, error)
 	ScanChunkIDs(ctx context.Context, upTo int64, fn func(id int64)) error
 	FTSRuneClasses(ctx context.Context, rs []rune) ([]store.RuneClass, error)
-	PhraseScores(ctx context.Context, phrase string) ([]store.FTSHit, error)
+	PhraseScores(ctx context.Context, phrase string) ([]domain.FTSHit, error)
 }
 
 // Column weights of store.SearchFTS's bm25(chunks_fts, 1.0, 0.5, 0.8), in
@@ -173,7 +174,7 @@ func (ix *Index) Stats() Stats {
 // common marks the terms that select no passage of their own (nil: none):
 // only passages holding another term are ranked, unless fewer than k do,
 // as search.RareFirst asks FTS5 for them, so that both give one list.
-func (ix *Index) Search(ctx context.Context, terms []string, common []bool, k int) (hits []store.FTSHit, ok bool, err error) {
+func (ix *Index) Search(ctx context.Context, terms []string, common []bool, k int) (hits []domain.FTSHit, ok bool, err error) {
 	s := ix.snap.Load()
 	if s == nil && !ix.started() {
 		return nil, false, nil
@@ -261,7 +262,7 @@ func (ix *Index) DocFreqs(ctx context.Context, terms []string) (dfs []int, n int
 // queryTerm is a word to look up, or a phrase FTS5 has scored.
 type queryTerm struct {
 	stem   string
-	phrase []store.FTSHit
+	phrase []domain.FTSHit
 	// selects: the passages holding it are candidates (a frequent term's
 	// only add to their scores, unless too few are; Index.Search).
 	selects bool
@@ -269,7 +270,7 @@ type queryTerm struct {
 
 // search scores q; accs recycles the score arrays (each search touches a
 // few of its entries and zeroes them again).
-func (s *snapshot) search(q []queryTerm, k int, accs *sync.Pool) []store.FTSHit {
+func (s *snapshot) search(q []queryTerm, k int, accs *sync.Pool) []domain.FTSHit {
 	size := len(s.ids)
 	n := size - s.nDead // live chunks: a deleted one's postings stay until the next full build
 	if n <= 0 || k <= 0 {
@@ -401,9 +402,9 @@ func (s *snapshot) search(q []queryTerm, k int, accs *sync.Pool) []store.FTSHit 
 		}
 		return 0
 	})
-	out := make([]store.FTSHit, len(heap))
+	out := make([]domain.FTSHit, len(heap))
 	for i, d := range heap {
-		out[i] = store.FTSHit{ChunkID: s.ids[d], BM25: -acc[d]}
+		out[i] = domain.FTSHit{ChunkID: s.ids[d], BM25: -acc[d]}
 	}
 	return out
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -100,13 +101,13 @@ func queries(t *testing.T, n int) [][]string {
 	return qs
 }
 
-func fts5(t *testing.T, db *store.DB, words []string, k int) []store.FTSHit {
+func fts5(t *testing.T, db *store.DB, words []string, k int) []domain.FTSHit {
 	t.Helper()
 	quoted := make([]string, len(words))
 	for i, w := range words {
 		quoted[i] = `"` + w + `"`
 	}
-	hits, err := db.SearchFTS(context.Background(), strings.Join(quoted, " OR "), k, store.Filter{})
+	hits, err := db.SearchFTS(context.Background(), strings.Join(quoted, " OR "), k, domain.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func fts5(t *testing.T, db *store.DB, words []string, k int) []store.FTSHit {
 // sameRanking checks that got ranks as FTS5 does: the same scores at every
 // rank, and the same chunk wherever a score is not tied (FTS5 orders ties
 // as it likes).
-func sameRanking(t *testing.T, q []string, got, want []store.FTSHit) {
+func sameRanking(t *testing.T, q []string, got, want []domain.FTSHit) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%q: %d hits, FTS5 has %d", q, len(got), len(want))
@@ -263,7 +264,7 @@ func TestIndexFollowsTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, ok, _ = ix.Search(ctx, q, nil, 100)
-	if !ok || slices.ContainsFunc(got, func(h store.FTSHit) bool { return h.ChunkID == ids[0] }) {
+	if !ok || slices.ContainsFunc(got, func(h domain.FTSHit) bool { return h.ChunkID == ids[0] }) {
 		t.Fatalf("deleted chunk %d returned: %v", ids[0], got)
 	}
 	if n := ix.Stats().Chunks; n != before {
@@ -405,7 +406,7 @@ func syncing(ix *Index) bool {
 
 // answered searches for word until the index answers, for up to 30
 // seconds (a background sync is catching up); nil when it never did.
-func answered(t *testing.T, ix *Index, word string) []store.FTSHit {
+func answered(t *testing.T, ix *Index, word string) []domain.FTSHit {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		hits, ok, err := ix.Search(context.Background(), []string{word}, nil, 10)
@@ -414,7 +415,7 @@ func answered(t *testing.T, ix *Index, word string) []store.FTSHit {
 		}
 		if ok {
 			if hits == nil {
-				hits = []store.FTSHit{}
+				hits = []domain.FTSHit{}
 			}
 			return hits
 		}

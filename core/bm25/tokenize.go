@@ -9,6 +9,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"cairn/core/cjk"
+	"cairn/core/porter"
 	"cairn/core/store"
 )
 
@@ -109,7 +110,7 @@ func (t *Tokenizer) stem(b []byte) string {
 		return s
 	}
 	w := string(b)
-	s := Stem(w)
+	s := porter.Stem(w)
 	if len(t.stems) >= maxCachedStems {
 		clear(t.stems)
 	}

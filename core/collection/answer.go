@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/core/store"
+	"cairn/core/domain"
 )
 
 // Store is what answering reads: a knowledge base file (OverFile), or a
@@ -20,23 +20,32 @@ type Store interface {
 	// and the best-ranked one. With whole, a passage holds a term only as
 	// whole words (HoldsEvery), not in another form the index's stemmer
 	// joins to it.
-	MatchDocuments(ctx context.Context, terms []string, whole bool, f store.Filter) ([]store.DocumentMatch, error)
-	Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkInfo, error)
+	MatchDocuments(ctx context.Context, terms []string, whole bool, f domain.Filter) ([]domain.DocumentMatch, error)
+	Chunks(ctx context.Context, ids []int64) (map[int64]domain.ChunkInfo, error)
 }
 
 // OverFile is a knowledge base file as a Store: the terms are its FTS5
 // index's expression (MatchExpr), whole words checked in the passages'
 // text.
-func OverFile(db *store.DB) Store { return fileStore{db} }
+func OverFile(db FileDB) Store { return fileStore{db} }
 
-type fileStore struct{ *store.DB }
+// FileDB is what OverFile reads of a knowledge base file; *store.DB is
+// one.
+type FileDB interface {
+	// MatchDocuments is MatchDocuments with an FTS5 match expression and a
+	// test each matching passage must pass (nil: none).
+	MatchDocuments(ctx context.Context, match string, f domain.Filter, keep func(text, heading string) bool) ([]domain.DocumentMatch, error)
+	Chunks(ctx context.Context, ids []int64) (map[int64]domain.ChunkInfo, error)
+}
 
-func (s fileStore) MatchDocuments(ctx context.Context, terms []string, whole bool, f store.Filter) ([]store.DocumentMatch, error) {
+type fileStore struct{ FileDB }
+
+func (s fileStore) MatchDocuments(ctx context.Context, terms []string, whole bool, f domain.Filter) ([]domain.DocumentMatch, error) {
 	var keep func(text, heading string) bool
 	if whole && len(terms) > 0 {
 		keep = func(text, heading string) bool { return HoldsEvery(text, heading, terms) }
 	}
-	return s.DB.MatchDocuments(ctx, MatchExpr(terms), f, keep)
+	return s.FileDB.MatchDocuments(ctx, MatchExpr(terms), f, keep)
 }
 
 // HoldsEvery reports whether a passage's text or heading holds each term
@@ -82,11 +91,11 @@ func Answer(ctx context.Context, st Store, q Question) (*Result, error) {
 		return res, nil
 	}
 	type found struct {
-		m    store.DocumentMatch
+		m    domain.DocumentMatch
 		term string // the term its line shows; "" without terms
 	}
-	memo := map[string][]store.DocumentMatch{}
-	match := func(terms []string) ([]store.DocumentMatch, error) {
+	memo := map[string][]domain.DocumentMatch{}
+	match := func(terms []string) ([]domain.DocumentMatch, error) {
 		key := strings.Join(terms, "\x00")
 		if ms, ok := memo[key]; ok {
 			return ms, nil
@@ -153,7 +162,7 @@ func Answer(ctx context.Context, st Store, q Question) (*Result, error) {
 		}
 		return strings.Compare(a.m.Path, b.m.Path)
 	})
-	var lines map[int64]store.ChunkInfo
+	var lines map[int64]domain.ChunkInfo
 	if len(q.Terms) > 0 {
 		ids := make([]int64, len(list))
 		for i, f := range list {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -62,7 +63,7 @@ func operatorDB(t *testing.T) *store.DB {
 
 // ask parses q, narrows it by the search's filter f as the engine does,
 // and answers it over db.
-func ask(t *testing.T, db *store.DB, q string, forms bool, f store.Filter) *Result {
+func ask(t *testing.T, db *store.DB, q string, forms bool, f domain.Filter) *Result {
 	t.Helper()
 	p, ok := Parse(q, now, time.UTC, "")
 	if !ok {
@@ -130,7 +131,7 @@ func TestOperators(t *testing.T) {
 		{q: "Which files mention gzip (newest first)?", want: []string{"c.txt", "g.pdf", "a.txt"}},
 		{q: "List the files sorted by date", want: []string{"d.md", "c.txt", "g.pdf", "b.txt", "a.txt", "f.txt", "e.html", "h.txt"}},
 	} {
-		res := ask(t, db, tc.q, tc.forms, store.Filter{})
+		res := ask(t, db, tc.q, tc.forms, domain.Filter{})
 		if got := names(res); !slices.Equal(got, tc.want) || res.Total != len(tc.want) {
 			t.Errorf("%q (forms %v): got %d %v, want %v (%s)", tc.q, tc.forms, res.Total, got, tc.want, res.Statement)
 		}
@@ -146,23 +147,23 @@ func TestOperators(t *testing.T) {
 // of answering "0 files".
 func TestSearchFilterAndQuestionIntersect(t *testing.T) {
 	db := operatorDB(t)
-	res := ask(t, db, "How many files mention gzip?", false, store.Filter{Types: []string{"pdf"}})
+	res := ask(t, db, "How many files mention gzip?", false, domain.Filter{Types: []string{"pdf"}})
 	if got := names(res); !slices.Equal(got, []string{"g.pdf"}) ||
 		res.Statement != "1 file contains 'gzip' (whole word, any case). Within the search's filter: type pdf." {
 		t.Errorf("gzip within --type pdf: %v, %q", got, res.Statement)
 	}
-	res = ask(t, db, "How many PDFs mention gzip?", false, store.Filter{Types: []string{"html"}})
+	res = ask(t, db, "How many PDFs mention gzip?", false, domain.Filter{Types: []string{"html"}})
 	if res.Total != 0 || len(res.Files) != 0 || len(res.Question.Conflicts) != 1 ||
 		res.Statement != "Nothing counted: the question asks for PDF files and the search's filter for html files, and no file can be both." {
 		t.Errorf("PDFs with --type html: %d files, %q", res.Total, res.Statement)
 	}
 	since := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	res = ask(t, db, "How many files were modified in 2023?", false, store.Filter{Since: since})
+	res = ask(t, db, "How many files were modified in 2023?", false, domain.Filter{Since: since})
 	if res.Total != 0 || res.Statement != "Nothing counted: the question asks for files modified in 2023 and the search's filter for files modified since 2025-01-01, and no file can be both." {
 		t.Errorf("2023 with --since 2025: %d files, %q", res.Total, res.Statement)
 	}
 	// Dates that overlap narrow each other.
-	res = ask(t, db, "How many files were modified in 2023?", false, store.Filter{Since: time.Date(2023, 6, 1, 0, 0, 0, 0, time.UTC)})
+	res = ask(t, db, "How many files were modified in 2023?", false, domain.Filter{Since: time.Date(2023, 6, 1, 0, 0, 0, 0, time.UTC)})
 	if got := names(res); !slices.Equal(got, []string{"b.txt"}) || !strings.HasSuffix(res.Statement, "Within the search's filter: modified since 2023-06-01.") {
 		t.Errorf("2023 with --since 2023-06: %v, %q", got, res.Statement)
 	}

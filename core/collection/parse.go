@@ -5,13 +5,12 @@
 package collection
 
 import (
+	"cairn/core/domain"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
-
-	"cairn/core/store"
 )
 
 // Kind is what a question asks for.
@@ -33,9 +32,9 @@ type Question struct {
 	// Forms counts any form of the words (the index's stemmer: "locales",
 	// and "local" for "locale"); without it only whole words, in any case,
 	// as grep -wi finds them.
-	Forms  bool         `json:"word_forms,omitempty"`
-	Order  Order        `json:"order,omitempty"`
-	Filter store.Filter `json:"-"`
+	Forms  bool          `json:"word_forms,omitempty"`
+	Order  Order         `json:"order,omitempty"`
+	Filter domain.Filter `json:"-"`
 	// What the filter means, for the statement of how it was computed.
 	TypeName string `json:"type,omitempty"`   // "PDF", "Word"
 	Folder   string `json:"folder,omitempty"` // a path or a folder name

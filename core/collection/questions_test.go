@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -208,7 +209,7 @@ func TestStatementSaysHowItWasComputed(t *testing.T) {
 }
 
 func TestHomeFolderAndRelativeDates(t *testing.T) {
-	for q, want := range map[string]store.Filter{
+	for q, want := range map[string]domain.Filter{
 		"How many files are under ~/Notes?":        {PathPrefixes: []string{"/kb/Notes/"}},
 		"List the files under my Reports folder":   {Contains: []string{"/Reports/"}},
 		"Which files were modified last month?":    {Since: time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)},

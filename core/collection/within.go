@@ -1,11 +1,10 @@
 package collection
 
 import (
+	"cairn/core/domain"
 	"fmt"
 	"slices"
 	"strings"
-
-	"cairn/core/store"
 )
 
 // Narrow narrows q to the files the search's own filter f passes too (the
@@ -14,7 +13,7 @@ import (
 // what no file can be (--type html on "How many PDFs…", --since 2025 on
 // "…modified in 2023"), the conflict is recorded and nothing is counted:
 // a count of 0 would read as an answer.
-func (q *Question) Narrow(f store.Filter) {
+func (q *Question) Narrow(f domain.Filter) {
 	if f.Empty() {
 		return
 	}
@@ -78,7 +77,7 @@ func typeName(t string) string { return strings.ToLower(strings.TrimPrefix(strin
 
 // Describe names a filter as a person set it: "type html; modified since
 // 2025-01-01; under /kb/Notes/".
-func Describe(f store.Filter) string {
+func Describe(f domain.Filter) string {
 	var parts []string
 	if len(f.PathPrefixes) > 0 {
 		parts = append(parts, "under "+strings.Join(f.PathPrefixes, " or "))

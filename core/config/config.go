@@ -26,7 +26,7 @@ import (
 type Config struct {
 	Profile    string     `json:"profile"` // laptop, desktop or server
 	Paths      Paths      `json:"paths"`
-	Index      Index      `json:"index"`
+	Indexing   Indexing   `json:"index"`
 	Chunking   Chunking   `json:"chunking"`
 	Retrieval  Retrieval  `json:"retrieval"`
 	Embedding  Embedding  `json:"embedding"`
@@ -55,8 +55,8 @@ type Paths struct {
 	KB        string `json:"kb"`         // knowledge base opened by default
 }
 
-// Index tunes the indexer.
-type Index struct {
+// Indexing tunes the indexer.
+type Indexing struct {
 	MaxFileMB     int  `json:"max_file_mb"`
 	Workers       int  `json:"workers"` // 0: one per CPU
 	IncludeHidden bool `json:"include_hidden"`
@@ -234,7 +234,7 @@ func (c Config) WithProfile(name string) (Config, error) {
 // machine: laptop under 16 GB of RAM, else desktop).
 func Default(profile string) Config {
 	c := Config{
-		Index: Index{MaxFileMB: 64, TimeoutSec: 120,
+		Indexing: Indexing{MaxFileMB: 64, TimeoutSec: 120,
 			Ignore: []string{"node_modules", "__pycache__", "*.pyc", "*~", "*.swp", "Thumbs.db", "desktop.ini"}},
 		Chunking:   Chunking{Size: 1200, Overlap: 200, MaxHeadingLen: 160},
 		Retrieval:  Retrieval{Fusion: "rrf", TopK: 12, MinScore: 0.10, RRFK: 60, VectorWeight: 0.6, BM25Pool: 60, VectorPool: 60, PerDocCap: 3},
@@ -472,7 +472,9 @@ func Save(d Dirs, c Config) error {
 }
 
 // IndexTimeout is the per-file extraction time limit.
-func (c Config) IndexTimeout() time.Duration { return time.Duration(c.Index.TimeoutSec) * time.Second }
+func (c Config) IndexTimeout() time.Duration {
+	return time.Duration(c.Indexing.TimeoutSec) * time.Second
+}
 
 // applyEnv sets fields from CAIRN_<SECTION>_<KEY> variables.
 func applyEnv(c *Config, environ []string) error {

@@ -29,8 +29,8 @@ func TestLoadDefaultsFileAndEnv(t *testing.T) {
 	if c.Profile != "server" || c.Retrieval.RRFK != 30 || c.Retrieval.TopK != 7 || c.Retrieval.BM25Pool != 120 {
 		t.Errorf("%+v", c.Retrieval)
 	}
-	if strings.Join(c.Index.Ignore, "|") != "a|b" || c.Paths.ModelsDir != filepath.Join(d.Data, "models") || c.Paths.KB != "default" {
-		t.Errorf("ignore %v models %s kb %s", c.Index.Ignore, c.Paths.ModelsDir, c.Paths.KB)
+	if strings.Join(c.Indexing.Ignore, "|") != "a|b" || c.Paths.ModelsDir != filepath.Join(d.Data, "models") || c.Paths.KB != "default" {
+		t.Errorf("ignore %v models %s kb %s", c.Indexing.Ignore, c.Paths.ModelsDir, c.Paths.KB)
 	}
 }
 

@@ -2,7 +2,7 @@
 // base (integrity, full-text index, orphans, vectors), file permissions,
 // free disk space, the models, OCR, the network gate and the log. It is
 // `cairn doctor` and the window's Check health; it changes nothing. Its
-// report's types are core/health's, which the window reads without
+// report's types are core/doctor/health's, which the window reads without
 // loading what the checks need (llama.cpp, Tesseract).
 package doctor
 
@@ -17,14 +17,15 @@ import (
 	"strings"
 	"time"
 
-	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/doctor/health"
+	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/fault"
-	"cairn/core/health"
+	"cairn/core/kb"
 	"cairn/core/llm"
+	"cairn/core/llm/models"
 	"cairn/core/logs"
-	"cairn/core/models"
 	"cairn/core/netgate"
 	"cairn/core/ocr"
 	"cairn/core/search"
@@ -51,7 +52,7 @@ func Run(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) 
 	var out []health.Check
 	add := func(c health.Check) { out = append(out, c) }
 	add(checkSettings(dirs, opt.ConfigErr))
-	path, err := core.Options{KB: opt.KB, DB: opt.DB}.Path(cfg)
+	path, err := kb.File(cfg, opt.KB, opt.DB)
 	diskOf := cfg.Paths.DataDir // the disk that holds the knowledge base in use
 	if err != nil {
 		add(health.Check{Verdict: health.Fail, Name: "knowledge base", Detail: err.Error(), Fix: "give a name without a path (--kb) or a file (--db)"})
@@ -163,7 +164,7 @@ func checkKB(ctx context.Context, path string) []health.Check {
 	case err != nil:
 		out = append(out, health.Check{Verdict: health.Warn, Name: "indexing", Detail: fault.FirstLine(err.Error())})
 	case busy:
-		out = append(out, health.Check{Verdict: health.Warn, Name: "indexing", Detail: store.ErrIndexing.Error(), Code: fault.StoreBusy,
+		out = append(out, health.Check{Verdict: health.Warn, Name: "indexing", Detail: domain.ErrIndexing.Error(), Code: fault.StoreBusy,
 			Fix: "the checks above saw the knowledge base as it was while that run wrote; run doctor again when it is done"})
 	default:
 		out = append(out, health.Check{Verdict: health.Pass, Name: "indexing", Detail: "no indexing run in progress"})

@@ -10,11 +10,11 @@ import (
 
 	"cairn/core"
 	"cairn/core/config"
+	"cairn/core/doctor/health"
 	"cairn/core/fault"
-	"cairn/core/health"
 	"cairn/core/kb"
+	"cairn/core/llm/models"
 	"cairn/core/llm/testmodel"
-	"cairn/core/models"
 	"cairn/core/netgate"
 )
 

@@ -3,8 +3,8 @@ package eval
 import (
 	"slices"
 
+	"cairn/core/domain"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // PersonalSet scores a person's own test set: the sources they marked as
@@ -12,7 +12,7 @@ import (
 // fused under p, files ranked by their best passage, at k = p.TopK (at
 // least 1). Questions without cached candidates are left out. The window's
 // Engineering tab shows it as the sliders move.
-func PersonalSet(judgments []store.Judgment, candidates map[string]*search.Candidates, p search.Params) Metrics {
+func PersonalSet(judgments []domain.Judgment, candidates map[string]*search.Candidates, p search.Params) Metrics {
 	qrels, run := Qrels{}, Run{}
 	for _, j := range judgments {
 		if qrels[j.Query] == nil {

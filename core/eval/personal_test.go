@@ -3,8 +3,8 @@ package eval
 import (
 	"testing"
 
+	"cairn/core/domain"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 func TestPersonalSetRanksFilesByTheirBestPassage(t *testing.T) {
@@ -15,7 +15,7 @@ func TestPersonalSetRanksFilesByTheirBestPassage(t *testing.T) {
 		2: {ChunkID: 2, Path: "b.txt", Coverage: 1, Near: 1},
 		3: {ChunkID: 3, Path: "a.txt", Coverage: 1, Near: 1},
 	}, BM25: []search.Hit{{ChunkID: 1, Score: 3}, {ChunkID: 2, Score: 2}, {ChunkID: 3, Score: 1}}}
-	js := []store.Judgment{{Query: "q1", Path: "b.txt"}, {Query: "q2", Path: "a.txt"}, {Query: "q3", Path: "a.txt"}}
+	js := []domain.Judgment{{Query: "q1", Path: "b.txt"}, {Query: "q2", Path: "a.txt"}, {Query: "q3", Path: "a.txt"}}
 	p := search.DefaultParams()
 	p.TopK = 2
 	m := PersonalSet(js, map[string]*search.Candidates{"q1": c, "q2": c}, p)

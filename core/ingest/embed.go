@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cairn/core/domain"
 	"context"
 	"errors"
 	"fmt"
@@ -46,7 +47,7 @@ func (ix *Indexer) embedStage(ctx context.Context, in <-chan result, out chan<- 
 		}
 		var ps []Passage
 		for _, r := range batch {
-			if r.status == StatusIndexed {
+			if r.status == domain.StatusIndexed {
 				ps = append(ps, passagesOf(r)...)
 			}
 		}
@@ -59,7 +60,7 @@ func (ix *Indexer) embedStage(ctx context.Context, in <-chan result, out chan<- 
 			}
 		}
 		for _, r := range batch {
-			if r.status == StatusIndexed {
+			if r.status == domain.StatusIndexed {
 				if err != nil {
 					r.doc.Warnings = append(r.doc.Warnings, "embedding failed, keyword search only until the next run: "+err.Error())
 				} else {
@@ -77,7 +78,7 @@ func (ix *Indexer) embedStage(ctx context.Context, in <-chan result, out chan<- 
 	}
 	add := func(r result) {
 		batch = append(batch, r)
-		if r.status == StatusIndexed {
+		if r.status == domain.StatusIndexed {
 			pending += len(r.chunks)
 			for _, c := range r.chunks {
 				pendingBytes += passageCost(len(c.Text)+len(c.Heading)+len(r.doc.Title), ix.opt.Embedder.Dim())
@@ -125,7 +126,7 @@ func passagesOf(r result) []Passage {
 // after a model change), in batches, resumable: a run stopped half-way
 // continues where it stopped. Progress events use phase "embedding" with
 // FilesDone/FilesTotal counting chunks.
-func (ix *Indexer) Reembed(ctx context.Context, progress chan<- Progress) error {
+func (ix *Indexer) Reembed(ctx context.Context, progress chan<- domain.Progress) error {
 	rep := newReporter(progress)
 	defer rep.close()
 	unlock, err := ix.db.LockIndexing()
@@ -148,7 +149,7 @@ func (ix *Indexer) reembed(ctx context.Context, rep *reporter) error {
 		return err
 	}
 	rep.embedTotal(total)
-	rep.phase(PhaseEmbedding)
+	rep.phase(domain.PhaseEmbedding)
 	pending, err := ix.db.PendingChunks(ctx)
 	if err != nil {
 		return err

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/extract"
-	"cairn/core/store"
 )
 
 // TestFileSwappedForAPipeDuringARun: a file the walk saw as regular and
@@ -51,10 +51,10 @@ func TestFileSwappedForAPipeDuringARun(t *testing.T) {
 	}()
 	run, events := runCollect(t, ix, dir)
 	ev := events[second]
-	if ev.Status != StatusSkipped || !strings.Contains(ev.Reason, "not a regular file (a named pipe since the folder was scanned)") {
+	if ev.Status != domain.StatusSkipped || !strings.Contains(ev.Reason, "not a regular file (a named pipe since the folder was scanned)") {
 		t.Errorf("the swapped file: %+v, want skipped as a named pipe", ev)
 	}
-	if run.FilesIndexed != 1 || run.Status != store.RunDone {
+	if run.FilesIndexed != 1 || run.Status != domain.RunDone {
 		t.Errorf("run %+v", run)
 	}
 	// The lock is free: another run starts.

@@ -30,6 +30,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/fault"
 	"cairn/core/store"
@@ -99,7 +100,7 @@ type job struct {
 
 type result struct {
 	job
-	status  Status
+	status  domain.Status
 	reason  string
 	hash    string
 	doc     *extract.Document
@@ -125,57 +126,57 @@ func (r result) bytes() int64 {
 // progress may be nil. The returned Run summarises what happened; the error
 // is non-nil only when the run could not complete (cancelled, folder
 // unreadable, database failure), never for a bad file.
-func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- Progress) (store.Run, error) {
+func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 	rep := newReporter(progress)
 	defer rep.close()
 	if strings.TrimSpace(folder) == "" {
 		// filepath.Abs would make it the working folder.
-		return store.Run{}, errors.New("no folder to index: the path is empty")
+		return domain.Run{}, errors.New("no folder to index: the path is empty")
 	}
 	abs, err := filepath.Abs(folder)
 	if err != nil {
-		return store.Run{}, fmt.Errorf("folder %s: %w", folder, err)
+		return domain.Run{}, fmt.Errorf("folder %s: %w", folder, err)
 	}
 	unlock, err := ix.db.LockIndexing()
 	if err != nil {
-		return store.Run{}, err
+		return domain.Run{}, err
 	}
 	defer unlock()
 	if err := ix.resetIssuesIfLimitsChanged(ctx); err != nil {
-		return store.Run{}, err
+		return domain.Run{}, err
 	}
 	if err := ix.rereadIfExtractorsChanged(ctx); err != nil {
-		return store.Run{}, err
+		return domain.Run{}, err
 	}
 	if ix.opt.Embedder != nil {
 		if _, err := ix.db.SetVectorModel(ctx, ix.opt.Embedder.ModelID(), ix.opt.Embedder.Dim()); err != nil {
-			return store.Run{}, err
+			return domain.Run{}, err
 		}
 	}
 	f, err := ix.db.AddFolder(ctx, abs)
 	if err != nil {
-		return store.Run{}, err
+		return domain.Run{}, err
 	}
 	runID, err := ix.db.StartRun(ctx, abs)
 	if err != nil {
-		return store.Run{}, err
+		return domain.Run{}, err
 	}
-	run := store.Run{ID: runID, Folder: abs, StartedAt: time.Now(), Status: store.RunRunning}
+	run := domain.Run{ID: runID, Folder: abs, StartedAt: time.Now(), Status: domain.RunRunning}
 	ix.opt.Log.Info("index run started", "run", runID, "folder", abs)
 	rep.start(abs)
 	err = ix.run(ctx, f, &run, rep)
 	rep.fill(&run)
 	switch {
 	case err == nil:
-		run.Status = store.RunDone
+		run.Status = domain.RunDone
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
 		// An interrupted SQLite statement reports its own error; the cause
 		// is still the cancel.
 		err = context.Canceled
-		run.Status = store.RunCancelled
+		run.Status = domain.RunCancelled
 		run.Error = "cancelled"
 	default:
-		run.Status = store.RunFailed
+		run.Status = domain.RunFailed
 		run.Error = err.Error()
 	}
 	// Record the outcome even when ctx is cancelled.
@@ -186,15 +187,15 @@ func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- Progr
 	ix.opt.Log.Info("index run finished", "run", run.ID, "status", string(run.Status), "seen", run.FilesSeen,
 		"indexed", run.FilesIndexed, "unchanged", run.FilesUnchanged, "skipped", run.FilesSkipped, "failed", run.FilesFailed,
 		"removed", run.FilesRemoved, "chunks", run.Chunks, "bytes", run.Bytes, "ms", run.FinishedAt.Sub(run.StartedAt).Milliseconds())
-	if err != nil && run.Status == store.RunFailed {
+	if err != nil && run.Status == domain.RunFailed {
 		ix.opt.Log.Error("index run failed", "run", run.ID, "code", string(fault.CodeOf(err)), "err", err)
 	}
 	rep.finish(run)
 	return run, err
 }
 
-func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep *reporter) error {
-	rep.phase(PhaseScanning)
+func (ix *Indexer) run(ctx context.Context, f domain.Folder, run *domain.Run, rep *reporter) error {
+	rep.phase(domain.PhaseScanning)
 	entries, err := walk(ctx, f.Path, ix.opt, func(n int) { rep.scanned(n) })
 	if err != nil {
 		return err
@@ -213,19 +214,19 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 		prev, had := states[e.path]
 		switch {
 		case e.err != nil:
-			early = append(early, result{job: job{entry: e}, status: StatusFailed, reason: e.err.Error()})
-		case had && prev.Size == e.size && prev.MTimeNS == e.mtimeNS && prev.Issue != string(StatusFailed):
+			early = append(early, result{job: job{entry: e}, status: domain.StatusFailed, reason: e.err.Error()})
+		case had && prev.Size == e.size && prev.MTimeNS == e.mtimeNS && prev.Issue != string(domain.StatusFailed):
 			// A failure (a timeout, a read error, a crashed extractor) may
 			// not happen again, so only a skip for a lasting reason waits
 			// for the file to change; resetIssuesIfLimitsChanged forgets those
 			// when a limit that decided them changes.
-			st, reason := StatusUnchanged, ""
+			st, reason := domain.StatusUnchanged, ""
 			if prev.Issue != "" {
-				st, reason = StatusSkipped, prev.Reason
+				st, reason = domain.StatusSkipped, prev.Reason
 			}
-			rep.file(FileEvent{Path: e.path, Status: st, Reason: reason, Unchanged: true})
+			rep.file(domain.FileEvent{Path: e.path, Status: st, Reason: reason, Unchanged: true})
 		case e.skip != "":
-			early = append(early, result{job: job{entry: e}, status: StatusSkipped, reason: e.skip})
+			early = append(early, result{job: job{entry: e}, status: domain.StatusSkipped, reason: e.skip})
 		default:
 			j := job{entry: e, prev: prev, had: had}
 			if had && prev.DocumentID != 0 {
@@ -248,11 +249,11 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 		}
 	}
 	if len(gone) > 0 {
-		rep.phase(PhaseRemoving)
+		rep.phase(domain.PhaseRemoving)
 		for i := 0; i < len(gone); i += 500 {
-			var events []FileEvent
+			var events []domain.FileEvent
 			for _, p := range gone[i:min(i+500, len(gone))] {
-				events = append(events, FileEvent{Path: p, Status: StatusRemoved})
+				events = append(events, domain.FileEvent{Path: p, Status: domain.StatusRemoved})
 			}
 			err := ix.db.Update(ctx, func(tx *store.Tx) error {
 				for _, ev := range events {
@@ -271,7 +272,7 @@ func (ix *Indexer) run(ctx context.Context, f store.Folder, run *store.Run, rep 
 		}
 	}
 	if len(jobs) > 0 {
-		rep.phase(PhaseIndexing)
+		rep.phase(domain.PhaseIndexing)
 		write := func(ctx context.Context, batch []result) error { return ix.writeBatch(ctx, f, run, batch, rep) }
 		// Files are written without vectors, searchable by keyword the
 		// moment they commit; their embeddings come after, most wanted
@@ -435,16 +436,16 @@ func (ix *Indexer) pipeline(ctx context.Context, jobs []job, rep *reporter, embe
 func (ix *Indexer) process(ctx context.Context, j job) result {
 	r := result{job: j}
 	if ctx.Err() != nil {
-		r.status, r.reason = StatusFailed, "cancelled"
+		r.status, r.reason = domain.StatusFailed, "cancelled"
 		return r
 	}
 	fh, err := extract.OpenRegular(j.path)
 	if errors.Is(err, extract.ErrNotRegular) {
-		r.status, r.reason = StatusSkipped, err.Error()
+		r.status, r.reason = domain.StatusSkipped, err.Error()
 		return r
 	}
 	if err != nil {
-		r.status, r.reason = StatusFailed, "cannot open: "+unwrapPath(err).Error()
+		r.status, r.reason = domain.StatusFailed, "cannot open: "+unwrapPath(err).Error()
 		return r
 	}
 	defer fh.Close()
@@ -455,38 +456,38 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 	if j.size <= 8<<20 {
 		b, err := io.ReadAll(io.TeeReader(io.LimitReader(fh, ix.opt.MaxFileBytes+1), h))
 		if err != nil {
-			r.status, r.reason = StatusFailed, "cannot read: "+unwrapPath(err).Error()
+			r.status, r.reason = domain.StatusFailed, "cannot read: "+unwrapPath(err).Error()
 			return r
 		}
 		src = bytes.NewReader(b)
 		j.size = int64(len(b))
 	} else if _, err := io.Copy(h, fh); err != nil {
-		r.status, r.reason = StatusFailed, "cannot read: "+unwrapPath(err).Error()
+		r.status, r.reason = domain.StatusFailed, "cannot read: "+unwrapPath(err).Error()
 		return r
 	}
 	r.hash = hex.EncodeToString(h.Sum(nil))
 	r.size = j.size
 	if j.storedHash != "" && j.storedHash == r.hash {
-		r.status = StatusUnchanged // touched: same content, new mtime
+		r.status = domain.StatusUnchanged // touched: same content, new mtime
 		return r
 	}
 	doc, err := ix.reg.Extract(ctx, extract.File{Name: j.path, Size: j.size, R: src})
 	switch {
 	case err == nil:
 	case extract.IsSkip(err):
-		r.status, r.reason = StatusSkipped, reasonOf(err)
+		r.status, r.reason = domain.StatusSkipped, reasonOf(err)
 		return r
 	default:
-		r.status, r.reason = StatusFailed, reasonOf(err)
+		r.status, r.reason = domain.StatusFailed, reasonOf(err)
 		return r
 	}
 	r.doc = doc
 	r.chunks = chunk.Split(doc, ix.opt.Chunk)
 	if len(r.chunks) == 0 {
-		r.status, r.reason = StatusSkipped, "no text to index"
+		r.status, r.reason = domain.StatusSkipped, "no text to index"
 		return r
 	}
-	r.status = StatusIndexed
+	r.status = domain.StatusIndexed
 	return r
 }
 
@@ -510,27 +511,27 @@ const (
 
 // writeBatch stores results in one transaction and, once it is committed,
 // reports each file.
-func (ix *Indexer) writeBatch(ctx context.Context, f store.Folder, run *store.Run, batch []result, rep *reporter) error {
-	events := make([]FileEvent, 0, len(batch))
+func (ix *Indexer) writeBatch(ctx context.Context, f domain.Folder, run *domain.Run, batch []result, rep *reporter) error {
+	events := make([]domain.FileEvent, 0, len(batch))
 	err := ix.db.Update(ctx, func(tx *store.Tx) error {
 		events = events[:0]
 		for _, r := range batch {
-			ev := FileEvent{Path: r.path, Status: r.status, Reason: r.reason, Bytes: r.size}
+			ev := domain.FileEvent{Path: r.path, Status: r.status, Reason: r.reason, Bytes: r.size}
 			switch r.status {
-			case StatusUnchanged:
+			case domain.StatusUnchanged:
 				if err := tx.TouchDocument(r.prev.DocumentID, r.size, r.mtimeNS); err != nil {
 					return err
 				}
-			case StatusSkipped, StatusFailed:
+			case domain.StatusSkipped, domain.StatusFailed:
 				if ctx.Err() != nil {
 					return ctx.Err() // a file interrupted by cancel is not a bad file
 				}
-				err := tx.RecordIssue(f.ID, store.Issue{Path: r.path, Kind: string(r.status), Reason: r.reason,
+				err := tx.RecordIssue(f.ID, domain.Issue{Path: r.path, Kind: string(r.status), Reason: r.reason,
 					Size: r.size, MTimeNS: r.mtimeNS, RunID: run.ID})
 				if err != nil {
 					return err
 				}
-			case StatusIndexed:
+			case domain.StatusIndexed:
 				title := strings.TrimSpace(r.doc.Title)
 				if title == "" {
 					title = baseTitle(r.path)
@@ -554,7 +555,7 @@ func (ix *Indexer) writeBatch(ctx context.Context, f store.Folder, run *store.Ru
 		return err
 	}
 	for _, ev := range events {
-		if ev.Status == StatusSkipped || ev.Status == StatusFailed {
+		if ev.Status == domain.StatusSkipped || ev.Status == domain.StatusFailed {
 			logNotIndexed(ix.opt.Log, ev.Path, ev.Status, ev.Reason)
 		}
 		rep.file(ev)
@@ -567,7 +568,7 @@ func (ix *Indexer) writeBatch(ctx context.Context, f store.Folder, run *store.Ru
 // holds no word of the documents: info gets the path, the status and the
 // fault's code; the reason itself goes to debug (and to the knowledge
 // base, where `cairn status --issues` shows it).
-func logNotIndexed(log *slog.Logger, path string, st Status, reason string) {
+func logNotIndexed(log *slog.Logger, path string, st domain.Status, reason string) {
 	log.Info("file not indexed", "path", path, "status", string(st), "code", reasonCode(reason))
 	log.Debug("file not indexed: reason", "path", path, "reason", reason)
 }
@@ -587,7 +588,7 @@ var faultCode = regexp.MustCompile(`\[([A-Z]+-[0-9]{3})\]\)$`)
 
 // recordProgress records in tx the run's counts once events, the files tx
 // writes, are counted, so a run that dies shows what it committed.
-func (ix *Indexer) recordProgress(tx *store.Tx, run *store.Run, rep *reporter, events []FileEvent) error {
+func (ix *Indexer) recordProgress(tx *store.Tx, run *domain.Run, rep *reporter, events []domain.FileEvent) error {
 	r := *run
 	rep.fillWith(&r, events)
 	return tx.RecordRunProgress(r)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/search"
 	"cairn/core/store"
@@ -60,10 +61,10 @@ func newIndexer(t *testing.T, opt Options) (*Indexer, *store.DB) {
 }
 
 // runCollect indexes dir and returns the run and every file event.
-func runCollect(t *testing.T, ix *Indexer, dir string) (store.Run, map[string]FileEvent) {
+func runCollect(t *testing.T, ix *Indexer, dir string) (domain.Run, map[string]domain.FileEvent) {
 	t.Helper()
-	ch := make(chan Progress, 16)
-	events := map[string]FileEvent{}
+	ch := make(chan domain.Progress, 16)
+	events := map[string]domain.FileEvent{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -105,7 +106,7 @@ func TestFixtureCorpusRanking(t *testing.T) {
 	dir := copyCorpus(t)
 	ix, db := newIndexer(t, Options{})
 	run, _ := runCollect(t, ix, dir)
-	if run.FilesSeen != 8 || run.FilesIndexed != 8 || run.FilesSkipped != 0 || run.FilesFailed != 0 || run.Status != store.RunDone {
+	if run.FilesSeen != 8 || run.FilesIndexed != 8 || run.FilesSkipped != 0 || run.FilesFailed != 0 || run.Status != domain.RunDone {
 		t.Fatalf("run %+v", run)
 	}
 	for _, tt := range []struct{ q, file string }{
@@ -148,7 +149,7 @@ func TestEmbedStageBatchesAcrossFiles(t *testing.T) {
 	ix := New(nil, nil, Options{Embedder: emb, EmbedBatch: 32})
 	in := make(chan result, 8)
 	for i := range 8 {
-		in <- result{status: StatusIndexed, doc: &extract.Document{Title: "t"}, chunks: []chunk.Chunk{{Text: fmt.Sprint(i)}}}
+		in <- result{status: domain.StatusIndexed, doc: &extract.Document{Title: "t"}, chunks: []chunk.Chunk{{Text: fmt.Sprint(i)}}}
 	}
 	close(in)
 	out := make(chan result, 8)
@@ -195,18 +196,18 @@ func TestIncremental(t *testing.T) {
 	read := 0
 	for p, ev := range events {
 		switch {
-		case p == touched && (ev.Status != StatusUnchanged || ev.Unchanged):
+		case p == touched && (ev.Status != domain.StatusUnchanged || ev.Unchanged):
 			t.Errorf("touched file: %+v, want read, hashed and found unchanged", ev)
 		case p == changed || p == added:
-			if ev.Status != StatusIndexed {
+			if ev.Status != domain.StatusIndexed {
 				t.Errorf("%s: %+v", p, ev)
 			}
 		case p == deleted:
-			if ev.Status != StatusRemoved {
+			if ev.Status != domain.StatusRemoved {
 				t.Errorf("deleted file: %+v", ev)
 			}
 		}
-		if !ev.Unchanged && ev.Status != StatusRemoved {
+		if !ev.Unchanged && ev.Status != domain.StatusRemoved {
 			read++
 		}
 	}
@@ -268,17 +269,17 @@ func TestHostileFiles(t *testing.T) {
 	ix, db := newIndexer(t, Options{Ignore: []string{"node_modules"}})
 	run, events := runCollect(t, ix, dir)
 	want := map[string]struct {
-		st     Status
+		st     domain.Status
 		reason string
 	}{
-		good:                                {StatusIndexed, ""},
-		filepath.Join(dir, "sub/alias.txt"): {StatusIndexed, ""},
-		invalid:                             {StatusIndexed, "decoded as windows-1252"},
-		empty:                               {StatusSkipped, "no text: empty file"},
-		binary:                              {StatusSkipped, "binary file"},
-		huge:                                {StatusSkipped, "file too large: 200.0 MB is over the 64.0 MB limit"},
-		fifo:                                {StatusSkipped, "not a regular file"},
-		broken:                              {StatusSkipped, "broken symbolic link"},
+		good:                                {domain.StatusIndexed, ""},
+		filepath.Join(dir, "sub/alias.txt"): {domain.StatusIndexed, ""},
+		invalid:                             {domain.StatusIndexed, "decoded as windows-1252"},
+		empty:                               {domain.StatusSkipped, "no text: empty file"},
+		binary:                              {domain.StatusSkipped, "binary file"},
+		huge:                                {domain.StatusSkipped, "file too large: 200.0 MB is over the 64.0 MB limit"},
+		fifo:                                {domain.StatusSkipped, "not a regular file"},
+		broken:                              {domain.StatusSkipped, "broken symbolic link"},
 	}
 	for p, w := range want {
 		ev, ok := events[p]
@@ -294,7 +295,7 @@ func TestHostileFiles(t *testing.T) {
 		sort.Strings(got)
 		t.Errorf("events for %d files, want %d: %v", len(events), len(want), got)
 	}
-	if run.FilesIndexed != 3 || run.FilesSkipped != 5 || run.Status != store.RunDone {
+	if run.FilesIndexed != 3 || run.FilesSkipped != 5 || run.Status != domain.RunDone {
 		t.Errorf("run %+v", run)
 	}
 	issues, _ := db.Issues(ctx, 0)
@@ -303,7 +304,7 @@ func TestHostileFiles(t *testing.T) {
 	}
 	// Unchanged skipped files are not read again.
 	run, events = runCollect(t, ix, dir)
-	if ev := events[huge]; !ev.Unchanged || ev.Status != StatusSkipped {
+	if ev := events[huge]; !ev.Unchanged || ev.Status != domain.StatusSkipped {
 		t.Errorf("second run, huge file: %+v", ev)
 	}
 	if run.FilesIndexed != 0 {
@@ -319,7 +320,7 @@ func TestCancelLeavesConsistentIndexAndResumes(t *testing.T) {
 	}
 	ix, db := newIndexer(t, Options{Workers: 2})
 	cctx, cancel := context.WithCancel(ctx)
-	ch := make(chan Progress)
+	ch := make(chan domain.Progress)
 	go func() {
 		for p := range ch {
 			if p.Indexed >= 40 {
@@ -328,7 +329,7 @@ func TestCancelLeavesConsistentIndexAndResumes(t *testing.T) {
 		}
 	}()
 	run, err := ix.Run(cctx, dir, ch)
-	if err == nil || run.Status != store.RunCancelled {
+	if err == nil || run.Status != domain.RunCancelled {
 		t.Fatalf("run %+v err %v", run, err)
 	}
 	if run.FilesIndexed < 40 || run.FilesIndexed >= 300 {
@@ -344,7 +345,7 @@ func TestCancelLeavesConsistentIndexAndResumes(t *testing.T) {
 		t.Errorf("resume %+v after %+v", run2, run)
 	}
 	runs, _ := db.Runs(ctx, 5)
-	if runs[1].Status != store.RunCancelled || runs[0].Status != store.RunDone {
+	if runs[1].Status != domain.RunCancelled || runs[0].Status != domain.RunDone {
 		t.Errorf("runs %+v", runs)
 	}
 }
@@ -565,7 +566,7 @@ func TestAChangedExtractorReadsItsFormatAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, events := runCollect(t, ix, dir)
-	if run.FilesIndexed != 1 || run.FilesUnchanged != 1 || events[md].Status != StatusIndexed || !events[txt].Unchanged {
+	if run.FilesIndexed != 1 || run.FilesUnchanged != 1 || events[md].Status != domain.StatusIndexed || !events[txt].Unchanged {
 		t.Fatalf("after the upgrade: %+v, notes.md %+v, plain.txt %+v; want only the Markdown file read again", run, events[md], events[txt])
 	}
 	if v, _, _ := db.Meta(ctx, metaExtractors); v != "markdown=2" {

@@ -14,6 +14,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/fault"
 	"cairn/core/store"
@@ -66,7 +67,7 @@ func TestDiskFullStopsCleanly(t *testing.T) {
 	if fix := fault.FixLine(err); !strings.Contains(fix, "free space") || !strings.HasSuffix(fix, "[STORE-004]") {
 		t.Errorf("fix %q", fix)
 	}
-	if run.Status != store.RunFailed {
+	if run.Status != domain.RunFailed {
 		t.Errorf("run status %q", run.Status)
 	}
 

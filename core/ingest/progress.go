@@ -1,65 +1,10 @@
 package ingest
 
 import (
+	"cairn/core/domain"
 	"sync"
 	"time"
-
-	"cairn/core/store"
 )
-
-// Phase is the stage a run is in.
-type Phase string
-
-const (
-	PhaseScanning  Phase = "scanning"
-	PhaseRemoving  Phase = "removing"
-	PhaseIndexing  Phase = "indexing"
-	PhaseEmbedding Phase = "embedding" // re-embedding stored chunks after a model change
-	PhaseDone      Phase = "done"
-)
-
-// Status is what happened to one file.
-type Status string
-
-const (
-	StatusIndexed   Status = "indexed"
-	StatusUnchanged Status = "unchanged"
-	StatusSkipped   Status = "skipped"
-	StatusFailed    Status = "failed"
-	StatusRemoved   Status = "removed"
-)
-
-// FileEvent reports the outcome for one file.
-type FileEvent struct {
-	Path      string
-	Status    Status
-	Reason    string // why skipped or failed; extraction warnings for indexed files
-	Chunks    int
-	Bytes     int64
-	Unchanged bool // decided from size and time alone, without reading
-}
-
-// Progress is a snapshot of a run, sent after every file and phase change.
-type Progress struct {
-	Folder     string
-	Phase      Phase
-	FilesSeen  int // files found by the walk so far
-	FilesTotal int // files that need reading (known after the walk)
-	FilesDone  int // of FilesTotal
-	Indexed    int
-	Unchanged  int
-	Skipped    int
-	Failed     int
-	Removed    int
-	Chunks     int // chunks written in this run
-	Bytes      int64
-	BytesTotal int64
-	Current    string // file being read
-	Elapsed    time.Duration
-	ETA        time.Duration // 0 when unknown
-	File       *FileEvent    // the file this event reports, if any
-	Run        *store.Run    // set on the final event
-}
 
 // reporter owns the running Progress and sends copies on the channel. It
 // never sends under its lock: events queue in order, and a goroutine of
@@ -67,17 +12,17 @@ type Progress struct {
 // (the extraction workers and the writer keep going).
 type reporter struct {
 	mu      sync.Mutex
-	ch      chan<- Progress
-	p       Progress
+	ch      chan<- domain.Progress
+	p       domain.Progress
 	began   time.Time
-	t0      time.Time  // start of the indexing phase, for the rate
-	queue   []Progress // events not yet delivered, oldest first
+	t0      time.Time         // start of the indexing phase, for the rate
+	queue   []domain.Progress // events not yet delivered, oldest first
 	closing bool
 	wake    chan struct{} // the deliverer has events (or must finish)
 	drained chan struct{} // closed when the deliverer is done
 }
 
-func newReporter(ch chan<- Progress) *reporter {
+func newReporter(ch chan<- domain.Progress) *reporter {
 	r := &reporter{ch: ch, began: time.Now()}
 	if ch != nil {
 		r.wake, r.drained = make(chan struct{}, 1), make(chan struct{})
@@ -132,11 +77,11 @@ func (r *reporter) start(folder string) {
 	r.p.Folder = folder
 }
 
-func (r *reporter) phase(ph Phase) {
+func (r *reporter) phase(ph domain.Phase) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.p.Phase = ph
-	if ph == PhaseIndexing || ph == PhaseEmbedding {
+	if ph == domain.PhaseIndexing || ph == domain.PhaseEmbedding {
 		r.t0 = time.Now()
 	}
 	r.p.File = nil
@@ -181,10 +126,10 @@ func (r *reporter) current(path string) {
 	r.p.Current = path
 }
 
-func (r *reporter) file(ev FileEvent) {
+func (r *reporter) file(ev domain.FileEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.p.count(ev) {
+	if count(&r.p, ev) {
 		r.p.ETA = r.eta(float64(r.p.Bytes), float64(r.p.BytesTotal))
 	}
 	r.p.File = &ev
@@ -193,21 +138,21 @@ func (r *reporter) file(ev FileEvent) {
 
 // count adds one file's outcome to p's counts, reporting whether it was
 // read in the indexing phase (and so moves the ETA).
-func (p *Progress) count(ev FileEvent) bool {
+func count(p *domain.Progress, ev domain.FileEvent) bool {
 	switch ev.Status {
-	case StatusIndexed:
+	case domain.StatusIndexed:
 		p.Indexed++
-	case StatusUnchanged:
+	case domain.StatusUnchanged:
 		p.Unchanged++
-	case StatusSkipped:
+	case domain.StatusSkipped:
 		p.Skipped++
-	case StatusFailed:
+	case domain.StatusFailed:
 		p.Failed++
-	case StatusRemoved:
+	case domain.StatusRemoved:
 		p.Removed++
 	}
 	p.Chunks += ev.Chunks
-	if !ev.Unchanged && ev.Status != StatusRemoved && p.Phase == PhaseIndexing {
+	if !ev.Unchanged && ev.Status != domain.StatusRemoved && p.Phase == domain.PhaseIndexing {
 		p.FilesDone++
 		p.Bytes += ev.Bytes
 		return true
@@ -225,27 +170,27 @@ func (r *reporter) eta(done, total float64) time.Duration {
 }
 
 // fill copies the counts into the run record.
-func (r *reporter) fill(run *store.Run) { r.fillWith(run, nil) }
+func (r *reporter) fill(run *domain.Run) { r.fillWith(run, nil) }
 
 // fillWith copies into the run record the counts as they will be once
 // pending, the events of a transaction not yet committed, are reported:
 // the transaction records them with its files.
-func (r *reporter) fillWith(run *store.Run, pending []FileEvent) {
+func (r *reporter) fillWith(run *domain.Run, pending []domain.FileEvent) {
 	r.mu.Lock()
 	p := r.p
 	r.mu.Unlock()
 	for _, ev := range pending {
-		p.count(ev)
+		count(&p, ev)
 	}
 	run.FilesSeen, run.FilesIndexed, run.FilesUnchanged = p.FilesSeen, p.Indexed, p.Unchanged
 	run.FilesSkipped, run.FilesFailed, run.FilesRemoved = p.Skipped, p.Failed, p.Removed
 	run.Chunks, run.Bytes = p.Chunks, p.Bytes
 }
 
-func (r *reporter) finish(run store.Run) {
+func (r *reporter) finish(run domain.Run) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.p.Phase = PhaseDone
+	r.p.Phase = domain.PhaseDone
 	r.p.Current = ""
 	r.p.ETA = 0
 	r.p.File = nil

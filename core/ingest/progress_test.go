@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cairn/core/domain"
 	"testing"
 	"time"
 )
@@ -9,13 +10,13 @@ import (
 // file returns at once, and the run's counts can be read meanwhile; the
 // events then arrive in order and close closes the channel after them.
 func TestReporterNeverSendsUnderItsLock(t *testing.T) {
-	ch := make(chan Progress) // unbuffered: a send waits for the reader
+	ch := make(chan domain.Progress) // unbuffered: a send waits for the reader
 	r := newReporter(ch)
 	returned := make(chan struct{})
 	go func() {
-		r.phase(PhaseIndexing)
-		r.file(FileEvent{Path: "a", Status: StatusIndexed, Chunks: 2})
-		r.file(FileEvent{Path: "b", Status: StatusFailed})
+		r.phase(domain.PhaseIndexing)
+		r.file(domain.FileEvent{Path: "a", Status: domain.StatusIndexed, Chunks: 2})
+		r.file(domain.FileEvent{Path: "b", Status: domain.StatusFailed})
 		close(returned)
 	}()
 	select {

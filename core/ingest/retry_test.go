@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/store"
 )
@@ -47,7 +48,7 @@ func TestFailedFileIsRetried(t *testing.T) {
 	for i := range 2 {
 		run, events := runCollect(t, ix, dir)
 		ev := events[slow]
-		if ev.Status != StatusFailed || ev.Unchanged || !strings.Contains(ev.Reason, "EXTRACT-004") {
+		if ev.Status != domain.StatusFailed || ev.Unchanged || !strings.Contains(ev.Reason, "EXTRACT-004") {
 			t.Errorf("run %d: %+v, want a fresh timeout failure", i+1, ev)
 		}
 		if run.FilesFailed != 1 {
@@ -56,7 +57,7 @@ func TestFailedFileIsRetried(t *testing.T) {
 	}
 	ix = New(db, slowRegistry(5*time.Second), Options{})
 	run, events := runCollect(t, ix, dir)
-	if ev := events[slow]; ev.Status != StatusIndexed {
+	if ev := events[slow]; ev.Status != domain.StatusIndexed {
 		t.Errorf("after raising the limit: %+v", ev)
 	}
 	if run.FilesFailed != 0 || run.FilesIndexed != 1 || run.FilesUnchanged != 1 {
@@ -82,12 +83,12 @@ func TestSkipWaitsForItsLimit(t *testing.T) {
 	reg := extract.NewRegistry(extract.DefaultLimits())
 	for i := range 2 {
 		_, events := runCollect(t, New(db, reg, Options{MaxFileBytes: 1 << 20}), dir)
-		if ev := events[big]; ev.Status != StatusSkipped || ev.Unchanged != (i == 1) {
+		if ev := events[big]; ev.Status != domain.StatusSkipped || ev.Unchanged != (i == 1) {
 			t.Errorf("run %d under the 1 MB limit: %+v", i+1, ev)
 		}
 	}
 	_, events := runCollect(t, New(db, reg, Options{MaxFileBytes: 2 << 20}), dir)
-	if ev := events[big]; ev.Status != StatusIndexed {
+	if ev := events[big]; ev.Status != domain.StatusIndexed {
 		t.Errorf("after raising the limit to 2 MB: %+v", ev)
 	}
 	healthy(t, db)

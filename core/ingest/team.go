@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/store"
 	"cairn/core/teamstore"
 )
@@ -56,15 +57,15 @@ const DefaultLeaseTTL = 2 * time.Minute
 // Team.Local records them (the returned Run has its id there, else 0), and
 // a skipped or failed file, which gets no fingerprint, is read again by the
 // next run.
-func (ix *Indexer) RunTeam(ctx context.Context, t Team, folder string, progress chan<- Progress) (store.Run, error) {
+func (ix *Indexer) RunTeam(ctx context.Context, t Team, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 	rep := newReporter(progress)
 	defer rep.close()
 	if strings.TrimSpace(folder) == "" {
-		return store.Run{}, errors.New("no folder to index: the path is empty")
+		return domain.Run{}, errors.New("no folder to index: the path is empty")
 	}
 	abs, err := filepath.Abs(folder)
 	if err != nil {
-		return store.Run{}, fmt.Errorf("folder %s: %w", folder, err)
+		return domain.Run{}, fmt.Errorf("folder %s: %w", folder, err)
 	}
 	if t.Folder == "" {
 		t.Folder = filepath.ToSlash(abs)
@@ -74,10 +75,10 @@ func (ix *Indexer) RunTeam(ctx context.Context, t Team, folder string, progress 
 	}
 	lease, err := t.Store.TakeLease(ctx, t.Folder, t.Holder, t.LeaseTTL, t.Dead)
 	if err != nil {
-		return store.Run{}, err
+		return domain.Run{}, err
 	}
 	held, stop := lease.Hold(ctx)
-	run := store.Run{Folder: abs, StartedAt: time.Now(), Status: store.RunRunning}
+	run := domain.Run{Folder: abs, StartedAt: time.Now(), Status: domain.RunRunning}
 	local := ix.recordLocally(ctx, t.Local, abs, &run)
 	ix.opt.Log.Info("team index run started", "folder", abs, "as", t.Folder, "run", run.ID)
 	rep.start(abs)
@@ -86,12 +87,12 @@ func (ix *Indexer) RunTeam(ctx context.Context, t Team, folder string, progress 
 	rep.fill(&run)
 	switch {
 	case err == nil:
-		run.Status = store.RunDone
+		run.Status = domain.RunDone
 	case ctx.Err() != nil:
 		err = context.Canceled
-		run.Status, run.Error = store.RunCancelled, "cancelled"
+		run.Status, run.Error = domain.RunCancelled, "cancelled"
 	default:
-		run.Status, run.Error = store.RunFailed, err.Error()
+		run.Status, run.Error = domain.RunFailed, err.Error()
 	}
 	local.finish(context.WithoutCancel(ctx), run)
 	run.FinishedAt = time.Now()
@@ -123,29 +124,29 @@ func heldUntil(ctx, held context.Context, stop func() error, what string, err er
 // *teamstore.LeaseHeldError naming the indexer that holds the folder, and
 // no indexer writes the folder while it is removed. progress, when not
 // nil, follows the removal. The files themselves are not touched.
-func RemoveTeam(ctx context.Context, t Team, progress func(teamstore.Removal)) (teamstore.Removal, error) {
+func RemoveTeam(ctx context.Context, t Team, progress func(domain.Removal)) (domain.Removal, error) {
 	if t.Folder == "" {
-		return teamstore.Removal{}, errors.New("no folder to remove from the team cluster: its name is empty")
+		return domain.Removal{}, errors.New("no folder to remove from the team cluster: its name is empty")
 	}
 	if t.LeaseTTL <= 0 {
 		t.LeaseTTL = DefaultLeaseTTL
 	}
 	lease, err := t.Store.TakeLease(ctx, t.Folder, t.Holder, t.LeaseTTL, t.Dead)
 	if err != nil {
-		return teamstore.Removal{}, err
+		return domain.Removal{}, err
 	}
 	held, stop := lease.Hold(ctx)
 	r, err := t.Store.RemoveFolder(held, lease, progress)
 	return r, heldUntil(ctx, held, stop, "removing "+t.Folder, err)
 }
 
-func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.Run, rep *reporter, local *localRecord) error {
+func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *domain.Run, rep *reporter, local *localRecord) error {
 	ts := t.Store
 	rewrite, err := ix.teamVectors(ctx, t)
 	if err != nil {
 		return err
 	}
-	rep.phase(PhaseScanning)
+	rep.phase(domain.PhaseScanning)
 	entries, err := walk(ctx, root, ix.opt, func(n int) { rep.scanned(n) })
 	if err != nil {
 		return err
@@ -185,11 +186,11 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.
 		prev, had := states[rel(e.path)]
 		switch {
 		case e.err != nil:
-			early = append(early, result{job: job{entry: e, had: had}, status: StatusFailed, reason: e.err.Error()})
+			early = append(early, result{job: job{entry: e, had: had}, status: domain.StatusFailed, reason: e.err.Error()})
 		case had && !rewrite && !slices.Contains(stale, prev.Format) && prev.Unchanged(e.size, e.mtimeNS, ""):
-			rep.file(FileEvent{Path: e.path, Status: StatusUnchanged, Unchanged: true})
+			rep.file(domain.FileEvent{Path: e.path, Status: domain.StatusUnchanged, Unchanged: true})
 		case e.skip != "":
-			early = append(early, result{job: job{entry: e, had: had}, status: StatusSkipped, reason: e.skip})
+			early = append(early, result{job: job{entry: e, had: had}, status: domain.StatusSkipped, reason: e.skip})
 		default:
 			j := job{entry: e, had: had}
 			if had && !rewrite && !slices.Contains(stale, prev.Format) {
@@ -212,19 +213,19 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *store.
 		return err
 	}
 	if len(jobs) > 0 {
-		rep.phase(PhaseIndexing)
+		rep.phase(domain.PhaseIndexing)
 		// A cluster's chunks are written with their vectors.
 		if err := ix.pipeline(ctx, jobs, rep, true, write); err != nil {
 			return err
 		}
 	}
-	rep.phase(PhaseRemoving)
+	rep.phase(domain.PhaseRemoving)
 	gone, err := ts.RemoveOrphans(ctx, t.Folder, func(p string) bool { return seen[p] })
 	if err != nil {
 		return err
 	}
 	for _, p := range gone {
-		rep.file(FileEvent{Path: filepath.Join(root, filepath.FromSlash(p)), Status: StatusRemoved})
+		rep.file(domain.FileEvent{Path: filepath.Join(root, filepath.FromSlash(p)), Status: domain.StatusRemoved})
 	}
 	if was != versions && kept == 0 {
 		// Every file of a stale format was read again (a file that failed
@@ -280,22 +281,22 @@ func (ix *Indexer) teamVectors(ctx context.Context, t Team) (rewrite bool, err e
 // cluster is down, the lease is lost): a later run writes it again.
 func (ix *Indexer) writeTeam(ctx context.Context, t Team, rel func(string) string, batch []result, rep *reporter, local *localRecord) (kept int, err error) {
 	for _, r := range batch {
-		ev := FileEvent{Path: r.path, Status: r.status, Reason: r.reason, Bytes: r.size}
-		embedFailed := r.status == StatusIndexed && ix.opt.Embedder != nil && r.vectors == nil
+		ev := domain.FileEvent{Path: r.path, Status: r.status, Reason: r.reason, Bytes: r.size}
+		embedFailed := r.status == domain.StatusIndexed && ix.opt.Embedder != nil && r.vectors == nil
 		if embedFailed {
 			// Written without vectors, the file would keep none: its
 			// fingerprint would say it is done. The version the cluster
 			// holds, if any, stays until the next run.
-			ev.Status, ev.Reason = StatusFailed, "not written without its vectors: "+strings.Join(r.doc.Warnings, "; ")
-			r.status = StatusFailed
+			ev.Status, ev.Reason = domain.StatusFailed, "not written without its vectors: "+strings.Join(r.doc.Warnings, "; ")
+			r.status = domain.StatusFailed
 			kept++
 		}
 		switch r.status {
-		case StatusUnchanged:
+		case domain.StatusUnchanged:
 			if err := t.Store.TouchDocument(ctx, t.Folder, rel(r.path), r.size, r.mtimeNS); err != nil {
 				return kept, err
 			}
-		case StatusSkipped, StatusFailed:
+		case domain.StatusSkipped, domain.StatusFailed:
 			if ctx.Err() != nil {
 				return kept, ctx.Err() // a file interrupted by cancel is not a bad file
 			}
@@ -307,8 +308,8 @@ func (ix *Indexer) writeTeam(ctx context.Context, t Team, rel func(string) strin
 				}
 			}
 			logNotIndexed(ix.opt.Log, r.path, ev.Status, ev.Reason)
-			local.issue(ctx, store.Issue{Path: r.path, Kind: string(ev.Status), Reason: ev.Reason, Size: r.size, MTimeNS: r.mtimeNS})
-		case StatusIndexed:
+			local.issue(ctx, domain.Issue{Path: r.path, Kind: string(ev.Status), Reason: ev.Reason, Size: r.size, MTimeNS: r.mtimeNS})
+		case domain.StatusIndexed:
 			title := strings.TrimSpace(r.doc.Title)
 			if title == "" {
 				title = baseTitle(r.path)
@@ -342,7 +343,7 @@ type localRecord struct {
 // (as a SQLite run does, so neither marks the other's run interrupted),
 // and forgets the folder's issues: this run reports them afresh. It
 // returns nil, having logged why, when db is nil or cannot record.
-func (ix *Indexer) recordLocally(ctx context.Context, db *store.DB, folder string, run *store.Run) *localRecord {
+func (ix *Indexer) recordLocally(ctx context.Context, db *store.DB, folder string, run *domain.Run) *localRecord {
 	if db == nil {
 		return nil
 	}
@@ -374,7 +375,7 @@ func (ix *Indexer) recordLocally(ctx context.Context, db *store.DB, folder strin
 }
 
 // issue records a file not indexed.
-func (l *localRecord) issue(ctx context.Context, is store.Issue) {
+func (l *localRecord) issue(ctx context.Context, is domain.Issue) {
 	if l == nil {
 		return
 	}
@@ -385,7 +386,7 @@ func (l *localRecord) issue(ctx context.Context, is store.Issue) {
 }
 
 // finish records the run's outcome and releases the lock.
-func (l *localRecord) finish(ctx context.Context, run store.Run) {
+func (l *localRecord) finish(ctx context.Context, run domain.Run) {
 	if l == nil {
 		return
 	}

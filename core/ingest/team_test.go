@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/store"
 	"cairn/core/teamstore"
@@ -68,10 +69,10 @@ func teamIndexer(emb Embedder) *Indexer {
 
 // runTeam runs a team index of dir into ts, recording it in local when
 // one is given, and returns the run and the file events.
-func runTeam(t *testing.T, ix *Indexer, ts *teamstore.Store, dir string, local ...*store.DB) (store.Run, []FileEvent, error) {
+func runTeam(t *testing.T, ix *Indexer, ts *teamstore.Store, dir string, local ...*store.DB) (domain.Run, []domain.FileEvent, error) {
 	t.Helper()
-	ch := make(chan Progress, 16)
-	var events []FileEvent
+	ch := make(chan domain.Progress, 16)
+	var events []domain.FileEvent
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -161,7 +162,7 @@ func assertParity(t *testing.T, db *store.DB, ts *teamstore.Store, dir string) i
 }
 
 // sqliteVectors are the stored vectors of chunks, nil when they have none.
-func sqliteVectors(t *testing.T, db *store.DB, cs []store.ChunkInfo) [][]float32 {
+func sqliteVectors(t *testing.T, db *store.DB, cs []domain.ChunkInfo) [][]float32 {
 	t.Helper()
 	model, _, err := db.VectorModel(ctx)
 	if err != nil || model == "" {
@@ -225,7 +226,7 @@ func TestTeamRunMatchesTheSQLiteRunAndStaysInStep(t *testing.T) {
 	sq, db := newIndexer(t, Options{Chunk: smallChunks, Embedder: &fakeEmbedder{id: "fake-a", dim: 8}})
 	// The local knowledge base of the team's indexer: its runs and issues.
 	_, local := newIndexer(t, Options{})
-	index := func() (store.Run, []FileEvent) {
+	index := func() (domain.Run, []domain.FileEvent) {
 		t.Helper()
 		if _, err := sq.Run(ctx, dir, nil); err != nil {
 			t.Fatal(err)
@@ -239,12 +240,12 @@ func TestTeamRunMatchesTheSQLiteRunAndStaysInStep(t *testing.T) {
 
 	run, events := index()
 	total := assertParity(t, db, ts, dir)
-	if run.FilesIndexed != 8 || run.FilesSeen != 9 || run.Chunks != total || run.Status != store.RunDone {
+	if run.FilesIndexed != 8 || run.FilesSeen != 9 || run.Chunks != total || run.Status != domain.RunDone {
 		t.Errorf("first run: %+v, %d chunks stored", run, total)
 	}
-	var bad []FileEvent
+	var bad []domain.FileEvent
 	for _, ev := range events {
-		if ev.Status == StatusSkipped || ev.Status == StatusFailed {
+		if ev.Status == domain.StatusSkipped || ev.Status == domain.StatusFailed {
 			bad = append(bad, ev)
 		}
 	}
@@ -260,7 +261,7 @@ func TestTeamRunMatchesTheSQLiteRunAndStaysInStep(t *testing.T) {
 	checkLocal := func(runs int) {
 		t.Helper()
 		rs, err := local.Runs(ctx, 10)
-		if err != nil || len(rs) != runs || rs[0].ID != run.ID || rs[0].Status != store.RunDone || rs[0].FilesSeen != 9 || rs[0].Folder != dir {
+		if err != nil || len(rs) != runs || rs[0].ID != run.ID || rs[0].Status != domain.RunDone || rs[0].FilesSeen != 9 || rs[0].Folder != dir {
 			t.Fatalf("local runs: %+v, %v (this run %+v)", rs, err, run)
 		}
 		is, err := local.Issues(ctx, 0)
@@ -349,7 +350,7 @@ func TestTeamRunIsRefusedWhileAnotherIndexerHoldsTheFolder(t *testing.T) {
 		t.Fatalf("with a failing model: %+v, %v", run, err)
 	}
 	for _, ev := range events {
-		if ev.Status == StatusFailed && (!strings.HasPrefix(ev.Reason, "not written without its vectors: ") || !strings.Contains(ev.Reason, "embedding failed")) {
+		if ev.Status == domain.StatusFailed && (!strings.HasPrefix(ev.Reason, "not written without its vectors: ") || !strings.Contains(ev.Reason, "embedding failed")) {
 			t.Errorf("reason: %s", ev.Reason)
 		}
 	}
@@ -401,10 +402,10 @@ func TestTeamRunStopsWhenItsLeaseIsLostAndARerunFinishes(t *testing.T) {
 	// Cancelled half-way: the first file's write is done, the run stops.
 	cctx, cancel := context.WithCancel(ctx)
 	var once sync.Once
-	ch := make(chan Progress, 16)
+	ch := make(chan domain.Progress, 16)
 	go func() {
 		for p := range ch {
-			if p.File != nil && p.File.Status == StatusIndexed {
+			if p.File != nil && p.File.Status == domain.StatusIndexed {
 				once.Do(cancel)
 			}
 		}

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"cairn/core/config"
+	"cairn/core/domain"
 	"cairn/core/search"
-	"cairn/core/store"
 )
 
 // kbName is what a knowledge base may be called: a file name in the data
@@ -30,6 +30,23 @@ func CheckName(name string) error {
 		return fmt.Errorf("knowledge base name %q: use up to 64 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit", name)
 	}
 	return nil
+}
+
+// File is the database file a command's --db and --kb name: db as given,
+// or the knowledge base named name (the settings' default when empty) in
+// the data folder. A name is a file name, never a path: this is the one
+// rule for names (core.Options.Path and core/doctor both ask it).
+func File(cfg config.Config, name, db string) (string, error) {
+	if db != "" {
+		return db, nil
+	}
+	if name == "" {
+		name = cfg.Paths.KB
+	}
+	if err := CheckName(name); err != nil {
+		return "", err
+	}
+	return Path(cfg, name), nil
 }
 
 // Path returns the database path of knowledge base name.
@@ -53,7 +70,7 @@ var ErrNotFound = errors.New("not found")
 
 // Status is what a knowledge base holds and which models are loaded.
 type Status struct {
-	store.Stats
+	domain.Stats
 	EmbeddingModel string // "" when BM25 only
 	ChatModel      string // "" when answers are extractive
 	NetworkMode    string

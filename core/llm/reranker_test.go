@@ -2,12 +2,10 @@ package llm
 
 import (
 	"context"
-	"io"
 	"math"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"cairn/core/llm/testmodel"
 )
@@ -119,27 +117,6 @@ func TestRerankerRefusesOtherModels(t *testing.T) {
 	if _, err := LoadEmbedder(writeModel(t, testmodel.TinyReranker(), "rerank.gguf"), EmbedderOptions{}); err == nil ||
 		!strings.Contains(err.Error(), "is a reranker") {
 		t.Errorf("a reranker loaded as an embedding model: %v", err)
-	}
-}
-
-// BenchRerank times the step at each N and derives the budget's N from
-// the measured cost per pair.
-func TestBenchRerankReport(t *testing.T) {
-	path := writeModel(t, testmodel.TinyReranker(), "rerank.gguf")
-	rep, err := BenchRerank(context.Background(), io.Discard, RerankBenchOptions{ModelPath: path, Ns: []int{2, 5}, Runs: 2, PassageWords: 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Model != "tiny-reranker-test" || len(rep.Steps) != 2 || rep.Steps[0].N != 2 || rep.Steps[1].N != 5 || rep.Budget != 1500*time.Millisecond {
-		t.Fatalf("report %+v", rep)
-	}
-	for _, s := range rep.Steps {
-		if len(s.Runs) != 2 || s.P95 < s.P50 || s.PerPair != s.P50/time.Duration(s.N) {
-			t.Errorf("step %+v", s)
-		}
-	}
-	if rep.PerPair <= 0 || rep.BudgetN != int(rep.Budget/rep.PerPair) || rep.PairTokens < 30 {
-		t.Errorf("per pair %v, budget N %d, pair tokens %d", rep.PerPair, rep.BudgetN, rep.PairTokens)
 	}
 }
 

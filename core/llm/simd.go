@@ -23,7 +23,7 @@ const f16Step = int(C.cairn_f16_step)
 // off the step loses the vector loop. Built with -march=native on an
 // AVX-512 machine, a 32-wide head (all-MiniLM, bge-small, e5-small:
 // 384/12) loses it entirely: 3.2 chunks/s against 7.8 for x86-64-v3,
-// whose 32-element step fits (core/llm/BENCHMARKS.md).
+// whose 32-element step fits (bench/llmbench/BENCHMARKS.md).
 func scalarAttention(head, step int) bool {
 	return step > 0 && head > 0 && head%step != 0
 }

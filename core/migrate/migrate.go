@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/ingest"
 	"cairn/core/store"
 	"cairn/core/teamstore"
@@ -153,7 +154,7 @@ func ToTeam(ctx context.Context, db *store.DB, ts *teamstore.Store, opt Options)
 	return sum, nil
 }
 
-func folderToTeam(ctx context.Context, db *store.DB, ts *teamstore.Store, f store.Folder, name string, docs []store.Document,
+func folderToTeam(ctx context.Context, db *store.DB, ts *teamstore.Store, f domain.Folder, name string, docs []store.Document,
 	model string, opt Options, sum *Summary, done *int) error {
 	states, err := ts.FileStates(ctx, name)
 	if err != nil {

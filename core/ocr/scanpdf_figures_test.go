@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"cairn/bench"
 	"cairn/core/extract"
-	"cairn/ui/cli/bench"
 )
 
 // TestScannedPDFFigures measures OCR of scanned PDFs, read through the

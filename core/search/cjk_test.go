@@ -12,6 +12,7 @@ import (
 
 	"cairn/core/bm25"
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -103,11 +104,11 @@ func TestCJKWordsInsideRunsAreFound(t *testing.T) {
 		{"スナップショット", "ps.ja.txt", "スナップショット"},
 	} {
 		terms := ParseTerms(c.q)
-		want, err := db.SearchFTS(ctx, MatchQuery(terms), 10, store.Filter{})
+		want, err := db.SearchFTS(ctx, MatchQuery(terms), 10, domain.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := fast.st.Keyword(ctx, terms, 10, store.Filter{})
+		got, err := fast.st.Keyword(ctx, terms, 10, domain.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}

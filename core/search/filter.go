@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"cairn/core/collection"
-	"cairn/core/store"
+	"cairn/core/domain"
 )
 
 // FilterSpec is a document filter as a person writes it, in `cairn search`
@@ -64,8 +64,8 @@ func (e *FilterError) Unwrap() error { return e.Err }
 
 // Filter reads the spec into the store's filter, dates in loc; a field
 // that cannot be read gives a *FilterError naming it.
-func (s FilterSpec) Filter(loc *time.Location) (store.Filter, error) {
-	var f store.Filter
+func (s FilterSpec) Filter(loc *time.Location) (domain.Filter, error) {
+	var f domain.Filter
 	for _, p := range SplitList(s.Folders) {
 		abs, err := s.Folder(p)
 		if err != nil {

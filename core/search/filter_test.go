@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/store"
 	"cairn/core/vecindex"
 )
@@ -65,7 +66,7 @@ func TestFilterAppliesInsideRetrieval(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := fmt.Sprintf("/d/%02d.txt", target)
-	filters := map[string]store.Filter{
+	filters := map[string]domain.Filter{
 		"folder": {PathPrefixes: []string{path}},
 		"date":   {Since: old.AddDate(1, 0, 0)},
 		"text":   {Contains: []string{fmt.Sprintf("%02d.TXT", target)}},

@@ -10,6 +10,7 @@ import (
 
 	"cairn/core/bm25"
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -19,7 +20,7 @@ type countingIndex struct {
 	calls, answered int
 }
 
-func (c *countingIndex) Search(ctx context.Context, words []string, common []bool, k int) ([]store.FTSHit, bool, error) {
+func (c *countingIndex) Search(ctx context.Context, words []string, common []bool, k int) ([]domain.FTSHit, bool, error) {
 	c.calls++
 	hits, ok, err := c.Index.Search(ctx, words, common, k)
 	if ok {
@@ -69,13 +70,13 @@ func TestKeywordIndexRanksAsFTS5(t *testing.T) {
 	fast := New(db, nil, nil).WithKeywordIndex(kix)
 	for _, q := range []string{"zeolite pump", "pressure sensor", "battery cable firmware reset", "valve"} {
 		terms := ParseTerms(q)
-		got, err := fast.st.Keyword(ctx, terms, 60, store.Filter{})
+		got, err := fast.st.Keyword(ctx, terms, 60, domain.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The plain OR, not the searcher's pruned FTS5 query: the keyword
 		// index needs no pruning and ranks every chunk.
-		want, err := db.SearchFTS(ctx, MatchQuery(terms), 60, store.Filter{})
+		want, err := db.SearchFTS(ctx, MatchQuery(terms), 60, domain.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,10 +114,10 @@ func TestKeywordIndexRanksAsFTS5(t *testing.T) {
 	if err != nil || len(r.Results) != 10 || kix.answered != 5 {
 		t.Fatalf("phrase: %v results, %v, answered %d", len(r.Results), err, kix.answered)
 	}
-	if plain, _ := db.SearchFTS(ctx, MatchQuery(ParseTerms("XK-7 pump")), 1, store.Filter{}); math.Abs(r.Results[0].BM25Score+plain[0].BM25) > 1e-9 {
+	if plain, _ := db.SearchFTS(ctx, MatchQuery(ParseTerms("XK-7 pump")), 1, domain.Filter{}); math.Abs(r.Results[0].BM25Score+plain[0].BM25) > 1e-9 {
 		t.Errorf("phrase: best score %v, FTS5 %v", r.Results[0].BM25Score, -plain[0].BM25)
 	}
-	r, err = fast.Search(ctx, Request{Query: "pump", Params: p, Filter: store.Filter{PathPrefixes: []string{"/d/1"}}})
+	r, err = fast.Search(ctx, Request{Query: "pump", Params: p, Filter: domain.Filter{PathPrefixes: []string{"/d/1"}}})
 	if err != nil || len(r.Results) == 0 || kix.calls != 5 {
 		t.Fatalf("filter: %v results, %v, calls %d", len(r.Results), err, kix.calls)
 	}
@@ -130,12 +131,12 @@ func TestKeywordIndexRanksAsFTS5(t *testing.T) {
 // behindIndex cannot answer the first search it is asked; its Behind says
 // the index has caught up, or else admits the search to FTS5.
 type behindIndex struct {
-	hits                      []store.FTSHit
+	hits                      []domain.FTSHit
 	caughtUp                  bool
 	asked, admitted, released int
 }
 
-func (b *behindIndex) Search(context.Context, []string, []bool, int) ([]store.FTSHit, bool, error) {
+func (b *behindIndex) Search(context.Context, []string, []bool, int) ([]domain.FTSHit, bool, error) {
 	b.asked++
 	return b.hits, b.asked > 1, nil
 }
@@ -168,8 +169,8 @@ func TestKeywordSearchWaitsWhileTheIndexCatchesUp(t *testing.T) {
 	}
 	terms := ParseTerms("pump")
 
-	caught := &behindIndex{hits: []store.FTSHit{{ChunkID: 42, BM25: -3}}, caughtUp: true}
-	got, err := New(db, nil, nil).WithKeywordIndex(caught).st.Keyword(ctx, terms, 10, store.Filter{})
+	caught := &behindIndex{hits: []domain.FTSHit{{ChunkID: 42, BM25: -3}}, caughtUp: true}
+	got, err := New(db, nil, nil).WithKeywordIndex(caught).st.Keyword(ctx, terms, 10, domain.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,11 +179,11 @@ func TestKeywordSearchWaitsWhileTheIndexCatchesUp(t *testing.T) {
 	}
 
 	admitted := &behindIndex{}
-	got, err = New(db, nil, nil).WithKeywordIndex(admitted).st.Keyword(ctx, terms, 10, store.Filter{})
+	got, err = New(db, nil, nil).WithKeywordIndex(admitted).st.Keyword(ctx, terms, 10, domain.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := db.SearchFTS(ctx, MatchQuery(terms), 10, store.Filter{})
+	want, err := db.SearchFTS(ctx, MatchQuery(terms), 10, domain.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

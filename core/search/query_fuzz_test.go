@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -108,7 +109,7 @@ func fuzzSearch(t *testing.T, db *store.DB, match string) map[int64]float64 {
 	if match == "" {
 		return out
 	}
-	hits, err := db.SearchFTS(context.Background(), match, 1000, store.Filter{})
+	hits, err := db.SearchFTS(context.Background(), match, 1000, domain.Filter{})
 	if err != nil {
 		t.Fatalf("FTS5 refused %s: %v", match, err)
 	}

@@ -1,10 +1,9 @@
 package search
 
 import (
+	"cairn/core/domain"
 	"context"
 	"testing"
-
-	"cairn/core/store"
 )
 
 func TestMatchQuery(t *testing.T) {
@@ -59,7 +58,7 @@ func FuzzMatchQuery(f *testing.F) {
 		if !sameKeys(got, want) {
 			t.Fatalf("query %q -> %s matched %d chunks; its phrases one by one match %d", q, m, len(got), len(want))
 		}
-		if _, err := db.SearchFTS(ctx, m, 5, store.Filter{Types: []string{"md"}}); err != nil {
+		if _, err := db.SearchFTS(ctx, m, 5, domain.Filter{Types: []string{"md"}}); err != nil {
 			t.Fatalf("query %q -> %s with a filter: %v", q, m, err)
 		}
 	})

@@ -9,6 +9,7 @@ import (
 
 	"cairn/core/bm25"
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -153,7 +154,7 @@ func TestATypoIsCorrectedOnEveryKeywordPath(t *testing.T) {
 		}
 	}
 	// With a filter (FTS5 alone): the same correction, the folder's results.
-	f := store.Filter{PathPrefixes: []string{"/a/"}}
+	f := domain.Filter{PathPrefixes: []string{"/a/"}}
 	r, err := fast.Search(ctx, Request{Query: "copy files recursivly", Params: p, Filter: f})
 	if err != nil || len(r.Results) == 0 || len(r.Candidates.Corrections) != 1 {
 		t.Fatalf("filtered: %v results, %v, %+v", len(r.Results), err, r.Candidates.Corrections)
@@ -250,11 +251,11 @@ func TestBothKeywordPathsPruneAlike(t *testing.T) {
 	for _, q := range []string{"pump valve recursively", "pressure sensor battery cable", "copy directories recursively", "firmware note 77", "manual reset error"} {
 		terms := keywordTerms(ParseTerms(q))
 		for _, pool := range []int{5, 60} {
-			a, err := plain.st.Keyword(ctx, terms, pool, store.Filter{})
+			a, err := plain.st.Keyword(ctx, terms, pool, domain.Filter{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := fast.st.Keyword(ctx, terms, pool, store.Filter{})
+			b, err := fast.st.Keyword(ctx, terms, pool, domain.Filter{})
 			if err != nil {
 				t.Fatal(err)
 			}

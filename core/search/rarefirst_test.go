@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -57,7 +58,7 @@ func TestRareFirstKeepsScores(t *testing.T) {
 		t.Fatal(err)
 	}
 	terms := ParseTerms("common rare")
-	plain, err := db.SearchFTS(ctx, MatchQuery(terms), 20000, store.Filter{})
+	plain, err := db.SearchFTS(ctx, MatchQuery(terms), 20000, domain.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestRareFirstKeepsScores(t *testing.T) {
 		scores[h.ChunkID] = h.BM25
 	}
 	s := New(db, nil, nil)
-	hits, err := s.st.Keyword(ctx, terms, 10, store.Filter{})
+	hits, err := s.st.Keyword(ctx, terms, 10, domain.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,11 +81,11 @@ func TestRareFirstKeepsScores(t *testing.T) {
 	}
 	// A pool larger than the 13 is the plain OR's: the same list on every
 	// path, the in-memory index's included.
-	hits, err = s.st.Keyword(ctx, terms, 20, store.Filter{})
+	hits, err = s.st.Keyword(ctx, terms, 20, domain.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	top, _ := db.SearchFTS(ctx, MatchQuery(terms), 20, store.Filter{})
+	top, _ := db.SearchFTS(ctx, MatchQuery(terms), 20, domain.Filter{})
 	if len(hits) != 20 || !slices.Equal(hitIDs(hits), hitIDs(ftsHits(top))) {
 		t.Errorf("pool of 20: %v, plain %v", hitIDs(hits), hitIDs(ftsHits(top)))
 	}

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"cairn/core/store"
+	"cairn/core/domain"
 )
 
 // QueryEmbedder turns a question into a vector in the space of the stored
@@ -24,10 +24,10 @@ type QueryEmbedder interface {
 
 // VectorIndex finds the nearest stored chunk vectors to a query vector,
 // among all chunks or among some (a filter's, ascending ids). *store.DB
-// satisfies it with exact KNN, *vecindex.Index with its fast path.
+// (core/store) satisfies it with exact KNN, *vecindex.Index with its fast path.
 type VectorIndex interface {
-	KNN(ctx context.Context, q []float32, k int) ([]store.VectorHit, error)
-	KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]store.VectorHit, error)
+	KNN(ctx context.Context, q []float32, k int) ([]domain.VectorHit, error)
+	KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]domain.VectorHit, error)
 }
 
 // KeywordIndex ranks chunks for an OR of terms (Term.Words of each)
@@ -36,7 +36,7 @@ type VectorIndex interface {
 // asks FTS5 (nil: none). ok is false when it cannot answer now, and the
 // searcher asks FTS5.
 type KeywordIndex interface {
-	Search(ctx context.Context, terms []string, common []bool, k int) (hits []store.FTSHit, ok bool, err error)
+	Search(ctx context.Context, terms []string, common []bool, k int) (hits []domain.FTSHit, ok bool, err error)
 }
 
 // A keywordGate is a KeywordIndex that rations the FTS5 searches made
@@ -57,12 +57,12 @@ type Store interface {
 	TermDocFreqs(ctx context.Context, words []string) (dfs []int, n int, err error)
 	// Keyword ranks up to k chunks holding any of terms, within f, best
 	// first, scored as FTS5's bm25() scores them (Hit.Score = -bm25()).
-	Keyword(ctx context.Context, terms []Term, k int, f store.Filter) ([]Hit, error)
+	Keyword(ctx context.Context, terms []Term, k int, f domain.Filter) ([]Hit, error)
 	// Nearest ranks the k chunks nearest to q, within f, most similar
 	// first (Hit.Score = cosine similarity).
-	Nearest(ctx context.Context, q []float32, k int, f store.Filter) ([]Hit, error)
+	Nearest(ctx context.Context, q []float32, k int, f domain.Filter) ([]Hit, error)
 	// Chunks loads the chunks of ids; ids not found are absent.
-	Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkInfo, error)
+	Chunks(ctx context.Context, ids []int64) (map[int64]domain.ChunkInfo, error)
 }
 
 // Searcher runs searches over one knowledge base.
@@ -73,7 +73,7 @@ type Searcher struct {
 
 // New returns a Searcher over the SQLite store db. emb may be nil (BM25
 // only); vec defaults to exact KNN in the store.
-func New(db *store.DB, emb QueryEmbedder, vec VectorIndex) *Searcher {
+func New(db FileDB, emb QueryEmbedder, vec VectorIndex) *Searcher {
 	if vec == nil {
 		vec = db
 	}
@@ -93,15 +93,25 @@ func (s *Searcher) WithKeywordIndex(kw KeywordIndex) *Searcher {
 	return s
 }
 
+// FileDB is what a Searcher made by New reads of the SQLite file;
+// *store.DB (core/store) is one, with exact KNN as its VectorIndex.
+type FileDB interface {
+	VectorIndex
+	Chunks(ctx context.Context, ids []int64) (map[int64]domain.ChunkInfo, error)
+	TermDocFreqs(ctx context.Context, words []string) (dfs []int, n int, err error)
+	SearchFTS(ctx context.Context, match string, limit int, f domain.Filter) ([]domain.FTSHit, error)
+	FilterChunkIDs(ctx context.Context, f domain.Filter) ([]int64, error)
+}
+
 // sqliteStore is the SQLite file as a Store: FTS5 (or the in-memory
 // keyword index kw, in step with it) and vec.
 type sqliteStore struct {
-	db  *store.DB
+	db  FileDB
 	vec VectorIndex
 	kw  KeywordIndex // nil: FTS5 only
 }
 
-func (s *sqliteStore) Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkInfo, error) {
+func (s *sqliteStore) Chunks(ctx context.Context, ids []int64) (map[int64]domain.ChunkInfo, error) {
 	return s.db.Chunks(ctx, ids)
 }
 
@@ -120,7 +130,7 @@ func (s *sqliteStore) TermDocFreqs(ctx context.Context, words []string) ([]int, 
 type Request struct {
 	Query      string
 	Mode       Mode // "" picks hybrid when an embedder is loaded, else BM25
-	Filter     store.Filter
+	Filter     domain.Filter
 	BM25Pool   int `knob:"bm25_pool"`   // candidates taken from BM25; default 60
 	VectorPool int `knob:"vector_pool"` // candidates taken from vector search; default 60
 	// Exact searches the words as typed: a word no passage holds is not
@@ -245,7 +255,7 @@ const (
 	commonShare = 0.02
 )
 
-func (s *sqliteStore) Keyword(ctx context.Context, terms []Term, pool int, f store.Filter) ([]Hit, error) {
+func (s *sqliteStore) Keyword(ctx context.Context, terms []Term, pool int, f domain.Filter) ([]Hit, error) {
 	plain := MatchQuery(terms)
 	if plain == "" {
 		return nil, nil
@@ -328,7 +338,7 @@ func (s *sqliteStore) commonTerms(ctx context.Context, terms []Term) ([]bool, er
 // keywordIndex answers from the in-memory index when it can: no filter,
 // and the index in step with the store. A filtered search goes to FTS5,
 // which applies the filter in the same SQL statement as the ranking.
-func (s *sqliteStore) keywordIndex(ctx context.Context, terms []Term, common []bool, pool int, f store.Filter) ([]Hit, bool, error) {
+func (s *sqliteStore) keywordIndex(ctx context.Context, terms []Term, common []bool, pool int, f domain.Filter) ([]Hit, bool, error) {
 	if s.kw == nil || !f.Empty() {
 		return nil, false, nil
 	}
@@ -343,7 +353,7 @@ func (s *sqliteStore) keywordIndex(ctx context.Context, terms []Term, common []b
 	return ftsHits(hits), true, nil
 }
 
-func ftsHits(hits []store.FTSHit) []Hit {
+func ftsHits(hits []domain.FTSHit) []Hit {
 	out := make([]Hit, len(hits))
 	for i, h := range hits {
 		out[i] = Hit{ChunkID: h.ChunkID, Score: -h.BM25}
@@ -354,8 +364,8 @@ func ftsHits(hits []store.FTSHit) []Hit {
 // Nearest ranks the chunks nearest to q. With a filter, only the chunks it
 // keeps are ranked (not everyone's nearest cut down afterwards), so a
 // filter that keeps one file of many still gets that file's best passages.
-func (s *sqliteStore) Nearest(ctx context.Context, q []float32, pool int, f store.Filter) ([]Hit, error) {
-	var hits []store.VectorHit
+func (s *sqliteStore) Nearest(ctx context.Context, q []float32, pool int, f domain.Filter) ([]Hit, error) {
+	var hits []domain.VectorHit
 	var err error
 	if f.Empty() {
 		hits, err = s.vec.KNN(ctx, q, pool)

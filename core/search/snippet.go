@@ -10,8 +10,8 @@ import (
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 
-	"cairn/core/bm25"
 	"cairn/core/cjk"
+	"cairn/core/porter"
 )
 
 // Span is a byte range [Start, End) of a string.
@@ -326,7 +326,7 @@ func stem(w string) string {
 	if base, ok := irregular[w]; ok {
 		w = base
 	}
-	return bm25.Stem(w)
+	return porter.Stem(w)
 }
 
 // prefixKey is the first n (1 or 2) bytes of w, ASCII letters lower-cased;

@@ -13,6 +13,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 	"golang.org/x/sys/unix"
 
+	"cairn/core/domain"
 	"cairn/core/fault"
 )
 
@@ -65,8 +66,8 @@ func (db *DB) Backup(ctx context.Context, dest string) error {
 // version of Cairn can open, without changing it: SQLite's integrity check,
 // the schema version, and the tables of a knowledge base. It returns the
 // file's schema version and counts.
-func Verify(ctx context.Context, path string) (Stats, error) {
-	st := Stats{Path: path}
+func Verify(ctx context.Context, path string) (domain.Stats, error) {
+	st := domain.Stats{Path: path}
 	bad := func(msg string, err error) error {
 		return fault.New(fault.StoreBackup, path+": "+msg,
 			"choose another backup file; `cairn doctor --db FILE` shows what is wrong with this one", err)
@@ -146,63 +147,63 @@ func openUntouched(path string) (*sqlite3.Conn, error) {
 // opt.Create. The .bak of an earlier restore is replaced only when it
 // holds a knowledge base (or nothing): anything else there is refused, so
 // no restore deletes the one copy of a file it did not recognise.
-func Restore(ctx context.Context, src, dst string, opt RestoreOptions) (Stats, error) {
+func Restore(ctx context.Context, src, dst string, opt RestoreOptions) (domain.Stats, error) {
 	dst, err := resolve(dst)
 	if err != nil {
-		return Stats{}, err
+		return domain.Stats{}, err
 	}
 	k, err := identify(dst)
 	if err != nil {
-		return Stats{}, classify(dst, err)
+		return domain.Stats{}, classify(dst, err)
 	}
 	switch {
 	case k == kindForeign:
-		return Stats{}, notCairn(dst, k, nil)
+		return domain.Stats{}, notCairn(dst, k, nil)
 	case k == kindJunk && !opt.ReplaceDamaged:
-		return Stats{}, fault.New(fault.StoreNotKB, dst+" is not a Cairn knowledge base, or its first page is damaged; restore leaves it alone",
+		return domain.Stats{}, fault.New(fault.StoreNotKB, dst+" is not a Cairn knowledge base, or its first page is damaged; restore leaves it alone",
 			"check --kb or --db; if it is your damaged knowledge base, restore again with --replace-damaged (it is kept as "+filepath.Base(dst)+".bak)", nil)
 	case k == kindMissing && !opt.Create:
-		return Stats{}, fault.New(fault.StoreOpen, "no knowledge base at "+dst,
+		return domain.Stats{}, fault.New(fault.StoreOpen, "no knowledge base at "+dst,
 			"check --kb or --db, or pass --create to restore the backup into a new knowledge base there", nil)
 	}
 	var f *os.File // dst, with its indexing lock
 	if k != kindMissing {
 		if err := checkOldBackup(dst + ".bak"); err != nil {
-			return Stats{}, err
+			return domain.Stats{}, err
 		}
 		// Refuse at once when another process holds or uses dst, before
 		// the backup's checks, which take a while on a large file.
 		if f, err = lockForRestore(dst); err != nil {
-			return Stats{}, err
+			return domain.Stats{}, err
 		}
 		defer f.Close()
 		release, err := useExclusive(f, dst)
 		if err != nil {
-			return Stats{}, err
+			return domain.Stats{}, err
 		}
 		err = closeWAL(dst)
 		release()
 		if err != nil {
-			return Stats{}, err
+			return domain.Stats{}, err
 		}
 	}
 	if _, err := Verify(ctx, src); err != nil {
-		return Stats{}, err
+		return domain.Stats{}, err
 	}
 	// A copy beside dst, made by SQLite rather than by copying bytes, so a
 	// source still in WAL mode comes with its log's content.
 	tmp, hold, err := privateTemp(dst)
 	if err != nil {
-		return Stats{}, classify(dst, err)
+		return domain.Stats{}, classify(dst, err)
 	}
 	defer hold.Close()
 	defer removeTemp(tmp)
 	if err := copyInto(src, tmp); err != nil {
-		return Stats{}, fault.New(fault.StoreBackup, "copy "+src, "choose another backup file", err)
+		return domain.Stats{}, fault.New(fault.StoreBackup, "copy "+src, "choose another backup file", err)
 	}
 	st, err := checkCopy(ctx, tmp)
 	if err != nil {
-		return Stats{}, fault.New(fault.StoreBackup, src+" fails the knowledge base checks",
+		return domain.Stats{}, fault.New(fault.StoreBackup, src+" fails the knowledge base checks",
 			"choose another backup file; `cairn doctor --db FILE` shows what is wrong with this one", err)
 	}
 	if f != nil {
@@ -210,29 +211,29 @@ func Restore(ctx context.Context, src, dst string, opt RestoreOptions) (Stats, e
 		// who opens it now waits for the swap, then opens the new file.
 		release, err := useExclusive(f, dst)
 		if err != nil {
-			return Stats{}, err
+			return domain.Stats{}, err
 		}
 		defer release()
 		if err := closeWAL(dst); err != nil {
-			return Stats{}, err
+			return domain.Stats{}, err
 		}
 		// The old file keeps its log (if a damaged file still has one)
 		// under the name SQLite looks for next to the .bak.
 		if err := checkOldBackup(dst + ".bak"); err != nil {
-			return Stats{}, err // put there during the checks
+			return domain.Stats{}, err // put there during the checks
 		}
 		removeDB(dst + ".bak")
 		for _, suffix := range companions {
 			os.Rename(dst+suffix, dst+".bak"+suffix)
 		}
 		if err := os.Rename(dst, dst+".bak"); err != nil {
-			return Stats{}, fmt.Errorf("keep the old knowledge base: %w", err)
+			return domain.Stats{}, fmt.Errorf("keep the old knowledge base: %w", err)
 		}
 	} else if _, err := os.Lstat(dst); err == nil {
-		return Stats{}, fmt.Errorf("restore: %s appeared during the checks; run restore again", dst)
+		return domain.Stats{}, fmt.Errorf("restore: %s appeared during the checks; run restore again", dst)
 	}
 	if err := os.Rename(tmp, dst); err != nil {
-		return Stats{}, fmt.Errorf("restore %s: %w", dst, err)
+		return domain.Stats{}, fmt.Errorf("restore %s: %w", dst, err)
 	}
 	st.Path = dst
 	return st, nil
@@ -277,7 +278,7 @@ func lockForRestore(dst string) (*os.File, error) {
 	if err == nil {
 		var held bool
 		if held, err = lockByte(f, unix.F_WRLCK, indexByte); held {
-			err = classify(dst, ErrIndexing)
+			err = classify(dst, domain.ErrIndexing)
 		}
 	}
 	if err != nil {
@@ -323,25 +324,25 @@ func vacuumInto(c *sqlite3.Conn, dst string) error {
 
 // checkCopy opens the restored copy as a knowledge base (migrating an older
 // schema), runs Check on it and closes it cleanly.
-func checkCopy(ctx context.Context, path string) (Stats, error) {
+func checkCopy(ctx context.Context, path string) (domain.Stats, error) {
 	db, err := Open(path, Options{Readers: 1})
 	if err != nil {
-		return Stats{}, err
+		return domain.Stats{}, err
 	}
 	defer db.Close()
 	problems, err := db.Check(ctx)
 	if err != nil {
-		return Stats{}, err
+		return domain.Stats{}, err
 	}
 	if len(problems) > 0 {
-		return Stats{}, errors.New(strings.Join(problems, "; "))
+		return domain.Stats{}, errors.New(strings.Join(problems, "; "))
 	}
 	st, err := db.Stats(ctx)
 	if err != nil {
-		return Stats{}, err
+		return domain.Stats{}, err
 	}
 	if err := db.Close(); err != nil {
-		return Stats{}, err
+		return domain.Stats{}, err
 	}
 	return st, nil
 }

@@ -1,21 +1,12 @@
 package store
 
 import (
+	"cairn/core/domain"
 	"context"
 	"fmt"
 
 	"github.com/ncruces/go-sqlite3"
 )
-
-// DocumentMatch is one document found by a question about the collection.
-type DocumentMatch struct {
-	Path     string
-	Title    string
-	Format   string
-	MTimeNS  int64
-	Passages int   // chunks matching the text condition; 0 without one
-	ChunkID  int64 // its best matching chunk; without a text condition, its first
-}
 
 // MatchDocuments returns every document that passes f and, when match is
 // not "", has a chunk the FTS5 expression matches, in path order: the
@@ -24,8 +15,8 @@ type DocumentMatch struct {
 // each matching chunk's text and heading, and a chunk it refuses does
 // not count (collection's check of whole words, which the stemmed index
 // cannot make).
-func (db *DB) MatchDocuments(ctx context.Context, match string, f Filter, keep func(text, heading string) bool) ([]DocumentMatch, error) {
-	where, args := f.sql()
+func (db *DB) MatchDocuments(ctx context.Context, match string, f domain.Filter, keep func(text, heading string) bool) ([]domain.DocumentMatch, error) {
+	where, args := filterSQL(f)
 	sql := `SELECT d.path, d.title, d.format, d.mtime_ns, 0,
 			coalesce((SELECT c.id FROM chunks c WHERE c.document_id = d.id ORDER BY c.ordinal LIMIT 1), 0)
 		FROM documents d WHERE ` + where + ` ORDER BY d.path`
@@ -50,7 +41,7 @@ func (db *DB) MatchDocuments(ctx context.Context, match string, f Filter, keep f
 			WHERE ` + where + ` GROUP BY d.id ORDER BY d.path`
 		args = append([]any{match}, args...)
 	}
-	var out []DocumentMatch
+	var out []domain.DocumentMatch
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		return query(c, sql, args, func(s *sqlite3.Stmt) error {
 			if match != "" && keep != nil {
@@ -62,11 +53,11 @@ func (db *DB) MatchDocuments(ctx context.Context, match string, f Filter, keep f
 					out[n-1].Passages++
 					return nil
 				}
-				out = append(out, DocumentMatch{Path: path, Title: s.ColumnText(1), Format: s.ColumnText(2),
+				out = append(out, domain.DocumentMatch{Path: path, Title: s.ColumnText(1), Format: s.ColumnText(2),
 					MTimeNS: s.ColumnInt64(3), Passages: 1, ChunkID: s.ColumnInt64(4)})
 				return nil
 			}
-			out = append(out, DocumentMatch{Path: s.ColumnText(0), Title: s.ColumnText(1), Format: s.ColumnText(2),
+			out = append(out, domain.DocumentMatch{Path: s.ColumnText(0), Title: s.ColumnText(1), Format: s.ColumnText(2),
 				MTimeNS: s.ColumnInt64(3), Passages: s.ColumnInt(4), ChunkID: s.ColumnInt64(5)})
 			return nil
 		})

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cairn/core/domain"
 	"context"
 
 	"github.com/ncruces/go-sqlite3"
@@ -8,7 +9,7 @@ import (
 
 // DocumentChunks lists the chunks of the document at path in reading
 // order; none when the knowledge base holds no such document.
-func (db *DB) DocumentChunks(ctx context.Context, path string) ([]ChunkInfo, error) {
+func (db *DB) DocumentChunks(ctx context.Context, path string) ([]domain.ChunkInfo, error) {
 	var ids []int64
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		return query(c, `SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id
@@ -24,7 +25,7 @@ func (db *DB) DocumentChunks(ctx context.Context, path string) ([]ChunkInfo, err
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ChunkInfo, 0, len(ids))
+	out := make([]domain.ChunkInfo, 0, len(ids))
 	for _, id := range ids {
 		if ci, ok := byID[id]; ok {
 			out = append(out, ci)

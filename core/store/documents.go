@@ -11,19 +11,8 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 )
-
-// Folder is a root folder of the knowledge base.
-type Folder struct {
-	ID        int64
-	Path      string
-	AddedAt   time.Time
-	Documents int
-	Chunks    int
-	Issues    int
-	LastRun   *Run // nil before the first run
-	Watched   bool // the window re-indexes it when its files change (SetWatchedFolders)
-}
 
 // ErrNestedFolder is returned by AddFolder for a folder inside another one.
 var ErrNestedFolder = errors.New("folder is already part of the knowledge base")
@@ -32,9 +21,9 @@ var ErrNestedFolder = errors.New("folder is already part of the knowledge base")
 // the existing one if it is already registered. A folder inside a
 // registered folder is refused with ErrNestedFolder; registered folders
 // inside the new one are merged into it.
-func (db *DB) AddFolder(ctx context.Context, path string) (Folder, error) {
+func (db *DB) AddFolder(ctx context.Context, path string) (domain.Folder, error) {
 	path = filepath.Clean(path)
-	var f Folder
+	var f domain.Folder
 	err := db.tx(ctx, func(c *sqlite3.Conn) error {
 		folders, err := listFolders(c)
 		if err != nil {
@@ -52,7 +41,7 @@ func (db *DB) AddFolder(ctx context.Context, path string) (Folder, error) {
 		if err := exec(c, `INSERT INTO folders(path, added_at) VALUES (?, ?)`, path, time.Now().Unix()); err != nil {
 			return fmt.Errorf("add folder: %w", err)
 		}
-		f = Folder{ID: c.LastInsertRowID(), Path: path, AddedAt: time.Now()}
+		f = domain.Folder{ID: c.LastInsertRowID(), Path: path, AddedAt: time.Now()}
 		for _, o := range folders {
 			if within(o.Path, path) {
 				for _, t := range []string{"documents", "file_issues"} {
@@ -122,8 +111,8 @@ func folderID(c *sqlite3.Conn, path string) (int64, error) {
 }
 
 // Folders lists the root folders with their counts and last run.
-func (db *DB) Folders(ctx context.Context) ([]Folder, error) {
-	var out []Folder
+func (db *DB) Folders(ctx context.Context) ([]domain.Folder, error) {
+	var out []domain.Folder
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		fs, err := listFolders(c)
 		if err != nil {
@@ -161,10 +150,10 @@ func (db *DB) Folders(ctx context.Context) ([]Folder, error) {
 	return out, err
 }
 
-func listFolders(c *sqlite3.Conn) ([]Folder, error) {
-	var out []Folder
+func listFolders(c *sqlite3.Conn) ([]domain.Folder, error) {
+	var out []domain.Folder
 	err := query(c, `SELECT id, path, added_at FROM folders ORDER BY path`, nil, func(s *sqlite3.Stmt) error {
-		out = append(out, Folder{ID: s.ColumnInt64(0), Path: s.ColumnText(1), AddedAt: time.Unix(s.ColumnInt64(2), 0)})
+		out = append(out, domain.Folder{ID: s.ColumnInt64(0), Path: s.ColumnText(1), AddedAt: time.Unix(s.ColumnInt64(2), 0)})
 		return nil
 	})
 	return out, err
@@ -251,26 +240,15 @@ func (db *DB) DeletePaths(ctx context.Context, paths []string) error {
 	})
 }
 
-// Issue is a file that is not indexed, and why.
-type Issue struct {
-	Path    string
-	Kind    string // "skipped" or "failed"
-	Reason  string
-	Size    int64
-	MTimeNS int64
-	RunID   int64
-	At      time.Time
-}
-
 // RecordIssue notes why a file is not indexed; see Tx.RecordIssue.
-func (db *DB) RecordIssue(ctx context.Context, folderID int64, is Issue) error {
+func (db *DB) RecordIssue(ctx context.Context, folderID int64, is domain.Issue) error {
 	return db.Update(ctx, func(tx *Tx) error { return tx.RecordIssue(folderID, is) })
 }
 
 // Issues lists the files not indexed under a folder (all folders when
 // folderID is 0), newest first.
-func (db *DB) Issues(ctx context.Context, folderID int64) ([]Issue, error) {
-	var out []Issue
+func (db *DB) Issues(ctx context.Context, folderID int64) ([]domain.Issue, error) {
+	var out []domain.Issue
 	where, args := "", []any(nil)
 	if folderID != 0 {
 		where, args = "WHERE folder_id = ?", []any{folderID}
@@ -278,7 +256,7 @@ func (db *DB) Issues(ctx context.Context, folderID int64) ([]Issue, error) {
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		return query(c, `SELECT path, kind, reason, size, mtime_ns, run_id, at FROM file_issues `+where+` ORDER BY at DESC, path`, args,
 			func(s *sqlite3.Stmt) error {
-				out = append(out, Issue{Path: s.ColumnText(0), Kind: s.ColumnText(1), Reason: s.ColumnText(2),
+				out = append(out, domain.Issue{Path: s.ColumnText(0), Kind: s.ColumnText(1), Reason: s.ColumnText(2),
 					Size: s.ColumnInt64(3), MTimeNS: s.ColumnInt64(4), RunID: s.ColumnInt64(5), At: time.Unix(s.ColumnInt64(6), 0)})
 				return nil
 			})

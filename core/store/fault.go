@@ -10,6 +10,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"cairn/core/domain"
 	"cairn/core/fault"
 )
 
@@ -32,7 +33,7 @@ func classify(path string, err error) error {
 	}
 	doctor := "run `cairn doctor` for details, then `cairn restore BACKUP.db` from a backup, or delete " + path + " and index the folders again"
 	switch {
-	case errors.Is(err, ErrIndexing):
+	case errors.Is(err, domain.ErrIndexing):
 		return fault.New(fault.StoreBusy, "", "wait for that run (a Cairn window or `cairn index`) to finish, or cancel it there; a crashed run's lock is released by itself", err)
 	case errors.Is(err, sqlite3.CORRUPT):
 		return fault.New(fault.StoreCorrupt, "the knowledge base "+path+" is damaged", doctor, err)

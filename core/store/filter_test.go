@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cairn/core/domain"
 	"slices"
 	"testing"
 	"time"
@@ -45,21 +46,21 @@ func TestFilterConditions(t *testing.T) {
 	march2024 := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		name string
-		f    Filter
+		f    domain.Filter
 		want []int64
 	}{
-		{"none", Filter{}, []int64{lease, notes, invoice}},
-		{"folder", Filter{PathPrefixes: []string{"/kb/contracts/"}}, []int64{lease, notes}},
-		{"type", Filter{Types: []string{"pdf"}}, []int64{lease, invoice}},
-		{"extension", Filter{Types: []string{".md"}}, []int64{notes}},
-		{"since", Filter{Since: march2024}, []int64{notes, invoice}},
-		{"until", Filter{Until: march2024}, []int64{lease}},
-		{"month", Filter{Since: march2024, Until: march2024.AddDate(0, 1, 0)}, []int64{notes, invoice}},
-		{"path text, any case", Filter{Contains: []string{"INVOICE"}}, []int64{invoice}},
-		{"title text", Filter{Contains: []string{"audit notes"}}, []int64{notes}},
-		{"all texts must match", Filter{Contains: []string{"contracts", "lease"}}, []int64{lease}},
-		{"everything together", Filter{Types: []string{"pdf"}, Since: march2024, Contains: []string{"march"}}, []int64{invoice}},
-		{"nothing", Filter{Contains: []string{"nowhere"}}, nil},
+		{"none", domain.Filter{}, []int64{lease, notes, invoice}},
+		{"folder", domain.Filter{PathPrefixes: []string{"/kb/contracts/"}}, []int64{lease, notes}},
+		{"type", domain.Filter{Types: []string{"pdf"}}, []int64{lease, invoice}},
+		{"extension", domain.Filter{Types: []string{".md"}}, []int64{notes}},
+		{"since", domain.Filter{Since: march2024}, []int64{notes, invoice}},
+		{"until", domain.Filter{Until: march2024}, []int64{lease}},
+		{"month", domain.Filter{Since: march2024, Until: march2024.AddDate(0, 1, 0)}, []int64{notes, invoice}},
+		{"path text, any case", domain.Filter{Contains: []string{"INVOICE"}}, []int64{invoice}},
+		{"title text", domain.Filter{Contains: []string{"audit notes"}}, []int64{notes}},
+		{"all texts must match", domain.Filter{Contains: []string{"contracts", "lease"}}, []int64{lease}},
+		{"everything together", domain.Filter{Types: []string{"pdf"}, Since: march2024, Contains: []string{"march"}}, []int64{invoice}},
+		{"nothing", domain.Filter{Contains: []string{"nowhere"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := db.FilterChunkIDs(ctx, tc.f)

@@ -1,35 +1,16 @@
 package store
 
 import (
+	"cairn/core/domain"
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/ncruces/go-sqlite3"
 )
 
-// Filter narrows a search to some documents. Zero value: everything. Its
-// conditions are applied inside retrieval (in SQL, or as the set of chunks
-// a vector search may return), never to a cut-off list of results.
-type Filter struct {
-	PathPrefixes []string // absolute path prefixes, any of which matches
-	Types        []string // format names ("pdf", "markdown") or extensions without dot ("md"), any of which matches
-	// Since and Until bound the file's modification time: at or after
-	// Since, before Until. A zero time leaves that side open.
-	Since, Until time.Time
-	// Contains are texts each of which the title or the path must hold,
-	// ignoring ASCII case (SQLite's lower() folds only ASCII).
-	Contains []string
-}
-
-// Empty reports whether f lets everything through.
-func (f Filter) Empty() bool {
-	return len(f.PathPrefixes) == 0 && len(f.Types) == 0 && f.Since.IsZero() && f.Until.IsZero() && len(f.Contains) == 0
-}
-
-// sql returns a WHERE fragment over documents aliased d, and its args.
-func (f Filter) sql() (string, []any) {
+// filterSQL returns f as a WHERE fragment over documents aliased d, and its args.
+func filterSQL(f domain.Filter) (string, []any) {
 	parts := []string{"1"}
 	var args []any
 	if len(f.PathPrefixes) > 0 {
@@ -79,8 +60,8 @@ func asciiLower(s string) string {
 
 // FilterChunkIDs returns, in ascending order, the ids of the chunks with a
 // vector whose document passes f: the set a filtered vector search ranks.
-func (db *DB) FilterChunkIDs(ctx context.Context, f Filter) ([]int64, error) {
-	where, args := f.sql()
+func (db *DB) FilterChunkIDs(ctx context.Context, f domain.Filter) ([]int64, error) {
+	where, args := filterSQL(f)
 	var out []int64
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		return query(c, `SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id
@@ -95,35 +76,29 @@ func (db *DB) FilterChunkIDs(ctx context.Context, f Filter) ([]int64, error) {
 	return out, nil
 }
 
-// FTSHit is a chunk matched by the full-text index.
-type FTSHit struct {
-	ChunkID int64
-	BM25    float64 // FTS5 bm25(): negative, lower is better
-}
-
 // SearchFTS runs an FTS5 MATCH expression and returns the best limit chunks
 // by BM25 (text weighted 1, heading 0.5, document title 0.8), equal
 // scores by chunk id, as the in-memory keyword index (core/bm25) breaks
 // them, so that both cut a pool at the same chunk. The expression must
 // come from search.MatchQuery, never raw user text.
-func (db *DB) SearchFTS(ctx context.Context, match string, limit int, f Filter) ([]FTSHit, error) {
+func (db *DB) SearchFTS(ctx context.Context, match string, limit int, f domain.Filter) ([]domain.FTSHit, error) {
 	if strings.TrimSpace(match) == "" || limit <= 0 {
 		return nil, nil
 	}
 	sql := `SELECT rowid, bm25(chunks_fts, 1.0, 0.5, 0.8) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?`
 	args := []any{match}
 	if !f.Empty() {
-		where, fargs := f.sql()
+		where, fargs := filterSQL(f)
 		sql = `SELECT f.rowid, bm25(chunks_fts, 1.0, 0.5, 0.8) AS score FROM chunks_fts f
 			JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
 			WHERE chunks_fts MATCH ? AND ` + where + ` ORDER BY score, f.rowid LIMIT ?`
 		args = append(args, fargs...)
 	}
 	args = append(args, limit)
-	var out []FTSHit
+	var out []domain.FTSHit
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		return query(c, sql, args, func(s *sqlite3.Stmt) error {
-			out = append(out, FTSHit{ChunkID: s.ColumnInt64(0), BM25: s.ColumnFloat(1)})
+			out = append(out, domain.FTSHit{ChunkID: s.ColumnInt64(0), BM25: s.ColumnFloat(1)})
 			return nil
 		})
 	})
@@ -133,28 +108,10 @@ func (db *DB) SearchFTS(ctx context.Context, match string, limit int, f Filter) 
 	return out, nil
 }
 
-// ChunkInfo is a chunk with what a result needs to cite it.
-type ChunkInfo struct {
-	ID         int64
-	DocumentID int64
-	Path       string
-	Title      string
-	Format     string
-	Ordinal    int
-	Text       string
-	Heading    string
-	UnitKind   string
-	Page       int
-	Label      string
-	LineStart  int
-	LineEnd    int
-	Start, End int
-}
-
 // Chunks loads the chunks with the given ids; ids not found are absent
 // from the map.
-func (db *DB) Chunks(ctx context.Context, ids []int64) (map[int64]ChunkInfo, error) {
-	out := make(map[int64]ChunkInfo, len(ids))
+func (db *DB) Chunks(ctx context.Context, ids []int64) (map[int64]domain.ChunkInfo, error) {
+	out := make(map[int64]domain.ChunkInfo, len(ids))
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		for len(ids) > 0 {
 			n := min(len(ids), 500) // stay far below SQLite's parameter limit
@@ -168,7 +125,7 @@ func (db *DB) Chunks(ctx context.Context, ids []int64) (map[int64]ChunkInfo, err
 				c.unit_kind, c.page, c.label, c.line_start, c.line_end, c.char_start, c.char_end
 				FROM chunks c JOIN documents d ON d.id = c.document_id
 				WHERE c.id IN (`+strings.Repeat("?,", n-1)+`?)`, args, func(s *sqlite3.Stmt) error {
-				ci := ChunkInfo{ID: s.ColumnInt64(0), DocumentID: s.ColumnInt64(1), Path: s.ColumnText(2),
+				ci := domain.ChunkInfo{ID: s.ColumnInt64(0), DocumentID: s.ColumnInt64(1), Path: s.ColumnText(2),
 					Title: s.ColumnText(3), Format: s.ColumnText(4), Ordinal: s.ColumnInt(5), Text: s.ColumnText(6),
 					Heading: s.ColumnText(7), UnitKind: s.ColumnText(8), Page: s.ColumnInt(9), Label: s.ColumnText(10),
 					LineStart: s.ColumnInt(11), LineEnd: s.ColumnInt(12), Start: s.ColumnInt(13), End: s.ColumnInt(14)}

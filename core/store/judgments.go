@@ -1,21 +1,13 @@
 package store
 
 import (
+	"cairn/core/domain"
 	"context"
 	"strings"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
 )
-
-// Judgment records that a file answers a question.
-type Judgment struct {
-	ID      int64
-	Query   string
-	Path    string
-	ChunkID int64
-	At      time.Time
-}
 
 // AddJudgment marks path (through the passage chunkID) as a right answer to
 // query. Marking the same pair again is a no-op.
@@ -35,11 +27,11 @@ func (db *DB) RemoveJudgment(ctx context.Context, query, path string) error {
 }
 
 // Judgments lists every judgment, oldest first.
-func (db *DB) Judgments(ctx context.Context) ([]Judgment, error) {
-	var out []Judgment
+func (db *DB) Judgments(ctx context.Context) ([]domain.Judgment, error) {
+	var out []domain.Judgment
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		return query(c, `SELECT id, query, path, chunk_id, created_at FROM judgments ORDER BY id`, nil, func(s *sqlite3.Stmt) error {
-			out = append(out, Judgment{ID: s.ColumnInt64(0), Query: s.ColumnText(1), Path: s.ColumnText(2),
+			out = append(out, domain.Judgment{ID: s.ColumnInt64(0), Query: s.ColumnText(1), Path: s.ColumnText(2),
 				ChunkID: s.ColumnInt64(3), At: time.Unix(s.ColumnInt64(4), 0)})
 			return nil
 		})

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cairn/core/domain"
 	"context"
 	"fmt"
 
@@ -160,12 +161,12 @@ func (db *DB) FTSRuneClasses(ctx context.Context, rs []rune) ([]RuneClass, error
 // query holding it (the score of the phrase searched alone: bm25() sums
 // over a query's phrases). phrase must be a quoted FTS5 phrase of letters
 // and digits, as search.MatchQuery writes them.
-func (db *DB) PhraseScores(ctx context.Context, phrase string) ([]FTSHit, error) {
-	var out []FTSHit
+func (db *DB) PhraseScores(ctx context.Context, phrase string) ([]domain.FTSHit, error) {
+	var out []domain.FTSHit
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		return query(c, `SELECT rowid, bm25(chunks_fts, 1.0, 0.5, 0.8) FROM chunks_fts WHERE chunks_fts MATCH ?`, []any{phrase},
 			func(s *sqlite3.Stmt) error {
-				out = append(out, FTSHit{ChunkID: s.ColumnInt64(0), BM25: s.ColumnFloat(1)})
+				out = append(out, domain.FTSHit{ChunkID: s.ColumnInt64(0), BM25: s.ColumnFloat(1)})
 				return nil
 			})
 	})

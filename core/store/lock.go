@@ -9,12 +9,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"cairn/core/domain"
 	"cairn/core/fault"
 )
-
-// ErrIndexing is returned by LockIndexing, inside a fault.StoreBusy, while
-// another indexing run (in this or another process) holds the knowledge base.
-var ErrIndexing = errors.New("another indexing run is using this knowledge base")
 
 // errInUse is the cause of the fault Restore returns while the knowledge
 // base is open elsewhere.
@@ -104,7 +101,7 @@ func lockIndexing(path string) (unlock func(), err error) {
 	if err != nil || held {
 		f.Close()
 		if held {
-			return nil, classify(path, ErrIndexing)
+			return nil, classify(path, domain.ErrIndexing)
 		}
 		return nil, fmt.Errorf("indexing lock: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"cairn/core/domain"
 	"cairn/core/fault"
 	"cairn/core/store/storetest"
 )
@@ -257,7 +258,7 @@ func TestIndexingLockFollowsTheFile(t *testing.T) {
 	if err := os.Rename(db.Path(), moved); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lockIndexing(moved); !errors.Is(err, ErrIndexing) || fault.CodeOf(err) != fault.StoreBusy {
+	if _, err := lockIndexing(moved); !errors.Is(err, domain.ErrIndexing) || fault.CodeOf(err) != fault.StoreBusy {
 		t.Errorf("a second run through another name: %v", err)
 	}
 	if busy, err := db.Indexing(); !busy || err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"cairn/core/domain"
 	"cairn/core/fault"
 	"cairn/core/store/storetest"
 )
@@ -87,7 +88,7 @@ func TestIndexingLockIsABusyFault(t *testing.T) {
 	}
 	defer unlock()
 	_, err = db.LockIndexing()
-	if !errors.Is(err, ErrIndexing) || fault.CodeOf(err) != fault.StoreBusy || !strings.Contains(fault.FixLine(err), "crashed run's lock is released") {
+	if !errors.Is(err, domain.ErrIndexing) || fault.CodeOf(err) != fault.StoreBusy || !strings.Contains(fault.FixLine(err), "crashed run's lock is released") {
 		t.Errorf("second lock: %v (%q)", err, fault.FixLine(err))
 	}
 }

@@ -1,39 +1,13 @@
 package store
 
 import (
+	"cairn/core/domain"
 	"context"
 	"fmt"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
 )
-
-// Run statuses.
-const (
-	RunRunning     = "running"
-	RunDone        = "done"
-	RunCancelled   = "cancelled"
-	RunFailed      = "failed"
-	RunInterrupted = "interrupted" // the process died while the run was going
-)
-
-// Run is the audit record of one indexing run over one folder.
-type Run struct {
-	ID             int64
-	Folder         string
-	StartedAt      time.Time
-	FinishedAt     time.Time // zero while running
-	Status         string
-	FilesSeen      int
-	FilesIndexed   int
-	FilesUnchanged int
-	FilesSkipped   int
-	FilesFailed    int
-	FilesRemoved   int
-	Chunks         int
-	Bytes          int64
-	Error          string
-}
 
 // StartRun records the start of a run over folder and returns its id. The
 // caller holds the indexing lock (LockIndexing), so runs still marked as
@@ -42,11 +16,11 @@ func (db *DB) StartRun(ctx context.Context, folder string) (int64, error) {
 	var id int64
 	err := db.write(ctx, func(c *sqlite3.Conn) error {
 		if err := exec(c, `UPDATE index_runs SET status = ?, finished_at = started_at WHERE status = ?`,
-			RunInterrupted, RunRunning); err != nil {
+			domain.RunInterrupted, domain.RunRunning); err != nil {
 			return err
 		}
 		if err := exec(c, `INSERT INTO index_runs(folder, started_at, status) VALUES (?, ?, ?)`,
-			folder, time.Now().UnixMilli(), RunRunning); err != nil {
+			folder, time.Now().UnixMilli(), domain.RunRunning); err != nil {
 			return fmt.Errorf("start run: %w", err)
 		}
 		id = c.LastInsertRowID()
@@ -57,7 +31,7 @@ func (db *DB) StartRun(ctx context.Context, folder string) (int64, error) {
 
 // FinishRun records the outcome of a run. It runs even when the run's
 // context was cancelled, so pass a live context.
-func (db *DB) FinishRun(ctx context.Context, r Run) error {
+func (db *DB) FinishRun(ctx context.Context, r domain.Run) error {
 	return db.write(ctx, func(c *sqlite3.Conn) error {
 		return exec(c, `UPDATE index_runs SET finished_at = ?, status = ?, files_seen = ?, files_indexed = ?,
 			files_unchanged = ?, files_skipped = ?, files_failed = ?, files_removed = ?, chunks = ?, bytes = ?, error = ?
@@ -70,7 +44,7 @@ func (db *DB) FinishRun(ctx context.Context, r Run) error {
 // RecordRunProgress records r's counts so far in the transaction that
 // writes the files they count: a run that dies keeps the counts of what it
 // committed.
-func (tx *Tx) RecordRunProgress(r Run) error {
+func (tx *Tx) RecordRunProgress(r domain.Run) error {
 	s, err := tx.db.stmt(`UPDATE index_runs SET files_seen = ?, files_indexed = ?, files_unchanged = ?, files_skipped = ?,
 		files_failed = ?, files_removed = ?, chunks = ?, bytes = ? WHERE id = ?`)
 	if err != nil {
@@ -84,8 +58,8 @@ func (tx *Tx) RecordRunProgress(r Run) error {
 }
 
 // Runs returns the most recent runs, newest first.
-func (db *DB) Runs(ctx context.Context, limit int) ([]Run, error) {
-	var out []Run
+func (db *DB) Runs(ctx context.Context, limit int) ([]domain.Run, error) {
+	var out []domain.Run
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		var err error
 		out, err = db.listRuns(c, `ORDER BY id DESC LIMIT ?`, limit)
@@ -98,28 +72,28 @@ func (db *DB) Runs(ctx context.Context, limit int) ([]Run, error) {
 // free was left by a process that died (killed, or stopped by a full disk
 // before it could record the end): it is shown as interrupted, with the
 // counts it committed. StartRun records that verdict at the next run.
-func (db *DB) listRuns(c *sqlite3.Conn, tail string, args ...any) ([]Run, error) {
+func (db *DB) listRuns(c *sqlite3.Conn, tail string, args ...any) ([]domain.Run, error) {
 	runs, err := readRuns(c, tail, args...)
 	if err != nil {
 		return nil, err
 	}
 	for i := range runs {
-		if runs[i].Status != RunRunning {
+		if runs[i].Status != domain.RunRunning {
 			continue
 		}
 		if busy, err := db.Indexing(); err == nil && !busy {
-			runs[i].Status = RunInterrupted
+			runs[i].Status = domain.RunInterrupted
 		}
 	}
 	return runs, nil
 }
 
-func readRuns(c *sqlite3.Conn, tail string, args ...any) ([]Run, error) {
-	var out []Run
+func readRuns(c *sqlite3.Conn, tail string, args ...any) ([]domain.Run, error) {
+	var out []domain.Run
 	err := query(c, `SELECT id, folder, started_at, finished_at, status, files_seen, files_indexed, files_unchanged,
 		files_skipped, files_failed, files_removed, chunks, bytes, error FROM index_runs `+tail, args,
 		func(s *sqlite3.Stmt) error {
-			r := Run{ID: s.ColumnInt64(0), Folder: s.ColumnText(1), StartedAt: time.UnixMilli(s.ColumnInt64(2)),
+			r := domain.Run{ID: s.ColumnInt64(0), Folder: s.ColumnText(1), StartedAt: time.UnixMilli(s.ColumnInt64(2)),
 				Status: s.ColumnText(4), FilesSeen: s.ColumnInt(5), FilesIndexed: s.ColumnInt(6),
 				FilesUnchanged: s.ColumnInt(7), FilesSkipped: s.ColumnInt(8), FilesFailed: s.ColumnInt(9),
 				FilesRemoved: s.ColumnInt(10), Chunks: s.ColumnInt(11), Bytes: s.ColumnInt64(12), Error: s.ColumnText(13)}

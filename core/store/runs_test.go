@@ -1,6 +1,9 @@
 package store
 
-import "testing"
+import (
+	"cairn/core/domain"
+	"testing"
+)
 
 // TestRunWhoseProcessIsGoneIsInterrupted: a run recorded as running is
 // shown as running while its indexing lock is held and as interrupted,
@@ -22,7 +25,7 @@ func TestRunWhoseProcessIsGoneIsInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.Update(ctx, func(tx *Tx) error {
-		return tx.RecordRunProgress(Run{ID: id, FilesSeen: 10, FilesIndexed: 4, FilesFailed: 1, Chunks: 9})
+		return tx.RecordRunProgress(domain.Run{ID: id, FilesSeen: 10, FilesIndexed: 4, FilesFailed: 1, Chunks: 9})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +50,7 @@ func TestRunWhoseProcessIsGoneIsInterrupted(t *testing.T) {
 			t.Errorf("%s: folders %+v", when, fs)
 		}
 	}
-	check("while the lock is held", RunRunning, true)
+	check("while the lock is held", domain.RunRunning, true)
 	unlock() // the process that held it is gone
-	check("after the lock is released", RunInterrupted, false)
+	check("after the lock is released", domain.RunInterrupted, false)
 }

@@ -10,27 +10,13 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"cairn/core/domain"
 	"cairn/core/fault"
 )
 
-// Stats summarises a knowledge base.
-type Stats struct {
-	Path          string
-	Documents     int
-	Chunks        int
-	Vectors       int // chunks with an embedding
-	Issues        int
-	Folders       int
-	Bytes         int64 // database file plus its WAL
-	VectorModel   string
-	VectorDim     int
-	SchemaVersion int
-	LastRun       *Run
-}
-
 // Stats counts what the knowledge base holds.
-func (db *DB) Stats(ctx context.Context) (Stats, error) {
-	st := Stats{Path: db.path}
+func (db *DB) Stats(ctx context.Context) (domain.Stats, error) {
+	st := domain.Stats{Path: db.path}
 	for _, suffix := range []string{"", "-wal"} {
 		if fi, err := os.Stat(db.path + suffix); err == nil {
 			st.Bytes += fi.Size()

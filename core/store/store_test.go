@@ -15,6 +15,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/store/storetest"
 )
 
@@ -49,7 +50,7 @@ func put(t *testing.T, db *DB, folder int64, path, title string, texts ...string
 
 func ftsIDs(t *testing.T, db *DB, match string) []int64 {
 	t.Helper()
-	hits, err := db.SearchFTS(ctx, match, 100, Filter{})
+	hits, err := db.SearchFTS(ctx, match, 100, domain.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,11 +160,11 @@ func TestFilter(t *testing.T) {
 	f, _ := db.AddFolder(ctx, "/d")
 	put(t, db, f.ID, "/d/work/plan.md", "", "budget plan")
 	put(t, db, f.ID, "/d/home/plan.txt", "", "budget for holidays")
-	hits, err := db.SearchFTS(ctx, `"budget"`, 10, Filter{PathPrefixes: []string{"/d/work/"}})
+	hits, err := db.SearchFTS(ctx, `"budget"`, 10, domain.Filter{PathPrefixes: []string{"/d/work/"}})
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("path filter: %v %v", hits, err)
 	}
-	hits, err = db.SearchFTS(ctx, `"budget"`, 10, Filter{Types: []string{"txt"}})
+	hits, err = db.SearchFTS(ctx, `"budget"`, 10, domain.Filter{Types: []string{"txt"}})
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("type filter: %v %v", hits, err)
 	}
@@ -211,7 +212,7 @@ func TestIssues(t *testing.T) {
 	f, _ := db.AddFolder(ctx, "/d")
 	put(t, db, f.ID, "/d/a.txt", "", "indexed once")
 	// The file became unreadable: its document goes, the issue stays.
-	if err := db.RecordIssue(ctx, f.ID, Issue{Path: "/d/a.txt", Kind: "failed", Reason: "permission denied", Size: 3, MTimeNS: 9}); err != nil {
+	if err := db.RecordIssue(ctx, f.ID, domain.Issue{Path: "/d/a.txt", Kind: "failed", Reason: "permission denied", Size: 3, MTimeNS: 9}); err != nil {
 		t.Fatal(err)
 	}
 	states, err := db.FileStates(ctx, f.ID)
@@ -236,7 +237,7 @@ func TestRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.LockIndexing(); !errors.Is(err, ErrIndexing) {
+	if _, err := db.LockIndexing(); !errors.Is(err, domain.ErrIndexing) {
 		t.Errorf("second lock: %v", err)
 	}
 	id, err := db.StartRun(ctx, "/d")
@@ -249,7 +250,7 @@ func TestRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishRun(ctx, Run{ID: id2, Status: RunDone, FilesIndexed: 3, Chunks: 7}); err != nil {
+	if err := db.FinishRun(ctx, domain.Run{ID: id2, Status: domain.RunDone, FilesIndexed: 3, Chunks: 7}); err != nil {
 		t.Fatal(err)
 	}
 	unlock()
@@ -257,7 +258,7 @@ func TestRuns(t *testing.T) {
 	if err != nil || len(runs) != 2 {
 		t.Fatal(runs, err)
 	}
-	if runs[0].ID != id2 || runs[0].Status != RunDone || runs[0].Chunks != 7 || runs[1].ID != id || runs[1].Status != RunInterrupted {
+	if runs[0].ID != id2 || runs[0].Status != domain.RunDone || runs[0].Chunks != 7 || runs[1].ID != id || runs[1].Status != domain.RunInterrupted {
 		t.Errorf("runs %+v", runs)
 	}
 	if _, err := db.LockIndexing(); err != nil {
@@ -337,7 +338,7 @@ func TestReadersWorkWhileWriterHoldsTransaction(t *testing.T) {
 	put(t, db, f.ID, "/d/a", "", "searchable while writing")
 	done := make(chan error)
 	err := db.tx(ctx, func(*sqlite3.Conn) error {
-		go func() { _, err := db.SearchFTS(ctx, `"searchable"`, 5, Filter{}); done <- err }()
+		go func() { _, err := db.SearchFTS(ctx, `"searchable"`, 5, domain.Filter{}); done <- err }()
 		return <-done
 	})
 	if err != nil {

@@ -1,8 +1,8 @@
 package store
 
 import (
+	"cairn/core/domain"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,29 +10,9 @@ import (
 	"github.com/ncruces/go-sqlite3"
 )
 
-// Thread is a saved conversation: questions asked one after the other.
-type Thread struct {
-	ID      int64
-	Title   string // the first question
-	Turns   int
-	Created time.Time
-	Updated time.Time
-}
-
-// Turn is one question of a thread and the answer it got.
-type Turn struct {
-	Question string
-	Query    string // what was searched, when it differs from the question
-	Answer   string
-	At       time.Time
-}
-
-// ErrNoThread is returned for a thread id the knowledge base does not hold.
-var ErrNoThread = errors.New("no such conversation")
-
 // AddTurn appends t to thread, or to a new thread when thread is 0, and
 // returns the thread's id.
-func (db *DB) AddTurn(ctx context.Context, thread int64, t Turn) (int64, error) {
+func (db *DB) AddTurn(ctx context.Context, thread int64, t domain.Turn) (int64, error) {
 	now := time.Now().Unix()
 	err := db.tx(ctx, func(c *sqlite3.Conn) error {
 		if thread == 0 {
@@ -46,7 +26,7 @@ func (db *DB) AddTurn(ctx context.Context, thread int64, t Turn) (int64, error) 
 				return err
 			}
 			if c.Changes() == 0 {
-				return fmt.Errorf("conversation %d: %w", thread, ErrNoThread)
+				return fmt.Errorf("conversation %d: %w", thread, domain.ErrNoThread)
 			}
 		}
 		return exec(c, `INSERT INTO thread_turns(thread_id, question, query, answer, created_at) VALUES (?, ?, ?, ?, ?)`,
@@ -60,7 +40,7 @@ func (db *DB) AddTurn(ctx context.Context, thread int64, t Turn) (int64, error) 
 
 // ReplaceLastTurn puts t in place of thread's latest turn: the same question
 // answered again (after the knobs changed) is one turn, not two.
-func (db *DB) ReplaceLastTurn(ctx context.Context, thread int64, t Turn) error {
+func (db *DB) ReplaceLastTurn(ctx context.Context, thread int64, t domain.Turn) error {
 	now := time.Now().Unix()
 	err := db.tx(ctx, func(c *sqlite3.Conn) error {
 		if err := exec(c, `UPDATE thread_turns SET question = ?, query = ?, answer = ?, created_at = ?
@@ -68,7 +48,7 @@ func (db *DB) ReplaceLastTurn(ctx context.Context, thread int64, t Turn) error {
 			return err
 		}
 		if c.Changes() == 0 {
-			return fmt.Errorf("conversation %d: %w", thread, ErrNoThread)
+			return fmt.Errorf("conversation %d: %w", thread, domain.ErrNoThread)
 		}
 		return exec(c, `UPDATE threads SET updated_at = ? WHERE id = ?`, now, thread)
 	})
@@ -79,13 +59,13 @@ func (db *DB) ReplaceLastTurn(ctx context.Context, thread int64, t Turn) error {
 }
 
 // Threads lists the saved conversations, the most recently continued first.
-func (db *DB) Threads(ctx context.Context) ([]Thread, error) {
-	var out []Thread
+func (db *DB) Threads(ctx context.Context) ([]domain.Thread, error) {
+	var out []domain.Thread
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		return query(c, `SELECT t.id, t.title, t.created_at, t.updated_at,
 				(SELECT count(*) FROM thread_turns WHERE thread_id = t.id)
 			FROM threads t ORDER BY t.updated_at DESC, t.id DESC`, nil, func(s *sqlite3.Stmt) error {
-			out = append(out, Thread{ID: s.ColumnInt64(0), Title: s.ColumnText(1), Created: time.Unix(s.ColumnInt64(2), 0),
+			out = append(out, domain.Thread{ID: s.ColumnInt64(0), Title: s.ColumnText(1), Created: time.Unix(s.ColumnInt64(2), 0),
 				Updated: time.Unix(s.ColumnInt64(3), 0), Turns: s.ColumnInt(4)})
 			return nil
 		})
@@ -95,8 +75,8 @@ func (db *DB) Threads(ctx context.Context) ([]Thread, error) {
 
 // Turns lists a thread's turns, oldest first; ErrNoThread when there is no
 // such thread.
-func (db *DB) Turns(ctx context.Context, thread int64) ([]Turn, error) {
-	var out []Turn
+func (db *DB) Turns(ctx context.Context, thread int64) ([]domain.Turn, error) {
+	var out []domain.Turn
 	found := false
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		if err := query(c, `SELECT 1 FROM threads WHERE id = ?`, []any{thread}, func(*sqlite3.Stmt) error {
@@ -107,13 +87,13 @@ func (db *DB) Turns(ctx context.Context, thread int64) ([]Turn, error) {
 		}
 		return query(c, `SELECT question, query, answer, created_at FROM thread_turns WHERE thread_id = ? ORDER BY id`,
 			[]any{thread}, func(s *sqlite3.Stmt) error {
-				out = append(out, Turn{Question: s.ColumnText(0), Query: s.ColumnText(1), Answer: s.ColumnText(2),
+				out = append(out, domain.Turn{Question: s.ColumnText(0), Query: s.ColumnText(1), Answer: s.ColumnText(2),
 					At: time.Unix(s.ColumnInt64(3), 0)})
 				return nil
 			})
 	})
 	if err == nil && !found {
-		err = fmt.Errorf("conversation %d: %w", thread, ErrNoThread)
+		err = fmt.Errorf("conversation %d: %w", thread, domain.ErrNoThread)
 	}
 	return out, err
 }
@@ -129,7 +109,7 @@ func (db *DB) DeleteThread(ctx context.Context, thread int64) error {
 			return err
 		}
 		if c.Changes() == 0 {
-			return fmt.Errorf("conversation %d: %w", thread, ErrNoThread)
+			return fmt.Errorf("conversation %d: %w", thread, domain.ErrNoThread)
 		}
 		return nil
 	})

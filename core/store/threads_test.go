@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cairn/core/domain"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -13,15 +14,15 @@ import (
 // continued first; deleting one leaves the other whole.
 func TestThreadsAreSavedListedAndDeleted(t *testing.T) {
 	db := openTemp(t)
-	grep, err := db.AddTurn(ctx, 0, Turn{Question: "How do I make grep\nignore case?", Answer: "Use -i [1]."})
+	grep, err := db.AddTurn(ctx, 0, domain.Turn{Question: "How do I make grep\nignore case?", Answer: "Use -i [1]."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pump, err := db.AddTurn(ctx, 0, Turn{Question: "How is the pump seal replaced?", Answer: "Yearly [1]."})
+	pump, err := db.AddTurn(ctx, 0, domain.Turn{Question: "How is the pump seal replaced?", Answer: "Yearly [1]."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id, err := db.AddTurn(ctx, grep, Turn{Question: "and for tar?", Query: "tar ignore case", Answer: "--ignore-case [2]."}); err != nil || id != grep {
+	if id, err := db.AddTurn(ctx, grep, domain.Turn{Question: "and for tar?", Query: "tar ignore case", Answer: "--ignore-case [2]."}); err != nil || id != grep {
 		t.Fatalf("continue: %d %v", id, err)
 	}
 	turns, err := db.Turns(ctx, grep)
@@ -52,13 +53,13 @@ func TestThreadsAreSavedListedAndDeleted(t *testing.T) {
 	if err := db.DeleteThread(ctx, grep); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Turns(ctx, grep); !errors.Is(err, ErrNoThread) {
+	if _, err := db.Turns(ctx, grep); !errors.Is(err, domain.ErrNoThread) {
 		t.Errorf("turns of a deleted thread: %v", err)
 	}
-	if err := db.DeleteThread(ctx, grep); !errors.Is(err, ErrNoThread) {
+	if err := db.DeleteThread(ctx, grep); !errors.Is(err, domain.ErrNoThread) {
 		t.Errorf("deleting twice: %v", err)
 	}
-	if _, err := db.AddTurn(ctx, grep, Turn{Question: "and zip?"}); !errors.Is(err, ErrNoThread) {
+	if _, err := db.AddTurn(ctx, grep, domain.Turn{Question: "and zip?"}); !errors.Is(err, domain.ErrNoThread) {
 		t.Errorf("continuing a deleted thread: %v", err)
 	}
 	if turns, err := db.Turns(ctx, pump); err != nil || len(turns) != 1 {
@@ -111,7 +112,7 @@ func TestMigrationAddsThreads(t *testing.T) {
 	if db.Version() != SchemaVersion || SchemaVersion != 6 {
 		t.Errorf("version %d, want %d (6)", db.Version(), SchemaVersion)
 	}
-	if _, err := db.AddTurn(ctx, 0, Turn{Question: "what does cat do?", Answer: "concatenates"}); err != nil {
+	if _, err := db.AddTurn(ctx, 0, domain.Turn{Question: "what does cat do?", Answer: "concatenates"}); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := db.Stats(ctx); err != nil || st.Documents != 1 {

@@ -10,6 +10,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 )
 
 // Tx is a write transaction: every change made through it is committed
@@ -179,7 +180,7 @@ func (tx *Tx) DeletePath(path string) error {
 
 // RecordIssue notes why a file is not indexed, removing any document
 // indexed from an earlier version of it.
-func (tx *Tx) RecordIssue(folderID int64, is Issue) error {
+func (tx *Tx) RecordIssue(folderID int64, is domain.Issue) error {
 	if err := tx.DeletePath(is.Path); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cairn/core/domain"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -296,21 +297,15 @@ func (db *DB) CountWithoutVectors(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// VectorHit is a chunk found by vector search.
-type VectorHit struct {
-	ChunkID  int64
-	Distance float64 // cosine distance: 0 identical, 2 opposite
-}
-
 // KNN returns the k chunks whose vectors are nearest to q, nearest first.
-func (db *DB) KNN(ctx context.Context, q []float32, k int) ([]VectorHit, error) {
+func (db *DB) KNN(ctx context.Context, q []float32, k int) ([]domain.VectorHit, error) {
 	return db.knn(ctx, q, k, "", nil)
 }
 
 // KNNAmong is KNN restricted to the chunks ids (a filter's, from
 // FilterChunkIDs): vec0 ranks only those rows, so a narrow filter still
 // gets its k nearest, not what survives of everyone's k nearest.
-func (db *DB) KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]VectorHit, error) {
+func (db *DB) KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]domain.VectorHit, error) {
 	if len(ids) == 0 || k <= 0 {
 		return nil, nil
 	}
@@ -328,8 +323,8 @@ func (db *DB) KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]
 
 // knn runs vec0's nearest-neighbour query with the extra condition where
 // and its arguments, after checking q against the stored vectors.
-func (db *DB) knn(ctx context.Context, q []float32, k int, where string, args []any) ([]VectorHit, error) {
-	var out []VectorHit
+func (db *DB) knn(ctx context.Context, q []float32, k int, where string, args []any) ([]domain.VectorHit, error) {
+	var out []domain.VectorHit
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
 		_, dim, err := vectorModel(c)
 		if err != nil {
@@ -343,7 +338,7 @@ func (db *DB) knn(ctx context.Context, q []float32, k int, where string, args []
 		}
 		return query(c, `SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?`+where+` ORDER BY distance`,
 			append([]any{EncodeVector(nil, q), k}, args...), func(s *sqlite3.Stmt) error {
-				out = append(out, VectorHit{ChunkID: s.ColumnInt64(0), Distance: s.ColumnFloat(1)})
+				out = append(out, domain.VectorHit{ChunkID: s.ColumnInt64(0), Distance: s.ColumnFloat(1)})
 				return nil
 			})
 	})

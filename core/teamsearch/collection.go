@@ -8,7 +8,7 @@ import (
 
 	"cairn/core/bm25"
 	"cairn/core/collection"
-	"cairn/core/store"
+	"cairn/core/domain"
 	"cairn/core/teamstore"
 )
 
@@ -33,7 +33,7 @@ import (
 // under several terms, one of which has several tokens ("e-mail"), weighs
 // that term by the chunks holding its tokens anywhere, where FTS5 counts
 // those holding them in a row.
-func (s *Store) MatchDocuments(ctx context.Context, terms []string, whole bool, f store.Filter) ([]store.DocumentMatch, error) {
+func (s *Store) MatchDocuments(ctx context.Context, terms []string, whole bool, f domain.Filter) ([]domain.DocumentMatch, error) {
 	want := s.files(f)
 	docs := map[string]teamstore.Document{}
 	err := s.ts.EachDocument(ctx, func(d teamstore.Document) error {
@@ -45,15 +45,15 @@ func (s *Store) MatchDocuments(ctx context.Context, terms []string, whole bool, 
 	if err != nil {
 		return nil, fmt.Errorf("list the files of the team cluster at %s: %w", s.ts.URL(), err)
 	}
-	match := func(d teamstore.Document) store.DocumentMatch {
-		return store.DocumentMatch{Path: s.local(d.Folder, d.Path), Title: d.Title, Format: d.Format, MTimeNS: d.MTimeNS}
+	match := func(d teamstore.Document) domain.DocumentMatch {
+		return domain.DocumentMatch{Path: s.local(d.Folder, d.Path), Title: d.Title, Format: d.Format, MTimeNS: d.MTimeNS}
 	}
-	var out []store.DocumentMatch
+	var out []domain.DocumentMatch
 	if len(terms) == 0 {
 		for _, d := range docs {
 			out = append(out, match(d))
 		}
-		slices.SortFunc(out, func(a, b store.DocumentMatch) int { return strings.Compare(a.Path, b.Path) })
+		slices.SortFunc(out, func(a, b domain.DocumentMatch) int { return strings.Compare(a.Path, b.Path) })
 		return out, nil
 	}
 	tk := bm25.NewTokenizer()
@@ -121,7 +121,7 @@ func (s *Store) MatchDocuments(ctx context.Context, terms []string, whole bool, 
 		m.Passages, m.ChunkID = b.passages, chunkIDs[b.id]
 		out = append(out, m)
 	}
-	slices.SortFunc(out, func(a, b store.DocumentMatch) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(out, func(a, b domain.DocumentMatch) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
 
@@ -183,13 +183,13 @@ func (s *Store) numbered(ctx context.Context, uuids []string) (map[string]int64,
 }
 
 // passes reports whether the file d passes f as the SQLite store's filter
-// passes a document (store.Filter's SQL): under one of the prefixes, of
+// passes a document (domain.Filter's SQL): under one of the prefixes, of
 // one of the types (its format, or its name's extension in any ASCII
 // case), modified in [Since, Until) to the nanosecond, its path or title
 // holding each of Contains in any ASCII case. The file is named as the
 // cluster names it (teamstore.FilePath), as in a search's filter; want is
 // f so named (Store.files).
-func passes(want teamstore.Files, f store.Filter, d teamstore.Document) bool {
+func passes(want teamstore.Files, f domain.Filter, d teamstore.Document) bool {
 	file := teamstore.FilePath(d.Folder, d.Path)
 	if len(want.Prefixes) > 0 && !slices.ContainsFunc(want.Prefixes, func(p string) bool { return strings.HasPrefix(file, p) }) {
 		return false

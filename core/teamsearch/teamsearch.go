@@ -27,8 +27,8 @@ import (
 	"time"
 
 	"cairn/core/bm25"
+	"cairn/core/domain"
 	"cairn/core/search"
-	"cairn/core/store"
 	"cairn/core/teamstore"
 )
 
@@ -42,7 +42,7 @@ type Store struct {
 	ids    map[string]int64 // chunk UUID -> this process's id
 	uuids  []string         // id-1 -> chunk UUID
 	docIDs map[string]int64 // file -> this process's document id
-	cache  map[int64]store.ChunkInfo
+	cache  map[int64]domain.ChunkInfo
 	order  []int64 // cache's ids, oldest first, for eviction
 	stats  stats
 }
@@ -101,7 +101,7 @@ func New(ts *teamstore.Store, opt Options) *Store {
 		folders[name] = filepath.Clean(dir)
 	}
 	opt.Folders = folders
-	return &Store{ts: ts, opt: opt, ids: map[string]int64{}, docIDs: map[string]int64{}, cache: map[int64]store.ChunkInfo{}}
+	return &Store{ts: ts, opt: opt, ids: map[string]int64{}, docIDs: map[string]int64{}, cache: map[int64]domain.ChunkInfo{}}
 }
 
 // Team is the cluster.
@@ -113,7 +113,7 @@ const maxHits = 10000
 
 // Keyword ranks chunks for terms as FTS5's bm25() does (see the package
 // comment). Hit.Score is -bm25().
-func (s *Store) Keyword(ctx context.Context, terms []search.Term, k int, f store.Filter) ([]search.Hit, error) {
+func (s *Store) Keyword(ctx context.Context, terms []search.Term, k int, f domain.Filter) ([]search.Hit, error) {
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
@@ -267,7 +267,7 @@ func occurrences(toks, p []string) int {
 }
 
 // Nearest ranks the k chunks nearest to q within f by cosine similarity.
-func (s *Store) Nearest(ctx context.Context, q []float32, k int, f store.Filter) ([]search.Hit, error) {
+func (s *Store) Nearest(ctx context.Context, q []float32, k int, f domain.Filter) ([]search.Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -386,21 +386,21 @@ func (s *Store) keep(h teamstore.Hit) int64 {
 }
 
 // info is h as the SQLite store describes a chunk; s.mu is held.
-func (s *Store) info(id int64, h teamstore.Hit) store.ChunkInfo {
+func (s *Store) info(id int64, h teamstore.Hit) domain.ChunkInfo {
 	doc, ok := s.docIDs[h.File]
 	if !ok {
 		doc = int64(len(s.docIDs) + 1)
 		s.docIDs[h.File] = doc
 	}
-	return store.ChunkInfo{ID: id, DocumentID: doc, Path: s.local(h.Folder, h.Path), Title: h.Title, Format: h.Format, Ordinal: h.Ordinal,
+	return domain.ChunkInfo{ID: id, DocumentID: doc, Path: s.local(h.Folder, h.Path), Title: h.Title, Format: h.Format, Ordinal: h.Ordinal,
 		Text: h.Text, Heading: h.Heading, UnitKind: h.Unit, Page: h.Page, Label: h.Label, LineStart: h.LineStart, LineEnd: h.LineEnd}
 }
 
 // Chunks returns the passages of ids: those this process has seen, read
 // again from the cluster when they left the cache. An id this process
 // never gave out is absent.
-func (s *Store) Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkInfo, error) {
-	out := make(map[int64]store.ChunkInfo, len(ids))
+func (s *Store) Chunks(ctx context.Context, ids []int64) (map[int64]domain.ChunkInfo, error) {
+	out := make(map[int64]domain.ChunkInfo, len(ids))
 	var reread []int64
 	s.mu.Lock()
 	for _, id := range ids {
@@ -432,7 +432,7 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) (map[int64]store.ChunkI
 
 // DocumentChunks returns the passages of the file at path (as passages
 // show it), in reading order; none when the cluster holds no such file.
-func (s *Store) DocumentChunks(ctx context.Context, path string) ([]store.ChunkInfo, error) {
+func (s *Store) DocumentChunks(ctx context.Context, path string) ([]domain.ChunkInfo, error) {
 	var hits []teamstore.Hit
 	for _, file := range s.clusterPaths(path) {
 		var err error
@@ -443,7 +443,7 @@ func (s *Store) DocumentChunks(ctx context.Context, path string) ([]store.ChunkI
 			break
 		}
 	}
-	out := make([]store.ChunkInfo, len(hits))
+	out := make([]domain.ChunkInfo, len(hits))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, h := range hits {
@@ -480,7 +480,7 @@ func (s *Store) clusterPaths(p string) []string {
 
 // files is the SQLite store's filter as the cluster's: the same files
 // pass (see Files), the folders given by their paths on this computer.
-func (s *Store) files(f store.Filter) teamstore.Files {
+func (s *Store) files(f domain.Filter) teamstore.Files {
 	out := Files(f)
 	out.Prefixes = nil
 	for _, p := range f.PathPrefixes {
@@ -491,7 +491,7 @@ func (s *Store) files(f store.Filter) teamstore.Files {
 
 // Files is the SQLite store's filter as the cluster's: the same files
 // pass, to the millisecond for times, folders named by their paths.
-func Files(f store.Filter) teamstore.Files {
+func Files(f domain.Filter) teamstore.Files {
 	out := teamstore.Files{Prefixes: f.PathPrefixes, Contains: f.Contains}
 	for _, t := range f.Types {
 		out.Types = append(out.Types, teamstore.ASCIILower(strings.TrimPrefix(t, ".")))

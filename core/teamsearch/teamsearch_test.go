@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"cairn/core/store"
+	"cairn/core/domain"
 	"cairn/core/teamstore"
 )
 
-// TestFilesKeepWhatTheSQLiteFilterKeeps: a store.Filter becomes the
+// TestFilesKeepWhatTheSQLiteFilterKeeps: a domain.Filter becomes the
 // cluster's conditions: types lower-cased without their dot, times in
 // whole milliseconds rounded up (a file's time is stored rounded down, so
 // "at or after" and "before" keep the same files for any whole
@@ -17,13 +17,13 @@ import (
 func TestFilesKeepWhatTheSQLiteFilterKeeps(t *testing.T) {
 	since := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	until := since.Add(1500 * time.Microsecond)
-	got := Files(store.Filter{PathPrefixes: []string{"/srv/share/hr"}, Types: []string{".PDF", "md"}, Since: since, Until: until, Contains: []string{"Budget"}})
+	got := Files(domain.Filter{PathPrefixes: []string{"/srv/share/hr"}, Types: []string{".PDF", "md"}, Since: since, Until: until, Contains: []string{"Budget"}})
 	want := teamstore.Files{Prefixes: []string{"/srv/share/hr"}, Types: []string{"pdf", "md"}, SinceMs: since.UnixMilli(), UntilMs: since.UnixMilli() + 2,
 		Contains: []string{"Budget"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Files = %+v, want %+v", got, want)
 	}
-	if got := Files(store.Filter{}); !reflect.DeepEqual(got, teamstore.Files{}) {
+	if got := Files(domain.Filter{}); !reflect.DeepEqual(got, teamstore.Files{}) {
 		t.Errorf("no filter: %+v", got)
 	}
 }

@@ -1,22 +1,16 @@
 package teamstore
 
 import (
+	"cairn/core/domain"
 	"context"
 	"errors"
 	"fmt"
 	"sort"
 )
 
-// FolderSize is what the cluster holds of one folder.
-type FolderSize struct {
-	Folder string
-	Files  int // files with a fingerprint
-	Chunks int // chunks, a file's whose write stopped before its fingerprint too
-}
-
 // Folders lists every folder the cluster holds files or chunks of, by
 // name, with their counts: two aggregations grouped by folder.
-func (s *Store) Folders(ctx context.Context) ([]FolderSize, error) {
+func (s *Store) Folders(ctx context.Context) ([]domain.FolderSize, error) {
 	files, err := s.countBy(ctx, s.docClass, "folder", nil)
 	if err != nil {
 		return nil, fmt.Errorf("count the files of each folder in the team cluster at %s: %w", s.where(), err)
@@ -32,9 +26,9 @@ func (s *Store) Folders(ctx context.Context) ([]FolderSize, error) {
 	for f := range chunks {
 		names[f] = true
 	}
-	out := make([]FolderSize, 0, len(names))
+	out := make([]domain.FolderSize, 0, len(names))
 	for f := range names {
-		out = append(out, FolderSize{Folder: f, Files: files[f], Chunks: chunks[f]})
+		out = append(out, domain.FolderSize{Folder: f, Files: files[f], Chunks: chunks[f]})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Folder < out[j].Folder })
 	return out, nil
@@ -42,8 +36,8 @@ func (s *Store) Folders(ctx context.Context) ([]FolderSize, error) {
 
 // Folder counts what the cluster holds of folder; zero counts when it
 // holds nothing of it.
-func (s *Store) Folder(ctx context.Context, folder string) (FolderSize, error) {
-	out := FolderSize{Folder: folder}
+func (s *Store) Folder(ctx context.Context, folder string) (domain.FolderSize, error) {
+	out := domain.FolderSize{Folder: folder}
 	files, err := s.countBy(ctx, s.docClass, "", []cond{eqText("folder", folder)})
 	if err != nil {
 		return out, fmt.Errorf("count the files of %s in the team cluster at %s: %w", folder, s.where(), err)
@@ -98,14 +92,6 @@ func (s *Store) countBy(ctx context.Context, class, by string, where []cond) (ma
 	return out, nil
 }
 
-// Removal is how far removing a folder from the cluster has gone: what
-// it held when the removal started, and what is removed so far.
-type Removal struct {
-	FolderSize
-	FilesRemoved  int
-	ChunksRemoved int
-}
-
 // RemoveFolder removes everything the cluster holds of the folder that l
 // holds: the files' fingerprints first, so that a removal stopped half-way
 // leaves no file that counts as indexed without its chunks, then the
@@ -114,15 +100,15 @@ type Removal struct {
 // that indexing it again starts afresh. progress, when not nil, is called
 // after each round of the cluster's batch deletion (at most 10,000 objects
 // by default). Running it again after a failure removes what is left.
-func (s *Store) RemoveFolder(ctx context.Context, l *Lease, progress func(Removal)) (Removal, error) {
+func (s *Store) RemoveFolder(ctx context.Context, l *Lease, progress func(domain.Removal)) (domain.Removal, error) {
 	if l == nil || l.s != s {
-		return Removal{}, errors.New("team store: removing a folder needs its lease, taken on the same store")
+		return domain.Removal{}, errors.New("team store: removing a folder needs its lease, taken on the same store")
 	}
 	size, err := s.Folder(ctx, l.folder)
 	if err != nil {
-		return Removal{FolderSize: size}, err
+		return domain.Removal{FolderSize: size}, err
 	}
-	r := Removal{FolderSize: size}
+	r := domain.Removal{FolderSize: size}
 	report := func() {
 		if progress != nil {
 			progress(r)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/teamstore/teamtest"
 )
 
@@ -31,7 +32,7 @@ func TestRemovingAFolderRemovesAllOfItInRoundsAndNothingElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	opt := Options{URL: n.URL, Key: testKey, Collection: "Removal"}
+	opt := Options{URL: n.URL, Key: testKey, Collection: "domain.Removal"}
 	s, err := Open(ctx, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -64,13 +65,13 @@ func TestRemovingAFolderRemovesAllOfItInRoundsAndNothingElse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := FolderSize{Folder: fixtureFolder, Files: len(docs), Chunks: total + len(h.chunks)}
+	want := domain.FolderSize{Folder: fixtureFolder, Files: len(docs), Chunks: total + len(h.chunks)}
 	if want.Chunks <= 3*perRound {
 		t.Fatalf("the fixture has %d chunks: too few for several rounds of %d", want.Chunks, perRound)
 	}
-	kept := FolderSize{Folder: other, Files: len(docs), Chunks: total}
-	if got, err := s.Folders(ctx); err != nil || !slices.Equal(got, []FolderSize{want, kept}) {
-		t.Fatalf("folders before: %+v, %v; want %+v", got, err, []FolderSize{want, kept})
+	kept := domain.FolderSize{Folder: other, Files: len(docs), Chunks: total}
+	if got, err := s.Folders(ctx); err != nil || !slices.Equal(got, []domain.FolderSize{want, kept}) {
+		t.Fatalf("folders before: %+v, %v; want %+v", got, err, []domain.FolderSize{want, kept})
 	}
 
 	// A lease of another folder does not let one remove this one.
@@ -87,19 +88,19 @@ func TestRemovingAFolderRemovesAllOfItInRoundsAndNothingElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seen []Removal
-	got, err := s.RemoveFolder(ctx, l, func(r Removal) { seen = append(seen, r) })
+	var seen []domain.Removal
+	got, err := s.RemoveFolder(ctx, l, func(r domain.Removal) { seen = append(seen, r) })
 	l.Release(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wantEnd := (Removal{FolderSize: want, FilesRemoved: want.Files, ChunksRemoved: want.Chunks}); got != wantEnd {
+	if wantEnd := (domain.Removal{FolderSize: want, FilesRemoved: want.Files, ChunksRemoved: want.Chunks}); got != wantEnd {
 		t.Errorf("removal: %+v, want %+v", got, wantEnd)
 	}
 	// The first report is the size before anything is removed; the
 	// fingerprints go first, then the chunks in rounds of perRound; every
 	// report moves forward.
-	if len(seen) == 0 || seen[0] != (Removal{FolderSize: want}) || seen[len(seen)-1] != got {
+	if len(seen) == 0 || seen[0] != (domain.Removal{FolderSize: want}) || seen[len(seen)-1] != got {
 		t.Fatalf("progress: %+v", seen)
 	}
 	rounds := 0
@@ -122,7 +123,7 @@ func TestRemovingAFolderRemovesAllOfItInRoundsAndNothingElse(t *testing.T) {
 		t.Errorf("%d rounds of chunks reported, want %d", rounds, wantRounds)
 	}
 
-	if got, err := s.Folders(ctx); err != nil || !slices.Equal(got, []FolderSize{kept}) {
+	if got, err := s.Folders(ctx); err != nil || !slices.Equal(got, []domain.FolderSize{kept}) {
 		t.Errorf("folders after: %+v, %v; want only %+v", got, err, kept)
 	}
 	// (The node's limit of 5 is below the cursor's page of 500, so the
@@ -142,7 +143,7 @@ func TestRemovingAFolderRemovesAllOfItInRoundsAndNothingElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Release(ctx)
-	if again, err := s.RemoveFolder(ctx, l, nil); err != nil || again != (Removal{FolderSize: FolderSize{Folder: fixtureFolder}}) {
+	if again, err := s.RemoveFolder(ctx, l, nil); err != nil || again != (domain.Removal{FolderSize: domain.FolderSize{Folder: fixtureFolder}}) {
 		t.Errorf("second removal: %+v, %v", again, err)
 	}
 }

@@ -28,7 +28,7 @@ type Query struct {
 }
 
 // Files narrows a search to some files, as the SQLite store's filter
-// (store.Filter) does: every condition given must hold.
+// (domain.Filter) does: every condition given must hold.
 type Files struct {
 	Prefixes []string // the file (FilePath) starts with one of these
 	// Types are formats ("pdf") or extensions without the dot ("md"), in

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sync"
 
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -121,7 +122,7 @@ func appendCode(codes []uint64, v, mean []float32, words int) []uint64 {
 
 // KNN returns the k stored vectors nearest to q (unit length), nearest
 // first, with cosine distances computed from the int8 copies.
-func (ix *Index) KNN(ctx context.Context, q []float32, k int) ([]store.VectorHit, error) {
+func (ix *Index) KNN(ctx context.Context, q []float32, k int) ([]domain.VectorHit, error) {
 	return ix.knn(ctx, q, k, nil, false)
 }
 
@@ -129,14 +130,14 @@ func (ix *Index) KNN(ctx context.Context, q []float32, k int) ([]store.VectorHit
 // store.FilterChunkIDs returns them): the codes of other chunks are not
 // scored, so a narrow filter gets its own k nearest, however far they are
 // from everyone else's.
-func (ix *Index) KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]store.VectorHit, error) {
+func (ix *Index) KNNAmong(ctx context.Context, q []float32, k int, ids []int64) ([]domain.VectorHit, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	return ix.knn(ctx, q, k, ids, true)
 }
 
-func (ix *Index) knn(ctx context.Context, q []float32, k int, among []int64, filtered bool) ([]store.VectorHit, error) {
+func (ix *Index) knn(ctx context.Context, q []float32, k int, among []int64, filtered bool) ([]domain.VectorHit, error) {
 	if err := ix.Sync(ctx); err != nil {
 		return nil, err
 	}
@@ -188,7 +189,7 @@ func candIDs(cands []cand) []int64 {
 
 // rescore computes the cosine distances of ids from their int8 copies and
 // returns the k nearest.
-func (ix *Index) rescore(ctx context.Context, q []float32, k int, ids []int64) ([]store.VectorHit, error) {
+func (ix *Index) rescore(ctx context.Context, q []float32, k int, ids []int64) ([]domain.VectorHit, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -197,7 +198,7 @@ func (ix *Index) rescore(ctx context.Context, q []float32, k int, ids []int64) (
 		return nil, fmt.Errorf("re-score vector candidates: %w", err)
 	}
 	v := make([]float32, len(q))
-	hits := make([]store.VectorHit, 0, len(qs))
+	hits := make([]domain.VectorHit, 0, len(qs))
 	for _, id := range ids {
 		b, ok := qs[id]
 		if !ok || len(b) != 4+len(q) {
@@ -213,9 +214,9 @@ func (ix *Index) rescore(ctx context.Context, q []float32, k int, ids []int64) (
 		if nv > 0 {
 			sim = dot / math.Sqrt(nv)
 		}
-		hits = append(hits, store.VectorHit{ChunkID: id, Distance: 1 - sim})
+		hits = append(hits, domain.VectorHit{ChunkID: id, Distance: 1 - sim})
 	}
-	slices.SortFunc(hits, func(a, b store.VectorHit) int {
+	slices.SortFunc(hits, func(a, b domain.VectorHit) int {
 		if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
 			return c
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"cairn/core/chunk"
+	"cairn/core/domain"
 	"cairn/core/store"
 )
 
@@ -251,7 +252,7 @@ func TestKNNAmongSearchesInsideTheFilter(t *testing.T) {
 			t.Fatalf("document %d is among the global top 10; pick another", far)
 		}
 	}
-	among, err := db.FilterChunkIDs(ctx, store.Filter{PathPrefixes: []string{fmt.Sprintf("/d/a%d", far)}})
+	among, err := db.FilterChunkIDs(ctx, domain.Filter{PathPrefixes: []string{fmt.Sprintf("/d/a%d", far)}})
 	if err != nil || len(among) != 100 {
 		t.Fatalf("filter: %d ids, %v", len(among), err)
 	}
@@ -268,7 +269,7 @@ func TestKNNAmongSearchesInsideTheFilter(t *testing.T) {
 
 	// A wide filter (more chunks than the shortlist) scans only its own
 	// codes: every hit is inside it, and its top 10 is found.
-	half, err := db.FilterChunkIDs(ctx, store.Filter{PathPrefixes: []string{"/d/a1"}}) // a1, a10..a19
+	half, err := db.FilterChunkIDs(ctx, domain.Filter{PathPrefixes: []string{"/d/a1"}}) // a1, a10..a19
 	if err != nil || len(half) != 1100 {
 		t.Fatalf("wide filter: %d ids, %v", len(half), err)
 	}
@@ -295,7 +296,7 @@ func TestKNNAmongSearchesInsideTheFilter(t *testing.T) {
 	}
 }
 
-func overlap(hits []store.VectorHit, want []int64) int {
+func overlap(hits []domain.VectorHit, want []int64) int {
 	n := 0
 	for _, h := range hits {
 		if slices.Contains(want, h.ChunkID) {

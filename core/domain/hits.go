@@ -1,0 +1,41 @@
+package domain
+
+// FTSHit is a chunk matched by the full-text index.
+type FTSHit struct {
+	ChunkID int64
+	BM25    float64 // FTS5 bm25(): negative, lower is better
+}
+
+// VectorHit is a chunk found by vector search.
+type VectorHit struct {
+	ChunkID  int64
+	Distance float64 // cosine distance: 0 identical, 2 opposite
+}
+
+// ChunkInfo is a chunk with what a result needs to cite it.
+type ChunkInfo struct {
+	ID         int64
+	DocumentID int64
+	Path       string
+	Title      string
+	Format     string
+	Ordinal    int
+	Text       string
+	Heading    string
+	UnitKind   string
+	Page       int
+	Label      string
+	LineStart  int
+	LineEnd    int
+	Start, End int
+}
+
+// DocumentMatch is one document found by a question about the collection.
+type DocumentMatch struct {
+	Path     string
+	Title    string
+	Format   string
+	MTimeNS  int64
+	Passages int   // chunks matching the text condition; 0 without one
+	ChunkID  int64 // its best matching chunk; without a text condition, its first
+}
