@@ -89,6 +89,12 @@ type Spec struct {
 	TiedOutput bool
 	// ChatTemplate is written to tokenizer.chat_template when not empty.
 	ChatTemplate string
+	// Tokenizer, for a decoder, replaces the generated SentencePiece
+	// vocabulary with a real byte-level BPE one (ReadHFTokenizer), so
+	// that text tokenizes as the real model's does. Vocab 0 takes its
+	// size; a larger Vocab pads it with unused tokens, as the real
+	// embedding tables are padded (Qwen2.5: 151,665 tokens, 151,936 rows).
+	Tokenizer *BPE
 	// Extra holds further metadata keys, written as given (use uint32,
 	// int32, float32, bool, string, []string, []int32 or []float32: the
 	// GGUF writer rejects plain int).
@@ -223,6 +229,10 @@ func (s Spec) validate() error {
 		return fmt.Errorf("unsupported weight type %v", s.Weights)
 	case s.Pooling == PoolingRank && s.Arch != BERT && s.Arch != Qwen3:
 		return fmt.Errorf("rank pooling is written for BERT cross-encoders and Qwen3 rerankers only, not %q", s.Arch)
+	case s.Tokenizer != nil && s.Arch == BERT:
+		return fmt.Errorf("a BPE tokenizer is written for decoders only, not %q", s.Arch)
+	case s.Tokenizer != nil && s.Vocab != 0 && s.Vocab < len(s.Tokenizer.Tokens):
+		return fmt.Errorf("vocab %d is smaller than the tokenizer's %d tokens", s.Vocab, len(s.Tokenizer.Tokens))
 	case s.Weights == Q8_0 && (s.Hidden%32 != 0 || s.FFN%32 != 0):
 		return fmt.Errorf("Q8_0 needs hidden and ffn multiples of 32, have %d and %d", s.Hidden, s.FFN)
 	}
