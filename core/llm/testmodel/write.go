@@ -83,8 +83,21 @@ func shapeKV(s Spec) ggml.KV {
 }
 
 func bertModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
-	v, err := wordPiece(s.Vocab)
-	if err != nil {
+	var (
+		v                        *vocab
+		err                      error
+		pad, unk, cls, sep, mask = bertPAD, bertUNK, bertCLS, bertSEP, bertMASK
+	)
+	if wp := s.WordPiece; wp != nil {
+		if s.Vocab == 0 {
+			s.Vocab = len(wp.Tokens)
+		}
+		v = &vocab{tokens: append([]string(nil), wp.Tokens...), types: append([]int32(nil), wp.Types...)}
+		for id := len(v.tokens); id < s.Vocab; id++ {
+			v.tokens, v.types = append(v.tokens, fmt.Sprintf("[PAD%d]", id)), append(v.types, tokenUnused)
+		}
+		pad, unk, cls, sep, mask = wp.PAD, wp.UNK, wp.CLS, wp.SEP, wp.MASK
+	} else if v, err = wordPiece(s.Vocab); err != nil {
 		return nil, nil, err
 	}
 	a := string(s.Arch)
@@ -97,12 +110,12 @@ func bertModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 		"tokenizer.ggml.tokens":                   v.tokens,
 		"tokenizer.ggml.token_type":               v.types,
 		"tokenizer.ggml.token_type_count":         uint32(2),
-		"tokenizer.ggml.bos_token_id":             uint32(bertCLS),
-		"tokenizer.ggml.cls_token_id":             uint32(bertCLS),
-		"tokenizer.ggml.seperator_token_id":       uint32(bertSEP), // sic: llama.cpp's spelling
-		"tokenizer.ggml.unknown_token_id":         uint32(bertUNK),
-		"tokenizer.ggml.padding_token_id":         uint32(bertPAD),
-		"tokenizer.ggml.mask_token_id":            uint32(bertMASK),
+		"tokenizer.ggml.bos_token_id":             uint32(cls),
+		"tokenizer.ggml.cls_token_id":             uint32(cls),
+		"tokenizer.ggml.seperator_token_id":       uint32(sep), // sic: llama.cpp's spelling
+		"tokenizer.ggml.unknown_token_id":         uint32(unk),
+		"tokenizer.ggml.padding_token_id":         uint32(pad),
+		"tokenizer.ggml.mask_token_id":            uint32(mask),
 		"tokenizer.ggml.add_bos_token":            true,
 		"tokenizer.ggml.add_eos_token":            false,
 		"tokenizer.ggml.add_sep_token":            true,
