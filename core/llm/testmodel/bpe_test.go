@@ -104,6 +104,22 @@ func TestWriteWithTokenizer(t *testing.T) {
 			t.Errorf("token_embd shape %v, want [%d 300]", tt.Shape, s.Hidden)
 		}
 	}
+	// Last-token pooling (Qwen3-Embedding) appends <|endoftext|> and pools there.
+	s.Pooling = PoolingLast
+	f2, err := os.Open(write(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	g2, err := ggml.Decode(f2, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kv := g2.KV(); kv.Uint("tokenizer.ggml.eos_token_id") != 265 || !kv.Bool("tokenizer.ggml.add_eos_token") || kv.Uint("pooling_type") != uint32(PoolingLast) {
+		t.Errorf("last-token pooling: eos %d add_eos %v pooling %d", kv.Uint("tokenizer.ggml.eos_token_id"), kv.Bool("tokenizer.ggml.add_eos_token"), kv.Uint("pooling_type"))
+	}
+	s.Pooling = PoolingNone
+
 	s.Vocab = 100
 	if err := Write(t.TempDir()+"/x.gguf", s); err == nil || !strings.Contains(err.Error(), "smaller than the tokenizer") {
 		t.Errorf("vocab below the tokenizer's: err = %v", err)
