@@ -5,7 +5,9 @@
 // Cairn's build machines, so tests and `cairn bench` use these files: their
 // shapes (and therefore their speed) match real models, their vocabularies
 // are built from real English words so real tokenization happens, and their
-// outputs are meaningless.
+// outputs are meaningless. Where token counts must be a real model's, a
+// real vocabulary replaces the generated one: Spec.Tokenizer (Qwen2.5's
+// byte-level BPE, from its tokenizer.json) or Spec.WordPiece (BERT's).
 //
 // It is a normal package, not a _test file, so that other packages' tests
 // and the bench command can use it.
