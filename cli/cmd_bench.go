@@ -49,6 +49,7 @@ type benchFlags struct {
 	teamChunks    int                  // team suite: --chunks, 100,000 unless given
 	store         string               // quality suite: sqlite or weaviate
 	weights       testmodel.WeightType // embed, generate and ask: the generated models' weight type
+	tokenizer     string               // ask suite: tokenizer.json of the chat model's vocabulary ("": the default place, if there)
 }
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
@@ -72,6 +73,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.BoolVar(&bf.fit, "fit", false, "quality suite with --set: search the extractive answer's block weights on the sets' questions and report how far keyword evidence goes")
 	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr); quality suite: answers (the answers and the question-reading sets, without pages and files)")
 	fs.StringVar(&bf.store, "store", "sqlite", "quality suite: the store of its knowledge bases, sqlite or weaviate (one node on 127.0.0.1 from CAIRN_WEAVIATE_BIN or bin/weaviate-server)")
+	fs.StringVar(&bf.tokenizer, "tokenizer", "", "ask suite: give the generated Qwen2.5-shaped model the vocabulary of this Hugging Face tokenizer.json, so prompt token counts are Qwen's (default: DIR/tokenizers/qwen2.5/tokenizer.json where `make bench-tokenizers` puts it, if there; \"generated\": the test model's own vocabulary)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -144,7 +146,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		case "rerank":
 			r, err = benchRerank(ctx, env, runsOr(bf.runs, 3), bf.threads, bf.weights)
 		case "ask":
-			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights)
+			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights, bf.tokenizer)
 		case "quality":
 			var st bench.QualityStore
 			if st, err = qualityStore(bf.store); err == nil && bf.sets != "" {

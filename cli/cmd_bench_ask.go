@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +23,7 @@ import (
 type AskBenchResult struct {
 	Model         string  `json:"model"`
 	Weights       string  `json:"weights"`
+	Vocabulary    string  `json:"vocabulary"` // the tokenizer.json the model's vocabulary came from, or "generated"
 	Pages         int     `json:"pages"`
 	Questions     int     `json:"questions"`
 	ModelLoad     float64 `json:"model_load_s"`
@@ -43,7 +46,7 @@ type AskBenchResult struct {
 // random-weight chat model of Qwen2.5-0.5B-Instruct's shape, verification)
 // and splits each answer's time into retrieval, prompt processing and
 // generation.
-func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, limit int, weights testmodel.WeightType) (AskBenchResult, error) {
+func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, limit int, weights testmodel.WeightType, tokenizer string) (AskBenchResult, error) {
 	log := env.stderr
 	if limit <= 0 {
 		limit = 500
@@ -54,7 +57,28 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 	}
 	spec := testmodel.Qwen25_05B()
 	spec.Weights = weights
-	model, err := benchModelFile(dir, spec, "qwen2.5-0.5b-shape-"+strings.ToLower(weights.String())+".gguf", log)
+	file := "qwen2.5-0.5b-shape-" + strings.ToLower(weights.String()) + ".gguf"
+	vocabulary := "generated"
+	tok, err := askTokenizer(dir, tokenizer)
+	if err != nil {
+		return AskBenchResult{}, err
+	}
+	if tok != "" {
+		if spec.Tokenizer, err = testmodel.ReadHFTokenizer(tok, "qwen2"); err != nil {
+			return AskBenchResult{}, err
+		}
+		sum, err := fileDigest(tok)
+		if err != nil {
+			return AskBenchResult{}, err
+		}
+		// The file name carries the vocabulary's digest, so a changed
+		// tokenizer.json writes a new model.
+		file = "qwen2.5-0.5b-shape-bpe-" + sum[:12] + "-" + strings.ToLower(weights.String()) + ".gguf"
+		vocabulary = tok
+	} else {
+		fmt.Fprintf(log, "no tokenizer.json (`make bench-tokenizers`, or --tokenizer PATH): prompt tokens are counted with the test model's generated vocabulary, about twice Qwen's\n")
+	}
+	model, err := benchModelFile(dir, spec, file, log)
 	if err != nil {
 		return AskBenchResult{}, err
 	}
@@ -78,7 +102,7 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 	if err := eng.LoadChatModel(ctx); err != nil {
 		return AskBenchResult{}, err
 	}
-	res := AskBenchResult{Model: spec.Name, Weights: weights.String(), Pages: limit, ModelLoad: time.Since(t).Seconds()}
+	res := AskBenchResult{Model: spec.Name, Weights: weights.String(), Vocabulary: vocabulary, Pages: limit, ModelLoad: time.Since(t).Seconds()}
 
 	qs, err := bench.ReadQueries(mc.Queries, questions)
 	if err != nil {
@@ -138,7 +162,11 @@ func benchAsk(ctx context.Context, env *cliEnv, dir, work string, questions, lim
 
 	w := env.stdout
 	fmt.Fprintf(w, "\n## Answering end to end: %s (random weights, %s), BM25 over %d man pages, 5 sources, 64-token answers\n\n", spec.Name, weights, limit)
-	fmt.Fprintf(w, "Medians of %d questions, each asked both ways in turn; model load %.1f s (once).\n\n", res.Questions, res.ModelLoad)
+	vocab := "the test model's generated vocabulary (about one token per two characters, not Qwen's)"
+	if vocabulary != "generated" {
+		vocab = "Qwen2.5's tokenizer (" + vocabulary + ")"
+	}
+	fmt.Fprintf(w, "Medians of %d questions, each asked both ways in turn; model load %.1f s (once); tokens counted with %s.\n\n", res.Questions, res.ModelLoad, vocab)
 	fmt.Fprintln(w, "| the writer reads | retrieval | prompt tokens | prompt processing (first token) | prompt tokens/s | generation | tokens/s | prompt building + verification | total |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range []struct {
@@ -168,4 +196,37 @@ func benchModelFile(dir string, spec testmodel.Spec, name string, log io.Writer)
 		return "", fmt.Errorf("write %s: %w", spec.Name, err)
 	}
 	return model, os.Rename(model+".tmp", model)
+}
+
+// askTokenizer resolves --tokenizer: a path is used as given, "generated"
+// and a missing default file mean the generated vocabulary ("").
+func askTokenizer(dir, flag string) (string, error) {
+	switch flag {
+	case "generated":
+		return "", nil
+	case "":
+		p := filepath.Join(dir, "tokenizers", "qwen2.5", "tokenizer.json")
+		if _, err := os.Stat(p); err != nil {
+			return "", nil
+		}
+		return p, nil
+	}
+	if _, err := os.Stat(flag); err != nil {
+		return "", usageError{fmt.Sprintf("--tokenizer: %v", err)}
+	}
+	return flag, nil
+}
+
+// fileDigest is the hex SHA-256 of the file at path.
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

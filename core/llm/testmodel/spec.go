@@ -5,7 +5,9 @@
 // Cairn's build machines, so tests and `cairn bench` use these files: their
 // shapes (and therefore their speed) match real models, their vocabularies
 // are built from real English words so real tokenization happens, and their
-// outputs are meaningless.
+// outputs are meaningless. Where token counts must be a real model's, a
+// real vocabulary replaces the generated one: Spec.Tokenizer (Qwen2.5's
+// byte-level BPE, from its tokenizer.json) or Spec.WordPiece (BERT's).
 //
 // It is a normal package, not a _test file, so that other packages' tests
 // and the bench command can use it.
@@ -89,6 +91,15 @@ type Spec struct {
 	TiedOutput bool
 	// ChatTemplate is written to tokenizer.chat_template when not empty.
 	ChatTemplate string
+	// Tokenizer, for a decoder, replaces the generated SentencePiece
+	// vocabulary with a real byte-level BPE one (ReadHFTokenizer), so
+	// that text tokenizes as the real model's does. Vocab 0 takes its
+	// size; a larger Vocab pads it with unused tokens, as the real
+	// embedding tables are padded (Qwen2.5: 151,665 tokens, 151,936 rows).
+	Tokenizer *BPE
+	// WordPiece, for a BERT model, replaces the generated vocabulary
+	// with a real one (ReadWordPiece); Vocab 0 takes its size.
+	WordPiece *WordPiece
 	// Extra holds further metadata keys, written as given (use uint32,
 	// int32, float32, bool, string, []string, []int32 or []float32: the
 	// GGUF writer rejects plain int).
@@ -223,6 +234,14 @@ func (s Spec) validate() error {
 		return fmt.Errorf("unsupported weight type %v", s.Weights)
 	case s.Pooling == PoolingRank && s.Arch != BERT && s.Arch != Qwen3:
 		return fmt.Errorf("rank pooling is written for BERT cross-encoders and Qwen3 rerankers only, not %q", s.Arch)
+	case s.Tokenizer != nil && s.Arch == BERT:
+		return fmt.Errorf("a BPE tokenizer is written for decoders only, not %q", s.Arch)
+	case s.WordPiece != nil && s.Arch != BERT:
+		return fmt.Errorf("a WordPiece vocabulary is written for BERT models only, not %q", s.Arch)
+	case s.WordPiece != nil && s.Vocab != 0 && s.Vocab < len(s.WordPiece.Tokens):
+		return fmt.Errorf("vocab %d is smaller than the vocabulary's %d tokens", s.Vocab, len(s.WordPiece.Tokens))
+	case s.Tokenizer != nil && s.Vocab != 0 && s.Vocab < len(s.Tokenizer.Tokens):
+		return fmt.Errorf("vocab %d is smaller than the tokenizer's %d tokens", s.Vocab, len(s.Tokenizer.Tokens))
 	case s.Weights == Q8_0 && (s.Hidden%32 != 0 || s.FFN%32 != 0):
 		return fmt.Errorf("Q8_0 needs hidden and ffn multiples of 32, have %d and %d", s.Hidden, s.FFN)
 	}

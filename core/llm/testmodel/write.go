@@ -83,8 +83,21 @@ func shapeKV(s Spec) ggml.KV {
 }
 
 func bertModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
-	v, err := wordPiece(s.Vocab)
-	if err != nil {
+	var (
+		v                        *vocab
+		err                      error
+		pad, unk, cls, sep, mask = bertPAD, bertUNK, bertCLS, bertSEP, bertMASK
+	)
+	if wp := s.WordPiece; wp != nil {
+		if s.Vocab == 0 {
+			s.Vocab = len(wp.Tokens)
+		}
+		v = &vocab{tokens: append([]string(nil), wp.Tokens...), types: append([]int32(nil), wp.Types...)}
+		for id := len(v.tokens); id < s.Vocab; id++ {
+			v.tokens, v.types = append(v.tokens, fmt.Sprintf("[PAD%d]", id)), append(v.types, tokenUnused)
+		}
+		pad, unk, cls, sep, mask = wp.PAD, wp.UNK, wp.CLS, wp.SEP, wp.MASK
+	} else if v, err = wordPiece(s.Vocab); err != nil {
 		return nil, nil, err
 	}
 	a := string(s.Arch)
@@ -97,12 +110,12 @@ func bertModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 		"tokenizer.ggml.tokens":                   v.tokens,
 		"tokenizer.ggml.token_type":               v.types,
 		"tokenizer.ggml.token_type_count":         uint32(2),
-		"tokenizer.ggml.bos_token_id":             uint32(bertCLS),
-		"tokenizer.ggml.cls_token_id":             uint32(bertCLS),
-		"tokenizer.ggml.seperator_token_id":       uint32(bertSEP), // sic: llama.cpp's spelling
-		"tokenizer.ggml.unknown_token_id":         uint32(bertUNK),
-		"tokenizer.ggml.padding_token_id":         uint32(bertPAD),
-		"tokenizer.ggml.mask_token_id":            uint32(bertMASK),
+		"tokenizer.ggml.bos_token_id":             uint32(cls),
+		"tokenizer.ggml.cls_token_id":             uint32(cls),
+		"tokenizer.ggml.seperator_token_id":       uint32(sep), // sic: llama.cpp's spelling
+		"tokenizer.ggml.unknown_token_id":         uint32(unk),
+		"tokenizer.ggml.padding_token_id":         uint32(pad),
+		"tokenizer.ggml.mask_token_id":            uint32(mask),
 		"tokenizer.ggml.add_bos_token":            true,
 		"tokenizer.ggml.add_eos_token":            false,
 		"tokenizer.ggml.add_sep_token":            true,
@@ -154,6 +167,9 @@ func bertModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 }
 
 func decoderModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
+	if s.Tokenizer != nil {
+		return bpeDecoder(s)
+	}
 	v, err := sentencePiece(s.Vocab)
 	if err != nil {
 		return nil, nil, err
@@ -198,6 +214,57 @@ func decoderModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 		kv["tokenizer.ggml.eos_token_id"] = uint32(spmIMEnd)
 	}
 
+	return kv, decoderTensors(s), nil
+}
+
+// bpeDecoder lays out a decoder with s.Tokenizer's vocabulary, its keys as
+// convert_hf_to_gguf writes them for Qwen2.5.
+func bpeDecoder(s Spec) (ggml.KV, []*ggml.Tensor, error) {
+	b := s.Tokenizer
+	if s.Vocab == 0 {
+		s.Vocab = len(b.Tokens)
+	}
+	tokens := append(make([]string, 0, s.Vocab), b.Tokens...)
+	types := append(make([]int32, 0, s.Vocab), b.Types...)
+	for id := len(tokens); id < s.Vocab; id++ {
+		tokens, types = append(tokens, fmt.Sprintf("[PAD%d]", id)), append(types, tokenUnused)
+	}
+	a := string(s.Arch)
+	kv := shapeKV(s)
+	for key, val := range map[string]any{
+		a + ".attention.head_count_kv":          uint32(s.kvHeads()),
+		a + ".attention.layer_norm_rms_epsilon": float32(1e-6),
+		a + ".rope.freq_base":                   float32(1000000),
+		"tokenizer.ggml.model":                  "gpt2",
+		"tokenizer.ggml.pre":                    b.Pre,
+		"tokenizer.ggml.tokens":                 tokens,
+		"tokenizer.ggml.token_type":             types,
+		"tokenizer.ggml.merges":                 b.Merges,
+		"tokenizer.ggml.add_bos_token":          false,
+		"tokenizer.ggml.add_eos_token":          s.Pooling == PoolingLast,
+	} {
+		kv[key] = val
+	}
+	for key, id := range map[string]int{"bos_token_id": b.BOS, "eos_token_id": b.EOS, "padding_token_id": b.PAD} {
+		if id >= 0 {
+			kv["tokenizer.ggml."+key] = uint32(id)
+		}
+	}
+	if s.Pooling == PoolingLast && b.PAD >= 0 {
+		kv["tokenizer.ggml.eos_token_id"] = uint32(b.PAD) // <|endoftext|>, as Qwen3-Embedding
+	}
+	if s.Pooling != PoolingNone {
+		kv[a+".pooling_type"] = uint32(s.Pooling)
+	}
+	if s.Pooling == PoolingRank {
+		kv[a+".classifier.output_labels"] = []string{"yes", "no"}
+	}
+	return kv, decoderTensors(s), nil
+}
+
+// decoderTensors lays out a decoder's tensors, the embedding table (and
+// the output, unless tied) with s.Vocab rows.
+func decoderTensors(s Spec) []*ggml.Tensor {
 	h, f, w := s.Hidden, s.FFN, s.Weights
 	kvDim := h / s.Heads * s.kvHeads()
 	ts := []*ggml.Tensor{
@@ -238,5 +305,5 @@ func decoderModel(s Spec) (ggml.KV, []*ggml.Tensor, error) {
 			)
 		}
 	}
-	return kv, ts, nil
+	return ts
 }
