@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -89,6 +90,27 @@ type cliIO struct {
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
+
+// helpShown is `cairn COMMAND --help`: not a failure, the command's usage
+// and its flags, printed on standard output.
+type helpShown struct{ text string }
+
+func (e helpShown) Error() string { return e.text }
+
+// commandHelp is the usage line, summary and flags of fs's command.
+func commandHelp(fs *flag.FlagSet) string {
+	var b strings.Builder
+	for _, c := range commands() {
+		if c.name == fs.Name() {
+			fmt.Fprintf(&b, "usage: cairn %s %s\n  %s\n", c.name, c.args, c.summary)
+		}
+	}
+	b.WriteString("\nflags:\n")
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	return b.String()
+}
 
 // partialError marks a command that did its work except for some items
 // (files an index run could not read): exit code 3, so a script can tell
@@ -169,9 +191,13 @@ func runIO(args []string, cio cliIO) int {
 	}
 	var ue usageError
 	var pe partialError
+	var help helpShown
 	switch {
 	case err == nil:
 		log.Info("done", "command", name)
+		return 0
+	case errors.As(err, &help):
+		fmt.Fprint(cio.stdout, help.text)
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "cairn:", err)
@@ -312,7 +338,9 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, helpShown{commandHelp(fs)}
+		} else if err != nil {
 			return nil, usageError{err.Error()}
 		}
 		args = fs.Args()

@@ -170,6 +170,29 @@ func TestErrorsAreOneLineWithExitCodes(t *testing.T) {
 	}
 }
 
+// TestHelpListsACommandsFlags: `cairn COMMAND --help` prints the
+// command's usage and every flag on standard output and exits 0.
+func TestHelpListsACommandsFlags(t *testing.T) {
+	home := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"search", "--help"}, []string{"usage: cairn search QUERY", "-top-k", "results kept", "-exact"}},
+		{[]string{"bench", "-h"}, []string{"usage: cairn bench", "-runs", "-set"}},
+	} {
+		out, errs, code := cli(t, home, tt.args...)
+		if code != 0 || errs != "" {
+			t.Errorf("%v: exit %d, stderr %q", tt.args, code, errs)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: no %q in\n%s", tt.args, w, out)
+			}
+		}
+	}
+}
+
 func TestHostileQueries(t *testing.T) {
 	home := t.TempDir()
 	cli(t, home, "index", corpusDir(t))
