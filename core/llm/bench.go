@@ -38,6 +38,7 @@ type EmbedBenchOptions struct {
 // EmbedBenchReport holds BenchEmbed's measurements, in chunks per second.
 type EmbedBenchReport struct {
 	ModelID     string
+	Device      Device
 	Chunks      int
 	ChunkTokens int
 	// Pipeline is each run of Embedder.EmbedPassages on text: tokenizing,
@@ -104,7 +105,7 @@ func BenchEmbed(ctx context.Context, w io.Writer, opt EmbedBenchOptions) (EmbedB
 		}
 		prep = append(prep, float64(time.Since(t)))
 	}
-	rep := EmbedBenchReport{ModelID: e.ModelID(), Chunks: opt.Chunks, ChunkTokens: opt.ChunkTokens}
+	rep := EmbedBenchReport{ModelID: e.ModelID(), Device: e.Device(), Chunks: opt.Chunks, ChunkTokens: opt.ChunkTokens}
 	fmt.Fprintf(w, "embedding: %s, %d chunks x %d tokens, batch %d tokens / %d sequences, window %d\n",
 		rep.ModelID, opt.Chunks, opt.ChunkTokens, e.batchTokens, e.maxSeqs, e.window)
 
@@ -252,6 +253,7 @@ type GenerateBenchOptions struct {
 // GenerateBenchReport holds BenchGenerate's measurements.
 type GenerateBenchReport struct {
 	Model           string
+	Device          Device
 	PromptTokens    int
 	GeneratedTokens int
 	Runs            []Stats
@@ -277,7 +279,7 @@ func BenchGenerate(ctx context.Context, w io.Writer, opt GenerateBenchOptions) (
 		return GenerateBenchReport{}, err
 	}
 	defer g.Close()
-	rep := GenerateBenchReport{Model: filepath.Base(path)}
+	rep := GenerateBenchReport{Model: filepath.Base(path), Device: g.Device()}
 	if n := g.md.Name; n != "" {
 		rep.Model = n
 	}
