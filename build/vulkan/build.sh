@@ -18,6 +18,10 @@ if [ "$(cat "$build/ggml.from" 2>/dev/null)" != "$mod" ]; then
 	chmod -R u+w "$src"
 	mkdir -p "$src/src/ggml-vulkan/vulkan-shaders/feature-tests"
 	cp -p "$here"/feature-tests/*.comp "$src/src/ggml-vulkan/vulkan-shaders/feature-tests/"
+	# Debian 12's Vulkan headers (1.3.239) lack VK_EXT_layer_settings.
+	if ! grep -q VK_EXT_layer_settings "$(pkg-config --variable=includedir vulkan)/vulkan/vulkan_core.h"; then
+		perl -0pi "$here/old-headers.pl" "$src/src/ggml-vulkan/ggml-vulkan.cpp"
+	fi
 	echo "$mod" > "$build/ggml.from"
 fi
 if [ ! -f "$build/cmake/CMakeCache.txt" ]; then

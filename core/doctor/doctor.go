@@ -333,9 +333,15 @@ func checkDevice(setting string) health.Check {
 	gpus, reason := llm.GPUs()
 	detail := d.String()
 	if d.IsCPU() {
-		detail += fmt.Sprintf(", %d threads by default", llm.DefaultThreads())
+		if n := llm.DefaultThreads(); n == 1 {
+			detail += ", 1 thread by default"
+		} else {
+			detail += fmt.Sprintf(", %d threads by default", n)
+		}
 		if setting == llm.DeviceCPU {
 			detail += " (llm.device is cpu)"
+		} else if len(gpus) > 0 {
+			detail += " (llm.device auto leaves out drivers that run on the CPU; name one to use it)"
 		}
 	} else {
 		detail += fmt.Sprintf(", %.1f GB free of %.1f", float64(d.MemoryFree)/1e9, float64(d.MemoryTotal)/1e9)

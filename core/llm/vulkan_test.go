@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"testing"
+	"time"
 
 	"cairn/core/llm/testmodel"
 )
@@ -41,14 +42,15 @@ func vulkanDevice(t *testing.T) Device {
 	return d
 }
 
-// Tolerances of the Vulkan embedding against the CPU's, measured on lavapipe
-// (Mesa 22.3.6) with all-MiniLM-L6-v2's shape in F16 over 100 chunks of
-// about 200 tokens: the worst cosine was 1 - 2e-6 and the largest
-// difference of one component 2.5e-4 (docs/performance.md, The GPU). The
-// bounds leave a margin of about ten: a real GPU sums in another order.
+// Tolerances of the Vulkan embedding against the CPU's. Measured on
+// lavapipe (Mesa 22.3.6, LLVM 15) with all-MiniLM-L6-v2's shape in F16 over
+// the test's 100 chunks (3,068 tokens), 2026-11-28: worst cosine 1 - 1e-5,
+// largest difference of one component 8.6e-4 (docs/performance.md, The
+// GPU). The bounds leave a margin of ten in the cosine and about six in the
+// component: a real GPU sums in another order, some in half precision.
 const (
-	vulkanMinCosine  = 0.99995
-	vulkanMaxAbsDiff = 2.5e-3
+	vulkanMinCosine  = 0.9999
+	vulkanMaxAbsDiff = 5e-3
 )
 
 func TestVulkanEmbeddingsMatchCPU(t *testing.T) {
@@ -70,17 +72,23 @@ func TestVulkanEmbeddingsMatchCPU(t *testing.T) {
 	}
 	ps := make([]Passage, 100)
 	for i := range ps {
-		ps[i] = Passage{Title: fmt.Sprintf("Chunk %d", i), Text: testmodel.Text(150+i%7*10, uint64(i+1))}
+		// Short chunks: lavapipe embeds about 30 tokens a second on two
+		// busy cores (the CPU about 1,000), and CI has minutes to spare.
+		ps[i] = Passage{Title: fmt.Sprintf("Chunk %d", i), Text: testmodel.Text(15+i%5*4, uint64(i+1))}
 	}
 	ctx := context.Background()
+	start := time.Now()
 	want, _, err := cpu.EmbedPassages(ctx, ps)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("CPU: %v", time.Since(start))
+	start = time.Now()
 	got, infos, err := gpu.EmbedPassages(ctx, ps)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%s: %v (the first decode compiles the shaders it needs)", dev.Name, time.Since(start))
 	worstCos, worstDiff, tokens := 1.0, 0.0, 0
 	for i := range ps {
 		tokens += infos[i].Tokens
@@ -100,15 +108,19 @@ func TestVulkanEmbeddingsMatchCPU(t *testing.T) {
 
 func TestVulkanGreedyGenerationMatchesCPU(t *testing.T) {
 	dev := vulkanDevice(t)
+	// Qwen2.5-0.5B's transformer, with 32,000 tokens instead of 151,936:
+	// the tied output layer is a fifth of the work, and lavapipe generates
+	// a token a second or so.
 	spec := testmodel.Qwen25_05B()
 	spec.Weights = testmodel.Q8_0
+	spec.Vocab = 32000
 	path := writeModel(t, spec, "qwen.gguf")
 	req := GenerateRequest{Messages: []Message{
 		{Role: "system", Content: "Answer from the sources."},
-		{Role: "user", Content: testmodel.Text(60, 7)},
-	}, MaxTokens: 24}
+		{Role: "user", Content: testmodel.Text(20, 7)},
+	}, MaxTokens: 16}
 	run := func(device string) ([]string, *Stats) {
-		g, err := LoadGenerator(path, GeneratorOptions{Device: device, ContextSize: 512})
+		g, err := LoadGenerator(path, GeneratorOptions{Device: device, ContextSize: 256})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,8 +135,12 @@ func TestVulkanGreedyGenerationMatchesCPU(t *testing.T) {
 		}
 		return pieces, last.Stats
 	}
+	start := time.Now()
 	want, cs := run(DeviceCPU)
+	t.Logf("CPU: %v", time.Since(start))
+	start = time.Now()
 	got, gs := run(dev.Name)
+	t.Logf("%s: %v", dev.Name, time.Since(start))
 	t.Logf("CPU: %d prompt tokens at %.1f/s, %d generated at %.1f/s; %s: %.1f/s and %.1f/s",
 		cs.PromptTokens, cs.PromptTokensPerSecond, cs.GeneratedTokens, cs.GenerationTokensPerSecond,
 		dev.Name, gs.PromptTokensPerSecond, gs.GenerationTokensPerSecond)
