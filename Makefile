@@ -72,7 +72,7 @@ build: deps vulkan
 	$(GO) build -o $(BIN) .
 
 # vulkan builds bin/lib/libggml-vulkan.so and bin/lib/libggml-base.so.0; the
-# build folder is kept, so a second run relinks nothing (about 25 minutes of
+# build folder is kept, so a second run takes a second (about 14 minutes of
 # shader compiling and C++ the first time on two busy cores: docs/performance.md).
 vulkan:
 	@if pkg-config --exists vulkan 2>/dev/null && command -v glslc >/dev/null && command -v cmake >/dev/null; then \
