@@ -10,12 +10,16 @@ out=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 mod=$(${GO:-go} list -m -f '{{.Dir}}' github.com/ollama/ollama)
 src=$build/ggml
+# The build folder lies inside Cairn's module (bin/): a go.mod of its own
+# keeps `go test ./...` and `go vet ./...` out of the copy's Go files.
+[ -f "$build/go.mod" ] || printf 'module cairn-vulkan-build // ignored: see build/vulkan/build.sh\n' >"$build/go.mod"
 # A fresh copy only when the module changes: cp -p keeps the files' times,
 # so an unchanged tree rebuilds nothing.
 if [ "$(cat "$build/ggml.from" 2>/dev/null)" != "$mod" ]; then
 	rm -rf "$src" && mkdir -p "$src"
 	cp -rp "$mod/ml/backend/ggml/ggml/." "$src/"
 	chmod -R u+w "$src"
+	find "$src" -name '*.go' -delete
 	mkdir -p "$src/src/ggml-vulkan/vulkan-shaders/feature-tests"
 	cp -p "$here"/feature-tests/*.comp "$src/src/ggml-vulkan/vulkan-shaders/feature-tests/"
 	# Debian 12's Vulkan headers (1.3.239) lack VK_EXT_layer_settings.
