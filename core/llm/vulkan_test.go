@@ -180,6 +180,19 @@ func TestSelectDevice(t *testing.T) {
 	} else {
 		t.Log(err)
 	}
+	// The CPU keeps every layer; where a GPU is listed, the model's device
+	// list is the CPU alone, so that no matrix product goes to the GPU.
+	gpus, _ := GPUs()
+	if d, mp, err := modelParams(DeviceCPU); err != nil || !d.IsCPU() || mp.NumGpuLayers != 0 ||
+		(len(gpus) == 0) != (len(mp.Devices) == 0) {
+		t.Errorf("modelParams(cpu) = %v, %+v, %v with %d GPUs", d, mp, err, len(gpus))
+	}
+	for _, g := range gpus {
+		if d, mp, err := modelParams(g.Name); err != nil || d.Name != g.Name || mp.NumGpuLayers != allLayers ||
+			len(mp.Devices) != 1 || int(mp.Devices[0]) != g.index-1 {
+			t.Errorf("modelParams(%s) = %v, %+v, %v", g.Name, d, mp, err)
+		}
+	}
 	if !softwareDriver("llvmpipe (LLVM 15.0.6, 256 bits)") || softwareDriver("NVIDIA GeForce RTX 3060") {
 		t.Error("softwareDriver: llvmpipe is software, an NVIDIA card is not")
 	}
