@@ -1,6 +1,6 @@
 #!/usr/bin/perl -0pi
 # Applied by build.sh to the copy of ggml-vulkan.cpp when the installed
-# Vulkan headers predate VK_EXT_layer_settings (1.3.261; Debian 12 has
+# Vulkan headers predate VK_EXT_layer_settings (1.3.272; Debian 12 has
 # 1.3.239): ggml passes that extension's structure to vkCreateInstance only
 # to configure the validation layer (GGML_VULKAN_VALIDATE, off here), so
 # without it the instance is created as before the extension existed.
