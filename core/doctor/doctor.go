@@ -330,17 +330,21 @@ func checkDevice(setting string) health.Check {
 		return health.Check{Verdict: health.Fail, Name: "device", Detail: err.Error(),
 			Fix: "set llm.device to auto, cpu or one of the devices listed"}
 	}
-	gpus, reason := llm.GPUs()
 	detail := d.String()
+	if setting == llm.DeviceCPU {
+		// The GPU backend is not loaded for the CPU: a broken driver
+		// stays out of the process.
+		return health.Check{Verdict: health.Pass, Name: "device",
+			Detail: detail + " (llm.device is cpu: the GPU backend is not loaded)"}
+	}
+	gpus, reason := llm.GPUs()
 	if d.IsCPU() {
 		if n := llm.DefaultThreads(); n == 1 {
 			detail += ", 1 thread by default"
 		} else {
 			detail += fmt.Sprintf(", %d threads by default", n)
 		}
-		if setting == llm.DeviceCPU {
-			detail += " (llm.device is cpu)"
-		} else if len(gpus) > 0 {
+		if len(gpus) > 0 {
 			detail += " (llm.device auto leaves out drivers that run on the CPU; name one to use it)"
 		}
 	} else {

@@ -40,7 +40,8 @@ var backend struct {
 // initBackend loads the ggml CPU backend, routes llama.cpp's log into
 // slog (informational lines at Debug: ollama's default callback prints them
 // all to stderr, hundreds per model load; warnings and errors at their own
-// level), then loads the Vulkan backend if there is one (loadGPU).
+// level). The Vulkan backend loads later, when a device other than the CPU
+// is asked for (initGPU).
 func initBackend() {
 	backend.once.Do(func() {
 		// ollama's loader (ggml.OnceLoad, run by BackendInit) would load
@@ -52,7 +53,6 @@ func initBackend() {
 		C.llama_log_set(C.cairn_log_callback(C.cairnLlamaLog), nil)
 		llama.BackendInit()
 		C.llama_log_set(C.cairn_log_callback(C.cairnLlamaLog), nil)
-		loadGPU()
 	})
 }
 

@@ -45,6 +45,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/ollama/ollama/llama"
@@ -125,6 +127,10 @@ const (
 
 // gpu is the outcome of loading the GPU backend, once per process.
 var gpu struct {
+	once sync.Once
+	// loaded is set once loadGPU is done: the fields below are then
+	// written and may be read without going through once.
+	loaded atomic.Bool
 	// lib is the library loaded; "" when none was.
 	lib string
 	// reason says why no GPU is listed, in one line: no library, a library
@@ -152,9 +158,20 @@ func LibraryDirs() []string {
 	return dirs
 }
 
+// initGPU loads the CPU backend, then the GPU backend (loadGPU), once. It
+// runs when a model asks for a device other than the CPU, or the devices
+// are listed: with llm.device cpu the Vulkan library and driver are never
+// loaded, which keeps a broken driver out of the process.
+func initGPU() {
+	initBackend()
+	gpu.once.Do(func() {
+		loadGPU()
+		gpu.loaded.Store(true)
+	})
+}
+
 // loadGPU loads libggml-vulkan.so from the first of LibraryDirs that holds
-// one and lists the devices it finds. Called once, from initBackend, after
-// the CPU backend is up.
+// one and lists the devices it finds.
 func loadGPU() {
 	var lib string
 	for _, d := range LibraryDirs() {
@@ -222,13 +239,13 @@ func softwareDriver(desc string) bool {
 // GPUs lists the GPU devices llama.cpp can offload to, loading the backend
 // on first use; reason says, in one line, why the list is empty (or is "").
 func GPUs() (devices []Device, reason string) {
-	initBackend()
+	initGPU()
 	return append([]Device(nil), gpu.devices...), gpu.reason
 }
 
 // GPULibrary is the GPU backend library loaded, or "".
 func GPULibrary() string {
-	initBackend()
+	initGPU()
 	return gpu.lib
 }
 
@@ -239,8 +256,12 @@ func GPULibrary() string {
 // the first whose description contains it ("llvmpipe", "RTX 3060"). A
 // setting that matches no device is an error listing those there are.
 func SelectDevice(setting string) (Device, error) {
-	initBackend()
 	s := strings.ToLower(strings.TrimSpace(setting))
+	if s == DeviceCPU {
+		initBackend()
+		return cpuDevice, nil
+	}
+	initGPU()
 	switch s {
 	case "", DeviceAuto:
 		for _, d := range gpu.devices {
@@ -248,8 +269,6 @@ func SelectDevice(setting string) (Device, error) {
 				return d, nil
 			}
 		}
-		return cpuDevice, nil
-	case DeviceCPU:
 		return cpuDevice, nil
 	}
 	for _, d := range gpu.devices {
@@ -299,7 +318,7 @@ func modelParams(setting string) (Device, llama.ModelParams, error) {
 	case !d.IsCPU():
 		mp.Devices = []uint64{uint64(d.index - 1)}
 		mp.NumGpuLayers = allLayers
-	case len(gpu.devices) > 0:
+	case gpu.loaded.Load() && len(gpu.devices) > 0:
 		if i := cpuIndex(); i >= 0 {
 			mp.Devices = []uint64{uint64(i)}
 		}
