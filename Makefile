@@ -39,7 +39,21 @@ BENCH_PACKAGES := man-db groff-base poppler-utils tesseract-ocr-eng \
 	grep sed findutils coreutils tar rsync openssh-client bash-doc debian-reference-en git-doc
 BENCH_ARGS ?=
 
-.PHONY: all deps build run test test-race test-race-workers test-team bench bench-tokenizers soak fuzz lint clean
+# The Vulkan backend (build/vulkan): ggml-vulkan built with CMake from the
+# ggml tree of the ollama module, into bin/lib beside the binary, which loads
+# it at run time when it is there (and runs on the CPU when it is not).
+# `make build` builds it when these packages are installed and says it
+# skips it otherwise; `make test-vulkan` installs them, with Mesa's
+# lavapipe (a Vulkan driver that runs on the CPU) to test on.
+VULKAN_PACKAGES      := cmake glslc libvulkan-dev
+VULKAN_TEST_PACKAGES := $(VULKAN_PACKAGES) mesa-vulkan-drivers
+VULKAN_BUILD         := bin/vulkan-build
+# The Vulkan devices the tests see (ggml's GGML_VK_VISIBLE_DEVICES): ggml
+# leaves CPU drivers such as lavapipe out unless listed; 0 is the only
+# device of a machine without a GPU.
+VK_DEVICES           ?= 0
+
+.PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team bench bench-tokenizers soak fuzz lint clean
 
 all: build
 
@@ -54,8 +68,28 @@ deps:
 	fi
 	@build/install-go.sh
 
-build: deps
+build: deps vulkan
 	$(GO) build -o $(BIN) .
+
+# vulkan builds bin/lib/libggml-vulkan.so and bin/lib/libggml-base.so.0; the
+# build folder is kept, so a second run takes a second (about 14 minutes of
+# shader compiling and C++ the first time on two busy cores: docs/performance.md).
+vulkan:
+	@if pkg-config --exists vulkan 2>/dev/null && command -v glslc >/dev/null && command -v cmake >/dev/null; then \
+		GO=$(GO) JOBS=$${JOBS:-2} build/vulkan/build.sh bin/lib $(VULKAN_BUILD); \
+	else \
+		echo "vulkan: skipped: the GPU backend needs $(VULKAN_PACKAGES) (Debian packages); cairn runs on the CPU without it"; \
+	fi
+
+# test-vulkan runs core/llm's Vulkan tests on lavapipe (or the device
+# VK_DEVICES names): embeddings and a greedy generation against the CPU's.
+# CAIRN_REQUIRE_VULKAN=1 makes a missing backend or device fail them
+# instead of skipping.
+test-vulkan: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(VULKAN_TEST_PACKAGES)"
+	@$(MAKE) --no-print-directory vulkan
+	GGML_VK_VISIBLE_DEVICES=$(VK_DEVICES) CAIRN_REQUIRE_VULKAN=1 CAIRN_LIBRARY_PATH=$(CURDIR)/bin/lib \
+		$(GO) test -count=1 -timeout 30m -v -run 'Vulkan|SelectDevice' ./core/llm/
 
 run: build
 	./$(BIN)

@@ -35,6 +35,7 @@ type benchFlags struct {
 	queries   int
 	dim       int
 	threads   int
+	devices   string // embed, generate and rerank: llm.device settings, comma-separated
 	duration  time.Duration
 	idle      time.Duration
 	searchers int
@@ -62,6 +63,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&bf.queries, "queries", 100, "vector suite: queries per size; team suite: hybrid queries per run")
 	fs.IntVar(&bf.dim, "dim", 384, "vector and team suites: vector dimension")
 	fs.IntVar(&bf.threads, "threads", 0, "embed, generate, rerank and vector suites: llama.cpp threads (0: Cairn's default)")
+	fs.StringVar(&bf.devices, "device", "cpu", "embed, generate and rerank suites: where llama.cpp runs (llm.device: cpu, auto or a GPU's name); several, comma-separated (cpu,auto), measure each in turn and compare")
 	fs.DurationVar(&bf.duration, "duration", 10*time.Minute, "load suite: how long the searchers run while indexing")
 	fs.DurationVar(&bf.idle, "idle", time.Minute, "load suite: how long the searchers run with no indexing, for comparison")
 	fs.IntVar(&bf.searchers, "searchers", 8, "load suite: concurrent searchers")
@@ -139,12 +141,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			r, err = benchVector(ctx, env, bin, bf.dir, work, bf.limit, bf.sizes, bf.queries, bf.dim, bf.threads)
 		case "extract":
 			r, err = benchExtract(ctx, env, bin, work, runsOr(bf.runs, 3), bf.part)
-		case "embed":
-			r, err = benchEmbed(ctx, env, runsOr(bf.runs, 5), bf.threads, bf.weights)
-		case "generate":
-			r, err = benchGenerate(ctx, env, runsOr(bf.runs, 3), bf.threads, bf.weights)
-		case "rerank":
-			r, err = benchRerank(ctx, env, runsOr(bf.runs, 3), bf.threads, bf.weights)
+		case "embed", "generate", "rerank":
+			r, err = benchOnDevices(ctx, env, s, bf)
 		case "ask":
 			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights, bf.tokenizer)
 		case "quality":

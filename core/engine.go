@@ -516,7 +516,24 @@ func (e *Engine) Status(ctx context.Context) (kb.Status, error) {
 	if e.models.gen.m != nil {
 		out.ChatModel = filepath.Base(e.models.gen.path)
 	}
+	var devs []llm.Device
+	if e.models.emb.m != nil {
+		devs = append(devs, e.models.emb.m.Device())
+	}
+	if e.models.gen.m != nil {
+		devs = append(devs, e.models.gen.m.Device())
+	}
+	if e.models.rr.m != nil {
+		devs = append(devs, e.models.rr.m.Device())
+	}
 	e.models.mu.Unlock()
+	var names []string
+	for _, d := range devs {
+		if !slices.Contains(names, d.String()) {
+			names = append(names, d.String())
+		}
+	}
+	out.Device = strings.Join(names, " + ")
 	return out, nil
 }
 

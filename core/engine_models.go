@@ -73,7 +73,7 @@ func (e *Engine) ChatModelPath(ctx context.Context) (string, error) {
 // without error when none is configured or found (keyword search only).
 func (e *Engine) embedder(ctx context.Context) (*llm.Embedder, error) {
 	return load(e, &e.models.emb, llm.KindEmbedding, func(path string, c config.Config) (*llm.Embedder, error) {
-		return llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: c.Embedding.Threads, Dim: c.Embedding.Dim})
+		return llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: c.Embedding.Threads, Dim: c.Embedding.Dim, Device: c.LLM.Device})
 	})
 }
 
@@ -81,7 +81,7 @@ func (e *Engine) embedder(ctx context.Context) (*llm.Embedder, error) {
 // error when none is configured or found (extractive answers).
 func (e *Engine) generator(ctx context.Context) (*llm.Generator, error) {
 	return load(e, &e.models.gen, llm.KindGeneration, func(path string, c config.Config) (*llm.Generator, error) {
-		return llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: c.Generation.ContextSize, Threads: c.Generation.Threads})
+		return llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: c.Generation.ContextSize, Threads: c.Generation.Threads, Device: c.LLM.Device})
 	})
 }
 
@@ -93,7 +93,7 @@ func (e *Engine) reranker(ctx context.Context) (*llm.Reranker, error) {
 		return nil, nil
 	}
 	return load(e, &e.models.rr, llm.KindRerank, func(path string, c config.Config) (*llm.Reranker, error) {
-		return llm.LoadReranker(path, llm.RerankerOptions{Threads: c.Rerank.Threads})
+		return llm.LoadReranker(path, llm.RerankerOptions{Threads: c.Rerank.Threads, Device: c.LLM.Device})
 	})
 }
 

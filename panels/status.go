@@ -27,11 +27,14 @@ type StatusReport struct {
 	Bytes          int64 // on disk
 	EmbeddingModel string
 	ChatModel      string
-	NetworkMode    string // offline, team, online or admin
-	Memory         int64  // resident memory of the process
-	API            string // 127.0.0.1:PORT while the window serves; "" otherwise
-	LastRun        *domain.Run
-	Err            error
+	// Device is where the loaded models run ("CPU", "GPU: … (Vulkan0)");
+	// "" while none is loaded.
+	Device      string
+	NetworkMode string // offline, team, online or admin
+	Memory      int64  // resident memory of the process
+	API         string // 127.0.0.1:PORT while the window serves; "" otherwise
+	LastRun     *domain.Run
+	Err         error
 
 	// Meaning says how much meaning search covers while embeddings are
 	// still being computed ("meaning search 45 %"); "" when complete.
@@ -135,7 +138,11 @@ func (s *StatusBar) Apply(r StatusReport) {
 	}
 	counts = append(counts, humanize.Bytes(r.Bytes))
 	setText(s.Counts, strings.Join(counts, " · "))
-	setText(s.Models, modelsText(r.EmbeddingModel, r.ChatModel))
+	models := modelsText(r.EmbeddingModel, r.ChatModel)
+	if r.Device != "" {
+		models += " · on " + r.Device
+	}
+	setText(s.Models, models)
 	setText(s.Memory, "RAM "+humanize.Bytes(r.Memory))
 	if r.API == "" {
 		s.API.Hide()

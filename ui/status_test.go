@@ -42,6 +42,11 @@ func TestStatusBarReportsAndColoursTheNetworkGate(t *testing.T) {
 	if !strings.HasPrefix(s.Models.Text, "Embedding: all-MiniLM-L6-v2 · ") {
 		t.Errorf("models %q", s.Models.Text)
 	}
+	// The device the loaded models run on follows them.
+	eng.locked(func() { eng.status.Device = "GPU: NVIDIA GeForce RTX 3060 (Vulkan0)" })
+	h.until("the device", func() bool {
+		return strings.HasSuffix(s.Models.Text, " · on GPU: NVIDIA GeForce RTX 3060 (Vulkan0)")
+	})
 	// A team cluster names itself; the counts are the cluster's.
 	eng.locked(func() { eng.status.Store, eng.status.Team = "Weaviate at http://weaviate.example.test:8080", true })
 	h.until("the store to show the cluster", func() bool { return s.KB.Text == "default · Weaviate at http://weaviate.example.test:8080" })

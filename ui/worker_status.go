@@ -50,6 +50,7 @@ func (w *statusWorker) report(ctx context.Context) {
 	if err == nil {
 		r.KB, r.Documents, r.Chunks, r.Vectors, r.Bytes = st.Path, st.Documents, st.Chunks, st.Vectors, st.Bytes
 		r.EmbeddingModel, r.ChatModel, r.NetworkMode, r.LastRun = st.EmbeddingModel, st.ChatModel, st.NetworkMode, st.LastRun
+		r.Device = st.Device
 		if st.Team {
 			r.Cluster = st.Store
 		}

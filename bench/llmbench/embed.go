@@ -39,6 +39,7 @@ type EmbedBenchOptions struct {
 // EmbedBenchReport holds BenchEmbed's measurements, in chunks per second.
 type EmbedBenchReport struct {
 	ModelID     string
+	Device      llm.Device
 	Chunks      int
 	ChunkTokens int
 	// Pipeline is each run of Embedder.EmbedPassages on text: tokenizing,
@@ -100,7 +101,7 @@ func BenchEmbed(ctx context.Context, w io.Writer, opt EmbedBenchOptions) (EmbedB
 		}
 		prep = append(prep, float64(time.Since(t)))
 	}
-	rep := EmbedBenchReport{ModelID: e.ModelID(), Chunks: opt.Chunks, ChunkTokens: opt.ChunkTokens}
+	rep := EmbedBenchReport{ModelID: e.ModelID(), Device: e.Device(), Chunks: opt.Chunks, ChunkTokens: opt.ChunkTokens}
 	batchTokens, maxSeqs, window := e.BatchShape()
 	fmt.Fprintf(w, "embedding: %s, %d chunks x %d tokens, batch %d tokens / %d sequences, window %d\n",
 		rep.ModelID, opt.Chunks, opt.ChunkTokens, batchTokens, maxSeqs, window)
@@ -216,6 +217,7 @@ type GenerateBenchOptions struct {
 // GenerateBenchReport holds BenchGenerate's measurements.
 type GenerateBenchReport struct {
 	Model           string
+	Device          llm.Device
 	PromptTokens    int
 	GeneratedTokens int
 	Runs            []llm.Stats
@@ -241,7 +243,7 @@ func BenchGenerate(ctx context.Context, w io.Writer, opt GenerateBenchOptions) (
 		return GenerateBenchReport{}, err
 	}
 	defer g.Close()
-	rep := GenerateBenchReport{Model: filepath.Base(path)}
+	rep := GenerateBenchReport{Model: filepath.Base(path), Device: g.Device()}
 	if n := g.Metadata().Name; n != "" {
 		rep.Model = n
 	}

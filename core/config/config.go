@@ -32,6 +32,7 @@ type Config struct {
 	Embedding  Embedding  `json:"embedding"`
 	Generation Generation `json:"generation"`
 	Rerank     Rerank     `json:"rerank"`
+	LLM        LLM        `json:"llm"`
 	Answer     Answer     `json:"answer"`
 	Network    Network    `json:"network"`
 	OCR        OCR        `json:"ocr"`
@@ -116,6 +117,15 @@ type Rerank struct {
 	// of passages reranked follows from it and the measured cost of a pair.
 	BudgetSec float64 `json:"budget_sec"`
 	Threads   int     `json:"threads"` // 0: one per CPU
+}
+
+// LLM is where the local models run (embedding, chat, reranker alike).
+type LLM struct {
+	// Device is "auto" (the first GPU the Vulkan backend finds, leaving
+	// out drivers that run on the CPU, such as lavapipe; else the CPU),
+	// "cpu", or a GPU by its name ("Vulkan1") or a part of its
+	// description ("RTX 3060"). `cairn doctor` lists the devices.
+	Device string `json:"device"`
 }
 
 // Answer tunes grounded answering.
@@ -241,6 +251,7 @@ func Default(profile string) Config {
 		Embedding:  Embedding{BatchSize: 32, BatchMB: 16},
 		Generation: Generation{ContextSize: 4096, MaxTokens: 512, Temperature: 0.1, TopP: 0.9, Seed: 42},
 		Rerank:     Rerank{Enabled: true, BudgetSec: 1.5},
+		LLM:        LLM{Device: "auto"},
 		Answer:     Answer{TopK: 8, Verify: "warn"},
 		Network:    Network{Mode: "offline", API: "openai"},
 		OCR:        OCR{Enabled: true, Languages: "eng"},

@@ -81,6 +81,25 @@ func TestValidateAndBadFile(t *testing.T) {
 	}
 }
 
+// llm.device is auto by default; "CPU" and " Auto " mean cpu and auto,
+// a device's name keeps its case, and an empty one is refused.
+func TestLLMDevice(t *testing.T) {
+	d := dirsIn(t)
+	if c, err := Load(d); err != nil || c.LLM.Device != "auto" {
+		t.Fatalf("default llm.device %q, %v", c.LLM.Device, err)
+	}
+	for env, want := range map[string]string{"CPU": "cpu", " Auto ": "auto", "Vulkan1": "Vulkan1", "RTX 3060": "RTX 3060"} {
+		t.Setenv("CAIRN_LLM_DEVICE", env)
+		if c, err := Load(d); err != nil || c.LLM.Device != want {
+			t.Errorf("CAIRN_LLM_DEVICE=%q: %q, %v; want %q", env, c.LLM.Device, err, want)
+		}
+	}
+	t.Setenv("CAIRN_LLM_DEVICE", " ")
+	if _, err := Load(d); err == nil || !strings.Contains(err.Error(), "CAIRN_LLM_DEVICE: llm.device is empty") {
+		t.Errorf("empty llm.device: %v", err)
+	}
+}
+
 func TestAPIKeyIsNeverASetting(t *testing.T) {
 	d := dirsIn(t)
 	t.Setenv("CAIRN_API_KEY", "sk-test-secret-1234")

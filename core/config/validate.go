@@ -48,6 +48,12 @@ func (c *Config) Normalize() {
 		&c.Answer.Verify, &c.Log.Level, &c.Store.Backend} {
 		*s = strings.ToLower(strings.TrimSpace(*s))
 	}
+	// A device's name keeps its case ("Vulkan0"); "AUTO" and "CPU" are
+	// the two names that mean no device.
+	c.LLM.Device = strings.TrimSpace(c.LLM.Device)
+	if d := strings.ToLower(c.LLM.Device); d == "auto" || d == "cpu" {
+		c.LLM.Device = d
+	}
 }
 
 // Validate rejects settings that cannot work with an *InvalidError naming
@@ -131,6 +137,8 @@ func (c Config) Validate() error {
 			ps = append(ps, Problem{Key: "network.allow", Msg: err.Error()})
 		}
 	}
+	check("llm.device", c.LLM.Device != "",
+		"is empty: use auto, cpu or a GPU's name from `cairn doctor`")
 	oneOf("answer.verify", c.Answer.Verify, "off", "warn", "block")
 	if c.Log.Level != "" {
 		oneOf("log.level", c.Log.Level, "debug", "info", "warn", "warning", "error")

@@ -62,6 +62,7 @@ func Run(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) 
 		diskOf = filepath.Dir(path)
 	}
 	add(checkDisk(diskOf))
+	add(checkDevice(cfg.LLM.Device))
 	add(checkModel(cfg, "embedding model", cfg.Embedding.Model, llm.KindEmbedding, opt.Load))
 	add(checkModel(cfg, "chat model", cfg.Generation.Model, llm.KindGeneration, opt.Load))
 	if cfg.Rerank.Enabled {
@@ -290,14 +291,18 @@ func checkModel(cfg config.Config, name, setting string, kind llm.Kind, load boo
 		return health.Check{Verdict: health.Pass, Name: name, Detail: detail + "; metadata read (--load also loads it)"}
 	}
 	start := time.Now()
+	var on llm.Device
 	switch kind {
 	case llm.KindEmbedding:
 		var m *llm.Embedder
-		m, err = llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: cfg.Embedding.Threads, Dim: cfg.Embedding.Dim})
+		if m, err = llm.LoadEmbedder(path, llm.EmbedderOptions{Threads: cfg.Embedding.Threads, Dim: cfg.Embedding.Dim, Device: cfg.LLM.Device}); err == nil {
+			on = m.Device()
+		}
 		m.Close()
 	case llm.KindRerank:
 		var m *llm.Reranker
-		if m, err = llm.LoadReranker(path, llm.RerankerOptions{Threads: cfg.Rerank.Threads}); err == nil {
+		if m, err = llm.LoadReranker(path, llm.RerankerOptions{Threads: cfg.Rerank.Threads, Device: cfg.LLM.Device}); err == nil {
+			on = m.Device()
 			budget := time.Duration(cfg.Rerank.BudgetSec * float64(time.Second))
 			detail += fmt.Sprintf("; %s a pair here, so the %s budget reranks %d", m.PerPair().Round(time.Millisecond),
 				budget, search.RerankN(budget, m.PerPair()))
@@ -305,13 +310,62 @@ func checkModel(cfg config.Config, name, setting string, kind llm.Kind, load boo
 		m.Close()
 	default:
 		var m *llm.Generator
-		m, err = llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: cfg.Generation.ContextSize, Threads: cfg.Generation.Threads})
+		if m, err = llm.LoadGenerator(path, llm.GeneratorOptions{ContextSize: cfg.Generation.ContextSize, Threads: cfg.Generation.Threads, Device: cfg.LLM.Device}); err == nil {
+			on = m.Device()
+		}
 		m.Close()
 	}
 	if err != nil {
 		return failFrom(name, models.Fault(path, kind, err), "")
 	}
-	return health.Check{Verdict: health.Pass, Name: name, Detail: fmt.Sprintf("%s; loaded in %d ms", detail, time.Since(start).Milliseconds())}
+	return health.Check{Verdict: health.Pass, Name: name, Detail: fmt.Sprintf("%s; loaded in %d ms on %s", detail, time.Since(start).Milliseconds(), on)}
+}
+
+// checkDevice says where the models run (llm.device): the GPU chosen, or
+// the CPU and why no GPU is used, with the other devices there are. A
+// setting naming a device that is not here fails: the models would not
+// load.
+func checkDevice(setting string) health.Check {
+	d, err := llm.SelectDevice(setting)
+	if err != nil {
+		return health.Check{Verdict: health.Fail, Name: "device", Detail: err.Error(),
+			Fix: "set llm.device to auto, cpu or one of the devices listed"}
+	}
+	detail := d.String()
+	if setting == llm.DeviceCPU {
+		// The GPU backend is not loaded for the CPU: a broken driver
+		// stays out of the process.
+		return health.Check{Verdict: health.Pass, Name: "device",
+			Detail: detail + " (llm.device is cpu: the GPU backend is not loaded)"}
+	}
+	gpus, reason := llm.GPUs()
+	if d.IsCPU() {
+		if n := llm.DefaultThreads(); n == 1 {
+			detail += ", 1 thread by default"
+		} else {
+			detail += fmt.Sprintf(", %d threads by default", n)
+		}
+		if len(gpus) > 0 {
+			detail += " (llm.device auto leaves out drivers that run on the CPU; name one to use it)"
+		}
+	} else {
+		detail += fmt.Sprintf(", %.1f GB free of %.1f", float64(d.MemoryFree)/1e9, float64(d.MemoryTotal)/1e9)
+	}
+	var others []string
+	for _, g := range gpus {
+		if g.Name != d.Name {
+			others = append(others, g.Name+" ("+g.Description+")")
+		}
+	}
+	if len(others) > 0 {
+		detail += "; also here: " + strings.Join(others, ", ")
+	}
+	if reason != "" {
+		detail += "; " + reason
+	} else if lib := llm.GPULibrary(); lib != "" {
+		detail += "; backend " + lib
+	}
+	return health.Check{Verdict: health.Pass, Name: "device", Detail: detail}
 }
 
 func checkOCR(cfg config.OCR) health.Check {

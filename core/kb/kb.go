@@ -73,7 +73,11 @@ type Status struct {
 	domain.Stats
 	EmbeddingModel string // "" when BM25 only
 	ChatModel      string // "" when answers are extractive
-	NetworkMode    string
+	// Device is where the loaded models run: "CPU" or "GPU: NVIDIA
+	// GeForce RTX 3060 (Vulkan0)", both joined with " + " when they
+	// differ; "" while no model is loaded.
+	Device      string
+	NetworkMode string
 	// Store is the store searches read: "SQLite" (the knowledge base
 	// file), or "Weaviate at URL" (a team cluster, store.backend
 	// weaviate, and Team is true), whose documents, chunks and vector

@@ -12,6 +12,7 @@ import "C"
 import (
 	"context"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"unsafe"
@@ -36,12 +37,20 @@ var backend struct {
 	lastErr []string
 }
 
-// initBackend loads the ggml CPU backend and routes llama.cpp's log into
-// slog: informational lines at Debug (ollama's default callback prints them
-// all to stderr, hundreds per model load), warnings and errors at their own
-// level.
+// initBackend loads the ggml CPU backend, routes llama.cpp's log into
+// slog (informational lines at Debug: ollama's default callback prints them
+// all to stderr, hundreds per model load; warnings and errors at their own
+// level). The Vulkan backend loads later, when a device other than the CPU
+// is asked for (initGPU).
 func initBackend() {
 	backend.once.Do(func() {
+		// ollama's loader (ggml.OnceLoad, run by BackendInit) would load
+		// every ggml backend library in $OLLAMA_LIBRARY_PATH, or else in
+		// ../lib/ollama beside the executable: an installed ollama's
+		// (/usr/local/lib/ollama beside /usr/local/bin/cairn). An empty
+		// list loads none; loadGPU loads Cairn's own.
+		os.Setenv("OLLAMA_LIBRARY_PATH", "")
+		C.llama_log_set(C.cairn_log_callback(C.cairnLlamaLog), nil)
 		llama.BackendInit()
 		C.llama_log_set(C.cairn_log_callback(C.cairnLlamaLog), nil)
 	})

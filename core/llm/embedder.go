@@ -56,6 +56,9 @@ type EmbedderOptions struct {
 	Family Family
 	// FlashAttention selects the attention kernel.
 	FlashAttention FlashAttention
+	// Device is where the model runs: DeviceAuto ("" too), DeviceCPU or a
+	// GPU's name (SelectDevice).
+	Device string
 }
 
 // Defaults for EmbedderOptions.
@@ -105,6 +108,7 @@ type Embedder struct {
 	head, tail []int
 	// causal models keep a KV cache, which bounds how many sequences fit.
 	causal bool
+	device Device
 
 	decoder
 }
@@ -159,8 +163,12 @@ func LoadEmbedder(path string, opt EmbedderOptions) (*Embedder, error) {
 		threads = DefaultThreads()
 	}
 
-	initBackend()
-	e.model, err = llama.LoadModelFromFile(path, llama.ModelParams{UseMmap: true})
+	dev, mp, err := modelParams(opt.Device)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	e.device = dev
+	e.model, err = llama.LoadModelFromFile(path, mp)
 	if err != nil {
 		return nil, fmt.Errorf("%s: llama.cpp could not load the model: %s", path, orUnknown(takeLlamaErrors()))
 	}
@@ -178,7 +186,7 @@ func LoadEmbedder(path string, opt EmbedderOptions) (*Embedder, error) {
 	// llama.cpp rounds each sequence's share up to a multiple of 256.
 	perSeq := (e.window + 255) / 256 * 256
 	fa := opt.FlashAttention
-	if fa == FlashAttentionAuto && scalarAttention(headWidth(md), f16Step) {
+	if fa == FlashAttentionAuto && dev.IsCPU() && scalarAttention(headWidth(md), f16Step) {
 		// llama.cpp's auto turns flash attention on for the CPU; with
 		// heads off ggml's vector step it runs in scalar code, and the
 		// plain path's matrix products (llamafile's sgemm) are faster.
@@ -242,6 +250,9 @@ func (e *Embedder) Dim() int { return e.dim }
 
 // Family is the family whose conventions the embedder applies.
 func (e *Embedder) Family() Family { return e.conv.Family }
+
+// Device is where the model runs.
+func (e *Embedder) Device() Device { return e.device }
 
 // Window is the most tokens one sequence may hold; longer inputs are split.
 func (e *Embedder) Window() int { return e.window }

@@ -25,6 +25,9 @@ type GeneratorOptions struct {
 	Threads int
 	// BatchSize is how many prompt tokens one decode processes; 0 means 512.
 	BatchSize int
+	// Device is where the model runs: DeviceAuto ("" too), DeviceCPU or a
+	// GPU's name (SelectDevice).
+	Device string
 }
 
 // DefaultGeneratorContext bounds the default KV cache: enough for a
@@ -109,6 +112,7 @@ type Generator struct {
 	model     *llama.Model
 	nCtx      int
 	batchSize int
+	device    Device
 
 	// sem is held by the goroutine that owns lc and batch; acquiring it
 	// can be abandoned when a request is cancelled, which a mutex cannot.
@@ -153,8 +157,12 @@ func LoadGenerator(path string, opt GeneratorOptions) (*Generator, error) {
 		threads = DefaultThreads()
 	}
 
-	initBackend()
-	g.model, err = llama.LoadModelFromFile(path, llama.ModelParams{UseMmap: true})
+	dev, mp, err := modelParams(opt.Device)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	g.device = dev
+	g.model, err = llama.LoadModelFromFile(path, mp)
 	if err != nil {
 		return nil, fmt.Errorf("%s: llama.cpp could not load the model: %s", path, orUnknown(takeLlamaErrors()))
 	}
@@ -174,6 +182,9 @@ func LoadGenerator(path string, opt GeneratorOptions) (*Generator, error) {
 
 // Path is the model file.
 func (g *Generator) Path() string { return g.path }
+
+// Device is where the model runs.
+func (g *Generator) Device() Device { return g.device }
 
 // ContextSize is the number of tokens prompt and answer share.
 func (g *Generator) ContextSize() int { return g.nCtx }

@@ -23,6 +23,9 @@ type RerankerOptions struct {
 	Window int
 	// FlashAttention selects the attention kernel.
 	FlashAttention FlashAttention
+	// Device is where the model runs: DeviceAuto ("" too), DeviceCPU or a
+	// GPU's name (SelectDevice).
+	Device string
 }
 
 // DefaultRerankWindow caps a pair: cross-encoders are trained on pairs of
@@ -61,6 +64,7 @@ type Reranker struct {
 	template string
 
 	batchTokens, maxSeqs int
+	device               Device
 
 	decoder // its mu also guards perPair
 	// perPair is the measured cost of one pair on this machine: a first
@@ -102,8 +106,12 @@ func LoadReranker(path string, opt RerankerOptions) (*Reranker, error) {
 		threads = DefaultThreads()
 	}
 
-	initBackend()
-	r.model, err = llama.LoadModelFromFile(path, llama.ModelParams{UseMmap: true})
+	dev, mp, err := modelParams(opt.Device)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r.device = dev
+	r.model, err = llama.LoadModelFromFile(path, mp)
 	if err != nil {
 		return nil, fmt.Errorf("%s: llama.cpp could not load the reranker: %s", path, orUnknown(takeLlamaErrors()))
 	}
@@ -182,6 +190,9 @@ func (r *Reranker) Path() string { return r.path }
 
 // Window is the most tokens one pair may hold.
 func (r *Reranker) Window() int { return r.window }
+
+// Device is where the model runs.
+func (r *Reranker) Device() Device { return r.device }
 
 // PerPair is the measured cost of scoring one pair on this machine.
 func (r *Reranker) PerPair() time.Duration {
