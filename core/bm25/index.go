@@ -65,9 +65,12 @@ type Index struct {
 	bg     sync.WaitGroup
 
 	stateMu sync.Mutex
-	running bool               // a background sync is under way
-	syncing chan struct{}      // closed when the background sync under way ends
-	slots   chan struct{}      // the FTS5 searches Behind lets run at once during a sync
+	running bool          // a background sync is under way
+	syncing chan struct{} // closed when the background sync under way ends
+	slots   chan struct{} // the FTS5 searches Behind lets run at once during a sync
+	// waits, when set (by a test), is called by Behind once it has seen a
+	// sync under way and before it waits for a slot or the sync's end.
+	waits   func()
 	stop    context.CancelFunc // stops it
 	holds   int                // index runs under way (Hold)
 	wanted  bool               // started (Start or Sync): searches and Release catch it up
@@ -494,6 +497,9 @@ func (ix *Index) Behind(ctx context.Context) (release func(), caughtUp bool, err
 	ix.stateMu.Unlock()
 	if syncing == nil {
 		return none, false, nil
+	}
+	if ix.waits != nil {
+		ix.waits()
 	}
 	select {
 	case ix.slots <- struct{}{}:

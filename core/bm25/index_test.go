@@ -505,6 +505,10 @@ func TestBehindRationsFTS5SearchesDuringASync(t *testing.T) {
 	}
 	releases[0] = release
 
+	// The next search sees the sync under way before it ends (without
+	// this, a goroutine scheduled late sees no sync and is not waiting).
+	seen := make(chan struct{})
+	ix.waits = func() { close(seen) }
 	waited := make(chan bool)
 	go func() {
 		_, caughtUp, err := ix.Behind(ctx)
@@ -513,6 +517,8 @@ func TestBehindRationsFTS5SearchesDuringASync(t *testing.T) {
 		}
 		waited <- caughtUp
 	}()
+	<-seen
+	ix.waits = nil
 	close(st.proceed)
 	if !<-waited {
 		t.Error("a search waiting when the sync ended was not told the index caught up")
