@@ -32,7 +32,7 @@ func TestRemovingAFolderRemovesAllOfItInRoundsAndNothingElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	opt := Options{URL: n.URL, Key: testKey, Collection: "domain.Removal"}
+	opt := Options{URL: n.URL, Key: testKey, Collection: "Removal"}
 	s, err := Open(ctx, opt)
 	if err != nil {
 		t.Fatal(err)
