@@ -403,3 +403,20 @@ func TestAnswerAgainReplacesTheLatestTurn(t *testing.T) {
 		t.Errorf("a question that is not the latest is the next turn: %d turns", len(turns))
 	}
 }
+
+// TestStatusNamesTheDeviceOfTheLoadedModels: once the chat model and the
+// embedder are loaded (on the CPU, as llm.device cpu asks), the status
+// names the CPU, once for both.
+func TestStatusNamesTheDeviceOfTheLoadedModels(t *testing.T) {
+	eng := testEngine(t, func(c *config.Config) { c.Generation.MaxTokens = 4; c.LLM.Device = "cpu" }, testmodel.TinyChat(), testmodel.Tiny())
+	if _, err := eng.Ask(context.Background(), eng.SearchRequest("how do I reset the router"), nil); err != nil {
+		t.Fatal(err)
+	}
+	st, err := eng.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Device != "CPU" {
+		t.Errorf("device %q, want CPU", st.Device)
+	}
+}

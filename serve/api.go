@@ -162,6 +162,7 @@ type Status struct {
 	SizeBytes      int64        `json:"size_bytes"`
 	EmbeddingModel string       `json:"embedding_model" doc:"the model of the stored vectors; empty: keyword search only"`
 	ChatModel      string       `json:"chat_model" doc:"loaded chat model; empty until the first question, or extractive answers"`
+	Device         string       `json:"device" doc:"where the loaded models run (llm.device): CPU, or GPU: NAME (Vulkan0); empty while none is loaded"`
 	NetworkMode    gateMode     `json:"network_mode"`
 	Folders        []FolderInfo `json:"folders"`
 	Indexing       IndexState   `json:"indexing"`
@@ -189,7 +190,7 @@ func (s *Server) status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	out := Status{KnowledgeBase: st.Path, Store: st.Store, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
-		SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, ChatModel: st.ChatModel, NetworkMode: gateMode(st.NetworkMode),
+		SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, ChatModel: st.ChatModel, Device: st.Device, NetworkMode: gateMode(st.NetworkMode),
 		Folders: []FolderInfo{}, Indexing: s.jobs.state(), MeaningCoverage: st.MeaningCoverage()}
 	for _, f := range fs {
 		out.Folders = append(out.Folders, FolderInfo{f.Path, f.Documents, f.Chunks, f.Issues, f.Watched})

@@ -16,6 +16,7 @@ import (
 	"cairn/core/answer"
 	"cairn/core/config"
 	"cairn/core/domain"
+	"cairn/core/kb"
 	"cairn/core/search"
 )
 
@@ -66,6 +67,14 @@ type stubEngine struct {
 	search func(ctx context.Context, req search.Request) (*search.Response, error)
 	ask    func(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
 	index  func(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
+	status func(ctx context.Context) (kb.Status, error)
+}
+
+func (s stubEngine) Status(ctx context.Context) (kb.Status, error) {
+	if s.status != nil {
+		return s.status(ctx)
+	}
+	return s.Engine.Status(ctx)
 }
 
 func (s stubEngine) Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error) {
