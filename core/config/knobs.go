@@ -120,20 +120,39 @@ func (k Knob) Name() string {
 
 // Get reads the knob's value from c.
 func (k Knob) Get(c Config) float64 {
-	switch p := k.Field(&c).(type) {
-	case *int:
-		return float64(*p)
-	case *float64:
-		return *p
+	v, ok := Number(k.Field(&c))
+	if !ok {
+		panic("config: knob " + k.Key + " points at no number") // the table is wrong: TestKnobKeysNameTheirFields says so
 	}
-	panic("config: knob " + k.Key + " points at no number") // the table is wrong: TestKnobKeysNameTheirFields says so
+	return v
 }
 
-// Set writes v into c; a whole-number knob takes v rounded, and held
-// within int64 (past it, conversion wraps round to the most negative
-// number, which the check would then quote instead of what was typed).
+// Set writes v into c; a whole-number knob takes v rounded (SetNumber).
 func (k Knob) Set(c *Config, v float64) {
-	switch p := k.Field(c).(type) {
+	if !SetNumber(k.Field(c), v) {
+		panic("config: knob " + k.Key + " points at no number")
+	}
+}
+
+// Number reads the number p points at, an *int or a *float64 (a knob's
+// Field, or the field of the code that uses the knob); false for any
+// other pointer.
+func Number(p any) (float64, bool) {
+	switch p := p.(type) {
+	case *int:
+		return float64(*p), true
+	case *float64:
+		return *p, true
+	}
+	return 0, false
+}
+
+// SetNumber writes v where p points, an *int or a *float64: an int takes
+// v rounded, and held within int64 (past it, conversion wraps round to
+// the most negative number, which the check would then quote instead of
+// what was typed). False for any other pointer.
+func SetNumber(p any, v float64) bool {
+	switch p := p.(type) {
 	case *int:
 		switch v = math.Round(v); {
 		case v >= math.MaxInt64:
@@ -146,8 +165,9 @@ func (k Knob) Set(c *Config, v float64) {
 	case *float64:
 		*p = v
 	default:
-		panic("config: knob " + k.Key + " points at no number")
+		return false
 	}
+	return true
 }
 
 // Format shows v as the slider's value label does.

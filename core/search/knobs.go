@@ -1,10 +1,6 @@
 package search
 
-import (
-	"math"
-
-	"cairn/core/config"
-)
+import "cairn/core/config"
 
 // requestKnobs points at the request's field for each knob of
 // config.RetrievalKnobs, by its name: code, so that a misspelt field does
@@ -27,15 +23,8 @@ func NewRequest(query string, r config.Retrieval) Request {
 	req := Request{Query: query, Mode: Mode(r.Mode), Params: Params{Fusion: Fusion(r.Fusion)}}
 	c := config.Config{Retrieval: r}
 	for _, k := range config.RetrievalKnobs {
-		field, ok := requestKnobs[k.Name()]
-		if !ok {
-			continue
-		}
-		switch p := field(&req).(type) {
-		case *int:
-			*p = int(math.Round(k.Get(c)))
-		case *float64:
-			*p = k.Get(c)
+		if field, ok := requestKnobs[k.Name()]; ok {
+			config.SetNumber(field(&req), k.Get(c))
 		}
 	}
 	return req
@@ -48,11 +37,5 @@ func (r Request) Knob(name string) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	switch p := field(&r).(type) {
-	case *int:
-		return float64(*p), true
-	case *float64:
-		return *p, true
-	}
-	return 0, false
+	return config.Number(field(&r))
 }
