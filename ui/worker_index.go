@@ -80,7 +80,10 @@ func (w *indexWorker) run(ctx context.Context, legacy []string) {
 		w.emit(ctx, panels.IndexNotice{Text: "Could not read which folders are watched: " + err.Error(), Err: true})
 	}
 	for _, f := range slices.Concat(watched, legacy) {
-		w.watch(ctx, f)
+		w.follow(ctx, f)
+	}
+	if len(legacy) > 0 {
+		w.remember(ctx) // the preferences' list, into the knowledge base
 	}
 	w.list(ctx)
 	for {
@@ -303,12 +306,18 @@ func (w *indexWorker) listWith(ctx context.Context, watching map[string]bool) {
 
 // watch starts re-indexing folder when its files change.
 func (w *indexWorker) watch(ctx context.Context, folder string) {
+	if w.follow(ctx, folder) {
+		w.remember(ctx)
+	}
+}
+
+// follow starts folder's watch, unless it runs already (false).
+func (w *indexWorker) follow(ctx context.Context, folder string) bool {
 	if w.watches[folder] != nil {
-		return
+		return false
 	}
 	wctx, stop := context.WithCancel(ctx)
 	w.watches[folder] = stop
-	w.remember(ctx)
 	w.jobs.spawn(func() {
 		err := w.eng.Watch(wctx, folder, w.debounce, func([]string) {
 			select {
@@ -318,6 +327,7 @@ func (w *indexWorker) watch(ctx context.Context, folder string) {
 		})
 		send(ctx, w.stopped, watchStop{folder: folder, err: err})
 	})
+	return true
 }
 
 func (w *indexWorker) unwatch(ctx context.Context, folder string) {
