@@ -132,6 +132,8 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 		question = ans.Query
 	}
 	quals := qualifierGroups(question)
+	wantsPlace := asksPlace.MatchString(question)
+	asked = withoutSituation(question, asked)
 	named := make([]bool, len(pool))
 	anyNamed := false
 	for i, s := range pool {
@@ -262,6 +264,9 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 			}
 			f[Rank] = math.Log2(1 + float64(si))
 			f[Qualifier] = qualifierShare(quals, b.Scored())
+			if wantsPlace && holdsPath(b.Text) { // the quote, not only its core sentence
+				f[Place] = 1
+			}
 			if words := contentWords(b.Scored()); len(words) > 0 {
 				f[Density] = min(1, float64(len(own))/float64(len(distinct(words))))
 				f[Length] = math.Log2(1+float64(len(words))) / 8

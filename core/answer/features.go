@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"cairn/core/search"
@@ -84,12 +85,18 @@ const (
 	// Phrase is the share of the question's side-by-side words that stand
 	// side by side in the block ("line numbers" in "--line-number").
 	Phrase
+	// Place is 1 for a block that names a file or directory by its path
+	// ("~/.bash_history", "/etc/hostname") when the question asks where
+	// something is or which file holds it: the answer to "in which file
+	// does bash save my history" is a path, not the sentence that repeats
+	// the question's words around a variable's name.
+	Place
 	numFeatures
 )
 
 var featureNames = [numFeatures]string{"have", "near", "lead", "context", "term_line", "other", "summary", "rank",
 	"qualifier", "density", "length", "opens", "definition", "row", "step", "field", "similarity",
-	"option", "option_name", "phrase"}
+	"option", "option_name", "phrase", "place"}
 
 func (f Feature) String() string { return featureNames[f] }
 
@@ -120,6 +127,9 @@ var blockWeights = Features{
 	Option:     0.6,
 	OptionName: 0.4,
 	Phrase:     0.2,
+	// What a where-question asks for: a path outweighs two side-by-side
+	// words, not a block holding most of the question.
+	Place: 0.3,
 }
 
 // meaningPool is how many of the best blocks by keyword evidence an
@@ -256,6 +266,41 @@ func namesOption(lead string, terms []search.Term) bool {
 		}
 	}
 	return len(opts) > 0 && len(matchedTerms(lead, opts)) > 0
+}
+
+// asksPlace matches a question that asks where something is kept or which
+// file or directory holds it; "which files" asks for a list, not a place.
+var asksPlace = regexp.MustCompile(`(?i)\b(?:(?:which|what)\s+(?:\w+\s+)?(?:file|directory|folder|path)\b|where\s+(?:is|are|does|do|did|will|would|should|can)\b)`)
+
+// pathToken matches a path in a block: "/etc/hostname", "~/.bash_history",
+// "$HOME/.config/fontconfig"; not the slash of "and/or".
+var pathToken = regexp.MustCompile(`(?:^|[\s"'(\x60=:,])(?:~|\$[A-Za-z_]+)?/[A-Za-z0-9._-]*[A-Za-z0-9_]`)
+
+// holdsPath reports whether text names a path.
+func holdsPath(text string) bool { return pathToken.MatchString(text) }
+
+// situation matches the clause a question states its situation in, "when I
+// use find -print0": what the person already does, not what is asked.
+var situation = regexp.MustCompile(`(?i)\b(?:when|while|if|after|before|since)\s+(?:(?:i|you|we)\s+(?:am\s+|'m\s+|are\s+|'re\s+)?)?(?:use|using|run|running|call|calling|pipe|piping|invoke|invoking)\b.*$`)
+
+// withoutSituation are the asked terms less those the question says only
+// in its situation clause ("use", "find", "-print0" in "… when I use find
+// -print0"): they still find the documents, but a line they name is what
+// the person already does, not the answer.
+func withoutSituation(question string, asked []search.Term) []search.Term {
+	at := situation.FindStringIndex(question)
+	if at == nil {
+		return asked
+	}
+	main := map[string]bool{}
+	for _, t := range matchedTerms(question[:at[0]], asked) {
+		main[t] = true
+	}
+	given := map[string]bool{}
+	for _, t := range matchedTerms(question[at[0]:], asked) {
+		given[t] = !main[t]
+	}
+	return slices.DeleteFunc(slices.Clone(asked), func(t search.Term) bool { return given[t.String()] })
 }
 
 // isQuestion reports whether a block is itself a question.

@@ -223,6 +223,7 @@ func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 		}
 		carried = carried[1:]
 	}
+	own, carried = undone(own, carried)
 	fu.own = without(own, fu.subject)
 	seen := map[string]bool{}
 	var out []string
@@ -236,6 +237,41 @@ func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 	return fu
 }
 
+// undoWords ask for the reverse of what was asked before.
+var undoWords = map[string]bool{"undo": true, "reverse": true, "revert": true}
+
+// inverses are the actions documentation names as each other's reverse.
+var inverses = map[string]string{
+	"compress": "decompress", "decompress": "compress", "uncompress": "compress",
+	"encrypt": "decrypt", "decrypt": "encrypt", "encode": "decode", "decode": "encode",
+	"zip": "unzip", "unzip": "zip", "pack": "unpack", "unpack": "pack",
+	"mount": "unmount", "unmount": "mount", "install": "uninstall", "uninstall": "install",
+	"lock": "unlock", "unlock": "lock", "load": "unload", "unload": "load",
+	"enable": "disable", "disable": "enable", "add": "remove", "create": "remove",
+	"stage": "unstage", "set": "unset", "hide": "show", "mask": "unmask", "unmask": "mask",
+	"block": "unblock", "mute": "unmute", "freeze": "thaw", "archive": "extract",
+}
+
+// undone turns "how do I undo that?" into the reverse of the action asked
+// before: the first carried action with a known reverse ("compress" in
+// "compress file gzip") gives way to it, and the undo word to the reverse,
+// so that "decompress file gzip" is searched and weighed as what is asked
+// now. Other follow-ups are returned as they are.
+func undone(own, carried []string) ([]string, []string) {
+	at := slices.IndexFunc(own, func(w string) bool { return undoWords[w] })
+	if at < 0 {
+		return own, carried
+	}
+	for i, w := range carried {
+		if inv, ok := inverses[w]; ok {
+			own = slices.Clone(own)
+			own[at] = inv
+			return own, slices.Delete(slices.Clone(carried), i, i+1)
+		}
+	}
+	return own, carried
+}
+
 // followUp makes question, a follow-up to prev, stand alone (standalone),
 // knowing which documents its words and prev's name by their titles: it
 // searches both questions' key terms and reads the titles among the
@@ -244,7 +280,8 @@ func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 func (a *Answerer) followUp(ctx context.Context, prev Turn, question string) (followUpQuery, *search.Response, error) {
 	var terms []string
 	seen := map[string]bool{}
-	for _, t := range append(keyTerms(question), keyTerms(prev.searched())...) {
+	own, carried := undone(keyTerms(question), keyTerms(prev.searched()))
+	for _, t := range append(own, carried...) {
 		if !seen[t] {
 			seen[t] = true
 			terms = append(terms, t)

@@ -49,6 +49,10 @@ func TestStandaloneCarriesThePreviousTerms(t *testing.T) {
 		// What was searched before, when it was rewritten, is what carries.
 		{Turn{Question: "and for tar?", Query: "tar ignore case"}, "and zip?", "zip ignore case"},
 		{Turn{Question: "How do I make grep ignore case?"}, "and?", "grep ignore case"},
+		// Undoing an action asks for its reverse, of the same subject.
+		{Turn{Question: "How do I compress a file with gzip?"}, "how do I undo that?", "decompress file gzip"},
+		{Turn{Question: "How do I mount a disk image?"}, "and how do I reverse it?", "unmount disk image"},
+		{Turn{Question: "How do I print the last lines with tail?"}, "how do I undo that?", "undo print last lines tail"},
 	} {
 		if got := Standalone(tc.prev, tc.q); got != tc.want {
 			t.Errorf("Standalone(%q, %q) = %q, want %q", tc.prev.Question, tc.q, got, tc.want)
@@ -223,8 +227,9 @@ func TestAFollowUpReplacesTheSubjectItNames(t *testing.T) {
 		{"How do I make grep ignore case?", "and for tar?",
 			[]string{"tar grep ignore case", "tar ignore case"}, "tar"},
 		// A pronoun refers to the subject: the first search is the one.
+		// Undoing an action searches its reverse.
 		{"How do I compress a file with gzip?", "how do I undo that?",
-			[]string{"undo compress file gzip"}, "gzip"},
+			[]string{"decompress file gzip"}, "gzip"},
 		{"How do I count the lines of a file with wc?", "and the characters?",
 			[]string{"characters count lines file wc"}, "wc"},
 	} {
@@ -274,10 +279,10 @@ func TestAModelsRewriteKeepsTheFollowUpsSubject(t *testing.T) {
 			[]string{"head last 20 lines file tail", "head show first 20 lines"}, ""},
 		// A pronoun keeps the subject: a rewrite must too.
 		{gzip, "how do I undo that?", "<query>undo compression</query>",
-			[]string{"undo compress file gzip"},
-			`The rewritten query (undo compression) left out "gzip", what the follow-up is about; searched undo compress file gzip instead.`},
+			[]string{"decompress file gzip"},
+			`The rewritten query (undo compression) left out "gzip", what the follow-up is about; searched decompress file gzip instead.`},
 		{gzip, "how do I undo that?", "<query>undo gzip compression</query>",
-			[]string{"undo compress file gzip", "undo gzip compression"}, ""},
+			[]string{"decompress file gzip", "undo gzip compression"}, ""},
 	} {
 		var queries []string
 		gen := &script{replies: []string{tc.reply, "Use -n [1]."}}

@@ -134,3 +134,43 @@ func TestAOneWordOptionNameSaidWholeIsQuoted(t *testing.T) {
 		t.Errorf("xz: %q", got)
 	}
 }
+
+// An option named in the question's situation ("when I use ls -l") is what
+// the person already does; the best block is the line for what they ask.
+func TestAnOptionInTheSituationIsNotTheAnswer(t *testing.T) {
+	ls := "-l     use a long listing format\n\n" +
+		"-a, --all\n    do not ignore entries starting with ., the hidden files\n"
+	best := func(question string) string {
+		t.Helper()
+		resp := results(ls)
+		resp.Results[0].Title = "ls"
+		resp.Candidates.Terms = search.ParseTerms(question)
+		a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+		ans, err := a.Ask(context.Background(), question, nil)
+		if err != nil || len(ans.Weighed) == 0 {
+			t.Fatalf("%q: %v, %d blocks", question, err, len(ans.Weighed))
+		}
+		return ans.Weighed[0].Block.Text
+	}
+	if got := best("How do I see hidden files when I use ls -l?"); !strings.HasPrefix(got, "-a, --all") {
+		t.Errorf("situation: %q", got)
+	}
+	// Named in what is asked, the same option is the answer.
+	if got := best("What does ls -l do to hidden files?"); !strings.HasPrefix(got, "-l ") {
+		t.Errorf("asked: %q", got)
+	}
+}
+
+// "Which file" asks for a path: the line naming ~/.bash_history answers,
+// not the one that repeats the question's words around a variable.
+func TestAWhichFileQuestionIsAnsweredWithAPath(t *testing.T) {
+	bash := "Bash will save the command history to the file named by $HISTFILE when a shell exits.\n\n" +
+		"HISTFILE\n    The name of the file to which the command history is saved. The default value is ~/.bash_history.\n"
+	if got := askPage(t, "bash", bash, "In which file does bash save my command history?"); !strings.Contains(got, "~/.bash_history") {
+		t.Errorf("which file: %q", got)
+	}
+	// Not asked where, the line that says it best still answers.
+	if got := askPage(t, "bash", bash, "When does bash save my command history?"); !strings.HasPrefix(got, "Bash will save") {
+		t.Errorf("when: %q", got)
+	}
+}
