@@ -142,12 +142,15 @@ $(FYNE): build/fynecli/go.mod build/fynecli/go.sum
 
 # package makes dist/cairn-linux-amd64.tar.xz: the binary, a .desktop entry
 # and the icon under usr/local, with a Makefile for `sudo make install`
-# (name, id, icon and version come from FyneApp.toml).
+# (name, id, icon and version come from FyneApp.toml), and the GPU backend
+# from bin/lib at usr/local/lib/cairn when `make vulkan` has built it
+# (build/package-libs.sh).
 package: deps $(FYNE)
 	$(GO) build -ldflags "-s -w -X cairn/cli.Version=$(shell git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/cairn .
 	./$(FYNE) package --os linux --exe bin/cairn --release
 	mkdir -p dist && mv Cairn.tar.xz dist/cairn-linux-amd64.tar.xz
-	@tar tJf dist/cairn-linux-amd64.tar.xz | grep -E '\.desktop|pixmaps/|bin/cairn'
+	sh build/package-libs.sh dist/cairn-linux-amd64.tar.xz bin/lib
+	@tar tJf dist/cairn-linux-amd64.tar.xz | grep -E '\.desktop|pixmaps/|bin/cairn|lib/cairn/'
 
 # screenshots renders the window's tabs (light and dark) with the test
 # driver's software painter into docs/screenshots, for the README.
