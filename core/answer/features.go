@@ -279,26 +279,52 @@ var pathToken = regexp.MustCompile(`(?:^|[\s"'(\x60=:,])(?:~|\$[A-Za-z_]+)?/[A-Z
 // holdsPath reports whether text names a path.
 func holdsPath(text string) bool { return pathToken.MatchString(text) }
 
-// situation matches the clause a question states its situation in, "when I
-// use find -print0": what the person already does, not what is asked.
-var situation = regexp.MustCompile(`(?i)\b(?:when|while|if|after|before|since)\s+(?:(?:i|you|we)\s+(?:am\s+|'m\s+|are\s+|'re\s+)?)?(?:use|using|run|running|call|calling|pipe|piping|invoke|invoking)\b.*$`)
+// situation matches the head of the clause a question states its situation
+// in: "when I use", "while using".
+var situation = regexp.MustCompile(`(?i)\b(?:when|while|if|after|before|since)\s+(?:(?:i|you|we)\s+(?:am\s+|'m\s+|are\s+|'re\s+)?)?(?:use|using|run|running|call|calling|pipe|piping|invoke|invoking)\b`)
+
+// situationSpan is the question's situation: the clause head and what it
+// says is used, up to the next common word or punctuation ("when I use find
+// -print0" in "… when I use find -print0?", "when using -r" in "… when
+// using -r from following symlinks?"); nil when it states none.
+func situationSpan(question string) []int {
+	at := situation.FindStringIndex(question)
+	if at == nil {
+		return nil
+	}
+	end := at[1]
+	for rest := question[end:]; ; {
+		trimmed := strings.TrimLeft(rest, " \t")
+		word, _, _ := strings.Cut(trimmed, " ")
+		bare := strings.TrimRight(word, "?.,;:!)\"'")
+		if bare == "" || search.IsStopword(strings.ToLower(bare)) {
+			break
+		}
+		end += len(rest) - len(trimmed) + len(bare)
+		if bare != word {
+			break // punctuation ends the clause
+		}
+		rest = question[end:]
+	}
+	return []int{at[0], end}
+}
 
 // withoutSituation are the asked terms less those the question says only
-// in its situation clause ("use", "find", "-print0" in "… when I use find
+// in its situation ("use", "find", "-print0" in "… when I use find
 // -print0"): they still find the documents, but a line they name is what
 // the person already does, not the answer.
 func withoutSituation(question string, asked []search.Term) []search.Term {
-	at := situation.FindStringIndex(question)
+	at := situationSpan(question)
 	if at == nil {
 		return asked
 	}
-	main := map[string]bool{}
-	for _, t := range matchedTerms(question[:at[0]], asked) {
-		main[t] = true
+	elsewhere := map[string]bool{}
+	for _, t := range matchedTerms(question[:at[0]]+" "+question[at[1]:], asked) {
+		elsewhere[t] = true
 	}
 	given := map[string]bool{}
-	for _, t := range matchedTerms(question[at[0]:], asked) {
-		given[t] = !main[t]
+	for _, t := range matchedTerms(question[at[0]:at[1]], asked) {
+		given[t] = !elsewhere[t]
 	}
 	return slices.DeleteFunc(slices.Clone(asked), func(t search.Term) bool { return given[t.String()] })
 }

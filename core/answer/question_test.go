@@ -2,6 +2,7 @@ package answer
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -158,6 +159,15 @@ func TestAnOptionInTheSituationIsNotTheAnswer(t *testing.T) {
 	// Named in what is asked, the same option is the answer.
 	if got := best("What does ls -l do to hidden files?"); !strings.HasPrefix(got, "-l ") {
 		t.Errorf("asked: %q", got)
+	}
+	// The situation is what it says is used, not the rest of the question.
+	q := "How do I stop grep when using -r from following symlinks?"
+	var kept []string
+	for _, term := range withoutSituation(q, search.ParseTerms(q)) {
+		kept = append(kept, term.String())
+	}
+	if want := []string{"stop", "grep", "following", "symlinks"}; !slices.Equal(kept, want) {
+		t.Errorf("asked of %q: %q, want %q", q, kept, want)
 	}
 }
 
