@@ -420,3 +420,52 @@ func TestStatusNamesTheDeviceOfTheLoadedModels(t *testing.T) {
 		t.Errorf("device %q, want CPU", st.Device)
 	}
 }
+
+// TestUseDeviceUnloadsTheModelsForTheirNextLoad: a device that is not here
+// is refused and changes nothing; one that is ("AUTO", as typed) becomes
+// the setting, the loaded models are unloaded, and the next question loads
+// them again. With llm.device cpu, Devices offers auto and the CPU and
+// says why it lists no GPU.
+func TestUseDeviceUnloadsTheModelsForTheirNextLoad(t *testing.T) {
+	ctx := context.Background()
+	eng := testEngine(t, func(c *config.Config) { c.Generation.MaxTokens = 4; c.LLM.Device = "cpu" }, testmodel.TinyChat(), testmodel.Tiny())
+	choices, note := eng.Devices()
+	if len(choices) != 2 || choices[0].Setting != "auto" || choices[1].Setting != "cpu" || note == "" {
+		t.Errorf("devices with llm.device cpu: %v, note %q", choices, note)
+	}
+	device := func() string {
+		t.Helper()
+		st, err := eng.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Device
+	}
+	if _, err := eng.Ask(ctx, eng.SearchRequest("how do I reset the router"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := device(); d != "CPU" {
+		t.Fatalf("device %q after a question, want CPU", d)
+	}
+	if err := eng.UseDevice("Vulkan7"); err == nil || !strings.Contains(err.Error(), "is not here") {
+		t.Errorf("a device that is not here: %v", err)
+	}
+	if d := eng.Config().LLM.Device; d != "cpu" || device() != "CPU" {
+		t.Errorf("after a refused device: setting %q, models on %q", d, device())
+	}
+	if err := eng.UseDevice("AUTO"); err != nil {
+		t.Fatal(err)
+	}
+	if d := eng.Config().LLM.Device; d != "auto" {
+		t.Errorf("setting %q, want auto", d)
+	}
+	if d := device(); d != "" {
+		t.Errorf("models still loaded on %q after the switch", d)
+	}
+	if _, err := eng.Ask(ctx, eng.SearchRequest("how do I reset the router"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := device(); d == "" {
+		t.Error("the next question loaded no model")
+	}
+}

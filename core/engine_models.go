@@ -100,7 +100,7 @@ func (e *Engine) reranker(ctx context.Context) (*llm.Reranker, error) {
 // load returns the model of kind in slot, opening the file the settings
 // name on first use. Resolving the setting lists the models folder, which
 // takes the models' lock itself, so it runs unlocked; a model loaded by a
-// concurrent caller, or a setting switched meanwhile, starts over.
+// concurrent caller, or a setting or device switched meanwhile, starts over.
 func load[M interface{ Close() error }](e *Engine, slot *lazy[M], kind llm.Kind, open func(path string, c config.Config) (M, error)) (M, error) {
 	mu := &e.models.mu
 	for {
@@ -114,7 +114,7 @@ func load[M interface{ Close() error }](e *Engine, slot *lazy[M], kind llm.Kind,
 		setting := models.Setting(c, kind)
 		path, err := models.Resolve(c, setting, kind)
 		mu.Lock()
-		if slot.done || models.Setting(e.Config(), kind) != setting {
+		if now := e.Config(); slot.done || models.Setting(now, kind) != setting || now.LLM.Device != c.LLM.Device {
 			mu.Unlock()
 			continue
 		}
@@ -294,4 +294,52 @@ func (e *Engine) LoadReranker(ctx context.Context) (string, error) {
 func (e *Engine) LoadChatModel(ctx context.Context) error {
 	_, err := e.generator(ctx)
 	return err
+}
+
+// Devices are the values of llm.device this computer offers, for a picker:
+// auto, cpu, and each GPU the GPU backend finds (a driver that runs on the
+// CPU, such as lavapipe, is labelled so). note says, when no GPU is
+// listed, why. With llm.device "cpu" the backend is not loaded to look: a
+// person may have chosen the CPU to keep a broken driver out of the
+// process, so the choices are auto and cpu, and note says how to list the
+// GPUs.
+func (e *Engine) Devices() (choices []domain.DeviceChoice, note string) {
+	choices = []domain.DeviceChoice{
+		{Setting: llm.DeviceAuto, Label: "auto (the first GPU, else the CPU)"},
+		{Setting: llm.DeviceCPU, Label: "CPU"},
+	}
+	if e.Config().LLM.Device == llm.DeviceCPU {
+		return choices, "GPUs are not looked for while the device is the CPU; choose auto to use one."
+	}
+	gpus, reason := llm.GPUs()
+	for _, d := range gpus {
+		label := d.String()
+		if d.Software {
+			label += ", a driver that runs on the CPU (slower than the CPU itself)"
+		}
+		choices = append(choices, domain.DeviceChoice{Setting: d.Name, Label: label})
+	}
+	return choices, reason
+}
+
+// UseDevice makes setting ("auto", "cpu", or a GPU's name from Devices) the
+// device the models run on, once it names one here, and unloads the loaded
+// models: each loads again on the new device at its next use. The caller
+// saves the settings.
+func (e *Engine) UseDevice(setting string) error {
+	c := config.Config{LLM: config.LLM{Device: setting}}
+	c.Normalize()
+	if _, err := llm.SelectDevice(c.LLM.Device); err != nil {
+		return err
+	}
+	m := &e.models
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := e.update(func(cfg *config.Config) { cfg.LLM.Device = c.LLM.Device }); err != nil {
+		return err
+	}
+	m.emb.unload()
+	m.rr.unload()
+	m.gen.unload()
+	return nil
 }

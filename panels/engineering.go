@@ -43,6 +43,8 @@ type Engineering struct {
 	Embedding *widget.Select
 	Chat      *widget.Select
 	ModelNote *widget.Label
+	Device    *widget.Select // where the models run: auto, CPU, a GPU
+	DevHint   *widget.Label  // what a device choice does, and why no GPU is listed
 	Gate      *widget.Select
 	Verify    *widget.Select // what happens to unsupported claims
 	Rewrite   *widget.Check  // query rewriting before retrieval
@@ -59,6 +61,7 @@ type Engineering struct {
 	filling   bool // code is setting the knobs; do not send
 	judgments []domain.Judgment
 	selected  int
+	devices   []domain.DeviceChoice // the Device picker's options, as listed
 }
 
 // Mode choices of the retrieval mode picker.
@@ -119,6 +122,11 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 	e.ModelNote = widget.NewLabel("")
 	e.ModelNote.Wrapping = fyne.TextWrapWord
 	e.ModelNote.Importance = widget.WarningImportance
+	e.Device = widget.NewSelect(nil, e.pickDevice)
+	e.Device.Disable() // until the devices are listed
+	e.DevHint = widget.NewLabel(deviceHint)
+	e.DevHint.Wrapping = fyne.TextWrapWord
+	e.DevHint.SizeName = theme.SizeNameCaptionText
 	e.Gate = widget.NewSelect(gateModes(), e.pickGate)
 	e.Verify = widget.NewSelect([]string{verifyWarn, verifyBlock, verifyOff}, func(string) { e.answering() })
 	e.Rewrite = widget.NewCheck("let the chat model rewrite the question into a search query", func(bool) { e.answering() })
@@ -157,10 +165,11 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 			widget.NewFormItem("Profile", e.Profile),
 			widget.NewFormItem("Embedding model", e.Embedding),
 			widget.NewFormItem("Chat model", e.Chat),
+			widget.NewFormItem("Device", e.Device),
 			gate,
 			widget.NewFormItem("Local service", e.Serve),
 		),
-		gateHint, e.ModelNote, e.State))
+		e.DevHint, gateHint, e.ModelNote, e.State))
 	verify := widget.NewFormItem("Unsupported claims", e.Verify)
 	verify.HintText = "claims whose words, numbers or meaning are not in the sources they cite"
 	rewrite := widget.NewFormItem("Query rewriting", e.Rewrite)
@@ -268,6 +277,47 @@ func (e *Engineering) pickModel(kind, choice string) {
 	e.settings(UseModel{Kind: kind, Path: choice})
 }
 
+// deviceHint says what the Device picker's choice does.
+const deviceHint = "device: auto is the first GPU, else the CPU; a change applies as each model next loads"
+
+// pickDevice sends the device picked, by its llm.device setting.
+func (e *Engineering) pickDevice(label string) {
+	if e.filling {
+		return
+	}
+	for _, d := range e.devices {
+		if d.Label == label {
+			e.settings(UseDevice{Setting: d.Setting})
+		}
+	}
+}
+
+// showDevices fills the Device picker: the devices listed, and the setting
+// in force selected (shown as not found when it names a GPU that is not
+// here).
+func (e *Engineering) showDevices(ev ModelsListed) {
+	e.devices = slices.Clone(ev.Devices)
+	if !slices.ContainsFunc(e.devices, func(d domain.DeviceChoice) bool { return d.Setting == ev.Device }) && ev.Device != "" {
+		e.devices = append(e.devices, domain.DeviceChoice{Setting: ev.Device, Label: ev.Device + " (not found here)"})
+	}
+	labels := make([]string, len(e.devices))
+	selected := ""
+	for i, d := range e.devices {
+		labels[i] = d.Label
+		if d.Setting == ev.Device {
+			selected = d.Label
+		}
+	}
+	e.Device.SetOptions(labels)
+	e.Device.SetSelected(selected)
+	hint := deviceHint
+	if ev.DeviceNote != "" {
+		hint += ". " + ev.DeviceNote
+	}
+	e.DevHint.SetText(hint)
+	e.Device.Enable()
+}
+
 // Choices of the verification picker, and the answer.verify value of each.
 const (
 	verifyWarn  = "flag them (warn)"
@@ -360,6 +410,9 @@ func (e *Engineering) Apply(events ...EngineeringEvent) {
 			e.ModelNote.SetText(ev.Note)
 			e.Embedding.Enable() // "(none)" is a choice even in an empty folder
 			e.Chat.Enable()
+			e.filling = true
+			e.showDevices(ev)
+			e.filling = false
 		case ServingChanged:
 			e.filling = true
 			e.Serve.SetChecked(ev.On)

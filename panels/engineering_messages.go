@@ -14,7 +14,8 @@ type Tune struct{ Tuning config.Retrieval }
 func (Tune) queryRequest() {}
 
 // SettingsRequest is a request to the settings worker: SaveTuning,
-// SetKnob, SetAnswering, UseProfile, UseModel, SetNetworkMode or SetServing.
+// SetKnob, SetAnswering, UseProfile, UseModel, UseDevice, SetNetworkMode or
+// SetServing.
 type SettingsRequest interface{ settingsRequest() }
 
 // SaveTuning persists the knobs to the settings file.
@@ -23,6 +24,10 @@ type SaveTuning struct{ Tuning config.Retrieval }
 // UseProfile switches to a hardware profile's defaults (laptop, desktop,
 // server) and persists the choice.
 type UseProfile struct{ Name string }
+
+// UseDevice picks the device the models run on: a setting of llm.device
+// ("auto", "cpu", "Vulkan0").
+type UseDevice struct{ Setting string }
 
 // UseModel picks the embedding or chat model (a GGUF file; "" for none).
 type UseModel struct {
@@ -67,6 +72,7 @@ func (SetAnswering) settingsRequest()   {}
 func (SaveTuning) settingsRequest()     {}
 func (UseProfile) settingsRequest()     {}
 func (UseModel) settingsRequest()       {}
+func (UseDevice) settingsRequest()      {}
 func (SetNetworkMode) settingsRequest() {}
 
 // EngineeringEvent is news for the engineering panel.
@@ -107,6 +113,11 @@ type ModelsListed struct {
 	Embedding string
 	Chat      string
 	Note      string
+	// Devices are the devices the models can run on, Device the setting
+	// in force, DeviceNote why no GPU is among them (or "").
+	Devices    []domain.DeviceChoice
+	Device     string
+	DeviceNote string
 }
 
 // NetworkModeChanged is the network gate's mode after a switch, or after a

@@ -82,6 +82,11 @@ type Engine interface {
 	UseEmbeddingModel(ctx context.Context, path string, progress chan<- domain.Progress) error
 	// UseChatModel loads path ("" for extractive answers).
 	UseChatModel(ctx context.Context, path string) error
+	// Devices are the llm.device values this computer offers (auto, cpu,
+	// its GPUs), with a note when no GPU is listed; UseDevice switches to
+	// one, the loaded models loading again on it at their next use.
+	Devices() ([]domain.DeviceChoice, string)
+	UseDevice(setting string) error
 
 	Judge(ctx context.Context, query, path string, chunkID int64) error
 	Unjudge(ctx context.Context, query, path string) error

@@ -511,3 +511,29 @@ func TestEngineeringLabelsAreNoNarrowerThanAWord(t *testing.T) {
 		}
 	}
 }
+
+// The Device picker lists where the models can run, shows the setting in
+// force, switches the engine when a device is picked and saves it.
+func TestDevicePickerSwitchesTheEngineThenSaves(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	e := h.shell().Tuning
+	want := []string{"auto", "CPU", "GPU: Test GPU (Vulkan0)"}
+	h.until("the devices as choices", func() bool { return slices.Equal(e.Device.Options, want) && !e.Device.Disabled() })
+	if e.Device.Selected != "auto" {
+		t.Errorf("selected %q, want the default, auto", e.Device.Selected)
+	}
+	e.Device.SetSelected("GPU: Test GPU (Vulkan0)")
+	h.until("the notice", func() bool { return e.State.Text == "Models run on GPU: Test GPU (Vulkan0) from their next use." })
+	h.until("the device to be saved", func() bool {
+		s := h.savedConfigs()
+		return len(s) > 0 && s[len(s)-1].LLM.Device == "Vulkan0"
+	})
+	e.Device.SetSelected("CPU")
+	h.until("the switch to the CPU", func() bool { return e.State.Text == "Models run on CPU from their next use." })
+	eng.locked(func() {
+		if !slices.Equal(eng.deviceUses, []string{"Vulkan0", "cpu"}) {
+			t.Errorf("device switches %q", eng.deviceUses)
+		}
+	})
+}

@@ -57,6 +57,7 @@ type fakeEngine struct {
 	answering    []config.Answer         // what SetAnswering was given
 	modelUses    []string                // "chat:PATH" or "embedding:PATH" per model switch
 	modelErr     error                   // model switches fail with it when set
+	deviceUses   []string                // settings UseDevice was asked for
 	removeGate   chan struct{}           // RemoveFolder waits here (or for ctx) when set
 	removeSteps  []domain.Removal        // RemoveFolder reports these before its gate, as a cluster's removal does
 	previews     []int64                 // chunk ids Preview was asked for
@@ -429,6 +430,25 @@ func (f *fakeEngine) useModel(kind, path string, setting *string) error {
 
 func (f *fakeEngine) UseChatModel(_ context.Context, path string) error {
 	return f.useModel("chat", path, &f.cfg.Generation.Model)
+}
+
+// Devices are a computer with one GPU, as core.Engine lists them.
+func (f *fakeEngine) Devices() ([]domain.DeviceChoice, string) {
+	return []domain.DeviceChoice{{Setting: "auto", Label: "auto"}, {Setting: "cpu", Label: "CPU"},
+		{Setting: "Vulkan0", Label: "GPU: Test GPU (Vulkan0)"}}, ""
+}
+
+// UseDevice records the switch; a device that is not listed is refused,
+// as core.Engine refuses it.
+func (f *fakeEngine) UseDevice(setting string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.deviceUses = append(f.deviceUses, setting)
+	if setting != "auto" && setting != "cpu" && setting != "Vulkan0" {
+		return fmt.Errorf("device %q is not here: use auto, cpu, Vulkan0 (Test GPU)", setting)
+	}
+	f.cfg.LLM.Device = setting
+	return nil
 }
 
 func (f *fakeEngine) UseEmbeddingModel(_ context.Context, path string, progress chan<- domain.Progress) error {

@@ -145,6 +145,8 @@ func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) b
 		return true
 	case panels.UseModel:
 		return w.useModel(ctx, r)
+	case panels.UseDevice:
+		return w.useDevice(ctx, r.Setting)
 	case panels.SetNetworkMode:
 		return w.setNetworkMode(ctx, r.Mode)
 	case panels.SetServing:
@@ -240,6 +242,35 @@ func (w *settingsWorker) loaded() panels.TuningLoaded {
 	return panels.TuningLoaded{Settings: c, Profiles: config.Profiles()}
 }
 
+// useDevice switches the device the models run on; the picker shows the
+// device in force afterwards, the new one or, when the engine refuses it,
+// the old one. Not while a model loads: the switch would wait for the load
+// and then undo it.
+func (w *settingsWorker) useDevice(ctx context.Context, setting string) bool {
+	if setting == w.eng.Config().LLM.Device {
+		return false
+	}
+	if w.running {
+		w.emit(ctx, w.models())
+		w.emit(ctx, panels.SettingsNotice{Text: "A model is being loaded; choose the device when it has finished.", Err: true})
+		return false
+	}
+	err := w.eng.UseDevice(setting)
+	ev := w.models()
+	w.emit(ctx, ev)
+	if err != nil {
+		return w.refused(ctx, "the device", err)
+	}
+	label := setting
+	for _, d := range ev.Devices {
+		if d.Setting == setting {
+			label = d.Label
+		}
+	}
+	w.emit(ctx, panels.SettingsNotice{Text: "Models run on " + label + " from their next use."})
+	return true
+}
+
 // useModel starts a model switch in a job: the engine loads the model and,
 // for embeddings, re-embeds with progress on the index panel. The settings
 // are saved when it succeeds.
@@ -277,11 +308,12 @@ func orNone(s string) string {
 }
 
 // models lists the GGUF files of the models folder, with the models the
-// settings choose.
+// settings choose, and the devices they can run on.
 func (w *settingsWorker) models() panels.ModelsListed {
 	c := w.eng.Config()
 	dir := c.Paths.ModelsDir
-	ev := panels.ModelsListed{Dir: dir, Embedding: c.Embedding.Model, Chat: c.Generation.Model}
+	ev := panels.ModelsListed{Dir: dir, Embedding: c.Embedding.Model, Chat: c.Generation.Model, Device: c.LLM.Device}
+	ev.Devices, ev.DeviceNote = w.eng.Devices()
 	entries, err := os.ReadDir(dir)
 	for _, e := range entries {
 		if !e.IsDir() && strings.EqualFold(filepath.Ext(e.Name()), ".gguf") {
