@@ -312,7 +312,7 @@ func (e *Engineering) showDevices(ev ModelsListed) {
 	e.Device.SetSelected(selected)
 	hint := deviceHint
 	if ev.DeviceNote != "" {
-		hint += ". " + ev.DeviceNote
+		hint += ".\nNo GPU listed: " + ev.DeviceNote
 	}
 	e.DevHint.SetText(hint)
 	e.Device.Enable()
