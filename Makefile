@@ -89,7 +89,7 @@ test-vulkan: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(VULKAN_TEST_PACKAGES)"
 	@$(MAKE) --no-print-directory vulkan
 	GGML_VK_VISIBLE_DEVICES=$(VK_DEVICES) CAIRN_REQUIRE_VULKAN=1 CAIRN_LIBRARY_PATH=$(CURDIR)/bin/lib \
-		$(GO) test -count=1 -timeout 30m -v -run 'Vulkan|SelectDevice' ./core/llm/
+		$(GO) test -count=1 -timeout 30m -v -run 'Vulkan|SelectDevice' ./core/llm/ ./core/
 
 run: build
 	./$(BIN)

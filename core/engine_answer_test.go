@@ -469,3 +469,36 @@ func TestUseDeviceUnloadsTheModelsForTheirNextLoad(t *testing.T) {
 		t.Error("the next question loaded no model")
 	}
 }
+
+// TestUseDeviceRunsTheModelsOnVulkan: the window's Device picker lists the
+// GPU the Vulkan backend finds (lavapipe under `make test-vulkan`) and, once
+// it is picked, the next question loads the models on it. Skipped where no
+// backend or device is found, unless CAIRN_REQUIRE_VULKAN=1.
+func TestUseDeviceRunsTheModelsOnVulkan(t *testing.T) {
+	ctx := context.Background()
+	eng := testEngine(t, func(c *config.Config) { c.Generation.MaxTokens = 4; c.LLM.Device = "cpu" }, testmodel.TinyChat(), testmodel.Tiny())
+	if err := eng.UseDevice("auto"); err != nil {
+		t.Fatal(err)
+	}
+	choices, note := eng.Devices()
+	if len(choices) < 3 {
+		if os.Getenv("CAIRN_REQUIRE_VULKAN") == "1" {
+			t.Fatalf("CAIRN_REQUIRE_VULKAN=1 but no GPU among %v: %s", choices, note)
+		}
+		t.Skip("no GPU: " + note)
+	}
+	gpu := choices[2]
+	if err := eng.UseDevice(gpu.Setting); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Ask(ctx, eng.SearchRequest("how do I reset the router"), nil); err != nil {
+		t.Fatal(err)
+	}
+	st, err := eng.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Device != gpu.Label {
+		t.Errorf("models on %q, want %q (the device picked)", st.Device, gpu.Label)
+	}
+}

@@ -298,7 +298,7 @@ func (e *Engine) LoadChatModel(ctx context.Context) error {
 
 // Devices are the values of llm.device this computer offers, for a picker:
 // auto, cpu, and each GPU the GPU backend finds (a driver that runs on the
-// CPU, such as lavapipe, is labelled so). note says, when no GPU is
+// CPU, such as lavapipe, is a "software GPU"). note says, when no GPU is
 // listed, why. With llm.device "cpu" the backend is not loaded to look: a
 // person may have chosen the CPU to keep a broken driver out of the
 // process, so the choices are auto and cpu, and note says how to list the
@@ -313,11 +313,9 @@ func (e *Engine) Devices() (choices []domain.DeviceChoice, note string) {
 	}
 	gpus, reason := llm.GPUs()
 	for _, d := range gpus {
-		label := d.String()
-		if d.Software {
-			label += ", a driver that runs on the CPU (slower than the CPU itself)"
-		}
-		choices = append(choices, domain.DeviceChoice{Setting: d.Name, Label: label})
+		// "GPU: NVIDIA GeForce RTX 3060 (Vulkan0)"; lavapipe is a
+		// "software GPU".
+		choices = append(choices, domain.DeviceChoice{Setting: d.Name, Label: d.String()})
 	}
 	return choices, reason
 }
