@@ -256,8 +256,10 @@ func optionNameShare(lead string, terms []search.Term) float64 {
 	return best
 }
 
-// namesOption reports whether a term line holds an option the question
-// names as written.
+// namesOption reports whether a term line defines an option the question
+// names as written: the option is among the names the line opens with
+// (optionNames), not in a synopsis that lists it ("sed [-n] [--quiet]") or
+// in a one-line description that mentions it ("overrides -n").
 func namesOption(lead string, terms []search.Term) bool {
 	var opts []search.Term
 	for _, t := range terms {
@@ -265,7 +267,26 @@ func namesOption(lead string, terms []search.Term) bool {
 			opts = append(opts, t)
 		}
 	}
-	return len(opts) > 0 && len(matchedTerms(lead, opts)) > 0
+	names := optionNames(lead)
+	return len(opts) > 0 && names != "" && len(matchedTerms(names, opts)) > 0
+}
+
+// optionNames is the part of a term line that names its options: from its
+// first option to the gap before a description on the same line ("-l" in
+// "-l     use a long listing format"); "" for a line that does not open
+// with an option.
+func optionNames(lead string) string {
+	lead = strings.TrimSpace(lead)
+	if !strings.HasPrefix(lead, "-") && !strings.HasPrefix(lead, "+") {
+		return ""
+	}
+	if i := strings.IndexAny(lead, "\t"); i >= 0 {
+		lead = lead[:i]
+	}
+	if i := strings.Index(lead, "  "); i >= 0 {
+		lead = lead[:i]
+	}
+	return lead
 }
 
 // asksPlace matches a question that asks where something is kept or which

@@ -184,3 +184,20 @@ func TestAWhichFileQuestionIsAnsweredWithAPath(t *testing.T) {
 		t.Errorf("when: %q", got)
 	}
 }
+
+// An option's line is the one that opens with it: not a synopsis that
+// lists it, nor a one-line description that mentions it.
+func TestTheOptionsOwnLineDefinesIt(t *testing.T) {
+	sed := "sed [-V] [--version] [--help] [-n] [--quiet] [--silent]\n" +
+		"    [-l N] [--line-length=N] [-u] [--unbuffered]\n" +
+		"    [file...]\n\n" +
+		"-n, --quiet, --silent\n    suppress automatic printing of pattern space\n"
+	if got := askPage(t, "sed", sed, "what does sed -n do"); !strings.HasPrefix(got, "-n, --quiet") {
+		t.Errorf("sed -n: %q", got)
+	}
+	cat := "-b, --number-nonblank    number nonempty output lines, overrides -n\n\n" +
+		"-n, --number    number all output lines\n"
+	if got := askPage(t, "cat", cat, "what does cat -n do"); !strings.HasPrefix(got, "-n, --number ") {
+		t.Errorf("cat -n: %q", got)
+	}
+}
