@@ -133,6 +133,7 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 	}
 	quals := qualifierGroups(question)
 	wantsPlace := asksPlace.MatchString(question)
+	wantsDefault := asksDefault.MatchString(question)
 	asked = withoutSituation(question, asked)
 	named := make([]bool, len(pool))
 	anyNamed := false
@@ -266,6 +267,9 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 			f[Qualifier] = qualifierShare(quals, b.Scored())
 			if wantsPlace && holdsPath(b.Text) { // the quote, not only its core sentence
 				f[Place] = 1
+			}
+			if wantsDefault && saysDefault.MatchString(b.Text) {
+				f[Default] = 1
 			}
 			if words := contentWords(b.Scored()); len(words) > 0 {
 				f[Density] = min(1, float64(len(own))/float64(len(distinct(words))))

@@ -91,12 +91,17 @@ const (
 	// does bash save my history" is a path, not the sentence that repeats
 	// the question's words around a variable's name.
 	Place
+	// Default is 1 for a block that says what happens by default when the
+	// question asks for a default ("by default", "if I don't tell it"):
+	// the answer to "how many passes does shred make if I don't tell it"
+	// is the line that says "instead of the default (3)".
+	Default
 	numFeatures
 )
 
 var featureNames = [numFeatures]string{"have", "near", "lead", "context", "term_line", "other", "summary", "rank",
 	"qualifier", "density", "length", "opens", "definition", "row", "step", "field", "similarity",
-	"option", "option_name", "phrase", "place"}
+	"option", "option_name", "phrase", "place", "default"}
 
 func (f Feature) String() string { return featureNames[f] }
 
@@ -129,7 +134,8 @@ var blockWeights = Features{
 	Phrase:     0.2,
 	// What a where-question asks for: a path outweighs two side-by-side
 	// words, not a block holding most of the question.
-	Place: 0.3,
+	Place:   0.3,
+	Default: 0.3,
 }
 
 // meaningPool is how many of the best blocks by keyword evidence an
@@ -292,6 +298,14 @@ func optionNames(lead string) string {
 // asksPlace matches a question that asks where something is kept or which
 // file or directory holds it; "which files" asks for a list, not a place.
 var asksPlace = regexp.MustCompile(`(?i)\b(?:(?:which|what)\s+(?:\w+\s+)?(?:file|directory|folder|path)\b|where\s+(?:is|are|does|do|did|will|would|should|can)\b)`)
+
+// asksDefault matches a question that asks what happens by default: "by
+// default", "what is the default …", "if I don't tell it", "when I don't
+// specify one", "without specifying".
+var asksDefault = regexp.MustCompile(`(?i)\bby default\b|\bwhat(?:'s|\s+is|\s+are)\s+the\s+default\b|\b(?:if|when|unless)\s+(?:i|you|we)\s+(?:don'?t|do\s+not|never)\s+(?:tell|specify|give|choose|pick|say|set|pass|provide|supply|name)\b|\bwithout\s+(?:specifying|telling|giving|choosing|setting|passing)\b`)
+
+// saysDefault matches a block that says what the default is.
+var saysDefault = regexp.MustCompile(`(?i)\bdefaults?\b`)
 
 // pathToken matches a path in a block: "/etc/hostname", "~/.bash_history",
 // "$HOME/.config/fontconfig"; not the slash of "and/or".

@@ -24,6 +24,22 @@ func askPage(t *testing.T, title, page, question string) string {
 	return ans.Text
 }
 
+// bestBlock is the block an extractive answer to question weighs best, of
+// one man page's passage titled title: the answer's first quote, though
+// a second one quoted beside it may come first in the page.
+func bestBlock(t *testing.T, title, page, question string) string {
+	t.Helper()
+	resp := results(page)
+	resp.Results[0].Title = title
+	resp.Candidates.Terms = search.ParseTerms(question)
+	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	ans, err := a.Ask(context.Background(), question, nil)
+	if err != nil || len(ans.Weighed) == 0 {
+		t.Fatalf("%q: %v, %d blocks", question, err, len(ans.Weighed))
+	}
+	return ans.Weighed[0].Block.Text
+}
+
 const manLs = "ls - list directory contents\n\n" +
 	"-a, --all\n    do not ignore entries starting with .\n\n" +
 	"-A, --almost-all\n    do not list implied . and ..\n\n" +
@@ -141,18 +157,7 @@ func TestAOneWordOptionNameSaidWholeIsQuoted(t *testing.T) {
 func TestAnOptionInTheSituationIsNotTheAnswer(t *testing.T) {
 	ls := "-l     use a long listing format\n\n" +
 		"-a, --all\n    do not ignore entries starting with ., the hidden files\n"
-	best := func(question string) string {
-		t.Helper()
-		resp := results(ls)
-		resp.Results[0].Title = "ls"
-		resp.Candidates.Terms = search.ParseTerms(question)
-		a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
-		ans, err := a.Ask(context.Background(), question, nil)
-		if err != nil || len(ans.Weighed) == 0 {
-			t.Fatalf("%q: %v, %d blocks", question, err, len(ans.Weighed))
-		}
-		return ans.Weighed[0].Block.Text
-	}
+	best := func(question string) string { return bestBlock(t, "ls", ls, question) }
 	if got := best("How do I see hidden files when I use ls -l?"); !strings.HasPrefix(got, "-a, --all") {
 		t.Errorf("situation: %q", got)
 	}
@@ -199,5 +204,22 @@ func TestTheOptionsOwnLineDefinesIt(t *testing.T) {
 		"-n, --number    number all output lines\n"
 	if got := askPage(t, "cat", cat, "what does cat -n do"); !strings.HasPrefix(got, "-n, --number ") {
 		t.Errorf("cat -n: %q", got)
+	}
+}
+
+// A question that asks what happens by default is answered by the line
+// that says what the default is.
+func TestADefaultQuestionIsAnsweredWithTheDefault(t *testing.T) {
+	ionice := "When command is given, ionice will run this command with the given arguments. " +
+		"If no class is specified, then command will be executed with the \"best-effort\" scheduling class. " +
+		"The default priority level is 4.\n\n" +
+		"-n, --classdata level\n    Specify the scheduling class data. This only has an effect if the class accepts an argument. " +
+		"For realtime and best-effort, 0-7 are valid data (priority levels), and 0 represents the highest priority level.\n"
+	if got := bestBlock(t, "ionice", ionice, "Which priority level does ionice use when I don't specify one?"); !strings.Contains(got, "default priority level is 4") {
+		t.Errorf("default: %q", got)
+	}
+	// Not asked for a default, the option that sets the level answers.
+	if got := bestBlock(t, "ionice", ionice, "How do I set the priority level of a command with ionice?"); !strings.HasPrefix(got, "-n, --classdata") {
+		t.Errorf("set: %q", got)
 	}
 }
