@@ -303,19 +303,24 @@ func nextText(lines []srcLine, i int) (int, int) {
 }
 
 // definitionEnd is the last line of the description under line i: the
-// lines indented deeper than it (blank lines between paragraphs included),
+// lines indented deeper than it (blank lines between paragraphs included)
+// up to an option defined among them when line i is not an option,
 // or, for a description at the same indentation, the lines up to the next
 // blank line or term line.
 func definitionEnd(lines []srcLine, i int) int {
 	ind := lines[i].indent
 	j, _ := nextText(lines, i)
 	end := i
+	// A subsection's title ("Operation mode" in xz(1)) is a term whose
+	// description is its paragraph: the options listed under it, deeper
+	// still, are definitions of their own.
+	title := !optionLine.MatchString(lines[i].text)
 	if lines[j].indent > ind+1 {
 		for ; j < len(lines); j++ {
 			if lines[j].text == "" {
 				continue
 			}
-			if lines[j].indent <= ind+1 {
+			if lines[j].indent <= ind+1 || title && j > i+1 && optionLine.MatchString(lines[j].text) && isDefinition(lines, j) {
 				break
 			}
 			end = j

@@ -223,3 +223,30 @@ func TestADefaultQuestionIsAnsweredWithTheDefault(t *testing.T) {
 		t.Errorf("set: %q", got)
 	}
 }
+
+// The options listed under a subsection's title and its paragraph are
+// definitions of their own, not part of the title's description.
+func TestOptionsUnderASubsectionAreBlocksOfTheirOwn(t *testing.T) {
+	xz := "   Operation mode\n" +
+		"       If multiple operation mode options are given, the last one takes effect.\n\n" +
+		"       -z, --compress\n" +
+		"\t      Compress.  This is the default operation mode when no operation\n" +
+		"\t      mode option is specified.\n\n" +
+		"       -d, --decompress, --uncompress\n" +
+		"\t      Decompress.\n\n" +
+		"       -t, --test\n" +
+		"\t      Test the integrity of compressed files.\n"
+	var leads []string
+	for _, b := range Blocks(xz) {
+		if b.Kind == BlockDefinition {
+			leads = append(leads, b.Lead)
+		}
+	}
+	want := []string{"Operation mode", "-z, --compress", "-d, --decompress, --uncompress", "-t, --test"}
+	if !slices.Equal(leads, want) {
+		t.Errorf("definitions %q, want %q", leads, want)
+	}
+	if got := askPage(t, "xz", xz, "How do I decompress a file with xz?"); !strings.HasPrefix(got, "-d, --decompress") {
+		t.Errorf("xz: %q", got)
+	}
+}
