@@ -130,6 +130,16 @@ func TestOperators(t *testing.T) {
 		{q: "List the files mentioning gzip, oldest first", want: []string{"a.txt", "g.pdf", "c.txt"}},
 		{q: "Which files mention gzip (newest first)?", want: []string{"c.txt", "g.pdf", "a.txt"}},
 		{q: "List the files sorted by date", want: []string{"d.md", "c.txt", "g.pdf", "b.txt", "a.txt", "f.txt", "e.html", "h.txt"}},
+		// A date clause after the words, or before them, is a date clause:
+		// "were" is not searched.
+		{q: "Which files mention gzip and were modified after 2023?", want: []string{"c.txt", "g.pdf"},
+			statement: "2 files contain 'gzip' (whole word, any case), modified since 2024-01-01."},
+		{q: "Which files that mention gzip were changed in 2024?", want: []string{"c.txt", "g.pdf"}},
+		{q: "Which files were modified in 2024 and mention gzip?", want: []string{"c.txt", "g.pdf"}},
+		{q: "In how many files does the word password appear?", want: []string{"a.txt", "b.txt", "d.md"},
+			statement: "3 files contain 'password' (whole word, any case)."},
+		{q: "files mentioning kerberos", want: []string{"a.txt", "d.md"}},
+		{q: "Find the files that mention bzip2", want: []string{"b.txt", "c.txt"}},
 	} {
 		res := ask(t, db, tc.q, tc.forms, domain.Filter{})
 		if got := names(res); !slices.Equal(got, tc.want) || res.Total != len(tc.want) {

@@ -138,7 +138,8 @@ var contentVerbs = map[string]bool{"contain": true, "contains": true, "containin
 var nameVerbs = map[string]bool{"named": true, "called": true, "titled": true}
 
 var fillers = map[string]bool{"are": true, "is": true, "were": true, "was": true, "there": true, "that": true, "which": true,
-	"do": true, "i": true, "have": true, "exist": true, "total": true, "been": true, "got": true, "all": true, ",": true}
+	"do": true, "i": true, "have": true, "exist": true, "total": true, "been": true, "got": true, "all": true, ",": true,
+	"appear": true, "appears": true, "occur": true, "occurs": true}
 
 var dateVerbs = map[string]bool{"modified": true, "changed": true, "updated": true, "edited": true, "dated": true, "created": true, "saved": true}
 
@@ -146,7 +147,8 @@ var dateVerbs = map[string]bool{"modified": true, "changed": true, "updated": tr
 var stops = map[string]bool{"in": true, "from": true, "under": true, "inside": true, "since": true, "before": true, "after": true,
 	"until": true, "between": true, "during": true, "on": true, "named": true, "called": true, "titled": true,
 	"modified": true, "changed": true, "updated": true, "edited": true, "dated": true, "created": true, "saved": true,
-	"sorted": true, "ordered": true, "newest": true, "oldest": true, "latest": true, "earliest": true}
+	"sorted": true, "ordered": true, "newest": true, "oldest": true, "latest": true, "earliest": true,
+	"appear": true, "appears": true, "occur": true, "occurs": true}
 
 var articles = map[string]bool{"the": true, "a": true, "an": true, "my": true, "our": true, "of": true, "any": true, "every": true, "all": true}
 
@@ -251,13 +253,16 @@ func (p *parser) accept(words ...string) bool {
 
 func (p *parser) lead() (Kind, bool) {
 	switch {
-	case p.accept("how", "many"):
+	case p.accept("how", "many"), p.accept("in", "how", "many"):
 		return Count, true
 	case p.accept("count"), p.accept("number", "of"):
 		return Count, true
 	case p.accept("list"), p.accept("show", "me"), p.accept("show"), p.accept("give", "me", "a", "list", "of"):
 		return List, true
-	case p.accept("which"), p.accept("what"):
+	case p.accept("which"), p.accept("what"), p.accept("find"), p.accept("search", "for"):
+		return List, true
+	case fileNouns[p.peek(0)] && (contentVerbs[p.peek(1)] || strictVerbs[p.peek(1)]):
+		// "files mentioning proxy": the subject is the lead.
 		return List, true
 	}
 	return "", false
@@ -327,6 +332,10 @@ func (p *parser) clause(q *Question) bool {
 	switch {
 	case p.accept("in", "total"), p.accept("do", "i", "have"), p.accept("are", "there"):
 		return true
+	case w == "and" && p.pos > 0:
+		// Between two clauses: "modified in 2024 and mention gzip".
+		p.pos++
+		return p.pos < len(p.toks)
 	case p.order(q):
 		return true
 	case (w == "do" || w == "does") && p.peek(1) == "not" && strictVerbs[p.peek(2)], (w == "don't" || w == "doesn't" || w == "not") && strictVerbs[p.peek(1)]:
@@ -337,6 +346,10 @@ func (p *parser) clause(q *Question) bool {
 		p.pos++
 		p.accept("about")
 		return p.terms(q, true)
+	case (w == "does" || w == "do") && p.termsThenAppear():
+		// "In how many files does the word password appear?"
+		p.pos++
+		return p.terms(q, false)
 	case fillers[w]:
 		p.pos++
 		return true
@@ -467,6 +480,14 @@ func (p *parser) terms(q *Question, negated bool) bool {
 		if stops[w] || p.orderAhead() {
 			break
 		}
+		if p.dateVerbAhead() {
+			// "gzip and were modified after 2023": the date clause
+			// starts; its verb reads it.
+			for !dateVerbs[p.peek(0)] {
+				p.pos++
+			}
+			break
+		}
 		if p.accept("as", "well", "as") {
 			p.pos-- // "X as well as Y" is "X and Y"
 			w = "and"
@@ -525,6 +546,39 @@ func (p *parser) terms(q *Question, negated bool) bool {
 		}
 	}
 	return true
+}
+
+// dateVerbAhead reports whether a date clause's verb follows after the
+// auxiliaries, and "and", "that" or "which" before them: "were changed",
+// "and were modified", "that was changed", "which have been updated".
+func (p *parser) dateVerbAhead() bool {
+	i := 0
+	switch p.peek(0) {
+	case "and", "that", "which", "but":
+		i++
+	}
+	for ; i < 5; i++ {
+		switch w := p.peek(i); {
+		case dateVerbs[w]:
+			return true
+		case w == "were" || w == "was" || w == "are" || w == "is" || w == "been" || w == "have" || w == "has" || w == "last":
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// termsThenAppear reports whether the question ends in "appear" or
+// "occur" after the words it asks about: "does the word password appear".
+func (p *parser) termsThenAppear() bool {
+	for i := 1; p.pos+i < len(p.toks); i++ {
+		switch p.peek(i) {
+		case "appear", "appears", "occur", "occurs":
+			return p.pos+i == len(p.toks)-1
+		}
+	}
+	return false
 }
 
 // orderAhead reports whether an order clause starts here.
