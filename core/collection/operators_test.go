@@ -140,6 +140,8 @@ func TestOperators(t *testing.T) {
 			statement: "3 files contain 'password' (whole word, any case)."},
 		{q: "files mentioning kerberos", want: []string{"a.txt", "d.md"}},
 		{q: "Find the files that mention bzip2", want: []string{"b.txt", "c.txt"}},
+		{q: "What are the files that mention bzip2?", want: []string{"b.txt", "c.txt"}},
+		{q: "Which files have the word kerberos?", want: []string{"a.txt", "d.md"}},
 	} {
 		res := ask(t, db, tc.q, tc.forms, domain.Filter{})
 		if got := names(res); !slices.Equal(got, tc.want) || res.Total != len(tc.want) {

@@ -259,7 +259,7 @@ func (p *parser) lead() (Kind, bool) {
 		return Count, true
 	case p.accept("list"), p.accept("show", "me"), p.accept("show"), p.accept("give", "me", "a", "list", "of"):
 		return List, true
-	case p.accept("which"), p.accept("what"), p.accept("find"), p.accept("search", "for"):
+	case p.accept("what", "are"), p.accept("which", "are"), p.accept("which"), p.accept("what"), p.accept("find"), p.accept("search", "for"):
 		return List, true
 	case fileNouns[p.peek(0)] && (contentVerbs[p.peek(1)] || strictVerbs[p.peek(1)]):
 		// "files mentioning proxy": the subject is the lead.
@@ -346,6 +346,11 @@ func (p *parser) clause(q *Question) bool {
 		p.pos++
 		p.accept("about")
 		return p.terms(q, true)
+	case (w == "have" || w == "has" || w == "hold" || w == "holds") && articles[p.peek(1)] &&
+		(p.peek(2) == "word" || p.peek(2) == "words" || p.peek(2) == "term" || p.peek(2) == "phrase"):
+		// "Which files have the word kerberos?"
+		p.pos++
+		return p.terms(q, false)
 	case (w == "does" || w == "do") && p.termsThenAppear():
 		// "In how many files does the word password appear?"
 		p.pos++
