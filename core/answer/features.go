@@ -132,8 +132,9 @@ var blockWeights = Features{
 	Option:     0.6,
 	OptionName: 0.4,
 	Phrase:     0.2,
-	// What a where-question asks for: a path outweighs two side-by-side
-	// words, not a block holding most of the question.
+	// What a where- or a default-question asks for (a path, the line
+	// that says the default) outweighs the side-by-side words, not a
+	// block holding most of the question.
 	Place:   0.3,
 	Default: 0.3,
 }
@@ -286,7 +287,7 @@ func optionNames(lead string) string {
 	if !strings.HasPrefix(lead, "-") && !strings.HasPrefix(lead, "+") {
 		return ""
 	}
-	if i := strings.IndexAny(lead, "\t"); i >= 0 {
+	if i := strings.IndexByte(lead, '\t'); i >= 0 {
 		lead = lead[:i]
 	}
 	if i := strings.Index(lead, "  "); i >= 0 {

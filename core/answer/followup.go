@@ -256,17 +256,15 @@ var inverses = map[string]string{
 // before: the first carried action with a known reverse ("compress" in
 // "compress file gzip") gives way to it, and the undo word to the reverse,
 // so that "decompress file gzip" is searched and weighed as what is asked
-// now. Other follow-ups are returned as they are.
+// now. Only an undo that says nothing else refers back: "how do I undo a
+// commit?" names what it undoes. Other follow-ups are returned as they are.
 func undone(own, carried []string) ([]string, []string) {
-	at := slices.IndexFunc(own, func(w string) bool { return undoWords[w] })
-	if at < 0 {
+	if len(own) != 1 || !undoWords[own[0]] {
 		return own, carried
 	}
 	for i, w := range carried {
 		if inv, ok := inverses[w]; ok {
-			own = slices.Clone(own)
-			own[at] = inv
-			return own, slices.Delete(slices.Clone(carried), i, i+1)
+			return []string{inv}, slices.Delete(slices.Clone(carried), i, i+1)
 		}
 	}
 	return own, carried

@@ -53,6 +53,8 @@ func TestStandaloneCarriesThePreviousTerms(t *testing.T) {
 		{Turn{Question: "How do I compress a file with gzip?"}, "how do I undo that?", "decompress file gzip"},
 		{Turn{Question: "How do I mount a disk image?"}, "and how do I reverse it?", "unmount disk image"},
 		{Turn{Question: "How do I print the last lines with tail?"}, "how do I undo that?", "undo print last lines tail"},
+		// An undo that names what it undoes asks about that.
+		{Turn{Question: "How do I add files to a git repository?"}, "and how do I undo a commit?", "undo commit files git repository"},
 	} {
 		if got := Standalone(tc.prev, tc.q); got != tc.want {
 			t.Errorf("Standalone(%q, %q) = %q, want %q", tc.prev.Question, tc.q, got, tc.want)
