@@ -250,3 +250,26 @@ func TestOptionsUnderASubsectionAreBlocksOfTheirOwn(t *testing.T) {
 		t.Errorf("xz: %q", got)
 	}
 }
+
+// FuzzQuestionReading: the rules that read a question's situation and what
+// it asks for take any text, in bounded time, without a panic, and the
+// situation is a span of the question.
+func FuzzQuestionReading(f *testing.F) {
+	for _, q := range []string{"How do I make xargs cope with file names containing spaces when I use find -print0?",
+		"How do I stop grep when using -r from following symlinks?", "when I use", "when I use (((( -x?",
+		"In which file does bash save my command history?", "What does ionice give when I don't specify one?"} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		if at := situationSpan(q); at != nil && (at[0] < 0 || at[0] > at[1] || at[1] > len(q)) {
+			t.Fatalf("%q: situation %v", q, at)
+		}
+		terms := search.ParseTerms(q)
+		if kept := withoutSituation(q, terms); len(kept) > len(terms) {
+			t.Fatalf("%q: %d terms kept of %d", q, len(kept), len(terms))
+		}
+		asksPlace.MatchString(q)
+		asksDefault.MatchString(q)
+		optionNames(q)
+	})
+}

@@ -228,3 +228,33 @@ func TestHoldsWhole(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse: any question, however hostile (long runs of operators,
+// quotes left open, date words without dates), is read or refused in
+// bounded time, never with a panic, and a question read has something to
+// count: a kind and, when listed by words, words that are not empty.
+func FuzzParse(f *testing.F) {
+	for _, q := range append([]string{"Which files mention gzip and were modified after 2023?",
+		"In how many files does the word password appear?", "files mentioning proxy",
+		"Which files mention \"hard link\" but not 'soft', newest first?", "How many PDFs from March 2024 in ~/Contracts?",
+		"which which which and and or or not not", "In how many files does appear", "files mentioning"}, ordinaryQuestions...) {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		p, ok := Parse(q, now, time.UTC, "/home/me")
+		LooksLike(q)
+		if !ok {
+			return
+		}
+		if p.Kind != Count && p.Kind != List {
+			t.Fatalf("%q: kind %q", q, p.Kind)
+		}
+		for _, group := range p.Terms {
+			for _, term := range group {
+				if strings.TrimSpace(term) == "" {
+					t.Fatalf("%q: an empty term in %q", q, p.Terms)
+				}
+			}
+		}
+	})
+}
