@@ -126,6 +126,7 @@ type TypoDetail struct {
 
 // OptionsReport is the options set's outcome.
 type OptionsReport struct {
+	Set          string           `json:"set"` // the file's name without .tsv: "options", "long"
 	Questions    int              `json:"questions"`
 	Hits         int              `json:"hits"`          // a quoted line is the option's
 	BaselineHits int              `json:"baseline_hits"` // the FTS5 baseline's passage holds the option's line
@@ -157,22 +158,31 @@ type ScaleReport struct {
 type ReadingReport struct {
 	Typos   TypoReport    `json:"typos"`
 	Options OptionsReport `json:"options"`
-	Scale   ScaleReport   `json:"scale"`
+	// MoreOptions are the options sets after the first (options files
+	// given after it), each scored alone.
+	MoreOptions []OptionsReport `json:"more_options,omitempty"`
+	Scale       ScaleReport     `json:"scale"`
 }
 
 // ReadingBench runs the question-reading sets: the suite's documents
 // (qc.Docs) indexed fresh, its questions (questions) as written and
-// misspelt, the options set (options), then the man pages of extra added
-// to the same knowledge base and the suite's questions asked again.
-func ReadingBench(ctx context.Context, st QualityStore, qc QualityCorpus, questions, options, extra string, work string, log io.Writer) (ReadingReport, error) {
+// misspelt, the options sets (options, one file each), then the man pages
+// of extra added to the same knowledge base and the suite's questions
+// asked again.
+func ReadingBench(ctx context.Context, st QualityStore, qc QualityCorpus, questions string, options []string, extra string, work string, log io.Writer) (ReadingReport, error) {
 	var rep ReadingReport
 	qs, err := ReadQuestions(questions)
 	if err != nil {
 		return rep, err
 	}
-	oqs, err := ReadOptionQuestions(options)
-	if err != nil {
-		return rep, err
+	if len(options) == 0 {
+		return rep, fmt.Errorf("no options set")
+	}
+	osets := make([][]OptionQuestion, len(options))
+	for i, f := range options {
+		if osets[i], err = ReadOptionQuestions(f); err != nil {
+			return rep, err
+		}
 	}
 	work = filepath.Join(work, "reading")
 	db := filepath.Join(work, "docs.db")
@@ -258,23 +268,30 @@ func ReadingBench(ctx context.Context, st QualityStore, qc QualityCorpus, questi
 	}
 	t.Ratio = ratio(t.HitsTypo, t.HitsWritten)
 
-	op := &rep.Options
-	for _, q := range oqs {
-		o, _, err := ask(q.Text)
-		if err != nil {
-			return rep, err
+	for i, oqs := range osets {
+		op := OptionsReport{Set: strings.TrimSuffix(filepath.Base(options[i]), ".tsv")}
+		for _, q := range oqs {
+			o, _, err := ask(q.Text)
+			if err != nil {
+				return rep, err
+			}
+			op.Questions++
+			if !o.Refused && OptionHit(o.Answer, q.Line) {
+				op.Hits++
+			} else {
+				op.Misses = append(op.Misses, OptionMiss{Question: q.Text, Want: q.Line, Answer: o.Answer})
+			}
+			if b := baseTop(q.Text); !b.Refused && OptionHit(b.Answer, q.Line) {
+				op.BaselineHits++
+			}
 		}
-		op.Questions++
-		if !o.Refused && OptionHit(o.Answer, q.Line) {
-			op.Hits++
+		op.Rate, op.BaselineRate = ratio(op.Hits, op.Questions), ratio(op.BaselineHits, op.Questions)
+		if i == 0 {
+			rep.Options = op
 		} else {
-			op.Misses = append(op.Misses, OptionMiss{Question: q.Text, Want: q.Line, Answer: o.Answer})
-		}
-		if b := baseTop(q.Text); !b.Refused && OptionHit(b.Answer, q.Line) {
-			op.BaselineHits++
+			rep.MoreOptions = append(rep.MoreOptions, op)
 		}
 	}
-	op.Rate, op.BaselineRate = ratio(op.Hits, op.Questions), ratio(op.BaselineHits, op.Questions)
 
 	fmt.Fprintf(log, "reading: adding %s to the knowledge base\n", extra)
 	run, err := e.IndexFolder(ctx, extra, nil)

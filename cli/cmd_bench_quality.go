@@ -18,12 +18,14 @@ import (
 // the repository root (where `make bench` runs).
 const qualityQuestions = "testdata/quality/questions.tsv"
 
-// qualityOptions is the options set of the question-reading part
-// (bench.ReadingBench), and readingExtra how many of the file set's man
-// pages its scale set adds to the suite's documents.
+// qualityOptions and qualityLongOptions are the options sets of the
+// question-reading part (bench.ReadingBench), each scored alone, and
+// readingExtra how many of the file set's man pages its scale set adds to
+// the suite's documents.
 const (
-	qualityOptions = "testdata/quality/options/options.tsv"
-	readingExtra   = 4000
+	qualityOptions     = "testdata/quality/options/options.tsv"
+	qualityLongOptions = "testdata/quality/options/long.tsv"
+	readingExtra       = 4000
 )
 
 // QualityBenchResult is `cairn bench quality`: whether answers, refusals,
@@ -116,7 +118,7 @@ func benchQuality(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, 
 	if err != nil {
 		return res, err
 	}
-	res.Reading, err = bench.ReadingBench(ctx, st, qc, qualityQuestions, qualityOptions, extra, work, log)
+	res.Reading, err = bench.ReadingBench(ctx, st, qc, qualityQuestions, []string{qualityOptions, qualityLongOptions}, extra, work, log)
 	if err != nil {
 		return res, err
 	}
@@ -191,6 +193,9 @@ func printReading(w io.Writer, r bench.ReadingReport) {
 	fmt.Fprintf(w, "| typos: refused, misspelt / as written | %s / %s | | |\n", pct(t.RefusedTypo, t.Questions), pct(t.RefusedWritten, t.Questions))
 	fmt.Fprintf(w, "| typos: misspelt word searched as the word | %s | | |\n", pct(t.CorrectedRight, t.Questions))
 	fmt.Fprintf(w, "| options: a quoted line is the option's | %s | %s | ≥ 90%% |\n", pct(o.Hits, o.Questions), pct(o.BaselineHits, o.Questions))
+	for _, m := range r.MoreOptions {
+		fmt.Fprintf(w, "| options (%s): a quoted line is the option's | %s | %s | ≥ 90%% |\n", m.Set, pct(m.Hits, m.Questions), pct(m.BaselineHits, m.Questions))
+	}
 	for _, size := range []struct {
 		name   string
 		chunks int
@@ -199,9 +204,12 @@ func printReading(w io.Writer, r bench.ReadingReport) {
 		fmt.Fprintf(w, "| scale, %s, %d chunks: off-topic refused / answerable refused / answer hits | %s / %s / %s | | ≥ 90%% / ≤ 3%% / |\n", size.name, size.chunks,
 			pct(size.a.OffTopicRefused, size.a.OffTopic), pct(size.a.AnswerableRefused, size.a.Answerable), pct(size.a.AnswerHits, size.a.Answerable))
 	}
-	if len(o.Misses) > 0 {
-		fmt.Fprintf(w, "\nOptions missed: ")
-		for i, m := range o.Misses {
+	for _, set := range append([]bench.OptionsReport{o}, r.MoreOptions...) {
+		if len(set.Misses) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\nOptions missed (%s): ", set.Set)
+		for i, m := range set.Misses {
 			if i > 0 {
 				fmt.Fprint(w, "; ")
 			}

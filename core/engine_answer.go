@@ -207,9 +207,10 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 			opt.Meaning = blockMeaning{emb}
 		}
 	}
-	opt.Within = func(ctx context.Context, q, path string) (*search.Response, error) {
+	opt.Within = func(ctx context.Context, q, path string, depth int) (*search.Response, error) {
 		r := req
 		r.Query, r.Filter.PathPrefixes = q, []string{path}
+		r.BM25Pool = max(r.BM25Pool, depth)
 		return e.Search(ctx, r)
 	}
 	var coverage *search.MeaningCoverage // of the question's search

@@ -410,7 +410,7 @@ func TestTheAnswerIsReadInTheDocumentTheQuestionNames(t *testing.T) {
 	option.Path = "/man/tar.txt"
 	var within []string
 	a := New(func(context.Context, string) (*search.Response, error) { return mk(overview, warning), nil }, Options{
-		Within: func(_ context.Context, _, path string) (*search.Response, error) {
+		Within: func(_ context.Context, _, path string, _ int) (*search.Response, error) {
 			within = append(within, path)
 			return mk(warning, option), nil
 		},
@@ -435,7 +435,9 @@ func TestAFailedSearchWithinTheNamedDocumentStillAnswers(t *testing.T) {
 	r := page(1, "tar", "       -x, --extract\n              Extract files from an archive.")
 	resp := &search.Response{Candidates: c, Results: []search.Result{r}}
 	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{
-		Within: func(context.Context, string, string) (*search.Response, error) { return nil, errors.New("disk error") },
+		Within: func(context.Context, string, string, int) (*search.Response, error) {
+			return nil, errors.New("disk error")
+		},
 	})
 	ans, err := a.Ask(context.Background(), "How do I extract a tar archive?", nil)
 	if err != nil || !strings.Contains(ans.Text, "-x, --extract") {
@@ -698,5 +700,81 @@ func TestASummarysCompanionSaysMoreThanTheSummary(t *testing.T) {
 	}
 	if !strings.HasPrefix(ans.Text, "truncate - shrink or extend") || strings.Contains(ans.Text, "each FILE") || !strings.Contains(ans.Text, "--size=SIZE") {
 		t.Fatalf("answer %q", ans.Text)
+	}
+}
+
+// A question that names an option of a named document, whose sources hold
+// only the tool's name (the option's letters are not searched), reads the
+// whole document for the option's line instead of refusing; the option's
+// line is found and quoted, and the search within the document was asked
+// to rank all of it (optionDepth), the option weighing far above the tool's
+// name notwithstanding (nameMean).
+func TestAnOptionFarDownItsManualIsFoundNotRefused(t *testing.T) {
+	mk := func(q string, relevance float64, hits ...search.Result) *search.Response {
+		// wget, then the option, which weighs as the most specific term.
+		c := &search.Candidates{Mode: search.ModeBM25, Terms: search.ParseTerms(q), Weights: []float64{0.9, 3.4}, Passages: map[int64]*search.Passage{}}
+		res := make([]search.Result, len(hits))
+		for i, r := range hits {
+			r.Relevance, r.Coverage, r.Near = relevance, relevance, relevance
+			c.Passages[r.ChunkID] = r.Passage
+			c.BM25 = append(c.BM25, search.Hit{ChunkID: r.ChunkID, Score: float64(10 - i)})
+			res[i] = r
+		}
+		return &search.Response{Candidates: c, Params: search.DefaultParams(), Results: res}
+	}
+	intro := page(1, "wget", "GNU Wget is a free utility for non-interactive download of files from the Web.")
+	quota := page(2, "wget", "       -Q quota\n       --quota=quota\n           Specify download quota for automatic retrievals.")
+	var depths []int
+	a := New(func(_ context.Context, q string) (*search.Response, error) { return mk(q, 0.2, intro), nil }, Options{
+		Within: func(_ context.Context, q, _ string, depth int) (*search.Response, error) {
+			depths = append(depths, depth)
+			return mk(q, 0.2, intro, quota), nil
+		},
+	})
+	ans, err := a.Ask(context.Background(), "what does wget -Q do", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Refused || !strings.HasPrefix(ans.Text, "-Q quota\n--quota=quota\n    Specify download quota") {
+		t.Fatalf("refused %v, answer %q", ans.Refused, ans.Text)
+	}
+	if len(depths) == 0 || depths[0] != optionDepth {
+		t.Errorf("searched within wget at depths %v, want %d", depths, optionDepth)
+	}
+	// A question naming an option the document does not define is refused.
+	ans, err = a.Ask(context.Background(), "what does wget -Z do", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Refused {
+		t.Errorf("-Z answered: %q", ans.Text)
+	}
+}
+
+// Option lines in a row over one description ("-c" over "--continue", as
+// wget(1) and curl(1) print them) are one definition, its term both; a
+// passage whose first option lost its indentation, with a blank line under
+// each option (sed(1)), keeps its options apart.
+func TestOptionLinesInARowAreOneTerm(t *testing.T) {
+	wget := "       -c\n       --continue\n           Continue getting a partially-downloaded file.\n\n" +
+		"       -O file\n       --output-document=file\n           The documents will be written to file.\n"
+	sed := "--debug\n\n              annotate program execution\n\n" +
+		"       -i[SUFFIX], --in-place[=SUFFIX]\n\n              edit files in place\n"
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{wget, []string{"-c, --continue", "-O file, --output-document=file"}},
+		{sed, []string{"--debug", "-i[SUFFIX], --in-place[=SUFFIX]"}},
+	} {
+		var leads []string
+		for _, b := range Blocks(tc.text) {
+			if b.Kind == BlockDefinition {
+				leads = append(leads, b.Lead)
+			}
+		}
+		if !slices.Equal(leads, tc.want) {
+			t.Errorf("definitions %q, want %q", leads, tc.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,9 +39,9 @@ type Options struct {
 	// meaning its best blocks stand to the question.
 	Meaning Meaning
 	// Within, when not nil, searches one document (by path) with the same
-	// settings: an extractive answer reads further in the document the
-	// question names.
-	Within func(ctx context.Context, query, path string) (*search.Response, error)
+	// settings, ranking at least depth of its passages: an extractive
+	// answer reads further in the document the question names.
+	Within func(ctx context.Context, query, path string, depth int) (*search.Response, error)
 	// History is the conversation the question follows, oldest turn
 	// first: a follow-up is made standalone from it before retrieval.
 	History []Turn
@@ -164,7 +165,13 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		terms = resp.Candidates.Terms
 	}
 	if weak(ans.Sources, terms) {
-		a.notCovered(ans, resp)
+		found, err := a.optionLine(ctx, query, resp, ans)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			a.notCovered(ans, resp)
+		}
 	}
 	if len(ans.Sources) == 0 || ans.Closest {
 		if len(ans.Sources) == 0 {
@@ -216,6 +223,13 @@ const readDepth = 20
 // ("line", "match", "pattern" in grep(1)) rank every chunk alike.
 const namedDepth = 60
 
+// optionDepth is namedDepth for a question that names an option as
+// written ("what does wget -c do"): the option's letters are not searched
+// (a one-letter word matches nearly everything), so nothing ranks its line
+// up, and the longest manuals (wget, curl, tar, rsync: 100 to 300
+// passages) are read whole to find it.
+const optionDepth = 400
+
 // readFurther lists the passages an extractive answer reads beyond the
 // sources shown: those retrieval ranked next, down to readDepth, and when
 // the question names a document (names), the best namedDepth passages of
@@ -232,8 +246,8 @@ func (a *Answerer) readFurther(ctx context.Context, query string, resp *search.R
 	if a.opt.Within == nil || c == nil || len(c.Terms) == 0 || len(c.Weights) != len(c.Terms) {
 		return more, nil
 	}
-	weight, total := termWeights(c.Terms, c.Weights)
-	mean := total / float64(len(c.Terms))
+	weight, _ := termWeights(c.Terms, c.Weights)
+	mean := nameMean(c.Terms, weight)
 	named := func(title string) bool { return names(title, c.Terms, weight, mean) }
 	path := ""
 	for _, s := range sources {
@@ -250,14 +264,18 @@ func (a *Answerer) readFurther(ctx context.Context, query string, resp *search.R
 	if path == "" {
 		return more, nil
 	}
-	in, err := a.opt.Within(ctx, query, path)
+	depth := namedDepth
+	if slices.ContainsFunc(c.Terms, func(t search.Term) bool { return strings.HasPrefix(t.Literal, "-") }) {
+		depth = optionDepth
+	}
+	in, err := a.opt.Within(ctx, query, path, depth)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return more, nil // reading further only improves the quote: answer from what was read
 	}
-	return append(more, further(in, read, namedDepth)...), nil
+	return append(more, further(in, read, depth)...), nil
 }
 
 // further lists the passages of resp not yet read, best first, down to
@@ -330,6 +348,43 @@ func technical(terms []search.Term) bool {
 // the question, in its text, heading or title.
 func holdsTwo(s Source, terms []search.Term) bool {
 	return len(matchedTerms(s.Title+"\n"+s.Heading+"\n"+s.Text, terms)) >= 2
+}
+
+// optionLine looks, for a question that names an option as written ("what
+// does wget -O do"), for the line that defines it in the document the
+// question names, when the sources are too weak to answer: the option's
+// letters are not searched, so the sources hold only the tool's name, and
+// the option's line is found by reading the document further. A passage
+// holding it becomes the first source and the question is answered from
+// it; found is false when there is none, and the question is refused.
+func (a *Answerer) optionLine(ctx context.Context, query string, resp *search.Response, ans *Answer) (found bool, err error) {
+	var opts []search.Term
+	if resp.Candidates != nil {
+		for _, t := range resp.Candidates.Terms {
+			if strings.HasPrefix(t.Literal, "-") {
+				opts = append(opts, t)
+			}
+		}
+	}
+	if len(opts) == 0 || len(ans.Sources) == 0 {
+		return false, nil
+	}
+	more, err := a.readFurther(ctx, query, resp, ans.Sources)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range more {
+		for _, b := range Blocks(r.Text) {
+			if b.Kind == BlockDefinition && namesOption(b.Lead, opts) {
+				ans.Sources = append([]Source{{Result: r}}, ans.Sources...)
+				for i := range ans.Sources {
+					ans.Sources[i].N = i + 1
+				}
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // notCovered turns ans into the honest refusal of a question the documents

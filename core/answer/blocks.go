@@ -118,10 +118,13 @@ func Blocks(text string) []Block {
 	lines := splitLines(text)
 	// A passage is cut from its document and trimmed, so its first line
 	// has lost its indentation: unless it is an option or a section
-	// heading ("NAME"), it continues the paragraph of the line under it.
-	if len(lines) > 1 && lines[0].indent == 0 && lines[1].indent > 0 && !chunk.IsAllCaps(lines[0].text) {
+	// heading ("NAME"), it continues the paragraph of the line under it
+	// (the next that is not blank: sed(1) leaves a blank line under each
+	// option).
+	next, _ := nextText(lines, 0)
+	if next > 0 && lines[0].indent == 0 && lines[next].indent > 0 && !chunk.IsAllCaps(lines[0].text) {
 		if !optionLine.MatchString(lines[0].text) {
-			lines[0].indent = lines[1].indent
+			lines[0].indent = lines[next].indent
 		} else {
 			// An option: it stood where the passage's other options stand,
 			// or it would take them all for its description.
@@ -199,6 +202,21 @@ func Blocks(text string) []Block {
 			add(i, j, BlockDefinition, l.text, nil)
 		case isDefinition(lines, i):
 			add(i, definitionEnd(lines, i), BlockDefinition, l.text, nil)
+		case optionLine.MatchString(l.text):
+			// "-c" over "--continue" over the description (wget(1),
+			// curl(1)): the option lines in a row at one indentation are
+			// the term together.
+			j := i
+			for j+1 < len(lines) && lines[j+1].indent == l.indent && optionLine.MatchString(lines[j+1].text) && !isDefinition(lines, j) {
+				j++
+			}
+			if j > i && isDefinition(lines, j) {
+				names := make([]string, 0, j-i+1)
+				for k := i; k <= j; k++ {
+					names = append(names, lines[k].text)
+				}
+				add(i, definitionEnd(lines, j), BlockDefinition, strings.Join(names, ", "), nil)
+			}
 		}
 	}
 	sentences := Sentences(text)

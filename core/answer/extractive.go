@@ -67,6 +67,26 @@ func names(title string, terms []search.Term, weight map[string]float64, mean fl
 	return false
 }
 
+// nameMean is the mean weight a title word is held against (names): that
+// of the question's words, not of the options it names, which weigh as
+// its most specific terms and would leave "wget" in "what does wget -Q do"
+// too light to name wget(1).
+func nameMean(terms []search.Term, weight map[string]float64) float64 {
+	sum, n, all := 0.0, 0, 0.0
+	for _, t := range terms {
+		w := weight[t.String()]
+		all += w
+		if !strings.HasPrefix(t.Literal, "-") {
+			sum += w
+			n++
+		}
+	}
+	if n == 0 {
+		return all / float64(max(len(terms), 1))
+	}
+	return sum / float64(n)
+}
+
 // namesAt reports whether each title word is the term at its place.
 func namesAt(words []string, terms []search.Term, weight map[string]float64, mean float64) bool {
 	for k, w := range words {
@@ -138,7 +158,7 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 	named := make([]bool, len(pool))
 	anyNamed := false
 	for i, s := range pool {
-		named[i] = names(s.Title, terms, weight, total/float64(len(terms)))
+		named[i] = names(s.Title, terms, weight, nameMean(terms, weight))
 		anyNamed = anyNamed || named[i]
 	}
 	// A named title names its family too: "ssh" names ssh-keygen(1) and
