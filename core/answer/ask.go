@@ -233,9 +233,10 @@ const optionDepth = 400
 // readFurther lists the passages an extractive answer reads beyond the
 // sources shown: those retrieval ranked next, down to readDepth, and when
 // the question names a document (names), the best namedDepth passages of
-// that document found by searching it alone. An option list is cut into
-// several chunks, and the one holding the option asked about may rank far
-// below other documents' passages that mention the tool.
+// that document found by searching it alone (optionDepth when the question
+// names an option). An option list is cut into several chunks, and the
+// one holding the option asked about may rank far below other documents'
+// passages that mention the tool.
 func (a *Answerer) readFurther(ctx context.Context, query string, resp *search.Response, sources []Source) ([]search.Result, error) {
 	read := map[int64]bool{}
 	for _, s := range sources {
@@ -265,7 +266,7 @@ func (a *Answerer) readFurther(ctx context.Context, query string, resp *search.R
 		return more, nil
 	}
 	depth := namedDepth
-	if slices.ContainsFunc(c.Terms, func(t search.Term) bool { return strings.HasPrefix(t.Literal, "-") }) {
+	if slices.ContainsFunc(c.Terms, isOption) {
 		depth = optionDepth
 	}
 	in, err := a.opt.Within(ctx, query, path, depth)
@@ -361,7 +362,7 @@ func (a *Answerer) optionLine(ctx context.Context, query string, resp *search.Re
 	var opts []search.Term
 	if resp.Candidates != nil {
 		for _, t := range resp.Candidates.Terms {
-			if strings.HasPrefix(t.Literal, "-") {
+			if isOption(t) {
 				opts = append(opts, t)
 			}
 		}

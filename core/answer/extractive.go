@@ -76,7 +76,7 @@ func nameMean(terms []search.Term, weight map[string]float64) float64 {
 	for _, t := range terms {
 		w := weight[t.String()]
 		all += w
-		if !strings.HasPrefix(t.Literal, "-") {
+		if !isOption(t) {
 			sum += w
 			n++
 		}

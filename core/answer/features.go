@@ -270,13 +270,17 @@ func optionNameShare(lead string, terms []search.Term) float64 {
 func namesOption(lead string, terms []search.Term) bool {
 	var opts []search.Term
 	for _, t := range terms {
-		if strings.HasPrefix(t.Literal, "-") {
+		if isOption(t) {
 			opts = append(opts, t)
 		}
 	}
 	names := optionNames(lead)
 	return len(opts) > 0 && names != "" && len(matchedTerms(names, opts)) > 0
 }
+
+// isOption reports whether a term is an option as written ("-a",
+// "--all"): a literal that only a line naming it answers.
+func isOption(t search.Term) bool { return strings.HasPrefix(t.Literal, "-") }
 
 // optionNames is the part of a term line that names its options: from its
 // first option to the gap before a description on the same line ("-l" in
