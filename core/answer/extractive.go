@@ -271,7 +271,7 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 					if namesOption(b.Lead, asked) {
 						f[Option] = 1
 					}
-					if len(context) > 0 {
+					if len(context) > 0 && speaksTo(description(b), asked, context) {
 						f[OptionName] = optionNameShare(b.Lead, asked)
 					}
 				}

@@ -278,6 +278,31 @@ func namesOption(lead string, terms []search.Term) bool {
 	return len(opts) > 0 && names != "" && len(matchedTerms(names, opts)) > 0
 }
 
+// description is a definition's text below its term lines: what the
+// option does, not its names.
+func description(b Block) string {
+	lines := strings.Split(b.Text, "\n")
+	i := 0
+	for i < len(lines) && optionNames(lines[i]) != "" && optionNames(lines[i]) == strings.TrimSpace(lines[i]) {
+		i++
+	}
+	return strings.Join(lines[i:], "\n")
+}
+
+// speaksTo reports whether text holds a term of asked beyond those of its
+// document's title and headings (context): an option's name said in the
+// question is sure only when its description speaks to the question too
+// (`--output-file=logfile  Log all messages to logfile` names "output" and
+// "file" but says nothing of writing the download to a file).
+func speaksTo(text string, asked []search.Term, context map[string]bool) bool {
+	for _, t := range matchedTerms(text, asked) {
+		if !context[t] {
+			return true
+		}
+	}
+	return false
+}
+
 // isOption reports whether a term is an option as written ("-a",
 // "--all"): a literal that only a line naming it answers.
 func isOption(t search.Term) bool { return strings.HasPrefix(t.Literal, "-") }

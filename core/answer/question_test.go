@@ -273,3 +273,19 @@ func FuzzQuestionReading(f *testing.F) {
 		optionNames(q)
 	})
 }
+
+// An option's name said in the question counts when its description speaks
+// to the question too: "--output-file" names "output" and "file", but logs
+// messages; the download is written to a file by --output-document.
+func TestAnOptionsNameCountsWhenItsDescriptionSpeaksToTheQuestion(t *testing.T) {
+	wget := "--output-file=logfile\n    Log all messages to logfile.  The messages are normally reported to standard error.\n\n" +
+		"--output-document=file\n    The documents will not be written to the appropriate files, but all will be\n" +
+		"    concatenated together and written to file.\n"
+	if got := bestBlock(t, "wget", wget, "How do I make wget write the output to a file?"); !strings.HasPrefix(got, "--output-document=file") {
+		t.Errorf("write the output to a file: %q", got)
+	}
+	// A name whose description speaks to the question still counts.
+	if got := bestBlock(t, "wget", wget, "How do I make wget log its messages to an output file?"); !strings.HasPrefix(got, "--output-file=logfile") {
+		t.Errorf("log messages: %q", got)
+	}
+}
