@@ -164,14 +164,18 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	if resp.Candidates != nil {
 		terms = resp.Candidates.Terms
 	}
+	// more is what an extractive answer reads beyond the sources, once:
+	// the search for an option's line below reads it already.
+	var more []search.Result
 	if weak(ans.Sources, terms) {
-		found, err := a.optionLine(ctx, query, resp, ans)
+		found, read, err := a.optionLine(ctx, query, resp, ans)
 		if err != nil {
 			return nil, err
 		}
 		if !found {
 			a.notCovered(ans, resp)
 		}
+		more = read
 	}
 	if len(ans.Sources) == 0 || ans.Closest {
 		if len(ans.Sources) == 0 {
@@ -187,9 +191,11 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		return nil, err
 	}
 	if gen == nil {
-		more, err := a.readFurther(ctx, query, resp, ans.Sources)
-		if err != nil {
-			return nil, err
+		if more == nil {
+			var err error
+			if more, err = a.readFurther(ctx, query, resp, ans.Sources); err != nil {
+				return nil, err
+			}
 		}
 		weights, asked := resp.Candidates.Weights, []search.Term(nil)
 		if followUp {
@@ -358,7 +364,8 @@ func holdsTwo(s Source, terms []search.Term) bool {
 // the option's line is found by reading the document further. A passage
 // holding it becomes the first source and the question is answered from
 // it; found is false when there is none, and the question is refused.
-func (a *Answerer) optionLine(ctx context.Context, query string, resp *search.Response, ans *Answer) (found bool, err error) {
+// read are the other passages read, for the answer to weigh.
+func (a *Answerer) optionLine(ctx context.Context, query string, resp *search.Response, ans *Answer) (found bool, read []search.Result, err error) {
 	var opts []search.Term
 	if resp.Candidates != nil {
 		for _, t := range resp.Candidates.Terms {
@@ -368,24 +375,24 @@ func (a *Answerer) optionLine(ctx context.Context, query string, resp *search.Re
 		}
 	}
 	if len(opts) == 0 || len(ans.Sources) == 0 {
-		return false, nil
+		return false, nil, nil
 	}
 	more, err := a.readFurther(ctx, query, resp, ans.Sources)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
-	for _, r := range more {
+	for i, r := range more {
 		for _, b := range Blocks(r.Text) {
 			if b.Kind == BlockDefinition && namesOption(b.Lead, opts) {
 				ans.Sources = append([]Source{{Result: r}}, ans.Sources...)
 				for i := range ans.Sources {
 					ans.Sources[i].N = i + 1
 				}
-				return true, nil
+				return true, slices.Delete(more, i, i+1), nil
 			}
 		}
 	}
-	return false, nil
+	return false, nil, nil
 }
 
 // notCovered turns ans into the honest refusal of a question the documents

@@ -255,10 +255,8 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 				f[k] /= total
 			}
 			if b.Kind == BlockDefinition && isTermLead(b.Lead) {
-				for _, t := range matchedTerms(b.Lead, asked) {
-					if !context[t] {
-						f[TermLine] = 1
-					}
+				if speaksTo(b.Lead, asked, context) {
+					f[TermLine] = 1
 				}
 				// An option is the question's when it is an option of the
 				// document the question names, or when it names none: "hard

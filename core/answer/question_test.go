@@ -13,6 +13,12 @@ import (
 // without a model, and returns the answer's text.
 func askPage(t *testing.T, title, page, question string) string {
 	t.Helper()
+	return askOne(t, title, page, question).Text
+}
+
+// askOne answers question from one man page's passage, titled title.
+func askOne(t *testing.T, title, page, question string) *Answer {
+	t.Helper()
 	resp := results(page)
 	resp.Results[0].Title = title
 	resp.Candidates.Terms = search.ParseTerms(question)
@@ -21,7 +27,7 @@ func askPage(t *testing.T, title, page, question string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ans.Text
+	return ans
 }
 
 // bestBlock is the block an extractive answer to question weighs best, of
@@ -29,13 +35,9 @@ func askPage(t *testing.T, title, page, question string) string {
 // a second one quoted beside it may come first in the page.
 func bestBlock(t *testing.T, title, page, question string) string {
 	t.Helper()
-	resp := results(page)
-	resp.Results[0].Title = title
-	resp.Candidates.Terms = search.ParseTerms(question)
-	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
-	ans, err := a.Ask(context.Background(), question, nil)
-	if err != nil || len(ans.Weighed) == 0 {
-		t.Fatalf("%q: %v, %d blocks", question, err, len(ans.Weighed))
+	ans := askOne(t, title, page, question)
+	if len(ans.Weighed) == 0 {
+		t.Fatalf("%q: no block weighed", question)
 	}
 	return ans.Weighed[0].Block.Text
 }
