@@ -154,6 +154,7 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 	quals := qualifierGroups(question)
 	wantsPlace := asksPlace.MatchString(question)
 	wantsDefault := asksDefault.MatchString(question)
+	positive := !negates(question)
 	asked = withoutSituation(question, asked)
 	named := make([]bool, len(pool))
 	anyNamed := false
@@ -288,6 +289,9 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 			}
 			if wantsDefault && saysDefault.MatchString(b.Text) {
 				f[Default] = 1
+			}
+			if positive && b.Kind == BlockDefinition && saysNot(b) {
+				f[Negated] = 1
 			}
 			if words := contentWords(b.Scored()); len(words) > 0 {
 				f[Density] = min(1, float64(len(own))/float64(len(distinct(words))))

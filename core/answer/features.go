@@ -96,12 +96,18 @@ const (
 	// the answer to "how many passes does shred make if I don't tell it"
 	// is the line that says "instead of the default (3)".
 	Default
+	// Negated is 1 for a definition whose option or first sentence says
+	// "not", "no", "never" or "without" when the question negates nothing:
+	// "print the file names as headers" asks for tail's "always output
+	// headers giving file names", not "never output headers giving file
+	// names", two lines the question's words match alike.
+	Negated
 	numFeatures
 )
 
 var featureNames = [numFeatures]string{"have", "near", "lead", "context", "term_line", "other", "summary", "rank",
 	"qualifier", "density", "length", "opens", "definition", "row", "step", "field", "similarity",
-	"option", "option_name", "phrase", "place", "default"}
+	"option", "option_name", "phrase", "place", "default", "negated"}
 
 func (f Feature) String() string { return featureNames[f] }
 
@@ -137,6 +143,8 @@ var blockWeights = Features{
 	// block holding most of the question.
 	Place:   0.3,
 	Default: 0.3,
+	// A tie-breaker between an option and its opposite, as Qualifier.
+	Negated: -0.1,
 }
 
 // meaningPool is how many of the best blocks by keyword evidence an
@@ -336,6 +344,61 @@ var asksDefault = regexp.MustCompile(`(?i)\bby default\b|\bwhat(?:'s|\s+is|\s+ar
 
 // saysDefault matches a block that says what the default is.
 var saysDefault = regexp.MustCompile(`(?i)\bdefaults?\b`)
+
+// negating are the words by which a question asks not to do something, or
+// to do less: beside the qualifiers of the "not" group, the verbs of
+// turning something off ("how do I stop rm from asking", "leave out the
+// matching lines").
+var negating = map[string]bool{"stop": true, "avoid": true, "prevent": true, "disable": true, "suppress": true,
+	"skip": true, "exclude": true, "omit": true, "leave": true, "hide": true, "ignore": true, "quiet": true,
+	"silence": true, "silent": true, "off": true, "less": true, "fewer": true, "unless": true, "nothing": true}
+
+// negates reports whether a question asks not to do something.
+func negates(question string) bool {
+	for _, t := range search.Tokens(question) {
+		if negating[t] || qualifiers[t] == "not" {
+			return true
+		}
+	}
+	return false
+}
+
+// denials are the words that negate what a line does; "instead" and
+// "without" name another way of doing it ("make symbolic links instead of
+// hard links").
+var denials = map[string]bool{"not": true, "no": true, "never": true, "don": true, "doesn": true, "cannot": true, "non": true}
+
+// saysNot reports whether a definition's options or the opening words of
+// its description negate ("-n, --no-clobber", "never output headers", "do
+// not prompt"): what it defines is the opposite of doing something. A
+// negation further on, or in brackets, qualifies what the line does ("keep
+// (don't delete) input files"; "… and the quotes are not special"), and
+// one that denies leaving out is no negation ("do not ignore").
+func saysNot(b Block) bool {
+	for _, t := range search.Tokens(optionNames(b.Lead)) {
+		if denials[t] {
+			return true
+		}
+	}
+	opening := search.Tokens(parenthetical.ReplaceAllString(description(b), " "))
+	for i, t := range opening[:min(len(opening), 3)] {
+		if !denials[t] {
+			continue
+		}
+		// "do not ignore entries starting with ." (ls -a) shows them: a
+		// denial of a verb of leaving out is no negation.
+		for _, next := range opening[i+1 : min(len(opening), i+3)] {
+			if negating[next] {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// parenthetical matches a bracketed aside.
+var parenthetical = regexp.MustCompile(`\([^()]*\)`)
 
 // pathToken matches a path in a block: "/etc/hostname", "~/.bash_history",
 // "$HOME/.config/fontconfig"; not the slash of "and/or".

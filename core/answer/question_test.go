@@ -291,3 +291,72 @@ func TestAnOptionsNameCountsWhenItsDescriptionSpeaksToTheQuestion(t *testing.T) 
 		t.Errorf("log messages: %q", got)
 	}
 }
+
+// A question that negates nothing asks for the line that does what it
+// says, not for its opposite, which its words match alike: tail's -q
+// "never output headers giving file names" came before -v's "always …"
+// and was quoted for "print the file names as headers". A question that
+// negates gets the negating line; a negation in brackets ("keep (don't
+// delete)") does not count.
+func TestAPositiveQuestionIsNotAnsweredByTheOppositeOption(t *testing.T) {
+	tail := "-q, --quiet, --silent\n    never output headers giving file names\n\n" +
+		"-v, --verbose\n    always output headers giving file names\n"
+	if got := bestBlock(t, "tail", tail, "How do I make tail print the file names as headers?"); !strings.HasPrefix(got, "-v, --verbose") {
+		t.Errorf("print the file names as headers: %q", got)
+	}
+	if got := bestBlock(t, "tail", tail, "How do I stop tail from printing file names as headers?"); !strings.HasPrefix(got, "-q, --quiet") {
+		t.Errorf("stop printing the file names: %q", got)
+	}
+	mv := "-f, --force\n    do not prompt before overwriting\n\n" +
+		"-i, --interactive\n    prompt before overwrite\n"
+	if got := bestBlock(t, "mv", mv, "How do I make mv prompt before overwriting a file?"); !strings.HasPrefix(got, "-i, --interactive") {
+		t.Errorf("prompt before overwriting: %q", got)
+	}
+	gzip := "-f --force\n    Force compression or decompression even if the file has multiple links.\n\n" +
+		"-k --keep\n    Keep (don't delete) input files during compression or decompression.\n"
+	if got := bestBlock(t, "gzip", gzip, "How do I keep the input files with gzip?"); !strings.HasPrefix(got, "-k --keep") {
+		t.Errorf("keep the input files: %q", got)
+	}
+}
+
+// "Replace an existing file" is what a manual's --force does (ln, cp, gzip):
+// the ln(1) line "remove existing destination files" shares only
+// "existing" with the question, as --backup's line does.
+func TestReplacingAnExistingFileIsForcing(t *testing.T) {
+	ln := "--backup[=CONTROL]\n    make a backup of each existing destination file\n\n" +
+		"-f, --force\n    remove existing destination files\n\n" +
+		"-s, --symbolic\n    make symbolic links instead of hard links\n"
+	if got := bestBlock(t, "ln", ln, "How do I make ln replace an existing link?"); !strings.HasPrefix(got, "-f, --force") {
+		t.Errorf("replace an existing link: %q", got)
+	}
+}
+
+// A manual's word for what the question says: "verify" is "check"
+// (sha256sum's -c), "null" is "NUL" (sort's -z), "deep" is "depth" (du's
+// --max-depth); each line otherwise shares less with the question than
+// its neighbour, and is not quoted.
+func TestAManualsWordForTheQuestionsChoosesTheLine(t *testing.T) {
+	for _, c := range []struct {
+		title, page, question, want string
+		first                       bool // the best block, not only one quoted
+	}{
+		{"sha256sum", "The following five options are useful only when verifying checksums:\n\n" +
+			"--ignore-missing\n    don't fail or report status for missing files\n\n" +
+			"-c, --check\n    read checksums from the FILEs and check them\n",
+			"How do I verify checksums from a file with sha256sum?", "-c, --check", true},
+		{"sort", "-t, --field-separator=SEP\n    use SEP instead of non-blank to blank transition\n\n" +
+			"-z, --zero-terminated\n    line delimiter is NUL, not newline\n",
+			"How do I make sort take null as the separator?", "-z, --zero-terminated", false},
+		{"du", "--time\n    show time of the last modification of any file in the directory\n\n" +
+			"-d, --max-depth=N\n    print the total for a directory only if it is N or fewer levels below\n",
+			"How do I limit how deep du descends into a directory?", "-d, --max-depth=N", true},
+	} {
+		got := askPage(t, c.title, c.page, c.question)
+		if c.first {
+			got = bestBlock(t, c.title, c.page, c.question)
+		}
+		if !strings.Contains(got, c.want) || c.first && !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: %q, want %s", c.question, got, c.want)
+		}
+	}
+}

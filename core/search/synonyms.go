@@ -25,7 +25,7 @@ var synonyms = map[string][]string{
 	"remove":     {"delete"},
 	"ask":        {"prompt", "confirm"},
 	"confirm":    {"prompt"},
-	"replace":    {"overwrite", "clobber"},
+	"replace":    {"overwrite", "clobber", "force"},
 	"overwrite":  {"replace", "clobber"},
 	"add":        {"append", "insert"},
 	"append":     {"add"},
@@ -76,6 +76,9 @@ var synonyms = map[string][]string{
 	"delimiters": {"separators"},
 	"separator":  {"delimiter"},
 	"separators": {"delimiters"},
+	"verify":     {"check"},
+	"null":       {"nul"},
+	"deep":       {"depth"},
 }
 
 // synonymsByStem is synonyms keyed by the stem of each word, so that
