@@ -168,7 +168,7 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	// the search for an option's line below reads it already.
 	var more []search.Result
 	if weak(ans.Sources, terms) {
-		found, read, err := a.optionLine(ctx, query, resp, ans)
+		found, read, err := a.optionLine(ctx, query, resp, ans, fu.optionTerms())
 		if err != nil {
 			return nil, err
 		}
@@ -193,18 +193,19 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	if gen == nil {
 		if more == nil {
 			var err error
-			if more, err = a.readFurther(ctx, query, resp, ans.Sources); err != nil {
+			if more, _, err = a.readFurther(ctx, query, resp, ans.Sources); err != nil {
 				return nil, err
 			}
 		}
-		weights, asked := resp.Candidates.Weights, []search.Term(nil)
+		terms, weights, asked := resp.Candidates.Terms, resp.Candidates.Weights, []search.Term(nil)
 		if followUp {
-			if len(weights) != len(resp.Candidates.Terms) {
-				weights = localWeights(ans.Sources, resp.Candidates.Terms)
+			if len(weights) != len(terms) {
+				weights = localWeights(ans.Sources, terms)
 			}
-			weights, asked = fu.lineWeights(resp.Candidates.Terms, weights)
+			weights, asked = fu.lineWeights(terms, weights)
+			terms, weights, asked = fu.withOption(terms, weights, asked)
 		}
-		if err := extract(ctx, ans, resp.Candidates.Terms, weights, asked, more, a.opt.Meaning); err != nil {
+		if err := extract(ctx, ans, terms, weights, asked, more, a.opt.Meaning); err != nil {
 			return nil, err
 		}
 		emit(onToken, ans.Text)
@@ -242,21 +243,21 @@ const optionDepth = 400
 // that document found by searching it alone (optionDepth when the question
 // names an option). An option list is cut into several chunks, and the
 // one holding the option asked about may rank far below other documents'
-// passages that mention the tool.
-func (a *Answerer) readFurther(ctx context.Context, query string, resp *search.Response, sources []Source) ([]search.Result, error) {
+// passages that mention the tool. path is the named document's ("" when
+// the question names none).
+func (a *Answerer) readFurther(ctx context.Context, query string, resp *search.Response, sources []Source) (more []search.Result, path string, err error) {
 	read := map[int64]bool{}
 	for _, s := range sources {
 		read[s.ChunkID] = true
 	}
-	more := further(resp, read, readDepth)
+	more = further(resp, read, readDepth)
 	c := resp.Candidates
 	if a.opt.Within == nil || c == nil || len(c.Terms) == 0 || len(c.Weights) != len(c.Terms) {
-		return more, nil
+		return more, "", nil
 	}
 	weight, _ := termWeights(c.Terms, c.Weights)
 	mean := nameMean(c.Terms, weight)
 	named := func(title string) bool { return names(title, c.Terms, weight, mean) }
-	path := ""
 	for _, s := range sources {
 		if named(s.Title) {
 			path = s.Path
@@ -269,7 +270,7 @@ func (a *Answerer) readFurther(ctx context.Context, query string, resp *search.R
 		}
 	}
 	if path == "" {
-		return more, nil
+		return more, "", nil
 	}
 	depth := namedDepth
 	if slices.ContainsFunc(c.Terms, isOption) {
@@ -278,11 +279,11 @@ func (a *Answerer) readFurther(ctx context.Context, query string, resp *search.R
 	in, err := a.opt.Within(ctx, query, path, depth)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, "", ctx.Err()
 		}
-		return more, nil // reading further only improves the quote: answer from what was read
+		return more, path, nil // reading further only improves the quote: answer from what was read
 	}
-	return append(more, further(in, read, depth)...), nil
+	return append(more, further(in, read, depth)...), path, nil
 }
 
 // further lists the passages of resp not yet read, best first, down to
@@ -362,11 +363,14 @@ func holdsTwo(s Source, terms []search.Term) bool {
 // question names, when the sources are too weak to answer: the option's
 // letters are not searched, so the sources hold only the tool's name, and
 // the option's line is found by reading the document further. A passage
-// holding it becomes the first source and the question is answered from
-// it; found is false when there is none, and the question is refused.
+// holding it, of the named document when the question names one, becomes
+// the first source and the question is answered from it; found is false
+// when there is none, and the question is refused.
+// carried is the option a follow-up carries from the answer before it
+// (followUpQuery.option), looked for the same way.
 // read are the other passages read, for the answer to weigh.
-func (a *Answerer) optionLine(ctx context.Context, query string, resp *search.Response, ans *Answer) (found bool, read []search.Result, err error) {
-	var opts []search.Term
+func (a *Answerer) optionLine(ctx context.Context, query string, resp *search.Response, ans *Answer, carried []search.Term) (found bool, read []search.Result, err error) {
+	opts := carried
 	if resp.Candidates != nil {
 		for _, t := range resp.Candidates.Terms {
 			if isOption(t) {
@@ -377,22 +381,39 @@ func (a *Answerer) optionLine(ctx context.Context, query string, resp *search.Re
 	if len(opts) == 0 || len(ans.Sources) == 0 {
 		return false, nil, nil
 	}
-	more, err := a.readFurther(ctx, query, resp, ans.Sources)
+	more, path, err := a.readFurther(ctx, query, resp, ans.Sources)
 	if err != nil {
 		return false, nil, err
 	}
-	for i, r := range more {
-		for _, b := range Blocks(r.Text) {
-			if b.Kind == BlockDefinition && namesOption(b.Lead, opts) {
-				ans.Sources = append([]Source{{Result: r}}, ans.Sources...)
-				for i := range ans.Sources {
-					ans.Sources[i].N = i + 1
-				}
-				return true, slices.Delete(more, i, i+1), nil
-			}
+	defines := func(r search.Result) bool {
+		if path != "" && r.Path != path {
+			return false // another tool's option of the same name
 		}
+		return slices.ContainsFunc(Blocks(r.Text), func(b Block) bool {
+			return b.Kind == BlockDefinition && namesOption(b.Lead, opts)
+		})
+	}
+	// A short manual's option list may be a source already (mkdir's whole
+	// page is two passages): it moves first.
+	if i := slices.IndexFunc(ans.Sources, func(s Source) bool { return defines(s.Result) }); i >= 0 {
+		src := ans.Sources[i]
+		ans.Sources = append([]Source{src}, slices.Delete(ans.Sources, i, i+1)...)
+		renumber(ans.Sources)
+		return true, more, nil
+	}
+	if i := slices.IndexFunc(more, defines); i >= 0 {
+		ans.Sources = append([]Source{{Result: more[i]}}, ans.Sources...)
+		renumber(ans.Sources)
+		return true, slices.Delete(more, i, i+1), nil
 	}
 	return false, nil, nil
+}
+
+// renumber numbers sources in their order, from 1.
+func renumber(sources []Source) {
+	for i := range sources {
+		sources[i].N = i + 1
+	}
 }
 
 // notCovered turns ans into the honest refusal of a question the documents

@@ -109,6 +109,57 @@ type followUpQuery struct {
 	// own are the follow-up's own words beyond the document it is about:
 	// what it asks now ("characters" in "and the characters?").
 	own []string
+	// option is the long option the previous answer opened with
+	// ("--verbose" for rm's "explain what is being done"), when the
+	// follow-up asks the same of another document and says nothing else
+	// ("what about mkdir?"): tools share the names of their options, and
+	// where the new document defines it, that line answers (mkdir's "-v,
+	// --verbose  print a message for each created directory", which holds
+	// no word of the question). Its line is weighed as the option a
+	// question names; it is not searched.
+	option string
+}
+
+// quotedOption is the long option of the term line an answer opens with:
+// "--verbose" for "-v, --verbose\n    explain what is being done [1]"; ""
+// for an answer that does not open with an option's line.
+func quotedOption(answer string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(answer), "\n")
+	if m := longOption.FindStringSubmatch(optionNames(first)); m != nil {
+		return "--" + m[1]
+	}
+	return ""
+}
+
+// withOption adds the option the follow-up carries to the terms that
+// choose the quoted line, weighing as much as the heaviest of them (an
+// option as written is the most specific word a question can hold), and
+// to asked, the terms that name an option. Without one, it returns its
+// arguments.
+func (fu followUpQuery) withOption(terms []search.Term, weights []float64, asked []search.Term) ([]search.Term, []float64, []search.Term) {
+	opt := fu.optionTerms()
+	if opt == nil || len(weights) != len(terms) || len(terms) == 0 {
+		return terms, weights, asked
+	}
+	if asked == nil {
+		asked = terms
+	}
+	w := slices.Max(weights)
+	terms = append(slices.Clone(terms), opt...)
+	asked = append(slices.Clone(asked), opt...)
+	for range opt {
+		weights = append(slices.Clone(weights), w)
+	}
+	return terms, weights, asked
+}
+
+// optionTerms are the terms of the option the follow-up carries; none
+// without one.
+func (fu followUpQuery) optionTerms() []search.Term {
+	if fu.option == "" {
+		return nil
+	}
+	return search.ParseTerms(fu.option)
 }
 
 // carriedShare is what a word carried from the previous question weighs
@@ -225,6 +276,9 @@ func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 	}
 	own, carried = undone(own, carried)
 	fu.own = without(own, fu.subject)
+	if len(fu.own) == 0 && len(newSubj) > 0 {
+		fu.option = quotedOption(prev.Answer)
+	}
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range append(own, carried...) {

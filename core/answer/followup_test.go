@@ -182,6 +182,9 @@ var manPages = map[string]string{
 	"grep":  "-i, --ignore-case Ignore case distinctions in patterns and input data",
 	"tar":   "--ignore-case ignore case when matching member names",
 	"wc":    "-l, --lines\n    print the newline counts\n\n-m, --chars\n    print the character counts",
+	"rm":    "-i     prompt before every removal\n\n-v, --verbose\n    explain what is being done",
+	"mkdir": "-p, --parents\n    no error if existing, make parent directories as needed\n\n" +
+		"-v, --verbose\n    print a message for each created directory",
 }
 
 // manRetriever searches manPages: a page is found when its name or text
@@ -319,5 +322,41 @@ func TestAFollowUpsOwnWordsChooseTheLine(t *testing.T) {
 	}
 	if !strings.HasPrefix(ans.Text, "-m, --chars") {
 		t.Errorf("answer %q, want the --chars line", ans.Text)
+	}
+}
+
+// "what about mkdir?" after rm's "-v, --verbose  explain what is being
+// done" asks for the same option of mkdir, whose line shares no word with
+// the question: the option the previous answer opened with is carried
+// (not searched) and mkdir's --verbose is quoted. A follow-up that says
+// what it wants carries none.
+func TestAFollowUpCarriesTheOptionTheAnswerBeforeQuoted(t *testing.T) {
+	prev := Turn{Question: "How do I make rm explain what is being done?", Answer: "-v, --verbose\n    explain what is being done [1]"}
+	var queries []string
+	a := New(manRetriever(&queries), Options{History: []Turn{prev}})
+	ans, err := a.Ask(context.Background(), "what about mkdir?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ans.Text, "-v, --verbose\n    print a message") || ans.Sources[0].Title != "mkdir" {
+		t.Errorf("answer %q from %q, want mkdir's --verbose line", ans.Text, ans.Sources[0].Title)
+	}
+	for _, q := range queries {
+		if strings.Contains(q, "verbose") {
+			t.Errorf("searched %q: the carried option is not searched", q)
+		}
+	}
+	if fu := standalone(prev, "and how do I make mkdir create parents?", [][]string{{"rm"}, {"mkdir"}}); fu.option != "" {
+		t.Errorf("a follow-up with words of its own carries %q", fu.option)
+	}
+	for answer, want := range map[string]string{
+		prev.Answer: "--verbose",
+		"--time=WORD\n    change the specified time [2]": "--time",
+		"Use --best for the smallest file [1].":          "",
+		"Your documents do not seem to cover this.":      "",
+	} {
+		if got := quotedOption(answer); got != want {
+			t.Errorf("quotedOption(%q) = %q, want %q", answer, got, want)
+		}
 	}
 }
