@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -37,13 +38,37 @@ var followPronouns = map[string]bool{"it": true, "its": true, "they": true, "the
 // "for tar?", "on Windows?".
 var followPrepositions = map[string]bool{"for": true, "with": true, "in": true, "on": true, "about": true, "without": true, "under": true}
 
+// followInterjections open a follow-up without adding to it: "ok, and
+// with mv?", "now for tar".
+var followInterjections = map[string]bool{"ok": true, "okay": true, "so": true, "now": true, "then": true,
+	"right": true, "great": true, "thanks": true, "cool": true, "alright": true, "well": true, "hmm": true}
+
+// followFiller are the words by which a follow-up points back to what was
+// asked before without adding to it ("can I do the same thing with mv
+// too?", "what's the equivalent for tar?", "what if I use mv instead?"):
+// not what it asks.
+var followFiller = map[string]bool{"same": true, "thing": true, "equivalent": true, "instead": true,
+	"well": true, "use": true, "using": true, "either": true, "please": true}
+
+// pointsBack matches the phrases that ask the same again of something
+// else: "do that", "the same (thing) for/with …", "… too?", "… as well?",
+// "… instead?", "the equivalent for/in …".
+var pointsBack = regexp.MustCompile(`(?i)\b(?:do|does|did|doing)\s+(?:that|this|the\s+same)\b|` +
+	`\bthe\s+same(?:\s+thing)?(?:\s+(?:for|with|in|on|using|as)\b|\W*$)|` +
+	`\b(?:too|as\s+well|instead|also|either)\W*$|\bequivalent\s+(?:for|in|with|on)\b`)
+
 // IsFollowUp reports whether question, asked after another, reads as a
 // follow-up to it by simple rules: it opens with "and", "what about" and
-// the like; it refers back with a pronoun (it, them, "…that?"); or it is a
-// word or two, alone or after a preposition ("tar?", "for tar?"). A
-// question that names its own subject in full is left alone.
+// the like (after an "ok" or "now"); it refers back with a pronoun (it,
+// them, "…that?"); it is a word or two, alone or after a preposition
+// ("tar?", "for tar?"); or it asks the same of something else in a few
+// words ("can I do that with mv too?", "what's the equivalent for tar?").
+// A question that names its own subject in full is left alone.
 func IsFollowUp(question string) bool {
 	words := search.Tokens(question)
+	for len(words) > 1 && followInterjections[words[0]] {
+		words = words[1:]
+	}
 	if len(words) == 0 {
 		return false
 	}
@@ -56,7 +81,22 @@ func IsFollowUp(question string) bool {
 	if refersBack(words) {
 		return true
 	}
+	if pointsBack.MatchString(question) && len(ownTerms(question)) <= 2 {
+		return true
+	}
 	return len(words) == 1 || len(words) <= 3 && followPrepositions[words[0]]
+}
+
+// ownTerms are a follow-up's key terms, less the words by which it points
+// back (followFiller) and opens (followInterjections).
+func ownTerms(question string) []string {
+	var out []string
+	for _, t := range keyTerms(question) {
+		if !followFiller[t] && !followInterjections[t] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // refersBack reports whether a question's words refer to something named
@@ -120,13 +160,19 @@ type followUpQuery struct {
 	option string
 }
 
-// quotedOption is the long option of the term line an answer opens with:
-// "--verbose" for "-v, --verbose\n    explain what is being done [1]"; ""
-// for an answer that does not open with an option's line.
+// quotedOption is the first long option of the term lines an answer
+// opens with: "--verbose" for "-v, --verbose\n    explain what is being
+// done [1]", "--continue" for wget's "-c\n--continue\n    Continue
+// getting …"; "" for an answer that does not open with an option's line.
 func quotedOption(answer string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(answer), "\n")
-	if m := longOption.FindStringSubmatch(optionNames(first)); m != nil {
-		return "--" + m[1]
+	for _, line := range strings.Split(strings.TrimSpace(answer), "\n") {
+		names := optionNames(line)
+		if m := longOption.FindStringSubmatch(names); m != nil {
+			return "--" + m[1]
+		}
+		if names == "" || names != strings.TrimSpace(line) {
+			break // past the term lines
+		}
 	}
 	return ""
 }
@@ -214,7 +260,7 @@ func (fu followUpQuery) lineWeights(terms []search.Term, weights []float64) ([]f
 //     term, its subject as most questions are put ("make grep …").
 func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 	carried := keyTerms(prev.searched())
-	own := keyTerms(question)
+	own := ownTerms(question)
 	var fu followUpQuery
 	var newSubj, oldSubj [][]string
 	for _, t := range titles {
@@ -332,7 +378,7 @@ func undone(own, carried []string) ([]string, []string) {
 func (a *Answerer) followUp(ctx context.Context, prev Turn, question string) (followUpQuery, *search.Response, error) {
 	var terms []string
 	seen := map[string]bool{}
-	own, carried := undone(keyTerms(question), keyTerms(prev.searched()))
+	own, carried := undone(ownTerms(question), keyTerms(prev.searched()))
 	for _, t := range append(own, carried...) {
 		if !seen[t] {
 			seen[t] = true

@@ -13,20 +13,32 @@ import (
 
 func TestIsFollowUp(t *testing.T) {
 	for q, want := range map[string]bool{
-		"and for tar?":                         true,
-		"And what about zip":                   true,
-		"what about the X300?":                 true,
-		"how do I undo it?":                    true,
-		"does that work on them too":           true,
-		"How do I undo that?":                  true,
-		"for tar?":                             true,
-		"tar?":                                 true,
-		"How do I make grep ignore case?":      false,
-		"Where is the router manual?":          false,
-		"Check that the pump is off first":     false,
-		"how often should the machine descale": false,
-		"reset the router":                     false,
-		"":                                     false,
+		"and for tar?":                          true,
+		"And what about zip":                    true,
+		"what about the X300?":                  true,
+		"how do I undo it?":                     true,
+		"does that work on them too":            true,
+		"How do I undo that?":                   true,
+		"for tar?":                              true,
+		"tar?":                                  true,
+		"ok, and with mv?":                      true,
+		"Now for tar":                           true,
+		"Can I do that with mv too?":            true,
+		"Does mv have that too?":                true,
+		"Is there the same for mv?":             true,
+		"How would I do the same thing in zsh?": true,
+		"What if I use mv instead?":             true,
+		"What's the equivalent for tar?":        true,
+		"How do I make grep ignore case?":       false,
+		// Asking the same of something named in full is a question of its own.
+		"How do I delete hidden files in all subfolders too?": false,
+		"What is the Windows equivalent of grep?":             false,
+		"Is the same key used for both doors?":                false,
+		"Where is the router manual?":                         false,
+		"Check that the pump is off first":                    false,
+		"how often should the machine descale":                false,
+		"reset the router":                                    false,
+		"":                                                    false,
 	} {
 		if got := IsFollowUp(q); got != want {
 			t.Errorf("IsFollowUp(%q) = %v, want %v", q, got, want)
@@ -49,6 +61,9 @@ func TestStandaloneCarriesThePreviousTerms(t *testing.T) {
 		// What was searched before, when it was rewritten, is what carries.
 		{Turn{Question: "and for tar?", Query: "tar ignore case"}, "and zip?", "zip ignore case"},
 		{Turn{Question: "How do I make grep ignore case?"}, "and?", "grep ignore case"},
+		// The words that point back are not what is asked.
+		{Turn{Question: "How do I make cp prompt before overwriting a file?"}, "Can I do the same thing with mv too?", "mv prompt overwriting file"},
+		{Turn{Question: "How do I make cp prompt before overwriting a file?"}, "ok, what if I use mv instead?", "mv prompt overwriting file"},
 		// Undoing an action asks for its reverse, of the same subject.
 		{Turn{Question: "How do I compress a file with gzip?"}, "how do I undo that?", "decompress file gzip"},
 		{Turn{Question: "How do I mount a disk image?"}, "and how do I reverse it?", "unmount disk image"},
@@ -351,9 +366,11 @@ func TestAFollowUpCarriesTheOptionTheAnswerBeforeQuoted(t *testing.T) {
 	}
 	for answer, want := range map[string]string{
 		prev.Answer: "--verbose",
-		"--time=WORD\n    change the specified time [2]": "--time",
-		"Use --best for the smallest file [1].":          "",
-		"Your documents do not seem to cover this.":      "",
+		"--time=WORD\n    change the specified time [2]":                        "--time",
+		"-c\n--continue\n    Continue getting a partially-downloaded file. [1]": "--continue",
+		"-c\n    Continue getting a file; see --continue. [1]":                  "",
+		"Use --best for the smallest file [1].":                                 "",
+		"Your documents do not seem to cover this.":                             "",
 	} {
 		if got := quotedOption(answer); got != want {
 			t.Errorf("quotedOption(%q) = %q, want %q", answer, got, want)

@@ -326,7 +326,20 @@ func stem(w string) string {
 	if base, ok := irregular[w]; ok {
 		w = base
 	}
-	return porter.Stem(w)
+	return adverbless(porter.Stem(w))
+}
+
+// adverbless takes off the "-li" that FTS5's Porter stemmer leaves on an
+// adverb after c, d, e, g, h, k, m, n, r or t ("quietly" stems to
+// "quietli", "exactly" to "exactli"), as Porter2 does, so that "download
+// quietly" holds wget's "--quiet". Four letters must stay ("early",
+// "only", "ugly" keep theirs). Like irregular, it counts where passages
+// are matched, not in what the keyword search fetches.
+func adverbless(s string) string {
+	if base, ok := strings.CutSuffix(s, "li"); ok && len(base) >= 4 && strings.IndexByte("cdeghkmnrt", base[len(base)-1]) >= 0 {
+		return base
+	}
+	return s
 }
 
 // prefixKey is the first n (1 or 2) bytes of w, ASCII letters lower-cased;

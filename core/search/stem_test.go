@@ -45,3 +45,17 @@ func TestIrregularFormsMatchTheirBase(t *testing.T) {
 		}
 	}
 }
+
+// An adverb meets its adjective ("quietly" and wget's "--quiet"), where
+// FTS5's Porter stemmer leaves "-li" on; short words keep theirs.
+func TestAnAdverbMeetsItsAdjective(t *testing.T) {
+	for w, want := range map[string]string{
+		"quietly": "quiet", "exactly": "exact", "directly": "direct", "monthly": "month",
+		"quiet": "quiet", "recursively": "recurs", "silently": "silent",
+		"early": "earli", "only": "onli", "ugly": "ugli", "family": "famili", "apply": "appli",
+	} {
+		if got := stem(w); got != want {
+			t.Errorf("stem(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
