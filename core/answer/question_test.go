@@ -253,13 +253,15 @@ func TestOptionsUnderASubsectionAreBlocksOfTheirOwn(t *testing.T) {
 	}
 }
 
-// FuzzQuestionReading: the rules that read a question's situation and what
-// it asks for take any text, in bounded time, without a panic, and the
+// FuzzQuestionReading: the rules that read a question's situation, what
+// it asks for, whether it negates or follows up, and the option an answer
+// opens with, take any text, in bounded time, without a panic, and the
 // situation is a span of the question.
 func FuzzQuestionReading(f *testing.F) {
 	for _, q := range []string{"How do I make xargs cope with file names containing spaces when I use find -print0?",
 		"How do I stop grep when using -r from following symlinks?", "when I use", "when I use (((( -x?",
-		"In which file does bash save my command history?", "What does ionice give when I don't specify one?"} {
+		"In which file does bash save my command history?", "What does ionice give when I don't specify one?",
+		"ok, can I do that with mkdir too?", "-c\n--continue\n    Continue getting a file.", "Keep (don't delete (input files"} {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
@@ -273,6 +275,11 @@ func FuzzQuestionReading(f *testing.F) {
 		asksPlace.MatchString(q)
 		asksDefault.MatchString(q)
 		optionNames(q)
+		negates(q)
+		saysNot(Block{Text: q, Lead: q, Kind: BlockDefinition})
+		IsFollowUp(q)
+		quotedOption(q)
+		standalone(Turn{Question: "How do I make rm explain what is being done?", Answer: q}, q, [][]string{{"rm"}, {"mkdir"}})
 	})
 }
 
