@@ -60,7 +60,6 @@ func TestPanelActionsReturnWhenTheWorkersStopped(t *testing.T) {
 	})
 	folder := t.TempDir()
 	done := make(chan struct{})
-	start := time.Now()
 	go func() {
 		defer close(done)
 		rrf := s.Tuning.Knob("retrieval.rrf_k").Slider
@@ -74,12 +73,11 @@ func TestPanelActionsReturnWhenTheWorkersStopped(t *testing.T) {
 			s.IndexTab.Apply(panels.IndexReady{})
 		}
 	}()
+	// A deadline for a hang, not a speed check: 200 rounds take well under
+	// a second, and an action waiting on a stopped worker never returns.
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("panel actions blocked with the workers stopped")
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("200 rounds of actions took %v", d)
 	}
 }

@@ -496,7 +496,7 @@ func TestKeyComesFromTheEnvironmentThenTheKeyring(t *testing.T) {
 	if err := StoreKey(sys, "sk-x"); !errors.Is(err, ErrNoKeyring) {
 		t.Errorf("store without a bus: %v", err)
 	}
-	if time.Since(start) > time.Second {
+	if time.Since(start) > 5*time.Second { // asking a bus that is not there waits 25 s
 		t.Errorf("took %v without a bus", time.Since(start))
 	}
 }
