@@ -96,8 +96,9 @@ const (
 	// the answer to "how many passes does shred make if I don't tell it"
 	// is the line that says "instead of the default (3)".
 	Default
-	// Negated is 1 for a definition whose option or first sentence says
-	// "not", "no", "never" or "without" when the question negates nothing:
+	// Negated is 1 for a definition whose option or opening words deny
+	// ("--no-clobber", "never …", "do not …"; saysNot) when the question
+	// negates nothing (negates):
 	// "print the file names as headers" asks for tail's "always output
 	// headers giving file names", not "never output headers giving file
 	// names", two lines the question's words match alike.

@@ -193,8 +193,9 @@ func (fu followUpQuery) withOption(terms []search.Term, weights []float64, asked
 	w := slices.Max(weights)
 	terms = append(slices.Clone(terms), opt...)
 	asked = append(slices.Clone(asked), opt...)
+	weights = slices.Clone(weights)
 	for range opt {
-		weights = append(slices.Clone(weights), w)
+		weights = append(weights, w)
 	}
 	return terms, weights, asked
 }
