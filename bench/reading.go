@@ -315,10 +315,16 @@ func ReadingBench(ctx context.Context, st QualityStore, qc QualityCorpus, questi
 	return rep, nil
 }
 
-// WriteReadingDetail writes the sets' per-question outcomes to path.
+// WriteReadingDetail writes the sets' per-question outcomes to path: the
+// misses of each options set after the first under more_option_misses, by
+// the set's name.
 func WriteReadingDetail(path string, r ReadingReport) error {
+	more := map[string][]OptionMiss{}
+	for _, o := range r.MoreOptions {
+		more[o.Set] = o.Misses
+	}
 	return writeJSON(path, map[string]any{"typos": r.Typos.Details, "option_misses": r.Options.Misses,
-		"scale_small_misses": r.Scale.Small.Misses, "scale_large_misses": r.Scale.Large.Misses})
+		"more_option_misses": more, "scale_small_misses": r.Scale.Small.Misses, "scale_large_misses": r.Scale.Large.Misses})
 }
 
 func writeJSON(path string, v any) error {

@@ -18,14 +18,15 @@ import (
 // the repository root (where `make bench` runs).
 const qualityQuestions = "testdata/quality/questions.tsv"
 
-// qualityOptions and qualityLongOptions are the options sets of the
-// question-reading part (bench.ReadingBench), each scored alone, and
-// readingExtra how many of the file set's man pages its scale set adds to
-// the suite's documents.
+// qualityOptions, qualityLongOptions and qualityHowToOptions are the
+// options sets of the question-reading part (bench.ReadingBench), each
+// scored alone, and readingExtra how many of the file set's man pages its
+// scale set adds to the suite's documents.
 const (
-	qualityOptions     = "testdata/quality/options/options.tsv"
-	qualityLongOptions = "testdata/quality/options/long.tsv"
-	readingExtra       = 4000
+	qualityOptions      = "testdata/quality/options/options.tsv"
+	qualityLongOptions  = "testdata/quality/options/long.tsv"
+	qualityHowToOptions = "testdata/quality/options/howto.tsv"
+	readingExtra        = 4000
 )
 
 // QualityBenchResult is `cairn bench quality`: whether answers, refusals,
@@ -118,7 +119,7 @@ func benchQuality(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, 
 	if err != nil {
 		return res, err
 	}
-	res.Reading, err = bench.ReadingBench(ctx, st, qc, qualityQuestions, []string{qualityOptions, qualityLongOptions}, extra, work, log)
+	res.Reading, err = bench.ReadingBench(ctx, st, qc, qualityQuestions, []string{qualityOptions, qualityLongOptions, qualityHowToOptions}, extra, work, log)
 	if err != nil {
 		return res, err
 	}
