@@ -276,7 +276,9 @@ func isTableRow(t string) bool {
 //     ("pop [--index] [<stash>]": HTML definition lists).
 func isDefinition(lines []srcLine, i int) bool {
 	l := lines[i]
-	if len(l.text) > 100 || strings.HasPrefix(l.text, "#") {
+	// A shell prompt's line ("$ tar -x -f archive.Z") is an example of a
+	// command, not a term, whatever follows it.
+	if len(l.text) > 100 || strings.HasPrefix(l.text, "#") || strings.HasPrefix(l.text, "$ ") {
 		return false
 	}
 	j, blanks := nextText(lines, i)

@@ -271,7 +271,7 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 						f[Option] = 1
 					}
 					if len(context) > 0 && speaksTo(description(b), asked, context) {
-						f[OptionName] = optionNameShare(b.Lead, asked)
+						f[OptionName] = optionNameShare(b.Lead, asked) * nameWeight(b.Lead, asked, context)
 					}
 				}
 			}

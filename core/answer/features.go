@@ -272,6 +272,38 @@ func optionNameShare(lead string, terms []search.Term) float64 {
 	return best
 }
 
+// nameWeight is how much of what the question asks a one-word option
+// name says ("--output" in "make sort output only the first of equal
+// lines"): twice the share of the asked terms beyond the document's title
+// and headings that the name holds, capped at 1. A longer name said whole
+// ("--line-number" for "line numbers") is sure as it is: 1.
+func nameWeight(lead string, asked []search.Term, context map[string]bool) float64 {
+	var named []string
+	for _, m := range longOption.FindAllStringSubmatch(lead, -1) {
+		if strings.Contains(m[1], "-") {
+			return 1
+		}
+		named = append(named, m[1])
+	}
+	in := map[string]bool{}
+	for _, t := range matchedTerms(strings.Join(named, " "), asked) {
+		in[t] = true
+	}
+	have, all := 0, 0
+	for _, t := range asked {
+		if k := t.String(); !context[k] {
+			all++
+			if in[k] {
+				have++
+			}
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return min(1, 2*float64(have)/float64(all))
+}
+
 // namesOption reports whether a term line defines an option the question
 // names as written: the option is among the names the line opens with
 // (optionNames), not in a synopsis that lists it ("sed [-n] [--quiet]") or

@@ -2,6 +2,7 @@ package answer
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -364,6 +365,44 @@ func TestAManualsWordForTheQuestionsChoosesTheLine(t *testing.T) {
 		}
 		if !strings.Contains(got, c.want) || c.first && !strings.HasPrefix(got, c.want) {
 			t.Errorf("%s: %q, want %s", c.question, got, c.want)
+		}
+	}
+}
+
+// A one-word option name said in passing counts for the share of the
+// question it says, doubled: "output" is one of five words of "make sort
+// output only the first of equal lines" (sort's -u answers, not -o);
+// "gzip", one of three of "compress a tar archive with gzip". A longer
+// name said is sure as it is. On the how-to options set this answered
+// sort's -u and grep's -r, which the one word's name had taken.
+func TestAOneWordNameSaidInPassingCountsForItsShare(t *testing.T) {
+	for _, c := range []struct {
+		lead, question string
+		context        map[string]bool
+		want           float64
+	}{
+		{"-o, --output=FILE", "How do I make sort output only the first of equal lines?", map[string]bool{"sort": true}, 0.4},
+		{"-z, --gzip, --gunzip, --ungzip", "How do I compress a tar archive with gzip?", map[string]bool{"tar": true}, 2.0 / 3},
+		{"-n, --line-number", "How can grep show the line numbers of matching lines?", map[string]bool{"grep": true}, 1},
+		{"-R, --recursive", "How do I make ls recursive?", map[string]bool{"ls": true}, 1},
+	} {
+		if got := nameWeight(c.lead, search.ParseTerms(c.question), c.context); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s for %q: %v, want %v", c.lead, c.question, got, c.want)
+		}
+	}
+}
+
+// A shell prompt's line is an example, not a term: tar's "$ tar
+// --warning=decompress-program -x -f archive.Z" over the messages it
+// prints was read as the definition of an option.
+func TestAShellPromptsLineIsNoDefinition(t *testing.T) {
+	page := "       $ tar --warning=decompress-program -x -f archive.Z\n" +
+		"       tar (child): cannot run compress: No such file or directory\n" +
+		"       tar (child): trying gzip\n\n" +
+		"       -z, --gzip, --gunzip, --ungzip\n              Filter the archive through gzip(1).\n"
+	for _, b := range Blocks(page) {
+		if strings.HasPrefix(b.Text, "$ tar") && b.Kind == BlockDefinition {
+			t.Errorf("the example is a definition: %q", b.Text)
 		}
 	}
 }
