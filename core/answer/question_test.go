@@ -341,8 +341,9 @@ func TestReplacingAnExistingFileIsForcing(t *testing.T) {
 
 // A manual's word for what the question says: "verify" is "check"
 // (sha256sum's -c), "null" is "NUL" (sort's -z), "deep" is "depth" (du's
-// --max-depth); each line otherwise shares less with the question than
-// its neighbour, and is not quoted.
+// --max-depth), "argument" is "arg" (xargs's "-n max-args" over "-L
+// max-lines"); each line otherwise shares less with the question than its
+// neighbour, and is not quoted.
 func TestAManualsWordForTheQuestionsChoosesTheLine(t *testing.T) {
 	for _, c := range []struct {
 		title, page, question, want string
@@ -358,6 +359,9 @@ func TestAManualsWordForTheQuestionsChoosesTheLine(t *testing.T) {
 		{"du", "--time\n    show time of the last modification of any file in the directory\n\n" +
 			"-d, --max-depth=N\n    print the total for a directory only if it is N or fewer levels below\n",
 			"How do I limit how deep du descends into a directory?", "-d, --max-depth=N", true},
+		{"xargs", "-L max-lines\n    Use at most max-lines nonblank input lines per command line.\n\n" +
+			"-n max-args, --max-args=max-args\n    Use at most max-args arguments per command line.\n",
+			"How do I make xargs pass one argument per command line?", "-n max-args", true},
 	} {
 		got := askPage(t, c.title, c.page, c.question)
 		if c.first {

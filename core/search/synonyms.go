@@ -79,6 +79,10 @@ var synonyms = map[string][]string{
 	"verify":     {"check"},
 	"null":       {"nul"},
 	"deep":       {"depth"},
+	"argument":   {"arg"},
+	"arguments":  {"args"},
+	"maximum":    {"max"},
+	"minimum":    {"min"},
 }
 
 // synonymsByStem is synonyms keyed by the stem of each word, so that
