@@ -103,6 +103,7 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 			return nil, err
 		}
 		probed = time.Since(tp)
+		followUp = !fu.alone
 	}
 	if gen != nil && (a.opt.Rewrite || len(history) > 0) {
 		rw, err := rewrite(ctx, gen, question, history)

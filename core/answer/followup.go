@@ -87,6 +87,27 @@ func IsFollowUp(question string) bool {
 	return len(words) == 1 || len(words) <= 3 && followPrepositions[words[0]]
 }
 
+// pronounOnly reports whether question reads as a follow-up by its
+// pronoun alone: it does not open as one ("and …", "what about …"), does
+// not point back in words ("do that", "the same for"), and is not a word
+// or two after a preposition.
+func pronounOnly(question string) bool {
+	words := search.Tokens(question)
+	for len(words) > 1 && followInterjections[words[0]] {
+		words = words[1:]
+	}
+	if len(words) == 0 || !refersBack(words) || pointsBack.MatchString(question) {
+		return false
+	}
+	lead := strings.Join(words, " ") + " "
+	for _, l := range followLeads {
+		if strings.HasPrefix(lead, l) {
+			return false
+		}
+	}
+	return !(len(words) == 1 || len(words) <= 3 && followPrepositions[words[0]])
+}
+
 // ownTerms are a follow-up's key terms, less the words by which it points
 // back (followFiller) and opens (followInterjections).
 func ownTerms(question string) []string {
@@ -158,6 +179,12 @@ type followUpQuery struct {
 	// no word of the question). Its line is weighed as the option a
 	// question names; it is not searched.
 	option string
+	// alone is set for a question that reads as a follow-up only by a
+	// pronoun but names a document of its own and asks something of it
+	// ("How do I make dd show its progress while copying?" after a grep
+	// question): its pronoun refers within it, and it is searched as
+	// asked.
+	alone bool
 }
 
 // quotedOption is the first long option of the term lines an answer
@@ -273,6 +300,16 @@ func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 			oldSubj = append(oldSubj, t)
 		case inOwn:
 			fu.subject = append(fu.subject, t...) // named again: kept
+		}
+	}
+	if len(newSubj) > 0 && pronounOnly(question) {
+		var named []string
+		for _, t := range newSubj {
+			named = append(named, t...)
+		}
+		if len(without(own, named)) >= 2 {
+			fu.alone, fu.query = true, question
+			return fu
 		}
 	}
 	keepOld := func() {

@@ -377,3 +377,24 @@ func TestAFollowUpCarriesTheOptionTheAnswerBeforeQuoted(t *testing.T) {
 		}
 	}
 }
+
+// A question that reads as a follow-up only by its pronoun, but names a
+// document of its own and asks something of it, is searched as asked: in
+// "How do I make tail show its last 20 lines?" after a grep question, "its"
+// is tail's, and grep's "ignore case" has nothing to do with it.
+func TestAQuestionWhosePronounIsItsOwnStandsAlone(t *testing.T) {
+	var queries []string
+	a := New(manRetriever(&queries), Options{History: []Turn{{Question: "How do I make grep ignore case?"}}})
+	q := "How do I make tail show its last 20 lines?"
+	ans, err := a.Ask(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(queries) != 2 || queries[1] != q || ans.Query != "" {
+		t.Errorf("searched %q (shown %q), want the question as asked", queries, ans.Query)
+	}
+	// Without a document of its own, the pronoun is the previous one's.
+	if fu := standalone(Turn{Question: "How do I make grep ignore case?"}, "how do I make it show the line numbers?", [][]string{{"grep"}}); fu.alone {
+		t.Error("a pronoun follow-up naming no document stood alone")
+	}
+}
