@@ -271,8 +271,13 @@ func (db *DB) write(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
 		return errors.New("knowledge base is closed")
 	}
 	if ctx.Done() != nil { // an interrupt context keeps a statement busy; see backup.go
-		old := db.w.SetInterrupt(ctx)
-		defer db.w.SetInterrupt(old)
+		w := db.w
+		old := w.SetInterrupt(ctx)
+		defer func() {
+			if db.w == w { // not replaced by reopenWriter
+				w.SetInterrupt(old)
+			}
+		}()
 	}
 	err := fn(db.w)
 	if err == nil && db.w.GetAutocommit() {
@@ -316,6 +321,18 @@ func (db *DB) tx(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
 				s.Reset()
 			}
 			endTx(t, &err)
+			if !c.GetAutocommit() {
+				// The rollback was interrupted all the same: FTS5 keeps a
+				// blob handle open mid-insert, and SQLite holds an
+				// interrupt until no statement runs. The open transaction
+				// would keep the write lock for good ("database is locked"
+				// for every later write); closing the connection rolls it
+				// back.
+				if rerr := db.reopenWriter(); rerr != nil {
+					err = fmt.Errorf("%w (and the transaction could not be ended: %v)", err, rerr)
+				}
+				return
+			}
 			c.SetInterrupt(old)
 		}()
 		db.vqSum, db.vqLoaded = vqSum{}, false
@@ -327,6 +344,30 @@ func (db *DB) tx(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
 		}
 		return nil
 	})
+}
+
+// reopenWriter replaces the writer connection with a new one, the old
+// one's open transaction rolled back by its closing. The caller holds
+// wmu.
+func (db *DB) reopenWriter() error {
+	for sql, s := range db.ws {
+		s.Close()
+		delete(db.ws, sql)
+	}
+	if err := db.w.Close(); err != nil {
+		return fmt.Errorf("close the writer connection: %w", err)
+	}
+	db.w = nil
+	w, err := openConn(db.path, false)
+	if err != nil {
+		return fmt.Errorf("reopen the writer connection: %w", err)
+	}
+	if err := db.limitSize(w); err != nil {
+		w.Close()
+		return fmt.Errorf("reopen the writer connection: %w", err)
+	}
+	db.w = w
+	return nil
 }
 
 // endTx ends t (commit when *errp is nil, else roll back), turning the
