@@ -126,7 +126,7 @@ type TypoDetail struct {
 
 // OptionsReport is the options set's outcome.
 type OptionsReport struct {
-	Set          string           `json:"set"` // the file's name without .tsv: "options", "long"
+	Set          string           `json:"set"` // the file's name without .tsv: "options", "long", "howto"
 	Questions    int              `json:"questions"`
 	Hits         int              `json:"hits"`          // a quoted line is the option's
 	BaselineHits int              `json:"baseline_hits"` // the FTS5 baseline's passage holds the option's line

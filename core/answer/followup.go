@@ -48,7 +48,7 @@ var followInterjections = map[string]bool{"ok": true, "okay": true, "so": true, 
 // too?", "what's the equivalent for tar?", "what if I use mv instead?"):
 // not what it asks.
 var followFiller = map[string]bool{"same": true, "thing": true, "equivalent": true, "instead": true,
-	"well": true, "use": true, "using": true, "either": true, "please": true}
+	"use": true, "using": true, "either": true, "please": true}
 
 // pointsBack matches the phrases that ask the same again of something
 // else: "do that", "the same (thing) for/with …", "… too?", "… as well?",
@@ -65,26 +65,8 @@ var pointsBack = regexp.MustCompile(`(?i)\b(?:do|does|did|doing)\s+(?:that|this|
 // words ("can I do that with mv too?", "what's the equivalent for tar?").
 // A question that names its own subject in full is left alone.
 func IsFollowUp(question string) bool {
-	words := search.Tokens(question)
-	for len(words) > 1 && followInterjections[words[0]] {
-		words = words[1:]
-	}
-	if len(words) == 0 {
-		return false
-	}
-	lead := strings.Join(words, " ") + " "
-	for _, l := range followLeads {
-		if strings.HasPrefix(lead, l) {
-			return true
-		}
-	}
-	if refersBack(words) {
-		return true
-	}
-	if pointsBack.MatchString(question) && len(ownTerms(question)) <= 2 {
-		return true
-	}
-	return len(words) == 1 || len(words) <= 3 && followPrepositions[words[0]]
+	s := signsOf(question)
+	return s.lead || s.pronoun || s.pointing && len(ownTerms(question)) <= 2 || s.short
 }
 
 // pronounOnly reports whether question reads as a follow-up by its
@@ -92,20 +74,37 @@ func IsFollowUp(question string) bool {
 // not point back in words ("do that", "the same for"), and is not a word
 // or two after a preposition.
 func pronounOnly(question string) bool {
+	s := signsOf(question)
+	return s.pronoun && !s.lead && !s.pointing && !s.short
+}
+
+// followSigns are the signs of a follow-up a question shows (IsFollowUp).
+type followSigns struct {
+	lead     bool // opens as one: "and …", "what about …"
+	pronoun  bool // refers back with a pronoun (refersBack)
+	pointing bool // points back in words (pointsBack)
+	short    bool // a word, or two or three after a preposition
+}
+
+// signsOf reads question's signs of a follow-up, past an opening "ok",
+// "so" or "now".
+func signsOf(question string) followSigns {
 	words := search.Tokens(question)
 	for len(words) > 1 && followInterjections[words[0]] {
 		words = words[1:]
 	}
-	if len(words) == 0 || !refersBack(words) || pointsBack.MatchString(question) {
-		return false
+	if len(words) == 0 {
+		return followSigns{}
 	}
+	var s followSigns
 	lead := strings.Join(words, " ") + " "
 	for _, l := range followLeads {
-		if strings.HasPrefix(lead, l) {
-			return false
-		}
+		s.lead = s.lead || strings.HasPrefix(lead, l)
 	}
-	return !(len(words) == 1 || len(words) <= 3 && followPrepositions[words[0]])
+	s.pronoun = refersBack(words)
+	s.pointing = pointsBack.MatchString(question)
+	s.short = len(words) == 1 || len(words) <= 3 && followPrepositions[words[0]]
+	return s
 }
 
 // ownTerms are a follow-up's key terms, less the words by which it points
