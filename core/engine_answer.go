@@ -48,6 +48,13 @@ func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Reque
 	return e.saved(ans, id, err), nil
 }
 
+// AskAfter answers req.Query as the next question of a conversation the
+// caller keeps (an OpenAI-compatible client sends the whole of it with
+// every request): the same follow-up rules as AskInThread, nothing saved.
+func (e *Engine) AskAfter(ctx context.Context, history []answer.Turn, req search.Request, onToken func(string)) (*answer.Answer, error) {
+	return e.ask(ctx, req, history, onToken)
+}
+
 // AnswerAgain answers thread's latest question again (the knobs changed)
 // and puts the new answer in its place, so that the conversation does not
 // hold the question twice. When the latest question is not req.Query, it

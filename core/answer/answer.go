@@ -7,6 +7,7 @@ package answer
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"cairn/core/collection"
@@ -150,6 +151,18 @@ type Timing struct {
 	TokensPerSec     float64       `json:"tokens_per_sec"`
 }
 
+// FollowUp is how a question was read as a follow-up.
+type FollowUp struct {
+	Of       string `json:"of"`       // the earlier question it follows
+	Searched string `json:"searched"` // what was searched for it
+}
+
+// Statement is the line every surface shows for a follow-up: what it was
+// read as following, and the words searched.
+func (f FollowUp) Statement() string {
+	return fmt.Sprintf("Read as a follow-up of %q; searched: %s", f.Of, f.Searched)
+}
+
 // Answer is the outcome of Ask.
 type Answer struct {
 	Question  string `json:"question"`
@@ -174,6 +187,11 @@ type Answer struct {
 	// Corrections are the words of the question no passage holds that
 	// were searched as the nearest word passages hold (search.Correction).
 	Corrections []search.Correction `json:"corrections,omitempty"`
+	// FollowUp is set when the question was read as a follow-up of the
+	// conversation's previous question and searched with its words; nil
+	// for a question read on its own. Every surface says so and shows
+	// FollowUp.Searched, and offers to ask the question afresh.
+	FollowUp *FollowUp `json:"follow_up,omitempty"`
 	// Thread is the saved conversation the question was asked in (0: none).
 	Thread int64  `json:"thread,omitempty"`
 	Timing Timing `json:"timing"`

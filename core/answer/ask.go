@@ -138,6 +138,11 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	if query != question {
 		ans.Query = query
 	}
+	// A question the rules read as a follow-up is one, whoever wrote its
+	// query (the rules or the chat model's rewrite).
+	if len(history) > 0 && IsFollowUp(question) && !fu.alone {
+		ans.FollowUp = &FollowUp{Of: history[len(history)-1].Question, Searched: query}
+	}
 
 	tr := time.Now()
 	resp := probe
