@@ -239,7 +239,9 @@ func TestClosestPassagesSurviveTheMinimumRelevance(t *testing.T) {
 	p := &search.Passage{ChunkID: 7, DocumentID: 1, Path: "/d/bread.txt", Text: "Bread keeps for three days.", Coverage: 0.2}
 	c := &search.Candidates{Mode: search.ModeBM25, BM25: []search.Hit{{ChunkID: 7, Score: 3}},
 		Passages: map[int64]*search.Passage{7: p}, Terms: search.ParseTerms("banana bread recipe")}
-	a := New(func(context.Context, *Question) (*search.Response, error) { return &search.Response{Candidates: c}, nil }, Options{})
+	a := New(func(context.Context, *Question) (*search.Response, error) {
+		return &search.Response{Candidates: c}, nil
+	}, Options{})
 	ans, _ := a.Ask(context.Background(), "banana bread recipe", nil)
 	if !ans.Closest || ans.Text != NotCovered || len(ans.Sources) != 1 || ans.Sources[0].Path != "/d/bread.txt" || ans.Sources[0].Relevance != 0.2 {
 		t.Errorf("%+v", ans)

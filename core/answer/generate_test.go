@@ -480,7 +480,9 @@ func TestExactCountDropsSourcesUntilThePromptFits(t *testing.T) {
 	// only the first does.
 	s.ctxSize = len(strings.Fields(rules)) + 40 + first + second + 512 + promptOverhead
 	gen := heavyTemplate{s, 80}
-	a := New(func(context.Context, *Question) (*search.Response, error) { return retrieved(passRouter, passAdmin), nil }, Options{Generator: gen})
+	a := New(func(context.Context, *Question) (*search.Response, error) {
+		return retrieved(passRouter, passAdmin), nil
+	}, Options{Generator: gen})
 	ans, err := a.Ask(context.Background(), "port", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -66,10 +66,16 @@ type featureFunc func(l *lineQuery, b *blockSeen) float64
 // each, so that a test can read them one by one; Similarity is set after
 // the others, for the best blocks only (meaningPool).
 var featureFuncs = [numFeatures]featureFunc{
-	Have:    func(l *lineQuery, b *blockSeen) float64 { return l.share(b, func(t string) bool { return b.own[t] }) },
-	Near:    func(l *lineQuery, b *blockSeen) float64 { return nearWeight(b.block.Scored(), l.terms, l.weight) / l.total },
-	Lead:    func(l *lineQuery, b *blockSeen) float64 { return l.share(b, func(t string) bool { return !b.own[t] && b.lead[t] }) },
-	Context: func(l *lineQuery, b *blockSeen) float64 { return l.share(b, func(t string) bool { return !b.own[t] && !b.lead[t] && b.context[t] }) },
+	Have: func(l *lineQuery, b *blockSeen) float64 { return l.share(b, func(t string) bool { return b.own[t] }) },
+	Near: func(l *lineQuery, b *blockSeen) float64 {
+		return nearWeight(b.block.Scored(), l.terms, l.weight) / l.total
+	},
+	Lead: func(l *lineQuery, b *blockSeen) float64 {
+		return l.share(b, func(t string) bool { return !b.own[t] && b.lead[t] })
+	},
+	Context: func(l *lineQuery, b *blockSeen) float64 {
+		return l.share(b, func(t string) bool { return !b.own[t] && !b.lead[t] && b.context[t] })
+	},
 	TermLine: func(l *lineQuery, b *blockSeen) float64 {
 		return bit(b.block.Kind == BlockDefinition && isTermLead(b.block.Lead) && speaksTo(b.block.Lead, l.asked, b.context))
 	},
@@ -89,14 +95,20 @@ var featureFuncs = [numFeatures]featureFunc{
 		}
 		return optionNameShare(b.block.Lead, l.asked) * nameWeight(b.block.Lead, l.asked, b.context)
 	},
-	Phrase:    func(l *lineQuery, b *blockSeen) float64 { return search.PhraseShare(b.block.Scored(), l.terms, l.weights) },
+	Phrase: func(l *lineQuery, b *blockSeen) float64 {
+		return search.PhraseShare(b.block.Scored(), l.terms, l.weights)
+	},
 	Other:     func(l *lineQuery, b *blockSeen) float64 { return bit(l.anyNamed && !b.named) },
 	Summary:   func(l *lineQuery, b *blockSeen) float64 { return bit(b.summary && b.direct) },
 	Rank:      func(l *lineQuery, b *blockSeen) float64 { return math.Log2(1 + float64(b.src)) },
 	Qualifier: func(l *lineQuery, b *blockSeen) float64 { return qualifierShare(l.q.Qualifiers, b.block.Scored()) },
 	// The quote, not only its core sentence, names the path.
-	Place:   func(l *lineQuery, b *blockSeen) float64 { return bit(l.q.Kinds.Has(AsksPlace) && holdsPath(b.block.Text)) },
-	Default: func(l *lineQuery, b *blockSeen) float64 { return bit(l.q.Kinds.Has(AsksDefault) && saysDefault.MatchString(b.block.Text)) },
+	Place: func(l *lineQuery, b *blockSeen) float64 {
+		return bit(l.q.Kinds.Has(AsksPlace) && holdsPath(b.block.Text))
+	},
+	Default: func(l *lineQuery, b *blockSeen) float64 {
+		return bit(l.q.Kinds.Has(AsksDefault) && saysDefault.MatchString(b.block.Text))
+	},
 	Negated: func(l *lineQuery, b *blockSeen) float64 {
 		return bit(!l.q.Negates && b.block.Kind == BlockDefinition && saysNot(b.block))
 	},
