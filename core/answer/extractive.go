@@ -432,7 +432,7 @@ func Sentences(text string) []Sentence {
 	}
 	off := 0
 	for _, line := range strings.SplitAfter(text, "\n") {
-		lead := len(line) - len(strings.TrimLeft(line, " \t"))
+		lead := len(line) - len(strings.TrimLeftFunc(line, isBlank))
 		t := strings.TrimSpace(line)
 		start := off + lead
 		switch {
