@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cairn/core/llm/testmodel"
+	"cairn/internal/skip"
 )
 
 // RequireVulkanEnv, set to 1 (as `make test-vulkan` and CI do), turns the
@@ -29,7 +30,7 @@ func vulkanDevice(t *testing.T) Device {
 		if os.Getenv(RequireVulkanEnv) == "1" {
 			t.Fatalf("%s=1 but no Vulkan device: %s", RequireVulkanEnv, msg)
 		}
-		t.Skip(msg)
+		skip.Because(t, msg)
 	}
 	d := devs[0]
 	if s := os.Getenv("CAIRN_TEST_DEVICE"); s != "" {
