@@ -23,6 +23,9 @@ export CGO_CXXFLAGS := $(CPU_FLAGS)
 # llama.cpp (json, stb) and Tesseract OCR, plus Xvfb for screenshots.
 APT_PACKAGES := gcc g++ make pkg-config curl unzip ca-certificates libgl1-mesa-dev xorg-dev \
 	nlohmann-json3-dev libstb-dev libtesseract-dev tesseract-ocr-eng poppler-utils xvfb
+# What `make test` adds for tests of their own: `cairn bench serve` on the
+# man pages (man-db) and systemd-analyze's check of the team units.
+TEST_PACKAGES := man-db systemd
 
 # The benchmark corpora: the installed man pages (rendered by man-db and
 # groff), and 25 PDF manuals from Debian documentation packages for the PDF
@@ -95,6 +98,7 @@ run: build
 	./$(BIN)
 
 test: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(TEST_PACKAGES)"
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 
@@ -212,8 +216,8 @@ fuzz: deps
 
 # soak kills `cairn index` 50 times in each case (a full run, an
 # incremental run, a run through a symbolic link while runs through the
-# real path and a hard link are refused, the retry of a file that timed
-# out) and fills the disk 50 times (RLIMIT_FSIZE), checking the database
+# real path and a hard link are refused, the retry of a PDF that stalls
+# pdftotext) and fills the disk 50 times (RLIMIT_FSIZE), checking the database
 # after each and finishing the job (make test does each once or twice).
 SOAK_TESTS = TestSIGKILLDuringIndexing|TestSIGKILLDuringIncrementalIndexing|TestSIGKILLThroughTwoNames|TestSIGKILLDuringRetriedFailure|TestFullHomeDisk
 soak: deps
