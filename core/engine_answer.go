@@ -33,8 +33,11 @@ func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(strin
 // AskInThread answers req.Query as the next question of the saved
 // conversation thread (0: a new one), and saves it there with its answer.
 // A follow-up ("and for tar?") is made standalone from the questions
-// before it; ans.Query shows what was searched and ans.Thread the
-// conversation. An answer that could not be saved says so in a note.
+// before it; ans.FollowUp says so and ans.Query shows what was searched. A
+// question that is no follow-up and changes the subject (ans.NewSubject)
+// starts a new conversation: ans.Thread is the conversation the question
+// was saved in, which may not be thread. An answer that could not be saved
+// says so in a note.
 func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error) {
 	history, err := e.threadHistory(ctx, thread)
 	if err != nil {
@@ -43,6 +46,9 @@ func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Reque
 	ans, err := e.ask(ctx, req, history, onToken)
 	if err != nil {
 		return nil, err
+	}
+	if ans.NewSubject {
+		thread = 0
 	}
 	id, err := e.db.AddTurn(ctx, thread, domain.Turn{Question: req.Query, Query: ans.Query, Answer: ans.Text})
 	return e.saved(ans, id, err), nil

@@ -160,7 +160,7 @@ type FollowUp struct {
 // Statement is the line every surface shows for a follow-up: what it was
 // read as following, and the words searched.
 func (f FollowUp) Statement() string {
-	return fmt.Sprintf("Read as a follow-up of %q; searched: %s", f.Of, f.Searched)
+	return fmt.Sprintf("Read as a follow-up of %q; searched for: %s", f.Of, f.Searched)
 }
 
 // Answer is the outcome of Ask.
@@ -192,6 +192,10 @@ type Answer struct {
 	// for a question read on its own. Every surface says so and shows
 	// FollowUp.Searched, and offers to ask the question afresh.
 	FollowUp *FollowUp `json:"follow_up,omitempty"`
+	// NewSubject: the question follows others but is not a follow-up and
+	// shares none of the key words of the question before it; a
+	// conversation kept by Cairn starts anew with it (Engine.AskInThread).
+	NewSubject bool `json:"new_subject,omitempty"`
 	// Thread is the saved conversation the question was asked in (0: none).
 	Thread int64  `json:"thread,omitempty"`
 	Timing Timing `json:"timing"`

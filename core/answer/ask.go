@@ -147,6 +147,10 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	if readAsFollowUp {
 		ans.FollowUp = &FollowUp{Of: history[len(history)-1].Question, Searched: query}
 	}
+	// A question of its own that shares no key word with the one before
+	// may change the subject; it does unless both are answered from the
+	// same document (reading below).
+	otherWords := len(history) > 0 && !readAsFollowUp && !sharesKeyWord(q.key, keyTerms(search.Tokens(history[len(history)-1].searched())))
 	// What is searched is read once too: the question itself, or the
 	// follow-up made standalone (or the model's rewrite), which asks for
 	// what the question asked.
@@ -171,6 +175,13 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		resp = fu.subjectFirst(resp)
 	}
 	ans.Search = resp
+	if otherWords {
+		same, err := a.sameDocument(ctx, history[len(history)-1], resp)
+		if err != nil {
+			return nil, err
+		}
+		ans.NewSubject = !same
+	}
 	ans.Timing.Retrieval = probed + time.Since(tr)
 	if c := resp.Candidates; c != nil && len(c.Corrections) > 0 {
 		ans.Corrections, ans.Query = c.Corrections, c.Query
@@ -238,6 +249,21 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	}
 	ans.Timing.Total = time.Since(t0)
 	return ans, nil
+}
+
+// sameDocument reports whether the best passages for the question before
+// (what it searched, searched again) and resp's come from one document:
+// "what is the default admin password" after "how do I reset the router"
+// shares no word with it, but the router's manual answers both.
+func (a *Answerer) sameDocument(ctx context.Context, prev Turn, resp *search.Response) (bool, error) {
+	if len(resp.Results) == 0 {
+		return false, nil
+	}
+	before, err := a.retrieve(ctx, ReadQuestion(prev.searched()))
+	if err != nil {
+		return false, fmt.Errorf("retrieve the previous question's subject: %w", err)
+	}
+	return len(before.Results) > 0 && before.Results[0].Path == resp.Results[0].Path, nil
 }
 
 // readDepth is how many of retrieval's ranked passages an extractive answer

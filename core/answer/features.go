@@ -171,11 +171,11 @@ var blockWeights = Features{
 	// A tie-breaker between an option and its opposite, as Qualifier.
 	Negated: -0.1,
 	// What the question asks for (Question.Kinds), in the sentence quoted.
-	Defines:     0.3,
-	Reason:      0.2,
-	Instruction: 0.15,
-	Value:       0.2,
-	Names:       0.15,
+	Defines:     0.4,
+	Reason:      0.3,
+	Instruction: 0.2,
+	Value:       0.3,
+	Names:       0.2,
 	Code:        -0.3,
 	Fragment:    -0.2,
 }

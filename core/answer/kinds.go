@@ -67,28 +67,31 @@ func defines(text string, subject []string, lead bool) bool {
 var givesReason = regexp.MustCompile(`(?i)\b(?:because|due\s+to|so\s+that|in\s+order\s+to|reasons?|otherwise|therefore|hence|thus|as\s+a\s+result|this\s+means|which\s+means|that\s+means|this\s+is\s+why|that'?s\s+why|that\s+is\s+why|to\s+(?:avoid|prevent|ensure|make\s+sure|keep)|prevents?|causes?|caused|results?\s+in|leads?\s+to|since\s+(?:the|it|they|this|there|you|we|a|an|its|their|perl|each)\b|for\s+(?:this|that)\s+reason)\b`)
 
 // instructs matches the words by which a sentence tells how to do
-// something: "you can …", "use …", "by running …", "the easiest way is".
-var instructs = regexp.MustCompile(`(?i)\byou\s+(?:can|could|should|need\s+to|must|have\s+to|may|might\s+want\s+to|will\s+need\s+to)\b|\bone\s+can\b|` +
-	`\b(?:by|with)\s+(?:using|running|typing|calling|setting|adding|writing|passing)\b|\b(?:easiest|simplest|best|usual|recommended|quickest)\s+(?:way|method)\b|` +
-	`\bis\s+to\s+\w+|\b(?:try|just|simply)\s+\w+|\buse\s+(?:the|a|an|this|that|it)\b|\bthe\s+\S+\s+(?:command|function|module|tool|option|program)\b`)
+// something: "you can use …", "by running …", "the easiest way is to …".
+var instructs = regexp.MustCompile(`(?i)\byou\s+(?:can|could|should|need\s+to|must|have\s+to|may|might\s+want\s+to|will\s+need\s+to)\s+(?:simply\s+|just\s+|also\s+)?(?:use|run|type|set|add|write|call|put|edit|press|pass|specify|give|install|remove|delete|enable|disable|configure|mount|create|invoke|change|try|file|send|mark|list|query|read|check)\b|` +
+	`\b(?:by|with)\s+(?:using|running|typing|calling|setting|adding|writing|passing|invoking|enabling)\b|\b(?:easiest|simplest|best|usual|recommended|quickest)\s+(?:way|method)\b|\bis\s+to\s+(?:use|run|call|set|write|add)\b`)
 
 // imperatives are the verbs an instruction opens with.
 var imperatives = map[string]bool{"use": true, "run": true, "type": true, "set": true, "add": true, "write": true,
 	"create": true, "install": true, "remove": true, "delete": true, "call": true, "put": true, "edit": true,
 	"open": true, "press": true, "select": true, "enter": true, "specify": true, "pass": true, "invoke": true,
-	"try": true, "make": true, "give": true, "change": true, "copy": true, "move": true, "check": true,
+	"try": true, "give": true, "change": true, "copy": true, "move": true, "check": true,
 	"configure": true, "enable": true, "disable": true, "define": true, "declare": true, "load": true,
-	"import": true, "execute": true, "append": true, "insert": true, "replace": true, "start": true,
-	"stop": true, "keep": true, "avoid": true, "include": true, "mount": true, "build": true, "send": true,
-	"file": true, "report": true, "upgrade": true, "update": true, "reboot": true, "boot": true, "sign": true,
-	"tap": true, "hold": true, "echo": true, "list": true, "mark": true, "rename": true, "wrap": true}
+	"import": true, "execute": true, "append": true, "insert": true, "replace": true,
+	"include": true, "mount": true, "build": true, "send": true,
+	"file": true, "report": true, "upgrade": true, "update": true, "reboot": true, "sign": true,
+	"tap": true, "hold": true, "echo": true, "mark": true, "rename": true, "wrap": true}
 
 // instruction reports whether text tells how to do something: it opens
-// with a verb of doing ("Use the -A file test", "Write a character to
-// /proc/sysrq-trigger") or says what one can or should do.
+// with a verb of doing and names what to do it with ("Use the -A file
+// test", "Write a character to /proc/sysrq-trigger", "Install the
+// libpaper1 package"), or says what one can do with what ("you can use
+// …", "by running …"). A manual's description of what its command does
+// ("Wrap input lines in each FILE") opens with a verb too, but names no
+// command, path or option to use.
 func instruction(text string) bool {
 	words := search.Tokens(text)
-	if len(words) > 0 && imperatives[words[0]] {
+	if len(words) > 0 && imperatives[words[0]] && namesThing.MatchString(text) {
 		return true
 	}
 	return instructs.MatchString(text)

@@ -125,20 +125,23 @@ var featureFuncs = [numFeatures]featureFunc{
 		}
 		return 0
 	},
+	// What the question asks for counts by how much of the question the
+	// block holds: a definition of something else, a reason for anything,
+	// is no answer.
 	Defines: func(l *lineQuery, b *blockSeen) float64 {
-		return bit(b.statement() && l.q.Kinds&Kinds(AsksDefinition|AsksExpansion) != 0 && defines(b.block.Scored(), l.q.Subject, b.leadHolds(l.q.Subject)))
+		return l.gives(b, l.q.Kinds&Kinds(AsksDefinition|AsksExpansion) != 0 && defines(b.block.Scored(), l.q.Subject, b.leadHolds(l.q.Subject)))
 	},
 	Reason: func(l *lineQuery, b *blockSeen) float64 {
-		return bit(b.statement() && l.q.Kinds.Has(AsksWhy) && givesReason.MatchString(b.block.Text))
+		return l.gives(b, l.q.Kinds.Has(AsksWhy) && givesReason.MatchString(b.block.Text))
 	},
 	Instruction: func(l *lineQuery, b *blockSeen) float64 {
-		return bit(b.statement() && l.q.Kinds.Has(AsksHowTo) && instruction(b.block.Text))
+		return l.gives(b, l.q.Kinds.Has(AsksHowTo) && instruction(b.block.Text))
 	},
 	Value: func(l *lineQuery, b *blockSeen) float64 {
-		return bit(b.statement() && l.q.Kinds.Has(AsksNumber) && statesNumber.MatchString(b.block.Text))
+		return l.gives(b, l.q.Kinds.Has(AsksNumber) && statesNumber.MatchString(b.block.Text))
 	},
 	Names: func(l *lineQuery, b *blockSeen) float64 {
-		return bit(b.statement() && l.q.Kinds.Has(AsksWhich) && namesThing.MatchString(b.block.Text))
+		return l.gives(b, l.q.Kinds.Has(AsksWhich) && namesThing.MatchString(b.block.Text))
 	},
 	Code: func(l *lineQuery, b *blockSeen) float64 {
 		return bit(b.block.Kind == BlockProse && codeLike(b.block.Scored()) || b.block.Kind == BlockDefinition && codeLead.MatchString(b.block.Lead))
@@ -180,6 +183,16 @@ func (l *lineQuery) share(b *blockSeen, keep func(term string) bool) float64 {
 // term (isTermLead): an option, a synopsis, a variable.
 func (b *blockSeen) termLine() bool {
 	return b.block.Kind == BlockDefinition && isTermLead(b.block.Lead)
+}
+
+// gives is what a block that gives what the question asks for (ok) is
+// worth: the share of the question it holds itself or under its heading,
+// for a statement (statement); 0 otherwise.
+func (l *lineQuery) gives(b *blockSeen, ok bool) float64 {
+	if !ok || !b.statement() {
+		return 0
+	}
+	return l.share(b, func(t string) bool { return b.own[t] || b.lead[t] })
 }
 
 // statement reports whether b states something in sentences (prose, a

@@ -60,6 +60,10 @@ type Candidates struct {
 	Corrections []Correction
 	Terms       []Term
 	Weights     []float64 // idf of each of Terms in the knowledge base
+	// Absent marks the terms no passage of the knowledge base holds in
+	// any of their forms (Weights' order): what the question asks about
+	// may not be in the documents at all.
+	Absent []bool
 	Mode        Mode      // retrievers whose lists take part
 	BM25        []Hit     // best first
 	Vector      []Hit     // best first
