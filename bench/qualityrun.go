@@ -173,7 +173,8 @@ type QuestionResult struct {
 	Absent []string `json:"absent_terms,omitempty"`
 	// Quoted are the features of the block quoted first (none for a
 	// refusal): what refusal rules are measured against.
-	Quoted map[string]float64 `json:"quoted_features,omitempty"`
+	Quoted      map[string]float64 `json:"quoted_features,omitempty"`
+	QuotedHolds []string           `json:"quoted_holds,omitempty"`
 	// SentenceRank is the place of the first passage holding the answer
 	// string in retrieval's whole ranking (no cap per document, no top
 	// k), from 1; 0 when retrieval did not find it.
@@ -359,6 +360,7 @@ func askQuestions(ctx context.Context, st QualityStore, docs string, qs []Questi
 		for _, w := range ans.Weighed {
 			if !w.Passed {
 				r.Quoted = w.Features.Map()
+				r.QuotedHolds = w.Holds
 				break
 			}
 		}

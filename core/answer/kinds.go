@@ -94,6 +94,15 @@ func instruction(text string) bool {
 	if len(words) > 0 && imperatives[words[0]] && namesThing.MatchString(text) {
 		return true
 	}
+	// "To run a command from a shell, write …", "If you want the time it
+	// was read, use …": the purpose, then the imperative.
+	if len(words) > 0 && (words[0] == "to" || words[0] == "if" || words[0] == "when") {
+		if _, rest, ok := strings.Cut(text, ", "); ok {
+			if next := search.Tokens(rest); len(next) > 0 && imperatives[next[0]] {
+				return true
+			}
+		}
+	}
 	return instructs.MatchString(text)
 }
 

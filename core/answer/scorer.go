@@ -128,25 +128,27 @@ var featureFuncs = [numFeatures]featureFunc{
 	// What the question asks for counts by how much of the question the
 	// block holds: a definition of something else, a reason for anything,
 	// is no answer.
-	Defines: func(l *lineQuery, b *blockSeen) float64 {
-		return l.gives(b, l.q.Kinds&Kinds(AsksDefinition|AsksExpansion) != 0 && defines(b.block.Scored(), l.q.Subject, b.leadHolds(l.q.Subject)))
-	},
-	Reason: func(l *lineQuery, b *blockSeen) float64 {
-		return l.gives(b, l.q.Kinds.Has(AsksWhy) && givesReason.MatchString(b.block.Text))
-	},
-	Instruction: func(l *lineQuery, b *blockSeen) float64 {
-		return l.gives(b, l.q.Kinds.Has(AsksHowTo) && instruction(b.block.Text))
-	},
-	Value: func(l *lineQuery, b *blockSeen) float64 {
-		return l.gives(b, l.q.Kinds.Has(AsksNumber) && statesNumber.MatchString(b.block.Text))
-	},
-	Names: func(l *lineQuery, b *blockSeen) float64 {
-		return l.gives(b, l.q.Kinds.Has(AsksWhich) && namesThing.MatchString(b.block.Text))
-	},
+	Defines:     func(l *lineQuery, b *blockSeen) float64 { return l.gives(b, l.given(b, Defines)) },
+	Reason:      func(l *lineQuery, b *blockSeen) float64 { return l.gives(b, l.given(b, Reason)) },
+	Instruction: func(l *lineQuery, b *blockSeen) float64 { return l.gives(b, l.given(b, Instruction)) },
+	Value:       func(l *lineQuery, b *blockSeen) float64 { return l.gives(b, l.given(b, Value)) },
+	Names:       func(l *lineQuery, b *blockSeen) float64 { return l.gives(b, l.given(b, Names)) },
 	Code: func(l *lineQuery, b *blockSeen) float64 {
 		return bit(b.block.Kind == BlockProse && codeLike(b.block.Scored()) || b.block.Kind == BlockDefinition && codeLead.MatchString(b.block.Lead))
 	},
-	Fragment:       func(l *lineQuery, b *blockSeen) float64 { return bit(fragment(b.block)) },
+	Fragment: func(l *lineQuery, b *blockSeen) float64 { return bit(fragment(b.block)) },
+	Restates: func(l *lineQuery, b *blockSeen) float64 {
+		if !b.statement() || l.q.Kinds&Kinds(AsksWhy|AsksHowTo|AsksNumber|AsksDefinition) == 0 ||
+			l.share(b, func(t string) bool { return b.own[t] }) < restateQuestion {
+			return 0
+		}
+		for _, k := range []Feature{Defines, Reason, Instruction, Value} {
+			if l.given(b, k) {
+				return 0
+			}
+		}
+		return 1
+	},
 	Opens:          func(l *lineQuery, b *blockSeen) float64 { return bit(b.summary) },
 	KindDefinition: func(l *lineQuery, b *blockSeen) float64 { return bit(b.block.Kind == BlockDefinition) },
 	KindRow:        func(l *lineQuery, b *blockSeen) float64 { return bit(b.block.Kind == BlockRow) },
@@ -179,21 +181,58 @@ func (l *lineQuery) share(b *blockSeen, keep func(term string) bool) float64 {
 	return sum / l.total
 }
 
+// holds lists the question's terms b holds itself, under its heading or
+// in its passage's title and headings, in the question's order.
+func (l *lineQuery) holds(b *blockSeen) []string {
+	var out []string
+	for _, term := range l.terms {
+		if t := term.String(); b.own[t] || b.lead[t] || b.context[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // termLine reports whether b is a definition whose first line names a
 // term (isTermLead): an option, a synopsis, a variable.
 func (b *blockSeen) termLine() bool {
 	return b.block.Kind == BlockDefinition && isTermLead(b.block.Lead)
 }
 
-// gives is what a block that gives what the question asks for (ok) is
-// worth: the share of the question it holds itself or under its heading,
-// for a statement (statement); 0 otherwise.
-func (l *lineQuery) gives(b *blockSeen, ok bool) float64 {
-	if !ok || !b.statement() {
-		return 0
+// given reports whether b gives what the question asks for, as feature k
+// (Defines, Reason, Instruction, Value, Names) names it.
+func (l *lineQuery) given(b *blockSeen, k Feature) bool {
+	q := l.q
+	switch k {
+	case Defines:
+		return q.Kinds&Kinds(AsksDefinition|AsksExpansion) != 0 && defines(b.block.Scored(), q.Subject, b.leadHolds(q.Subject))
+	case Reason:
+		return q.Kinds.Has(AsksWhy) && givesReason.MatchString(b.block.Text)
+	case Instruction:
+		return q.Kinds.Has(AsksHowTo) && instruction(b.block.Text)
+	case Value:
+		return q.Kinds.Has(AsksNumber) && statesNumber.MatchString(b.block.Text)
+	case Names:
+		return q.Kinds.Has(AsksWhich) && namesThing.MatchString(b.block.Text)
 	}
-	return l.share(b, func(t string) bool { return b.own[t] || b.lead[t] })
+	return false
 }
+
+// gives reports (1) whether a block gives what the question asks for
+// (ok): a statement (statement) that holds at least givesShare of the
+// question itself or under its heading. A definition of something else,
+// a reason for anything, is no answer.
+func (l *lineQuery) gives(b *blockSeen, ok bool) float64 {
+	return bit(ok && b.statement() && l.share(b, func(t string) bool { return b.own[t] || b.lead[t] }) >= givesShare)
+}
+
+// restateQuestion is the share of a question a statement must hold to
+// restate it (Restates).
+const restateQuestion = 0.7
+
+// givesShare is the least share of the question's weight a block must hold
+// for what it gives to count (gives).
+const givesShare = 0.2
 
 // statement reports whether b states something in sentences (prose, a
 // step, a row, a field), as against a definition, whose term line says
