@@ -132,7 +132,7 @@ func TestFilterContainsFoldsCaseInEveryScript(t *testing.T) {
 		{"ÜBERSICHT", "/kb/Übersicht 2024.md"},
 		{"strasse", "/kb/Straße.txt"},
 		{"STRASSE", "/kb/Straße.txt"},
-		{"σημειώσεις", ""}, // the accent is a letter of its own: no match
+		{"σημειώσεις", ""},             // the accent is a letter of its own: no match
 		{"σημειωσεις", "/kb/notes.md"}, // a final ς is a σ
 		{"ὁδοῦ", ""},
 		{"οδου", "/kb/notes.md"},
