@@ -91,8 +91,9 @@ func TestOpenAICompatibleChat(t *testing.T) {
 		t.Errorf("streamed text %q, whole %q", streamed.String(), text)
 	}
 
-	// No question: 422.
-	if status, body := call(t, "POST", base+"/v1/chat/completions", testToken, `{"model":"cairn","messages":[{"role":"system","content":"hi"}]}`); status != 422 || !strings.Contains(body, "no user message") {
+	// No question: 400, as OpenAI's error.
+	if status, body := call(t, "POST", base+"/v1/chat/completions", testToken, `{"model":"cairn","messages":[{"role":"system","content":"hi"}]}`); status != 400 ||
+		body != `{"error":{"message":"messages: no user message: the last user message is the question Cairn answers","type":"invalid_request_error","param":"messages","code":"invalid_value"}}`+"\n" {
 		t.Errorf("no user message: %d %s", status, body)
 	}
 }

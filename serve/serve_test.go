@@ -333,8 +333,12 @@ func TestPassageNetworkAndIndex(t *testing.T) {
 	}
 
 	// Index a folder, watch it to the end.
-	if status, body := call(t, "POST", base+"/api/index", testToken, `{"folder":"notes"}`); status != 400 || !strings.Contains(body, "must be an absolute path") {
+	// A relative folder is refused as a search's folder filter refuses it.
+	if status, body := call(t, "POST", base+"/api/index", testToken, `{"folder":"notes"}`); status != 422 || !strings.Contains(body, "folder: notes: a relative path") {
 		t.Errorf("relative folder: %d %s", status, body)
+	}
+	if status, body := call(t, "POST", base+"/api/index", testToken, `{"folder":"/no/such/folder"}`); status != 422 || !strings.Contains(body, "not a folder") {
+		t.Errorf("missing folder: %d %s", status, body)
 	}
 	if status, _ := call(t, "DELETE", base+"/api/index", testToken, ""); status != 409 {
 		t.Errorf("cancel with no run: %d", status)
