@@ -142,13 +142,10 @@ func (s *Server) documentsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			asked := rr.Params.URI
 			raw, isFile := strings.CutPrefix(asked, "file://")
-			if !isFile || documentURI.Match(asked) != nil {
+			if !isFile || len(documentURI.Match(asked)) > 0 {
 				break
 			}
-			expanded, err := documentURI.Expand(uritemplate.Values{"path": uritemplate.String(raw)})
-			if err != nil {
-				break
-			}
+			expanded := documentURIOf(raw)
 			rr.Params.URI = expanded
 			res, err := next(ctx, method, req)
 			if r, ok := res.(*mcp.ReadResourceResult); ok && err == nil {
@@ -189,10 +186,7 @@ func (s *Server) listDocuments(ctx context.Context, cursor string) (*mcp.ListRes
 			out.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(docs[i-1].Path))
 			break
 		}
-		uri, err := documentURI.Expand(uritemplate.Values{"path": uritemplate.String(d.Path)})
-		if err != nil {
-			continue
-		}
+		uri := documentURIOf(d.Path)
 		title := d.Title
 		if title == "" {
 			title = filepath.Base(d.Path)
@@ -207,6 +201,24 @@ func (s *Server) listDocuments(ctx context.Context, cursor string) (*mcp.ListRes
 // as RFC 6570 says: "+" keeps reserved characters, so a # or ? of a file's
 // name stays as it is, and anything else is percent-encoded.
 var documentURI = uritemplate.MustNew("file://{+path}")
+
+// documentURIOf is the URI of the document at path: the template's
+// expansion, reserved characters kept and the rest percent-encoded byte by
+// byte of their UTF-8 (uritemplate's own Expand writes Latin-1 escapes for
+// letters beyond ASCII), a % always as %25.
+func documentURIOf(path string) string {
+	const keep = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#[]@!$&'()*+,;="
+	var b strings.Builder
+	b.WriteString("file://")
+	for i := 0; i < len(path); i++ {
+		if c := path[i]; strings.IndexByte(keep, c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
 
 // documentPath is the path of a document's URI: the template's expansion
 // read back (not a URL's path, which would end at a # or ?), else a

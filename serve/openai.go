@@ -417,8 +417,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if in.Page > 0 {
-		page = in.Page
+	if in.Page != 0 {
+		page = in.Page // checked with the other parameters
 	}
 	var prompt strings.Builder
 	for _, m := range in.Messages {
@@ -478,7 +478,7 @@ type replyRequest struct {
 // completion's shape.
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, rr replyRequest) error {
 	var values map[string]any
-	if rr.page > 0 {
+	if rr.page != 0 {
 		values = map[string]any{"page": float64(rr.page)}
 	}
 	q, err := s.request(rr.question, askParams, values)
