@@ -42,7 +42,7 @@ type ChatRequest struct {
 	Messages      []ChatMessage  `json:"messages" doc:"the conversation: the last user message is the question, the user messages before it with the replies that followed are what it follows"`
 	Stream        bool           `json:"stream,omitempty" doc:"answer as server-sent chat.completion.chunk events, ending with data: [DONE]"`
 	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
-	Page          int            `json:"page,omitempty" doc:"Cairn's: the page of an answer that lists files (50 a page); saying \"next page\" or \"page 2\" does the same"`
+	Page          *int           `json:"page,omitempty" doc:"Cairn's: the page of an answer that lists files (50 a page); saying \"next page\" or \"page 2\" does the same"`
 	N             *int           `json:"n,omitempty" doc:"1: one answer (more are refused)"`
 	Tools         any            `json:"tools,omitempty" doc:"refused: Cairn calls no tools"`
 	ToolChoice    any            `json:"tool_choice,omitempty" doc:"none or auto: Cairn calls no tools"`
@@ -137,7 +137,7 @@ type CompletionRequest struct {
 	Prompt        any            `json:"prompt" doc:"the question: a string (or an array of one)"`
 	Stream        bool           `json:"stream,omitempty"`
 	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
-	Page          int            `json:"page,omitempty" doc:"Cairn's: the page of an answer that lists files"`
+	Page          *int           `json:"page,omitempty" doc:"Cairn's: the page of an answer that lists files"`
 	N             *int           `json:"n,omitempty" doc:"1 (more are refused)"`
 	BestOf        *int           `json:"best_of,omitempty" doc:"1 (more are refused)"`
 	Echo          bool           `json:"echo,omitempty" doc:"false (refused)"`
@@ -413,11 +413,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkModel(r.Context(), in.Model); err != nil {
 		return err
 	}
-	question, history, page, err := chatQuestion(in.Messages)
+	question, history, asked, err := chatQuestion(in.Messages)
 	if err != nil {
 		return err
 	}
-	if in.Page != 0 {
+	var page *int
+	if asked > 0 {
+		page = &asked
+	}
+	if in.Page != nil {
 		page = in.Page // checked with the other parameters
 	}
 	var prompt strings.Builder
@@ -467,7 +471,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) error {
 type replyRequest struct {
 	question string
 	history  []answer.Turn
-	page     int
+	page     *int // nil: the first, unless the conversation asks for another
 	stream   bool
 	usage    bool   // stream_options.include_usage
 	prompt   string // what the client sent, counted as the prompt's tokens when no model read it
@@ -478,8 +482,8 @@ type replyRequest struct {
 // completion's shape.
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, rr replyRequest) error {
 	var values map[string]any
-	if rr.page != 0 {
-		values = map[string]any{"page": float64(rr.page)}
+	if rr.page != nil {
+		values = map[string]any{"page": float64(*rr.page)}
 	}
 	q, err := s.request(rr.question, askParams, values)
 	if err != nil {
