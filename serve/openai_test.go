@@ -142,3 +142,26 @@ func TestOpenAIStreamsTokens(t *testing.T) {
 		t.Errorf("last chunk's citations: %+v", last.Citations)
 	}
 }
+
+// A refusal says the closest passages are listed below, and they are:
+// where each is, how well it matched and what it says, under a heading
+// that says they are not an answer, and not as sources.
+func TestOpenAIRefusalListsTheClosestPassages(t *testing.T) {
+	base, _ := startServer(t, testEngine(t), Options{})
+	status, body := call(t, "POST", base+"/v1/chat/completions", testToken, `{"messages":[{"role":"user","content":"how much does the coffee machine cost"}]}`)
+	var c ChatCompletion
+	if err := json.Unmarshal([]byte(body), &c); status != 200 || err != nil {
+		t.Fatalf("%d %s", status, body)
+	}
+	text := c.Choices[0].Message.Content.(string)
+	_, closest, ok := strings.Cut(text, "\n\n"+closestHeading+"\n- ")
+	if !strings.HasPrefix(text, answer.NotCovered) || !ok || !strings.Contains(closest, "coffee-machine.txt:") ||
+		strings.Contains(text, sourcesHeading) || len(c.Citations) != 0 {
+		t.Errorf("refusal: %q", text)
+	}
+	for _, entry := range strings.Split(closest, "\n- ") {
+		if where, snippet, _ := strings.Cut(entry, "\n    "); !strings.Contains(where, ", ") || len(snippet) < 20 {
+			t.Errorf("entry %q: want the place and the match, then the passage", entry)
+		}
+	}
+}
