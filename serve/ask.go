@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -156,7 +158,7 @@ func (s *Server) answer(ctx context.Context, q query, c conversation, onToken fu
 }
 
 func (s *Server) ask(ctx context.Context, in *askInput) (*huma.StreamResponse, error) {
-	question, values, err := readJSON(in.Body, questionText, askParams, "stream", "new", "continue", "thread")
+	question, values, err := readJSON(in.Body, questionText, askParams, slices.Collect(maps.Keys(askOwn))...)
 	if err != nil {
 		return nil, huma.Error422UnprocessableEntity(err.Error())
 	}

@@ -79,7 +79,7 @@ func (s *Server) newMCP() *mcp.Server {
 			}
 			release, ok := s.asks.acquire()
 			if !ok {
-				return nil, askResult{}, errors.New(s.busyMessage())
+				return nil, askResult{}, errors.New(s.busyMessage(s.asks.wait()))
 			}
 			defer release()
 			ans, err := s.answer(ctx, q, conversation{}, nil)
@@ -153,8 +153,8 @@ func (s *Server) documentsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 					c.URI = asked
 				}
 			}
-			if err != nil && expanded != asked {
-				err = mcp.ResourceNotFoundError(asked)
+			if err != nil {
+				err = mcp.ResourceNotFoundError(asked) // named as the client wrote it
 			}
 			return res, err
 		}

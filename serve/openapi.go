@@ -11,8 +11,9 @@ import (
 // busy is the 429 of a question over the limit, with its Retry-After: the
 // time until a slot is expected to be free (askSlots.wait).
 func (s *Server) busy() error {
-	return huma.ErrorWithHeaders(huma.NewError(http.StatusTooManyRequests, s.busyMessage()),
-		http.Header{"Retry-After": {strconv.Itoa(retryAfterSeconds(s.asks.wait()))}})
+	wait := s.asks.wait()
+	return huma.ErrorWithHeaders(huma.NewError(http.StatusTooManyRequests, s.busyMessage(wait)),
+		http.Header{"Retry-After": {strconv.Itoa(retryAfterSeconds(wait))}})
 }
 
 // describeService completes the OpenAPI document with what huma does not

@@ -174,7 +174,9 @@ func (s *Server) Serve(ctx context.Context, lns ...net.Listener) error {
 	return first
 }
 
-func (s *Server) busyMessage() string {
-	return fmt.Sprintf("%d questions are being answered already, the most at once; ask again in %s, when one is expected to be done",
-		s.opt.Limits.MaxAsks, retryAfter(s.asks.wait()))
+// busyMessage says that the question slots are taken, and when to ask
+// again: after wait, when one is expected to be free.
+func (s *Server) busyMessage(wait time.Duration) string {
+	return fmt.Sprintf("%d questions are being answered already, the most at once; ask again in %d s, when one is expected to be done",
+		s.opt.Limits.MaxAsks, retryAfterSeconds(wait))
 }

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -78,12 +77,8 @@ func (a *askSlots) wait() time.Duration {
 	return max(best, time.Second)
 }
 
-// retryAfter is a wait as a Retry-After value and as words: whole seconds,
-// at least 1.
-func retryAfter(d time.Duration) string {
-	return fmt.Sprintf("%d s", retryAfterSeconds(d))
-}
-
+// retryAfterSeconds is a wait as Retry-After gives it: whole seconds,
+// rounded up, at least 1.
 func retryAfterSeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
 }
