@@ -20,8 +20,8 @@ import (
 // searched for it (the follow-up statement's).
 
 const (
-	followUpPrefix = "Read as a follow-up of " // answer.FollowUp.Statement's start
-	searchedPrefix = "Searched for: "          // search.SearchedFor's
+	followUpPrefix = answer.FollowUpLead // answer.FollowUp.Statement's start
+	searchedPrefix = "Searched for: "    // search.SearchedFor's
 	notePrefix     = "Note: "
 	nextPagePrefix = "Say \"next page\""
 	closestHeading = "Closest passages — not an answer:"
@@ -101,7 +101,7 @@ func readReply(text string) (ans, searched string) {
 	for _, b := range blocks[n:] {
 		for _, line := range strings.Split(b, "\n") {
 			if rest, ok := strings.CutPrefix(line, followUpPrefix); ok {
-				if _, q, ok := strings.Cut(rest, "; searched: "); ok {
+				if _, q, ok := strings.Cut(rest, answer.FollowUpSearched); ok {
 					searched = q
 				}
 			}

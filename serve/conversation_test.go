@@ -80,8 +80,8 @@ func TestOpenAIThreeTurnConversation(t *testing.T) {
 		question, source, quote, followUp string
 	}{
 		{"How do I ignore case with grep?", "grep.txt", "-i, --ignore-case", ""},
-		{"and for sort?", "sort.txt", "-f, --ignore-case", `Read as a follow-up of "How do I ignore case with grep?"; searched: `},
-		{"and for uniq?", "uniq.txt", "ignore differences in case", `Read as a follow-up of "and for sort?"; searched: `},
+		{"and for sort?", "sort.txt", "-f, --ignore-case", `Read as a follow-up of "How do I ignore case with grep?"; searched for: `},
+		{"and for uniq?", "uniq.txt", "ignore differences in case", `Read as a follow-up of "and for sort?"; searched for: `},
 	} {
 		messages = append(messages, msg{"user", turn.question})
 		body, _ := json.Marshal(map[string]any{"model": "cairn", "messages": messages})
@@ -118,7 +118,7 @@ func TestOpenAIConversationTurns(t *testing.T) {
 	}}
 	base, _ := startServer(t, stub, Options{})
 	first := "Use -i [1].\n\nSources:\n[1] /man/grep.txt:5"
-	second := "Use -f [1].\n\nRead as a follow-up of \"How do I ignore case with grep?\"; searched: sort ignore case\nNote: something\n\n" +
+	second := "Use -f [1].\n\nRead as a follow-up of \"How do I ignore case with grep?\"; searched for: sort ignore case\nNote: something\n\n" +
 		"Sources:\n[1] /man/sort.txt:5"
 	body, _ := json.Marshal(map[string]any{"messages": []map[string]any{
 		{"role": "system", "content": "be brief"},

@@ -157,10 +157,18 @@ type FollowUp struct {
 	Searched string `json:"searched"` // what was searched for it
 }
 
+// The parts of a follow-up's Statement, for a reader of it (the
+// OpenAI-compatible endpoint reads the words searched back from a reply a
+// client sends again).
+const (
+	FollowUpLead     = "Read as a follow-up of "
+	FollowUpSearched = "; searched for: "
+)
+
 // Statement is the line every surface shows for a follow-up: what it was
 // read as following, and the words searched.
 func (f FollowUp) Statement() string {
-	return fmt.Sprintf("Read as a follow-up of %q; searched for: %s", f.Of, f.Searched)
+	return fmt.Sprintf("%s%q%s%s", FollowUpLead, f.Of, FollowUpSearched, f.Searched)
 }
 
 // Answer is the outcome of Ask.

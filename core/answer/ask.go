@@ -209,6 +209,19 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		}
 		more = read
 	}
+	if name, absent := unmentioned(sq, ans.Sources, resp.Candidates); name != "" && !ans.Closest && len(ans.Sources) > 0 {
+		// The question is about something its words name that the
+		// documents do not mention, or that the passages found do not:
+		// what they share with it is not an answer ("How do I limit the
+		// memory of a Docker container?" asked of the kernel's cgroup
+		// documentation).
+		a.notCovered(ans, resp)
+		if absent {
+			ans.Notes = append(ans.Notes, fmt.Sprintf("None of your documents mention %q.", name))
+		} else {
+			ans.Notes = append(ans.Notes, fmt.Sprintf("None of the passages found mention %q.", name))
+		}
+	}
 	if len(ans.Sources) == 0 || ans.Closest {
 		if len(ans.Sources) == 0 {
 			// Nothing found is a refusal too: a caller reading only
@@ -384,6 +397,46 @@ func weak(sources []Source, terms []search.Term) bool {
 		}
 	}
 	return true
+}
+
+// unmentioned is a name the question writes (Question.Names) that no
+// passage of the knowledge base holds (absent), or that none of the
+// sources holds in its text, heading or title; "" when each is in a
+// source. A name the search corrected may be a typo of a word the
+// documents hold, and is judged as corrected.
+func unmentioned(q *Question, sources []Source, c *search.Candidates) (name string, absent bool) {
+	if c == nil || len(q.Names) == 0 {
+		return "", false
+	}
+	corrected := map[string]bool{}
+	for _, k := range c.Corrections {
+		corrected[k.From] = true
+	}
+	for i, t := range c.Terms {
+		if len(t.Tokens) != 1 || t.Literal != "" {
+			continue
+		}
+		was := t.Tokens[0]
+		for _, k := range c.Corrections {
+			if k.To == was {
+				was = k.From
+			}
+		}
+		if !slices.Contains(q.Names, was) {
+			continue
+		}
+		if i < len(c.Absent) && c.Absent[i] && !corrected[was] {
+			return was, true
+		}
+		held := false
+		for _, s := range sources {
+			held = held || len(matchedTerms(s.Title+"\n"+s.Heading+"\n"+s.Text, c.Terms[i:i+1])) > 0
+		}
+		if !held {
+			return t.Tokens[0], false
+		}
+	}
+	return "", false
 }
 
 // technical reports whether the question names a technical token (an
