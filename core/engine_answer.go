@@ -314,6 +314,9 @@ func (e *Engine) askCollection(ctx context.Context, q collection.Question, req s
 		}
 	}
 	q.Narrow(req.Filter)
+	if g := e.guideFolders(); g != nil && e.leavesOutGuide(req.Filter) {
+		q.Filter.Without = withoutFolders(q.Filter.Without, g) // a count reads no in-memory index
+	}
 	if len(q.Conflicts) > 0 {
 		notes = append(notes, "Change the question or the search's filter: together they ask for what no file can be.")
 	} else if q.Forms {

@@ -110,6 +110,20 @@ func folderID(c *sqlite3.Conn, path string) (int64, error) {
 	return s.ColumnInt64(0), nil
 }
 
+// FolderPaths lists the root folders' paths alone: cheap enough to ask
+// before every search (Folders counts their documents and chunks).
+func (db *DB) FolderPaths(ctx context.Context) ([]string, error) {
+	var out []string
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		fs, err := listFolders(c)
+		for _, f := range fs {
+			out = append(out, f.Path)
+		}
+		return err
+	})
+	return out, err
+}
+
 // Folders lists the root folders with their counts and last run.
 func (db *DB) Folders(ctx context.Context) ([]domain.Folder, error) {
 	var out []domain.Folder
