@@ -53,3 +53,53 @@ func (e *Engine) DocumentChunks(ctx context.Context, path string) ([]domain.Chun
 	}
 	return cs, nil
 }
+
+// neighbourReader reads a passage's neighbours in one query: *store.DB.
+type neighbourReader interface {
+	ChunkNeighbours(ctx context.Context, id int64) (prev, next *domain.ChunkInfo, err error)
+}
+
+// ChunkNeighbours returns the passages before and after passage id in its
+// document, nil where there is none (the document's first or last
+// passage, or an id the knowledge base does not hold). An answer whose
+// best sentence sits at the edge of its passage reads the sentence beyond
+// it there; ChunkInfo.Outside gives the text a neighbour adds, as
+// neighbouring passages overlap.
+func (e *Engine) ChunkNeighbours(ctx context.Context, id int64) (prev, next *domain.ChunkInfo, err error) {
+	ps, err := e.passages(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("passage %d: %w", id, err)
+	}
+	if nr, ok := ps.(neighbourReader); ok {
+		prev, next, err = nr.ChunkNeighbours(ctx, id)
+		if err != nil {
+			return nil, nil, fmt.Errorf("neighbours of passage %d: %w", id, err)
+		}
+		return prev, next, nil
+	}
+	// A team cluster: the passage's document, read whole.
+	m, err := ps.Chunks(ctx, []int64{id})
+	if err != nil {
+		return nil, nil, fmt.Errorf("passage %d: %w", id, err)
+	}
+	ci, ok := m[id]
+	if !ok {
+		return nil, nil, nil
+	}
+	cs, err := ps.DocumentChunks(ctx, ci.Path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("document %s: %w", ci.Path, err)
+	}
+	for i := range cs {
+		if cs[i].ID != id {
+			continue
+		}
+		if i > 0 {
+			prev = &cs[i-1]
+		}
+		if i+1 < len(cs) {
+			next = &cs[i+1]
+		}
+	}
+	return prev, next, nil
+}

@@ -429,6 +429,27 @@ func TestTeamFoldersNamedInTheClusterAreFoundHere(t *testing.T) {
 			t.Errorf("chunk %d: %s:%d, the file's %s:%d", i, got[i].Path, got[i].LineStart, want[i].Path, want[i].LineStart)
 		}
 	}
+	// A passage's neighbours, read from the cluster's copy of its
+	// document: the same as the file's.
+	text := func(c *domain.ChunkInfo) string {
+		if c == nil {
+			return "-"
+		}
+		return c.Text
+	}
+	if len(want) < 2 {
+		t.Fatalf("%s has %d chunks: no neighbours to compare", router, len(want))
+	}
+	for i := range min(len(got), 3) {
+		wp, wn, err := sqlite.ChunkNeighbours(ctx, want[i].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gp, gn, err := team.ChunkNeighbours(ctx, got[i].ID)
+		if err != nil || text(gp) != text(wp) || text(gn) != text(wn) {
+			t.Errorf("neighbours of chunk %d: %.20q, %.20q (%v); the file's %.20q, %.20q", i, text(gp), text(gn), err, text(wp), text(wn))
+		}
+	}
 }
 
 // writeZipfCorpus writes files documents of about chunks passages each, of

@@ -1,5 +1,7 @@
 package domain
 
+import "strings"
+
 // FTSHit is a chunk matched by the full-text index.
 type FTSHit struct {
 	ChunkID int64
@@ -38,4 +40,19 @@ type DocumentMatch struct {
 	MTimeNS  int64
 	Passages int   // chunks matching the text condition; 0 without one
 	ChunkID  int64 // its best matching chunk; without a text condition, its first
+}
+
+// Outside is the text of n, a passage next to c in the same document,
+// that c does not hold: n's text before c's start when n comes first,
+// after c's end when it comes last, trimmed; neighbouring passages
+// overlap. All of n's text when they do not touch.
+func (c ChunkInfo) Outside(n ChunkInfo) string {
+	t := n.Text
+	switch {
+	case n.Start < c.Start && n.End > c.Start:
+		t = t[:min(len(t), c.Start-n.Start)]
+	case n.Start >= c.Start && n.Start < c.End:
+		t = t[min(len(t), c.End-n.Start):]
+	}
+	return strings.TrimSpace(t)
 }

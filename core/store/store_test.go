@@ -556,3 +556,43 @@ func BenchmarkPendingChunks(b *testing.B) {
 		}
 	}
 }
+
+// TestChunkNeighbours: the chunks before and after a chunk are those of
+// the same document with the ordinals either side; none past either end,
+// none across documents, none for an unknown id.
+func TestChunkNeighbours(t *testing.T) {
+	db := openTemp(t)
+	f, _ := db.AddFolder(ctx, "/d")
+	_, a, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: "/d/a", Hash: "h"}, chunks("a0", "a1", "a2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, b, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: "/d/b", Hash: "h"}, chunks("b0"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(c *domain.ChunkInfo) string {
+		if c == nil {
+			return "-"
+		}
+		return c.Text
+	}
+	for _, tt := range []struct {
+		id         int64
+		prev, next string
+	}{
+		{a[0], "-", "a1"},
+		{a[1], "a0", "a2"},
+		{a[2], "a1", "-"},
+		{b[0], "-", "-"},
+		{b[0] + 100, "-", "-"},
+	} {
+		prev, next, err := db.ChunkNeighbours(ctx, tt.id)
+		if err != nil || text(prev) != tt.prev || text(next) != tt.next {
+			t.Errorf("neighbours of %d: %s, %s (%v); want %s, %s", tt.id, text(prev), text(next), err, tt.prev, tt.next)
+		}
+	}
+	if prev, _, _ := db.ChunkNeighbours(ctx, a[1]); prev == nil || prev.Path != "/d/a" || prev.Ordinal != 0 || prev.ID != a[0] {
+		t.Errorf("the previous chunk's citation: %+v", prev)
+	}
+}
