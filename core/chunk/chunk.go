@@ -340,7 +340,10 @@ func sentenceStart(text string, i int) bool {
 		return false
 	}
 	j, newlines := i, 0
-	for j > 0 {
+	for j > 0 && newlines < 2 {
+		if i-j > maxGap {
+			return true // a long run of blank space parts what it separates
+		}
 		if w := spaceWidthBefore(text, j); w > 0 {
 			if text[j-1] == '\n' {
 				newlines++
@@ -375,6 +378,10 @@ func sentenceStart(text string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(text[i:])
 	return !unicode.IsLower(r)
 }
+
+// maxGap bounds how far sentenceStart reads back through blank space, so
+// that a run of millions of spaces costs no more than a short one.
+const maxGap = 256
 
 // listItem reports whether s opens with a list mark and a space: "- ",
 // "* ", "• ", or a number or single letter followed by "." or ")".

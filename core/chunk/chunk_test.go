@@ -514,6 +514,7 @@ func TestSentenceStarts(t *testing.T) {
 		{"one item\n|b) second item", true},
 		{"a word|inside", false},
 		{"ends here. |\u00a0space", false},
+		{"a word" + strings.Repeat(" ", 300) + "|after a long gap", true},
 	}
 	for _, tt := range tests {
 		i := strings.IndexByte(tt.text, '|')
