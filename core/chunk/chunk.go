@@ -19,7 +19,8 @@ import (
 // cut the old way until each file changes.
 //
 // 2: windows begin at a sentence, paragraph or list-item start, and end
-// before one (sentenceStart); no-break spaces are trimmed.
+// before one (sentenceStart); no-break and other Unicode spaces are
+// trimmed.
 const Version = 2
 
 // Params control the split. Sizes count characters (runes).
@@ -416,7 +417,7 @@ func wordStart(text string, pos, limit int) int {
 }
 
 // skipSpace moves pos past spaces, no-break spaces included (a text
-// rendering indents with them), up to e.
+// rendering indents with them) and any other Unicode space, up to e.
 func skipSpace(text string, pos, e int) int {
 	for pos < e {
 		w := spaceWidth(text[:e], pos)
@@ -442,17 +443,17 @@ func trimRight(text string, s, e int) int {
 
 func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' }
 
-// nbsp is U+00A0, the no-break space, in UTF-8.
-const nbsp = "\u00a0"
-
-// spaceWidth is the length of the space (an ASCII one or a no-break
-// space) at text[i], 0 when there is none.
+// spaceWidth is the length of the space at text[i] (an ASCII one, a
+// no-break space or any other Unicode space), 0 when there is none.
 func spaceWidth(text string, i int) int {
-	switch {
-	case isSpaceByte(text[i]):
-		return 1
-	case strings.HasPrefix(text[i:], nbsp):
-		return len(nbsp)
+	if c := text[i]; c < utf8.RuneSelf {
+		if isSpaceByte(c) || c == '\v' {
+			return 1
+		}
+		return 0
+	}
+	if r, size := utf8.DecodeRuneInString(text[i:]); unicode.IsSpace(r) {
+		return size
 	}
 	return 0
 }
@@ -460,11 +461,14 @@ func spaceWidth(text string, i int) int {
 // spaceWidthBefore is the length of the space that ends at text[:i], 0
 // when there is none.
 func spaceWidthBefore(text string, i int) int {
-	switch {
-	case isSpaceByte(text[i-1]):
-		return 1
-	case strings.HasSuffix(text[:i], nbsp):
-		return len(nbsp)
+	if c := text[i-1]; c < utf8.RuneSelf {
+		if isSpaceByte(c) || c == '\v' {
+			return 1
+		}
+		return 0
+	}
+	if r, size := utf8.DecodeLastRuneInString(text[:i]); unicode.IsSpace(r) {
+		return size
 	}
 	return 0
 }

@@ -3,6 +3,7 @@ package chunk
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"cairn/core/extract"
@@ -14,8 +15,8 @@ func split(text string, p Params) []Chunk {
 
 // checkInvariants verifies what every split must hold: Text is the trimmed
 // slice at [Start, End), lines agree with the offsets, and every
-// non-space byte of the text (no-break spaces are spaces) is covered by
-// some chunk.
+// character of the text but spaces (Unicode's, no-break spaces among
+// them) is covered by some chunk.
 func checkInvariants(t *testing.T, text string, cs []Chunk) {
 	t.Helper()
 	covered := make([]bool, len(text))
@@ -42,9 +43,8 @@ func checkInvariants(t *testing.T, text string, cs []Chunk) {
 			covered[j] = true
 		}
 	}
-	for i, ok := range covered {
-		inNBSP := strings.HasPrefix(text[i:], nbsp) || i > 0 && strings.HasPrefix(text[i-1:], nbsp)
-		if !ok && !isSpaceByte(text[i]) && !inNBSP {
+	for i, r := range text {
+		if !covered[i] && !unicode.IsSpace(r) {
 			t.Fatalf("byte %d (%q) is in no chunk", i, text[max(0, i-10):min(len(text), i+10)])
 		}
 	}
@@ -537,4 +537,18 @@ func TestNoBreakSpacesAreTrimmed(t *testing.T) {
 			t.Errorf("chunk %d is %q, want it to begin with Keep and end with date.", i, c.Text)
 		}
 	}
+}
+
+// FuzzSplit: whatever the text (wrapped prose, no-break spaces, stray
+// marks, broken UTF-8 made valid), every split keeps the invariants.
+func FuzzSplit(f *testing.F) {
+	f.Add(wrap("One sentence here. Another one, e.g. this! \"Quoted.\" Then: - a list\n- item 2) b) c.", 20), 100, 30)
+	f.Add("\u00a0\u00a0 Indented.\u00a0\n\n\u00a0 Next paragraph. "+strings.Repeat("word ", 80), 120, 50)
+	f.Fuzz(func(t *testing.T, text string, size, overlap int) {
+		text = strings.ToValidUTF8(text, "?")
+		if size < 0 || size > 5000 || overlap < 0 {
+			return
+		}
+		checkInvariants(t, text, split(text, Params{Size: size, Overlap: overlap}))
+	})
 }
