@@ -56,50 +56,61 @@ func (e *Engine) DocumentChunks(ctx context.Context, path string) ([]domain.Chun
 
 // neighbourReader reads a passage's neighbours in one query: *store.DB.
 type neighbourReader interface {
-	ChunkNeighbours(ctx context.Context, id int64) (prev, next *domain.ChunkInfo, err error)
+	ChunkNeighbours(ctx context.Context, id int64) (domain.Neighbours, bool, error)
 }
 
-// ChunkNeighbours returns the passages before and after passage id in its
-// document, nil where there is none (the document's first or last
-// passage, or an id the knowledge base does not hold). An answer whose
+// ChunkNeighbours returns passage id with the passages before and after it
+// in its document (Prev, Next: nil where there is none). An answer whose
 // best sentence sits at the edge of its passage reads the sentence beyond
-// it there; ChunkInfo.Outside gives the text a neighbour adds, as
+// it there: Neighbours.Before and After give the text each adds, as
 // neighbouring passages overlap.
-func (e *Engine) ChunkNeighbours(ctx context.Context, id int64) (prev, next *domain.ChunkInfo, err error) {
+func (e *Engine) ChunkNeighbours(ctx context.Context, id int64) (domain.Neighbours, error) {
+	var n domain.Neighbours
 	ps, err := e.passages(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("passage %d: %w", id, err)
+		return n, fmt.Errorf("passage %d: %w", id, err)
 	}
-	if nr, ok := ps.(neighbourReader); ok {
-		prev, next, err = nr.ChunkNeighbours(ctx, id)
-		if err != nil {
-			return nil, nil, fmt.Errorf("neighbours of passage %d: %w", id, err)
-		}
-		return prev, next, nil
+	ok := false
+	if nr, is := ps.(neighbourReader); is {
+		n, ok, err = nr.ChunkNeighbours(ctx, id)
+	} else {
+		n, ok, err = neighboursRead(ctx, ps, id) // a team cluster
 	}
-	// A team cluster: the passage's document, read whole.
+	if err != nil {
+		return n, fmt.Errorf("neighbours of passage %d: %w", id, err)
+	}
+	if !ok {
+		return n, fmt.Errorf("no passage %d in the knowledge base: %w", id, kb.ErrNotFound)
+	}
+	return n, nil
+}
+
+// neighboursRead finds passage id's neighbours in its document, read
+// whole.
+func neighboursRead(ctx context.Context, ps passageReader, id int64) (n domain.Neighbours, ok bool, err error) {
 	m, err := ps.Chunks(ctx, []int64{id})
 	if err != nil {
-		return nil, nil, fmt.Errorf("passage %d: %w", id, err)
+		return n, false, err
 	}
-	ci, ok := m[id]
-	if !ok {
-		return nil, nil, nil
+	ci, found := m[id]
+	if !found {
+		return n, false, nil
 	}
 	cs, err := ps.DocumentChunks(ctx, ci.Path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("document %s: %w", ci.Path, err)
+		return n, false, err
 	}
+	n.Passage = ci
 	for i := range cs {
 		if cs[i].ID != id {
 			continue
 		}
 		if i > 0 {
-			prev = &cs[i-1]
+			n.Prev = &cs[i-1]
 		}
 		if i+1 < len(cs) {
-			next = &cs[i+1]
+			n.Next = &cs[i+1]
 		}
 	}
-	return prev, next, nil
+	return n, true, nil
 }

@@ -441,13 +441,13 @@ func TestTeamFoldersNamedInTheClusterAreFoundHere(t *testing.T) {
 		t.Fatalf("%s has %d chunks: no neighbours to compare", router, len(want))
 	}
 	for i := range min(len(got), 3) {
-		wp, wn, err := sqlite.ChunkNeighbours(ctx, want[i].ID)
+		w, err := sqlite.ChunkNeighbours(ctx, want[i].ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		gp, gn, err := team.ChunkNeighbours(ctx, got[i].ID)
-		if err != nil || text(gp) != text(wp) || text(gn) != text(wn) {
-			t.Errorf("neighbours of chunk %d: %.20q, %.20q (%v); the file's %.20q, %.20q", i, text(gp), text(gn), err, text(wp), text(wn))
+		g, err := team.ChunkNeighbours(ctx, got[i].ID)
+		if err != nil || g.Passage.Text != w.Passage.Text || text(g.Prev) != text(w.Prev) || text(g.Next) != text(w.Next) || g.Before() != w.Before() || g.After() != w.After() {
+			t.Errorf("neighbours of chunk %d: %.20q, %.20q (%v); the file's %.20q, %.20q", i, text(g.Prev), text(g.Next), err, text(w.Prev), text(w.Next))
 		}
 	}
 }

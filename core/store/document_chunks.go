@@ -34,41 +34,42 @@ func (db *DB) DocumentChunks(ctx context.Context, path string) ([]domain.ChunkIn
 	return out, nil
 }
 
-// ChunkNeighbours returns the chunks before and after chunk id in its
-// document (ordinals one less and one more), nil where there is none: the
-// document's first or last chunk, or an id the knowledge base does not
-// hold. Neighbouring windows overlap (domain.ChunkInfo.Outside gives what
-// a neighbour adds).
-func (db *DB) ChunkNeighbours(ctx context.Context, id int64) (prev, next *domain.ChunkInfo, err error) {
-	ord := map[int64]int{} // the neighbours' ids: -1 before, +1 after
+// ChunkNeighbours returns chunk id with the chunks before and after it in
+// its document (ordinals one less and one more); Prev and Next are nil
+// where there is none. ok is false when the knowledge base holds no chunk
+// id.
+func (db *DB) ChunkNeighbours(ctx context.Context, id int64) (n domain.Neighbours, ok bool, err error) {
+	ord := map[int64]int{} // id -> ordinal relative to chunk id's: -1, 0, +1
 	err = db.read(ctx, func(c *sqlite3.Conn) error {
 		return query(c, `SELECT n.id, n.ordinal - c.ordinal FROM chunks c
-			JOIN chunks n ON n.document_id = c.document_id AND n.ordinal IN (c.ordinal - 1, c.ordinal + 1)
+			JOIN chunks n ON n.document_id = c.document_id AND n.ordinal BETWEEN c.ordinal - 1 AND c.ordinal + 1
 			WHERE c.id = ?`, []any{id}, func(s *sqlite3.Stmt) error {
 			ord[s.ColumnInt64(0)] = s.ColumnInt(1)
 			return nil
 		})
 	})
 	if err != nil || len(ord) == 0 {
-		return nil, nil, err
+		return n, false, err
 	}
 	ids := make([]int64, 0, len(ord))
-	for n := range ord {
-		ids = append(ids, n)
+	for i := range ord {
+		ids = append(ids, i)
 	}
 	byID, err := db.Chunks(ctx, ids)
 	if err != nil {
-		return nil, nil, err
+		return n, false, err
 	}
-	for n, d := range ord {
-		ci, ok := byID[n]
+	for i, d := range ord {
+		ci, found := byID[i]
 		switch {
-		case !ok:
+		case !found:
 		case d < 0:
-			prev = &ci
+			n.Prev = &ci
+		case d > 0:
+			n.Next = &ci
 		default:
-			next = &ci
+			n.Passage, ok = ci, true
 		}
 	}
-	return prev, next, nil
+	return n, ok, nil
 }

@@ -559,7 +559,7 @@ func BenchmarkPendingChunks(b *testing.B) {
 
 // TestChunkNeighbours: the chunks before and after a chunk are those of
 // the same document with the ordinals either side; none past either end,
-// none across documents, none for an unknown id.
+// none across documents; an unknown id is not found.
 func TestChunkNeighbours(t *testing.T) {
 	db := openTemp(t)
 	f, _ := db.AddFolder(ctx, "/d")
@@ -578,21 +578,23 @@ func TestChunkNeighbours(t *testing.T) {
 		return c.Text
 	}
 	for _, tt := range []struct {
-		id         int64
-		prev, next string
+		id              int64
+		prev, cur, next string
 	}{
-		{a[0], "-", "a1"},
-		{a[1], "a0", "a2"},
-		{a[2], "a1", "-"},
-		{b[0], "-", "-"},
-		{b[0] + 100, "-", "-"},
+		{a[0], "-", "a0", "a1"},
+		{a[1], "a0", "a1", "a2"},
+		{a[2], "a1", "a2", "-"},
+		{b[0], "-", "b0", "-"},
 	} {
-		prev, next, err := db.ChunkNeighbours(ctx, tt.id)
-		if err != nil || text(prev) != tt.prev || text(next) != tt.next {
-			t.Errorf("neighbours of %d: %s, %s (%v); want %s, %s", tt.id, text(prev), text(next), err, tt.prev, tt.next)
+		n, ok, err := db.ChunkNeighbours(ctx, tt.id)
+		if err != nil || !ok || text(n.Prev) != tt.prev || n.Passage.Text != tt.cur || text(n.Next) != tt.next {
+			t.Errorf("neighbours of %d: %s, %s, %s (%v, %v); want %s, %s, %s", tt.id, text(n.Prev), n.Passage.Text, text(n.Next), ok, err, tt.prev, tt.cur, tt.next)
 		}
 	}
-	if prev, _, _ := db.ChunkNeighbours(ctx, a[1]); prev == nil || prev.Path != "/d/a" || prev.Ordinal != 0 || prev.ID != a[0] {
-		t.Errorf("the previous chunk's citation: %+v", prev)
+	if n, _, _ := db.ChunkNeighbours(ctx, a[1]); n.Prev == nil || n.Prev.Path != "/d/a" || n.Prev.Ordinal != 0 || n.Prev.ID != a[0] {
+		t.Errorf("the previous chunk's citation: %+v", n.Prev)
+	}
+	if n, ok, err := db.ChunkNeighbours(ctx, b[0]+100); ok || err != nil || n.Prev != nil || n.Next != nil {
+		t.Errorf("an unknown id: %+v, %v, %v", n, ok, err)
 	}
 }
