@@ -275,6 +275,7 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 		r.BM25Pool = max(r.BM25Pool, depth)
 		return e.Search(ctx, r)
 	}
+	opt.Neighbours = e.ChunkNeighbours
 	var coverage *search.MeaningCoverage // of the question's search
 	a := answer.New(func(ctx context.Context, q *answer.Question) (*search.Response, error) {
 		r := req

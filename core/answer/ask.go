@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/search"
 )
 
@@ -43,6 +44,12 @@ type Options struct {
 	// settings, ranking at least depth of its passages: an extractive
 	// answer reads further in the document the question names.
 	Within func(ctx context.Context, query, path string, depth int) (*search.Response, error)
+	// Neighbours, when not nil, returns a passage (by chunk id) with the
+	// passages before and after it in its document: an extractive answer
+	// whose best sentence sits at the very start or end of its passage
+	// reads the sentence before or after it there (Neighbours.Before,
+	// After: the text each adds, neighbouring passages overlapping).
+	Neighbours func(ctx context.Context, chunkID int64) (domain.Neighbours, error)
 	// History is the conversation the question follows, oldest turn
 	// first: a follow-up is made standalone from it before retrieval.
 	History []Turn
