@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"cairn/core/domain"
 	"cairn/core/search"
@@ -260,14 +262,23 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		if err := extract(ctx, ans, sq, terms, weights, asked, more, a.opt.Meaning); err != nil {
 			return nil, err
 		}
+		if err := a.widenFirstQuote(ctx, ans); err != nil {
+			return nil, err
+		}
 		if len(ans.Citations) > 0 && !ans.Refused {
-			// The passage quoted first must mention the names the
-			// question writes, as the sources must (unmentioned).
+			// The document quoted must mention the names the question
+			// writes, as the sources must (unmentioned): "How do I write
+			// a class with a constructor in Python?" is not answered
+			// from Perl's tutorial, whatever the other sources hold.
 			quoted := ans.Sources[ans.Citations[0].N-1]
-			if name, _ := unmentioned(sq, []Source{quoted}, resp.Candidates); name != "" {
+			name, err := a.unmentionedIn(ctx, sq, quoted, resp.Candidates)
+			if err != nil {
+				return nil, err
+			}
+			if name != "" {
 				ans.Text, ans.Citations, ans.Claims, ans.Verdict = "", nil, nil, VerdictNone
 				a.notCovered(ans, resp)
-				ans.Notes = append(ans.Notes, fmt.Sprintf("The passage that shares most with the question does not mention %q.", name))
+				ans.Notes = append(ans.Notes, fmt.Sprintf("The document that shares most with the question does not mention %q.", name))
 			}
 		}
 		emit(onToken, ans.Text)
@@ -294,6 +305,45 @@ func (a *Answerer) sameDocument(ctx context.Context, prev Turn, resp *search.Res
 		return false, fmt.Errorf("retrieve the previous question's subject: %w", err)
 	}
 	return len(before.Results) > 0 && before.Results[0].Path == resp.Results[0].Path, nil
+}
+
+// widenFirstQuote completes the first quote of an extractive answer from
+// the passage before its own when the quote opens that passage and refers
+// back to what came before ("It greatly complicated …") or begins
+// mid-sentence: the sentence it needs is the neighbour's last
+// (Options.Neighbours). Only a cancelled ctx makes it fail.
+func (a *Answerer) widenFirstQuote(ctx context.Context, ans *Answer) error {
+	if a.opt.Neighbours == nil || ans.Refused || len(ans.Citations) == 0 || len(ans.Claims) == 0 {
+		return nil
+	}
+	c := &ans.Citations[0]
+	if c.N < 1 || c.N > len(ans.Sources) {
+		return nil
+	}
+	own := Sentences(ans.Sources[c.N-1].Text)
+	if len(own) == 0 || own[0].Heading || !strings.HasPrefix(c.Quote, own[0].Text) {
+		return nil // the quote does not open its passage
+	}
+	r, _ := utf8.DecodeRuneInString(c.Quote)
+	if !refersBackward(c.Quote) && !unicode.IsLower(r) {
+		return nil
+	}
+	n, err := a.opt.Neighbours(ctx, c.ChunkID)
+	if err != nil {
+		return ctx.Err() // without the neighbour, the quote stands as it is
+	}
+	before := Sentences(n.Before())
+	if len(before) == 0 {
+		return nil
+	}
+	last := before[len(before)-1]
+	if last.Heading || isQuestion(last.Text) || isPlanted(last.Text) || len(last.Text)+len(c.Quote) > maxBlockBytes {
+		return nil
+	}
+	ans.Text = last.Text + " " + ans.Text
+	ans.Claims[0].Text = last.Text + " " + ans.Claims[0].Text
+	c.Quote = last.Text + " " + c.Quote
+	return nil
 }
 
 // readDepth is how many of retrieval's ranked passages an extractive answer
@@ -471,6 +521,29 @@ func unmentioned(q *Question, sources []Source, c *search.Candidates) (name stri
 		}
 	}
 	return "", false
+}
+
+// unmentionedIn is a name the question writes that neither the passage s
+// nor its document holds ("" when each is there): the document is
+// searched for it alone (Options.Within) when the passage lacks it.
+func (a *Answerer) unmentionedIn(ctx context.Context, q *Question, s Source, c *search.Candidates) (string, error) {
+	name, _ := unmentioned(q, []Source{s}, c)
+	if name == "" || a.opt.Within == nil {
+		return name, nil
+	}
+	in, err := a.opt.Within(ctx, name, s.Path, 1)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", nil // unknown: the answer stands
+	}
+	for _, r := range in.Results {
+		if len(matchedTerms(r.Title+"\n"+r.Heading+"\n"+r.Text, search.ParseTerms(name))) > 0 {
+			return "", nil
+		}
+	}
+	return name, nil
 }
 
 // shortQuestion is the most terms a question may have for its heaviest

@@ -347,9 +347,20 @@ func isDefinition(lines []srcLine, i int) bool {
 			// A synopsis alone in its paragraph, its description the next.
 			return term && (i == 0 || lines[i-1].text == "")
 		}
-		return (term || ident) && len(next.text) > len(l.text)
+		// A line of a paragraph wrapped at one indentation (PDF text)
+		// that happens to hold brackets ("attach a name to a group, you
+		// write either (?<name>...) or") goes on with the sentence the
+		// line before began: a term starts where a sentence ends.
+		return (term || ident) && len(next.text) > len(l.text) && (i == 0 || endsSentence(lines[i-1].text))
 	}
 	return false
+}
+
+// endsSentence reports whether a line is blank or ends a sentence or a
+// clause that a term may follow.
+func endsSentence(line string) bool {
+	line = strings.TrimSpace(line)
+	return line == "" || strings.ContainsAny(line[len(line)-1:], ".:;!?)")
 }
 
 // nextText returns the next non-blank line after i and how many blank

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/core/domain"
 	"cairn/core/search"
 )
 
@@ -138,5 +139,27 @@ func TestAnOffTopicQuestionSharingACommonWordIsRefused(t *testing.T) {
 	ans, err := New(func(context.Context, *Question) (*search.Response, error) { return resp, nil }, Options{}).Ask(context.Background(), q, nil)
 	if err != nil || ans.Refused || !strings.HasPrefix(ans.Text, "memory.max is the memory usage hard limit") {
 		t.Errorf("answerable: %q (%v)", ans.Text, err)
+	}
+}
+
+// A quote that opens its passage and refers back is completed from the
+// passage before (Options.Neighbours): "It greatly complicated …" says it
+// of the sentence before it, which answers the "why".
+func TestAQuoteAtItsPassagesStartTakesTheSentenceBefore(t *testing.T) {
+	q := "Why did cgroup v2 drop multiple hierarchies?"
+	resp := results("It greatly complicated the cgroup core and restricted how multiple hierarchies could be used in cgroup v2.\n\nThe controllers are listed below.")
+	resp.Candidates.Terms = search.ParseTerms(q)
+	prev := domain.ChunkInfo{ID: 1, Ordinal: 0, Start: 0, End: 90, Text: "Controllers were bound to hierarchies. Furthermore, support for multiple hierarchies came at a steep cost."}
+	opt := Options{Neighbours: func(_ context.Context, id int64) (domain.Neighbours, error) {
+		p := resp.Results[0].Passage
+		return domain.Neighbours{Passage: domain.ChunkInfo{ID: id, Ordinal: 1, Start: 200, End: 200 + len(p.Text), Text: p.Text}, Prev: &prev}, nil
+	}}
+	ans, err := New(func(context.Context, *Question) (*search.Response, error) { return resp, nil }, opt).Ask(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Furthermore, support for multiple hierarchies came at a steep cost. It greatly complicated the cgroup core"
+	if !strings.HasPrefix(ans.Text, want) || !strings.HasPrefix(ans.Citations[0].Quote, want) {
+		t.Errorf("answer %q, quote %q", ans.Text, ans.Citations[0].Quote)
 	}
 }

@@ -57,8 +57,9 @@ func ReadQuestion(text string) *Question {
 }
 
 // namesIn lists the words of text written as names (Question.Names),
-// lower-cased, each once. A sentence's first word, "I" and words with
-// digits or symbols (versions, options, paths) are not names.
+// lower-cased, each once. A sentence's first word, single letters ("I",
+// "the letter E") and words with digits or symbols (versions, options,
+// paths) are not names.
 func namesIn(text string) []string {
 	var out []string
 	first := true
@@ -66,7 +67,9 @@ func namesIn(text string) []string {
 		w := strings.Trim(f, `"'“”‘’()[]{}.,;:!?`)
 		wasFirst := first
 		first = strings.HasSuffix(f, ".") || strings.HasSuffix(f, "?") || strings.HasSuffix(f, "!") || strings.HasSuffix(f, ":")
-		if w, _, _ = strings.Cut(w, "'"); w == "" || w == "I" || strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		// A single letter ("a capital U", "the letter E", "C programs")
+		// is a letter as often as a name.
+		if w, _, _ = strings.Cut(w, "'"); utf8.RuneCountInString(w) < 2 || strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) {
 			continue
 		}
 		r, _ := utf8.DecodeRuneInString(w)
