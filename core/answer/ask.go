@@ -475,20 +475,6 @@ func unmentioned(q *Question, sources []Source, c *search.Candidates) (name stri
 	if c == nil {
 		return "", false
 	}
-	// A short question whose heaviest word no passage holds is about that
-	// word ("exam" in "How can I improve my memory before an exam?"):
-	// what the rest shares with the documents is not an answer.
-	if len(c.Terms) > 0 && len(c.Terms) <= shortQuestion && len(c.Absent) == len(c.Terms) && len(c.Weights) == len(c.Terms) {
-		top := 0
-		for i, w := range c.Weights {
-			if w > c.Weights[top] {
-				top = i
-			}
-		}
-		if t := c.Terms[top]; c.Absent[top] && t.Literal == "" && len(t.Tokens) == 1 {
-			return t.Tokens[0], true
-		}
-	}
 	if len(q.Names) == 0 {
 		return "", false
 	}
@@ -545,12 +531,6 @@ func (a *Answerer) unmentionedIn(ctx context.Context, q *Question, s Source, c *
 	}
 	return name, nil
 }
-
-// shortQuestion is the most terms a question may have for its heaviest
-// word, when no passage holds it, to be what it is about (unmentioned):
-// in a longer question such a word is more often a word of the asking
-// ("partway", "bastion" in questions the documents answer).
-const shortQuestion = 4
 
 // technical reports whether the question names a technical token (an
 // option, a path): such a question is about the documents' own terms, and
