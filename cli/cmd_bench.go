@@ -54,6 +54,9 @@ type benchFlags struct {
 }
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) > 0 && args[0] == "gpu" {
+		return runBenchGPU(ctx, env, args[1:]) // the GPU kit, with flags of its own
+	}
 	var bf benchFlags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.StringVar(&bf.dir, "dir", "testdata/bench", "folder for corpora, scratch databases and results")
@@ -116,7 +119,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	for _, s := range suites {
 		if !slices.Contains(benchSuites, s) {
-			return usageError{fmt.Sprintf("unknown bench suite %q (have: %s, all)", s, strings.Join(benchSuites, ", "))}
+			return usageError{fmt.Sprintf("unknown bench suite %q (have: %s, all; and gpu first: `cairn bench gpu`)", s, strings.Join(benchSuites, ", "))}
 		}
 	}
 	bin, err := os.Executable()
