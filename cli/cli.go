@@ -91,7 +91,10 @@ func (e usageError) Error() string { return e.msg }
 
 // helpShown is `cairn COMMAND --help`: not a failure, the command's usage
 // and its flags, printed on standard output.
-type helpShown struct{ text string }
+type helpShown struct {
+	text  string
+	flags *flag.FlagSet // the command's flags, for the manual (WriteManPage)
+}
 
 func (e helpShown) Error() string { return e.text }
 
@@ -340,7 +343,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-			return nil, helpShown{commandHelp(fs)}
+			return nil, helpShown{commandHelp(fs), fs}
 		} else if err != nil {
 			return nil, usageError{err.Error()}
 		}
