@@ -53,7 +53,13 @@ VULKAN_BUILD         := bin/vulkan-build
 # device of a machine without a GPU.
 VK_DEVICES           ?= 0
 
-.PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team bench bench-tokenizers soak fuzz lint clean
+# The build's stamp: the version from git (a tag, or FyneApp.toml's version
+# and the commit), the commit and the date, for `cairn version`, `cairn
+# doctor`, the .deb and the bundle (build/version.sh, core/buildinfo).
+STAMP = $(shell build/version.sh ldflags)
+
+.PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team bench bench-tokenizers soak fuzz lint clean \
+	dist-bin deb bundle package test-dist
 
 all: build
 
@@ -69,7 +75,7 @@ deps:
 	@build/install-go.sh
 
 build: deps vulkan
-	$(GO) build -o $(BIN) .
+	$(GO) build -ldflags "$(STAMP)" -o $(BIN) .
 
 # vulkan builds bin/lib/libggml-vulkan.so and bin/lib/libggml-base.so.0; the
 # build folder is kept, so a second run takes a second (about 14 minutes of
@@ -89,7 +95,7 @@ test-vulkan: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(VULKAN_TEST_PACKAGES)"
 	@$(MAKE) --no-print-directory vulkan
 	GGML_VK_VISIBLE_DEVICES=$(VK_DEVICES) CAIRN_REQUIRE_VULKAN=1 CAIRN_LIBRARY_PATH=$(CURDIR)/bin/lib \
-		$(GO) test -count=1 -timeout 30m -v -run 'Vulkan|SelectDevice' ./core/llm/ ./core/
+		$(GO) test -count=1 -timeout 30m -v -run 'Vulkan|SelectDevice' ./core/llm/ ./core/ ./bench/llmbench/
 
 run: build
 	./$(BIN)
@@ -132,25 +138,42 @@ test-team: deps $(WEAVIATE)
 	CAIRN_WEAVIATE_BIN=$(CURDIR)/$(WEAVIATE) $(GO) test -count=1 -timeout 10m -v -run 'Team|Migrate' ./core/ ./core/ingest/ ./core/migrate/ ./cli/
 	CAIRN_WEAVIATE_BIN=$(CURDIR)/$(WEAVIATE) $(GO) test -count=1 -timeout 5m -v -run 'TestTeam' ./bench/
 
-# The fyne CLI builds the desktop bundle. It is built from a pinned tool
-# module (build/fynecli): `go install fyne.io/tools/cmd/fyne@VERSION` is
-# refused by the module proxy here.
-FYNE := bin/fyne
+# The packages (build/dist; docs/development.md, Packages). dist-bin builds
+# the binary they ship, without its symbol table (-s -w), and distinfo,
+# which tells the scripts what Cairn's code says (its manual, the programs
+# it runs, its OCR languages); both install the Vulkan build's packages
+# first, so the packages carry the GPU backend.
+DIST_PACKAGES := dpkg-dev xz-utils $(VULKAN_PACKAGES)
 
-$(FYNE): build/fynecli/go.mod build/fynecli/go.sum
-	cd build/fynecli && $(GO) build -o $(CURDIR)/$(FYNE) fyne.io/tools/cmd/fyne
+dist-bin: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(DIST_PACKAGES)"
+	@$(MAKE) --no-print-directory vulkan
+	$(GO) build -ldflags "-s -w $(STAMP)" -o bin/dist/cairn .
+	$(GO) build -ldflags "$(STAMP)" -o bin/dist/distinfo ./build/distinfo
 
-# package makes dist/cairn-linux-amd64.tar.xz: the binary, a .desktop entry
-# and the icon under usr/local, with a Makefile for `sudo make install`
-# (name, id, icon and version come from FyneApp.toml), and the GPU backend
-# from bin/lib at usr/local/lib/cairn when `make vulkan` has built it
-# (build/package-libs.sh).
-package: deps $(FYNE)
-	$(GO) build -ldflags "-s -w -X cairn/cli.Version=$(shell git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/cairn .
-	./$(FYNE) package --os linux --exe bin/cairn --release
-	mkdir -p dist && mv Cairn.tar.xz dist/cairn-linux-amd64.tar.xz
-	sh build/package-libs.sh dist/cairn-linux-amd64.tar.xz bin/lib
-	@tar tJf dist/cairn-linux-amd64.tar.xz | grep -E '\.desktop|pixmaps/|bin/cairn|lib/cairn/'
+# deb makes dist/cairn_VERSION_amd64.deb with dpkg-deb: Depends derived from
+# what the binary links and runs, the man page, the desktop entry, the
+# licences (build/dist/deb.sh). `sudo apt-get install ./dist/cairn_*.deb`.
+deb: dist-bin
+	build/dist/deb.sh bin/dist/cairn bin/lib bin/dist/distinfo dist
+
+# bundle makes dist/cairn-VERSION-linux-amd64.tar.xz: a folder that runs
+# with nothing installed but glibc (and a GPU's or display's driver), with
+# every library, poppler's tools, Tesseract's English data and a launcher
+# (build/dist/bundle.sh).
+bundle: dist-bin
+	build/dist/bundle.sh bin/dist/cairn bin/lib bin/dist/distinfo dist
+
+package: deb bundle
+
+# test-dist installs the .deb into a fresh minimal Debian 12 (debootstrap,
+# from the mirror apt uses) and unpacks the bundle into a second one, and
+# in each runs cairn version, doctor, an index of a PDF, a DOCX and a
+# scanned image, and searches, headless (build/dist/test-dist.sh; root
+# needed for debootstrap and chroot; minutes: docs/development.md).
+test-dist: deb bundle
+	@$(MAKE) --no-print-directory deps APT_PACKAGES=debootstrap
+	build/dist/test-dist.sh dist
 
 # screenshots renders the window's tabs (light and dark) with the test
 # driver's software painter into docs/screenshots, for the README.
@@ -228,4 +251,4 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

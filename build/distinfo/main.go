@@ -3,7 +3,9 @@
 // than written by hand:
 //
 //	distinfo man DATE   cairn(1) in roff, from the commands' help
-//	distinfo programs   the programs Cairn runs, one a line: NAME required|optional WHAT
+//	distinfo programs   the programs Cairn runs, one a line: NAME required|optional GROUP DEBIAN WHAT
+//	                    (GROUP: programs that stand in for each other; DEBIAN: the
+//	                    package, "-" where dpkg -S finds it on the build machine)
 //	distinfo tessdata   the Tesseract languages the default settings read
 //
 // The linker stamps it like cairn (build/version.sh), so the manual names
@@ -40,10 +42,10 @@ func main() {
 		// poppler's tools read every PDF: without pdftotext the PDF reader
 		// fails `cairn doctor`.
 		for _, t := range extract.PopplerTools {
-			fmt.Printf("%s required %s\n", t.Name, t.Use)
+			fmt.Printf("%s required %s - %s\n", t.Name, t.Name, t.Use)
 		}
 		for _, p := range desktop.Programs {
-			fmt.Printf("%s optional %s\n", p.Name, p.Use)
+			fmt.Printf("%s optional %s %s %s\n", p.Name, p.Group, p.Debian, p.Use)
 		}
 	case "tessdata":
 		fmt.Println(strings.ReplaceAll(config.Fallback(config.Dirs{}).OCR.Languages, "+", "\n"))
