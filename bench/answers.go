@@ -14,7 +14,15 @@ type Question struct {
 	Source string // the file the answer was read in, for the reader; not scored
 	Answer string // a verbatim fragment of the document that answers it; "" when off-topic
 	Text   string
+	// Kind is what the question asks for (QuestionKinds), when its set
+	// says: the answer line is scored per kind too.
+	Kind string
 }
+
+// QuestionKinds are the kinds of question a set may name: how to do
+// something, what something is, a default or a number or a limit, why,
+// which file or command or option, a comparison, anything else.
+var QuestionKinds = []string{"howto", "definition", "default", "why", "which", "compare", "other"}
 
 // OffTopic says the corpus cannot answer q: the right outcome is a refusal.
 func (q Question) OffTopic() bool { return q.Answer == "" }

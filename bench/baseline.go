@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"cairn/core/extract"
 	"cairn/core/search"
 	"cairn/core/store"
 )
@@ -187,6 +188,14 @@ func FilePassages(ctx context.Context, dir string, size int) ([]Passage, error) 
 				return err
 			}
 			add(path, 0, HTMLText(b))
+		case ".epub", ".docx", ".odt", ".eml", ".mbox", ".rtf", ".pptx", ".odp", ".xlsx", ".ods":
+			// Packaged formats: their text as Cairn extracts it (the
+			// baseline compares retrieval and answers, not extraction).
+			text, err := extractedText(ctx, path)
+			if err != nil {
+				return err
+			}
+			add(path, 0, text)
 		default:
 			b, err := os.ReadFile(path)
 			if err != nil {
@@ -197,4 +206,22 @@ func FilePassages(ctx context.Context, dir string, size int) ([]Passage, error) 
 		return nil
 	})
 	return out, err
+}
+
+// extractedText is a packaged document's text as Cairn's extractor gives it.
+func extractedText(ctx context.Context, path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	doc, err := extract.NewRegistry(extract.DefaultLimits()).Extract(ctx, extract.File{Name: path, Size: st.Size(), R: f})
+	if err != nil {
+		return "", fmt.Errorf("baseline: extract %s: %w", path, err)
+	}
+	return doc.Text, nil
 }

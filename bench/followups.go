@@ -79,6 +79,8 @@ type FollowUpResult struct {
 	Answer   string `json:"answer_string"`
 	// Searched is what the follow-up searched (the answer's Query).
 	Searched string `json:"searched"`
+	// Read: the answer said the follow-up was read as one (Answer.FollowUp).
+	Read     bool   `json:"read_as_follow_up"`
 	Top      string `json:"top_document"` // of the follow-up's first source
 	DocFirst bool   `json:"document_first"`
 	Hit      bool   `json:"answer_hit"`
@@ -103,6 +105,7 @@ type FollowUpReport struct {
 	Pairs         int    `json:"pairs"`
 	DocFirst      int    `json:"document_first"`
 	Hits          int    `json:"answer_hits"`
+	Read          int    `json:"read_as_follow_ups"`
 	AloneDocFirst int    `json:"alone_document_first"`
 	AloneHits     int    `json:"alone_answer_hits"`
 	// NewSubject counts the pairs whose follow-up names a document of the
@@ -158,6 +161,8 @@ func FollowUpBench(ctx context.Context, st QualityStore, fs FollowUpSet, dir, wo
 		r := FollowUpResult{ID: p.ID, First: p.First, FollowUp: p.FollowUp, Want: p.Doc, Answer: p.Answer,
 			Searched: fu.Query, Top: top(fu), Text: fu.Text, Alone: p.Alone, AloneTop: top(alone), AloneText: alone.Text}
 		r.DocFirst, r.AloneDoc = r.Top == p.Doc, r.AloneTop == p.Doc
+		r.Read = fu.FollowUp != nil
+		rep.Read += btoi(r.Read)
 		r.Hit = !fu.Refused && Contains(fu.Text, p.Answer)
 		r.AloneHit = !alone.Refused && Contains(alone.Text, p.Answer)
 		if old, ok := carriedSubject(fs.Docs, p, fu.Query); ok {
@@ -230,6 +235,7 @@ func PrintFollowUps(w io.Writer, r FollowUpReport) {
 	fmt.Fprintf(w, "\n### %s: %d follow-up pairs over %d files (%d chunks)\n\n", r.Set, r.Pairs, r.Files, r.Chunks)
 	fmt.Fprintln(w, "| figure | follow-up, in its conversation | the same question asked alone, spelled out | target |")
 	fmt.Fprintln(w, "|---|---|---|---|")
+	fmt.Fprintf(w, "| read as a follow-up (the answer says so) | %s | | |\n", pct(r.Read))
 	fmt.Fprintf(w, "| right document first | %s | %s | ≥ 90%% |\n", pct(r.DocFirst), pct(r.AloneDocFirst))
 	fmt.Fprintf(w, "| answer shows the answer string | %s | %s | as often as alone |\n", pct(r.Hits), pct(r.AloneHits))
 	fmt.Fprintf(w, "\nOf the %d follow-ups that name another document than their first question names, %d searched the first question's too.\n", r.NewSubject, r.Carried)

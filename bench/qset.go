@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -18,9 +19,12 @@ import (
 //
 //   - corpus.txt: "manwidth N", then one document a line: "man:NAME" (a
 //     man page, rendered with `MANWIDTH=N man -P cat NAME | col -bx`, as a
-//     person saves one) or the absolute path of an installed file (a .gz
-//     is gunzipped); # starts a comment;
-//   - answerable.tsv: "question<TAB>answer string" a line;
+//     person saves one), the absolute path of an installed file (a .gz
+//     is gunzipped), or a path relative to the set's folder (a document
+//     the set made from installed ones: an EPUB, a DOCX, an e-mail); #
+//     starts a comment;
+//   - answerable.tsv: "question<TAB>answer string" a line, optionally
+//     "<TAB>kind" (Question.Kind);
 //   - offtopic.txt: a question a line that the documents cannot answer.
 type QuestionSet struct {
 	Name      string
@@ -37,11 +41,17 @@ func ReadQuestionSet(dir string) (QuestionSet, error) {
 		return qs, err
 	}
 	err = eachLine(filepath.Join(dir, "answerable.tsv"), func(n int, line string) error {
-		q, a, ok := strings.Cut(line, "\t")
-		if !ok || strings.TrimSpace(q) == "" || strings.TrimSpace(a) == "" {
-			return fmt.Errorf("want question<TAB>answer string")
+		f := strings.Split(line, "\t")
+		if len(f) < 2 || len(f) > 3 || strings.TrimSpace(f[0]) == "" || strings.TrimSpace(f[1]) == "" {
+			return fmt.Errorf("want question<TAB>answer string[<TAB>kind]")
 		}
-		qs.Questions = append(qs.Questions, Question{ID: fmt.Sprintf("a%02d", len(qs.Questions)+1), Answer: strings.TrimSpace(a), Text: strings.TrimSpace(q)})
+		q := Question{ID: fmt.Sprintf("a%02d", len(qs.Questions)+1), Answer: strings.TrimSpace(f[1]), Text: strings.TrimSpace(f[0])}
+		if len(f) == 3 {
+			if q.Kind = strings.TrimSpace(f[2]); !slices.Contains(QuestionKinds, q.Kind) {
+				return fmt.Errorf("kind %q: want one of %s", q.Kind, strings.Join(QuestionKinds, ", "))
+			}
+		}
+		qs.Questions = append(qs.Questions, q)
 		return nil
 	})
 	if err != nil {
@@ -73,7 +83,10 @@ func readSetCorpus(dir string) (QuestionSet, error) {
 			return nil
 		}
 		if !strings.HasPrefix(line, "man:") && !filepath.IsAbs(line) {
-			return fmt.Errorf("%q: want man:NAME or an absolute path", line)
+			line = filepath.Join(dir, line) // a document the set made, beside it
+			if abs, err := filepath.Abs(line); err == nil {
+				line = abs
+			}
 		}
 		qs.Docs = append(qs.Docs, line)
 		return nil
@@ -165,10 +178,10 @@ func renderManPage(ctx context.Context, name string, width int) ([]byte, error) 
 // SetBench asks the questions of a set over its documents (built under
 // dir) as a new user would, next to the FTS5 baseline, as AnswerBench does
 // for the suite's questions.
-func SetBench(ctx context.Context, st QualityStore, qs QuestionSet, dir, work string, log io.Writer) (AnswerReport, error) {
+func SetBench(ctx context.Context, st QualityStore, qs QuestionSet, dir, work string, scale *ScaleBase, log io.Writer) (AnswerReport, error) {
 	docs, err := BuildSetCorpus(ctx, qs, filepath.Join(dir, "sets", qs.Name))
 	if err != nil {
 		return AnswerReport{}, err
 	}
-	return askQuestions(ctx, st, docs, qs.Questions, filepath.Join(work, "set-"+qs.Name), log)
+	return askQuestions(ctx, st, docs, qs.Questions, filepath.Join(work, "set-"+qs.Name), scale, log)
 }

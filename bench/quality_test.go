@@ -215,7 +215,7 @@ func TestAnswerBenchOnATinyCorpus(t *testing.T) {
 	questions := filepath.Join(dir, "q.tsv")
 	os.WriteFile(questions, []byte("a1\tgrep.1\t-i, --ignore-case\tHow do I make grep ignore case distinctions?\no1\t-\t-\tWhat is the capital of Peru?\n"), 0o644)
 
-	rep, err := AnswerBench(t.Context(), QualityStore{}, QualityCorpus{Docs: docs}, questions, filepath.Join(dir, "work"), io.Discard)
+	rep, err := AnswerBench(t.Context(), QualityStore{}, QualityCorpus{Docs: docs}, questions, filepath.Join(dir, "work"), nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,11 +259,11 @@ func TestTeamAnswerBenchAnswersAsOnTheFile(t *testing.T) {
 		"a2\tsort.1\t-r, --reverse\tHow do I sort lines in reverse order?\n"+
 		"a3\ttar.1\t-x, --extract\tHow do I extract files from an archive?\n"+
 		"o1\t-\t-\tWhat is the capital of Peru?\n"), 0o644)
-	file, err := AnswerBench(t.Context(), QualityStore{}, QualityCorpus{Docs: docs}, questions, filepath.Join(dir, "work"), io.Discard)
+	file, err := AnswerBench(t.Context(), QualityStore{}, QualityCorpus{Docs: docs}, questions, filepath.Join(dir, "work"), nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	team, err := AnswerBench(t.Context(), QualityStore{Bin: bin}, QualityCorpus{Docs: docs}, questions, filepath.Join(dir, "work-team"), io.Discard)
+	team, err := AnswerBench(t.Context(), QualityStore{Bin: bin}, QualityCorpus{Docs: docs}, questions, filepath.Join(dir, "work-team"), nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,6 +159,20 @@ type QuestionResult struct {
 	// Terms are the question's terms and their weights, as the answer
 	// weighed them.
 	Terms map[string]float64 `json:"terms,omitempty"`
+	// Kind is what the question asks for, when its set says
+	// (Question.Kind).
+	Kind string `json:"kind,omitempty"`
+	// Doc is the document (relative to the corpus) whose text holds the
+	// answer string; "" when none does, or several.
+	Doc string `json:"doc,omitempty"`
+	// DocFirst: Cairn's first source is Doc; BaselineDocFirst: the
+	// baseline's best passage is.
+	DocFirst         bool `json:"cairn_doc_first,omitempty"`
+	BaselineDocFirst bool `json:"baseline_doc_first,omitempty"`
+	// SentenceRank is the place of the first passage holding the answer
+	// string in retrieval's whole ranking (no cap per document, no top
+	// k), from 1; 0 when retrieval did not find it.
+	SentenceRank int `json:"sentence_rank,omitempty"`
 }
 
 // WeighedBlock is a block an extractive answer weighed, as the detail file
@@ -241,6 +255,8 @@ type AnswerReport struct {
 	Passages      int         // rows of the baseline table
 	Neighbour     int         // answers that quoted the block next to the answering one (QuestionResult.Neighbour)
 	Questions     []QuestionResult
+	Reading       ReadingScore
+	Scale         *ScaleScore // the same questions over a scale base, when asked
 	// Fit are the answerable questions whose answering block was weighed,
 	// for FitBlockWeights.
 	Fit []FitQuestion
@@ -250,19 +266,20 @@ type AnswerReport struct {
 // every question (as `cairn ask` does), and asks the plain FTS5 baseline
 // the same questions: its answer is its best passage, its refusal an empty
 // result.
-func AnswerBench(ctx context.Context, st QualityStore, qc QualityCorpus, questions, work string, log io.Writer) (AnswerReport, error) {
+func AnswerBench(ctx context.Context, st QualityStore, qc QualityCorpus, questions, work string, scale *ScaleBase, log io.Writer) (AnswerReport, error) {
 	var rep AnswerReport
 	qs, err := ReadQuestions(questions)
 	if err != nil {
 		return rep, err
 	}
-	return askQuestions(ctx, st, qc.Docs, qs, filepath.Join(work, "quality"), log)
+	return askQuestions(ctx, st, qc.Docs, qs, filepath.Join(work, "quality"), scale, log)
 }
 
 // askQuestions indexes docs into a new knowledge base under work (in st)
 // with a new user's settings and asks it every question (as `cairn ask`
-// does), and asks the FTS5 baseline over the same documents.
-func askQuestions(ctx context.Context, st QualityStore, docs string, qs []Question, work string, log io.Writer) (AnswerReport, error) {
+// does), and asks the FTS5 baseline over the same documents. With scale,
+// it asks them again over docs added to a copy of the scale base.
+func askQuestions(ctx context.Context, st QualityStore, docs string, qs []Question, work string, scale *ScaleBase, log io.Writer) (AnswerReport, error) {
 	var rep AnswerReport
 	db := filepath.Join(work, "docs.db")
 	e, err := IndexFresh(ctx, st, db, docs, filepath.Join(work, "home"))
@@ -285,6 +302,10 @@ func askQuestions(ctx context.Context, st QualityStore, docs string, qs []Questi
 	defer base.Close()
 	rep.Passages = len(passages)
 
+	holder, err := answerDocs(ctx, docs, qs)
+	if err != nil {
+		return rep, err
+	}
 	cairn, baseline := map[string]Outcome{}, map[string]Outcome{}
 	var ms []float64
 	for i, q := range qs {
@@ -311,7 +332,13 @@ func askQuestions(ctx context.Context, st QualityStore, docs string, qs []Questi
 		}
 		baseline[q.ID] = bo
 
-		r := QuestionResult{ID: q.ID, Question: q.Text, Expected: q.Answer, CairnAnswer: ans.Text, CairnRefused: o.Refused, Seconds: d.Seconds()}
+		r := QuestionResult{ID: q.ID, Question: q.Text, Expected: q.Answer, CairnAnswer: ans.Text, CairnRefused: o.Refused, Seconds: d.Seconds(),
+			Kind: q.Kind, Doc: holder[q.ID]}
+		if r.Doc != "" {
+			r.DocFirst = len(ans.Sources) > 0 && relTo(docs, ans.Sources[0].Path, 0) == r.Doc
+			r.BaselineDocFirst = len(top) > 0 && relTo(docs, top[0].Path, 0) == r.Doc
+			r.SentenceRank = sentenceRank(ans.Search, q.Answer)
+		}
 		r.CairnHit, r.CairnSourceHit = q.Hit(o)
 		r.BaselineHit, _ = q.Hit(bo)
 		if q.Answer != "" {
@@ -345,7 +372,130 @@ func askQuestions(ctx context.Context, st QualityStore, docs string, qs []Questi
 	rep.AskMedianMS = stats.Median(ms)
 	rep.Cairn = ScoreAnswers(qs, cairn)
 	rep.Baseline = ScoreAnswers(qs, baseline)
+	rep.Reading = ScoreReading(rep.Questions)
+	if scale != nil {
+		fmt.Fprintf(log, "quality: asking again over %d more chunks\n", scale.Chunks)
+		sc, err := askAtScale(ctx, *scale, docs, qs, work)
+		if err != nil {
+			return rep, err
+		}
+		rep.Scale = &sc
+	}
 	return rep, nil
+}
+
+// answerDocs maps each answerable question's id to the one document of
+// docs (relative to it) whose text, as Cairn extracts it, holds its answer
+// string; a question whose string no document holds, or several do, is
+// left out.
+func answerDocs(ctx context.Context, docs string, qs []Question) (map[string]string, error) {
+	whole, err := FilePassages(ctx, docs, 0)
+	if err != nil {
+		return nil, err
+	}
+	folded := make([]string, len(whole))
+	for i, p := range whole {
+		folded[i] = foldSpace(p.Text)
+	}
+	out := map[string]string{}
+	for _, q := range qs {
+		if q.OffTopic() {
+			continue
+		}
+		want, doc := foldSpace(q.Answer), ""
+		for i, f := range folded {
+			if !strings.Contains(f, want) {
+				continue
+			}
+			d := relTo(docs, whole[i].Path, 0)
+			if doc != "" && doc != d {
+				doc = ""
+				break
+			}
+			doc = d
+		}
+		if doc != "" {
+			out[q.ID] = doc
+		}
+	}
+	return out, nil
+}
+
+// sentenceRank is the place, in retrieval's whole ranking of resp (its
+// own parameters, no top k and no cap per document), of the first passage
+// holding want, from 1; 0 when none does.
+func sentenceRank(resp *search.Response, want string) int {
+	if resp == nil || resp.Candidates == nil {
+		return 0
+	}
+	p := resp.Params
+	if p == (search.Params{}) {
+		p = search.DefaultParams()
+	}
+	p.TopK, p.PerDocCap, p.MinScore = 0, 0, 0
+	for i, r := range search.Fuse(resp.Candidates, p) {
+		if Contains(r.Text, want) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// ReadingScore is what a set's answerable questions show beyond the
+// answer line: whether the right document comes first, how far down
+// retrieval the answering sentence is (recall@k of the sentence), and the
+// answer line per kind of question.
+type ReadingScore struct {
+	WithDoc          int            `json:"with_doc"` // questions whose answer string one document holds
+	DocFirst         int            `json:"doc_first"`
+	BaselineDocFirst int            `json:"baseline_doc_first"`
+	RecallAt         map[int]int    `json:"sentence_recall_at"`           // k -> questions whose sentence ranks within k
+	RecallAtDocFirst map[int]int    `json:"sentence_recall_at_doc_first"` // the same, of those whose first source is the document
+	Kinds            map[string]Hit `json:"kinds,omitempty"`
+}
+
+// Hit counts questions and those answered with the answer line.
+type Hit struct {
+	Questions int `json:"questions"`
+	Hits      int `json:"hits"`
+	Baseline  int `json:"baseline_hits"`
+}
+
+// RecallKs are the depths the sentence's recall is reported at: the first
+// passage, the sources an answer shows (answer.top_k), the passages an
+// extractive answer reads (answer.readDepth).
+var RecallKs = []int{1, 3, 8, 20}
+
+// ScoreReading scores the answerable questions of rs.
+func ScoreReading(rs []QuestionResult) ReadingScore {
+	s := ReadingScore{RecallAt: map[int]int{}, RecallAtDocFirst: map[int]int{}, Kinds: map[string]Hit{}}
+	for _, r := range rs {
+		if r.Expected == "" {
+			continue
+		}
+		if r.Kind != "" {
+			k := s.Kinds[r.Kind]
+			k.Questions++
+			k.Hits += btoi(r.CairnHit)
+			k.Baseline += btoi(r.BaselineHit)
+			s.Kinds[r.Kind] = k
+		}
+		if r.Doc == "" {
+			continue
+		}
+		s.WithDoc++
+		s.DocFirst += btoi(r.DocFirst)
+		s.BaselineDocFirst += btoi(r.BaselineDocFirst)
+		for _, k := range RecallKs {
+			if r.SentenceRank > 0 && r.SentenceRank <= k {
+				s.RecallAt[k]++
+				if r.DocFirst {
+					s.RecallAtDocFirst[k]++
+				}
+			}
+		}
+	}
+	return s
 }
 
 func relTo(root, path string, page int) string {

@@ -43,6 +43,7 @@ type benchFlags struct {
 	part      string // extract suite: one part only
 	sets      string // quality suite: question sets to ask instead of the suite
 	fit       bool   // quality suite with sets: search the block weights too
+	scale     int    // quality suite with sets: man pages to add for asking each set again at scale
 	// serve suite
 	clients       int
 	chunks        int
@@ -75,6 +76,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&bf.chunks, "chunks", 100000, "serve suite: chunks of the man-page knowledge base (at least; pages are linked again past the corpus's end); team suite: chunks in each store")
 	weights := fs.String("weights", "F16", "embed, generate, rerank and ask suites: weight type of the generated models (F16 or Q8_0)")
 	fs.StringVar(&bf.sets, "set", "", "quality suite: ask the question sets in these folders (comma-separated, e.g. testdata/quality/dev3) instead of the whole suite")
+	fs.IntVar(&bf.scale, "scale", 0, "quality suite with --set: ask each set again with this many unrelated man pages of the file set added (8000 make about 45,000 chunks); 0: not")
 	fs.BoolVar(&bf.fit, "fit", false, "quality suite with --set: search the extractive answer's block weights on the sets' questions and report how far keyword evidence goes")
 	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr); quality suite: answers (the answers and the question-reading sets, without pages and files)")
 	fs.StringVar(&bf.store, "store", "sqlite", "quality suite: the store of its knowledge bases, sqlite or weaviate (one node on 127.0.0.1 from CAIRN_WEAVIATE_BIN or bin/weaviate-server)")
@@ -151,7 +153,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		case "quality":
 			var st bench.QualityStore
 			if st, err = qualityStore(bf.store); err == nil && bf.sets != "" {
-				r, err = benchQualitySets(ctx, env, st, bf.dir, work, strings.Split(bf.sets, ","), bf.fit)
+				r, err = benchQualitySets(ctx, env, st, bf.dir, work, strings.Split(bf.sets, ","), bf.fit, bf.scale)
 			} else if err == nil {
 				r, err = benchQuality(ctx, env, st, bf.dir, work, bf.limit, bf.part)
 			}

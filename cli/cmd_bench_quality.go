@@ -83,7 +83,7 @@ func benchQuality(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, 
 	}
 	log := env.stderr
 	res := QualityBenchResult{Profile: bench.QualityProfile, Store: st.Name()}
-	ar, err := suiteAnswers(ctx, st, dir, work, log)
+	ar, err := suiteAnswers(ctx, st, dir, work, nil, log)
 	if err != nil {
 		return res, err
 	}
@@ -140,7 +140,7 @@ func benchQuality(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, 
 }
 
 // suiteAnswers asks the suite's questions over its documents.
-func suiteAnswers(ctx context.Context, st bench.QualityStore, dir, work string, log io.Writer) (bench.AnswerReport, error) {
+func suiteAnswers(ctx context.Context, st bench.QualityStore, dir, work string, scale *bench.ScaleBase, log io.Writer) (bench.AnswerReport, error) {
 	if _, err := os.Stat(qualityQuestions); err != nil {
 		return bench.AnswerReport{}, fmt.Errorf("the quality suite runs from the repository root, where %s is: %w", qualityQuestions, err)
 	}
@@ -148,7 +148,7 @@ func suiteAnswers(ctx context.Context, st bench.QualityStore, dir, work string, 
 	if err != nil {
 		return bench.AnswerReport{}, err
 	}
-	return bench.AnswerBench(ctx, st, qc, qualityQuestions, work, log)
+	return bench.AnswerBench(ctx, st, qc, qualityQuestions, work, scale, log)
 }
 
 func printQuality(env *cliEnv, r QualityBenchResult) {
@@ -223,22 +223,44 @@ func printReading(w io.Writer, r bench.ReadingReport) {
 // QualitySetResult is one question set's answers and refusals
 // (`cairn bench quality --set DIR`).
 type QualitySetResult struct {
-	Set      string            `json:"set"`
-	Answers  bench.AnswerScore `json:"answers"`
-	Baseline bench.AnswerScore `json:"answers_baseline"`
-	Files    int               `json:"files"`
-	Chunks   int               `json:"chunks"`
-	Detail   string            `json:"detail"`
+	Set      string             `json:"set"`
+	Answers  bench.AnswerScore  `json:"answers"`
+	Baseline bench.AnswerScore  `json:"answers_baseline"`
+	Files    int                `json:"files"`
+	Chunks   int                `json:"chunks"`
+	Reading  bench.ReadingScore `json:"reading"`
+	Scale    *bench.ScaleScore  `json:"scale,omitempty"`
+	Detail   string             `json:"detail"`
 }
 
 // benchQualitySets asks each question set as the suite asks its own
 // questions, and prints a table of the sets side by side, each question
 // Cairn missed, and the answer it gave.
-func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, work string, dirs []string, fit bool) (map[string]any, error) {
+func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, dir, work string, dirs []string, fit bool, scale int) (map[string]any, error) {
 	var out []QualitySetResult
 	var fqs []bench.FitQuestion
 	var fus []bench.FollowUpReport
+	var nqs []bench.NewQuestionReport
 	var colls []bench.CollectionReport
+	var sb *bench.ScaleBase
+	if scale > 0 {
+		if st.Bin != "" {
+			return nil, usageError{"--scale needs --store sqlite"}
+		}
+		mc, err := bench.BuildManCorpus(ctx, "/usr/share/man", filepath.Join(dir, corpusName(0)), 0, env.stderr)
+		if err != nil {
+			return nil, err
+		}
+		extra, err := bench.FirstFiles(mc.Dir, filepath.Join(work, "scale-extra"), scale)
+		if err != nil {
+			return nil, err
+		}
+		b, err := bench.BuildScaleBase(ctx, extra, work, env.stderr)
+		if err != nil {
+			return nil, err
+		}
+		sb = &b
+	}
 	for _, d := range dirs {
 		var qs bench.QuestionSet
 		var ar bench.AnswerReport
@@ -249,6 +271,22 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 				return nil, err
 			}
 			fus = append(fus, r)
+			continue
+		}
+		if bench.IsNewQuestionSet(d) {
+			ns, err := bench.ReadNewQuestionSet(d)
+			if err != nil {
+				return nil, err
+			}
+			r, err := bench.NewQuestionBench(ctx, st, ns, dir, work, env.stderr)
+			if err != nil {
+				return nil, err
+			}
+			bench.PrintNewQuestions(env.stdout, r)
+			if err := writeDetail(filepath.Join(dir, "sets", ns.Name+"-detail.json"), r); err != nil {
+				return nil, err
+			}
+			nqs = append(nqs, r)
 			continue
 		}
 		if bench.IsCollectionSet(d) {
@@ -264,10 +302,10 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 		if d == "suite" {
 			// The suite's own questions and documents, reported as a set.
 			qs.Name = "suite"
-			ar, err = suiteAnswers(ctx, st, dir, work, env.stderr)
+			ar, err = suiteAnswers(ctx, st, dir, work, sb, env.stderr)
 		} else if qs, err = bench.ReadQuestionSet(d); err == nil {
 			fmt.Fprintf(env.stderr, "quality set %s: %d documents, %d questions\n", qs.Name, len(qs.Docs), len(qs.Questions))
-			ar, err = bench.SetBench(ctx, st, qs, dir, work, env.stderr)
+			ar, err = bench.SetBench(ctx, st, qs, dir, work, sb, env.stderr)
 		}
 		if err != nil {
 			return nil, err
@@ -277,7 +315,7 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 			fqs = append(fqs, fq)
 		}
 		r := QualitySetResult{Set: qs.Name, Answers: ar.Cairn, Baseline: ar.Baseline, Files: ar.Files, Chunks: ar.Chunks,
-			Detail: filepath.Join(dir, "sets", qs.Name+"-detail.json")}
+			Reading: ar.Reading, Scale: ar.Scale, Detail: filepath.Join(dir, "sets", qs.Name+"-detail.json")}
 		b, _ := json.MarshalIndent(ar.Questions, "", "  ")
 		if err := os.WriteFile(r.Detail, b, 0o644); err != nil {
 			return nil, err
@@ -309,6 +347,9 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 	if len(colls) > 0 {
 		res["collection"] = colls
 	}
+	if len(nqs) > 0 {
+		res["new_questions"] = nqs
+	}
 	if len(out) == 0 {
 		return res, nil
 	}
@@ -320,12 +361,69 @@ func benchQualitySets(ctx context.Context, env *cliEnv, st bench.QualityStore, d
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s |\n", r.Set, r.Files, pct(a.AnswerHits, a.Answerable), pct(a.SourceHits, a.Answerable),
 			pct(a.AnswerHitsWithSource, a.SourceHits), pct(a.OffTopicRefused, a.OffTopic), pct(a.AnswerableRefused, a.Answerable))
 	}
+	printSetReading(w, out)
 	if fit {
 		fr := bench.FitBlockWeights(fqs)
 		bench.PrintFit(w, fr)
 		res["fit"] = fr
 	}
 	return res, nil
+}
+
+// printSetReading prints, for the sets whose questions name their
+// documents' sentences, the first source and the sentence's recall beside
+// the baseline, the answer line per kind of question, and the sets asked
+// again at scale.
+func printSetReading(w io.Writer, out []QualitySetResult) {
+	pct := func(n, d int) string { return fmt.Sprintf("%.1f%% (%d/%d)", 100*float64(n)/float64(max(d, 1)), n, d) }
+	fmt.Fprintln(w, "\n| set | answer line (baseline) | first source the right document (baseline) | sentence in retrieval's top 1 / 3 / 8 / 20 | of those with the document first: top 1 / 8 / 20 |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, r := range out {
+		g, a, b := r.Reading, r.Answers, r.Baseline
+		if g.WithDoc == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %d (%d) of %d | %s (%d) | %d / %d / %d / %d of %d | %d / %d / %d of %d |\n", r.Set, a.AnswerHits, b.AnswerHits, a.Answerable,
+			pct(g.DocFirst, g.WithDoc), g.BaselineDocFirst, g.RecallAt[1], g.RecallAt[3], g.RecallAt[8], g.RecallAt[20], g.WithDoc,
+			g.RecallAtDocFirst[1], g.RecallAtDocFirst[8], g.RecallAtDocFirst[20], g.DocFirst)
+	}
+	kinds := map[string]bench.Hit{}
+	for _, r := range out {
+		for k, h := range r.Reading.Kinds {
+			t := kinds[k]
+			t.Questions, t.Hits, t.Baseline = t.Questions+h.Questions, t.Hits+h.Hits, t.Baseline+h.Baseline
+			kinds[k] = t
+		}
+	}
+	if len(kinds) > 0 {
+		fmt.Fprintln(w, "\n| kind of question (sets that name kinds) | answer line | baseline |")
+		fmt.Fprintln(w, "|---|---|---|")
+		for _, k := range bench.QuestionKinds {
+			if h, ok := kinds[k]; ok {
+				fmt.Fprintf(w, "| %s | %s | %s |\n", k, pct(h.Hits, h.Questions), pct(h.Baseline, h.Questions))
+			}
+		}
+	}
+	for i, r := range out {
+		if r.Scale == nil {
+			continue
+		}
+		if i == 0 || out[i-1].Scale == nil {
+			fmt.Fprintln(w, "\n| set at scale | chunks | off-topic refused | answerable refused | answer line |")
+			fmt.Fprintln(w, "|---|---|---|---|---|")
+		}
+		a := r.Scale.Cairn
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", r.Set, r.Scale.Chunks, pct(a.OffTopicRefused, a.OffTopic), pct(a.AnswerableRefused, a.Answerable), pct(a.AnswerHits, a.Answerable))
+	}
+}
+
+// writeDetail writes v as indented JSON to path.
+func writeDetail(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 // firstLines is s's first n lines, indented to follow a list item.

@@ -221,9 +221,9 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 		return e.Search(ctx, r)
 	}
 	var coverage *search.MeaningCoverage // of the question's search
-	a := answer.New(func(ctx context.Context, q string) (*search.Response, error) {
+	a := answer.New(func(ctx context.Context, q *answer.Question) (*search.Response, error) {
 		r := req
-		r.Query = q
+		r.Query, r.Terms = q.Text, q.Terms
 		resp, err := e.Search(ctx, r)
 		if err == nil && coverage == nil {
 			coverage = resp.Candidates.Coverage

@@ -11,8 +11,9 @@ import (
 	"cairn/core/search"
 )
 
-// Retriever finds the passages for a question.
-type Retriever func(ctx context.Context, question string) (*search.Response, error)
+// Retriever finds the passages for a question read (its Text and
+// Terms).
+type Retriever func(ctx context.Context, q *Question) (*search.Response, error)
 
 // Options tune answering.
 type Options struct {
@@ -88,22 +89,25 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		ans.Mode, ans.Model = a.opt.Mode, gen.Name()
 	}
 
+	q := ReadQuestion(question)
 	query := question
 	history := a.opt.History
 	// A follow-up without a model, or whose rewrite failed or broke the
 	// rules, carries the previous question's terms (standalone).
-	followUp := len(history) > 0 && IsFollowUp(question)
+	readAsFollowUp := len(history) > 0 && q.followsUp()
+	followUp := readAsFollowUp
 	var fu followUpQuery
 	var probe *search.Response // what fu.query retrieves, when the probe searched it
 	var probed time.Duration
 	if followUp {
 		var err error
 		tp := time.Now()
-		if fu, probe, err = a.followUp(ctx, history[len(history)-1], question); err != nil {
+		if fu, probe, err = a.followUp(ctx, history[len(history)-1], q); err != nil {
 			return nil, err
 		}
 		probed = time.Since(tp)
 		followUp = !fu.alone
+		readAsFollowUp = followUp
 	}
 	if gen != nil && (a.opt.Rewrite || len(history) > 0) {
 		rw, err := rewrite(ctx, gen, question, history)
@@ -140,15 +144,26 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	}
 	// A question the rules read as a follow-up is one, whoever wrote its
 	// query (the rules or the chat model's rewrite).
-	if len(history) > 0 && IsFollowUp(question) && !fu.alone {
+	if readAsFollowUp {
 		ans.FollowUp = &FollowUp{Of: history[len(history)-1].Question, Searched: query}
+	}
+	// What is searched is read once too: the question itself, or the
+	// follow-up made standalone (or the model's rewrite), which asks for
+	// what the question asked.
+	sq := q
+	if query != question {
+		sq = ReadQuestion(query)
+		sq.Kinds |= q.Kinds
+		if sq.Subject == nil {
+			sq.Subject = q.Subject
+		}
 	}
 
 	tr := time.Now()
 	resp := probe
 	if resp == nil || query != fu.query {
 		var err error
-		if resp, err = a.retrieve(ctx, query); err != nil {
+		if resp, err = a.retrieve(ctx, sq); err != nil {
 			return nil, fmt.Errorf("retrieve: %w", err)
 		}
 	}
@@ -211,14 +226,14 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 			weights, asked = fu.lineWeights(terms, weights)
 			terms, weights, asked = fu.withOption(terms, weights, asked)
 		}
-		if err := extract(ctx, ans, terms, weights, asked, more, a.opt.Meaning); err != nil {
+		if err := extract(ctx, ans, sq, terms, weights, asked, more, a.opt.Meaning); err != nil {
 			return nil, err
 		}
 		emit(onToken, ans.Text)
 		ans.Timing.Total = time.Since(t0)
 		return ans, nil
 	}
-	if err := a.generate(ctx, ans, resp.Candidates, onToken); err != nil {
+	if err := a.generate(ctx, ans, sq, resp.Candidates, onToken); err != nil {
 		return nil, err
 	}
 	ans.Timing.Total = time.Since(t0)
@@ -444,7 +459,7 @@ func (a *Answerer) notCovered(ans *Answer, resp *search.Response) {
 
 // generate has the generator write the answer from ans.Sources, then
 // resolves and verifies its citations.
-func (a *Answerer) generate(ctx context.Context, ans *Answer, q *search.Candidates, onToken func(string)) error {
+func (a *Answerer) generate(ctx context.Context, ans *Answer, sq *Question, q *search.Candidates, onToken func(string)) error {
 	gen := a.opt.Generator
 	read := ans.Sources
 	if !a.opt.WholeChunks && q != nil {
@@ -501,7 +516,7 @@ func (a *Answerer) generate(ctx context.Context, ans *Answer, q *search.Candidat
 		ans.Notes = append(ans.Notes, "The answer was cut off at the token limit (generation.max_tokens).")
 	}
 
-	if err := a.check(ctx, ans, g.Text, q); err != nil {
+	if err := a.check(ctx, ans, sq, g.Text, q); err != nil {
 		return err
 	}
 	if stream == nil {
@@ -529,7 +544,7 @@ func trimNote(p prompt, retrieved, contextSize int) string {
 // check turns the generator's text into the answer shown: a refusal, or
 // the text with its citations resolved and its claims verified (and, under
 // verify=block, withheld when they fail). Its only error is cancellation.
-func (a *Answerer) check(ctx context.Context, ans *Answer, written string, q *search.Candidates) error {
+func (a *Answerer) check(ctx context.Context, ans *Answer, sq *Question, written string, q *search.Candidates) error {
 	text := strings.TrimSpace(written)
 	if isRefusal(text) {
 		ans.Refused, ans.Text = true, Refusal
@@ -559,7 +574,7 @@ func (a *Answerer) check(ctx context.Context, ans *Answer, written string, q *se
 		}
 	}
 	if a.opt.Verify == "block" && ans.Verdict != VerdictSupported && ans.Verdict != VerdictNone {
-		a.withhold(ans, q)
+		a.withhold(ans, sq, q)
 	}
 	return nil
 }
@@ -567,11 +582,11 @@ func (a *Answerer) check(ctx context.Context, ans *Answer, written string, q *se
 // withhold replaces a generated answer that verification rejected by the
 // extractive answer, which quotes the sources and so is supported by
 // construction. The rejected claims stay in ans.Claims to show why.
-func (a *Answerer) withhold(ans *Answer, q *search.Candidates) {
+func (a *Answerer) withhold(ans *Answer, sq *Question, q *search.Candidates) {
 	claims := ans.Claims
 	ex := &Answer{Question: ans.Question, Query: ans.Query, Sources: ans.Sources}
 	// Quote only what the model was given; without a Meaning nothing fails.
-	_ = extract(context.Background(), ex, q.Terms, q.Weights, nil, nil, nil)
+	_ = extract(context.Background(), ex, sq, q.Terms, q.Weights, nil, nil, nil)
 	ans.Text = Withheld + "\n\n" + ex.Text
 	if ex.Refused {
 		ans.Text = WithheldNothing

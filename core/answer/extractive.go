@@ -3,7 +3,6 @@ package answer
 import (
 	"context"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -135,191 +134,30 @@ func titleWords(title string) []string {
 // Option, OptionName): a follow-up's own words and subject, not the words
 // it carries from the question before; nil is every term. Only a cancelled
 // ctx makes it fail.
-func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []float64, asked []search.Term, more []search.Result, meaning Meaning) error {
-	if asked == nil {
-		asked = terms
-	}
+func extract(ctx context.Context, ans *Answer, q *Question, terms []search.Term, weights []float64, asked []search.Term, more []search.Result, meaning Meaning) error {
 	if len(weights) != len(terms) {
 		weights = localWeights(ans.Sources, terms)
 	}
-	weight, total := termWeights(terms, weights)
+	l := newLineQuery(q, terms, weights, asked)
 	pool := slices.Clone(ans.Sources)
 	for _, r := range more {
 		pool = append(pool, Source{Result: r}) // numbered if quoted
 	}
-	question := ans.Question
-	if ans.Query != "" {
-		question = ans.Query
-	}
-	quals := qualifierGroups(question)
-	wantsPlace := asksPlace.MatchString(question)
-	wantsDefault := asksDefault.MatchString(question)
-	positive := !negates(question)
-	asked = withoutSituation(question, asked)
-	named := make([]bool, len(pool))
-	anyNamed := false
-	for i, s := range pool {
-		named[i] = names(s.Title, terms, weight, nameMean(terms, weight))
-		anyNamed = anyNamed || named[i]
-	}
-	// A named title names its family too: "ssh" names ssh-keygen(1) and
-	// ssh_config(5) as well as ssh(1). Only a document named itself has its
-	// summary passed over (the Summary feature): "the SSH agent" does not
-	// say what ssh-add(1) is for.
-	direct := slices.Clone(named)
-	for i, s := range pool {
-		if named[i] {
-			continue
-		}
-		words := titleWords(s.Title)
-		for j, o := range pool {
-			if ow := titleWords(o.Title); named[j] && len(ow) < len(words) && slices.Equal(ow, words[:len(ow)]) {
-				named[i] = true
-				break
-			}
-		}
-	}
+	named, direct := l.namedDocuments(pool)
 	type cand struct {
-		src   int
-		block Block
-		own   map[string]bool
+		*blockSeen
 		feat  Features
 		score float64
-		// summary: the named document's summary, never quoted beside a
-		// better block (the Summary feature).
-		summary bool
-		// opens: the block opens its document's NAME or DESCRIPTION.
-		opens bool
-		// fresh counts the terms it holds beyond its document's title.
-		fresh int
 	}
 	var cands []cand
 	for si, s := range pool {
-		context := map[string]bool{}
-		for _, t := range matchedTerms(s.Title+"\n"+s.Heading, terms) {
-			context[t] = true
-		}
-		st := prepare(s)
-		var lead map[string]bool // terms of the heading over the next block
-		summaryNext := false     // the next block opens NAME or DESCRIPTION
-		for _, b := range Blocks(s.Text) {
-			if st.plantedIn(b.Start, b.End) || isPlanted(b.Text) {
-				continue // never quote instructions planted for an AI
-			}
-			if isReferenceList(b.Text) {
-				continue // "ls(1), stat(1), find(1)": where to read next, not an answer
-			}
-			m := matchedTerms(b.Scored(), terms)
-			if b.Heading || isQuestion(b.Scored()) {
-				// A heading says what the next block is about; so does a
-				// question a document asks itself (a FAQ's "How do I know
-				// if I want to do a fetch or a pull?"), which repeats the
-				// person's words and answers nothing.
-				lead = map[string]bool{}
-				for _, t := range m {
-					lead[t] = true
-				}
-				summaryNext = b.Heading && summaryHeadings[strings.ToLower(strings.TrimSpace(b.Text))]
-				continue
-			}
-			// A summary under its heading, or read as the heading's
-			// definition ("NAME" over an indented "tail - output …").
-			summary := summaryNext && b.Kind != BlockDefinition ||
-				b.Kind == BlockDefinition && summaryHeadings[strings.ToLower(strings.TrimSpace(b.Lead))]
-			summaryNext = false
-			own := map[string]bool{}
-			for _, t := range m {
-				own[t] = true
-			}
-			// Summed in the question's order, not a map's: a sum's last
-			// bit would otherwise change from run to run and break ties
-			// between equal blocks at random.
-			var f Features
-			for _, term := range terms {
-				t := term.String()
-				switch {
-				case own[t]:
-					f[Have] += weight[t]
-				case lead[t]:
-					f[Lead] += weight[t]
-				case context[t]:
-					f[Context] += weight[t]
-				}
-			}
-			leadTerms := len(lead) > 0
-			lead = nil
-			if len(own) == 0 && !leadTerms {
-				continue
-			}
-			f[Near] = nearWeight(b.Scored(), terms, weight)
-			for _, k := range []Feature{Have, Near, Lead, Context} {
-				f[k] /= total
-			}
-			if b.Kind == BlockDefinition && isTermLead(b.Lead) {
-				if speaksTo(b.Lead, asked, context) {
-					f[TermLine] = 1
-				}
-				// An option is the question's when it is an option of the
-				// document the question names, or when it names none: "hard
-				// link" in "a symlink instead of a hard link" does not ask
-				// for rsync's --hard-links.
-				// An option's name said in words counts only in a document
-				// the question is about (its title or section holds a
-				// word of the question).
-				if !anyNamed || named[si] {
-					if namesOption(b.Lead, asked) {
-						f[Option] = 1
-					}
-					if len(context) > 0 && speaksTo(description(b), asked, context) {
-						f[OptionName] = optionNameShare(b.Lead, asked) * nameWeight(b.Lead, asked, context)
-					}
-				}
-			}
-			f[Phrase] = search.PhraseShare(b.Scored(), terms, weights)
-			if anyNamed && !named[si] {
-				f[Other] = 1
-			}
-			if summary && direct[si] {
-				f[Summary] = 1
-			}
-			f[Rank] = math.Log2(1 + float64(si))
-			f[Qualifier] = qualifierShare(quals, b.Scored())
-			if wantsPlace && holdsPath(b.Text) { // the quote, not only its core sentence
-				f[Place] = 1
-			}
-			if wantsDefault && saysDefault.MatchString(b.Text) {
-				f[Default] = 1
-			}
-			if positive && b.Kind == BlockDefinition && saysNot(b) {
-				f[Negated] = 1
-			}
-			if words := contentWords(b.Scored()); len(words) > 0 {
-				f[Density] = min(1, float64(len(own))/float64(len(distinct(words))))
-				f[Length] = math.Log2(1+float64(len(words))) / 8
-			}
-			if summary {
-				f[Opens] = 1
-			}
-			switch b.Kind {
-			case BlockDefinition:
-				f[KindDefinition] = 1
-			case BlockRow:
-				f[KindRow] = 1
-			case BlockStep:
-				f[KindStep] = 1
-			case BlockField:
-				f[KindField] = 1
-			}
-			score := f.Score()
-			fresh := 0
-			for t := range own {
-				if !context[t] {
-					fresh++
-				}
-			}
-			cands = append(cands, cand{src: si, block: b, own: own, feat: f, score: score, summary: summary && direct[si], opens: summary, fresh: fresh})
+		for _, b := range l.seeBlocks(si, s, named[si], direct[si]) {
+			f := l.features(b)
+			cands = append(cands, cand{blockSeen: b, feat: f, score: f.Score()})
 		}
 	}
+	total := l.total
+	question := q.Text
 	if len(cands) == 0 || total == 0 {
 		ans.Refused, ans.Text = true, Refusal
 		return nil
@@ -353,25 +191,25 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 		}
 	}
 	var own []cand
-	if anyNamed {
+	if l.anyNamed {
 		// The question names its document: when that document says
 		// anything of what was asked beyond its own name, the answer is
 		// its line, however many of the question's words another's holds.
 		for _, c := range cands {
-			if named[c.src] && c.fresh > 0 {
+			if c.named && c.fresh() > 0 {
 				own = append(own, c)
 			}
 		}
 	}
 	for _, c := range cands {
 		ans.Weighed = append(ans.Weighed, Weighed{Source: c.src, Path: pool[c.src].Path, Page: pool[c.src].Page, Block: c.block,
-			Features: c.feat, Score: c.score, Passed: len(own) > 0 && !(named[c.src] && c.fresh > 0)})
+			Features: c.feat, Score: c.score, Passed: len(own) > 0 && !(c.named && c.fresh() > 0)})
 	}
 	if len(own) > 0 {
 		cands = own
 	}
 	picked := []cand{cands[0]}
-	if cands[0].opens {
+	if cands[0].summary {
 		// A summary names the tool that does what was asked ("nice - run a
 		// program with modified scheduling priority"); its document's best
 		// other line says how, so it is quoted beside it.
@@ -391,7 +229,7 @@ func extract(ctx context.Context, ans *Answer, terms []search.Term, weights []fl
 			break
 		}
 		p := picked[0]
-		if anyNamed && !named[c.src] || c.summary {
+		if l.anyNamed && !c.named || c.summary && c.direct {
 			continue // the question named its document: no other's line, nor its summary, beside it
 		}
 		if strings.EqualFold(c.block.Text, p.block.Text) || c.src == p.src && c.block.Start < p.block.End && p.block.Start < c.block.End {

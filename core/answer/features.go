@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"regexp"
-	"slices"
 	"strings"
 
 	"cairn/core/search"
@@ -217,10 +216,10 @@ var qualifiers = map[string]string{
 	"same": "same", "other": "other", "both": "both", "again": "again",
 }
 
-// qualifierGroups are the qualifier groups text holds.
-func qualifierGroups(text string) map[string]bool {
+// qualifierGroups are the qualifier groups words hold.
+func qualifierGroups(words []string) map[string]bool {
 	g := map[string]bool{}
-	for _, t := range search.Tokens(text) {
+	for _, t := range words {
 		if q, ok := qualifiers[t]; ok {
 			g[q] = true
 		}
@@ -235,7 +234,7 @@ func qualifierShare(q map[string]bool, text string) float64 {
 		return 0
 	}
 	have := 0
-	for g := range qualifierGroups(text) {
+	for g := range qualifierGroups(search.Tokens(text)) {
 		if q[g] {
 			have++
 		}
@@ -366,35 +365,8 @@ func optionNames(lead string) string {
 	return lead
 }
 
-// asksPlace matches a question that asks where something is kept or which
-// file or directory holds it; "which files" asks for a list, not a place.
-var asksPlace = regexp.MustCompile(`(?i)\b(?:(?:which|what)\s+(?:\w+\s+)?(?:file|directory|folder|path)\b|where\s+(?:is|are|does|do|did|will|would|should|can)\b)`)
-
-// asksDefault matches a question that asks what happens by default: "by
-// default", "what is the default …", "if I don't tell it", "when I don't
-// specify one", "without specifying".
-var asksDefault = regexp.MustCompile(`(?i)\bby default\b|\bwhat(?:'s|\s+is|\s+are)\s+the\s+default\b|\b(?:if|when|unless)\s+(?:i|you|we)\s+(?:don'?t|do\s+not|never)\s+(?:tell|specify|give|choose|pick|say|set|pass|provide|supply|name)\b|\bwithout\s+(?:specifying|telling|giving|choosing|setting|passing)\b`)
-
 // saysDefault matches a block that says what the default is.
 var saysDefault = regexp.MustCompile(`(?i)\bdefaults?\b`)
-
-// negating are the words by which a question asks not to do something, or
-// to do less: beside the qualifiers of the "not" group, the verbs of
-// turning something off ("how do I stop rm from asking", "leave out the
-// matching lines").
-var negating = map[string]bool{"stop": true, "avoid": true, "prevent": true, "disable": true, "suppress": true,
-	"skip": true, "exclude": true, "omit": true, "leave": true, "hide": true, "ignore": true, "quiet": true,
-	"silence": true, "silent": true, "off": true, "less": true, "fewer": true, "unless": true, "nothing": true}
-
-// negates reports whether a question asks not to do something.
-func negates(question string) bool {
-	for _, t := range search.Tokens(question) {
-		if negating[t] || qualifiers[t] == "not" {
-			return true
-		}
-	}
-	return false
-}
 
 // denials are the words that negate what a line does; "instead" and
 // "without" name another way of doing it ("make symbolic links instead of
@@ -439,56 +411,6 @@ var pathToken = regexp.MustCompile(`(?:^|[\s"'(\x60=:,])(?:~|\$[A-Za-z_]+)?/[A-Z
 
 // holdsPath reports whether text names a path.
 func holdsPath(text string) bool { return pathToken.MatchString(text) }
-
-// situation matches the head of the clause a question states its situation
-// in: "when I use", "while using".
-var situation = regexp.MustCompile(`(?i)\b(?:when|while|if|after|before|since)\s+(?:(?:i|you|we)\s+(?:am\s+|'m\s+|are\s+|'re\s+)?)?(?:use|using|run|running|call|calling|pipe|piping|invoke|invoking)\b`)
-
-// situationSpan is the question's situation: the clause head and what it
-// says is used, up to the next common word or punctuation ("when I use find
-// -print0" in "… when I use find -print0?", "when using -r" in "… when
-// using -r from following symlinks?"); nil when it states none.
-func situationSpan(question string) []int {
-	at := situation.FindStringIndex(question)
-	if at == nil {
-		return nil
-	}
-	end := at[1]
-	for rest := question[end:]; ; {
-		trimmed := strings.TrimLeft(rest, " \t")
-		word, _, _ := strings.Cut(trimmed, " ")
-		bare := strings.TrimRight(word, "?.,;:!)\"'")
-		if bare == "" || search.IsStopword(strings.ToLower(bare)) {
-			break
-		}
-		end += len(rest) - len(trimmed) + len(bare)
-		if bare != word {
-			break // punctuation ends the clause
-		}
-		rest = question[end:]
-	}
-	return []int{at[0], end}
-}
-
-// withoutSituation are the asked terms less those the question says only
-// in its situation ("use", "find", "-print0" in "… when I use find
-// -print0"): they still find the documents, but a line they name is what
-// the person already does, not the answer.
-func withoutSituation(question string, asked []search.Term) []search.Term {
-	at := situationSpan(question)
-	if at == nil {
-		return asked
-	}
-	elsewhere := map[string]bool{}
-	for _, t := range matchedTerms(question[:at[0]]+" "+question[at[1]:], asked) {
-		elsewhere[t] = true
-	}
-	given := map[string]bool{}
-	for _, t := range matchedTerms(question[at[0]:at[1]], asked) {
-		given[t] = !elsewhere[t]
-	}
-	return slices.DeleteFunc(slices.Clone(asked), func(t search.Term) bool { return given[t.String()] })
-}
 
 // isQuestion reports whether a block is itself a question.
 func isQuestion(text string) bool {

@@ -64,17 +64,20 @@ var pointsBack = regexp.MustCompile(`(?i)\b(?:do|does|did|doing)\s+(?:that|this|
 // ("tar?", "for tar?"); or it asks the same of something else in a few
 // words ("can I do that with mv too?", "what's the equivalent for tar?").
 // A question that names its own subject in full is left alone.
-func IsFollowUp(question string) bool {
-	s := signsOf(question)
-	return s.lead || s.pronoun || s.pointing && len(ownTerms(question)) <= 2 || s.short
+func IsFollowUp(question string) bool { return ReadQuestion(question).followsUp() }
+
+// followsUp is IsFollowUp of a question read.
+func (q *Question) followsUp() bool {
+	s := q.follow
+	return s.lead || s.pronoun || s.pointing && len(q.ownTerms()) <= 2 || s.short
 }
 
-// pronounOnly reports whether question reads as a follow-up by its
+// pronounOnly reports whether the question reads as a follow-up by its
 // pronoun alone: it does not open as one ("and …", "what about …"), does
 // not point back in words ("do that", "the same for"), and is not a word
 // or two after a preposition.
-func pronounOnly(question string) bool {
-	s := signsOf(question)
+func (q *Question) pronounOnly() bool {
+	s := q.follow
 	return s.pronoun && !s.lead && !s.pointing && !s.short
 }
 
@@ -86,10 +89,9 @@ type followSigns struct {
 	short    bool // a word, or two or three after a preposition
 }
 
-// signsOf reads question's signs of a follow-up, past an opening "ok",
-// "so" or "now".
-func signsOf(question string) followSigns {
-	words := search.Tokens(question)
+// signsOf reads a question's signs of a follow-up (its text and its
+// words), past an opening "ok", "so" or "now".
+func signsOf(question string, words []string) followSigns {
 	for len(words) > 1 && followInterjections[words[0]] {
 		words = words[1:]
 	}
@@ -109,9 +111,9 @@ func signsOf(question string) followSigns {
 
 // ownTerms are a follow-up's key terms, less the words by which it points
 // back (followFiller) and opens (followInterjections).
-func ownTerms(question string) []string {
+func (q *Question) ownTerms() []string {
 	var out []string
-	for _, t := range keyTerms(question) {
+	for _, t := range q.key {
 		if !followFiller[t] && !followInterjections[t] {
 			out = append(out, t)
 		}
@@ -135,11 +137,11 @@ func refersBack(words []string) bool {
 // question is about, so a follow-up does not carry them.
 var askVerbs = map[string]bool{"make": true, "get": true, "tell": true, "show": true, "want": true, "need": true, "know": true}
 
-// keyTerms are the words of s a search is about, in order, without
+// keyTerms are the words a search is about, in order, without
 // stopwords, the verbs of asking and the follow-up's own lead words.
-func keyTerms(s string) []string {
+func keyTerms(words []string) []string {
 	var out []string
-	for _, t := range search.Tokens(s) {
+	for _, t := range words {
 		if search.IsStopword(t) || askVerbs[t] || filler[t] || len(t) == 1 && !isDigits(t) {
 			continue
 		}
@@ -153,7 +155,7 @@ func keyTerms(s string) []string {
 // standalone): "and for tar?" after "How do I make grep ignore case?"
 // searches "tar ignore case".
 func Standalone(prev Turn, question string) string {
-	return standalone(prev, question, nil).query
+	return standalone(prev, ReadQuestion(question), nil).query
 }
 
 // followUpQuery is a follow-up made standalone by rule: what to search, and
@@ -285,9 +287,9 @@ func (fu followUpQuery) lineWeights(terms []search.Term, weights []float64) ([]f
 //     wc): every previous term is kept, as after a pronoun;
 //   - otherwise its words take the place of the previous question's first
 //     term, its subject as most questions are put ("make grep …").
-func standalone(prev Turn, question string, titles [][]string) followUpQuery {
-	carried := keyTerms(prev.searched())
-	own := ownTerms(question)
+func standalone(prev Turn, q *Question, titles [][]string) followUpQuery {
+	carried := keyTerms(search.Tokens(prev.searched()))
+	own := q.ownTerms()
 	var fu followUpQuery
 	var newSubj, oldSubj [][]string
 	for _, t := range titles {
@@ -301,13 +303,13 @@ func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 			fu.subject = append(fu.subject, t...) // named again: kept
 		}
 	}
-	if len(newSubj) > 0 && pronounOnly(question) {
+	if len(newSubj) > 0 && q.pronounOnly() {
 		var named []string
 		for _, t := range newSubj {
 			named = append(named, t...)
 		}
 		if len(without(own, named)) >= 2 {
-			fu.alone, fu.query = true, question
+			fu.alone, fu.query = true, q.Text
 			return fu
 		}
 	}
@@ -331,7 +333,7 @@ func standalone(prev Turn, question string, titles [][]string) followUpQuery {
 		keepOld()
 		fu.query = strings.Join(carried, " ")
 		return fu
-	case refersBack(search.Tokens(question)) || len(carried) == 0:
+	case refersBack(q.Words) || len(carried) == 0:
 		if len(newSubj) == 0 {
 			keepOld()
 		}
@@ -412,10 +414,10 @@ func undone(own, carried []string) ([]string, []string) {
 // searches both questions' key terms and reads the titles among the
 // passages found. The search is returned when it is the follow-up's: its
 // words name no document in place of another.
-func (a *Answerer) followUp(ctx context.Context, prev Turn, question string) (followUpQuery, *search.Response, error) {
+func (a *Answerer) followUp(ctx context.Context, prev Turn, q *Question) (followUpQuery, *search.Response, error) {
 	var terms []string
 	seen := map[string]bool{}
-	own, carried := undone(ownTerms(question), keyTerms(prev.searched()))
+	own, carried := undone(q.ownTerms(), keyTerms(search.Tokens(prev.searched())))
 	for _, t := range append(own, carried...) {
 		if !seen[t] {
 			seen[t] = true
@@ -423,14 +425,14 @@ func (a *Answerer) followUp(ctx context.Context, prev Turn, question string) (fo
 		}
 	}
 	if len(terms) == 0 {
-		return standalone(prev, question, nil), nil, nil
+		return standalone(prev, q, nil), nil, nil
 	}
 	probe := strings.Join(terms, " ")
-	resp, err := a.retrieve(ctx, probe)
+	resp, err := a.retrieve(ctx, ReadQuestion(probe))
 	if err != nil {
 		return followUpQuery{}, nil, fmt.Errorf("retrieve the follow-up's subject: %w", err)
 	}
-	fu := standalone(prev, question, namedTitles(resp))
+	fu := standalone(prev, q, namedTitles(resp))
 	if fu.query != probe {
 		resp = nil
 	}

@@ -92,8 +92,8 @@ func TestFollowUpWithoutAModel(t *testing.T) {
 	} {
 		var queries []string
 		resp := retrieved(passRouter)
-		a := New(func(_ context.Context, q string) (*search.Response, error) {
-			queries = append(queries, q)
+		a := New(func(_ context.Context, rq *Question) (*search.Response, error) {
+			queries = append(queries, rq.Text)
 			return resp, nil
 		}, Options{History: tc.history})
 		ans, err := a.Ask(context.Background(), tc.q, nil)
@@ -206,8 +206,9 @@ var manPages = map[string]string{
 // holds a word of the query, in the order of its name; it records the
 // queries.
 func manRetriever(queries *[]string) Retriever {
-	return func(_ context.Context, q string) (*search.Response, error) {
-		*queries = append(*queries, q)
+	return func(_ context.Context, rq *Question) (*search.Response, error) {
+		*queries = append(*queries, rq.Text)
+		q := rq.Text
 		resp := &search.Response{Candidates: &search.Candidates{Mode: search.ModeBM25, Terms: search.ParseTerms(q)}}
 		names := make([]string, 0, len(manPages))
 		for n := range manPages {
@@ -361,7 +362,7 @@ func TestAFollowUpCarriesTheOptionTheAnswerBeforeQuoted(t *testing.T) {
 			t.Errorf("searched %q: the carried option is not searched", q)
 		}
 	}
-	if fu := standalone(prev, "and how do I make mkdir create parents?", [][]string{{"rm"}, {"mkdir"}}); fu.option != "" {
+	if fu := standalone(prev, ReadQuestion("and how do I make mkdir create parents?"), [][]string{{"rm"}, {"mkdir"}}); fu.option != "" {
 		t.Errorf("a follow-up with words of its own carries %q", fu.option)
 	}
 	for answer, want := range map[string]string{
@@ -394,7 +395,7 @@ func TestAQuestionWhosePronounIsItsOwnStandsAlone(t *testing.T) {
 		t.Errorf("searched %q (shown %q), want the question as asked", queries, ans.Query)
 	}
 	// Without a document of its own, the pronoun is the previous one's.
-	if fu := standalone(Turn{Question: "How do I make grep ignore case?"}, "how do I make it show the line numbers?", [][]string{{"grep"}}); fu.alone {
+	if fu := standalone(Turn{Question: "How do I make grep ignore case?"}, ReadQuestion("how do I make it show the line numbers?"), [][]string{{"grep"}}); fu.alone {
 		t.Error("a pronoun follow-up naming no document stood alone")
 	}
 }

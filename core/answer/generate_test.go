@@ -75,8 +75,8 @@ func ask(t *testing.T, gen *script, opt Options, question string, ps ...*search.
 	resp := retrieved(ps...)
 	resp.Candidates.Terms = search.ParseTerms(question)
 	opt.Generator = gen
-	a := New(func(_ context.Context, q string) (*search.Response, error) {
-		queries = append(queries, q)
+	a := New(func(_ context.Context, rq *Question) (*search.Response, error) {
+		queries = append(queries, rq.Text)
 		return resp, nil
 	}, opt)
 	var streamed strings.Builder
@@ -321,7 +321,7 @@ func TestSourcesTrimmedToTheContext(t *testing.T) {
 
 	// No room at all is an error that says what to change.
 	gen = &script{replies: []string{"x"}, ctxSize: 300}
-	a := New(func(context.Context, string) (*search.Response, error) { return retrieved(passRouter), nil }, Options{Generator: gen})
+	a := New(func(context.Context, *Question) (*search.Response, error) { return retrieved(passRouter), nil }, Options{Generator: gen})
 	if _, err := a.Ask(context.Background(), "reset", nil); err == nil || !strings.Contains(err.Error(), "generation.context_size") {
 		t.Errorf("err = %v", err)
 	}
@@ -378,7 +378,7 @@ func TestRewriting(t *testing.T) {
 
 func TestCancelWhileWriting(t *testing.T) {
 	gen := &script{replies: []string{"Hold the RESET button for 10 seconds [1]."}, block: make(chan struct{})}
-	a := New(func(context.Context, string) (*search.Response, error) { return retrieved(passRouter), nil }, Options{Generator: gen})
+	a := New(func(context.Context, *Question) (*search.Response, error) { return retrieved(passRouter), nil }, Options{Generator: gen})
 	ctx, cancel := context.WithCancel(context.Background())
 	var got strings.Builder
 	_, err := a.Ask(ctx, "reset", func(s string) {
@@ -480,7 +480,9 @@ func TestExactCountDropsSourcesUntilThePromptFits(t *testing.T) {
 	// only the first does.
 	s.ctxSize = len(strings.Fields(rules)) + 40 + first + second + 512 + promptOverhead
 	gen := heavyTemplate{s, 80}
-	a := New(func(context.Context, string) (*search.Response, error) { return retrieved(passRouter, passAdmin), nil }, Options{Generator: gen})
+	a := New(func(context.Context, *Question) (*search.Response, error) {
+		return retrieved(passRouter, passAdmin), nil
+	}, Options{Generator: gen})
 	ans, err := a.Ask(context.Background(), "port", nil)
 	if err != nil {
 		t.Fatal(err)

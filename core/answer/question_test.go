@@ -23,7 +23,7 @@ func askOne(t *testing.T, title, page, question string) *Answer {
 	resp := results(page)
 	resp.Results[0].Title = title
 	resp.Candidates.Terms = search.ParseTerms(question)
-	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	a := New(func(context.Context, *Question) (*search.Response, error) { return resp, nil }, Options{})
 	ans, err := a.Ask(context.Background(), question, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestOneSharedWordIsNotAnAnswer(t *testing.T) {
 		resp := results(text)
 		resp.Results[0].Relevance = 0.6 // partial: above the refusal line
 		resp.Candidates.Terms = search.ParseTerms(question)
-		a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+		a := New(func(context.Context, *Question) (*search.Response, error) { return resp, nil }, Options{})
 		ans, err := a.Ask(context.Background(), question, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -125,7 +125,7 @@ func TestAnOptionQuestionReadsTheNamedDocumentFurther(t *testing.T) {
 	resp := results("grep searches for PATTERNS in each FILE.")
 	resp.Results[0].Relevance, resp.Results[0].Title = 0.5, "grep"
 	resp.Candidates.Terms = search.ParseTerms("what does grep -w do")
-	a := New(func(context.Context, string) (*search.Response, error) { return resp, nil }, Options{})
+	a := New(func(context.Context, *Question) (*search.Response, error) { return resp, nil }, Options{})
 	ans, err := a.Ask(context.Background(), "what does grep -w do", nil)
 	if err != nil || ans.Closest {
 		t.Fatalf("refused as not covered: %q, %v", ans.Text, err)
@@ -171,7 +171,7 @@ func TestAnOptionInTheSituationIsNotTheAnswer(t *testing.T) {
 	// The situation is what it says is used, not the rest of the question.
 	q := "How do I stop grep when using -r from following symlinks?"
 	var kept []string
-	for _, term := range withoutSituation(q, search.ParseTerms(q)) {
+	for _, term := range withoutSituation(q, situationSpan(q), search.ParseTerms(q)) {
 		kept = append(kept, term.String())
 	}
 	if want := []string{"stop", "grep", "following", "symlinks"}; !slices.Equal(kept, want) {
@@ -270,17 +270,18 @@ func FuzzQuestionReading(f *testing.F) {
 			t.Fatalf("%q: situation %v", q, at)
 		}
 		terms := search.ParseTerms(q)
-		if kept := withoutSituation(q, terms); len(kept) > len(terms) {
+		if kept := withoutSituation(q, situationSpan(q), terms); len(kept) > len(terms) {
 			t.Fatalf("%q: %d terms kept of %d", q, len(kept), len(terms))
 		}
-		asksPlace.MatchString(q)
-		asksDefault.MatchString(q)
+		placeQ.MatchString(q)
+		defaultQ.MatchString(q)
 		optionNames(q)
-		negates(q)
+		rq := ReadQuestion(q)
+		negates(rq.Words)
 		saysNot(Block{Text: q, Lead: q, Kind: BlockDefinition})
 		IsFollowUp(q)
 		quotedOption(q)
-		standalone(Turn{Question: "How do I make rm explain what is being done?", Answer: q}, q, [][]string{{"rm"}, {"mkdir"}})
+		standalone(Turn{Question: "How do I make rm explain what is being done?", Answer: q}, rq, [][]string{{"rm"}, {"mkdir"}})
 	})
 }
 

@@ -95,7 +95,7 @@ func (e cancelling) Embed(ctx context.Context, _ []string) ([][]float32, error) 
 func TestCancelWhileCheckingByMeaning(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	gen := &script{replies: []string{"Keep the reset key pressed ten seconds while the lamp flashes [1]."}}
-	a := New(func(context.Context, string) (*search.Response, error) { return retrieved(passRouter), nil },
+	a := New(func(context.Context, *Question) (*search.Response, error) { return retrieved(passRouter), nil },
 		Options{Generator: gen, Embedder: cancelling{cancel}})
 	if _, err := a.Ask(ctx, "reset", nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want cancellation", err)

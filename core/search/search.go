@@ -140,6 +140,10 @@ type Request struct {
 	// mention locale") count any form of its words, as the index's stemmer
 	// joins them, instead of whole words only.
 	WordForms bool
+	// Terms are Query's terms when the question's reader parsed them
+	// already (answer.Question): they are searched as given, not parsed
+	// from Query again. nil: ParseTerms(Query).
+	Terms []Term
 	Params
 }
 
@@ -190,7 +194,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if mode != ModeBM25 && s.emb == nil {
 		return nil, ErrNoVectors
 	}
-	c := &Candidates{Query: req.Query, Terms: ParseTerms(req.Query), Mode: mode}
+	terms := slices.Clone(req.Terms) // corrections replace a term's words in the copy
+	if terms == nil {
+		terms = ParseTerms(req.Query)
+	}
+	c := &Candidates{Query: req.Query, Terms: terms, Mode: mode}
 	if !req.Exact {
 		if err := s.correct(ctx, c); err != nil {
 			return nil, err
