@@ -56,7 +56,7 @@ VK_DEVICES           ?= 0
 # The build's stamp: the version from git (a tag, or FyneApp.toml's version
 # and the commit), the commit and the date, for `cairn version`, `cairn
 # doctor`, the .deb and the bundle (build/version.sh, core/buildinfo).
-STAMP = $(shell build/version.sh ldflags)
+STAMP := $(shell build/version.sh ldflags)
 
 .PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team bench bench-tokenizers soak fuzz lint clean \
 	dist-bin deb bundle package test-dist dev bench-quality bench-team
@@ -169,11 +169,19 @@ package: deb bundle
 # test-dist installs the .deb into a fresh minimal Debian 12 (debootstrap,
 # from the mirror apt uses) and unpacks the bundle into a second one, and
 # in each runs cairn version, doctor, an index of a PDF, a DOCX and a
-# scanned image, and searches, headless (build/dist/test-dist.sh; root
-# needed for debootstrap and chroot; minutes: docs/development.md).
-test-dist: deb bundle
-	@$(MAKE) --no-print-directory deps APT_PACKAGES=debootstrap
-	build/dist/test-dist.sh dist
+# scanned image, searches and an answer, headless, then the window on Xvfb
+# and the GPU kit (build/dist/test-dist.sh; root needed for debootstrap
+# and chroot; about 11 minutes: docs/development.md). It makes the
+# packages of this version first when dist/ lacks them.
+VERSION := $(shell build/version.sh)
+DEB     := dist/cairn_$(VERSION)_amd64.deb
+BUNDLE  := dist/cairn-$(VERSION)-linux-amd64.tar.xz
+
+test-dist:
+	@[ -f $(DEB) ] || $(MAKE) --no-print-directory deb
+	@[ -f $(BUNDLE) ] || $(MAKE) --no-print-directory bundle
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="debootstrap xvfb x11-utils"
+	build/dist/test-dist.sh $(DEB) $(BUNDLE)
 
 # screenshots renders the window's tabs (light and dark) with the test
 # driver's software painter into docs/screenshots, for the README.

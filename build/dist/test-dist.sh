@@ -1,9 +1,9 @@
 #!/bin/sh
-# build/dist/test-dist.sh DISTDIR: Cairn's packages on clean systems (`make
-# test-dist`, as root). It makes a minimal Debian 12 (debootstrap
+# build/dist/test-dist.sh DEB TARBALL: Cairn's .deb and portable bundle on
+# clean systems (`make test-dist`, as root). It makes a minimal Debian 12 (debootstrap
 # --variant=minbase, from the mirror apt uses here) and copies it, then:
 #
-#  1. in the first: apt-get installs DISTDIR's .deb, and headless runs
+#  1. in the first: apt-get installs the .deb, and headless runs
 #     cairn version (the package's version), doctor (no check fails, OCR and
 #     the PDF reader pass), an index of a PDF, a DOCX and a scanned PNG
 #     (3 indexed, 0 failed), a search that must find each, and an answer
@@ -21,7 +21,8 @@
 # TEST_DIST_DIR (default /var/tmp/cairn-test-dist) holds the roots; they
 # are removed at the end unless TEST_DIST_KEEP=1.
 set -eu
-dist=$(cd "$1" && pwd)
+[ $# = 2 ] || { echo "usage: test-dist.sh DEB TARBALL" >&2; exit 2; }
+deb=$(readlink -f "$1") tarball=$(readlink -f "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 work=${TEST_DIST_DIR:-/var/tmp/cairn-test-dist}
@@ -30,9 +31,7 @@ step() { echo "test-dist: $(date +%H:%M:%S) $*"; }
 ok() { echo "test-dist:   ok: $*"; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mount)"
 command -v debootstrap >/dev/null || die "needs debootstrap (apt-get install debootstrap)"
-deb=$(ls -t "$dist"/cairn_*_amd64.deb 2>/dev/null | head -n1)
-tarball=$(ls -t "$dist"/cairn-*-linux-amd64.tar.xz 2>/dev/null | head -n1)
-[ -n "$deb" ] && [ -n "$tarball" ] || die "no .deb or bundle in $dist (make deb bundle)"
+[ -f "$deb" ] && [ -f "$tarball" ] || die "no $1 or $2 (make deb bundle)"
 version=$(dpkg-deb -f "$deb" Version)
 bundle=$(basename "$tarball" .tar.xz)
 [ "$bundle" = "cairn-$version-linux-amd64" ] || die "the bundle $bundle and the .deb $version name different versions"
