@@ -26,17 +26,18 @@ func writeSet(t *testing.T, corpus, answerable, offtopic string) string {
 }
 
 func TestReadQuestionSet(t *testing.T) {
-	dir := writeSet(t, "# docs\nmanwidth 80\nman:od\n/usr/share/doc/x/manual.html\n",
-		"# written blind\nHow do I dump bytes in hex?\t-x\n\nWhich file holds it?\t/etc/x.conf\n",
+	dir := writeSet(t, "# docs\nmanwidth 80\nman:od\n/usr/share/doc/x/manual.html\ndocs/faq.epub\n",
+		"# written blind\nHow do I dump bytes in hex?\t-x\n\nWhich file holds it?\t/etc/x.conf\twhich\n",
 		"# off-topic\nWhat is the capital of Peru?\n")
 	qs, err := ReadQuestionSet(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := QuestionSet{Name: "myset", Dir: dir, ManWidth: 80, Docs: []string{"man:od", "/usr/share/doc/x/manual.html"},
+	// A relative document is the set's own, beside its corpus.txt.
+	want := QuestionSet{Name: "myset", Dir: dir, ManWidth: 80, Docs: []string{"man:od", "/usr/share/doc/x/manual.html", filepath.Join(dir, "docs/faq.epub")},
 		Questions: []Question{
 			{ID: "a01", Answer: "-x", Text: "How do I dump bytes in hex?"},
-			{ID: "a02", Answer: "/etc/x.conf", Text: "Which file holds it?"},
+			{ID: "a02", Answer: "/etc/x.conf", Text: "Which file holds it?", Kind: "which"},
 			{ID: "o01", Text: "What is the capital of Peru?"},
 		}}
 	if !reflect.DeepEqual(qs, want) {
@@ -49,7 +50,7 @@ func TestReadQuestionSet(t *testing.T) {
 
 func TestReadQuestionSetNamesTheBadLine(t *testing.T) {
 	for name, files := range map[string][3]string{
-		"relative path":    {"docs/manual.html\n", "Q?\tA\n", ""},
+		"unknown kind":     {"man:od\n", "Q?\tA\tsomething\n", ""},
 		"no answer string": {"man:od\n", "Q?\n", ""},
 		"bad width":        {"manwidth wide\nman:od\n", "Q?\tA\n", ""},
 		"no questions":     {"man:od\n", "# none\n", "Off?\n"},

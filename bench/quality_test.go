@@ -9,6 +9,7 @@ import (
 
 	"cairn/core/eval"
 	"cairn/core/teamstore/teamtest"
+	"cairn/internal/skip"
 )
 
 func TestContains(t *testing.T) {
@@ -242,7 +243,7 @@ func TestAnswerBenchOnATinyCorpus(t *testing.T) {
 func TestTeamAnswerBenchAnswersAsOnTheFile(t *testing.T) {
 	bin, err := teamtest.Bin()
 	if err != nil {
-		t.Skip(err)
+		skip.Because(t, err.Error())
 	}
 	dir := t.TempDir()
 	docs := filepath.Join(dir, "docs")

@@ -169,6 +169,12 @@ type QuestionResult struct {
 	// baseline's best passage is.
 	DocFirst         bool `json:"cairn_doc_first,omitempty"`
 	BaselineDocFirst bool `json:"baseline_doc_first,omitempty"`
+	// Absent are the question's terms no passage holds.
+	Absent []string `json:"absent_terms,omitempty"`
+	// Quoted are the features of the block quoted first (none for a
+	// refusal): what refusal rules are measured against.
+	Quoted      map[string]float64 `json:"quoted_features,omitempty"`
+	QuotedHolds []string           `json:"quoted_holds,omitempty"`
 	// SentenceRank is the place of the first passage holding the answer
 	// string in retrieval's whole ranking (no cap per document, no top
 	// k), from 1; 0 when retrieval did not find it.
@@ -351,10 +357,20 @@ func askQuestions(ctx context.Context, st QualityStore, docs string, qs []Questi
 				rep.Fit = append(rep.Fit, fq)
 			}
 		}
+		for _, w := range ans.Weighed {
+			if !w.Passed {
+				r.Quoted = w.Features.Map()
+				r.QuotedHolds = w.Holds
+				break
+			}
+		}
 		if c := ans.Search.Candidates; c != nil && len(c.Weights) == len(c.Terms) {
 			r.Terms = map[string]float64{}
 			for i, t := range c.Terms {
 				r.Terms[t.String()] = c.Weights[i]
+				if i < len(c.Absent) && c.Absent[i] {
+					r.Absent = append(r.Absent, t.String())
+				}
 			}
 		}
 		if len(ans.Sources) > 0 {

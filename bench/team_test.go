@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"cairn/core/teamstore/teamtest"
+	"cairn/internal/skip"
 )
 
 // TestTeamBenchReportsEveryFigure runs the team suite at a tiny size
@@ -20,7 +21,7 @@ import (
 func TestTeamBenchReportsEveryFigure(t *testing.T) {
 	bin, err := teamtest.Bin()
 	if err != nil {
-		t.Skip(err)
+		skip.Because(t, err.Error())
 	}
 	corpus := t.TempDir()
 	for i := range 5 {

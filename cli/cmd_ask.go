@@ -100,7 +100,10 @@ func runAsk(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	printAnswerFooter(env, ans)
-	if ans.Thread != 0 {
+	switch {
+	case ans.Thread != 0 && ans.NewSubject:
+		fmt.Fprintf(env.stdout, "(A new subject: new conversation %d; ask a follow-up with cairn ask --continue.)\n", ans.Thread)
+	case ans.Thread != 0:
 		fmt.Fprintf(env.stdout, "(Conversation %d: ask a follow-up with cairn ask --continue.)\n", ans.Thread)
 	}
 	return nil
@@ -143,6 +146,11 @@ func printAnswerFooter(env *cliEnv, ans *answer.Answer) {
 		if ans.Cost > 0 {
 			fmt.Fprintf(w, "(%d tokens in, %d out: estimated cost %s at answer.price_per_mtok_in and _out.)\n", t.PromptTokens, t.Tokens, humanize.Cost(ans.Cost))
 		}
+	}
+	if ans.FollowUp != nil {
+		// Said, with the words searched below, so that a question taken
+		// for a follow-up by mistake can be asked again on its own.
+		fmt.Fprintf(w, "Read as a follow-up of %s (ask it on its own: cairn ask --new).\n", fault.Printable(fmt.Sprintf("%q", ans.FollowUp.Of)))
 	}
 	if ans.Query != "" {
 		fmt.Fprintln(w, fault.Printable(search.SearchedFor(ans.Query, ans.Corrections)))

@@ -22,6 +22,7 @@ import (
 	"cairn/core/remote"
 	"cairn/core/teamstore"
 	"cairn/core/teamstore/teamtest"
+	"cairn/internal/skip"
 )
 
 // teamSettings starts a one-node Weaviate cluster on 127.0.0.1 (skipped
@@ -31,7 +32,7 @@ func teamSettings(t *testing.T) *teamtest.Node {
 	t.Helper()
 	bin, err := teamtest.Bin()
 	if err != nil {
-		t.Skip(err)
+		skip.Because(t, err.Error())
 	}
 	cfg, err := teamtest.SingleNode(t.TempDir())
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"cairn/core/netgate/netgatetest"
 	"cairn/core/remote/remotetest"
+	"cairn/internal/skip"
 )
 
 // cairnCmd is the test binary run as `cairn args...` in home.
@@ -207,10 +208,10 @@ func TestMCPOverStdio(t *testing.T) {
 // moment: the table has its four rows, each with searches and no error.
 func TestBenchServeSmoke(t *testing.T) {
 	if _, err := exec.LookPath("man"); err != nil {
-		t.Skip("the man-page corpus needs man")
+		skip.Because(t, "needs man (Debian package man-db; make test installs it)")
 	}
 	if ents, err := os.ReadDir("/usr/share/man/man1"); err != nil || len(ents) < 5 {
-		t.Skip("no man pages installed")
+		skip.Because(t, "needs man pages in /usr/share/man/man1 (a slim Debian image leaves them out)")
 	}
 	home := t.TempDir()
 	out, errs, code := cli(t, home, "bench", "serve", "--limit", "5", "--chunks", "40", "--duration", "300ms", "--clients", "2", "--dir", filepath.Join(home, "bench"))

@@ -45,22 +45,24 @@ func TestAskContinuesAConversation(t *testing.T) {
 		!strings.Contains(out, "(Conversation 1: ") {
 		t.Fatalf("exit %d: %s\n%s", code, errs, out)
 	}
-	// A standalone question is searched as asked, even in a conversation.
+	// A standalone question is searched as asked, even in a conversation;
+	// on a new subject it starts a new conversation.
 	out, _, _ = cli(t, home, "ask", "--thread", "1", "Which port does ssh connect to?")
-	if strings.Contains(out, "Searched for:") || !strings.Contains(out, "[1] "+filepath.Join(dir, "ssh.txt")) {
+	if strings.Contains(out, "Searched for:") || strings.Contains(out, "Read as a follow-up") || !strings.Contains(out, "[1] "+filepath.Join(dir, "ssh.txt")) ||
+		!strings.Contains(out, "(A new subject: new conversation 2; ") {
 		t.Errorf("standalone question in a conversation:\n%s", out)
 	}
 	if out, _, _ := cli(t, home, "ask", "How can grep ignore case?"); strings.Contains(out, "(Conversation ") {
 		t.Errorf("a plain question was saved:\n%s", out)
 	}
-	if out, _, _ := cli(t, home, "ask", "--new", "How can tar ignore case?"); !strings.Contains(out, "(Conversation 2: ") {
+	if out, _, _ := cli(t, home, "ask", "--new", "How can tar ignore case?"); !strings.Contains(out, "(Conversation 3: ") {
 		t.Errorf("--new:\n%s", out)
 	}
 
 	out, _, code = cli(t, home, "threads")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != 2 || !strings.HasSuffix(lines[0], "\t1 questions\tHow can tar ignore case?") && !strings.HasSuffix(lines[1], "\t1 questions\tHow can tar ignore case?") ||
-		!strings.Contains(out, "\t3 questions\tHow can grep ignore case?\n") {
+	if code != 0 || len(lines) != 3 || !strings.Contains(out, "\t1 questions\tHow can tar ignore case?\n") ||
+		!strings.Contains(out, "\t1 questions\tWhich port does ssh connect to?\n") || !strings.Contains(out, "\t2 questions\tHow can grep ignore case?\n") {
 		t.Errorf("threads:\n%s", out)
 	}
 	out, _, _ = cli(t, home, "threads", "1")

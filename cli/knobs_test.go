@@ -84,3 +84,24 @@ func TestAKnobFlagIsBlamedOnlyForItsOwnValue(t *testing.T) {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }
+
+// A knob's help states one default: the setting's, which flag prints; what
+// 0 means is said without calling it a default too (`--bm25-pool` said
+// "(0: the default, 60) (default 40)").
+func TestKnobFlagHelpStatesOneDefault(t *testing.T) {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	var help strings.Builder
+	fs.SetOutput(&help)
+	cfg := config.Default("laptop")
+	cfg.Retrieval.BM25Pool = 40
+	knobFlags(fs, cfg, config.RetrievalKnobs)
+	fs.PrintDefaults()
+	for _, line := range strings.Split(help.String(), "\n") {
+		if strings.Count(line, "default") > 1 {
+			t.Errorf("two defaults: %q", line)
+		}
+	}
+	if !strings.Contains(help.String(), "keyword candidates (new search) (0: 60 candidates) (default 40)") {
+		t.Errorf("--bm25-pool:\n%s", help.String())
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/search"
+	"cairn/internal/skip"
 )
 
 // surfaceDocs writes a folder of more chunks than search.pruneFrom (10,000,
@@ -96,7 +97,7 @@ var surfaceQueries = []string{
 // are identical, corrections included.
 func TestEverySurfaceGivesTheSameResults(t *testing.T) {
 	if testing.Short() {
-		t.Skip("indexes 10,000 chunks")
+		skip.Because(t, "-short: indexes 10,000 chunks")
 	}
 	home := t.TempDir()
 	t.Setenv("CAIRN_CHUNKING_SIZE", "150")

@@ -534,6 +534,9 @@ func (e *Engine) Status(ctx context.Context) (kb.Status, error) {
 		}
 	}
 	out.Device = strings.Join(names, " + ")
+	if online, _ := e.Remote(); online != nil {
+		out.ChatModel = remoteWriter{online}.Name() + " (online)" // it writes the answers, not the local one
+	}
 	return out, nil
 }
 

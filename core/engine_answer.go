@@ -33,8 +33,11 @@ func (e *Engine) Ask(ctx context.Context, req search.Request, onToken func(strin
 // AskInThread answers req.Query as the next question of the saved
 // conversation thread (0: a new one), and saves it there with its answer.
 // A follow-up ("and for tar?") is made standalone from the questions
-// before it; ans.Query shows what was searched and ans.Thread the
-// conversation. An answer that could not be saved says so in a note.
+// before it; ans.FollowUp says so and ans.Query shows what was searched. A
+// question that is no follow-up and changes the subject (ans.NewSubject)
+// starts a new conversation: ans.Thread is the conversation the question
+// was saved in, which may not be thread. An answer that could not be saved
+// says so in a note.
 func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error) {
 	history, err := e.threadHistory(ctx, thread)
 	if err != nil {
@@ -43,6 +46,9 @@ func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Reque
 	ans, err := e.ask(ctx, req, history, onToken)
 	if err != nil {
 		return nil, err
+	}
+	if ans.NewSubject {
+		thread = 0
 	}
 	id, err := e.db.AddTurn(ctx, thread, domain.Turn{Question: req.Query, Query: ans.Query, Answer: ans.Text})
 	return e.saved(ans, id, err), nil
@@ -140,7 +146,26 @@ func (e *Engine) ask(ctx context.Context, req search.Request, history []answer.T
 			writer = localWriter{gen}
 		}
 	}
-	ans, err := e.askWith(ctx, req, writer, history, onToken)
+	// A writer that fails mid-answer has perhaps streamed part of it.
+	streamed := false
+	stream := onToken
+	if onToken != nil {
+		stream = func(s string) { streamed = true; onToken(s) }
+	}
+	ans, err := e.askWith(ctx, req, writer, history, stream)
+	if failed := modelFailure(ctx, writer, err); failed != "" {
+		// The chat model is down or broke off: the documents still answer,
+		// quoted, and the answer says why it is quoted.
+		e.log.Warn("chat model failed: answering with quotes", "code", string(fault.CodeOf(err)), "err", err)
+		note := "Quoted answer: " + failed
+		if streamed {
+			onToken("\n\n(" + note + ")\n\n")
+		}
+		ans, err = e.askWith(ctx, req, nil, history, onToken)
+		if err == nil {
+			notes = append(notes, note)
+		}
+	}
 	if err == nil {
 		ans.Cost = estimateCost(ans, e.Config().Answer)
 	}
@@ -155,6 +180,36 @@ func (e *Engine) ask(ctx context.Context, req search.Request, history []answer.T
 	e.log.Info("ask", "mode", string(ans.Mode), "model", ans.Model, "sources", len(ans.Sources), "verdict", string(ans.Verdict),
 		"refused", ans.Refused, "tokens", ans.Timing.Tokens, "ms", ans.Timing.Total.Milliseconds())
 	return ans, nil
+}
+
+// modelFailure says why the chat model could not finish the answer when
+// err is its failure (the local model or the online endpoint broke off, or
+// took longer than answer.timeout_sec), "" when err is another or none: a
+// failure of the model leaves the documents to answer from.
+func modelFailure(ctx context.Context, writer answer.Generator, err error) string {
+	if err == nil || writer == nil || ctx.Err() != nil {
+		return ""
+	}
+	if f, ok := fault.As(err); ok && (f.Code == fault.ModelFailed || f.Code == fault.NetFailed) {
+		return strings.TrimSuffix(fault.FirstLine(f.Error()), ".") + "."
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return strings.TrimSuffix(fault.FirstLine(err.Error()), ".") + "."
+	}
+	return ""
+}
+
+// failedWriting is the chat model's failure to write an answer: the local
+// model's (MODEL-005) or the online endpoint's (NET-003), which the
+// service tells apart (503, 502). A cancel is no failure of the model.
+func failedWriting(ctx context.Context, name string, online bool, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	if online {
+		return fault.New(fault.NetFailed, "the online chat model "+name+" failed", "check the endpoint, or switch the network mode back to offline", err)
+	}
+	return fault.New(fault.ModelFailed, "the chat model "+name+" failed", "run `cairn doctor --load`, or choose another chat model", err)
 }
 
 // AskWith answers like Ask with the writer given (nil: extractive), for
@@ -353,14 +408,14 @@ func (w localWriter) Generate(ctx context.Context, req answer.GenerateRequest, o
 	ch, err := w.g.Generate(ctx, llm.GenerateRequest{Messages: llmMessages(req.Messages), MaxTokens: req.MaxTokens,
 		Temperature: float32(req.Temperature), TopP: float32(req.TopP), Seed: uint32(req.Seed), Stop: req.Stop})
 	if err != nil {
-		return answer.Generation{}, err
+		return answer.Generation{}, failedWriting(ctx, w.Name(), false, err)
 	}
 	var b strings.Builder
 	var out answer.Generation
 	for tok := range ch {
 		if tok.Done {
 			if tok.Err != nil {
-				return answer.Generation{}, tok.Err
+				return answer.Generation{}, failedWriting(ctx, w.Name(), false, tok.Err)
 			}
 			st := tok.Stats
 			out.PromptTokens, out.CachedTokens, out.Tokens, out.StopReason = st.PromptTokens, st.CachedTokens, st.GeneratedTokens, string(st.StopReason)
@@ -436,7 +491,7 @@ func (w remoteWriter) Generate(ctx context.Context, req answer.GenerateRequest, 
 	r, err := w.c.Chat(ctx, remote.Request{Messages: msgs, MaxTokens: req.MaxTokens, Temperature: req.Temperature,
 		TopP: req.TopP, Seed: req.Seed, Stop: req.Stop}, onToken)
 	if err != nil {
-		return answer.Generation{}, err
+		return answer.Generation{}, failedWriting(ctx, w.Name(), true, err)
 	}
 	return answer.Generation{Text: r.Text, PromptTokens: r.PromptTokens, Tokens: r.Tokens,
 		TimeToFirstToken: r.TimeToFirstToken, Duration: r.Duration, StopReason: r.StopReason}, nil

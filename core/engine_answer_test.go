@@ -18,6 +18,7 @@ import (
 	"cairn/core/domain"
 	"cairn/core/llm/testmodel"
 	"cairn/core/search"
+	"cairn/internal/skip"
 )
 
 // testEngine opens a knowledge base in a private home with the repository's
@@ -485,7 +486,8 @@ func TestUseDeviceRunsTheModelsOnVulkan(t *testing.T) {
 		if os.Getenv("CAIRN_REQUIRE_VULKAN") == "1" {
 			t.Fatalf("CAIRN_REQUIRE_VULKAN=1 but no GPU among %v: %s", choices, note)
 		}
-		t.Skip("no GPU: " + note)
+		t.Log(note)
+		skip.Because(t, "no Vulkan device: `make test-vulkan` builds the backend and runs these tests on lavapipe")
 	}
 	gpu := choices[2]
 	if err := eng.UseDevice(gpu.Setting); err != nil {

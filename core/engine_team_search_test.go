@@ -25,6 +25,7 @@ import (
 	"cairn/core/teamsearch"
 	"cairn/core/teamstore"
 	"cairn/core/teamstore/teamtest"
+	"cairn/internal/skip"
 )
 
 // startNode starts a one-node cluster on 127.0.0.1, or skips the test
@@ -33,7 +34,7 @@ func startNode(t *testing.T) *teamtest.Node {
 	t.Helper()
 	bin, err := teamtest.Bin()
 	if err != nil {
-		t.Skip(err)
+		skip.Because(t, err.Error())
 	}
 	cfg, err := teamtest.SingleNode(t.TempDir())
 	if err != nil {

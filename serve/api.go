@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
+	"path/filepath"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
@@ -51,22 +52,22 @@ func (s *Server) registerAPI(mux *http.ServeMux) {
 	huma.Register(api, huma.Operation{OperationID: "search", Method: http.MethodGet, Path: "/api/search",
 		Summary: "Search (the JSON of `cairn search --json`)", Description: "Every knob and filter of `cairn search`, by its flag's name with _ for -.",
 		Parameters: queryParams(queryText, searchParams), SkipValidateParams: true, // read and checked by searchParams
-	}, func(ctx context.Context, in *searchGet) (*bodyOutput[search.Report], error) {
+	}, func(ctx context.Context, in *searchGet) (*bodyOutput[SearchPage], error) {
 		q, values, err := readQuery(in.query, queryText, searchParams)
 		if err != nil {
 			return nil, huma.Error422UnprocessableEntity(err.Error())
 		}
 		rep, err := s.search(ctx, q, values)
-		return &bodyOutput[search.Report]{rep}, err
+		return &bodyOutput[SearchPage]{rep}, err
 	})
 	huma.Register(api, huma.Operation{OperationID: "search-post", Method: http.MethodPost, Path: "/api/search", MaxBodyBytes: maxBody,
-		Summary: "Search with a JSON body"}, func(ctx context.Context, in *bodyInput[searchBody]) (*bodyOutput[search.Report], error) {
+		Summary: "Search with a JSON body"}, func(ctx context.Context, in *bodyInput[searchBody]) (*bodyOutput[SearchPage], error) {
 		q, values, err := readJSON(in.Body, queryText, searchParams)
 		if err != nil {
 			return nil, huma.Error422UnprocessableEntity(err.Error())
 		}
 		rep, err := s.search(ctx, q, values)
-		return &bodyOutput[search.Report]{rep}, err
+		return &bodyOutput[SearchPage]{rep}, err
 	})
 	s.registerAsk(api, maxBody)
 	huma.Register(api, huma.Operation{OperationID: "passage", Method: http.MethodGet, Path: "/api/passages/{id}", Errors: []int{http.StatusNotFound},
@@ -91,7 +92,7 @@ func (s *Server) registerAPI(mux *http.ServeMux) {
 		return &bodyOutput[NetworkMode]{NetworkMode{Mode: gateMode(s.eng.NetworkMode())}}, nil
 	})
 	s.registerIndex(api, maxBody)
-	s.registerOpenAI(api, maxBody)
+	describeOpenAI(api.OpenAPI())
 	describeService(api.OpenAPI())
 }
 
@@ -120,16 +121,39 @@ type searchBody map[string]json.RawMessage
 
 func (searchBody) Schema(huma.Registry) *huma.Schema { return bodySchema(queryText, searchParams, nil) }
 
-func (s *Server) search(ctx context.Context, q string, values map[string]any) (search.Report, error) {
-	req, err := s.request(q, searchParams, values)
+// SearchPage is a page of a search's results: the JSON of `cairn search
+// --json`, and, when the request names a page, where the page is.
+type SearchPage struct {
+	search.Report
+	Page     int `json:"page,omitempty" doc:"the page asked for (page); its results are ranked top_k × (page − 1) + 1 on"`
+	NextPage int `json:"next_page,omitempty" doc:"when a page was asked for and this one is full: the next page's number (it may be empty)"`
+}
+
+// search runs a search and keeps the page asked for: the ranking cut at
+// top_k × page is the same ranking as page 1's, so page 2 goes on where
+// page 1 stopped, and page 1 is exactly `cairn search --json`.
+func (s *Server) search(ctx context.Context, text string, values map[string]any) (SearchPage, error) {
+	q, err := s.request(text, searchParams, values)
 	if err != nil {
-		return search.Report{}, err
+		return SearchPage{}, err
+	}
+	k, req := q.req.TopK, q.req
+	if k > 0 {
+		req.TopK = k * q.page
 	}
 	resp, err := s.eng.Search(ctx, req)
 	if err != nil {
-		return search.Report{}, requestError(ctx, err)
+		return SearchPage{}, requestError(ctx, err)
 	}
-	return search.NewReport(req.Query, resp), nil
+	out := SearchPage{Report: search.NewReport(req.Query, resp)}
+	if _, paged := values["page"]; paged {
+		rs := out.Results
+		out.Page, out.Results = q.page, rs[min(len(rs), max(k, 1)*(q.page-1)):]
+		if k > 0 && len(rs) == k*q.page {
+			out.NextPage = q.page + 1
+		}
+	}
+	return out, nil
 }
 
 // Passage is what a citation points to: the passage's text and where it is.
@@ -153,22 +177,54 @@ func passageOf(ci domain.ChunkInfo) Passage {
 
 // Status is what the service's knowledge base holds and what it runs.
 type Status struct {
-	KnowledgeBase  string       `json:"knowledge_base"`
-	Store          string       `json:"store" doc:"the store searches read: SQLite (the knowledge base file) or Weaviate at URL (a team cluster, whose documents and chunks the counts are)"`
-	Documents      int          `json:"documents"`
-	Chunks         int          `json:"chunks"`
-	Vectors        int          `json:"vectors"`
-	Issues         int          `json:"issues"`
-	SizeBytes      int64        `json:"size_bytes"`
-	EmbeddingModel string       `json:"embedding_model" doc:"the model of the stored vectors; empty: keyword search only"`
-	ChatModel      string       `json:"chat_model" doc:"loaded chat model; empty until the first question, or extractive answers"`
-	Device         string       `json:"device" doc:"where the loaded models run (llm.device): CPU, or GPU: NAME (Vulkan0); empty while none is loaded"`
-	NetworkMode    gateMode     `json:"network_mode"`
-	Folders        []FolderInfo `json:"folders"`
-	Indexing       IndexState   `json:"indexing"`
+	KnowledgeBase        string       `json:"knowledge_base"`
+	Store                string       `json:"store" doc:"the store searches read: SQLite (the knowledge base file) or Weaviate at URL (a team cluster, whose documents and chunks the counts are)"`
+	Documents            int          `json:"documents"`
+	Chunks               int          `json:"chunks"`
+	Vectors              int          `json:"vectors"`
+	Issues               int          `json:"issues"`
+	SizeBytes            int64        `json:"size_bytes"`
+	EmbeddingModel       string       `json:"embedding_model" doc:"the model of the stored vectors; empty: keyword search only"`
+	EmbeddingModelLoaded string       `json:"embedding_model_loaded" doc:"the embedding model loaded for searches and /v1/embeddings (it loads at the first search); empty while none is"`
+	ChatModel            string       `json:"chat_model" doc:"the chat model that writes answers: the local model's file, or NAME at HOST (online); empty: answers are quoted"`
+	ChatModelLoaded      bool         `json:"chat_model_loaded" doc:"the local chat model is loaded (it loads at the first question); true for an online one"`
+	Device               string       `json:"device" doc:"where the loaded models run (llm.device): CPU, or GPU: NAME (Vulkan0); empty while none is loaded"`
+	NetworkMode          gateMode     `json:"network_mode"`
+	Folders              []FolderInfo `json:"folders"`
+	LastRun              *RunInfo     `json:"last_run" doc:"the knowledge base's last index run, by the service or any other; null before the first"`
+	Indexing             IndexState   `json:"indexing"`
 
 	// MeaningCoverage is present while embeddings are still being computed.
 	MeaningCoverage *search.MeaningCoverage `json:"meaning_coverage,omitempty" doc:"while embeddings are still being computed: how many chunks meaning search covers"`
+}
+
+// RunInfo is an index run as the knowledge base records it.
+type RunInfo struct {
+	Folder         string     `json:"folder"`
+	Status         string     `json:"status" doc:"running, done, cancelled or failed"`
+	StartedAt      time.Time  `json:"started_at"`
+	FinishedAt     *time.Time `json:"finished_at,omitempty"`
+	FilesSeen      int        `json:"files_seen"`
+	FilesIndexed   int        `json:"files_indexed"`
+	FilesUnchanged int        `json:"files_unchanged"`
+	FilesSkipped   int        `json:"files_skipped"`
+	FilesFailed    int        `json:"files_failed"`
+	FilesRemoved   int        `json:"files_removed"`
+	Chunks         int        `json:"chunks"`
+	Error          string     `json:"error,omitempty"`
+}
+
+func runInfo(r *domain.Run) *RunInfo {
+	if r == nil {
+		return nil
+	}
+	out := &RunInfo{Folder: r.Folder, Status: r.Status, StartedAt: r.StartedAt, FilesSeen: r.FilesSeen, FilesIndexed: r.FilesIndexed,
+		FilesUnchanged: r.FilesUnchanged, FilesSkipped: r.FilesSkipped, FilesFailed: r.FilesFailed, FilesRemoved: r.FilesRemoved,
+		Chunks: r.Chunks, Error: r.Error}
+	if !r.FinishedAt.IsZero() {
+		out.FinishedAt = &r.FinishedAt
+	}
+	return out
 }
 
 // FolderInfo is one indexed folder.
@@ -190,8 +246,15 @@ func (s *Server) status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	out := Status{KnowledgeBase: st.Path, Store: st.Store, Documents: st.Documents, Chunks: st.Chunks, Vectors: st.Vectors, Issues: st.Issues,
-		SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, ChatModel: st.ChatModel, Device: st.Device, NetworkMode: gateMode(st.NetworkMode),
-		Folders: []FolderInfo{}, Indexing: s.jobs.state(), MeaningCoverage: st.MeaningCoverage()}
+		SizeBytes: st.Bytes, EmbeddingModel: st.VectorModel, EmbeddingModelLoaded: st.EmbeddingModel, ChatModel: st.ChatModel,
+		ChatModelLoaded: st.ChatModel != "", Device: st.Device, NetworkMode: gateMode(st.NetworkMode), Folders: []FolderInfo{},
+		LastRun: runInfo(st.LastRun), Indexing: s.jobs.state(), MeaningCoverage: st.MeaningCoverage()}
+	if out.ChatModel == "" {
+		// Not loaded yet: the one the first question loads.
+		if path, err := s.eng.ChatModelPath(ctx); err == nil && path != "" {
+			out.ChatModel = filepath.Base(path)
+		}
+	}
 	for _, f := range fs {
 		out.Folders = append(out.Folders, FolderInfo{f.Path, f.Documents, f.Chunks, f.Issues, f.Watched})
 	}
@@ -270,7 +333,7 @@ func apiError(err error) error {
 		return err
 	case errors.Is(err, kb.ErrNotFound):
 		return huma.Error404NotFound(err.Error())
-	case errors.Is(err, context.Canceled), errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, context.Canceled):
 		return huma.NewError(statusClientGone, "the request was cancelled")
 	case errors.As(err, &inv), errors.Is(err, search.ErrNoVectors):
 		return huma.Error422UnprocessableEntity(err.Error())
@@ -278,6 +341,14 @@ func apiError(err error) error {
 	msg := fault.FirstLine(err.Error())
 	if fix := fault.FixLine(err); fix != "" {
 		msg += " (fix: " + fix + ")"
+	}
+	// The chat model's failure is its own, not the service's: the online
+	// endpoint is a gateway (502), the local model unavailable (503).
+	switch {
+	case fault.CodeOf(err) == fault.NetFailed:
+		return huma.NewError(http.StatusBadGateway, msg)
+	case fault.CodeOf(err) == fault.ModelFailed, errors.Is(err, context.DeadlineExceeded):
+		return huma.NewError(http.StatusServiceUnavailable, msg)
 	}
 	return huma.Error500InternalServerError(msg)
 }

@@ -14,12 +14,13 @@ import (
 
 // guard wraps the routes in the checks every request passes, in order:
 // the request log, the Host and Origin checks (a web page must not reach
-// the service through a name that resolves to 127.0.0.1), the bearer
-// token, then the size bounds. A request over a Unix socket skips the
-// Host check: no browser opens one, so no page can rebind a name to it,
-// and clients name the host there as they like (curl "localhost", Go the
-// URL's, others the socket's path). A refusal says nothing of Cairn: no
-// version, no paths.
+// the service through a name that resolves to 127.0.0.1), a CORS
+// preflight's answer, the bearer token, then the size bounds. A request
+// over a Unix socket skips the Host check: no browser opens one, so no
+// page can rebind a name to it, and clients name the host there as they
+// like (curl "localhost", Go the URL's, others the socket's path). A
+// refusal says nothing of Cairn: no version, no paths. Under /v1 it is
+// OpenAI's error shape, which those clients read.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -34,18 +35,33 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			s.log.Log(r.Context(), level, "http", "method", r.Method, "path", r.URL.Path, "status", rec.status,
 				"ms", time.Since(start).Milliseconds())
 		}()
+		origin := r.Header.Get("Origin")
 		switch {
 		case !overUnixSocket(r) && !loopbackHost(r.Host):
-			refuse(rec, http.StatusForbidden, "Forbidden", "the Host header must name this computer (127.0.0.1 or localhost)")
-		case !loopbackOrigin(r.Header.Get("Origin")):
-			refuse(rec, http.StatusForbidden, "Forbidden", "requests from web pages of other sites are refused")
+			refuse(rec, r, http.StatusForbidden, "Forbidden", "the Host header must name this computer (127.0.0.1 or localhost)")
+			return
+		case !allowedOrigin(origin):
+			refuse(rec, r, http.StatusForbidden, "Forbidden", "requests from web pages of other sites are refused")
+			return
+		}
+		if origin != "" {
+			allowCORS(rec.Header(), origin)
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				// A preflight carries no token (browsers never send one);
+				// the request it announces will need it.
+				preflight(rec.Header(), r)
+				rec.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		switch {
 		case !s.authorized(r):
 			rec.Header().Set("WWW-Authenticate", "Bearer") // no realm: it would name the product
-			refuse(rec, http.StatusUnauthorized, "Unauthorized", "a valid bearer token is required")
+			refuse(rec, r, http.StatusUnauthorized, "Unauthorized", "a valid bearer token is required")
 		case r.ContentLength > s.opt.Limits.MaxBody:
-			refuse(rec, http.StatusRequestEntityTooLarge, "Request Entity Too Large", tooLarge("the request body", s.opt.Limits.MaxBody))
+			refuse(rec, r, http.StatusRequestEntityTooLarge, "Request Entity Too Large", tooLarge("the request body", s.opt.Limits.MaxBody))
 		case len(r.URL.RawQuery) > s.opt.Limits.maxQueryString():
-			refuse(rec, http.StatusRequestEntityTooLarge, "Request Entity Too Large", tooLarge("the query string", int64(s.opt.Limits.maxQueryString())))
+			refuse(rec, r, http.StatusRequestEntityTooLarge, "Request Entity Too Large", tooLarge("the query string", int64(s.opt.Limits.maxQueryString())))
 		default:
 			r.Body = http.MaxBytesReader(rec, r.Body, s.opt.Limits.MaxBody)
 			next.ServeHTTP(rec, r)
@@ -92,18 +108,66 @@ func overUnixSocket(r *http.Request) bool {
 	return ok
 }
 
-// loopbackOrigin accepts no Origin (tools, scripts) or a page served from
-// this computer.
-func loopbackOrigin(origin string) bool {
-	if origin == "" {
+// allowedOrigin is the origin policy: which pages may call the service
+// (with the token; without it they get 401 like anyone). A browser sends
+// Origin with a page's requests; the service refuses a page of a web
+// site, which could be anyone's, and accepts a page of this computer:
+//
+//   - none: a script, a tool, a server-side client;
+//   - http(s) on a loopback host: 127.0.0.1, [::1], localhost, and any
+//     name under .localhost (browsers resolve those to this computer
+//     themselves; Tauri on Windows serves http://tauri.localhost);
+//   - an app's own scheme: app:// (Electron apps, Obsidian), tauri://,
+//     file://, vscode-webview://, chrome-extension://… — any scheme but
+//     http(s) and ws(s): only a program installed here gives its pages
+//     one, no web site can;
+//   - "null": a page from a file or a data: URL, or a sandboxed frame. A
+//     web site's sandboxed frame sends it too, which is why the token, not
+//     the origin, is what lets a request in.
+func allowedOrigin(origin string) bool {
+	if origin == "" || origin == "null" {
 		return true
 	}
 	u, err := url.Parse(origin)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && loopbackHost(u.Host)
+	if err != nil || u.Scheme == "" {
+		return false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https", "ws", "wss":
+		host := strings.ToLower(u.Hostname())
+		return loopbackHost(u.Host) || strings.HasSuffix(host, ".localhost")
+	}
+	return true
 }
 
-// refuse writes a problem document (RFC 9457, as the API's own errors).
-func refuse(w http.ResponseWriter, status int, title, detail string) {
+// allowCORS lets the page of an allowed origin read the reply, and the
+// headers a client needs from it.
+func allowCORS(h http.Header, origin string) {
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	h.Set("Access-Control-Expose-Headers", "Retry-After, WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version")
+}
+
+// preflight answers a CORS preflight: the methods the service has, the
+// headers the page asked to send (the openai library sends its own
+// x-stainless-* ones), for ten minutes.
+func preflight(h http.Header, r *http.Request) {
+	h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
+	if asked := r.Header.Get("Access-Control-Request-Headers"); asked != "" {
+		h.Set("Access-Control-Allow-Headers", asked)
+	}
+	h.Set("Access-Control-Max-Age", "600")
+	h.Add("Vary", "Access-Control-Request-Method")
+	h.Add("Vary", "Access-Control-Request-Headers")
+}
+
+// refuse writes a refusal: a problem document (RFC 9457, as the API's own
+// errors), or under /v1 OpenAI's error shape.
+func refuse(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
+	if isOpenAIPath(r.URL.Path) {
+		writeOAIError(w, newOAIError(status, oaiCodes[status], "", detail))
+		return
+	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{"status": status, "title": title, "detail": detail})

@@ -17,6 +17,7 @@ import (
 	"cairn/core/config"
 	"cairn/core/domain"
 	"cairn/core/kb"
+	"cairn/core/llm/testmodel"
 	"cairn/core/search"
 )
 
@@ -32,6 +33,14 @@ func testEngine(t testing.TB) *core.Engine {
 // testEngineLog is testEngine writing its log to log.
 func testEngineLog(t testing.TB, log *slog.Logger) *core.Engine {
 	t.Helper()
+	return testEngineWith(t, core.Options{Log: log}, nil)
+}
+
+// testEngineWith is testEngine with opt (its KB and Write are the test's),
+// the settings changed by tune (nil: none) and these models, generated
+// with random weights, in its models folder.
+func testEngineWith(t testing.TB, opt core.Options, tune func(*config.Config), models ...testmodel.Spec) *core.Engine {
+	t.Helper()
 	t.Setenv("CAIRN_HOME", t.TempDir())
 	dirs, err := config.UserDirs()
 	if err != nil {
@@ -41,7 +50,19 @@ func testEngineLog(t testing.TB, log *slog.Logger) *core.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := core.Open(context.Background(), cfg, dirs, core.Options{KB: "test", Write: true, Log: log})
+	if tune != nil {
+		tune(&cfg)
+	}
+	if err := os.MkdirAll(cfg.Paths.ModelsDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range models {
+		if err := testmodel.Write(filepath.Join(cfg.Paths.ModelsDir, m.Name+".gguf"), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opt.KB, opt.Write = "test", true
+	eng, err := core.Open(context.Background(), cfg, dirs, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +85,18 @@ func corpus(t testing.TB) string {
 // real ones do too fast to observe (a question the client abandons).
 type stubEngine struct {
 	*core.Engine
-	search func(ctx context.Context, req search.Request) (*search.Response, error)
-	ask    func(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
-	index  func(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
-	status func(ctx context.Context) (kb.Status, error)
+	search   func(ctx context.Context, req search.Request) (*search.Response, error)
+	ask      func(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
+	askAfter func(ctx context.Context, history []answer.Turn, req search.Request, onToken func(string)) (*answer.Answer, error)
+	index    func(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
+	status   func(ctx context.Context) (kb.Status, error)
+}
+
+func (s stubEngine) AskAfter(ctx context.Context, history []answer.Turn, req search.Request, onToken func(string)) (*answer.Answer, error) {
+	if s.askAfter != nil {
+		return s.askAfter(ctx, history, req, onToken)
+	}
+	return s.Engine.AskAfter(ctx, history, req, onToken)
 }
 
 func (s stubEngine) Status(ctx context.Context) (kb.Status, error) {

@@ -55,7 +55,7 @@ type indexRequest struct {
 }
 
 func (s *Server) registerIndex(api huma.API, maxBody int64) {
-	huma.Register(api, huma.Operation{OperationID: "index-start", Method: http.MethodPost, Path: "/api/index", MaxBodyBytes: maxBody, Errors: []int{http.StatusBadRequest, http.StatusConflict},
+	huma.Register(api, huma.Operation{OperationID: "index-start", Method: http.MethodPost, Path: "/api/index", MaxBodyBytes: maxBody, Errors: []int{http.StatusConflict},
 		DefaultStatus: http.StatusAccepted, Summary: "Start indexing a folder (one run at a time)"},
 		func(ctx context.Context, in *indexRequest) (*bodyOutput[IndexState], error) {
 			if s.opt.IndexRefusal != "" {
@@ -86,11 +86,13 @@ func (j *indexJobs) state() IndexState {
 }
 
 func (j *indexJobs) start(folder string) (IndexState, error) {
+	// A bad folder is a bad field, 422, as a relative folder of a search's
+	// filter is.
 	if !filepath.IsAbs(folder) {
-		return IndexState{}, huma.Error400BadRequest(fmt.Sprintf("the folder %q must be an absolute path: the service does not share your shell's working folder", folder))
+		return IndexState{}, huma.Error422UnprocessableEntity(fmt.Sprintf("folder: %s: a relative path: give the folder's absolute path (the service does not share your shell's working folder)", folder))
 	}
 	if fi, err := os.Stat(folder); err != nil || !fi.IsDir() {
-		return IndexState{}, huma.Error400BadRequest(fmt.Sprintf("%s is not a folder this computer can read", folder))
+		return IndexState{}, huma.Error422UnprocessableEntity(fmt.Sprintf("folder: %s is not a folder this computer can read", folder))
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -121,7 +123,10 @@ func (j *indexJobs) start(folder string) (IndexState, error) {
 		end := time.Now()
 		j.mu.Lock()
 		defer j.mu.Unlock()
-		j.st.Running, j.st.FinishedAt = false, &end
+		// The run's own time, also when it was cancelled before its
+		// first progress report.
+		j.st.Running, j.st.FinishedAt, j.st.ElapsedMS = false, &end, end.Sub(now).Milliseconds()
+		j.st.ETAMS = 0
 		j.st.Cancelled = ctx.Err() != nil
 		if err != nil && !j.st.Cancelled {
 			j.st.Error = apiError(err).Error()

@@ -89,6 +89,22 @@ func checkTools(t *testing.T, s *mcp.ClientSession) {
 	if strings.Join(names, ",") != "ask,open_citation,search,status" {
 		t.Fatalf("tools %v", names)
 	}
+	// Each only reads, and only the user's documents.
+	for _, tool := range tools.Tools {
+		if a := tool.Annotations; a == nil || !a.ReadOnlyHint || a.OpenWorldHint == nil || *a.OpenWorldHint || a.Title == "" {
+			t.Errorf("%s: annotations %+v", tool.Name, a)
+		}
+	}
+	// The documents are listed, each with a URI that reads it.
+	list, err := s.ListResources(ctx, nil)
+	if err != nil || len(list.Resources) != 8 || list.NextCursor != "" {
+		t.Fatalf("resources/list: %v %+v", err, list)
+	}
+	for _, r := range list.Resources {
+		if _, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.URI}); err != nil || r.MIMEType != "text/plain" || r.Name == "" {
+			t.Errorf("listed %+v: %v", r, err)
+		}
+	}
 
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "reset the device", "top_k": 2, "type": []string{"md"}}})
 	if err != nil {

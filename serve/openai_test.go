@@ -91,8 +91,9 @@ func TestOpenAICompatibleChat(t *testing.T) {
 		t.Errorf("streamed text %q, whole %q", streamed.String(), text)
 	}
 
-	// No question: 422.
-	if status, body := call(t, "POST", base+"/v1/chat/completions", testToken, `{"model":"cairn","messages":[{"role":"system","content":"hi"}]}`); status != 422 || !strings.Contains(body, "no user message") {
+	// No question: 400, as OpenAI's error.
+	if status, body := call(t, "POST", base+"/v1/chat/completions", testToken, `{"model":"cairn","messages":[{"role":"system","content":"hi"}]}`); status != 400 ||
+		body != `{"error":{"message":"messages: no user message: the last user message is the question Cairn answers","type":"invalid_request_error","param":"messages","code":"invalid_value"}}`+"\n" {
 		t.Errorf("no user message: %d %s", status, body)
 	}
 }
@@ -139,5 +140,28 @@ func TestOpenAIStreamsTokens(t *testing.T) {
 	}
 	if len(last.Citations) != 1 || last.Citations[0].ChunkID != 7 {
 		t.Errorf("last chunk's citations: %+v", last.Citations)
+	}
+}
+
+// A refusal says the closest passages are listed below, and they are:
+// where each is, how well it matched and what it says, under a heading
+// that says they are not an answer, and not as sources.
+func TestOpenAIRefusalListsTheClosestPassages(t *testing.T) {
+	base, _ := startServer(t, testEngine(t), Options{})
+	status, body := call(t, "POST", base+"/v1/chat/completions", testToken, `{"messages":[{"role":"user","content":"how much does the coffee machine cost"}]}`)
+	var c ChatCompletion
+	if err := json.Unmarshal([]byte(body), &c); status != 200 || err != nil {
+		t.Fatalf("%d %s", status, body)
+	}
+	text := c.Choices[0].Message.Content.(string)
+	_, closest, ok := strings.Cut(text, "\n\n"+closestHeading+"\n- ")
+	if !strings.HasPrefix(text, answer.NotCovered) || !ok || !strings.Contains(closest, "coffee-machine.txt:") ||
+		strings.Contains(text, sourcesHeading) || len(c.Citations) != 0 {
+		t.Errorf("refusal: %q", text)
+	}
+	for _, entry := range strings.Split(closest, "\n- ") {
+		if where, snippet, _ := strings.Cut(entry, "\n    "); !strings.Contains(where, ", ") || len(snippet) < 20 {
+			t.Errorf("entry %q: want the place and the match, then the passage", entry)
+		}
 	}
 }

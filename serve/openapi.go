@@ -8,15 +8,12 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 )
 
-// retryAfter is the Retry-After of a 429, in seconds: a hint, since no one
-// knows when an answer being written ends (most take a few seconds to a
-// minute).
-const retryAfter = 10
-
-// busy is the 429 of a question over the limit, with its Retry-After.
+// busy is the 429 of a question over the limit, with its Retry-After: the
+// time until a slot is expected to be free (askSlots.wait).
 func (s *Server) busy() error {
-	return huma.ErrorWithHeaders(huma.NewError(http.StatusTooManyRequests, s.busyMessage()),
-		http.Header{"Retry-After": {strconv.Itoa(retryAfter)}})
+	wait := s.asks.wait()
+	return huma.ErrorWithHeaders(huma.NewError(http.StatusTooManyRequests, s.busyMessage(wait)),
+		http.Header{"Retry-After": {strconv.Itoa(retryAfterSeconds(wait))}})
 }
 
 // describeService completes the OpenAPI document with what huma does not
@@ -50,7 +47,7 @@ func describeService(oapi *huma.OpenAPI) {
 			}
 			if r := op.Responses[strconv.Itoa(http.StatusTooManyRequests)]; r != nil {
 				r.Description = "Too many questions at once: ask again later"
-				r.Headers = map[string]*huma.Param{"Retry-After": {Description: "seconds to wait before asking again (a hint)",
+				r.Headers = map[string]*huma.Param{"Retry-After": {Description: "seconds until a question slot is expected to be free, from how long the answers under way and the last ones took",
 					Schema: &huma.Schema{Type: huma.TypeInteger}}}
 			}
 		}

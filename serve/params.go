@@ -55,7 +55,11 @@ type searchArgs struct {
 	cfg  config.Config
 	spec search.FilterSpec
 	req  []func(*search.Request)
+	page int // of the results (search) or of a list of files (ask); 0: the first
 }
+
+// maxPage bounds page: a page is made by searching page × top_k results.
+const maxPage = 1000
 
 // requestFlag is a parameter that sets a field of search.Request, as a
 // boolean flag of `cairn search` (and `cairn ask`) does: one entry each.
@@ -89,6 +93,9 @@ var searchParams = func() []searchParam {
 			set: func(a *searchArgs, v any) { a.cfg.Retrieval.Fusion = v.(string) }},
 		requestFlag("exact", "search the words as typed: a word no passage holds is not corrected to the nearest word one does",
 			func(r *search.Request) *bool { return &r.Exact }),
+		searchParam{Name: "page", Kind: kindInt, Min: 1, Max: maxPage, Ask: true,
+			Doc: "the page: of the results, top_k a page (2: results top_k+1 to 2×top_k); of an answer that lists files, 50 files a page; default 1",
+			set: func(a *searchArgs, v any) { a.page = int(v.(float64)) }},
 	)
 	for _, f := range search.FilterFields {
 		p := searchParam{Name: paramName(f.Flag), Kind: kindString, Doc: strings.ReplaceAll(f.Help, "`", ""), Ask: true,
@@ -335,41 +342,51 @@ func readJSON(fields map[string]json.RawMessage, text textField, ps []searchPara
 	return q, values, nil
 }
 
+// query is a search or a question as a client sent it: the engine's
+// request, and the page of what it gives that the client wants.
+type query struct {
+	req  search.Request
+	page int // 1 for the first
+}
+
 // request builds the engine's request for text with the values of ps, as
 // `cairn search` builds it from its flags: the knobs go through the
 // settings' own check, the filters through search.FilterSpec, never from a
 // working directory (the client's is not the service's).
-func (s *Server) request(text string, ps []searchParam, values map[string]any) (search.Request, error) {
+func (s *Server) request(text string, ps []searchParam, values map[string]any) (query, error) {
 	if strings.TrimSpace(text) == "" {
-		return search.Request{}, huma.Error400BadRequest("the query is empty: say what you are looking for")
+		return query{}, huma.Error400BadRequest("the query is empty: say what you are looking for")
 	}
 	if len(text) > s.opt.Limits.MaxQuery {
-		return search.Request{}, huma.NewError(http.StatusRequestEntityTooLarge, tooLarge("the query", int64(s.opt.Limits.MaxQuery)))
+		return query{}, huma.NewError(http.StatusRequestEntityTooLarge, tooLarge("the query", int64(s.opt.Limits.MaxQuery)))
 	}
 	a := searchArgs{cfg: s.eng.Config(), spec: search.FilterSpec{AbsoluteOnly: true}}
 	for name, v := range values {
 		p, ok := findParam(ps, name)
 		if !ok {
-			return search.Request{}, huma.Error422UnprocessableEntity("unknown parameter " + name)
+			return query{}, huma.Error422UnprocessableEntity("unknown parameter " + name)
 		}
 		p.set(&a, v)
 	}
+	if a.page < 0 || a.page > maxPage || values["page"] != nil && a.page < 1 {
+		return query{}, huma.Error422UnprocessableEntity(fmt.Sprintf("page: %v is not a page: give a whole number from 1 to %d", values["page"], maxPage))
+	}
 	a.cfg.Normalize()
 	if err := a.cfg.Validate(); err != nil {
-		return search.Request{}, huma.Error422UnprocessableEntity(err.Error())
+		return query{}, huma.Error422UnprocessableEntity(err.Error())
 	}
 	f, err := a.spec.Filter(time.Local)
 	var fe *search.FilterError
 	if errors.As(err, &fe) {
-		return search.Request{}, huma.Error422UnprocessableEntity(paramName(fe.Field) + ": " + fe.Err.Error())
+		return query{}, huma.Error422UnprocessableEntity(paramName(fe.Field) + ": " + fe.Err.Error())
 	}
 	if err != nil {
-		return search.Request{}, huma.Error422UnprocessableEntity(err.Error())
+		return query{}, huma.Error422UnprocessableEntity(err.Error())
 	}
 	req := s.eng.SearchRequestWith(text, a.cfg.Retrieval)
 	req.Filter = f
 	for _, set := range a.req {
 		set(&req)
 	}
-	return req, nil
+	return query{req: req, page: max(a.page, 1)}, nil
 }

@@ -187,13 +187,17 @@ func TestEveryKnobAndFilterIsAParameter(t *testing.T) {
 		check(name, sample, jsonValue, want)
 	}
 	// The settings that are no knob, and the request's own.
-	for _, name := range []string{"mode", "fusion", "exact"} {
+	for _, name := range []string{"mode", "fusion", "exact", "page"} {
 		n++
-		listed(name, name == "exact")
+		listed(name, name == "exact" || name == "page")
 	}
 	want := eng.SearchRequestWith(q, eng.Config().Retrieval)
 	want.Exact = true
 	check("exact", "true", true, want)
+	// Page 2 searches two pages' worth and keeps the second.
+	want = eng.SearchRequestWith(q, eng.Config().Retrieval)
+	want.TopK *= 2
+	check("page", "2", 2, want)
 	if len(getParams) != n+1 { // and q
 		t.Errorf("%d knobs, filters and settings, %d parameters of GET /api/search: %v", n, len(getParams)-1, getParams)
 	}

@@ -333,8 +333,12 @@ func TestPassageNetworkAndIndex(t *testing.T) {
 	}
 
 	// Index a folder, watch it to the end.
-	if status, body := call(t, "POST", base+"/api/index", testToken, `{"folder":"notes"}`); status != 400 || !strings.Contains(body, "must be an absolute path") {
+	// A relative folder is refused as a search's folder filter refuses it.
+	if status, body := call(t, "POST", base+"/api/index", testToken, `{"folder":"notes"}`); status != 422 || !strings.Contains(body, "folder: notes: a relative path") {
 		t.Errorf("relative folder: %d %s", status, body)
+	}
+	if status, body := call(t, "POST", base+"/api/index", testToken, `{"folder":"/no/such/folder"}`); status != 422 || !strings.Contains(body, "not a folder") {
+		t.Errorf("missing folder: %d %s", status, body)
 	}
 	if status, _ := call(t, "DELETE", base+"/api/index", testToken, ""); status != 409 {
 		t.Errorf("cancel with no run: %d", status)
@@ -368,6 +372,7 @@ func TestIndexRunIsCancelled(t *testing.T) {
 	stub := stubEngine{Engine: testEngine(t), index: func(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
 		defer close(progress)
 		progress <- domain.Progress{Folder: folder, Phase: domain.PhaseIndexing, FilesTotal: 10, FilesDone: 3}
+		time.Sleep(5 * time.Millisecond) // a run of 5 ms at least, whose progress never said so
 		close(started)
 		<-ctx.Done()
 		return domain.Run{}, ctx.Err()
@@ -386,6 +391,13 @@ func TestIndexRunIsCancelled(t *testing.T) {
 	if status != 200 || st["running"] != false || st["cancelled"] != true || st["files_done"].(float64) != 3 {
 		t.Errorf("cancel: %d %s", status, body)
 	}
+	// Its time is the run's own, from start to cancel, though no progress
+	// report gave one.
+	from, _ := time.Parse(time.RFC3339Nano, st["started_at"].(string))
+	to, _ := time.Parse(time.RFC3339Nano, st["finished_at"].(string))
+	if ms := int64(st["elapsed_ms"].(float64)); ms < 5 || ms-to.Sub(from).Milliseconds() > 1 || to.Sub(from).Milliseconds()-ms > 1 {
+		t.Errorf("a cancelled run's elapsed_ms %v, from %v to %v", ms, from, to)
+	}
 }
 
 func TestOpenAPIDescribesEveryEndpoint(t *testing.T) {
@@ -401,7 +413,8 @@ func TestOpenAPIDescribesEveryEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, methods := range map[string][]string{"/api/health": {"get"}, "/api/status": {"get"}, "/api/search": {"get", "post"},
-		"/api/ask": {"post"}, "/api/passages/{id}": {"get"}, "/api/network": {"get", "put"}, "/api/index": {"get", "post", "delete"}} {
+		"/api/ask": {"post"}, "/api/passages/{id}": {"get"}, "/api/network": {"get", "put"}, "/api/index": {"get", "post", "delete"},
+		"/v1/models": {"get"}, "/v1/models/{id}": {"get"}, "/v1/chat/completions": {"post"}, "/v1/completions": {"post"}, "/v1/embeddings": {"post"}} {
 		for _, m := range methods {
 			if doc.Paths[path][m] == nil {
 				t.Errorf("no %s %s in the OpenAPI document", m, path)

@@ -31,6 +31,14 @@ type Engine interface {
 	SearchRequestWith(query string, r config.Retrieval) search.Request
 	Search(ctx context.Context, req search.Request) (*search.Response, error)
 	Ask(ctx context.Context, req search.Request, onToken func(string)) (*answer.Answer, error)
+	AskInThread(ctx context.Context, thread int64, req search.Request, onToken func(string)) (*answer.Answer, error)
+	AskAfter(ctx context.Context, history []answer.Turn, req search.Request, onToken func(string)) (*answer.Answer, error)
+	Threads(ctx context.Context) ([]domain.Thread, error)
+	ChatModelPath(ctx context.Context) (string, error)
+	TokenCount(ctx context.Context, text string) (n int, by string)
+	Embed(ctx context.Context, texts []string) (domain.Embeddings, error)
+	EmbeddingModel(ctx context.Context) (string, error)
+	Documents(ctx context.Context, after string, limit int) ([]domain.Document, error)
 	Status(ctx context.Context) (kb.Status, error)
 	Folders(ctx context.Context) ([]domain.Folder, error)
 	Passage(ctx context.Context, id int64) (domain.ChunkInfo, error)
@@ -67,13 +75,14 @@ type Options struct {
 
 // Server is the HTTP API and the MCP server over one engine.
 type Server struct {
-	eng  Engine
-	opt  Options
-	log  *slog.Logger
-	asks chan struct{} // a slot per question being answered
-	mcp  *mcp.Server
-	http http.Handler
-	jobs indexJobs
+	eng     Engine
+	opt     Options
+	log     *slog.Logger
+	asks    *askSlots
+	mcp     *mcp.Server
+	http    http.Handler
+	jobs    indexJobs
+	started time.Time // /v1/models' created
 }
 
 // New builds the service over eng. A Server serves HTTP only with a token;
@@ -93,11 +102,12 @@ func New(eng Engine, opt Options) *Server {
 	if log == nil {
 		log = logs.Discard()
 	}
-	s := &Server{eng: eng, opt: opt, log: log, asks: make(chan struct{}, opt.Limits.MaxAsks)}
+	s := &Server{eng: eng, opt: opt, log: log, asks: newAskSlots(opt.Limits.MaxAsks, time.Now), started: time.Now()}
 	s.jobs.eng, s.jobs.log = eng, log
 	s.mcp = s.newMCP()
 	mux := http.NewServeMux()
 	s.registerAPI(mux)
+	s.registerOpenAI(mux)
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil))
 	s.http = s.guard(mux)
 	return s
@@ -164,16 +174,9 @@ func (s *Server) Serve(ctx context.Context, lns ...net.Listener) error {
 	return first
 }
 
-// acquireAsk takes a question slot, or says that all are taken.
-func (s *Server) acquireAsk() (release func(), ok bool) {
-	select {
-	case s.asks <- struct{}{}:
-		return func() { <-s.asks }, true
-	default:
-		return nil, false
-	}
-}
-
-func (s *Server) busyMessage() string {
-	return fmt.Sprintf("%d questions are being answered already, the most at once; ask again when one is done", s.opt.Limits.MaxAsks)
+// busyMessage says that the question slots are taken, and when to ask
+// again: after wait, when one is expected to be free.
+func (s *Server) busyMessage(wait time.Duration) string {
+	return fmt.Sprintf("%d questions are being answered already, the most at once; ask again in %d s, when one is expected to be done",
+		s.opt.Limits.MaxAsks, retryAfterSeconds(wait))
 }

@@ -17,6 +17,7 @@ import (
 	"cairn/core"
 	"cairn/core/config"
 	"cairn/core/llm/testmodel"
+	"cairn/internal/skip"
 )
 
 // copyCorpus copies the repository's test corpus to a temporary folder.
@@ -214,7 +215,7 @@ func TestOfflineThenAChatModelStaysOfflineAtTheNextStart(t *testing.T) {
 // the passage highlighted in it.
 func TestRealEnginePreviewDrawsThePDFPage(t *testing.T) {
 	if _, err := exec.LookPath("pdftoppm"); err != nil {
-		t.Skip("poppler-utils not installed")
+		skip.Because(t, "needs pdftoppm (Debian package poppler-utils; make installs it)")
 	}
 	cfg, open := realEngine(t)
 	h := newHarnessWith(t, open, cfg)

@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	cairntheme "cairn/theme"
+
+	"cairn/internal/skip"
 )
 
 // TestScreenshots renders the window's tabs into PNGs for the README with
@@ -21,7 +23,7 @@ import (
 func TestScreenshots(t *testing.T) {
 	out := os.Getenv("CAIRN_SCREENSHOTS")
 	if out == "" {
-		t.Skip("set CAIRN_SCREENSHOTS to a folder to render the screenshots")
+		skip.Because(t, "on demand: make screenshots sets CAIRN_SCREENSHOTS to the folder to render into")
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"cairn/core/llm"
 	"cairn/core/llm/testmodel"
+	"cairn/internal/skip"
 )
 
 // TestBenchReport runs BenchEmbed or BenchGenerate at full size when
@@ -74,7 +75,7 @@ func TestBenchReport(t *testing.T) {
 		}
 		WriteEmbedMatrix(os.Stdout, out)
 	default:
-		t.Skip("set CAIRN_BENCH=embed, generate or matrix")
+		skip.Because(t, "on demand: set CAIRN_BENCH=embed, generate or matrix")
 	}
 }
 

@@ -157,10 +157,18 @@ type FollowUp struct {
 	Searched string `json:"searched"` // what was searched for it
 }
 
+// The parts of a follow-up's Statement, for a reader of it (the
+// OpenAI-compatible endpoint reads the words searched back from a reply a
+// client sends again).
+const (
+	FollowUpLead     = "Read as a follow-up of "
+	FollowUpSearched = "; searched for: "
+)
+
 // Statement is the line every surface shows for a follow-up: what it was
 // read as following, and the words searched.
 func (f FollowUp) Statement() string {
-	return fmt.Sprintf("Read as a follow-up of %q; searched: %s", f.Of, f.Searched)
+	return fmt.Sprintf("%s%q%s%s", FollowUpLead, f.Of, FollowUpSearched, f.Searched)
 }
 
 // Answer is the outcome of Ask.
@@ -192,6 +200,10 @@ type Answer struct {
 	// for a question read on its own. Every surface says so and shows
 	// FollowUp.Searched, and offers to ask the question afresh.
 	FollowUp *FollowUp `json:"follow_up,omitempty"`
+	// NewSubject: the question follows others but is not a follow-up and
+	// shares none of the key words of the question before it; a
+	// conversation kept by Cairn starts anew with it (Engine.AskInThread).
+	NewSubject bool `json:"new_subject,omitempty"`
 	// Thread is the saved conversation the question was asked in (0: none).
 	Thread int64  `json:"thread,omitempty"`
 	Timing Timing `json:"timing"`

@@ -147,6 +147,10 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	if readAsFollowUp {
 		ans.FollowUp = &FollowUp{Of: history[len(history)-1].Question, Searched: query}
 	}
+	// A question of its own that shares no key word with the one before
+	// may change the subject; it does unless both are answered from the
+	// same document (reading below).
+	otherWords := len(history) > 0 && !readAsFollowUp && !sharesKeyWord(q.key, keyTerms(search.Tokens(history[len(history)-1].searched())))
 	// What is searched is read once too: the question itself, or the
 	// follow-up made standalone (or the model's rewrite), which asks for
 	// what the question asked.
@@ -171,6 +175,13 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		resp = fu.subjectFirst(resp)
 	}
 	ans.Search = resp
+	if otherWords {
+		same, err := a.sameDocument(ctx, history[len(history)-1], resp)
+		if err != nil {
+			return nil, err
+		}
+		ans.NewSubject = !same
+	}
 	ans.Timing.Retrieval = probed + time.Since(tr)
 	if c := resp.Candidates; c != nil && len(c.Corrections) > 0 {
 		ans.Corrections, ans.Query = c.Corrections, c.Query
@@ -197,6 +208,19 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 			a.notCovered(ans, resp)
 		}
 		more = read
+	}
+	if name, absent := unmentioned(sq, ans.Sources, resp.Candidates); name != "" && !ans.Closest && len(ans.Sources) > 0 {
+		// The question is about something its words name that the
+		// documents do not mention, or that the passages found do not:
+		// what they share with it is not an answer ("How do I limit the
+		// memory of a Docker container?" asked of the kernel's cgroup
+		// documentation).
+		a.notCovered(ans, resp)
+		if absent {
+			ans.Notes = append(ans.Notes, fmt.Sprintf("None of your documents mention %q.", name))
+		} else {
+			ans.Notes = append(ans.Notes, fmt.Sprintf("None of the passages found mention %q.", name))
+		}
 	}
 	if len(ans.Sources) == 0 || ans.Closest {
 		if len(ans.Sources) == 0 {
@@ -238,6 +262,21 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 	}
 	ans.Timing.Total = time.Since(t0)
 	return ans, nil
+}
+
+// sameDocument reports whether the best passages for the question before
+// (what it searched, searched again) and resp's come from one document:
+// "what is the default admin password" after "how do I reset the router"
+// shares no word with it, but the router's manual answers both.
+func (a *Answerer) sameDocument(ctx context.Context, prev Turn, resp *search.Response) (bool, error) {
+	if len(resp.Results) == 0 {
+		return false, nil
+	}
+	before, err := a.retrieve(ctx, ReadQuestion(prev.searched()))
+	if err != nil {
+		return false, fmt.Errorf("retrieve the previous question's subject: %w", err)
+	}
+	return len(before.Results) > 0 && before.Results[0].Path == resp.Results[0].Path, nil
 }
 
 // readDepth is how many of retrieval's ranked passages an extractive answer
@@ -358,6 +397,46 @@ func weak(sources []Source, terms []search.Term) bool {
 		}
 	}
 	return true
+}
+
+// unmentioned is a name the question writes (Question.Names) that no
+// passage of the knowledge base holds (absent), or that none of the
+// sources holds in its text, heading or title; "" when each is in a
+// source. A name the search corrected may be a typo of a word the
+// documents hold, and is judged as corrected.
+func unmentioned(q *Question, sources []Source, c *search.Candidates) (name string, absent bool) {
+	if c == nil || len(q.Names) == 0 {
+		return "", false
+	}
+	corrected := map[string]bool{}
+	for _, k := range c.Corrections {
+		corrected[k.From] = true
+	}
+	for i, t := range c.Terms {
+		if len(t.Tokens) != 1 || t.Literal != "" {
+			continue
+		}
+		was := t.Tokens[0]
+		for _, k := range c.Corrections {
+			if k.To == was {
+				was = k.From
+			}
+		}
+		if !slices.Contains(q.Names, was) {
+			continue
+		}
+		if i < len(c.Absent) && c.Absent[i] && !corrected[was] {
+			return was, true
+		}
+		held := false
+		for _, s := range sources {
+			held = held || len(matchedTerms(s.Title+"\n"+s.Heading+"\n"+s.Text, c.Terms[i:i+1])) > 0
+		}
+		if !held {
+			return t.Tokens[0], false
+		}
+	}
+	return "", false
 }
 
 // technical reports whether the question names a technical token (an

@@ -3,6 +3,7 @@ package answer
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"cairn/core/chunk"
 )
@@ -86,6 +87,11 @@ type srcLine struct {
 	text       string
 }
 
+// isBlank reports whether r is white space within a line: a no-break
+// space indents a line as a space does (text saved from a web page or a
+// FAQ indents some lines with U+00A0 and their neighbours with spaces).
+func isBlank(r rune) bool { return r != '\n' && unicode.IsSpace(r) }
+
 func splitLines(text string) []srcLine {
 	var out []srcLine
 	for off := 0; off < len(text); {
@@ -96,15 +102,15 @@ func splitLines(text string) []srcLine {
 		raw := text[off : off+end]
 		ind := 0
 		for _, c := range raw {
-			if c == ' ' {
-				ind++
-			} else if c == '\t' {
+			if c == '\t' {
 				ind += 8
+			} else if isBlank(c) {
+				ind++
 			} else {
 				break
 			}
 		}
-		out = append(out, srcLine{start: off, end: off + end, first: off + len(raw) - len(strings.TrimLeft(raw, " \t")),
+		out = append(out, srcLine{start: off, end: off + end, first: off + len(raw) - len(strings.TrimLeftFunc(raw, isBlank)),
 			indent: ind, text: strings.TrimSpace(raw)})
 		off += end + 1
 	}
@@ -225,6 +231,17 @@ func Blocks(text string) []Block {
 			continue
 		}
 		b := Block{Text: sent.Text, Start: sent.Start, End: sent.Start + len(sent.Text), Kind: BlockProse, Heading: sent.Heading}
+		// A sentence that opens by referring back ("It greatly
+		// complicated…", "That's why…", "When it finds…") says what it
+		// says of the sentence before, which is quoted with it: "why"
+		// is often answered by the sentence a "That's why" follows.
+		if k > 0 && !sent.Heading && refersBackward(sent.Text) {
+			prev := sentences[k-1]
+			if !prev.Heading && !usedAt(lines, used, prev.Start) && !paraBreak.MatchString(text[prev.Start:sent.Start]) &&
+				len(prev.Text)+1+len(sent.Text) <= maxProseBytes && !isPlanted(prev.Text) && !isQuestion(prev.Text) {
+				b.Text, b.Start = prev.Text+" "+sent.Text, prev.Start
+			}
+		}
 		// The rest of the paragraph, while it fits.
 		for j := k + 1; !sent.Heading && j < len(sentences); j++ {
 			next := sentences[j]
@@ -249,6 +266,29 @@ func Blocks(text string) []Block {
 	}
 	sortBlocks(out)
 	return out
+}
+
+// backWords are the words by which a sentence's opening refers to the
+// sentence before it.
+var backWords = map[string]bool{"it": true, "its": true, "this": true, "that": true, "these": true, "those": true,
+	"they": true, "them": true, "their": true, "such": true, "thus": true, "hence": true, "therefore": true,
+	"so": true, "then": true, "here": true, "otherwise": true, "instead": true, "also": true, "both": true}
+
+// refersBackward reports whether a sentence's first three words hold a
+// word that refers to the sentence before ("It …", "That's why …", "When
+// it finds …", "In this case …").
+func refersBackward(sentence string) bool {
+	words := strings.Fields(strings.ToLower(sentence))
+	for i, w := range words[:min(len(words), 3)] {
+		w = strings.Trim(w, ",.;:!?\"'’()")
+		if w, _, _ = strings.Cut(w, "'"); backWords[w] {
+			return true
+		}
+		if i == 0 && (w == "the" || w == "a" || w == "an") {
+			return false // "The …", "A …": a subject of its own
+		}
+	}
+	return false
 }
 
 // isTermLead reports whether a definition's first line names a term (an
@@ -277,8 +317,11 @@ func isTableRow(t string) bool {
 func isDefinition(lines []srcLine, i int) bool {
 	l := lines[i]
 	// A shell prompt's line ("$ tar -x -f archive.Z") is an example of a
-	// command, not a term, whatever follows it.
-	if len(l.text) > 100 || strings.HasPrefix(l.text, "#") || strings.HasPrefix(l.text, "$ ") {
+	// command, not a term, whatever follows it; a question ("9.3. Do I
+	// have to keep all those .deb files?") heads the paragraph that
+	// answers it, whose sentences are quoted as prose.
+	if len(l.text) > 100 || strings.HasPrefix(l.text, "#") || strings.HasPrefix(l.text, "$ ") ||
+		strings.HasSuffix(l.text, "?") && !optionLine.MatchString(l.text) {
 		return false
 	}
 	j, blanks := nextText(lines, i)

@@ -203,7 +203,7 @@ func extract(ctx context.Context, ans *Answer, q *Question, terms []search.Term,
 	}
 	for _, c := range cands {
 		ans.Weighed = append(ans.Weighed, Weighed{Source: c.src, Path: pool[c.src].Path, Page: pool[c.src].Page, Block: c.block,
-			Features: c.feat, Score: c.score, Passed: len(own) > 0 && !(c.named && c.fresh() > 0)})
+			Features: c.feat, Score: c.score, Passed: len(own) > 0 && !(c.named && c.fresh() > 0), Holds: l.holds(c.blockSeen)})
 	}
 	if len(own) > 0 {
 		cands = own
@@ -432,7 +432,7 @@ func Sentences(text string) []Sentence {
 	}
 	off := 0
 	for _, line := range strings.SplitAfter(text, "\n") {
-		lead := len(line) - len(strings.TrimLeft(line, " \t"))
+		lead := len(line) - len(strings.TrimLeftFunc(line, isBlank))
 		t := strings.TrimSpace(line)
 		start := off + lead
 		switch {
@@ -446,7 +446,15 @@ func Sentences(text string) []Sentence {
 			emit(t, func(i int) int { return start + i }, true)
 		default:
 			if prose.Len() > 0 {
-				prose.WriteByte(' ')
+				if cut := hyphenAtEnd(prose.String(), t); cut > 0 {
+					// "decompres‐" over "sion": one word, as the
+					// document's reader sees it.
+					p := prose.String()[:prose.Len()-cut]
+					prose.Reset()
+					prose.WriteString(p)
+				} else {
+					prose.WriteByte(' ')
+				}
 			}
 			pieces = append(pieces, piece{prose.Len(), start})
 			prose.WriteString(t)
@@ -455,6 +463,26 @@ func Sentences(text string) []Sentence {
 	}
 	flush(true)
 	return out
+}
+
+// hyphenAtEnd is the length in bytes of the hyphen that ends prose when
+// it breaks a word across a line end, next being the line that goes on
+// with it: a hyphen after a letter, the next line starting with a
+// lower-case letter ("exam-" over "ple"; groff's U+2010 "decompres‐"
+// over "sion"; a soft hyphen). 0 when prose does not end so. Compounds
+// broken at their own hyphen ("well-" over "known") lose it, the trade
+// PDF extraction makes too (core/extract's dehyphenate).
+func hyphenAtEnd(prose, next string) int {
+	r, size := utf8.DecodeLastRuneInString(prose)
+	if r != '-' && r != '‐' && r != '\u00ad' {
+		return 0
+	}
+	before, _ := utf8.DecodeLastRuneInString(prose[:len(prose)-size])
+	after, _ := utf8.DecodeRuneInString(next)
+	if !unicode.IsLetter(before) || !unicode.IsLower(after) {
+		return 0
+	}
+	return size
 }
 
 func isItem(t string) bool {

@@ -102,12 +102,42 @@ const (
 	// headers giving file names", not "never output headers giving file
 	// names", two lines the question's words match alike.
 	Negated
+	// Defines is 1 for a block that defines what a definition question
+	// asks about ("A cgroup is a mechanism…" for "What is a cgroup?"), not
+	// one that mentions it; and for an expansion question, one that
+	// spells its abbreviation out.
+	Defines
+	// Reason is 1 for a block that gives a reason ("because", "so that",
+	// "otherwise", "this means") when the question asks why.
+	Reason
+	// Instruction is 1 for a block that tells how ("Use …", "you can …",
+	// "by running …") when the question asks how to do something: not the
+	// sentence that restates the problem.
+	Instruction
+	// Value is 1 for a block that states a number when the question asks
+	// how many, how long, or for a limit.
+	Value
+	// Names is 1 for a block that names a command, module, function,
+	// path, option or setting when the question asks which one.
+	Names
+	// Code is 1 for a block that reads as program code (codeLike): it
+	// illustrates the sentence before it, which answers.
+	Code
+	// Fragment is 1 for a sentence cut by its passage's start (fragment):
+	// its beginning, which may hold the answer, is in the passage before.
+	Fragment
+	// Restates is 1 for a statement that holds most of a question that
+	// asks for something in particular (a reason, an instruction, a
+	// number, a definition) and gives none of it: the problem restated,
+	// not its answer.
+	Restates
 	numFeatures
 )
 
 var featureNames = [numFeatures]string{"have", "near", "lead", "context", "term_line", "other", "summary", "rank",
 	"qualifier", "density", "length", "opens", "definition", "row", "step", "field", "similarity",
-	"option", "option_name", "phrase", "place", "default", "negated"}
+	"option", "option_name", "phrase", "place", "default", "negated",
+	"defines", "reason", "instruction", "value", "names", "code", "fragment", "restates"}
 
 func (f Feature) String() string { return featureNames[f] }
 
@@ -145,6 +175,16 @@ var blockWeights = Features{
 	Default: 0.3,
 	// A tie-breaker between an option and its opposite, as Qualifier.
 	Negated: -0.1,
+	// What the question asks for (Question.Kinds), in the sentence quoted.
+	Defines:     0.4,
+	Reason:      0.3,
+	Instruction: 0.2,
+	Value:       0.4,
+	Names:       0.15,
+	Code:        -0.3,
+	Fragment:    -0.2,
+	// Restates is measured, not weighed: at -0.3 it passed over manuals'
+	// summaries and titles the tests hold to, and moved no set.
 }
 
 // meaningPool is how many of the best blocks by keyword evidence an
@@ -198,6 +238,9 @@ type Weighed struct {
 	// holds a word of the question beyond its title, and this is another
 	// document's block, or one of its own that does not: not quoted.
 	Passed bool
+	// Holds are the question's terms the block holds itself, under its
+	// heading or in its passage's title and headings.
+	Holds []string
 }
 
 // qualifiers map the words keyword search drops as stopwords, but that

@@ -69,8 +69,43 @@ func IsFollowUp(question string) bool { return ReadQuestion(question).followsUp(
 // followsUp is IsFollowUp of a question read.
 func (q *Question) followsUp() bool {
 	s := q.follow
-	return s.lead || s.pronoun || s.pointing && len(q.ownTerms()) <= 2 || s.short
+	return s.lead || s.pronoun && !q.namesOwnSubject() || s.pointing && len(q.ownTerms()) <= 2 || s.short
 }
+
+// namesOwnSubject reports whether a question that refers with a pronoun
+// says enough of its own to be a new question: what its pronoun refers to
+// stands before it ("copy a directory with everything in it": three words
+// of its own before "it"), or it says four things of its own ("How do I
+// lock a file in Perl so that two copies don't write to it?"). A follow-up
+// by pronoun says a word or two around it ("how do I undo that?", "how do
+// I keep watching it as it grows?").
+func (q *Question) namesOwnSubject() bool {
+	own := q.ownTerms()
+	if len(own) >= ownSubjectWords {
+		return true
+	}
+	before := 0
+	for _, w := range q.Words {
+		if followPronouns[w] || w == "this" || w == "that" {
+			break
+		}
+		if slices.Contains(own, w) {
+			before++
+		}
+	}
+	return before >= ownSubjectBefore
+}
+
+// ownSubjectWords and ownSubjectBefore are how many words of its own make
+// a question with a pronoun a new question (namesOwnSubject): the
+// follow-ups of testdata/quality/followups and followups2 that refer back
+// by a pronoun say at most three, and at most two before it; the new
+// questions of testdata/quality/newquestions say at least three before it
+// or four in all.
+const (
+	ownSubjectWords  = 4
+	ownSubjectBefore = 3
+)
 
 // pronounOnly reports whether the question reads as a follow-up by its
 // pronoun alone: it does not open as one ("and …", "what about …"), does
@@ -485,6 +520,20 @@ func (fu followUpQuery) rejects(rewritten string) string {
 		}
 	}
 	return ""
+}
+
+// sharesKeyWord reports whether two questions' key words (keyTerms) meet,
+// as stems: "count matching lines with grep" and "make grep ignore case"
+// are about grep both.
+func sharesKeyWord(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if stem(x) == stem(y) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // holds reports whether words hold the words of a title side by side, in

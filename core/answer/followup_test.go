@@ -103,8 +103,13 @@ func TestFollowUpWithoutAModel(t *testing.T) {
 		// A follow-up's first search (both questions' terms) reads which
 		// documents they name; none is titled here.
 		wantQueries := []string{tc.want}
-		if tc.history != nil && tc.q == "and for tar?" {
+		switch {
+		case tc.history != nil && tc.q == "and for tar?":
 			wantQueries = []string{"tar grep ignore case", tc.want}
+		case tc.history != nil:
+			// A question of its own sharing no word with the one before:
+			// that one's search shows whether the subject changed.
+			wantQueries = []string{tc.want, tc.history[0].Question}
 		}
 		if !reflect.DeepEqual(queries, wantQueries) {
 			t.Errorf("%q: searched %q, want %q", tc.q, queries, wantQueries)
@@ -391,11 +396,68 @@ func TestAQuestionWhosePronounIsItsOwnStandsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(queries) != 2 || queries[1] != q || ans.Query != "" {
-		t.Errorf("searched %q (shown %q), want the question as asked", queries, ans.Query)
+	if len(queries) == 0 || queries[0] != q || ans.Query != "" || ans.FollowUp != nil {
+		t.Errorf("searched %q (shown %q, follow-up %v), want the question as asked", queries, ans.Query, ans.FollowUp)
 	}
 	// Without a document of its own, the pronoun is the previous one's.
 	if fu := standalone(Turn{Question: "How do I make grep ignore case?"}, ReadQuestion("how do I make it show the line numbers?"), [][]string{{"grep"}}); fu.alone {
 		t.Error("a pronoun follow-up naming no document stood alone")
 	}
+}
+
+// A question with a pronoun that names its own subject is a new question,
+// whatever it ends with: "with everything in it" refers to the directory
+// it names. One that says a word or two around its pronoun follows up.
+func TestAQuestionNamingItsOwnSubjectIsNew(t *testing.T) {
+	prev := []Turn{{Question: "How do I sort numbers numerically?"}}
+	for _, q := range []string{
+		"how do I copy a directory with everything in it",
+		"how do I compress a file but keep the original copy of it",
+		"how can I create a directory and its parents if they do not exist",
+	} {
+		var queries []string
+		ans, err := New(manRetriever(&queries), Options{History: prev}).Ask(context.Background(), q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.FollowUp != nil || len(queries) == 0 || queries[0] != q {
+			t.Errorf("%q: read as a follow-up (%v), searched %q", q, ans.FollowUp, queries)
+		}
+		// Answered from another document than the question before: a new
+		// subject.
+		ans, err = New(firstWordRetriever, Options{History: prev}).Ask(context.Background(), q, nil)
+		if err != nil || !ans.NewSubject {
+			t.Errorf("%q after %q: not a new subject (%v)", q, prev[0].Question, err)
+		}
+	}
+	// Answered from the same document, it is the same subject.
+	ans, err := New(func(context.Context, *Question) (*search.Response, error) {
+		p := &search.Passage{ChunkID: 1, Path: "/docs/router.md", Title: "router", Text: "Hold the reset button for ten seconds. The default admin password is on the label."}
+		return &search.Response{Results: []search.Result{{Passage: p, Rank: 1, Relevance: 1}}, Candidates: &search.Candidates{Terms: search.ParseTerms("reset")}}, nil
+	}, Options{History: []Turn{{Question: "how do I reset the router"}}}).Ask(context.Background(), "what is the default admin password", nil)
+	if err != nil || ans.NewSubject {
+		t.Errorf("the same document: new subject %v (%v)", ans.NewSubject, err)
+	}
+	for _, q := range []string{"how do I keep watching it as it grows?", "how do I undo that?", "can it read from a pipe?"} {
+		var queries []string
+		ans, err := New(manRetriever(&queries), Options{History: []Turn{{Question: "How do I show the last lines of a file with tail?"}}}).Ask(context.Background(), q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.FollowUp == nil || ans.FollowUp.Of != "How do I show the last lines of a file with tail?" || ans.NewSubject {
+			t.Errorf("%q: follow-up %+v, new subject %v", q, ans.FollowUp, ans.NewSubject)
+		}
+	}
+	// A question of its own on the same subject stays in the conversation.
+	ans, err = New(manRetriever(new([]string)), Options{History: []Turn{{Question: "How do I make grep ignore case?"}}}).Ask(context.Background(), "How do I count the matching lines with grep?", nil)
+	if err != nil || ans.FollowUp != nil || ans.NewSubject {
+		t.Errorf("same subject: follow-up %v, new subject %v (%v)", ans.FollowUp, ans.NewSubject, err)
+	}
+}
+
+// firstWordRetriever finds one passage, of a document named for the
+// query's first key word.
+func firstWordRetriever(_ context.Context, q *Question) (*search.Response, error) {
+	p := &search.Passage{ChunkID: 1, Path: "/docs/" + q.key[0] + ".txt", Title: q.key[0], Text: strings.Join(q.key, " ")}
+	return &search.Response{Results: []search.Result{{Passage: p, Rank: 1, Relevance: 1}}, Candidates: &search.Candidates{Terms: q.Terms}}, nil
 }

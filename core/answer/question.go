@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"cairn/core/search"
 )
@@ -28,6 +30,11 @@ type Question struct {
 	Qualifiers map[string]bool
 	// Negates: the question asks not to do something, or to do less.
 	Negates bool
+	// Names are the words the question writes as names, lower-cased:
+	// capitalised past its first word ("Docker", "Windows"), in capitals
+	// ("PPA") or with a capital inside ("JavaScript", "SysRq"). A name
+	// no passage holds is something the documents do not mention.
+	Names []string
 	// situation is the byte span of the clause in which the question
 	// states what the person already does ("when I use find -print0");
 	// nil when it states none.
@@ -45,7 +52,33 @@ func ReadQuestion(text string) *Question {
 	q.situation = situationSpan(text)
 	q.follow = signsOf(text, q.Words)
 	q.key = keyTerms(q.Words)
+	q.Names = namesIn(text)
 	return q
+}
+
+// namesIn lists the words of text written as names (Question.Names),
+// lower-cased, each once. A sentence's first word, "I" and words with
+// digits or symbols (versions, options, paths) are not names.
+func namesIn(text string) []string {
+	var out []string
+	first := true
+	for _, f := range strings.Fields(text) {
+		w := strings.Trim(f, `"'“”‘’()[]{}.,;:!?`)
+		wasFirst := first
+		first = strings.HasSuffix(f, ".") || strings.HasSuffix(f, "?") || strings.HasSuffix(f, "!") || strings.HasSuffix(f, ":")
+		if w, _, _ = strings.Cut(w, "'"); w == "" || w == "I" || strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(w)
+		upperInside := strings.ContainsFunc(w[utf8.RuneLen(r):], unicode.IsUpper)
+		if !unicode.IsUpper(r) || wasFirst && !upperInside {
+			continue
+		}
+		if l := strings.ToLower(w); !slices.Contains(out, l) && !search.IsStopword(l) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // Kind is what a question asks for; the quoted sentence is chosen to be

@@ -53,11 +53,12 @@ type blockSeen struct {
 	// named: its document, or its family ("ssh" for ssh-keygen), is one the
 	// question names by title; direct: that document itself is named.
 	named, direct bool
-	// next is the prose that follows the block in its paragraph, past the
-	// part quoted with it: a reason or a value often sits in the sentence
-	// after the one that repeats the question's words.
-	next string
+	// heading is its passage's heading trail, tokenized.
+	heading []string
 }
+
+// headingHolds reports whether b's passage's heading trail holds word.
+func (b *blockSeen) headingHolds(word string) bool { return slices.Contains(b.heading, word) }
 
 // featureFunc measures one Feature of a block.
 type featureFunc func(l *lineQuery, b *blockSeen) float64
@@ -124,6 +125,30 @@ var featureFuncs = [numFeatures]featureFunc{
 		}
 		return 0
 	},
+	// What the question asks for counts by how much of the question the
+	// block holds: a definition of something else, a reason for anything,
+	// is no answer.
+	Defines:     func(l *lineQuery, b *blockSeen) float64 { return l.gives(b, l.given(b, Defines)) },
+	Reason:      func(l *lineQuery, b *blockSeen) float64 { return l.gives(b, l.given(b, Reason)) },
+	Instruction: func(l *lineQuery, b *blockSeen) float64 { return l.gives(b, l.given(b, Instruction)) },
+	Value:       func(l *lineQuery, b *blockSeen) float64 { return l.gives(b, l.given(b, Value)) },
+	Names:       func(l *lineQuery, b *blockSeen) float64 { return l.gives(b, l.given(b, Names)) },
+	Code: func(l *lineQuery, b *blockSeen) float64 {
+		return bit(b.block.Kind == BlockProse && codeLike(b.block.Scored()) || b.block.Kind == BlockDefinition && codeLead.MatchString(b.block.Lead))
+	},
+	Fragment: func(l *lineQuery, b *blockSeen) float64 { return bit(fragment(b.block)) },
+	Restates: func(l *lineQuery, b *blockSeen) float64 {
+		if !b.statement() || l.q.Kinds&Kinds(AsksWhy|AsksHowTo|AsksNumber|AsksDefinition) == 0 ||
+			l.share(b, func(t string) bool { return b.own[t] }) < restateQuestion {
+			return 0
+		}
+		for _, k := range []Feature{Defines, Reason, Instruction, Value} {
+			if l.given(b, k) {
+				return 0
+			}
+		}
+		return 1
+	},
 	Opens:          func(l *lineQuery, b *blockSeen) float64 { return bit(b.summary) },
 	KindDefinition: func(l *lineQuery, b *blockSeen) float64 { return bit(b.block.Kind == BlockDefinition) },
 	KindRow:        func(l *lineQuery, b *blockSeen) float64 { return bit(b.block.Kind == BlockRow) },
@@ -156,10 +181,79 @@ func (l *lineQuery) share(b *blockSeen, keep func(term string) bool) float64 {
 	return sum / l.total
 }
 
+// holds lists the question's terms b holds itself, under its heading or
+// in its passage's title and headings, in the question's order.
+func (l *lineQuery) holds(b *blockSeen) []string {
+	var out []string
+	for _, term := range l.terms {
+		if t := term.String(); b.own[t] || b.lead[t] || b.context[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // termLine reports whether b is a definition whose first line names a
 // term (isTermLead): an option, a synopsis, a variable.
 func (b *blockSeen) termLine() bool {
 	return b.block.Kind == BlockDefinition && isTermLead(b.block.Lead)
+}
+
+// given reports whether b gives what the question asks for, as feature k
+// (Defines, Reason, Instruction, Value, Names) names it.
+func (l *lineQuery) given(b *blockSeen, k Feature) bool {
+	q := l.q
+	switch k {
+	case Defines:
+		return q.Kinds&Kinds(AsksDefinition|AsksExpansion) != 0 && defines(b.block.Scored(), q.Subject, b.leadHolds(q.Subject))
+	case Reason:
+		return q.Kinds.Has(AsksWhy) && givesReason.MatchString(b.block.Text)
+	case Instruction:
+		return q.Kinds.Has(AsksHowTo) && instruction(b.block.Text)
+	case Value:
+		return q.Kinds.Has(AsksNumber) && statesNumber.MatchString(b.block.Text)
+	case Names:
+		return q.Kinds.Has(AsksWhich) && namesThing.MatchString(b.block.Text)
+	}
+	return false
+}
+
+// gives reports (1) whether a block gives what the question asks for
+// (ok): a statement (statement) that holds at least givesShare of the
+// question itself or under its heading. A definition of something else,
+// a reason for anything, is no answer.
+func (l *lineQuery) gives(b *blockSeen, ok bool) float64 {
+	return bit(ok && b.statement() && l.share(b, func(t string) bool { return b.own[t] || b.lead[t] }) >= givesShare)
+}
+
+// restateQuestion is the share of a question a statement must hold to
+// restate it (Restates).
+const restateQuestion = 0.7
+
+// givesShare is the least share of the question's weight a block must hold
+// for what it gives to count (gives).
+const givesShare = 0.2
+
+// statement reports whether b states something in sentences (prose, a
+// step, a row, a field), as against a definition, whose term line says
+// what it is about: the features of what a question asks for (Defines,
+// Reason, Instruction, Value, Names) read statements; an option's line
+// answers by naming the option.
+func (b *blockSeen) statement() bool { return b.block.Kind != BlockDefinition }
+
+// leadHolds reports whether the heading over b, or its passage's heading
+// trail, holds the last of words (a definition's subject).
+func (b *blockSeen) leadHolds(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	head := words[len(words)-1]
+	for t := range b.lead {
+		if slices.Contains(search.Tokens(t), head) {
+			return true
+		}
+	}
+	return b.headingHolds(head)
 }
 
 // ownDocument reports whether b's document is one the question is about:
@@ -221,6 +315,7 @@ func (l *lineQuery) seeBlocks(src int, s Source, named, direct bool) []*blockSee
 		context[t] = true
 	}
 	st := prepare(s)
+	heading := search.Tokens(s.Heading)
 	var out []*blockSeen
 	var lead map[string]bool // terms of the heading over the next block
 	summaryNext := false     // the next block opens NAME or DESCRIPTION
@@ -228,8 +323,8 @@ func (l *lineQuery) seeBlocks(src int, s Source, named, direct bool) []*blockSee
 		if st.plantedIn(b.Start, b.End) || isPlanted(b.Text) {
 			continue // never quote instructions planted for an AI
 		}
-		if isReferenceList(b.Text) {
-			continue // "ls(1), stat(1), find(1)": where to read next, not an answer
+		if isReferenceList(b.Text) || isContents(b.Text) {
+			continue // "ls(1), stat(1), find(1)", "11.1. How can I …": where to read, not an answer
 		}
 		m := matchedTerms(b.Scored(), l.terms)
 		if b.Heading || isQuestion(b.Scored()) {
@@ -254,7 +349,7 @@ func (l *lineQuery) seeBlocks(src int, s Source, named, direct bool) []*blockSee
 			own[t] = true
 		}
 		hadLead := len(lead) > 0
-		bs := &blockSeen{src: src, block: b, own: own, lead: lead, context: context, summary: summary, named: named, direct: direct}
+		bs := &blockSeen{src: src, block: b, own: own, lead: lead, context: context, summary: summary, named: named, direct: direct, heading: heading}
 		lead = nil
 		if len(own) == 0 && !hadLead {
 			continue

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"cairn/core/extract"
+	"cairn/internal/skip"
 )
 
 // TestOutlineCoverage measures, on real PDFs with an outline, the share of
@@ -33,7 +34,7 @@ import (
 func TestOutlineCoverage(t *testing.T) {
 	dir := os.Getenv("CAIRN_OUTLINE_PDFS")
 	if dir == "" {
-		t.Skip("set CAIRN_OUTLINE_PDFS to a folder of PDFs with outlines")
+		skip.Because(t, "on demand: set CAIRN_OUTLINE_PDFS to a folder of PDFs with outlines")
 	}
 	engine := extract.PDFEngine(os.Getenv("CAIRN_OUTLINE_ENGINE"))
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))

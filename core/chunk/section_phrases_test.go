@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"cairn/core/extract"
+	"cairn/internal/skip"
 )
 
 // TestSectionPhrases writes, for each PDF named in CAIRN_SECTION_PDFS
@@ -24,7 +25,7 @@ import (
 func TestSectionPhrases(t *testing.T) {
 	list, out := os.Getenv("CAIRN_SECTION_PDFS"), os.Getenv("CAIRN_SECTION_OUT")
 	if list == "" || out == "" {
-		t.Skip("set CAIRN_SECTION_PDFS and CAIRN_SECTION_OUT")
+		skip.Because(t, "on demand: set CAIRN_SECTION_PDFS and CAIRN_SECTION_OUT")
 	}
 	reg := extract.NewRegistry(extract.DefaultLimits())
 	var tsv strings.Builder

@@ -50,9 +50,9 @@ var RetrievalKnobs = []Knob{
 	{Key: "retrieval.per_doc_cap", Field: func(c *Config) any { return &c.Retrieval.PerDocCap }, Flag: "per-doc", Label: "per-document cap", Help: "most results from one file",
 		Min: 0, Max: 1000, Lo: 0, Hi: 10, Step: 1, Int: true, Zero: "no cap"},
 	{Key: "retrieval.bm25_pool", Field: func(c *Config) any { return &c.Retrieval.BM25Pool }, Flag: "bm25-pool", Label: "BM25 pool", Help: "keyword candidates (new search)",
-		Min: 0, Max: 10000, Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "the default, 60"},
+		Min: 0, Max: 10000, Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "60 candidates"},
 	{Key: "retrieval.vector_pool", Field: func(c *Config) any { return &c.Retrieval.VectorPool }, Flag: "vector-pool", Label: "vector pool", Help: "vector candidates (new search)",
-		Min: 0, Max: 10000, Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "the default, 60"},
+		Min: 0, Max: 10000, Lo: 10, Hi: 200, Step: 10, Int: true, Zero: "60 candidates"},
 }
 
 // AnswerKnobs are the chat model's, the answer's and the reranker's knobs,

@@ -54,7 +54,7 @@ func TestKnobMessagesNameTheBoundsAndWhatZeroMeans(t *testing.T) {
 	want := "invalid settings: retrieval.top_k must be at least 1, not 0; " +
 		"retrieval.min_score must be between 0 and 1, not 1.5; " +
 		"retrieval.per_doc_cap must not be negative (0: no cap), not -1; " +
-		"retrieval.bm25_pool must not be negative (0: the default, 60), not -10"
+		"retrieval.bm25_pool must not be negative (0: 60 candidates), not -10"
 	if err := c.Validate(); err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}

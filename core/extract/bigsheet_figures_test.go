@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/xuri/excelize/v2"
+
+	"cairn/internal/skip"
 )
 
 // TestBigSheetFigures measures the peak heap and the result of reading a
@@ -21,7 +23,7 @@ import (
 func TestBigSheetFigures(t *testing.T) {
 	path := os.Getenv("CAIRN_BIGSHEET")
 	if path == "" {
-		t.Skip("set CAIRN_BIGSHEET to a file path")
+		skip.Because(t, "on demand: set CAIRN_BIGSHEET to a file path")
 	}
 	if _, err := os.Stat(path); err != nil {
 		writeBigSheet(t, path, 500_000, 10)

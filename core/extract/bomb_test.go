@@ -17,6 +17,7 @@ import (
 
 	"cairn/core/extract/extracttest"
 	"cairn/core/humanize"
+	"cairn/internal/skip"
 )
 
 // Zip bombs: small office files that inflate to gigabytes, built by
@@ -38,7 +39,7 @@ func writeBomb(t testing.TB, path string, entries []extracttest.BombEntry, shift
 func TestBombChild(t *testing.T) {
 	path := os.Getenv("CAIRN_BOMB")
 	if path == "" {
-		t.Skip("run by TestHostileFilesStayUnderRSSBound")
+		skip.Because(t, "a child process: TestHostileFilesStayUnderRSSBound and TestNestedPDFsStayUnderRSSBound run it")
 	}
 	b, err := os.Open(path)
 	if err != nil {
@@ -61,7 +62,7 @@ func TestBombChild(t *testing.T) {
 // TestHostileFilesStayUnderHeapBound runs the same bombs at a quarter size.
 func TestHostileFilesStayUnderRSSBound(t *testing.T) {
 	if os.Getenv("CAIRN_RSS_BOMBS") == "" || runtime.GOOS != "linux" {
-		t.Skip("set CAIRN_RSS_BOMBS=1 to run (linux: reads /proc/self/status)")
+		skip.Because(t, "on demand: set CAIRN_RSS_BOMBS=1 (Linux: reads /proc/self/status)")
 	}
 	dir := t.TempDir()
 	for name, entries := range extracttest.Bombs {
@@ -101,7 +102,7 @@ func TestHostileFilesStayUnderRSSBound(t *testing.T) {
 // are inflated, and no text run or tag is held whole.
 func TestHostileFilesStayUnderHeapBound(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds 256 MiB bombs")
+		skip.Because(t, "-short: builds 256 MiB bombs")
 	}
 	dir := t.TempDir()
 	for name, entries := range extracttest.Bombs {

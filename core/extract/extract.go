@@ -61,6 +61,7 @@ type File struct {
 // the old text until each file changes.
 var versions = map[string]int{
 	"markdown": 2, // 2: the text without its ##, ** and setext underlines (plainMarkdown)
+	"html":     2, // 2: without the permalink marks beside headings ("¶"; isPermalink)
 }
 
 // Version is the version of a format's extractor (see versions).

@@ -141,6 +141,9 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 				}
 			}
 		}
+		if isPermalink(n) {
+			return
+		}
 		switch n.DataAtom {
 		case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object:
 			return
@@ -355,6 +358,29 @@ func (w *htmlWriter) text() string {
 	return strings.TrimSpace(w.buf.String())
 }
 
+// isPermalink reports whether n is a link to its own heading that shows
+// only a mark (Sphinx's and MkDocs' "¶", "§", "#" beside every heading and
+// caption): it is not text of the page, and left in a heading it makes a
+// FAQ's question ("…what can I do?¶") read as a statement.
+func isPermalink(n *html.Node) bool {
+	if n.DataAtom != atom.A {
+		return false
+	}
+	for _, a := range n.Attr {
+		if a.Key == "class" && (strings.Contains(a.Val, "headerlink") || strings.Contains(a.Val, "permalink")) {
+			return true
+		}
+	}
+	// A link whose one child is the mark.
+	if c := n.FirstChild; c != nil && c.NextSibling == nil && c.Type == html.TextNode {
+		switch strings.TrimSpace(c.Data) {
+		case "¶", "§", "#", "🔗":
+			return true
+		}
+	}
+	return false
+}
+
 func nodeText(n *html.Node) string {
 	var sb strings.Builder
 	var rec func(*html.Node, int)
@@ -367,6 +393,9 @@ func nodeText(n *html.Node) string {
 			return
 		}
 		if n.Type == html.ElementNode {
+			if isPermalink(n) {
+				return
+			}
 			switch n.DataAtom {
 			case atom.Script, atom.Style:
 				return

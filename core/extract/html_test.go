@@ -37,6 +37,24 @@ before use.</p>
 	}
 }
 
+// A heading's permalink mark ("¶" of Sphinx, "#" of MkDocs) is not text:
+// left in, it makes a FAQ's question read as a statement.
+func TestHTMLPermalinkMarksAreNotText(t *testing.T) {
+	page := `<h2>SysRq seems stuck, what can I do?<a class="headerlink" href="#stuck" title="Permalink to this heading">¶</a></h2>
+<p>Try tapping shift, alt and control.<a href="#p1">#</a></p><p>See <a href="#notes">the notes</a>.</p>`
+	doc, err := extractBytes(t, NewRegistry(DefaultLimits()), "faq.html", []byte(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "SysRq seems stuck, what can I do?\n\nTry tapping shift, alt and control.\n\nSee the notes."
+	if doc.Text != want {
+		t.Errorf("text:\n%q\nwant:\n%q", doc.Text, want)
+	}
+	if len(doc.Headings) != 1 || doc.Headings[0].Text != "SysRq seems stuck, what can I do?" {
+		t.Errorf("headings %+v", doc.Headings)
+	}
+}
+
 func TestHTMLDeepNestingIsBounded(t *testing.T) {
 	page := strings.Repeat("<div>", 100000) + "deep text" + strings.Repeat("</div>", 100000) + "<p>shallow text</p>"
 	r := NewRegistry(DefaultLimits())

@@ -26,13 +26,10 @@ func TestPDFSectionChunksCiteTheirPage(t *testing.T) {
 			{Title: "Reference", Page: 3},
 		},
 	}
-	engines := []extract.PDFEngine{extract.PDFPureGo}
-	if _, err := exec.LookPath("pdftohtml"); err == nil {
-		engines = append(engines, extract.PDFPoppler) // pdftohtml comes with pdftotext
-	} else {
-		t.Log("poppler case skipped: pdftohtml not found (Debian package poppler-utils)")
+	if _, err := exec.LookPath("pdftohtml"); err != nil {
+		t.Fatalf("pdftohtml not found: install poppler-utils (make deps)")
 	}
-	for _, e := range engines {
+	for _, e := range []extract.PDFEngine{extract.PDFPureGo, extract.PDFPoppler} {
 		t.Run(string(e), func(t *testing.T) {
 			b := pdf.Bytes()
 			doc, err := extract.NewRegistry(extract.DefaultLimits(), extract.WithPDFEngine(e)).

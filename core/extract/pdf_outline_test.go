@@ -39,13 +39,12 @@ func headingsAt(d *Document) []string {
 	return out
 }
 
-// outlineEngines are the PDF readers the outline tests run with: the
-// pure-Go reader always, poppler when pdftotext and pdftohtml are installed.
+// outlineEngines are the PDF readers the outline tests run with: both, as
+// pdfEngines; poppler's reads the outline with pdftohtml.
 func outlineEngines(t *testing.T) []PDFEngine {
 	for _, tool := range []string{"pdftotext", "pdftohtml"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Logf("poppler case skipped: %s not found (Debian package poppler-utils)", tool)
-			return []PDFEngine{PDFPureGo}
+			t.Fatalf("%s not found: install poppler-utils (make deps)", tool)
 		}
 	}
 	return []PDFEngine{PDFPoppler, PDFPureGo}

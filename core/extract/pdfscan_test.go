@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"cairn/internal/skip"
 )
 
 // nestedPDF is a one-page PDF whose page says "Hello nested world", with
@@ -121,7 +123,7 @@ func errorsIs(err, target error) bool {
 // million operands of the page's content (issue 33, item 1).
 func TestNestedPDFsStayUnderRSSBound(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc/self/status")
+		skip.Because(t, "Linux only: reads /proc/self/status")
 	}
 	dir := t.TempDir()
 	engines := []PDFEngine{PDFPureGo}

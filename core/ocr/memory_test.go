@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"cairn/internal/skip"
 )
 
 // rssMB is this process's resident memory.
@@ -15,7 +17,7 @@ func rssMB(t *testing.T) int {
 	t.Helper()
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		t.Skip("no /proc/self/status:", err)
+		skip.Because(t, "Linux only: reads /proc/self/status")
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
@@ -23,7 +25,7 @@ func rssMB(t *testing.T) int {
 			return kb >> 10
 		}
 	}
-	t.Skip("no VmRSS")
+	skip.Because(t, "Linux only: reads VmRSS from /proc/self/status")
 	return 0
 }
 
@@ -34,7 +36,7 @@ func rssMB(t *testing.T) int {
 func TestRecognisedPagesGiveTheirMemoryBack(t *testing.T) {
 	e, err := New(Options{})
 	if err != nil {
-		t.Skip(err)
+		skip.Because(t, "needs Tesseract with its English data (Debian packages libtesseract-dev tesseract-ocr-eng; make installs them): "+err.Error())
 	}
 	defer e.Close()
 	// A page of word-sized blocks in lines: work for the layout analysis.

@@ -15,6 +15,7 @@ import (
 
 	"cairn/bench"
 	"cairn/core/extract"
+	"cairn/internal/skip"
 )
 
 // TestScannedPDFFigures measures OCR of scanned PDFs, read through the
@@ -25,7 +26,7 @@ import (
 // the figures).
 func TestScannedPDFFigures(t *testing.T) {
 	if os.Getenv("CAIRN_SCAN_FIGURES") == "" {
-		t.Skip("set CAIRN_SCAN_FIGURES=1")
+		skip.Because(t, "on demand: set CAIRN_SCAN_FIGURES=1")
 	}
 	reg := extract.NewRegistry(extract.DefaultLimits(), extract.WithOCR(engine(t)), extract.WithPDFEngine(extract.PDFPoppler))
 	for _, p := range []struct {

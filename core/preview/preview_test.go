@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"image/png"
+	"os/exec"
 	"strings"
 	"testing"
+
+	"cairn/internal/skip"
 )
 
 func TestLocate(t *testing.T) {
@@ -49,9 +52,12 @@ func TestLinesShowsContextAndPrefersTheRecordedLine(t *testing.T) {
 func TestPDFPage(t *testing.T) {
 	ctx := context.Background()
 	const pdf = "../../testdata/formats/report.pdf"
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		skip.Because(t, "needs pdftotext (Debian package poppler-utils; make installs it)")
+	}
 	text, err := PDFPageText(ctx, pdf, 2)
 	if err != nil {
-		t.Skip(err) // poppler-utils missing
+		t.Fatal(err)
 	}
 	p := Page(text, "The second page records the findings. A quartz flake was found beside Cairn B", 2)
 	if !p.Found || !strings.HasPrefix(p.Text[p.Start:p.End], "The second page") {

@@ -60,11 +60,15 @@ type Candidates struct {
 	Corrections []Correction
 	Terms       []Term
 	Weights     []float64 // idf of each of Terms in the knowledge base
-	Mode        Mode      // retrievers whose lists take part
-	BM25        []Hit     // best first
-	Vector      []Hit     // best first
-	Passages    map[int64]*Passage
-	Notes       []string // what the search decided, e.g. a fallback to BM25
+	// Absent marks the terms no passage of the knowledge base holds in
+	// any of their forms (Weights' order): what the question asks about
+	// may not be in the documents at all.
+	Absent   []bool
+	Mode     Mode  // retrievers whose lists take part
+	BM25     []Hit // best first
+	Vector   []Hit // best first
+	Passages map[int64]*Passage
+	Notes    []string // what the search decided, e.g. a fallback to BM25
 	// Coverage is set when meaning search took part before every chunk
 	// had its embedding (with a note saying so).
 	Coverage *MeaningCoverage

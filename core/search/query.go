@@ -263,7 +263,7 @@ func init() {
 		more most my myself no nor not now of off on once only or other our ours ourselves out over own same she
 		should so some such than that the their theirs them themselves then there these they this those through
 		to too under until up very was we were what when where which while who whom why will with would you your
-		yours yourself yourselves`) {
+		yours yourself yourselves vs versus`) {
 		stopwords[w] = true
 	}
 }

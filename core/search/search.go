@@ -418,9 +418,11 @@ func (s *Searcher) weigh(ctx context.Context, c *Candidates) error {
 		df[of[i]] = max(df[of[i]], d)
 	}
 	c.Weights = make([]float64, len(df))
+	c.Absent = make([]bool, len(df))
 	most := 0.0 // the heaviest word's weight
 	for i, d := range df {
 		c.Weights[i] = IDF(d, n)
+		c.Absent[i] = d == 0
 		if d == 0 && len(df) <= absentTopicTerms {
 			c.Weights[i] *= absentWeight
 		}

@@ -100,3 +100,59 @@ func TestKNNAmongRanksOnlyTheGivenChunks(t *testing.T) {
 		t.Errorf("no ids: %+v, %v", hits, err)
 	}
 }
+
+// A path_contains text matches whatever the case, in every script, and
+// whether the name was written composed or decomposed (macOS writes NFD).
+func TestFilterContainsFoldsCaseInEveryScript(t *testing.T) {
+	db := openTemp(t)
+	f, err := db.AddFolder(ctx, "/kb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int64{}
+	for _, d := range []struct{ path, title string }{
+		{"/kb/Übersicht 2024.md", "Jahresplan"},
+		{"/kb/Straße.txt", "Wegbeschreibung"},
+		{"/kb/notes.md", "ΣΗΜΕΙΩΣΕΙΣ ΟΔΟΥ"},
+		{"/kb/Jo\u0308rg.md", "Memo"}, // decomposed ö
+		{"/kb/plain.md", "Plain"},
+	} {
+		_, cids, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: d.path, Hash: "h", Title: d.title, Format: "markdown"},
+			chunks("the audit of the year"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[d.path] = cids[0]
+	}
+	for _, tc := range []struct {
+		contains string
+		want     string
+	}{
+		{"übersicht", "/kb/Übersicht 2024.md"},
+		{"ÜBERSICHT", "/kb/Übersicht 2024.md"},
+		{"strasse", "/kb/Straße.txt"},
+		{"STRASSE", "/kb/Straße.txt"},
+		{"σημειώσεις", ""},             // the accent is a letter of its own: no match
+		{"σημειωσεις", "/kb/notes.md"}, // a final ς is a σ
+		{"ὁδοῦ", ""},
+		{"οδου", "/kb/notes.md"},
+		{"jörg", "/kb/Jo\u0308rg.md"},
+		{"JÖRG", "/kb/Jo\u0308rg.md"},
+	} {
+		hits, err := db.SearchFTS(ctx, `"audit"`, 10, domain.Filter{Contains: []string{tc.contains}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int64
+		if tc.want != "" {
+			want = []int64{ids[tc.want]}
+		}
+		var got []int64
+		for _, h := range hits {
+			got = append(got, h.ChunkID)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("contains %q: chunks %v, want %v (%s)", tc.contains, got, want, tc.want)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"cairn/internal/skip"
 )
 
 // TestLeftoversOfAKilledCopyAreRemovedAndNothingElse: the temporary copy of
@@ -79,7 +81,7 @@ func TestLeftoversOfAKilledCopyAreRemovedAndNothingElse(t *testing.T) {
 func TestChildMakesATemporaryCopy(t *testing.T) {
 	of := os.Getenv("CAIRN_CHILD_TEMP_OF")
 	if of == "" {
-		t.Skip("the child of TestLeftoversOfAKilledCopyAreRemovedAndNothingElse")
+		skip.Because(t, "a child process: TestLeftoversOfAKilledCopyAreRemovedAndNothingElse runs it")
 	}
 	name, hold, err := privateTemp(of)
 	if err != nil {

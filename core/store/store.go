@@ -212,6 +212,10 @@ func openConn(path string, readOnly bool) (*sqlite3.Conn, error) {
 		c.Close()
 		return nil, err
 	}
+	if err := c.CreateFunction("cairn_fold", 1, sqlite3.DETERMINISTIC|sqlite3.INNOCUOUS, foldFunction); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("configure %s: %w", path, err)
+	}
 	pragmas := `PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16000;`
 	if !readOnly {
 		// NORMAL is durable against a crash of the process in WAL mode; only a

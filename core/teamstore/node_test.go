@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"cairn/core/teamstore/teamtest"
+	"cairn/internal/skip"
 )
 
 // testKey is the API key the test nodes accept.
@@ -25,7 +26,7 @@ func weaviateBin(t testing.TB) string {
 	t.Helper()
 	bin, err := teamtest.Bin()
 	if err != nil {
-		t.Skip(err)
+		skip.Because(t, err.Error())
 	}
 	return bin
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cairn/core/teamstore/teamtest"
+	"cairn/internal/skip"
 )
 
 // startCluster starts three nodes on 127.0.0.1 that form one cluster and
@@ -55,7 +56,7 @@ func waitFor(t *testing.T, d time.Duration, what string, ok func() (bool, string
 func TestAReplicatedClusterKeepsIndexingAndAnsweringWithANodeKilled(t *testing.T) {
 	bin := weaviateBin(t)
 	if testing.Short() {
-		t.Skip("starts three Weaviate nodes")
+		skip.Because(t, "-short: starts three Weaviate nodes")
 	}
 	start := time.Now()
 	nodes := startCluster(t, bin)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/internal/skip"
 	"cairn/ui/desktop/internal/xwindow"
 )
 
@@ -18,7 +19,7 @@ func startXvfb(t *testing.T) string {
 	t.Helper()
 	bin, err := exec.LookPath("Xvfb")
 	if err != nil {
-		t.Skip("no Xvfb")
+		skip.Because(t, "needs Xvfb (Debian package xvfb; make installs it)")
 	}
 	for n := 150; n < 170; n++ {
 		sock := fmt.Sprintf("/tmp/.X11-unix/X%d", n)
@@ -38,7 +39,7 @@ func startXvfb(t *testing.T) string {
 		}
 		t.Fatal("Xvfb did not start")
 	}
-	t.Skip("no free X display")
+	skip.Because(t, "no free X display among :150 to :169")
 	return ""
 }
 
