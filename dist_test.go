@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"cairn/internal/skip"
 )
 
 // TestBundleLauncherResolvesLibrariesInside builds a small bundle the way
@@ -19,7 +21,7 @@ import (
 func TestBundleLauncherResolvesLibrariesInside(t *testing.T) {
 	for _, tool := range []string{"cc", "ldd", "dpkg-query", "sh"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("no %s: the bundle is built on Debian (make deps)", tool)
+			skip.Because(t, "needs "+tool+": the bundle is built on Debian (make deps installs it)")
 		}
 	}
 	dir := t.TempDir()
@@ -29,7 +31,8 @@ func TestBundleLauncherResolvesLibrariesInside(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "bin"), 0o755)
 	prog := filepath.Join(root, "bin", "cairn")
 	if out, err := exec.Command("cc", "-o", prog, src, "-Wl,--no-as-needed", "-lX11", "-lGL", "-ltesseract", "-lstdc++").CombinedOutput(); err != nil {
-		t.Skipf("cannot build the fixture (make deps installs the libraries' headers): %v\n%s", err, out)
+		t.Logf("cc: %v\n%s", err, out)
+		skip.Because(t, "cannot link the fixture against X11, GL and Tesseract: make deps installs their development files")
 	}
 	script := `set -e
 . build/dist/common.sh
