@@ -16,6 +16,10 @@ type filterFlags struct{ spec search.FilterSpec }
 func (ff *filterFlags) add(fs *flag.FlagSet) {
 	for _, f := range search.FilterFields { // the service's parameters are made from the same list
 		help := f.Help
+		if f.Switch != nil {
+			fs.BoolVar(f.Switch(&ff.spec), f.Flag, false, help)
+			continue
+		}
 		if f.List {
 			help += ", comma-separated"
 		}

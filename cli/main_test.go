@@ -216,8 +216,16 @@ func TestFirstStartIndexesGuide(t *testing.T) {
 		t.Fatalf("first start: %d\n%s\n%s", code, out, errs)
 	}
 	out, _, _ = cli(t, home, "search", "reset the index", "--json")
-	if !strings.Contains(out, "08-troubleshooting.md") {
+	if !strings.Contains(out, "08-troubleshooting.md") || !strings.Contains(out, `"guide": true`) {
 		t.Errorf("guide search: %s", out)
+	}
+	// --no-guide leaves it out of one question, and the knowledge base
+	// holds nothing else (issue 39, item 7).
+	for cmd, want := range map[string]string{"search": "No matching passages.", "ask": "Nothing relevant was found in your documents."} {
+		out, errs, code = cli(t, home, cmd, "--no-guide", "reset the index")
+		if code != 0 || strings.TrimSpace(out) != want {
+			t.Errorf("%s --no-guide: %d\n%s\n%s", cmd, code, out, errs)
+		}
 	}
 }
 

@@ -406,6 +406,7 @@ func (e *Engine) Search(ctx context.Context, req search.Request) (*search.Respon
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, errors.New("empty question: type what you are looking for")
 	}
+	req = e.withGuide(ctx, req)
 	resp, err := e.search(ctx, req)
 	// The embedding model was switched while this search used it: the next
 	// attempt takes the new one. Each failed attempt means another switch

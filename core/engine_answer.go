@@ -275,6 +275,7 @@ func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.
 		r.BM25Pool = max(r.BM25Pool, depth)
 		return e.Search(ctx, r)
 	}
+	opt.Neighbours = e.ChunkNeighbours
 	var coverage *search.MeaningCoverage // of the question's search
 	a := answer.New(func(ctx context.Context, q *answer.Question) (*search.Response, error) {
 		r := req
@@ -314,6 +315,9 @@ func (e *Engine) askCollection(ctx context.Context, q collection.Question, req s
 		}
 	}
 	q.Narrow(req.Filter)
+	if g := e.guideFolders(); g != nil && e.leavesOutGuide(req.Filter) {
+		q.Filter.Without = withoutFolders(q.Filter.Without, g) // a count reads no in-memory index
+	}
 	if len(q.Conflicts) > 0 {
 		notes = append(notes, "Change the question or the search's filter: together they ask for what no file can be.")
 	} else if q.Forms {

@@ -53,3 +53,64 @@ func (e *Engine) DocumentChunks(ctx context.Context, path string) ([]domain.Chun
 	}
 	return cs, nil
 }
+
+// neighbourReader reads a passage's neighbours in one query: *store.DB.
+type neighbourReader interface {
+	ChunkNeighbours(ctx context.Context, id int64) (domain.Neighbours, bool, error)
+}
+
+// ChunkNeighbours returns passage id with the passages before and after it
+// in its document (Prev, Next: nil where there is none). An answer whose
+// best sentence sits at the edge of its passage reads the sentence beyond
+// it there: Neighbours.Before and After give the text each adds, as
+// neighbouring passages overlap.
+func (e *Engine) ChunkNeighbours(ctx context.Context, id int64) (domain.Neighbours, error) {
+	var n domain.Neighbours
+	ps, err := e.passages(ctx)
+	if err != nil {
+		return n, fmt.Errorf("passage %d: %w", id, err)
+	}
+	ok := false
+	if nr, is := ps.(neighbourReader); is {
+		n, ok, err = nr.ChunkNeighbours(ctx, id)
+	} else {
+		n, ok, err = neighboursRead(ctx, ps, id) // a team cluster
+	}
+	if err != nil {
+		return n, fmt.Errorf("neighbours of passage %d: %w", id, err)
+	}
+	if !ok {
+		return n, fmt.Errorf("no passage %d in the knowledge base: %w", id, kb.ErrNotFound)
+	}
+	return n, nil
+}
+
+// neighboursRead finds passage id's neighbours in its document, read
+// whole.
+func neighboursRead(ctx context.Context, ps passageReader, id int64) (n domain.Neighbours, ok bool, err error) {
+	m, err := ps.Chunks(ctx, []int64{id})
+	if err != nil {
+		return n, false, err
+	}
+	ci, found := m[id]
+	if !found {
+		return n, false, nil
+	}
+	cs, err := ps.DocumentChunks(ctx, ci.Path)
+	if err != nil {
+		return n, false, err
+	}
+	n.Passage = ci
+	for i := range cs {
+		if cs[i].ID != id {
+			continue
+		}
+		if i > 0 {
+			n.Prev = &cs[i-1]
+		}
+		if i+1 < len(cs) {
+			n.Next = &cs[i+1]
+		}
+	}
+	return n, true, nil
+}

@@ -429,6 +429,27 @@ func TestTeamFoldersNamedInTheClusterAreFoundHere(t *testing.T) {
 			t.Errorf("chunk %d: %s:%d, the file's %s:%d", i, got[i].Path, got[i].LineStart, want[i].Path, want[i].LineStart)
 		}
 	}
+	// A passage's neighbours, read from the cluster's copy of its
+	// document: the same as the file's.
+	text := func(c *domain.ChunkInfo) string {
+		if c == nil {
+			return "-"
+		}
+		return c.Text
+	}
+	if len(want) < 2 {
+		t.Fatalf("%s has %d chunks: no neighbours to compare", router, len(want))
+	}
+	for i := range min(len(got), 3) {
+		w, err := sqlite.ChunkNeighbours(ctx, want[i].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := team.ChunkNeighbours(ctx, got[i].ID)
+		if err != nil || g.Passage.Text != w.Passage.Text || text(g.Prev) != text(w.Prev) || text(g.Next) != text(w.Next) || g.Before() != w.Before() || g.After() != w.After() {
+			t.Errorf("neighbours of chunk %d: %.20q, %.20q (%v); the file's %.20q, %.20q", i, text(g.Prev), text(g.Next), err, text(w.Prev), text(w.Next))
+		}
+	}
 }
 
 // writeZipfCorpus writes files documents of about chunks passages each, of

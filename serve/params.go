@@ -100,7 +100,11 @@ var searchParams = func() []searchParam {
 	for _, f := range search.FilterFields {
 		p := searchParam{Name: paramName(f.Flag), Kind: kindString, Doc: strings.ReplaceAll(f.Help, "`", ""), Ask: true,
 			set: func(a *searchArgs, v any) { *f.Of(&a.spec) = v.(string) }}
-		if f.List {
+		switch {
+		case f.Switch != nil:
+			p.Kind = kindBool
+			p.set = func(a *searchArgs, v any) { *f.Switch(&a.spec) = v.(bool) }
+		case f.List:
 			p.Kind = kindList
 			p.set = func(a *searchArgs, v any) { *f.Of(&a.spec) = strings.Join(v.([]string), ",") }
 		}

@@ -167,23 +167,29 @@ func TestEveryKnobAndFilterIsAParameter(t *testing.T) {
 		n++
 		name := strings.ReplaceAll(f.Flag, "-", "_")
 		listed(name, true)
+		var spec search.FilterSpec
+		var jsonValue any
 		sample, ok := filterSamples[f.Flag]
-		if !ok {
+		switch {
+		case f.Switch != nil: // a switch is checked turned on
+			*f.Switch(&spec) = true
+			sample, jsonValue = "true", true
+		case !ok:
 			t.Errorf("no sample value for the filter %s in filterSamples", f.Flag)
 			continue
+		case f.List:
+			*f.Of(&spec) = sample
+			jsonValue = []string{sample}
+		default:
+			*f.Of(&spec) = sample
+			jsonValue = sample
 		}
-		var spec search.FilterSpec
-		*f.Of(&spec) = sample
 		filter, err := spec.Filter(time.Local)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := eng.SearchRequestWith(q, eng.Config().Retrieval)
 		want.Filter = filter
-		var jsonValue any = sample
-		if f.List {
-			jsonValue = []string{sample}
-		}
 		check(name, sample, jsonValue, want)
 	}
 	// The settings that are no knob, and the request's own.

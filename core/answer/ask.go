@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/search"
 )
 
@@ -43,6 +44,12 @@ type Options struct {
 	// settings, ranking at least depth of its passages: an extractive
 	// answer reads further in the document the question names.
 	Within func(ctx context.Context, query, path string, depth int) (*search.Response, error)
+	// Neighbours, when not nil, returns a passage (by chunk id) with the
+	// passages before and after it in its document: an extractive answer
+	// whose best sentence sits at the very start or end of its passage
+	// reads the sentence before or after it there (Neighbours.Before,
+	// After: the text each adds, neighbouring passages overlapping).
+	Neighbours func(ctx context.Context, chunkID int64) (domain.Neighbours, error)
 	// History is the conversation the question follows, oldest turn
 	// first: a follow-up is made standalone from it before retrieval.
 	History []Turn
@@ -253,6 +260,16 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		if err := extract(ctx, ans, sq, terms, weights, asked, more, a.opt.Meaning); err != nil {
 			return nil, err
 		}
+		if len(ans.Citations) > 0 && !ans.Refused {
+			// The passage quoted first must mention the names the
+			// question writes, as the sources must (unmentioned).
+			quoted := ans.Sources[ans.Citations[0].N-1]
+			if name, _ := unmentioned(sq, []Source{quoted}, resp.Candidates); name != "" {
+				ans.Text, ans.Citations, ans.Claims, ans.Verdict = "", nil, nil, VerdictNone
+				a.notCovered(ans, resp)
+				ans.Notes = append(ans.Notes, fmt.Sprintf("The passage that shares most with the question does not mention %q.", name))
+			}
+		}
 		emit(onToken, ans.Text)
 		ans.Timing.Total = time.Since(t0)
 		return ans, nil
@@ -405,7 +422,24 @@ func weak(sources []Source, terms []search.Term) bool {
 // source. A name the search corrected may be a typo of a word the
 // documents hold, and is judged as corrected.
 func unmentioned(q *Question, sources []Source, c *search.Candidates) (name string, absent bool) {
-	if c == nil || len(q.Names) == 0 {
+	if c == nil {
+		return "", false
+	}
+	// A short question whose heaviest word no passage holds is about that
+	// word ("exam" in "How can I improve my memory before an exam?"):
+	// what the rest shares with the documents is not an answer.
+	if len(c.Terms) > 0 && len(c.Terms) <= shortQuestion && len(c.Absent) == len(c.Terms) && len(c.Weights) == len(c.Terms) {
+		top := 0
+		for i, w := range c.Weights {
+			if w > c.Weights[top] {
+				top = i
+			}
+		}
+		if t := c.Terms[top]; c.Absent[top] && t.Literal == "" && len(t.Tokens) == 1 {
+			return t.Tokens[0], true
+		}
+	}
+	if len(q.Names) == 0 {
 		return "", false
 	}
 	corrected := map[string]bool{}
@@ -438,6 +472,12 @@ func unmentioned(q *Question, sources []Source, c *search.Candidates) (name stri
 	}
 	return "", false
 }
+
+// shortQuestion is the most terms a question may have for its heaviest
+// word, when no passage holds it, to be what it is about (unmentioned):
+// in a longer question such a word is more often a word of the asking
+// ("partway", "bastion" in questions the documents answer).
+const shortQuestion = 4
 
 // technical reports whether the question names a technical token (an
 // option, a path): such a question is about the documents' own terms, and

@@ -82,6 +82,13 @@ var imperatives = map[string]bool{"use": true, "run": true, "type": true, "set":
 	"file": true, "report": true, "upgrade": true, "update": true, "reboot": true, "sign": true,
 	"tap": true, "hold": true, "echo": true, "mark": true, "rename": true, "wrap": true}
 
+// doing are the verbs that are never nouns in an instruction's place
+// ("configure" and "file" are, in "…, configure uses the values").
+var doing = map[string]bool{"use": true, "run": true, "type": true, "write": true, "add": true, "call": true,
+	"pass": true, "specify": true, "put": true, "edit": true, "press": true, "install": true, "remove": true,
+	"delete": true, "enable": true, "disable": true, "create": true, "give": true, "try": true, "invoke": true,
+	"execute": true, "append": true, "insert": true, "replace": true, "mount": true, "send": true, "set": true}
+
 // instruction reports whether text tells how to do something: it opens
 // with a verb of doing and names what to do it with ("Use the -A file
 // test", "Write a character to /proc/sysrq-trigger", "Install the
@@ -94,11 +101,11 @@ func instruction(text string) bool {
 	if len(words) > 0 && imperatives[words[0]] && namesThing.MatchString(text) {
 		return true
 	}
-	// "To run a command from a shell, write …", "If you want the time it
-	// was read, use …": the purpose, then the imperative.
-	if len(words) > 0 && (words[0] == "to" || words[0] == "if" || words[0] == "when") {
+	// "To run a command from a shell, write …": the purpose, then the
+	// imperative.
+	if len(words) > 0 && words[0] == "to" {
 		if _, rest, ok := strings.Cut(text, ", "); ok {
-			if next := search.Tokens(rest); len(next) > 0 && imperatives[next[0]] {
+			if next := search.Tokens(rest); len(next) > 0 && doing[next[0]] {
 				return true
 			}
 		}

@@ -1,8 +1,12 @@
 package answer
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
+
+	"cairn/core/search"
 )
 
 // A sentence wrapped across lines is quoted whole, a word hyphenated at a
@@ -96,5 +100,43 @@ func TestCodeIsNotTheAnswer(t *testing.T) {
 	ans := askOne(t, "perlfaq4", page, "How do I sort a hash by value?")
 	if !strings.HasPrefix(ans.Text, "To sort a hash by its values, compare the values in the sort block:\nmy @keys") {
 		t.Errorf("quoted %q", ans.Text)
+	}
+}
+
+// One or two shared common words are not an answer: a question about
+// something no passage mentions (a name, or the heaviest word of a short
+// question) is refused, with the closest passages and a note saying what
+// is missing; so is one whose name the passage quoted does not mention.
+func TestAnOffTopicQuestionSharingACommonWordIsRefused(t *testing.T) {
+	cgroup := "memory.max is the memory usage hard limit of a container's cgroup; raise it to improve throughput."
+	for _, tc := range []struct {
+		question string
+		weights  []float64
+		absent   []bool
+		note     string
+	}{
+		{"How do I limit the memory of a Docker container?", []float64{2, 1, 7, 2}, []bool{false, false, true, false}, `None of your documents mention "docker".`},
+		{"How can I improve my memory before an exam?", []float64{5, 1, 11}, []bool{false, false, true}, `None of your documents mention "exam".`},
+	} {
+		resp := results(cgroup)
+		resp.Results[0].Title = "cgroup-v2"
+		resp.Candidates.Terms = search.ParseTerms(tc.question)
+		resp.Candidates.Weights, resp.Candidates.Absent = tc.weights, tc.absent
+		ans, err := New(func(context.Context, *Question) (*search.Response, error) { return resp, nil }, Options{}).Ask(context.Background(), tc.question, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ans.Refused || !ans.Closest || ans.Text != NotCovered || !slices.Contains(ans.Notes, tc.note) {
+			t.Errorf("%q: refused %v, closest %v, %q, notes %q", tc.question, ans.Refused, ans.Closest, ans.Text, ans.Notes)
+		}
+	}
+	// The same words, with the name the documents hold, are answered.
+	q := "How do I limit the memory of a cgroup?"
+	resp := results(cgroup)
+	resp.Candidates.Terms = search.ParseTerms(q)
+	resp.Candidates.Weights, resp.Candidates.Absent = []float64{2, 1, 3}, []bool{false, false, false}
+	ans, err := New(func(context.Context, *Question) (*search.Response, error) { return resp, nil }, Options{}).Ask(context.Background(), q, nil)
+	if err != nil || ans.Refused || !strings.HasPrefix(ans.Text, "memory.max is the memory usage hard limit") {
+		t.Errorf("answerable: %q (%v)", ans.Text, err)
 	}
 }

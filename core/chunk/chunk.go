@@ -12,6 +12,17 @@ import (
 	"cairn/core/extract"
 )
 
+// Version numbers the chunker's output: raise it with any change to where
+// passages begin and end or what they hold. A knowledge base (or a team
+// cluster's folder) then reads and chunks every document again at its
+// next index run (ingest.ExtractorChanges), instead of keeping passages
+// cut the old way until each file changes.
+//
+// 2: windows begin at a sentence, paragraph or list-item start, and end
+// before one (sentenceStart); no-break and other Unicode spaces are
+// trimmed.
+const Version = 2
+
 // Params control the split. Sizes count characters (runes).
 type Params struct {
 	Size          int // window length; default 1200
@@ -207,7 +218,7 @@ func windows(text string, s, e int, p Params) [][2]int {
 		if end := trimRight(text, pos, cut); end > pos {
 			out = append(out, [2]int{pos, end})
 		}
-		next := overlapStart(text, back(text, cut, pos, p.Overlap), cut)
+		next := nextStart(text, pos, cut, p.Overlap)
 		if next <= pos { // cannot happen with Overlap < Size/2; guard against loops anyway
 			next = cut
 		}
@@ -217,12 +228,18 @@ func windows(text string, s, e int, p Params) [][2]int {
 }
 
 // boundary picks where a window ending at limit should end, searching
-// text[from:limit] for a paragraph break, then a sentence end, then a line
-// break; with none, the window is cut at the last space, else at limit.
+// text[from:limit] for a paragraph break, then the start of a sentence or
+// list item (sentenceStart), then a sentence end, then a line break; with
+// none, the window is cut at the last space, else at limit.
 func boundary(text string, from, limit int) int {
 	w := text[from:limit]
 	if i := strings.LastIndex(w, "\n\n"); i >= 0 {
 		return from + i + 2
+	}
+	for i := limit; i > from; i-- {
+		if sentenceStart(text, i) {
+			return i
+		}
 	}
 	if i := lastSentenceEnd(w); i >= 0 {
 		return from + i
@@ -257,7 +274,7 @@ func lastSentenceEnd(w string) int {
 // digit ("e.g. ", "Fig. 3" is not caught, "3. " is a list), which rarely
 // ends a sentence.
 func isAbbrevDot(w string, i int) bool {
-	if i >= 1 && (i == 1 || w[i-2] == ' ' || w[i-2] == '.') && unicode.IsLetter(rune(w[i-1])) {
+	if i >= 1 && (i == 1 || isSpaceByte(w[i-2]) || w[i-2] == '.' || w[i-2] == '(') && unicode.IsLetter(rune(w[i-1])) {
 		return true
 	}
 	return false
@@ -285,16 +302,104 @@ func back(text string, pos, lo, n int) int {
 	return pos
 }
 
-// overlapStart picks where the next window begins inside the overlap
-// [from, cut): at the first sentence or line start there, so the repeated
-// text is whole sentences, else at the first word start.
-func overlapStart(text string, from, cut int) int {
+// nextStart picks where the window after one that began at pos and ends
+// at cut begins, repeating about overlap runes of the text before cut, so
+// that a passage begins where a reader would: at the first paragraph or
+// sentence start inside the overlap; else at the nearest one before it,
+// reaching back at most overlap/2 runes further (a sentence longer than
+// the overlap is repeated whole); else, as in code or a table, at the
+// first line start inside the overlap, else at a word start.
+func nextStart(text string, pos, cut, overlap int) int {
+	from := back(text, cut, pos, overlap)
 	for i := from; i < cut; i++ {
-		if i > 0 && (text[i-1] == '\n' || (isSpaceByte(text[i-1]) && i > 1 && strings.IndexByte(".!?", text[i-2]) >= 0)) {
+		if sentenceStart(text, i) {
+			return i
+		}
+	}
+	reach := back(text, from, pos+1, overlap/2)
+	for i := from - 1; i >= reach; i-- {
+		if sentenceStart(text, i) {
+			return i
+		}
+	}
+	for i := from; i < cut; i++ {
+		if i > 0 && text[i-1] == '\n' {
 			return i
 		}
 	}
 	return wordStart(text, from, cut)
+}
+
+// sentenceStart reports whether a paragraph, a sentence or a list item
+// begins at text[i]: the first letter after a blank line; after a ".",
+// "!" or "?" (and any closing quote or bracket) and a space, unless the
+// dot ends a one-letter abbreviation ("e.g.") or the word after it is in
+// lower case; or at a line start after a line that ends in ":" or one
+// that opens with a list mark ("- ", "* ", "• ", "1. ", "2) ").
+func sentenceStart(text string, i int) bool {
+	if i == 0 || i >= len(text) || isSpaceByte(text[i]) || !utf8.RuneStart(text[i]) || spaceWidth(text, i) > 0 {
+		return false
+	}
+	j, newlines := i, 0
+	for j > 0 && newlines < 2 {
+		if i-j > maxGap {
+			return true // a long run of blank space parts what it separates
+		}
+		if w := spaceWidthBefore(text, j); w > 0 {
+			if text[j-1] == '\n' {
+				newlines++
+			}
+			j -= w
+			continue
+		}
+		break
+	}
+	switch {
+	case j == i: // no space before: inside a word
+		return false
+	case j == 0 || newlines >= 2:
+		return true
+	case newlines == 1 && (text[j-1] == ':' || listItem(text[i:])):
+		return true
+	}
+	// Closing quotes and brackets after the end mark: `ends." Next`.
+	for j > 0 {
+		r, size := utf8.DecodeLastRuneInString(text[:j])
+		if !strings.ContainsRune(`)]"'’”»`, r) {
+			break
+		}
+		j -= size
+	}
+	if j == 0 || strings.IndexByte(".!?", text[j-1]) < 0 {
+		return false
+	}
+	if text[j-1] == '.' && isAbbrevDot(text[:j], j-1) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	return !unicode.IsLower(r)
+}
+
+// maxGap bounds how far sentenceStart reads back through blank space, so
+// that a run of millions of spaces costs no more than a short one.
+const maxGap = 256
+
+// listItem reports whether s opens with a list mark and a space: "- ",
+// "* ", "• ", or a number or single letter followed by "." or ")".
+func listItem(s string) bool {
+	for _, m := range []string{"- ", "* ", "• ", "+ "} {
+		if strings.HasPrefix(s, m) {
+			return true
+		}
+	}
+	n := 0
+	for n < len(s) && n < 3 && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	if n == 0 && len(s) > 0 && s[0] >= 'a' && s[0] <= 'z' {
+		n = 1
+	}
+	return n > 0 && len(s) > n+1 && (s[n] == '.' || s[n] == ')') && s[n+1] == ' '
 }
 
 // wordStart moves pos forward to the start of a word if it sits inside one,
@@ -311,21 +416,62 @@ func wordStart(text string, pos, limit int) int {
 	return pos
 }
 
+// skipSpace moves pos past spaces, no-break spaces included (a text
+// rendering indents with them) and any other Unicode space, up to e.
 func skipSpace(text string, pos, e int) int {
-	for pos < e && isSpaceByte(text[pos]) {
-		pos++
+	for pos < e {
+		w := spaceWidth(text[:e], pos)
+		if w == 0 {
+			break
+		}
+		pos += w
 	}
 	return pos
 }
 
+// trimRight moves e back past spaces, down to s.
 func trimRight(text string, s, e int) int {
-	for e > s && isSpaceByte(text[e-1]) {
-		e--
+	for e > s {
+		w := spaceWidthBefore(text[s:], e-s)
+		if w == 0 {
+			break
+		}
+		e -= w
 	}
 	return e
 }
 
 func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' }
+
+// spaceWidth is the length of the space at text[i] (an ASCII one, a
+// no-break space or any other Unicode space), 0 when there is none.
+func spaceWidth(text string, i int) int {
+	if c := text[i]; c < utf8.RuneSelf {
+		if isSpaceByte(c) || c == '\v' {
+			return 1
+		}
+		return 0
+	}
+	if r, size := utf8.DecodeRuneInString(text[i:]); unicode.IsSpace(r) {
+		return size
+	}
+	return 0
+}
+
+// spaceWidthBefore is the length of the space that ends at text[:i], 0
+// when there is none.
+func spaceWidthBefore(text string, i int) int {
+	if c := text[i-1]; c < utf8.RuneSelf {
+		if isSpaceByte(c) || c == '\v' {
+			return 1
+		}
+		return 0
+	}
+	if r, size := utf8.DecodeLastRuneInString(text[:i]); unicode.IsSpace(r) {
+		return size
+	}
+	return 0
+}
 
 // lineIndex maps byte offsets to 1-based line numbers.
 type lineIndex []int // offsets of the first byte of each line after the first

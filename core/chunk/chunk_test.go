@@ -3,6 +3,7 @@ package chunk
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"cairn/core/extract"
@@ -14,7 +15,8 @@ func split(text string, p Params) []Chunk {
 
 // checkInvariants verifies what every split must hold: Text is the trimmed
 // slice at [Start, End), lines agree with the offsets, and every
-// non-space byte of the text is covered by some chunk.
+// character of the text but spaces (Unicode's, no-break spaces among
+// them) is covered by some chunk.
 func checkInvariants(t *testing.T, text string, cs []Chunk) {
 	t.Helper()
 	covered := make([]bool, len(text))
@@ -41,8 +43,8 @@ func checkInvariants(t *testing.T, text string, cs []Chunk) {
 			covered[j] = true
 		}
 	}
-	for i, ok := range covered {
-		if !ok && !isSpaceByte(text[i]) {
+	for i, r := range text {
+		if !covered[i] && !unicode.IsSpace(r) {
 			t.Fatalf("byte %d (%q) is in no chunk", i, text[max(0, i-10):min(len(text), i+10)])
 		}
 	}
@@ -420,4 +422,133 @@ func TestColonHeadingReachIsBounded(t *testing.T) {
 	if got := tr.at(strings.Index(text, "The end of the example")); got != "Manual" {
 		t.Errorf("%d bytes after the colon heading: %q, want %q", strings.Index(text, "The end")-strings.Index(text, "Selectively"), got, "Manual")
 	}
+}
+
+// wrap breaks text into lines of at most width bytes at spaces, as a PDF
+// or a plain-text rendering does, so that lines start mid-sentence.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(text) {
+		switch {
+		case i == 0:
+		case n+1+len(w) > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}
+
+// firstWords is the first two words of each chunk.
+func firstWords(cs []Chunk) []string {
+	var out []string
+	for _, c := range cs {
+		f := strings.Fields(c.Text)
+		out = append(out, strings.Join(f[:min(2, len(f))], " "))
+	}
+	return out
+}
+
+// TestWindowsStartAtSentences: in wrapped prose every line start inside
+// the overlap is mid-sentence; the next window begins at a sentence start
+// there instead, or at the start of a sentence that began a little before
+// the overlap, so no passage opens with a fragment.
+func TestWindowsStartAtSentences(t *testing.T) {
+	text := wrap("Named captures make long patterns easier to read and to maintain. "+
+		"To attach a name to a group, write (?<name>...) and use the name later. "+
+		"The captured text is then in the %+ hash, keyed by the name you gave it. "+
+		"Perl numbers the groups from the left as well, so $1 still works. "+
+		"Two groups may share a name, and the hash then holds the leftmost one that matched. "+
+		"Named backreferences are written \\k<name>, which reads better than \\3 in a long pattern. "+
+		"Use them whenever a pattern has more than two groups.", 60)
+	cs := split(text, Params{Size: 200, Overlap: 60})
+	checkInvariants(t, text, cs)
+	// "To attach ..." (72 characters) starts before the 60 of the overlap,
+	// within the half overlap more a window may reach back.
+	want := []string{"Named captures", "To attach", "The captured", "Perl numbers", "Two groups", "Named backreferences"}
+	if got := firstWords(cs); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("chunks begin with %q, want %q", got, want)
+	}
+}
+
+// TestLongSentenceFallsBackToALineStart: a sentence that began further
+// back than the reach is not repeated whole (the index would grow); the
+// window begins, as before, at the first line start inside the overlap.
+func TestLongSentenceFallsBackToALineStart(t *testing.T) {
+	text := wrap("Named captures make long patterns easier to read and to maintain. "+
+		"To attach a name to a capturing group, write (?<name>...) and refer to it later by that name. "+
+		"The captured text is then in the %+ hash, keyed by the name you gave it.", 60)
+	cs := split(text, Params{Size: 200, Overlap: 60})
+	checkInvariants(t, text, cs)
+	if got := firstWords(cs); len(got) != 2 || got[1] != "(?<name>...) and" {
+		t.Errorf("chunks begin with %q, want the second at the line start \"(?<name>...) and\"", got)
+	}
+}
+
+// TestSentenceStarts: what begins a sentence, a paragraph or a list item,
+// and what only looks like it.
+func TestSentenceStarts(t *testing.T) {
+	tests := []struct {
+		text string // the candidate start is marked by "|"
+		want bool
+	}{
+		{"ends here. |Then more", true},
+		{"ends here.\n|Then more", true},
+		{`he said "stop." |Then more`, true},
+		{"(see the FAQ.) |Then more", true},
+		{"a list, e.g. |The first", false},
+		{"ends with 3.5 |percent", false},
+		{"approx. |ten of them", false},
+		{"a wrapped\n|line goes on", false},
+		{"a paragraph.\n\n|next one", true},
+		{"indented\n\u00a0\n\u00a0\u00a0|after a blank line", true},
+		{"the options are:\n|-a all", true},
+		{"one item\n|- another item", true},
+		{"one item\n|2. second item", true},
+		{"one item\n|b) second item", true},
+		{"a word|inside", false},
+		{"ends here. |\u00a0space", false},
+		{"a word" + strings.Repeat(" ", 300) + "|after a long gap", true},
+	}
+	for _, tt := range tests {
+		i := strings.IndexByte(tt.text, '|')
+		text := tt.text[:i] + tt.text[i+1:]
+		if got := sentenceStart(text, i); got != tt.want {
+			t.Errorf("sentenceStart(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestNoBreakSpacesAreTrimmed: text indented with no-break spaces (as a
+// rendering of a FAQ is) gives passages that begin and end with a letter.
+func TestNoBreakSpacesAreTrimmed(t *testing.T) {
+	para := "\u00a0\u00a0\u00a0 " + strings.Repeat("Keep the system up to date. ", 6) + "\u00a0\n\n"
+	text := strings.Repeat(para, 4)
+	cs := split(text, Params{Size: 200, Overlap: 40})
+	checkInvariants(t, text, cs)
+	for i, c := range cs {
+		if !strings.HasPrefix(c.Text, "Keep") || !strings.HasSuffix(c.Text, "date.") {
+			t.Errorf("chunk %d is %q, want it to begin with Keep and end with date.", i, c.Text)
+		}
+	}
+}
+
+// FuzzSplit: whatever the text (wrapped prose, no-break spaces, stray
+// marks, broken UTF-8 made valid), every split keeps the invariants.
+func FuzzSplit(f *testing.F) {
+	f.Add(wrap("One sentence here. Another one, e.g. this! \"Quoted.\" Then: - a list\n- item 2) b) c.", 20), 100, 30)
+	f.Add("\u00a0\u00a0 Indented.\u00a0\n\n\u00a0 Next paragraph. "+strings.Repeat("word ", 80), 120, 50)
+	f.Fuzz(func(t *testing.T, text string, size, overlap int) {
+		text = strings.ToValidUTF8(text, "?")
+		if size < 0 || size > 5000 || overlap < 0 {
+			return
+		}
+		checkInvariants(t, text, split(text, Params{Size: size, Overlap: overlap}))
+	})
 }

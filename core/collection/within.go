@@ -70,6 +70,7 @@ func (q *Question) Narrow(f domain.Filter) {
 			q.Period, Period{f.Since, f.Until}))
 	}
 	qf.Contains = append(slices.Clip(qf.Contains), f.Contains...)
+	qf.Without = append(slices.Clip(qf.Without), f.Without...)
 }
 
 // typeName is a type as the store's filter compares it.
@@ -90,6 +91,11 @@ func Describe(f domain.Filter) string {
 	}
 	for _, c := range f.Contains {
 		parts = append(parts, fmt.Sprintf("path or title holding '%s'", c))
+	}
+	if f.NoGuide {
+		parts = append(parts, "leaving out Cairn's guide")
+	} else if len(f.Without) > 0 {
+		parts = append(parts, "not under "+strings.Join(f.Without, " or "))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -86,6 +86,11 @@ type Retrieval struct {
 	BM25Pool     int     `json:"bm25_pool"`
 	VectorPool   int     `json:"vector_pool"`
 	PerDocCap    int     `json:"per_doc_cap"`
+	// IncludeGuide lets the bundled user guide answer: false leaves it
+	// out of every question (a question can leave it out alone: the
+	// filter no-guide). Its passages never outrank the person's own that
+	// answer as well (core/search, guide.go).
+	IncludeGuide bool `json:"include_guide"`
 }
 
 // Embedding selects the embedding model.
@@ -220,7 +225,8 @@ var profiles = map[string]func(*Config){
 func Profiles() []string { return []string{"laptop", "desktop", "server"} }
 
 // WithProfile returns c switched to hardware profile name: the retrieval
-// knobs but the retrieval mode (a choice, not a matter of hardware),
+// knobs but the retrieval mode and retrieval.include_guide (choices, not
+// matters of hardware),
 // answer.top_k, embedding.batch_size, generation.context_size and
 // rerank.enabled take the profile's values; everything else stays. An unknown name leaves c as it
 // is, with an error.
@@ -230,9 +236,9 @@ func (c Config) WithProfile(name string) (Config, error) {
 	}
 	d := Default(name)
 	c.Profile = name
-	mode := c.Retrieval.Mode
+	mode, guide := c.Retrieval.Mode, c.Retrieval.IncludeGuide
 	c.Retrieval = d.Retrieval
-	c.Retrieval.Mode = mode
+	c.Retrieval.Mode, c.Retrieval.IncludeGuide = mode, guide
 	c.Answer.TopK = d.Answer.TopK
 	c.Embedding.BatchSize = d.Embedding.BatchSize
 	c.Generation.ContextSize = d.Generation.ContextSize
@@ -247,7 +253,7 @@ func Default(profile string) Config {
 		Indexing: Indexing{MaxFileMB: 64, TimeoutSec: 120,
 			Ignore: []string{"node_modules", "__pycache__", "*.pyc", "*~", "*.swp", "Thumbs.db", "desktop.ini"}},
 		Chunking:   Chunking{Size: 1200, Overlap: 200, MaxHeadingLen: 160},
-		Retrieval:  Retrieval{Fusion: "rrf", TopK: 12, MinScore: 0.10, RRFK: 60, VectorWeight: 0.6, BM25Pool: 60, VectorPool: 60, PerDocCap: 3},
+		Retrieval:  Retrieval{Fusion: "rrf", TopK: 12, MinScore: 0.10, RRFK: 60, VectorWeight: 0.6, BM25Pool: 60, VectorPool: 60, PerDocCap: 3, IncludeGuide: true},
 		Embedding:  Embedding{BatchSize: 32, BatchMB: 16},
 		Generation: Generation{ContextSize: 4096, MaxTokens: 512, Temperature: 0.1, TopP: 0.9, Seed: 42},
 		Rerank:     Rerank{Enabled: true, BudgetSec: 1.5},

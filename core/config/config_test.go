@@ -386,3 +386,34 @@ func TestSaveKeepsALinkedSettingsFileALink(t *testing.T) {
 		t.Errorf("the linked file: %v, top_k %d", err, back.Retrieval.TopK)
 	}
 }
+
+// retrieval.include_guide is on unless a person turns it off, in the file
+// or with CAIRN_RETRIEVAL_INCLUDE_GUIDE; a value that is not true or false
+// is refused naming the variable; a profile switch keeps it (issue 39,
+// item 7).
+func TestIncludeGuideIsAChoiceNotAProfile(t *testing.T) {
+	t.Setenv("CAIRN_PROFILE", "")
+	d := dirsIn(t)
+	c, err := Load(d)
+	if err != nil || !c.Retrieval.IncludeGuide {
+		t.Fatalf("default include_guide %v (%v), want true", c.Retrieval.IncludeGuide, err)
+	}
+	os.MkdirAll(d.Config, 0o700)
+	os.WriteFile(d.SettingsFile(), []byte(`{"retrieval":{"include_guide":false}}`), 0o600)
+	if c, err = Load(d); err != nil || c.Retrieval.IncludeGuide {
+		t.Fatalf("the file's false read as %v (%v)", c.Retrieval.IncludeGuide, err)
+	}
+	for _, p := range Profiles() {
+		if w, _ := c.WithProfile(p); w.Retrieval.IncludeGuide {
+			t.Errorf("switching to %s turned the guide back on", p)
+		}
+	}
+	t.Setenv("CAIRN_RETRIEVAL_INCLUDE_GUIDE", "true")
+	if c, err = Load(d); err != nil || !c.Retrieval.IncludeGuide {
+		t.Errorf("CAIRN_RETRIEVAL_INCLUDE_GUIDE=true read as %v (%v)", c.Retrieval.IncludeGuide, err)
+	}
+	t.Setenv("CAIRN_RETRIEVAL_INCLUDE_GUIDE", "sometimes")
+	if _, err = Load(d); err == nil || !strings.Contains(err.Error(), "CAIRN_RETRIEVAL_INCLUDE_GUIDE") || !strings.Contains(err.Error(), "not true or false") {
+		t.Errorf("CAIRN_RETRIEVAL_INCLUDE_GUIDE=sometimes: %v", err)
+	}
+}

@@ -1,5 +1,7 @@
 package domain
 
+import "strings"
+
 // FTSHit is a chunk matched by the full-text index.
 type FTSHit struct {
 	ChunkID int64
@@ -38,4 +40,45 @@ type DocumentMatch struct {
 	MTimeNS  int64
 	Passages int   // chunks matching the text condition; 0 without one
 	ChunkID  int64 // its best matching chunk; without a text condition, its first
+}
+
+// Neighbours is a passage with the passages either side of it in its
+// document (the ordinals one less and one more).
+type Neighbours struct {
+	Passage    ChunkInfo
+	Prev, Next *ChunkInfo // nil where there is none: the document's first or last passage
+}
+
+// Before is the text of Prev that Passage does not hold, trimmed ("" with
+// no Prev): the sentences just before the passage's first. Neighbouring
+// passages overlap, so Prev's text is cut where Passage begins.
+func (n Neighbours) Before() string {
+	if n.Prev == nil {
+		return ""
+	}
+	return n.Passage.outside(*n.Prev)
+}
+
+// After is the text of Next that Passage does not hold, trimmed ("" with
+// no Next): the sentences just after the passage's last.
+func (n Neighbours) After() string {
+	if n.Next == nil {
+		return ""
+	}
+	return n.Passage.outside(*n.Next)
+}
+
+// outside is the text of n, a passage next to c in the same document,
+// that c does not hold: n's text before c's start when n comes first,
+// after c's end when it comes last, trimmed; all of it when they do not
+// touch.
+func (c ChunkInfo) outside(n ChunkInfo) string {
+	t := n.Text
+	switch {
+	case n.Start < c.Start && n.End > c.Start:
+		t = t[:min(len(t), c.Start-n.Start)]
+	case n.Start >= c.Start && n.Start < c.End:
+		t = t[min(len(t), c.End-n.Start):]
+	}
+	return strings.TrimSpace(t)
 }

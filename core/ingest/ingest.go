@@ -644,18 +644,36 @@ func (ix *Indexer) resetIssuesIfLimitsChanged(ctx context.Context) error {
 
 // ExtractorsMeta is the meta key (a knowledge base's, a cluster folder's)
 // that records the extractor versions the stored documents were read with
-// (extract.Version), as "format=version" pairs; without it, they were read
-// before versions were kept, by version 1 of each.
+// (extract.Version), as "format=version" pairs, and the version of the
+// chunker that cut them (chunk.Version) as "chunker=N"; without a pair,
+// version 1 read or cut them.
 const ExtractorsMeta = "extractor_versions"
 
 // metaExtractors is ExtractorsMeta in a knowledge base's meta table.
 const metaExtractors = ExtractorsMeta
 
+// chunkerKey names the chunker's pair in an ExtractorsMeta value.
+const chunkerKey = "chunker"
+
+// Stale lists the formats whose documents must be read again; AllFormats
+// stands for every document (the chunker changed).
+type Stale []string
+
+// AllFormats in a Stale list: every document, whatever its format.
+const AllFormats = "*"
+
+// Has reports whether the documents of format must be read again.
+func (s Stale) Has(format string) bool {
+	return slices.Contains(s, AllFormats) || slices.Contains(s, format)
+}
+
 // ExtractorChanges compares the versions recorded in was (an
 // ExtractorsMeta value, "" for none) with this build's: the formats whose
-// documents must be read again, and the value to record once they are.
-func ExtractorChanges(was string) (changed []string, now string) {
+// documents must be read again (every one when the chunker changed), and
+// the value to record once they are.
+func ExtractorChanges(was string) (changed Stale, now string) {
 	cur := extract.Versions()
+	cur[chunkerKey] = chunk.Version
 	old := map[string]int{}
 	for _, kv := range strings.Fields(was) {
 		if f, v, ok := strings.Cut(kv, "="); ok {
@@ -684,14 +702,19 @@ func ExtractorChanges(was string) (changed []string, now string) {
 		}
 	}
 	slices.Sort(pairs)
+	now = strings.Join(pairs, " ")
+	if slices.Contains(changed, chunkerKey) {
+		return Stale{AllFormats}, now
+	}
 	slices.Sort(changed)
-	return changed, strings.Join(pairs, " ")
+	return changed, now
 }
 
 // rereadIfExtractorsChanged makes the documents of every format whose
-// extractor changed since they were read look changed, so this run reads
-// them again (an upgrade that, say, drops Markdown's ## from the text takes
-// effect without the person touching each file). The documents are marked
+// extractor changed since they were read (all of them when the chunker
+// did) look changed, so this run reads them again (an upgrade that, say,
+// drops Markdown's ## from the text takes effect without the person
+// touching each file). The documents are marked
 // before the new versions are recorded: a crash in between marks them
 // again, harmlessly.
 func (ix *Indexer) rereadIfExtractorsChanged(ctx context.Context) error {

@@ -561,22 +561,74 @@ func TestAChangedExtractorReadsItsFormatAgain(t *testing.T) {
 	os.WriteFile(txt, []byte("Descale the kettle monthly.\n"), 0o644)
 	ix, db := newIndexer(t, Options{})
 	runCollect(t, ix, dir)
+	_, now := ExtractorChanges("")
+	if !strings.Contains(now, "markdown=2") {
+		t.Fatalf("recorded versions %q: the test expects the Markdown extractor at version 2", now)
+	}
 	// A knowledge base from before the Markdown extractor's version 2:
-	// its record says every extractor was at version 1.
-	if err := db.SetMeta(ctx, metaExtractors, ""); err != nil {
+	// its record says the Markdown extractor was at version 1.
+	if err := db.SetMeta(ctx, metaExtractors, strings.Replace(now, "markdown=2", "", 1)); err != nil {
 		t.Fatal(err)
 	}
 	run, events := runCollect(t, ix, dir)
 	if run.FilesIndexed != 1 || run.FilesUnchanged != 1 || events[md].Status != domain.StatusIndexed || !events[txt].Unchanged {
 		t.Fatalf("after the upgrade: %+v, notes.md %+v, plain.txt %+v; want only the Markdown file read again", run, events[md], events[txt])
 	}
-	if v, _, _ := db.Meta(ctx, metaExtractors); v != "markdown=2" {
-		t.Errorf("recorded versions %q", v)
+	if v, _, _ := db.Meta(ctx, metaExtractors); v != now {
+		t.Errorf("recorded versions %q, want %q", v, now)
 	}
 	if run, _ = runCollect(t, ix, dir); run.FilesUnchanged != 2 || run.FilesIndexed != 0 {
 		t.Errorf("the next run read files again: %+v", run)
 	}
 	healthy(t, db)
+}
+
+// TestAChangedChunkerCutsEverythingAgain: a knowledge base whose passages
+// an older chunker cut (its record says chunker=1, or nothing, as before
+// the chunker had a version) has every document read and chunked again at
+// the next run, whatever its format, and the run after reads nothing.
+func TestAChangedChunkerCutsEverythingAgain(t *testing.T) {
+	dir := t.TempDir()
+	md, txt := filepath.Join(dir, "notes.md"), filepath.Join(dir, "plain.txt")
+	os.WriteFile(md, []byte("## Kettle\n\nBoil water with the lid **closed**.\n"), 0o644)
+	os.WriteFile(txt, []byte("Descale the kettle monthly.\n"), 0o644)
+	ix, db := newIndexer(t, Options{})
+	runCollect(t, ix, dir)
+	_, now := ExtractorChanges("")
+	if want := fmt.Sprintf("chunker=%d", chunk.Version); !strings.Contains(now, want) {
+		t.Fatalf("recorded versions %q, want them to hold %s", now, want)
+	}
+	for _, was := range []string{"", strings.Replace(now, fmt.Sprintf("chunker=%d", chunk.Version), "chunker=1", 1)} {
+		if err := db.SetMeta(ctx, metaExtractors, was); err != nil {
+			t.Fatal(err)
+		}
+		run, events := runCollect(t, ix, dir)
+		if run.FilesIndexed != 2 || run.FilesUnchanged != 0 || events[md].Status != domain.StatusIndexed || events[txt].Status != domain.StatusIndexed {
+			t.Fatalf("record %q: %+v, notes.md %+v, plain.txt %+v; want both files read again", was, run, events[md], events[txt])
+		}
+		if v, _, _ := db.Meta(ctx, metaExtractors); v != now {
+			t.Errorf("recorded versions %q, want %q", v, now)
+		}
+		if run, _ = runCollect(t, ix, dir); run.FilesUnchanged != 2 || run.FilesIndexed != 0 {
+			t.Errorf("the next run read files again: %+v", run)
+		}
+	}
+	healthy(t, db)
+}
+
+func TestStaleFormats(t *testing.T) {
+	all, _ := ExtractorChanges("")
+	if !all.Has("text") || !all.Has("pdf") {
+		t.Errorf("with no record, changes %q: want every format read again (passages cut by chunker 1)", all)
+	}
+	_, now := ExtractorChanges("")
+	if changed, again := ExtractorChanges(now); len(changed) != 0 || again != now {
+		t.Errorf("the current record gives changes %q and record %q, want none and %q", changed, again, now)
+	}
+	md, _ := ExtractorChanges(strings.Replace(now, "markdown=2", "markdown=1", 1))
+	if !md.Has("markdown") || md.Has("text") || md.Has(AllFormats) {
+		t.Errorf("an older Markdown extractor gives changes %q, want Markdown's documents alone", md)
+	}
 }
 
 // probeEmbedder is fakeEmbedder that, at its first call, records how many

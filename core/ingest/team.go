@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -187,13 +186,13 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *domain
 		switch {
 		case e.err != nil:
 			early = append(early, result{job: job{entry: e, had: had}, status: domain.StatusFailed, reason: e.err.Error()})
-		case had && !rewrite && !slices.Contains(stale, prev.Format) && prev.Unchanged(e.size, e.mtimeNS, ""):
+		case had && !rewrite && !stale.Has(prev.Format) && prev.Unchanged(e.size, e.mtimeNS, ""):
 			rep.file(domain.FileEvent{Path: e.path, Status: domain.StatusUnchanged, Unchanged: true})
 		case e.skip != "":
 			early = append(early, result{job: job{entry: e, had: had}, status: domain.StatusSkipped, reason: e.skip})
 		default:
 			j := job{entry: e, had: had}
-			if had && !rewrite && !slices.Contains(stale, prev.Format) {
+			if had && !rewrite && !stale.Has(prev.Format) {
 				j.storedHash = prev.Hash
 			}
 			jobs = append(jobs, j)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -506,7 +505,7 @@ func TestTeamRunReadsAgainWhatAnOlderExtractorRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range states {
-		if slices.Contains(changed, st.Format) {
+		if changed.Has(st.Format) {
 			want++
 		}
 	}

@@ -22,6 +22,7 @@ type FilterSpec struct {
 	Since    string // only files modified on or after this date
 	Until    string // only files modified up to the end of this date
 	Contains string // only files whose title or path holds each of these texts
+	NoGuide  bool   // leave out the bundled user guide (domain.Filter.NoGuide)
 	// Base is the folder a relative folder is read from; "" for the
 	// working directory.
 	Base string
@@ -40,16 +41,21 @@ type FilterField struct {
 	// the flag package reads it.
 	Help string
 	List bool // several values: comma-separated in a flag or a query string, an array in JSON
-	Of   func(*FilterSpec) *string
+	// Of is a field with a value; Switch, set instead, one that is on or
+	// off: a boolean flag, true or false as a parameter.
+	Of     func(*FilterSpec) *string
+	Switch func(*FilterSpec) *bool
 }
 
 // FilterFields are FilterSpec's fields in the order the flags are listed.
 var FilterFields = []FilterField{
-	{"folder", "only files in these folders and their subfolders (or these files)", true, func(s *FilterSpec) *string { return &s.Folders }},
-	{"type", "only these types (pdf, md, markdown, docx...)", true, func(s *FilterSpec) *string { return &s.Types }},
-	{"since", "only files modified on or after `DATE` (2024, 2024-03 or 2024-03-15)", false, func(s *FilterSpec) *string { return &s.Since }},
-	{"until", "only files modified up to the end of `DATE` (2024, 2024-03 or 2024-03-15)", false, func(s *FilterSpec) *string { return &s.Until }},
-	{"path-contains", "only files whose title or path holds each of these `TEXTS`", true, func(s *FilterSpec) *string { return &s.Contains }},
+	{"folder", "only files in these folders and their subfolders (or these files)", true, func(s *FilterSpec) *string { return &s.Folders }, nil},
+	{"type", "only these types (pdf, md, markdown, docx...)", true, func(s *FilterSpec) *string { return &s.Types }, nil},
+	{"since", "only files modified on or after `DATE` (2024, 2024-03 or 2024-03-15)", false, func(s *FilterSpec) *string { return &s.Since }, nil},
+	{"until", "only files modified up to the end of `DATE` (2024, 2024-03 or 2024-03-15)", false, func(s *FilterSpec) *string { return &s.Until }, nil},
+	{"path-contains", "only files whose title or path holds each of these `TEXTS`", true, func(s *FilterSpec) *string { return &s.Contains }, nil},
+	{"no-guide", "leave out Cairn's bundled user guide (the setting retrieval.include_guide false leaves it out of every question)", false, nil,
+		func(s *FilterSpec) *bool { return &s.NoGuide }},
 }
 
 // FilterError says which field of a FilterSpec cannot be read. Field is
@@ -75,6 +81,7 @@ func (s FilterSpec) Filter(loc *time.Location) (domain.Filter, error) {
 	}
 	f.Types = SplitList(s.Types)
 	f.Contains = SplitList(s.Contains)
+	f.NoGuide = s.NoGuide
 	if strings.TrimSpace(s.Since) != "" {
 		p, err := collection.ParseDate(s.Since, loc)
 		if err != nil {

@@ -75,6 +75,9 @@ type Candidates struct {
 	// Rerank is the rerank step's scores and what it did (nil: it did
 	// not run); Fuse reorders the results it scored.
 	Rerank *Reranking
+	// Guide are the bundled guide's folders (Request.Guide), whose
+	// passages Fuse ranks below the person's own that answer as well.
+	Guide []string
 }
 
 // Passage is a chunk with what a result shows and cites.
@@ -107,6 +110,9 @@ type Passage struct {
 	// Navigation marks a table of contents, an index or a list of figures:
 	// a page that points to the answer rather than holding it.
 	Navigation bool `json:"navigation,omitempty"`
+	// Guide marks a passage of the bundled user guide (Request.Guide): it
+	// ranks below the person's own passages that answer as well (guide.go).
+	Guide bool `json:"guide,omitempty"`
 
 	// PathEscaped is set when Path is not valid UTF-8: see EscapePath.
 	PathEscaped string `json:"path_escaped,omitempty"`
@@ -247,7 +253,8 @@ func Fuse(c *Candidates, p Params) []Result {
 		return cmp.Compare(a.ChunkID, b.ChunkID)
 	})
 	// The reranker reorders the fused list before the cut to top_k, so
-	// that a passage it raises from below the cut can be kept.
+	// that a passage it raises from below the cut can be kept; so does
+	// the guide's rule, which can lower a guide passage below the cut.
 	reranked := c.Rerank != nil && len(c.Rerank.Scores) > 0
 	var kept []*Result
 	perDoc := map[int64]int{}
@@ -260,12 +267,15 @@ func Fuse(c *Candidates, p Params) []Result {
 		}
 		perDoc[r.DocumentID]++
 		kept = append(kept, r)
-		if !reranked && p.TopK > 0 && len(kept) == p.TopK {
+		if !reranked && len(c.Guide) == 0 && p.TopK > 0 && len(kept) == p.TopK {
 			break
 		}
 	}
 	if reranked {
 		applyRerank(kept, c.Rerank)
+	}
+	if len(c.Guide) > 0 {
+		kept = yieldGuide(kept)
 	}
 	if p.TopK > 0 && len(kept) > p.TopK {
 		kept = kept[:p.TopK]

@@ -64,10 +64,12 @@ type ReportResult struct {
 	// Score only orders one query's results.
 	Relevance  float64 `json:"relevance"`
 	Navigation bool    `json:"navigation,omitempty"`
-	Snippet    string  `json:"snippet"`
-	ChunkID    int64   `json:"chunk_id"`
-	BM25Rank   int     `json:"bm25_rank,omitempty"`
-	VecRank    int     `json:"vector_rank,omitempty"`
+	// Guide marks a passage of Cairn's bundled user guide.
+	Guide    bool   `json:"guide,omitempty"`
+	Snippet  string `json:"snippet"`
+	ChunkID  int64  `json:"chunk_id"`
+	BM25Rank int    `json:"bm25_rank,omitempty"`
+	VecRank  int    `json:"vector_rank,omitempty"`
 	// RankBeforeRerank and RerankScore are set for the results the
 	// reranker scored: their fused rank and its score.
 	RankBeforeRerank int     `json:"rank_before_rerank,omitempty"`
@@ -84,7 +86,7 @@ func NewReport(query string, resp *Response) Report {
 	for _, r := range resp.Results {
 		out.Results = append(out.Results, ReportResult{Rank: r.Rank, Path: r.Path, PathEscaped: r.PathEscaped, Title: r.Title, Page: r.Page,
 			Unit: r.UnitKind, Line: r.LineStart, LineEnd: r.LineEnd, Heading: r.Heading, Score: round4(r.Score),
-			Relevance: round4(r.Relevance), Navigation: r.Navigation, Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank,
+			Relevance: round4(r.Relevance), Navigation: r.Navigation, Guide: r.Guide, Snippet: r.Snippet, ChunkID: r.ChunkID, BM25Rank: r.BM25Rank, VecRank: r.VecRank,
 			RankBeforeRerank: r.PreRank, RerankScore: round4(r.RerankScore)})
 	}
 	if len(out.Corrections) > 0 {

@@ -144,6 +144,11 @@ type Request struct {
 	// already (answer.Question): they are searched as given, not parsed
 	// from Query again. nil: ParseTerms(Query).
 	Terms []Term
+	// Guide are the folders of the bundled user guide (each ending with a
+	// separator; core.Engine sets them): its passages never rank above a
+	// passage of the person's own documents that answers as well
+	// (guide.go). nil: no passage is the guide's.
+	Guide []string
 	Params
 }
 
@@ -198,7 +203,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	if terms == nil {
 		terms = ParseTerms(req.Query)
 	}
-	c := &Candidates{Query: req.Query, Terms: terms, Mode: mode}
+	c := &Candidates{Query: req.Query, Terms: terms, Mode: mode, Guide: req.Guide}
 	if !req.Exact {
 		if err := s.correct(ctx, c); err != nil {
 			return nil, err
@@ -482,6 +487,7 @@ func (s *Searcher) load(ctx context.Context, c *Candidates) error {
 		p.Coverage, p.Near = passageCoverage(p, c.Terms, c.Weights, at)
 		p.Phrase = phraseShare(c.Terms, c.Weights, at)
 		p.Navigation = IsNavigation(ci.Text)
+		p.Guide = InGuide(ci.Path, c.Guide)
 		c.Passages[id] = p
 	}
 	return nil

@@ -110,6 +110,20 @@ func folderID(c *sqlite3.Conn, path string) (int64, error) {
 	return s.ColumnInt64(0), nil
 }
 
+// FolderPaths lists the root folders' paths alone: cheap enough to ask
+// before every search (Folders counts their documents and chunks).
+func (db *DB) FolderPaths(ctx context.Context) ([]string, error) {
+	var out []string
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		fs, err := listFolders(c)
+		for _, f := range fs {
+			out = append(out, f.Path)
+		}
+		return err
+	})
+	return out, err
+}
+
 // Folders lists the root folders with their counts and last run.
 func (db *DB) Folders(ctx context.Context) ([]domain.Folder, error) {
 	var out []domain.Folder
@@ -264,14 +278,15 @@ func (db *DB) Issues(ctx context.Context, folderID int64) ([]domain.Issue, error
 	return out, err
 }
 
-// ForgetContent makes the documents of the given formats look changed
-// (no hash, no modification time), so the next index run reads them again
-// whatever their files say; their text stays searchable until then.
+// ForgetContent makes the documents of the given formats ("*": every
+// document) look changed (no hash, no modification time), so the next
+// index run reads them again whatever their files say; their text stays
+// searchable until then.
 func (db *DB) ForgetContent(ctx context.Context, formats []string) (int, error) {
 	n := 0
 	err := db.write(ctx, func(c *sqlite3.Conn) error {
 		for _, f := range formats {
-			if err := exec(c, `UPDATE documents SET hash = '', mtime_ns = 0 WHERE format = ?`, f); err != nil {
+			if err := exec(c, `UPDATE documents SET hash = '', mtime_ns = 0 WHERE format = ? OR ? = '*'`, f, f); err != nil {
 				return err
 			}
 			n += int(c.Changes())

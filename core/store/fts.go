@@ -23,6 +23,10 @@ func filterSQL(f domain.Filter) (string, []any) {
 		}
 		parts = append(parts, "("+strings.Join(or, " OR ")+")")
 	}
+	for _, p := range f.Without {
+		parts = append(parts, `substr(d.path, 1, length(?)) <> ?`)
+		args = append(args, p, p)
+	}
 	if len(f.Types) > 0 {
 		var or []string
 		for _, t := range f.Types {

@@ -556,3 +556,45 @@ func BenchmarkPendingChunks(b *testing.B) {
 		}
 	}
 }
+
+// TestChunkNeighbours: the chunks before and after a chunk are those of
+// the same document with the ordinals either side; none past either end,
+// none across documents; an unknown id is not found.
+func TestChunkNeighbours(t *testing.T) {
+	db := openTemp(t)
+	f, _ := db.AddFolder(ctx, "/d")
+	_, a, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: "/d/a", Hash: "h"}, chunks("a0", "a1", "a2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, b, err := db.PutDocument(ctx, Document{FolderID: f.ID, Path: "/d/b", Hash: "h"}, chunks("b0"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(c *domain.ChunkInfo) string {
+		if c == nil {
+			return "-"
+		}
+		return c.Text
+	}
+	for _, tt := range []struct {
+		id              int64
+		prev, cur, next string
+	}{
+		{a[0], "-", "a0", "a1"},
+		{a[1], "a0", "a1", "a2"},
+		{a[2], "a1", "a2", "-"},
+		{b[0], "-", "b0", "-"},
+	} {
+		n, ok, err := db.ChunkNeighbours(ctx, tt.id)
+		if err != nil || !ok || text(n.Prev) != tt.prev || n.Passage.Text != tt.cur || text(n.Next) != tt.next {
+			t.Errorf("neighbours of %d: %s, %s, %s (%v, %v); want %s, %s, %s", tt.id, text(n.Prev), n.Passage.Text, text(n.Next), ok, err, tt.prev, tt.cur, tt.next)
+		}
+	}
+	if n, _, _ := db.ChunkNeighbours(ctx, a[1]); n.Prev == nil || n.Prev.Path != "/d/a" || n.Prev.Ordinal != 0 || n.Prev.ID != a[0] {
+		t.Errorf("the previous chunk's citation: %+v", n.Prev)
+	}
+	if n, ok, err := db.ChunkNeighbours(ctx, b[0]+100); ok || err != nil || n.Prev != nil || n.Next != nil {
+		t.Errorf("an unknown id: %+v, %v, %v", n, ok, err)
+	}
+}
