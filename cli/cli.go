@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"cairn/core"
+	"cairn/core/buildinfo"
 	"cairn/core/config"
 	"cairn/core/fault"
 	"cairn/core/logs"
@@ -28,8 +29,8 @@ import (
 	"cairn/core/store"
 )
 
-// Version is set at build time with -ldflags "-X cairn/cli.Version=...".
-var Version = "0.1.0-dev"
+// Version is the binary's version, as the build stamped it (core/buildinfo).
+var Version = buildinfo.Read().Version
 
 // command is one `cairn` subcommand.
 type command struct {
@@ -56,11 +57,8 @@ func commands() []command {
 		{"migrate", "--to weaviate|sqlite [--kb NAME|--db PATH] [--as NAME]", "move the knowledge base into the team cluster (store.url), or the cluster's back into it, without indexing again (docs/team.md)", runMigrate},
 		{"backup", "DEST.db", "write a consistent copy of the knowledge base (safe while indexing)", runBackup},
 		{"restore", "SRC.db [--create]", "replace the knowledge base with a checked backup, keeping the old file as .bak (--create: make a new one)", runRestore},
-		{"bench", "[all|index|extract|embed|generate|rerank|vector|load|serve|paint|gui|ask|quality|team] [--runs N] [--limit N] [--duration D] [--clients N]", "measure indexing, search, extraction, models, answers and the window (docs/performance.md)", runBench},
-		{"version", "", "print the version", func(_ context.Context, env *cliEnv, _ []string) error {
-			fmt.Fprintln(env.stdout, "cairn", Version)
-			return nil
-		}},
+		{"bench", "[all|index|extract|embed|generate|serve|gui] [--runs N] [--limit N] [--duration D] [--clients N] | gpu [--device LIST] [--models LIST]", "measure indexing, extraction, models, the service and the window on this machine; gpu: every GPU against the CPU on models it generates (docs/performance.md)", runBench},
+		{"version", "", "print the version, the commit and build date, and whether the GPU backend is in", runVersion},
 	}
 }
 
@@ -84,6 +82,10 @@ type cliIO struct {
 	stderr  io.Writer
 	dial    netgate.DialFunc
 	keyring remote.Keyring
+	// devSuite runs the developer command's bench suites (devSuites,
+	// RunDev); nil in the product, which has none of them, so that their
+	// code is not linked into it.
+	devSuite devSuiteFunc
 }
 
 // usageError marks errors that deserve the usage text and exit code 2.
@@ -93,7 +95,10 @@ func (e usageError) Error() string { return e.msg }
 
 // helpShown is `cairn COMMAND --help`: not a failure, the command's usage
 // and its flags, printed on standard output.
-type helpShown struct{ text string }
+type helpShown struct {
+	text  string
+	flags *flag.FlagSet // the command's flags, for the manual (WriteManPage)
+}
 
 func (e helpShown) Error() string { return e.text }
 
@@ -101,8 +106,11 @@ func (e helpShown) Error() string { return e.text }
 func commandHelp(fs *flag.FlagSet) string {
 	var b strings.Builder
 	for _, c := range commands() {
-		if c.name == fs.Name() {
+		switch {
+		case c.name == fs.Name():
 			fmt.Fprintf(&b, "usage: cairn %s %s\n  %s\n", c.name, c.args, c.summary)
+		case strings.HasPrefix(fs.Name(), c.name+" "): // a subcommand with flags of its own: `bench gpu`
+			fmt.Fprintf(&b, "usage: cairn %s [flags]\n  %s\n", fs.Name(), c.summary)
 		}
 	}
 	b.WriteString("\nflags:\n")
@@ -339,7 +347,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-			return nil, helpShown{commandHelp(fs)}
+			return nil, helpShown{commandHelp(fs), fs}
 		} else if err != nil {
 			return nil, usageError{err.Error()}
 		}

@@ -22,7 +22,9 @@ import (
 
 // benchSuites are the suites `cairn bench` knows, in the order "all" runs
 // them: the quick ones first, the load suite (10 minutes by default) and
-// the window last. team is skipped where no weaviate-server is.
+// the window last. team is skipped where no weaviate-server is. The
+// product has those that are not devSuites; the developer command (RunDev)
+// has all.
 var benchSuites = []string{"index", "extract", "embed", "generate", "rerank", "ask", "quality", "vector", "load", "serve", "team", "paint", "gui"}
 
 // benchFlags are the options of `cairn bench`; each suite reads the ones
@@ -55,6 +57,9 @@ type benchFlags struct {
 }
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) > 0 && args[0] == "gpu" {
+		return runBenchGPU(ctx, env, args[1:]) // the GPU kit, with flags of its own
+	}
 	var bf benchFlags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.StringVar(&bf.dir, "dir", "testdata/bench", "folder for corpora, scratch databases and results")
@@ -79,6 +84,9 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&bf.store, "store", "sqlite", "quality suite: the store of its knowledge bases, sqlite or weaviate (one node on 127.0.0.1 from CAIRN_WEAVIATE_BIN or bin/weaviate-server)")
 	fs.StringVar(&bf.tokenizer, "tokenizer", "", "ask suite: give the generated Qwen2.5-shaped model the vocabulary of this Hugging Face tokenizer.json, so prompt token counts are Qwen's (default: DIR/tokenizers/qwen2.5/tokenizer.json where `make bench-tokenizers` puts it, if there; \"generated\": the test model's own vocabulary)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
+	if env.devSuite == nil {
+		fs = withoutFlags(fs, devBenchFlags)
+	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -107,18 +115,25 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return usageError{fmt.Sprintf("--weights %q: use F16 or Q8_0", *weights)}
 	}
 	suites := pos
-	if len(suites) == 1 && suites[0] == "vector-child" {
+	if len(suites) == 1 && suites[0] == "vector-child" && env.devSuite != nil {
 		return bench.VectorChild(ctx, *childDB, bf.dim)
 	}
 	if len(suites) == 2 && suites[0] == "extract-child" {
 		return bench.ExtractChild(ctx, env.stdout, suites[1])
 	}
+	have := benchSuites
+	if env.devSuite == nil {
+		have = slices.DeleteFunc(slices.Clone(benchSuites), func(s string) bool { return slices.Contains(devSuites, s) })
+	}
 	if len(suites) == 0 || (len(suites) == 1 && suites[0] == "all") {
-		suites = benchSuites
+		suites = have
 	}
 	for _, s := range suites {
-		if !slices.Contains(benchSuites, s) {
-			return usageError{fmt.Sprintf("unknown bench suite %q (have: %s, all)", s, strings.Join(benchSuites, ", "))}
+		if slices.Contains(devSuites, s) && env.devSuite == nil {
+			return usageError{fmt.Sprintf("%s is a developer's suite: run it from a clone of the repository, `go run ./bench/cmd/cairn-dev bench %s` (docs/development.md)", s, s)}
+		}
+		if !slices.Contains(have, s) {
+			return usageError{fmt.Sprintf("unknown bench suite %q (have: %s, all; and gpu first: `cairn bench gpu`)", s, strings.Join(have, ", "))}
 		}
 	}
 	bin, err := os.Executable()
@@ -139,31 +154,16 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		switch s {
 		case "index":
 			r, err = benchIndex(ctx, env, bin, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.chunkSize)
-		case "vector":
-			r, err = benchVector(ctx, env, bin, bf.dir, work, bf.limit, bf.sizes, bf.queries, bf.dim, bf.threads)
 		case "extract":
 			r, err = benchExtract(ctx, env, bin, work, runsOr(bf.runs, 3), bf.part)
-		case "embed", "generate", "rerank":
+		case "embed", "generate":
 			r, err = benchOnDevices(ctx, env, s, bf)
-		case "ask":
-			r, err = benchAsk(ctx, env, bf.dir, work, runsOr(bf.runs, 3), bf.limit, bf.weights, bf.tokenizer)
-		case "quality":
-			var st bench.QualityStore
-			if st, err = qualityStore(bf.store); err == nil && bf.sets != "" {
-				r, err = benchQualitySets(ctx, env, st, bf.dir, work, strings.Split(bf.sets, ","), bf.fit, bf.scale)
-			} else if err == nil {
-				r, err = benchQuality(ctx, env, st, bf.dir, work, bf.limit, bf.part)
-			}
-		case "load":
-			r, err = benchLoad(ctx, env, bf, work)
 		case "serve":
 			r, err = benchServe(ctx, env, bf, work)
-		case "paint":
-			r, err = benchPaint(ctx, env, work, runsOr(bf.runs, paintRuns))
-		case "team":
-			r, err = benchTeam(ctx, env, bf, work)
 		case "gui":
 			r, err = benchGUI(ctx, env, bf.dir)
+		default: // devSuites
+			r, err = env.devSuite(ctx, env, s, bf, bin, work)
 		}
 		if err != nil {
 			return fmt.Errorf("bench %s: %w", s, err)

@@ -179,7 +179,7 @@ func TestHelpListsACommandsFlags(t *testing.T) {
 		want []string
 	}{
 		{[]string{"search", "--help"}, []string{"usage: cairn search QUERY", "-top-k", "results kept", "-exact"}},
-		{[]string{"bench", "-h"}, []string{"usage: cairn bench", "-runs", "-set"}},
+		{[]string{"bench", "-h"}, []string{"usage: cairn bench", "-runs", "-clients"}},
 	} {
 		out, errs, code := cli(t, home, tt.args...)
 		if code != 0 || errs != "" {
@@ -363,7 +363,7 @@ func TestBenchRefusesUnknownSuitesAndWeights(t *testing.T) {
 	home := t.TempDir()
 	for args, want := range map[string]string{
 		"bench --weights Q4_K embed": `--weights "Q4_K": use F16 or Q8_0`,
-		"bench sideways":             `unknown bench suite "sideways" (have: index, extract, embed, generate, rerank, ask, quality, vector, load, serve, team, paint, gui, all)`,
+		"bench sideways":             "unknown bench suite \"sideways\" (have: index, extract, embed, generate, serve, gui, all; and gpu first: `cairn bench gpu`)",
 	} {
 		_, errs, code := cli(t, home, strings.Fields(args)...)
 		if code != 2 || !strings.Contains(errs, want) {

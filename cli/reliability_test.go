@@ -141,7 +141,7 @@ func TestDoctor(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
-		names := []string{"settings", "knowledge base", "integrity", "full-text index", "consistency", "vectors", "indexing",
+		names := []string{"version", "settings", "knowledge base", "integrity", "full-text index", "consistency", "vectors", "indexing",
 			"permissions", "disk space", "device", "embedding model", "chat model", "OCR", "PDF reader", "network", "log"}
 		if len(checks) != len(names) {
 			t.Errorf("%d checks, want %d:\n%s", len(checks), len(names), out)
@@ -169,7 +169,7 @@ func TestDoctor(t *testing.T) {
 			!strings.Contains(c[2], "cairn restore") || !strings.HasSuffix(c[2], "[STORE-003]") {
 			t.Errorf("exit %d, consistency %q:\n%s", code, c, out)
 		}
-		if !strings.Contains(out, "cairn: doctor: 1 of 16 checks failed") || checks["integrity"][0] != "PASS" {
+		if !strings.Contains(out, "cairn: doctor: 1 of 17 checks failed") || checks["integrity"][0] != "PASS" {
 			t.Errorf("%s", out)
 		}
 	})

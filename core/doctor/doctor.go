@@ -1,4 +1,5 @@
-// Package doctor checks that Cairn can work: the settings, the knowledge
+// Package doctor checks that Cairn can work: the build (version, GPU
+// backend), the settings, the knowledge
 // base (integrity, full-text index, orphans, vectors), file permissions,
 // free disk space, the models, OCR, the network gate and the log. It is
 // `cairn doctor` and the window's Check health; it changes nothing. Its
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/buildinfo"
 	"cairn/core/config"
 	"cairn/core/doctor/health"
 	"cairn/core/domain"
@@ -51,6 +53,7 @@ type Options struct {
 func Run(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) []health.Check {
 	var out []health.Check
 	add := func(c health.Check) { out = append(out, c) }
+	add(checkVersion())
 	add(checkSettings(dirs, opt.ConfigErr))
 	path, err := kb.File(cfg, opt.KB, opt.DB)
 	diskOf := cfg.Paths.DataDir // the disk that holds the knowledge base in use
@@ -73,6 +76,13 @@ func Run(ctx context.Context, cfg config.Config, dirs config.Dirs, opt Options) 
 	add(checkNetwork(cfg.Network))
 	add(checkLog(dirs, cfg.Log.Level))
 	return out
+}
+
+// checkVersion names the build, as `cairn version` does: the version, the
+// commit and build date, and whether the GPU backend is in. It never fails.
+func checkVersion() health.Check {
+	return health.Check{Verdict: health.Pass, Name: "version",
+		Detail: buildinfo.Read().String() + "; GPU backend: " + llm.BackendStatus()}
 }
 
 // failFrom is a failed check caused by err, with its fault's fix and code.

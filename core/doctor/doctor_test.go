@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"cairn/core"
+	"cairn/core/buildinfo"
 	"cairn/core/config"
 	"cairn/core/doctor/health"
 	"cairn/core/fault"
@@ -52,6 +53,10 @@ func TestDoctorLoadsTheModels(t *testing.T) {
 		if c := checks[n]; c.Verdict != health.Pass || !strings.Contains(c.Detail, "loaded in") {
 			t.Errorf("%s: %+v", n, c)
 		}
+	}
+	// The first line names the build, as `cairn version` does.
+	if c := checks["version"]; c.Verdict != health.Pass || !strings.HasPrefix(c.Detail, buildinfo.Read().String()+"; GPU backend: ") {
+		t.Errorf("version: %+v", c)
 	}
 	// The knowledge base does not exist yet: a warning, and none is created.
 	if c := checks["knowledge base"]; c.Verdict != health.Warn || !strings.Contains(c.Fix, "cairn index FOLDER") {

@@ -42,6 +42,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,17 +171,35 @@ func initGPU() {
 	})
 }
 
-// loadGPU loads libggml-vulkan.so from the first of LibraryDirs that holds
-// one and lists the devices it finds.
-func loadGPU() {
-	var lib string
+// BackendFile is the GPU backend library a model asking for a GPU would
+// load: libggml-vulkan.so in the first of LibraryDirs that holds one, or ""
+// when none does (models then run on the CPU). It loads nothing, so
+// `cairn version` can say whether the backend is in without starting a
+// driver.
+func BackendFile() string {
 	for _, d := range LibraryDirs() {
 		p := filepath.Join(d, vulkanLib)
 		if _, err := os.Stat(p); err == nil {
-			lib, _ = filepath.Abs(p)
-			break
+			abs, _ := filepath.Abs(p)
+			return filepath.Clean(abs)
 		}
 	}
+	return ""
+}
+
+// BackendStatus says in a few words whether the GPU backend is in, for
+// `cairn version` and `cairn doctor`: "Vulkan, /usr/lib/cairn/libggml-vulkan.so"
+// or "none (models run on the CPU)".
+func BackendStatus() string {
+	if f := BackendFile(); f != "" {
+		return "Vulkan, " + f
+	}
+	return "none (models run on the CPU)"
+}
+
+// loadGPU loads BackendFile and lists the devices it finds.
+func loadGPU() {
+	lib := BackendFile()
 	if lib == "" {
 		gpu.reason = fmt.Sprintf("no Vulkan backend: %s is in none of %s (`make` builds it into bin/lib where libvulkan-dev, glslc and cmake are installed)",
 			vulkanLib, strings.Join(LibraryDirs(), ", "))
@@ -324,6 +343,52 @@ func modelParams(setting string) (Device, llama.ModelParams, error) {
 		}
 	}
 	return d, mp, nil
+}
+
+// How far a GPU's embedding may stray from the CPU's for the same text and
+// model: the bound of `make test-vulkan` and of `cairn bench gpu`'s check.
+// Measured on lavapipe (Mesa 22.3.6, LLVM 15) with all-MiniLM-L6-v2's shape
+// in F16 over 100 chunks (3,068 tokens), 2026-11-28: worst cosine 1 - 1e-5,
+// largest difference of one component 8.6e-4 (docs/performance.md, The
+// GPU). The bounds leave a margin of ten in the cosine and about six in the
+// component: a real GPU sums in another order, some in half precision.
+const (
+	DeviceMinCosine  = 0.9999
+	DeviceMaxAbsDiff = 5e-3
+)
+
+// Agreement is how close one device's vectors came to another's for the
+// same texts: the worst cosine (the vectors are unit length) and the
+// largest difference of one component over all of them.
+type Agreement struct {
+	Vectors     int
+	WorstCosine float64
+	MaxAbsDiff  float64
+}
+
+// Agree compares got with want, vector by vector.
+func Agree(want, got [][]float32) (Agreement, error) {
+	if len(want) != len(got) {
+		return Agreement{}, fmt.Errorf("%d vectors against %d", len(got), len(want))
+	}
+	a := Agreement{Vectors: len(want), WorstCosine: 1}
+	for i := range want {
+		if len(want[i]) != len(got[i]) {
+			return a, fmt.Errorf("vector %d: %d components against %d", i, len(got[i]), len(want[i]))
+		}
+		var dot float64
+		for j := range want[i] {
+			dot += float64(want[i][j]) * float64(got[i][j])
+			a.MaxAbsDiff = max(a.MaxAbsDiff, math.Abs(float64(want[i][j]-got[i][j])))
+		}
+		a.WorstCosine = min(a.WorstCosine, dot)
+	}
+	return a, nil
+}
+
+// Within reports whether a is inside DeviceMinCosine and DeviceMaxAbsDiff.
+func (a Agreement) Within() bool {
+	return a.WorstCosine >= DeviceMinCosine && a.MaxAbsDiff <= DeviceMaxAbsDiff
 }
 
 // allLayers offloads every layer and the output layer: llama.cpp caps it

@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"testing"
 	"time"
@@ -48,17 +47,6 @@ func vulkanDevice(t *testing.T) Device {
 	return d
 }
 
-// Tolerances of the Vulkan embedding against the CPU's. Measured on
-// lavapipe (Mesa 22.3.6, LLVM 15) with all-MiniLM-L6-v2's shape in F16 over
-// the test's 100 chunks (3,068 tokens), 2026-11-28: worst cosine 1 - 1e-5,
-// largest difference of one component 8.6e-4 (docs/performance.md, The
-// GPU). The bounds leave a margin of ten in the cosine and about six in the
-// component: a real GPU sums in another order, some in half precision.
-const (
-	vulkanMinCosine  = 0.9999
-	vulkanMaxAbsDiff = 5e-3
-)
-
 func TestVulkanEmbeddingsMatchCPU(t *testing.T) {
 	dev := vulkanDevice(t)
 	spec := testmodel.MiniLML6()
@@ -95,20 +83,18 @@ func TestVulkanEmbeddingsMatchCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s: %v (the first decode compiles the shaders it needs)", dev.Name, time.Since(start))
-	worstCos, worstDiff, tokens := 1.0, 0.0, 0
+	tokens := 0
 	for i := range ps {
 		tokens += infos[i].Tokens
-		var dot float64
-		for j := range want[i] {
-			dot += float64(want[i][j]) * float64(got[i][j])
-			worstDiff = max(worstDiff, math.Abs(float64(want[i][j]-got[i][j])))
-		}
-		worstCos = min(worstCos, dot) // both are unit vectors
 	}
-	t.Logf("%d chunks, %d tokens: worst cosine 1 - %.2g, largest component difference %.2g", len(ps), tokens, 1-worstCos, worstDiff)
-	if worstCos < vulkanMinCosine || worstDiff > vulkanMaxAbsDiff {
+	a, err := Agree(want, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d chunks, %d tokens: worst cosine 1 - %.2g, largest component difference %.2g", len(ps), tokens, 1-a.WorstCosine, a.MaxAbsDiff)
+	if !a.Within() {
 		t.Errorf("Vulkan vectors differ from the CPU's: worst cosine %.7f (want >= %v), largest difference %.3g (want <= %v)",
-			worstCos, vulkanMinCosine, worstDiff, vulkanMaxAbsDiff)
+			a.WorstCosine, DeviceMinCosine, a.MaxAbsDiff, DeviceMaxAbsDiff)
 	}
 }
 

@@ -118,6 +118,7 @@ const launchWait = 2 * time.Second
 // Ctrl+C in Cairn's terminal) and reaped when it exits.
 func launch(ctx context.Context, argv []string, wait time.Duration) error {
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = outsideEnv()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -23,7 +23,9 @@ func PickFolder(ctx context.Context, title string) (path string, ok bool, err er
 	default:
 		return "", false, nil
 	}
-	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = outsideEnv()
+	out, err := cmd.Output()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 1 {
 		return "", true, nil // closed without choosing

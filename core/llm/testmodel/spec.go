@@ -183,6 +183,18 @@ func Qwen25_05B() Spec {
 	}
 }
 
+// Qwen25_15B has Qwen2.5-1.5B-Instruct's shape: 28 layers, 1536 wide, 12
+// heads, 2 KV heads, 8960 FFN, 151936 tokens, tied output, ChatML; the
+// catalogue's laptop default. F16 weights are about 3.1 GB on disk, Q8_0
+// about 1.6 GB.
+func Qwen25_15B() Spec {
+	return Spec{
+		Arch: Qwen2, Name: "Qwen2.5-1.5B-Instruct-shape", Layers: 28, Hidden: 1536, Heads: 12, KVHeads: 2,
+		FFN: 8960, Vocab: 151936, Context: 32768, Weights: F16, Seed: 12, TiedOutput: true,
+		ChatTemplate: ChatML,
+	}
+}
+
 // TinyReranker is a 2-layer, 32-wide BERT cross-encoder with rank pooling
 // and a classification head (cls.weight, cls.output.weight: one score per
 // pair), shaped like a miniature ms-marco MiniLM cross-encoder: it loads
