@@ -198,7 +198,7 @@ await check("openai", "chat, three turns (grep, then sort, then uniq)", async ()
     const c = await openai.chat.completions.create({ model: "cairn", messages: msgs });
     const t = textOf(c);
     assert.ok(t.includes(want), `${q}: ${t}`);
-    if (got.length > 0) assert.ok(t.includes(`Read as a follow-up of "${msgs[msgs.length - 3].content}"; searched: `) && c.follow_up, t);
+    if (got.length > 0) assert.ok(t.includes(`Read as a follow-up of "${msgs[msgs.length - 3].content}"; searched for: `) && c.follow_up, t);
     got.push(`${q} → ${want}`);
     msgs.push({ role: "assistant", content: t });
   }
@@ -430,6 +430,14 @@ await check("API", "DELETE /api/index during a run of 400 files", async () => {
   assert.ok(d.json.cancelled && d.json.elapsed_ms > 0, d.text);
   return `cancelled after ${d.json.elapsed_ms} ms, ${d.json.files_done} files done`;
 });
+// However far the cancelled run got (on a fast machine it may finish first),
+// the 400-file folder is forgotten again so the counts below are exact.
+for (let i = 0; i < 200; i++) {
+  const p = await api("GET", "/api/index");
+  if (p.status !== 200 || !p.json.running) break;
+  await new Promise((r) => setTimeout(r, 100));
+}
+cairn(["remove", bigFolder, "--yes"]);
 await check("CLI", "cairn search --help: -bm25-pool", async () => {
   const run = spawnSync(cairnBin, ["search", "--help"], { env: { ...process.env, CAIRN_HOME: mainHome }, encoding: "utf8" });
   const help = run.stdout + run.stderr;
