@@ -42,8 +42,9 @@ type Options struct {
 	MaxFileBytes  int64 // larger files are skipped; default 64 MB
 	Workers       int   // extraction workers; default the number of CPUs
 	IncludeHidden bool  // index files and folders whose name starts with "."
-	// FollowLinksOut follows symbolic links to folders outside the indexed
-	// folder too; never into /proc, /sys or /dev.
+	// FollowLinksOut follows symbolic links to files and folders outside
+	// the indexed folder too; never into /proc, /sys, /dev or the home
+	// folder's folders of secrets (scope.go).
 	FollowLinksOut bool
 	Ignore         []string // base-name patterns never indexed (filepath.Match syntax)
 	Embedder       Embedder // nil: keyword search only
@@ -215,6 +216,12 @@ func (ix *Indexer) run(ctx context.Context, f domain.Folder, run *domain.Run, re
 		switch {
 		case e.err != nil:
 			early = append(early, result{job: job{entry: e}, status: domain.StatusFailed, reason: e.err.Error()})
+		case e.skip != "" && had && prev.DocumentID == 0 && prev.Reason == e.skip && prev.Size == e.size && prev.MTimeNS == e.mtimeNS:
+			rep.file(domain.FileEvent{Path: e.path, Status: domain.StatusSkipped, Reason: e.skip, Unchanged: true})
+		case e.skip != "":
+			// A document indexed before, a link that now leads out of the
+			// folder among them, is removed with the skip's record.
+			early = append(early, result{job: job{entry: e}, status: domain.StatusSkipped, reason: e.skip})
 		case had && prev.Size == e.size && prev.MTimeNS == e.mtimeNS && prev.Issue != string(domain.StatusFailed):
 			// A failure (a timeout, a read error, a crashed extractor) may
 			// not happen again, so only a skip for a lasting reason waits
@@ -225,8 +232,6 @@ func (ix *Indexer) run(ctx context.Context, f domain.Folder, run *domain.Run, re
 				st, reason = domain.StatusSkipped, prev.Reason
 			}
 			rep.file(domain.FileEvent{Path: e.path, Status: st, Reason: reason, Unchanged: true})
-		case e.skip != "":
-			early = append(early, result{job: job{entry: e}, status: domain.StatusSkipped, reason: e.skip})
 		default:
 			j := job{entry: e, prev: prev, had: had}
 			if had && prev.DocumentID != 0 {
@@ -449,6 +454,12 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 		return r
 	}
 	defer fh.Close()
+	if j.scope != nil {
+		if err := j.scope.opened(fh, j.path); err != nil {
+			r.status, r.reason = domain.StatusSkipped, err.Error()
+			return r
+		}
+	}
 	// Small files are read once into memory and hashed there; large ones are
 	// hashed as a stream and handed to the extractor as the open file.
 	var src io.ReaderAt = fh
