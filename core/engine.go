@@ -378,6 +378,27 @@ func (e *Engine) IndexFolder(ctx context.Context, folder string, progress chan<-
 	return ix.Run(ctx, folder, progress)
 }
 
+// RetryFailed indexes folder as IndexFolder does, reading again every
+// file an earlier run skipped or failed on, changed or not: a file that
+// failed for a reason that stays while the file does is otherwise not
+// read again until it changes. A team cluster keeps no such files: its
+// runs read them every time.
+func (e *Engine) RetryFailed(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
+	if e.team != nil {
+		return e.IndexTeam(ctx, folder, "", progress)
+	}
+	e.kix.Hold()
+	defer e.kix.Release()
+	ix, err := e.indexer(ctx)
+	if err != nil {
+		if progress != nil {
+			close(progress)
+		}
+		return domain.Run{}, err
+	}
+	return ix.RetryFailed(ctx, folder, progress)
+}
+
 // Reembed computes the vectors of every chunk that lacks one for the
 // current embedding model (after a model change), from stored text.
 func (e *Engine) Reembed(ctx context.Context, progress chan<- domain.Progress) error {

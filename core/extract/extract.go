@@ -6,7 +6,7 @@
 // extractor never panics the caller: Registry.Extract recovers, bounds the
 // work by Limits, and returns errors that say whether the file was skipped on
 // purpose (ErrUnsupported, ErrBinary, ErrEncrypted, ErrTooLarge, ErrTooDeep,
-// ErrEmpty) or failed.
+// ErrEmpty, ErrUnsafe) or failed.
 //
 // Formats: plain text, Markdown and source code (text.go), HTML (html.go),
 // PDF through poppler's pdftotext or a pure-Go reader, with OCR of pages
@@ -35,6 +35,9 @@ var (
 	ErrTooLarge    = errors.New("file too large")
 	ErrTooDeep     = errors.New("nested too deeply")
 	ErrEmpty       = errors.New("no text")
+	// ErrUnsafe marks content refused because reading it is an attack's
+	// way in (an XML entity bomb), not because it is broken.
+	ErrUnsafe = errors.New("unsafe content")
 )
 
 // OCRFix is what to install when text in images cannot be read.
@@ -43,7 +46,8 @@ const OCRFix = "install Tesseract (Debian: sudo apt-get install libtesseract5 te
 // IsSkip reports whether err is a deliberate skip rather than a failure.
 func IsSkip(err error) bool {
 	return errors.Is(err, ErrUnsupported) || errors.Is(err, ErrBinary) ||
-		errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTooDeep) || errors.Is(err, ErrEmpty)
+		errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTooDeep) || errors.Is(err, ErrEmpty) ||
+		errors.Is(err, ErrUnsafe)
 }
 
 // File is the input of an extractor: a name (for the extension and messages)

@@ -168,6 +168,7 @@ type FileState struct {
 	Hash       string
 	Issue      string // "skipped" or "failed" when the file is in file_issues
 	Reason     string
+	Retry      bool // an issue the next run reads the file again for (domain.Issue.Retry)
 }
 
 // FileStates returns the state of every file known under a folder, keyed by
@@ -183,11 +184,12 @@ func (db *DB) FileStates(ctx context.Context, folderID int64) (map[string]FileSt
 		if err != nil {
 			return err
 		}
-		return query(c, `SELECT path, size, mtime_ns, kind, reason FROM file_issues WHERE folder_id = ?`, []any{folderID},
+		return query(c, `SELECT path, size, mtime_ns, kind, reason, hash, retry FROM file_issues WHERE folder_id = ?`, []any{folderID},
 			func(s *sqlite3.Stmt) error {
 				p := s.ColumnText(0)
 				if _, ok := out[p]; !ok {
-					out[p] = FileState{Size: s.ColumnInt64(1), MTimeNS: s.ColumnInt64(2), Issue: s.ColumnText(3), Reason: s.ColumnText(4)}
+					out[p] = FileState{Size: s.ColumnInt64(1), MTimeNS: s.ColumnInt64(2), Issue: s.ColumnText(3), Reason: s.ColumnText(4),
+						Hash: s.ColumnText(5), Retry: s.ColumnBool(6)}
 				}
 				return nil
 			})
@@ -254,10 +256,11 @@ func (db *DB) Issues(ctx context.Context, folderID int64) ([]domain.Issue, error
 		where, args = "WHERE folder_id = ?", []any{folderID}
 	}
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
-		return query(c, `SELECT path, kind, reason, size, mtime_ns, run_id, at FROM file_issues `+where+` ORDER BY at DESC, path`, args,
+		return query(c, `SELECT path, kind, reason, size, mtime_ns, run_id, at, hash, retry FROM file_issues `+where+` ORDER BY at DESC, path`, args,
 			func(s *sqlite3.Stmt) error {
 				out = append(out, domain.Issue{Path: s.ColumnText(0), Kind: s.ColumnText(1), Reason: s.ColumnText(2),
-					Size: s.ColumnInt64(3), MTimeNS: s.ColumnInt64(4), RunID: s.ColumnInt64(5), At: time.Unix(s.ColumnInt64(6), 0)})
+					Size: s.ColumnInt64(3), MTimeNS: s.ColumnInt64(4), RunID: s.ColumnInt64(5), At: time.Unix(s.ColumnInt64(6), 0),
+					Hash: s.ColumnText(7), Retry: s.ColumnBool(8)})
 				return nil
 			})
 	})
