@@ -23,7 +23,7 @@ import (
 // benchSuites are the suites `cairn bench` knows, in the order "all" runs
 // them: the quick ones first, the load suite (10 minutes by default) and
 // the window last. team is skipped where no weaviate-server is.
-var benchSuites = []string{"index", "extract", "embed", "generate", "rerank", "ask", "quality", "vector", "load", "serve", "team", "paint", "gui"}
+var benchSuites = []string{"index", "extract", "hostile", "embed", "generate", "rerank", "ask", "quality", "vector", "load", "serve", "team", "paint", "gui"}
 
 // benchFlags are the options of `cairn bench`; each suite reads the ones
 // it needs.
@@ -51,6 +51,7 @@ type benchFlags struct {
 	store         string               // quality suite: sqlite or weaviate
 	weights       testmodel.WeightType // embed, generate and ask: the generated models' weight type
 	tokenizer     string               // ask suite: tokenizer.json of the chat model's vocabulary ("": the default place, if there)
+	only          string               // hostile suite: the cases to run (comma-separated parts of their names)
 }
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
@@ -76,6 +77,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr); quality suite: answers (the answers and the question-reading sets, without pages and files)")
 	fs.StringVar(&bf.store, "store", "sqlite", "quality suite: the store of its knowledge bases, sqlite or weaviate (one node on 127.0.0.1 from CAIRN_WEAVIATE_BIN or bin/weaviate-server)")
 	fs.StringVar(&bf.tokenizer, "tokenizer", "", "ask suite: give the generated Qwen2.5-shaped model the vocabulary of this Hugging Face tokenizer.json, so prompt token counts are Qwen's (default: DIR/tokenizers/qwen2.5/tokenizer.json where `make bench-tokenizers` puts it, if there; \"generated\": the test model's own vocabulary)")
+	fs.StringVar(&bf.only, "only", "", "hostile suite: run only the cases whose name contains one of these comma-separated words (e.g. pdf,xlsx)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -141,6 +143,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 			r, err = benchVector(ctx, env, bin, bf.dir, work, bf.limit, bf.sizes, bf.queries, bf.dim, bf.threads)
 		case "extract":
 			r, err = benchExtract(ctx, env, bin, work, runsOr(bf.runs, 3), bf.part)
+		case "hostile":
+			r, err = benchHostile(ctx, env, bin, work, bf.only)
 		case "embed", "generate", "rerank":
 			r, err = benchOnDevices(ctx, env, s, bf)
 		case "ask":

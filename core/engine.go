@@ -207,7 +207,8 @@ func (e *Engine) registry() *extract.Registry {
 		}
 		var opts []extract.Option
 		if c.OCR.Enabled {
-			e.ocr, e.ocrErr = ocr.New(ocr.Options{Languages: c.OCR.Languages})
+			e.ocr, e.ocrErr = ocr.New(ocr.Options{Languages: c.OCR.Languages,
+				MaxPixels: extract.MaxPagePixels, MaxDecodeBytes: extract.MaxImageBytes})
 			if e.ocrErr == nil {
 				opts = append(opts, extract.WithOCR(e.ocr))
 			}

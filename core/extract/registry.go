@@ -26,7 +26,7 @@ type Limits struct {
 	MaxRatio        float64       // per-entry compression ratio treated as a zip bomb
 	MaxDepth        int           // nesting of attachments and embedded documents
 	MaxCells        int64         // spreadsheet cells read per file; 0 = no limit
-	Timeout         time.Duration // the longest one file's extraction may go without progress (watchdog.go)
+	Timeout         time.Duration // the longest one file's extraction may go without progress (watchdog.go), a page's too
 	Depth           int           // current nesting depth; set by the registry
 }
 
@@ -160,7 +160,7 @@ func (r *Registry) extract(ctx context.Context, f File, lim Limits) (doc *Docume
 		var stop func()
 		ctx, stop = withWatchdog(ctx, lim.Timeout)
 		defer stop()
-		f.R = progressReader{ctx, f.R}
+		f.R = newProgressReader(ctx, f.R, f.Size)
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -173,11 +173,7 @@ func (r *Registry) extract(ctx context.Context, f File, lim Limits) (doc *Docume
 		case ctx.Err() == nil:
 		case errors.Is(cause, errStalled):
 			return nil, fault.Wrap(fault.ExtractTimeout, "raise index.timeout_sec if the file should be indexed",
-				fmt.Errorf("extraction made no progress (no bytes read, no page done) for %s: %w", lim.Timeout, context.DeadlineExceeded))
-		case errors.Is(cause, errCeiling):
-			return nil, fault.Wrap(fault.ExtractTimeout, "raise index.timeout_sec if the file should be indexed",
-				fmt.Errorf("extraction took longer than %s (%d × index.timeout_sec) although it kept making progress: %w",
-					ceilingFactor*lim.Timeout, ceilingFactor, context.DeadlineExceeded))
+				fmt.Errorf("extraction made no progress (no new part of the file read, no page done) for %s: %w", lim.Timeout, context.DeadlineExceeded))
 		}
 		return nil, err
 	}
