@@ -65,6 +65,7 @@ type File struct {
 // the old text until each file changes.
 var versions = map[string]int{
 	"markdown": 2, // 2: the text without its ##, ** and setext underlines (plainMarkdown)
+	"image":    2, // 2: every page of a multi-page TIFF, a unit each (was the first page only)
 }
 
 // Version is the version of a format's extractor (see versions).
