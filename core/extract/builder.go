@@ -24,6 +24,15 @@ func (b *builder) full() bool {
 	return b.maxBytes > 0 && int64(b.sb.Len()) >= b.maxBytes
 }
 
+// room is how many bytes more a block may write: past MaxTextBytes by one
+// at most, so that full says so; without a limit, a table's bound.
+func (b *builder) room() int {
+	if b.maxBytes <= 0 {
+		return maxTableText
+	}
+	return max(0, int(b.maxBytes)-b.sb.Len()+1)
+}
+
 // sep makes sure the text ends with n newlines (when it is not empty), so
 // blocks are separated by exactly one blank line or line break.
 func (b *builder) sep(n int) {

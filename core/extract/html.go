@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -298,8 +299,22 @@ func (w *htmlWriter) table(t *html.Node) {
 // joined by " | ". Without a header, cells are joined by " | ". Header
 // cells with no value below them (a total in the header row, a header
 // wider than the data) are written on a line of their own first, so no
-// cell is lost.
+// cell is lost. The text stops at maxTableText.
 func TableText(header []string, rows [][]string) string {
+	return tableText(header, rows, maxTableText)
+}
+
+// Bounds of a table's text. A header cell is repeated before each value
+// of its column, which multiplies its length by the rows: a label is cut
+// at maxLabel bytes (a label of a paragraph's length labels nothing), and
+// the whole text stops at maxTableText, twice the text a document keeps.
+const (
+	maxLabel     = 128
+	maxTableText = 64 << 20
+)
+
+// tableText is TableText that stops after max bytes.
+func tableText(header []string, rows [][]string, max int) string {
 	var sb strings.Builder
 	var orphans []string
 	for j, h := range header {
@@ -315,40 +330,66 @@ func TableText(header []string, rows [][]string) string {
 		}
 	}
 	if len(orphans) > 0 {
-		sb.WriteString(strings.Join(orphans, " | "))
+		writeCapped(&sb, strings.Join(orphans, " | "), max)
 	}
 	for i, row := range rows {
+		if sb.Len() >= max {
+			break
+		}
 		if i > 0 || sb.Len() > 0 {
 			sb.WriteByte('\n')
 		}
-		writeRow(&sb, header, row)
+		writeRow(&sb, header, row, max)
 	}
 	return sb.String()
 }
 
-// rowText is one row of TableText: "Header: value | value".
-func rowText(header, row []string) string {
+// rowText is one row as TableText writes it, at most max bytes.
+func rowText(header, row []string, max int) string {
 	var sb strings.Builder
-	writeRow(&sb, header, row)
+	writeRow(&sb, header, row, max)
 	return sb.String()
 }
 
-func writeRow(sb *strings.Builder, header, row []string) {
+func writeRow(sb *strings.Builder, header, row []string, max int) {
 	first := true
 	for j, cell := range row {
 		if cell == "" {
 			continue
+		}
+		if sb.Len() >= max {
+			return
 		}
 		if !first {
 			sb.WriteString(" | ")
 		}
 		first = false
 		if j < len(header) && header[j] != "" {
-			sb.WriteString(header[j])
+			writeCapped(sb, cutAt(header[j], maxLabel), max)
 			sb.WriteString(": ")
 		}
-		sb.WriteString(cell)
+		writeCapped(sb, cell, max)
 	}
+}
+
+// writeCapped writes s, or as much of it as keeps sb within max bytes
+// (cut at a character's start).
+func writeCapped(sb *strings.Builder, s string, max int) {
+	sb.WriteString(cutAt(s, max-sb.Len()))
+}
+
+// cutAt is s cut to at most n bytes at a character's start.
+func cutAt(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func (w *htmlWriter) text() string {

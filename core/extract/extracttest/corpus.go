@@ -81,6 +81,8 @@ func Corpus(fixtures string) []Case {
 				return SharedStringsXLSX(filepath.Join(p.Dir, "sheet.xlsx"), mb<<20, 10, 10)
 			}})
 	}
+	add(Case{Name: "xlsx-shared-32k-chars-10000-cells", Issue: 43, What: "one shared string of Excel's 32,767 characters in 10,000 cells (327 MB of cells)",
+		Build: func(p Place) error { return SharedStringsXLSX(filepath.Join(p.Dir, "sheet.xlsx"), 32767, 1000, 10) }})
 	for _, pt := range []int{11000, 8000} {
 		add(Case{Name: fmt.Sprintf("pdf-mediabox-%d", pt), Issue: 43, What: fmt.Sprintf("one %d pt page, a small filled rectangle, no text", pt),
 			Build: file("page.pdf", PDF([]PDFPage{{W: float64(pt), H: float64(pt), Content: "0 0 0 rg 100 100 50 50 re f"}}, ""))})
