@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -13,6 +14,10 @@ import (
 )
 
 func extractHTML(ctx context.Context, f File, lim Limits) (*Document, error) {
+	if f.Size > htmlTreeMax {
+		d, _, err := htmlStream(ctx, io.NewSectionReader(f.R, 0, f.Size), f.Size, int(lim.MaxTextBytes))
+		return d, err
+	}
 	b, err := readAll(f, lim)
 	if err != nil {
 		return nil, err
@@ -32,6 +37,9 @@ func htmlDocument(ctx context.Context, b []byte) (*Document, error) {
 // id (and <a name>) starts in the text, for links into the page such as an
 // EPUB's table of contents.
 func htmlDocumentAnchors(ctx context.Context, b []byte) (*Document, map[string]int, error) {
+	if len(b) > htmlTreeMax {
+		return htmlStream(ctx, bytes.NewReader(b), int64(len(b)), 0)
+	}
 	text, _ := decodeText(b)
 	root, err := html.Parse(strings.NewReader(text))
 	if err != nil {
@@ -49,7 +57,7 @@ func htmlDocumentAnchors(ctx context.Context, b []byte) (*Document, map[string]i
 		return nil, nil, w.err
 	}
 	// text() trims the buffer: offsets move back by what it trims.
-	lead := w.buf.Len() - len(bytes.TrimLeftFunc(w.buf.Bytes(), unicode.IsSpace))
+	lead := w.buf.Len() - len(strings.TrimLeftFunc(w.buf.String(), unicode.IsSpace))
 	for i := range w.headings {
 		w.headings[i].Offset = max(0, w.headings[i].Offset-lead)
 	}
@@ -102,7 +110,7 @@ func HTMLText(ctx context.Context, b []byte) (string, error) {
 
 type htmlWriter struct {
 	ctx      context.Context
-	buf      bytes.Buffer
+	buf      strings.Builder // String() is the text without a copy
 	title    string
 	headings []Heading
 	anchors  map[string]int // element id -> offset of the text that follows
@@ -229,7 +237,7 @@ func (w *htmlWriter) writeText(s string) {
 		if j < 0 {
 			j = len(s)
 		}
-		if w.space && w.buf.Len() > 0 && !endsWithSpace(w.buf.Bytes()) {
+		if w.space && w.buf.Len() > 0 && !endsWithSpace(w.buf.String()) {
 			w.buf.WriteByte(' ')
 		}
 		w.buf.WriteString(s[:j])
@@ -241,7 +249,7 @@ func (w *htmlWriter) writeText(s string) {
 // newline ends the current line and makes sure at most n newlines separate
 // blocks.
 func (w *htmlWriter) newline(n int) {
-	b := w.buf.Bytes()
+	b := w.buf.String()
 	have := 0
 	for i := len(b) - 1; i >= 0 && b[i] == '\n'; i-- {
 		have++
@@ -438,6 +446,6 @@ func isHTMLSpace(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\u00a0'
 }
 
-func endsWithSpace(b []byte) bool {
+func endsWithSpace(b string) bool {
 	return len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\n')
 }
