@@ -25,6 +25,7 @@ import (
 	"cairn/core/extract"
 	"cairn/core/fault"
 	"cairn/core/ingest"
+	"cairn/core/invisible"
 	"cairn/core/kb"
 	"cairn/core/llm"
 	"cairn/core/logs"
@@ -425,6 +426,7 @@ const maxSwitchRetries = 10
 // Search runs a search: hybrid when the embedding model is loaded and the
 // knowledge base holds its vectors, BM25 otherwise (with a note saying why).
 func (e *Engine) Search(ctx context.Context, req search.Request) (*search.Response, error) {
+	req.Query = invisible.Remove(req.Query) // as the indexed text is (extract.finish)
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, errors.New("empty question: type what you are looking for")
 	}

@@ -8,13 +8,16 @@ import (
 	"io"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"cairn/core/fault"
 	"cairn/core/humanize"
+	"cairn/core/invisible"
 )
 
 // Limits bound the work one file may cause. Zero fields mean "no limit" only
@@ -221,6 +224,7 @@ func finish(doc *Document, lim Limits) {
 	if !utf8.ValidString(doc.Text) || strings.IndexByte(doc.Text, 0) >= 0 {
 		doc.Text = strings.ToValidUTF8(strings.ReplaceAll(doc.Text, "\x00", ""), "\uFFFD")
 	}
+	dropInvisible(doc)
 	if lim.MaxTextBytes > 0 && int64(len(doc.Text)) > lim.MaxTextBytes {
 		cut := int(lim.MaxTextBytes)
 		for cut > 0 && !utf8.RuneStart(doc.Text[cut]) {
@@ -245,6 +249,58 @@ func finish(doc *Document, lim Limits) {
 		}
 	}
 	doc.Headings = hs
+}
+
+// dropInvisible removes the default-ignorable characters (zero-width
+// spaces and joiners, bidirectional marks, ...) from the document, moving
+// its units' and headings' offsets with the text: between letters they
+// split a word for the search tokenizer ("p\u200ba\u200bs\u200bs" was
+// four one-letter words), and a document made of them is 10,000 chunks no
+// search finds. One where they outnumber the visible characters is
+// reported in a warning.
+func dropInvisible(doc *Document) {
+	doc.Title = invisible.Remove(doc.Title)
+	for i := range doc.Headings {
+		doc.Headings[i].Text = invisible.Remove(doc.Headings[i].Text)
+	}
+	spans := invisible.Spans(doc.Text)
+	if spans == nil {
+		return
+	}
+	var b strings.Builder
+	b.Grow(len(doc.Text))
+	cum := make([]int, len(spans)+1) // bytes removed before span i
+	last, runes := 0, 0
+	for i, sp := range spans {
+		b.WriteString(doc.Text[last:sp[0]])
+		last = sp[1]
+		cum[i+1] = cum[i] + sp[1] - sp[0]
+		runes += utf8.RuneCountInString(doc.Text[sp[0]:sp[1]])
+	}
+	b.WriteString(doc.Text[last:])
+	moved := func(off int) int {
+		k := sort.Search(len(spans), func(i int) bool { return spans[i][0] >= off }) // spans starting before off
+		if k > 0 && off < spans[k-1][1] {
+			return spans[k-1][0] - cum[k-1] // inside a span: at its start
+		}
+		return off - cum[k]
+	}
+	for i := range doc.Units {
+		doc.Units[i].Start, doc.Units[i].End = moved(doc.Units[i].Start), moved(doc.Units[i].End)
+	}
+	for i := range doc.Headings {
+		doc.Headings[i].Offset = moved(doc.Headings[i].Offset)
+	}
+	doc.Text = b.String()
+	visible := 0
+	for _, r := range doc.Text {
+		if !unicode.IsSpace(r) {
+			visible++
+		}
+	}
+	if runes > visible {
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("%d invisible characters (zero-width spaces, joiners and the like) removed: more than the %d visible ones", runes, visible))
+	}
 }
 
 // Sniff names the kind of content from its first bytes: "pdf", "zip",

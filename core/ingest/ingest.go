@@ -33,6 +33,7 @@ import (
 	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/fault"
+	"cairn/core/invisible"
 	"cairn/core/store"
 )
 
@@ -164,6 +165,9 @@ func (ix *Indexer) runFolder(ctx context.Context, folder string, retry bool, pro
 		return domain.Run{}, err
 	}
 	if err := ix.rereadIfExtractorsChanged(ctx); err != nil {
+		return domain.Run{}, err
+	}
+	if err := ix.rereadInvisible(ctx); err != nil {
 		return domain.Run{}, err
 	}
 	if ix.opt.Embedder != nil {
@@ -699,6 +703,26 @@ func (ix *Indexer) resetIssuesIfLimitsChanged(ctx context.Context) error {
 		}
 	}
 	return ix.db.SetMeta(ctx, metaLimits, sig)
+}
+
+// metaInvisible marks a knowledge base whose documents were read with
+// their default-ignorable characters removed (extract.finish, since issue
+// 43): those indexed before with such characters in their text are read
+// again, once.
+const metaInvisible = "invisible_removed"
+
+func (ix *Indexer) rereadInvisible(ctx context.Context) error {
+	if _, done, err := ix.db.Meta(ctx, metaInvisible); err != nil || done {
+		return err
+	}
+	n, err := ix.db.ForgetContentHolding(ctx, func(text string) bool { return invisible.Spans(text) != nil })
+	if err != nil {
+		return fmt.Errorf("mark documents holding invisible characters: %w", err)
+	}
+	if n > 0 {
+		ix.opt.Log.Info("documents holding invisible characters are read again", "documents", n)
+	}
+	return ix.db.SetMeta(ctx, metaInvisible, "1")
 }
 
 // ExtractorsMeta is the meta key (a knowledge base's, a cluster folder's)

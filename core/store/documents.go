@@ -284,6 +284,37 @@ func (db *DB) ForgetContent(ctx context.Context, formats []string) (int, error) 
 	return n, err
 }
 
+// ForgetContentHolding makes the documents any of whose chunks' text has
+// match true look changed, as ForgetContent does for a format, so the next
+// index run reads them again: a change of what the extractors keep of
+// every format (default-ignorable characters, core/invisible) reaches the
+// documents it changes and no others. It reads every chunk once.
+func (db *DB) ForgetContentHolding(ctx context.Context, match func(text string) bool) (int, error) {
+	var ids []int64
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		last := int64(0)
+		return query(c, `SELECT document_id, text FROM chunks ORDER BY document_id`, nil, func(s *sqlite3.Stmt) error {
+			if id := s.ColumnInt64(0); id != last && match(s.ColumnText(1)) {
+				ids = append(ids, id)
+				last = id
+			}
+			return nil
+		})
+	})
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	err = db.write(ctx, func(c *sqlite3.Conn) error {
+		for _, id := range ids {
+			if err := exec(c, `UPDATE documents SET hash = '', mtime_ns = 0 WHERE id = ?`, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return len(ids), err
+}
+
 // ClearIssues forgets every recorded issue, so the next run retries those
 // files (after an upgrade adds formats, or OCR is installed).
 func (db *DB) ClearIssues(ctx context.Context) error {
