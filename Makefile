@@ -53,7 +53,7 @@ VULKAN_BUILD         := bin/vulkan-build
 # device of a machine without a GPU.
 VK_DEVICES           ?= 0
 
-.PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team bench bench-tokenizers soak fuzz lint clean
+.PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team bench bench-tokenizers hostile soak fuzz lint clean
 
 all: build
 
@@ -163,6 +163,21 @@ bench: build
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
 	@$(MAKE) --no-print-directory bench-tokenizers || echo "bench: no Qwen2.5 tokenizer.json; the ask suite counts tokens with the test model's generated vocabulary"
 	./$(BIN) bench $(BENCH_ARGS)
+
+# hostile builds the hostile corpus (core/extract/extracttest.Corpus: every
+# input of issues 15, 33 and 43, from zip bombs and nested PDFs to a
+# 448-byte PDF with an 11,000-point page, a 1 GB word and links out of the
+# folder; 1.6 GB, built once under testdata/bench/work/hostile) and indexes
+# each beside two ordinary files with `cairn index` in a fresh home,
+# reporting its exit status and message, the peak memory of Cairn and its
+# child processes together, the time, whether the ordinary files were
+# indexed, the database's checks and a second run (`cairn bench hostile`;
+# the table is in docs/performance.md). HOSTILE=pdf,xlsx runs the cases
+# whose names hold one of those words.
+HOSTILE ?=
+hostile: build
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="poppler-utils tesseract-ocr-eng"
+	./$(BIN) bench hostile $(if $(HOSTILE),--only $(HOSTILE))
 
 # bench-tokenizers fetches two real vocabularies with npm into
 # testdata/bench/tokenizers (ignored by git); npm checks each tarball's

@@ -204,7 +204,7 @@ func hostileCase(ctx context.Context, opt HostileOptions, c extracttest.Case, ca
 		return r, err
 	}
 	r.PeakMB, r.OwnMB = peak, own
-	r.Message = errorLine(stderr.String())
+	r.Message = strings.ReplaceAll(errorLine(stderr.String()), p.Dir+string(os.PathSeparator), "")
 	if len(c.Command) > 0 {
 		r.Reason, r.Check, r.Again, r.Rest = r.Message, "-", "-", true
 		return r, nil
@@ -214,7 +214,7 @@ func hostileCase(ctx context.Context, opt HostileOptions, c extracttest.Case, ca
 	if err != nil {
 		return r, err
 	}
-	r.Reason = hostileReason(status)
+	r.Reason = strings.ReplaceAll(hostileReason(status), p.Dir+string(os.PathSeparator), "")
 	found, _, _, err := run("search", "--top-k", "10", "--", "quartzledger")
 	if err != nil {
 		return r, err
@@ -413,6 +413,14 @@ func residentPages(pid int) int64 {
 	return n
 }
 
+// cutRunes cuts s to at most n bytes at a character's start.
+func cutRunes(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
 // HostileTable is the results as a Markdown table, for docs/performance.md.
 func HostileTable(w io.Writer, rs []HostileResult) {
 	fmt.Fprintln(w, "| input | issue | size | rc | peak RSS, Cairn and children | s | rest indexed | integrity | what Cairn says | second run |")
@@ -423,8 +431,11 @@ func HostileTable(w io.Writer, rs []HostileResult) {
 			rest = "**no**"
 		}
 		reason := r.Reason
-		if len(reason) > 160 {
-			reason = reason[:157] + "…"
+		if r.RC != 0 && r.Message != "" && r.Message != r.Reason {
+			reason += " — " + r.Message
+		}
+		if len(reason) > 200 {
+			reason = cutRunes(reason, 197) + "…"
 		}
 		fmt.Fprintf(w, "| %s (%s) | %d | %s | %d | %.0f MB | %.1f | %s | %s | %s | %s |\n", r.Case, r.What, r.Issue, humanize.Bytes(r.Size),
 			r.RC, r.PeakMB, r.Seconds, rest, r.Check, strings.ReplaceAll(reason, "|", "\\|"), r.Again)
