@@ -125,9 +125,9 @@ func (b *builder) message(m *message, number int) {
 		}
 		b.sep(2)
 		start := b.len()
-		b.sb.WriteString("Attachment: " + a.name + "\n")
+		b.write("Attachment: " + a.name + "\n")
 		base := b.len()
-		b.sb.WriteString(text)
+		b.write(text)
 		end := b.len()
 		if len(a.doc.Units) == 0 {
 			b.units = append(b.units, Unit{Kind: UnitAttachment, Number: len(b.units) + 1, Label: a.name, Start: start, End: end})
