@@ -715,7 +715,7 @@ func (ix *Indexer) rereadInvisible(ctx context.Context) error {
 	if _, done, err := ix.db.Meta(ctx, metaInvisible); err != nil || done {
 		return err
 	}
-	n, err := ix.db.ForgetContentHolding(ctx, func(text string) bool { return invisible.Spans(text) != nil })
+	n, err := ix.db.ForgetContentHolding(ctx, func(text string) bool { return invisible.Next(text, 0) >= 0 })
 	if err != nil {
 		return fmt.Errorf("mark documents holding invisible characters: %w", err)
 	}

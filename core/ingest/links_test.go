@@ -171,12 +171,20 @@ func TestNoLinkLeadsOutOfTheFolder(t *testing.T) {
 			}
 		}
 	}
+	// Unchanged, every skip stays as it was recorded: its reason does not
+	// change from run to run (where /proc/self leads does).
+	_, events := runCollect(t, New(db, extract.NewRegistry(extract.DefaultLimits()), Options{}), docs)
+	for _, name := range []string{"environ.txt", "abs-file.txt", "notes.txt", "gnupg"} {
+		if ev := events[filepath.Join(docs, name)]; ev.Status != domain.StatusSkipped || !ev.Unchanged {
+			t.Errorf("a third run, %s: %+v, want unchanged", name, ev)
+		}
+	}
 	healthy(t, db)
 
 	// The home folder indexed with hidden files: its folders of secrets
 	// are not walked; indexed by name, they are.
 	ix, _ := newIndexer(t, Options{IncludeHidden: true})
-	_, events := runCollect(t, ix, home)
+	_, events = runCollect(t, ix, home)
 	if ev := events[filepath.Join(home, ".ssh")]; ev.Status != domain.StatusSkipped || !strings.Contains(ev.Reason, "keys or passwords") {
 		t.Errorf("~/.ssh under include_hidden: %+v", ev)
 	}

@@ -101,6 +101,12 @@ func (sc *scope) refuseLink(p string, dir bool) string {
 	if err != nil {
 		return "broken symbolic link"
 	}
+	if sys := systemFolder(real); sys != "" {
+		// Named as the link names it: where /proc/self leads changes with
+		// every process, and the reason must not change from run to run.
+		target, _ := os.Readlink(p)
+		return "symbolic link into " + sys + " (" + target + "): not followed"
+	}
 	if why := sc.refuse(real); why != "" {
 		return "symbolic link " + why
 	}

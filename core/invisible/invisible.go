@@ -51,42 +51,62 @@ func Is(r rune) bool {
 	return false
 }
 
-// Spans returns where s holds default-ignorable characters: the byte
-// offsets of each run of them, start and end; nil when it holds none. A
-// text in ASCII is passed over at a byte at a time.
-func Spans(s string) [][2]int {
-	var out [][2]int
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < 0xC2 { // ASCII, or a continuation byte: no character from U+00AD up starts here
+// Next is the byte offset of the first default-ignorable character of s at
+// or after from, or -1. A text in ASCII is passed over a byte at a time.
+func Next(s string, from int) int {
+	for i := from; i < len(s); {
+		if s[i] < 0xC2 { // ASCII, or a continuation byte: no character from U+00AD up starts here
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if Is(r) {
-			if n := len(out); n > 0 && out[n-1][1] == i {
-				out[n-1][1] = i + size
-			} else {
-				out = append(out, [2]int{i, i + size})
-			}
+			return i
 		}
 		i += size
+	}
+	return -1
+}
+
+// End is the end of the run of default-ignorable characters that starts at
+// i in s.
+func End(s string, i int) int {
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !Is(r) {
+			break
+		}
+		i += size
+	}
+	return i
+}
+
+// Spans returns where s holds default-ignorable characters: the byte
+// offsets of each run of them, start and end; nil when it holds none. A
+// text in ASCII is passed over at a byte at a time.
+func Spans(s string) [][2]int {
+	var out [][2]int
+	for i := Next(s, 0); i >= 0; i = Next(s, i) {
+		end := End(s, i)
+		out = append(out, [2]int{i, end})
+		i = end
 	}
 	return out
 }
 
 // Remove returns s without its default-ignorable characters.
 func Remove(s string) string {
-	spans := Spans(s)
-	if spans == nil {
+	i := Next(s, 0)
+	if i < 0 {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
 	last := 0
-	for _, sp := range spans {
-		b.WriteString(s[last:sp[0]])
-		last = sp[1]
+	for ; i >= 0; i = Next(s, i) {
+		b.WriteString(s[last:i])
+		last = End(s, i)
+		i = last
 	}
 	b.WriteString(s[last:])
 	return b.String()
