@@ -355,7 +355,7 @@ func TestBenchRefusesUnknownSuitesAndWeights(t *testing.T) {
 	home := t.TempDir()
 	for args, want := range map[string]string{
 		"bench --weights Q4_K embed": `--weights "Q4_K": use F16 or Q8_0`,
-		"bench sideways":             `unknown bench suite "sideways" (have: index, extract, embed, generate, rerank, ask, quality, vector, load, serve, team, paint, gui, all)`,
+		"bench sideways":             `unknown bench suite "sideways" (have: index, extract, hostile, embed, generate, rerank, ask, quality, vector, load, serve, team, paint, gui, all)`,
 	} {
 		_, errs, code := cli(t, home, strings.Fields(args)...)
 		if code != 2 || !strings.Contains(errs, want) {

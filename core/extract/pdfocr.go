@@ -45,8 +45,9 @@ var maxSide = int(math.Sqrt(MaxPagePixels))
 // pdftoppm call per run of pages, so that blank ones (2,000 empty pages
 // took 1.6 s each to draw at 300 dpi and find nothing) are known without
 // drawing them again; every other page at its scan's resolution or 300
-// dpi, less when that would pass MaxPagePixels. Pages it knows nothing of
-// are drawn at 300 dpi within the same bound.
+// dpi, less when that would pass MaxPagePixels. A page whose size pdfinfo
+// does not give is drawn by its longer side within the same bound; when
+// the small drawing fails, every page is drawn, each within it.
 func (p *popplerPDF) planOCR(ctx context.Context, f File, pages []int) (map[int]pagePlan, error) {
 	plan := make(map[int]pagePlan, len(pages))
 	if len(pages) == 0 || p.pdftoppm == "" {

@@ -105,7 +105,7 @@ type result struct {
 	status domain.Status
 	reason string
 	// transient marks a failure that may not happen again: a timeout, a
-	// read error (issueRetry).
+	// read error (result.retry).
 	transient bool
 	// known marks a file touched but not changed whose recorded issue
 	// stands: it was not read again.
@@ -255,7 +255,7 @@ func (ix *Indexer) run(ctx context.Context, f domain.Folder, run *domain.Run, re
 			// that decided it changes (resetIssuesIfLimitsChanged) or the
 			// person asks (RetryFailed); one that failed in a way that may
 			// not happen again (a timeout, a read error) is read again,
-			// once (issueRetry).
+			// once (result.retry).
 			st, reason := domain.StatusUnchanged, ""
 			if prev.Issue != "" {
 				st, reason = domain.Status(prev.Issue), prev.Reason
