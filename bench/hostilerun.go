@@ -204,7 +204,7 @@ func hostileCase(ctx context.Context, opt HostileOptions, c extracttest.Case, ca
 		return r, err
 	}
 	r.PeakMB, r.OwnMB = peak, own
-	r.Message = strings.ReplaceAll(errorLine(stderr.String()), p.Dir+string(os.PathSeparator), "")
+	r.Message = shortPaths(errorLine(stderr.String()), p, root)
 	if len(c.Command) > 0 {
 		r.Reason, r.Check, r.Again, r.Rest = r.Message, "-", "-", true
 		return r, nil
@@ -214,7 +214,7 @@ func hostileCase(ctx context.Context, opt HostileOptions, c extracttest.Case, ca
 	if err != nil {
 		return r, err
 	}
-	r.Reason = strings.ReplaceAll(hostileReason(status), p.Dir+string(os.PathSeparator), "")
+	r.Reason = shortPaths(hostileReason(status), p, root)
 	found, _, _, err := run("search", "--top-k", "10", "--", "quartzledger")
 	if err != nil {
 		return r, err
@@ -233,6 +233,15 @@ func hostileCase(ctx context.Context, opt HostileOptions, c extracttest.Case, ca
 	}
 	r.Again = fmt.Sprintf("rc %d, %.1f s, %s", code2, time.Since(t).Seconds(), readAgain(out2, errs2))
 	return r, nil
+}
+
+// shortPaths writes the case's paths in s as a reader of the table needs
+// them: a file of the folder by its name, the home folder as ~, the
+// case's own folder as ….
+func shortPaths(s string, p extracttest.Place, root string) string {
+	s = strings.ReplaceAll(s, p.Dir+string(os.PathSeparator), "")
+	s = strings.ReplaceAll(s, p.Home, "~")
+	return strings.ReplaceAll(s, root, "…")
 }
 
 // inputSize is the size of what the case put beside the ordinary files
