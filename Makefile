@@ -167,7 +167,7 @@ bench: build
 # hostile builds the hostile corpus (core/extract/extracttest.Corpus: every
 # input of issues 15, 33 and 43, from zip bombs and nested PDFs to a
 # 448-byte PDF with an 11,000-point page, a 1 GB word and links out of the
-# folder; 1.6 GB, built once under testdata/bench/work/hostile) and indexes
+# folder; 1.7 GB, built once under testdata/bench/work/hostile) and indexes
 # each beside two ordinary files with `cairn index` in a fresh home,
 # reporting its exit status and message, the peak memory of Cairn and its
 # child processes together, the time, whether the ordinary files were
