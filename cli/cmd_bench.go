@@ -25,7 +25,7 @@ import (
 // the window last. team is skipped where no weaviate-server is. The
 // product has those that are not devSuites; the developer command (RunDev)
 // has all.
-var benchSuites = []string{"index", "extract", "embed", "generate", "rerank", "ask", "quality", "vector", "load", "serve", "team", "paint", "gui"}
+var benchSuites = []string{"index", "extract", "hostile", "embed", "generate", "rerank", "ask", "quality", "vector", "load", "serve", "team", "paint", "gui"}
 
 // benchFlags are the options of `cairn bench`; each suite reads the ones
 // it needs.
@@ -54,6 +54,7 @@ type benchFlags struct {
 	store         string               // quality suite: sqlite or weaviate
 	weights       testmodel.WeightType // embed, generate and ask: the generated models' weight type
 	tokenizer     string               // ask suite: tokenizer.json of the chat model's vocabulary ("": the default place, if there)
+	only          string               // hostile suite: the cases to run (comma-separated parts of their names)
 }
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
@@ -83,6 +84,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&bf.part, "part", "", "extract suite: run one part only (pdf, formats, reference, hostile or ocr); quality suite: answers (the answers and the question-reading sets, without pages and files)")
 	fs.StringVar(&bf.store, "store", "sqlite", "quality suite: the store of its knowledge bases, sqlite or weaviate (one node on 127.0.0.1 from CAIRN_WEAVIATE_BIN or bin/weaviate-server)")
 	fs.StringVar(&bf.tokenizer, "tokenizer", "", "ask suite: give the generated Qwen2.5-shaped model the vocabulary of this Hugging Face tokenizer.json, so prompt token counts are Qwen's (default: DIR/tokenizers/qwen2.5/tokenizer.json where `make bench-tokenizers` puts it, if there; \"generated\": the test model's own vocabulary)")
+	fs.StringVar(&bf.only, "only", "", "hostile suite: run only the cases whose name contains one of these comma-separated words (e.g. pdf,xlsx)")
 	childDB := fs.String("db", "", "vector-child: knowledge base (internal)")
 	if env.devSuite == nil {
 		fs = withoutFlags(fs, devBenchFlags)

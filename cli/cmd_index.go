@@ -22,6 +22,7 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	quiet := fs.Bool("quiet", false, "print only the summary")
 	watching := fs.Bool("watch", false, "after the run, keep watching the folder and index what changes, until Ctrl+C")
 	as := fs.String("as", "", "with store.backend weaviate: the folder's `name` in the team cluster, the same on every machine (default: its absolute path)")
+	retry := fs.Bool("retry-failed", false, "read again every file an earlier run skipped or failed on, though it has not changed (otherwise such a file waits until it changes)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -30,6 +31,8 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 		return usageError{"index needs exactly one folder: cairn index DIR"}
 	}
 	if env.cfg.Store.Backend == config.BackendWeaviate {
+		// A team run reads every file not indexed again: --retry-failed is
+		// what it does anyway.
 		return indexTeam(ctx, env, kb, pos[0], *as, *quiet, *watching)
 	}
 	if *as != "" {
@@ -41,7 +44,14 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer eng.Close()
 
-	once := func() error { return indexOnce(ctx, env, eng, pos[0], *quiet) }
+	first := *retry
+	once := func() error {
+		run := eng.IndexFolder
+		if first { // the first run only: --watch's later runs are ordinary
+			run, first = eng.RetryFailed, false
+		}
+		return indexOnce(ctx, env, run, pos[0], *quiet)
+	}
 	if !*watching {
 		return once()
 	}
@@ -109,25 +119,55 @@ func rerun(ctx context.Context, stderr io.Writer, folder string, once func() err
 	}
 }
 
-// indexOnce runs one index run of folder, printing its progress and
-// summary; some files failing is a partialError.
-func indexOnce(ctx context.Context, env *cliEnv, eng *core.Engine, folder string, quiet bool) error {
+// indexOnce runs one index run of folder with run (Engine.IndexFolder or
+// RetryFailed), printing its progress and summary; files that failed in
+// this run are a partialError, and files that failed before and were not
+// read again are said in a line.
+func indexOnce(ctx context.Context, env *cliEnv, run indexRun, folder string, quiet bool) error {
 	progress := make(chan domain.Progress, 64)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		printProgress(env.stderr, progress, quiet, isTerminal(env.stderr))
-	}()
-	run, err := eng.IndexFolder(ctx, folder, progress)
-	<-done
-	if run.ID != 0 {
-		printRun(env.stdout, run)
+	done := make(chan failures, 1)
+	go func() { done <- printProgress(env.stderr, progress, quiet, isTerminal(env.stderr)) }()
+	r, err := run(ctx, folder, progress)
+	failed := <-done
+	if r.ID != 0 {
+		printRun(env.stdout, r)
 	}
-	if err == nil && run.FilesFailed > 0 {
-		return partialError{fmt.Sprintf("%d of %d files failed and will be retried on the next run; `cairn status --issues` lists them with the reason",
-			run.FilesFailed, run.FilesSeen)}
+	if err != nil {
+		return err
 	}
-	return err
+	if failed.before > 0 {
+		if failed.before == 1 {
+			fmt.Fprintln(env.stderr, "1 file failed before and has not changed: not read again; `cairn status --issues` says why, `cairn index --retry-failed` reads it again")
+		} else {
+			fmt.Fprintf(env.stderr, "%d files failed before and have not changed: not read again; `cairn status --issues` says why, `cairn index --retry-failed` reads them again\n", failed.before)
+		}
+	}
+	if failed.now > 0 {
+		return partialError{failed.message(r.FilesSeen)}
+	}
+	return nil
+}
+
+// indexRun is Engine.IndexFolder or Engine.RetryFailed.
+type indexRun func(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
+
+// failures counts the failed files of a run: those that failed in it, of
+// them those the next run reads again, and those that failed before and
+// were not read.
+type failures struct{ now, retried, before int }
+
+// message is the last line of a run in which files failed.
+func (f failures) message(seen int) string {
+	msg := fmt.Sprintf("%d of %d files failed", f.now, seen)
+	switch {
+	case f.retried == f.now:
+		msg += " and will be retried on the next run"
+	case f.retried == 0:
+		msg += "; they are read again when they change, or with --retry-failed"
+	default:
+		msg += fmt.Sprintf("; %d will be retried on the next run, the others when they change or with --retry-failed", f.retried)
+	}
+	return msg + "; `cairn status --issues` lists them with the reason"
 }
 
 // printRun prints a run's summary line.
@@ -159,11 +199,8 @@ func indexTeam(ctx context.Context, env *cliEnv, kb kbFlags, folder, as string, 
 	defer eng.Close()
 	once := func() error {
 		progress := make(chan domain.Progress, 64)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			printProgress(env.stderr, progress, quiet, isTerminal(env.stderr))
-		}()
+		done := make(chan failures, 1)
+		go func() { done <- printProgress(env.stderr, progress, quiet, isTerminal(env.stderr)) }()
 		run, err := eng.IndexTeam(ctx, folder, as, progress)
 		<-done
 		if !run.StartedAt.IsZero() {
@@ -187,10 +224,23 @@ func indexTeam(ctx context.Context, env *cliEnv, kb kbFlags, folder, as string, 
 const teamRetry = time.Minute
 
 // printProgress shows a live status line on a terminal and one line per
-// skipped or failed file, so no file is silently missing.
-func printProgress(w io.Writer, ch <-chan domain.Progress, quiet, tty bool) {
+// skipped or failed file, so no file is silently missing, and counts the
+// failed ones.
+func printProgress(w io.Writer, ch <-chan domain.Progress, quiet, tty bool) failures {
 	var last time.Time
+	var failed failures
 	for p := range ch {
+		if f := p.File; f != nil && f.Status == domain.StatusFailed {
+			switch {
+			case f.Unchanged:
+				failed.before++
+			case f.Retry:
+				failed.now++
+				failed.retried++
+			default:
+				failed.now++
+			}
+		}
 		if f := p.File; f != nil && !quiet && (f.Status == domain.StatusSkipped || f.Status == domain.StatusFailed) && !f.Unchanged {
 			if tty {
 				fmt.Fprint(w, "\r\033[K")
@@ -208,6 +258,7 @@ func printProgress(w io.Writer, ch <-chan domain.Progress, quiet, tty bool) {
 			}
 		}
 	}
+	return failed
 }
 
 func statusLine(p domain.Progress) string {

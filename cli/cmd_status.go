@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"cairn/core/domain"
 	"cairn/core/fault"
 	"cairn/core/search"
 )
@@ -106,9 +107,16 @@ func runStatus(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
+		waiting := 0
 		for _, is := range list {
 			// A reason may quote the file's own text (a mail header).
 			fmt.Fprintf(w, "%s: %s: %s\n", is.Kind, fault.Printable(is.Path), fault.Printable(is.Reason))
+			if is.Kind == string(domain.StatusFailed) && !is.Retry {
+				waiting++
+			}
+		}
+		if waiting > 0 {
+			fmt.Fprintf(w, "%d of the failed files wait, as skipped ones do, until they change or `cairn index --retry-failed FOLDER`; other failed files are read again by the next run.\n", waiting)
 		}
 	} else if st.Issues > 0 {
 		fmt.Fprintf(w, "%d files are not indexed; `cairn status --issues` lists them with the reason.\n", st.Issues)

@@ -16,14 +16,15 @@ import (
 // question sets in the repository's testdata, the team suite needs the
 // Weaviate server the repository builds, and the others measure Cairn's
 // internals for docs/performance.md (rerank, the ask pipeline, the vector
-// index, indexing under load, the window's painter). `cairn bench` keeps
+// index, indexing under load, the window's painter; hostile builds a 1.7 GB
+// corpus of hostile files and indexes each). `cairn bench` keeps
 // what anyone can run on their own machine: index, extract, embed,
 // generate, serve, gui and gpu.
-var devSuites = []string{"rerank", "ask", "quality", "vector", "load", "paint", "team"}
+var devSuites = []string{"hostile", "rerank", "ask", "quality", "vector", "load", "paint", "team"}
 
 // devBenchFlags are the flags only devSuites read, left out of the
 // product's `cairn bench`.
-var devBenchFlags = []string{"sizes", "queries", "dim", "idle", "searchers", "set", "scale", "fit", "store", "tokenizer", "db"}
+var devBenchFlags = []string{"sizes", "queries", "dim", "idle", "searchers", "set", "scale", "fit", "store", "tokenizer", "db", "only"}
 
 type devSuiteFunc func(ctx context.Context, env *cliEnv, suite string, bf benchFlags, bin, work string) (any, error)
 
@@ -38,6 +39,8 @@ func RunDev(args []string, stdout, stderr io.Writer) int {
 // runDevSuite runs one of devSuites for runBench.
 func runDevSuite(ctx context.Context, env *cliEnv, s string, bf benchFlags, bin, work string) (r any, err error) {
 	switch s {
+	case "hostile":
+		return benchHostile(ctx, env, bin, work, bf.only)
 	case "rerank":
 		return benchOnDevices(ctx, env, s, bf)
 	case "ask":

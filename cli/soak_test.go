@@ -236,7 +236,7 @@ func TestSIGKILLDuringRetriedFailure(t *testing.T) {
 	failsAgain := func(what, limit string, out, errs string, code int) {
 		t.Helper()
 		if code != 3 || !strings.Contains(out, "1 failed") ||
-			!strings.Contains(errs, stalled+": extraction made no progress (no bytes read, no page done) for "+limit+"s") ||
+			!strings.Contains(errs, stalled+": extraction made no progress (no new part of the file read, no page done) for "+limit+"s") ||
 			!strings.Contains(errs, "[EXTRACT-004]") {
 			t.Fatalf("%s: exit %d\n%s%s", what, code, out, errs)
 		}

@@ -25,6 +25,7 @@ import (
 	"cairn/core/extract"
 	"cairn/core/fault"
 	"cairn/core/ingest"
+	"cairn/core/invisible"
 	"cairn/core/kb"
 	"cairn/core/llm"
 	"cairn/core/logs"
@@ -207,7 +208,8 @@ func (e *Engine) registry() *extract.Registry {
 		}
 		var opts []extract.Option
 		if c.OCR.Enabled {
-			e.ocr, e.ocrErr = ocr.New(ocr.Options{Languages: c.OCR.Languages})
+			e.ocr, e.ocrErr = ocr.New(ocr.Options{Languages: c.OCR.Languages,
+				MaxPixels: extract.MaxPagePixels, MaxDecodeBytes: extract.MaxImageBytes})
 			if e.ocrErr == nil {
 				opts = append(opts, extract.WithOCR(e.ocr))
 			}
@@ -378,6 +380,27 @@ func (e *Engine) IndexFolder(ctx context.Context, folder string, progress chan<-
 	return ix.Run(ctx, folder, progress)
 }
 
+// RetryFailed indexes folder as IndexFolder does, reading again every
+// file an earlier run skipped or failed on, changed or not: a file that
+// failed for a reason that stays while the file does is otherwise not
+// read again until it changes. A team cluster keeps no such files: its
+// runs read them every time.
+func (e *Engine) RetryFailed(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
+	if e.team != nil {
+		return e.IndexTeam(ctx, folder, "", progress)
+	}
+	e.kix.Hold()
+	defer e.kix.Release()
+	ix, err := e.indexer(ctx)
+	if err != nil {
+		if progress != nil {
+			close(progress)
+		}
+		return domain.Run{}, err
+	}
+	return ix.RetryFailed(ctx, folder, progress)
+}
+
 // Reembed computes the vectors of every chunk that lacks one for the
 // current embedding model (after a model change), from stored text.
 func (e *Engine) Reembed(ctx context.Context, progress chan<- domain.Progress) error {
@@ -403,6 +426,7 @@ const maxSwitchRetries = 10
 // Search runs a search: hybrid when the embedding model is loaded and the
 // knowledge base holds its vectors, BM25 otherwise (with a note saying why).
 func (e *Engine) Search(ctx context.Context, req search.Request) (*search.Response, error) {
+	req.Query = invisible.Remove(req.Query) // as the indexed text is (extract.finish)
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, errors.New("empty question: type what you are looking for")
 	}

@@ -14,6 +14,7 @@ import (
 	"cairn/core/config"
 	"cairn/core/domain"
 	"cairn/core/fault"
+	"cairn/core/invisible"
 	"cairn/core/llm"
 	"cairn/core/remote"
 	"cairn/core/search"
@@ -219,6 +220,7 @@ func (e *Engine) AskWith(ctx context.Context, req search.Request, writer answer.
 }
 
 func (e *Engine) askWith(ctx context.Context, req search.Request, writer answer.Generator, history []answer.Turn, onToken func(string)) (ans *answer.Answer, err error) {
+	req.Query = invisible.Remove(req.Query) // as the indexed text is (extract.finish)
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, answer.ErrNoQuestion
 	}

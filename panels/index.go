@@ -14,7 +14,7 @@ import (
 )
 
 // IndexTab is the indexing panel: a folder picker with Start and Cancel, the
-// knowledge base's folders with Re-index, Remove and Watch, a progress bar
+// knowledge base's folders with Re-index, Retry failed, Remove and Watch, a progress bar
 // with files, chunks, MB, rate and time left, and the per-file status list.
 type IndexTab struct {
 	Folder       *Entry
@@ -23,6 +23,7 @@ type IndexTab struct {
 	CancelButton *Button
 	Folders      *List
 	Reindex      *Button
+	Retry        *Button // re-index the selected folder, reading again the files it could not index
 	Remove       *Button
 	Watch        *widget.Check
 	Bar          *widget.ProgressBar
@@ -104,6 +105,11 @@ func NewIndexTab(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *I
 			p.post(IndexFolder{Path: p.selected})
 		}
 	})
+	p.Retry = NewButtonWithIcon("Retry failed", theme.MediaReplayIcon(), func() {
+		if p.selected != "" {
+			p.post(IndexFolder{Path: p.selected, Retry: true})
+		}
+	})
 	p.Remove = NewButtonWithIcon("Remove", theme.DeleteIcon(), p.confirmRemove)
 	p.Watch = widget.NewCheck("Re-index when files change", func(on bool) {
 		if !p.filling && p.selected != "" {
@@ -139,7 +145,7 @@ func NewIndexTab(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *I
 	folders := container.NewBorder(
 		container.NewBorder(nil, nil,
 			widget.NewLabelWithStyle("Folders in this knowledge base", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-			container.NewHBox(p.Reindex, p.Remove, p.Watch)),
+			container.NewHBox(p.Reindex, p.Retry, p.Remove, p.Watch)),
 		nil, nil, nil, p.Folders)
 	files := p.Files.content
 	split := container.NewVSplit(folders, files)
@@ -458,6 +464,9 @@ func (p *IndexTab) sync() {
 	}
 	enable(p.CancelButton, p.running != "")
 	enable(p.Reindex, idle && p.selected != "")
+	// Files skipped or failed for a reason that stays while they do are
+	// not read again until they change: this reads them now.
+	enable(p.Retry, idle && p.selected != "" && p.folder(p.selected).Issues > 0)
 	enable(p.Remove, idle && p.selected != "")
 	enable(p.Watch, p.ready && p.selected != "")
 	p.filling = true

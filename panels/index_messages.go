@@ -12,8 +12,13 @@ type IndexRequest interface{ indexRequest() }
 type ChooseFolder struct{ Start bool }
 
 // IndexFolder indexes (or re-indexes) a folder; it waits its turn when
-// another folder is being indexed.
-type IndexFolder struct{ Path string }
+// another folder is being indexed. With Retry, the files earlier runs
+// skipped or failed on are read again too, changed or not
+// (core.Engine.RetryFailed).
+type IndexFolder struct {
+	Path  string
+	Retry bool
+}
 
 // CancelIndex stops the running indexing run; what was written stays.
 type CancelIndex struct{}

@@ -19,6 +19,9 @@ type Engine interface {
 	Close() error
 
 	IndexFolder(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
+	// RetryFailed is IndexFolder reading again the files earlier runs
+	// skipped or failed on, changed or not.
+	RetryFailed(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error)
 	EnsureStarterKB(ctx context.Context, progress chan<- domain.Progress) (bool, error)
 	GuideDir() string // where EnsureStarterKB installs the user guide
 	Folders(ctx context.Context) ([]domain.Folder, error)

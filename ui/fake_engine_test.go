@@ -44,6 +44,7 @@ type fakeEngine struct {
 	indexGate    chan struct{} // IndexFolder waits here after the first file (or for ctx)
 	indexErr     error         // IndexFolder fails with it after the files
 	indexed      []string
+	retried      []string // folders RetryFailed indexed
 	cancelledRun int
 	folders      []domain.Folder
 	watched      []string // what SetWatchedFolders recorded, as the knowledge base would
@@ -123,6 +124,13 @@ func (f *fakeEngine) Close() error {
 	defer f.mu.Unlock()
 	f.closed = true
 	return nil
+}
+
+func (f *fakeEngine) RetryFailed(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
+	f.mu.Lock()
+	f.retried = append(f.retried, folder)
+	f.mu.Unlock()
+	return f.IndexFolder(ctx, folder, progress)
 }
 
 func (f *fakeEngine) IndexFolder(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {

@@ -278,6 +278,37 @@ func TestReindexSelectedFolder(t *testing.T) {
 	})
 }
 
+// TestRetryFailedReadsTheFilesNotIndexedAgain: a folder with files not
+// indexed has Retry failed, which runs it through Engine.RetryFailed (the
+// files that wait for a change are read now); Re-index does not (issue 43,
+// item 4).
+func TestRetryFailedReadsTheFilesNotIndexedAgain(t *testing.T) {
+	eng := newFakeEngine(t.TempDir())
+	h := newHarness(t, eng)
+	p, dir := indexedFolder(h)
+	if p.Retry.Disabled() {
+		t.Fatal("Retry failed is disabled for a folder with 2 files not indexed")
+	}
+	test.Tap(p.Retry)
+	h.until("a run that retries", func() bool {
+		n := 0
+		eng.locked(func() { n = len(eng.retried) })
+		return n == 1
+	})
+	h.until("the run's end", func() bool { return strings.HasPrefix(p.State.Text, "Indexed") && !p.Retry.Disabled() })
+	test.Tap(p.Reindex)
+	h.until("a third run", func() bool {
+		n := 0
+		eng.locked(func() { n = len(eng.indexed) })
+		return n == 3
+	})
+	eng.locked(func() {
+		if !slices.Equal(eng.retried, []string{dir}) {
+			t.Errorf("retried %v, want only %s once", eng.retried, dir)
+		}
+	})
+}
+
 func TestChooseUsesTheNativePickerElseFynesDialog(t *testing.T) {
 	h := newHarness(t, newFakeEngine(t.TempDir()))
 	p := h.shell().IndexTab

@@ -34,6 +34,7 @@ type indexWorker struct {
 	running string             // folder being indexed; "" when idle
 	stopRun context.CancelFunc // cancels it
 	queue   []string
+	retry   map[string]bool // folders whose next run reads their files not indexed again
 	watches map[string]context.CancelFunc
 
 	runDone chan runResult
@@ -60,7 +61,7 @@ func newIndexWorker(eng Engine, requests <-chan panels.IndexRequest, events chan
 		eng: eng, requests: requests, events: events,
 		pick:    func(context.Context) (string, bool, error) { return "", false, nil },
 		onWatch: func([]string) {}, onRun: func() {},
-		watches: map[string]context.CancelFunc{},
+		watches: map[string]context.CancelFunc{}, retry: map[string]bool{},
 		runDone: make(chan runResult), changed: make(chan string),
 		stopped: make(chan watchStop), notices: make(chan panels.IndexEvent),
 	}
@@ -125,6 +126,9 @@ func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 		if err != nil {
 			w.emit(ctx, panels.IndexNotice{Text: err.Error(), Err: true})
 			return
+		}
+		if r.Retry {
+			w.retry[path] = true
 		}
 		w.enqueue(ctx, path)
 	case panels.CancelIndex:
@@ -208,6 +212,11 @@ func (w *indexWorker) start(ctx context.Context, folder string) {
 	if folder == "" {
 		w.running = "the user guide"
 	}
+	index := w.eng.IndexFolder
+	if w.retry[folder] {
+		index = w.eng.RetryFailed
+		delete(w.retry, folder)
+	}
 	w.jobs.spawn(func() {
 		progress := make(chan domain.Progress, 64)
 		type outcome struct {
@@ -221,7 +230,7 @@ func (w *indexWorker) start(ctx context.Context, folder string) {
 			if folder == "" {
 				o.indexed, o.err = w.eng.EnsureStarterKB(rctx, progress)
 			} else {
-				o.run, o.err = w.eng.IndexFolder(rctx, folder, progress)
+				o.run, o.err = index(rctx, folder, progress)
 			}
 			done <- o
 		}()

@@ -93,7 +93,7 @@ func Bigrams(s string) string {
 			// "守 护 进 程": groff sets Chinese man pages one character
 			// at a time with spaces between; lone characters so spaced
 			// are one run, so 进程 is found in them.
-			if n := spacedSingle(s[i:]); n > 0 {
+			if n := SpacedSingle(s[i:]); n > 0 {
 				i += n
 				continue
 			}
@@ -118,10 +118,12 @@ func startsCJK(s string) bool {
 	return Is(r)
 }
 
-// spacedSingle returns how many bytes of spaces (one or two, ASCII or
+// SpacedSingle returns how many bytes of spaces (one or two, ASCII or
 // ideographic) start s when a lone CJK character follows them, one not
-// followed by another: 0 otherwise.
-func spacedSingle(s string) int {
+// followed by another: 0 otherwise. After a lone CJK character, such
+// spaces do not end the run (Bigrams); whoever finds words in text as the
+// index holds them (core/search's passages) skips them the same way.
+func SpacedSingle(s string) int {
 	n := 0
 	for k := 0; k < 2 && n < len(s); k++ {
 		switch {

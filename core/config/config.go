@@ -61,8 +61,9 @@ type Indexing struct {
 	MaxFileMB     int  `json:"max_file_mb"`
 	Workers       int  `json:"workers"` // 0: one per CPU
 	IncludeHidden bool `json:"include_hidden"`
-	// FollowLinksOut follows symbolic links to folders outside the folder
-	// being indexed; off, they are skipped and listed with the reason.
+	// FollowLinksOut follows symbolic links to files and folders outside
+	// the folder being indexed; off, they are skipped and listed with the
+	// reason. Never into /proc, /sys, /dev or a folder of secrets.
 	FollowLinksOut bool     `json:"follow_links_out"`
 	Ignore         []string `json:"ignore"`
 	TimeoutSec     int      `json:"timeout_sec"` // per file: the longest an extraction may go without progress

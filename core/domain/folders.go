@@ -21,8 +21,16 @@ type Issue struct {
 	Reason  string
 	Size    int64
 	MTimeNS int64
-	RunID   int64
-	At      time.Time
+	// Hash is the content hash of the version that was read, "" when it
+	// could not be read.
+	Hash string
+	// Retry says that the next run reads the file again although it has
+	// not changed: a failure that may not happen again (a timeout, a read
+	// error), once. Otherwise the file waits until it changes or the
+	// person asks (cairn index --retry-failed).
+	Retry bool
+	RunID int64
+	At    time.Time
 }
 
 // Removal is how far removing a folder from the cluster has gone: what

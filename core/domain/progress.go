@@ -32,6 +32,10 @@ type FileEvent struct {
 	Chunks    int
 	Bytes     int64
 	Unchanged bool // decided from size and time alone, without reading
+	// Retry marks a failed file the next run reads again although it has
+	// not changed (Issue.Retry); a failed file without it waits until it
+	// changes or the person asks (cairn index --retry-failed).
+	Retry bool
 }
 
 // Progress is a snapshot of a run, sent after every file and phase change.

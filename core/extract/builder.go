@@ -24,6 +24,15 @@ func (b *builder) full() bool {
 	return b.maxBytes > 0 && int64(b.sb.Len()) >= b.maxBytes
 }
 
+// room is how many bytes more a block may write: past MaxTextBytes by one
+// at most, so that full says so; without a limit, a table's bound.
+func (b *builder) room() int {
+	if b.maxBytes <= 0 {
+		return maxTableText
+	}
+	return max(0, int(b.maxBytes)-b.sb.Len()+1)
+}
+
 // sep makes sure the text ends with n newlines (when it is not empty), so
 // blocks are separated by exactly one blank line or line break.
 func (b *builder) sep(n int) {
@@ -73,7 +82,7 @@ func (b *builder) block(s string) {
 		return
 	}
 	b.sep(2)
-	b.sb.WriteString(s)
+	b.write(s)
 }
 
 // line writes s on a line of its own, directly under the previous line.
@@ -83,7 +92,7 @@ func (b *builder) line(s string) {
 		return
 	}
 	b.sep(1)
-	b.sb.WriteString(s)
+	b.write(s)
 }
 
 // heading writes s as a paragraph and records it as a heading.
@@ -94,7 +103,7 @@ func (b *builder) heading(level int, s string) {
 	}
 	b.sep(2)
 	b.headings = append(b.headings, Heading{Offset: b.sb.Len(), Level: max(1, level), Text: s})
-	b.sb.WriteString(s)
+	b.write(s)
 }
 
 // embed appends another document's text as a block, shifting its headings.
@@ -112,7 +121,7 @@ func (b *builder) embed(d *Document) {
 	lead := len(d.Text) - len(strings.TrimLeft(d.Text, " \t\r\n"))
 	b.sep(2)
 	base := b.sb.Len() - lead // d.Text[i] lands at base+i
-	b.sb.WriteString(t)
+	b.write(t)
 	for _, h := range d.Headings {
 		h.Offset += base
 		if h.Offset >= base+lead && h.Offset <= b.sb.Len() {
@@ -123,10 +132,31 @@ func (b *builder) embed(d *Document) {
 
 func (b *builder) len() int { return b.sb.Len() }
 
+// write appends s. The buffer doubles as it grows, which would take a text
+// near MaxTextBytes to twice that, and three times while it is copied:
+// once it holds an eighth of the limit, it is grown once to the limit
+// instead (a 32 MB text peaked at 107 MB of heap before, at about 40 now).
+func (b *builder) write(s string) {
+	if limit := int(b.maxBytes); limit > 0 {
+		if c := b.sb.Cap(); c >= limit/8 && c < limit && b.sb.Len()+len(s) > c {
+			b.sb.Grow(max(len(s), limit-b.sb.Len()) + 64<<10)
+		}
+	}
+	b.sb.WriteString(s)
+}
+
 // document returns the finished Document.
 func (b *builder) document(format, title string) *Document {
 	b.endUnit()
-	return &Document{Format: format, Title: collapseSpace(title), Text: b.sb.String(), Units: b.units, Headings: b.headings}
+	text := b.sb.String()
+	if b.sb.Cap()-len(text) > 1<<20+len(text)/4 {
+		// The buffer doubled as it grew: a 32 MB text can hold 64 MB for
+		// as long as the document is indexed. A copy of its size lets the
+		// rest go now.
+		text = strings.Clone(text)
+		b.sb = strings.Builder{}
+	}
+	return &Document{Format: format, Title: collapseSpace(title), Text: text, Units: b.units, Headings: b.headings}
 }
 
 // collapseSpace trims s and turns every run of white space into one space.

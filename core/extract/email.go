@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -14,6 +15,8 @@ import (
 	"strings"
 
 	"golang.org/x/text/encoding/htmlindex"
+
+	"cairn/core/humanize"
 )
 
 // maxMIMEParts bounds the parts walked in one message (a hostile message can
@@ -26,15 +29,17 @@ const maxMIMEParts = 1000
 // attachment's name.
 func extractEmail(r *Registry) func(ctx context.Context, f File, lim Limits) (*Document, error) {
 	return func(ctx context.Context, f File, lim Limits) (*Document, error) {
-		b, err := readAll(f, lim)
-		if err != nil {
-			return nil, err
+		if lim.MaxFileBytes > 0 && f.Size > lim.MaxFileBytes {
+			return nil, fmt.Errorf("%w: %s", ErrTooLarge, humanize.Bytes(f.Size))
 		}
-		return r.emailDocument(ctx, b, lim)
+		return r.emailDocument(ctx, io.NewSectionReader(f.R, 0, f.Size), lim)
 	}
 }
 
-func (r *Registry) emailDocument(ctx context.Context, raw []byte, lim Limits) (*Document, error) {
+// emailDocument reads a message from raw as a stream: no part is held
+// longer than its bound (a body, the text limit; an attachment,
+// maxAttachment), so a message of any size costs about the text it keeps.
+func (r *Registry) emailDocument(ctx context.Context, raw io.Reader, lim Limits) (*Document, error) {
 	m, err := r.parseEmail(ctx, raw, lim)
 	if err != nil {
 		return nil, err
@@ -63,11 +68,17 @@ type attachment struct {
 // parseEmail reads an RFC 5322 message: the main headers, the text body
 // (text/plain preferred, else HTML rendered as text) and, through the
 // registry, every attachment it can read.
-func (r *Registry) parseEmail(ctx context.Context, raw []byte, lim Limits) (*message, error) {
-	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+func (r *Registry) parseEmail(ctx context.Context, raw io.Reader, lim Limits) (*message, error) {
+	// The headers are read whole: they are bounded by maxHeaders.
+	guard := &headerGuard{r: raw, left: maxHeaders}
+	msg, err := mail.ReadMessage(guard)
 	if err != nil {
+		if errors.Is(err, errLongHeaders) {
+			return nil, fmt.Errorf("%w: email: %v", ErrTooLarge, err)
+		}
 		return nil, fmt.Errorf("email: not a readable message: %w", err)
 	}
+	guard.left = -1 // the body is read part by part, each within its bound
 	dec := &mime.WordDecoder{CharsetReader: charsetReader}
 	header := func(k string) string {
 		v := msg.Header.Get(k)
@@ -114,9 +125,9 @@ func (b *builder) message(m *message, number int) {
 		}
 		b.sep(2)
 		start := b.len()
-		b.sb.WriteString("Attachment: " + a.name + "\n")
+		b.write("Attachment: " + a.name + "\n")
 		base := b.len()
-		b.sb.WriteString(text)
+		b.write(text)
 		end := b.len()
 		if len(a.doc.Units) == 0 {
 			b.units = append(b.units, Unit{Kind: UnitAttachment, Number: len(b.units) + 1, Label: a.name, Start: start, End: end})
@@ -191,12 +202,29 @@ func (w *mimeWalker) part(contentType, cte, disposition string, body io.Reader, 
 				p.Header.Get("Content-Disposition"), p, depth+1)
 		}
 	}
-	data, err := io.ReadAll(io.LimitReader(decodeTransfer(body, cte), w.lim.MaxFileBytes+1))
+	isAttachment := dispType == "attachment" || (name != "" && !strings.HasPrefix(mediaType, "text/"))
+	bound := int64(maxAttachment)
+	if !isAttachment && strings.HasPrefix(mediaType, "text/") && w.lim.MaxTextBytes > 0 {
+		bound = w.lim.MaxTextBytes // a body: only what the text keeps
+	}
+	if w.lim.MaxFileBytes > 0 {
+		bound = min(bound, w.lim.MaxFileBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(decodeTransfer(body, cte), bound+1))
 	if err != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("part %q unreadable: %v", name, err))
 		return
 	}
-	isAttachment := dispType == "attachment" || (name != "" && !strings.HasPrefix(mediaType, "text/"))
+	if int64(len(data)) > bound {
+		// The rest of the part is left to the reader of the parts, which
+		// skips it as it goes to the next one.
+		if isAttachment || !strings.HasPrefix(mediaType, "text/") {
+			w.warnings = append(w.warnings, fmt.Sprintf("attachment %s skipped: larger than %s", firstNonEmpty(filepath.Base(name), mediaType), humanize.Bytes(bound)))
+			return
+		}
+		data = data[:bound]
+		w.warnings = append(w.warnings, fmt.Sprintf("text cut at %s (limit)", humanize.Bytes(bound)))
+	}
 	if !isAttachment && mediaType == "text/plain" && w.plain == "" {
 		w.plain = normalizeNewlines(decodeCharset(data, params["charset"]))
 		return
@@ -227,6 +255,36 @@ func (w *mimeWalker) part(contentType, cte, disposition string, body io.Reader, 
 	}
 	w.attachments = append(w.attachments, attachment{name: name, doc: doc})
 	w.warnings = append(w.warnings, prefixAll("attachment "+name+": ", doc.Warnings)...)
+}
+
+// maxAttachment bounds an attachment read from a message: its bytes are
+// held while it is extracted (a 200 MB attachment in a mailbox took 0.9 GB);
+// a larger one is skipped with a warning. maxHeaders bounds a message's
+// headers, which are read whole.
+const (
+	maxAttachment = 32 << 20
+	maxHeaders    = 1 << 20
+)
+
+var errLongHeaders = errors.New("headers longer than 1 MB")
+
+// headerGuard fails once more than left bytes are read (while left >= 0):
+// mail.ReadMessage holds the headers whole.
+type headerGuard struct {
+	r    io.Reader
+	left int64
+}
+
+func (g *headerGuard) Read(p []byte) (int, error) {
+	if g.left < 0 {
+		return g.r.Read(p)
+	}
+	if g.left == 0 {
+		return 0, errLongHeaders
+	}
+	n, err := g.r.Read(p[:min(int64(len(p)), g.left)])
+	g.left -= int64(n)
+	return n, err
 }
 
 // parseMediaType reads a Content-Type or Content-Disposition value. Where

@@ -6,7 +6,7 @@
 // extractor never panics the caller: Registry.Extract recovers, bounds the
 // work by Limits, and returns errors that say whether the file was skipped on
 // purpose (ErrUnsupported, ErrBinary, ErrEncrypted, ErrTooLarge, ErrTooDeep,
-// ErrEmpty) or failed.
+// ErrEmpty, ErrUnsafe) or failed.
 //
 // Formats: plain text, Markdown and source code (text.go), HTML (html.go),
 // PDF through poppler's pdftotext or a pure-Go reader, with OCR of pages
@@ -35,6 +35,9 @@ var (
 	ErrTooLarge    = errors.New("file too large")
 	ErrTooDeep     = errors.New("nested too deeply")
 	ErrEmpty       = errors.New("no text")
+	// ErrUnsafe marks content refused because reading it is an attack's
+	// way in (an XML entity bomb), not because it is broken.
+	ErrUnsafe = errors.New("unsafe content")
 )
 
 // OCRFix is what to install when text in images cannot be read.
@@ -43,7 +46,8 @@ const OCRFix = "install Tesseract (Debian: sudo apt-get install libtesseract5 te
 // IsSkip reports whether err is a deliberate skip rather than a failure.
 func IsSkip(err error) bool {
 	return errors.Is(err, ErrUnsupported) || errors.Is(err, ErrBinary) ||
-		errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTooDeep) || errors.Is(err, ErrEmpty)
+		errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTooDeep) || errors.Is(err, ErrEmpty) ||
+		errors.Is(err, ErrUnsafe)
 }
 
 // File is the input of an extractor: a name (for the extension and messages)
@@ -61,7 +65,16 @@ type File struct {
 // the old text until each file changes.
 var versions = map[string]int{
 	"markdown": 2, // 2: the text without its ##, ** and setext underlines (plainMarkdown)
-	"html":     2, // 2: without the permalink marks beside headings ("¶"; isPermalink)
+	"html":     3, // 2: without the permalink marks beside headings ("¶"; isPermalink); 3: issue 43's bounds (below)
+	"image":    2, // 2: every page of a multi-page TIFF, a unit each (was the first page only)
+	// Issue 43's bounds change what some files give: a page over 4 MB read as
+	// a stream, a CSV whose quote never closes read as text, cells cut at
+	// Excel's 32,767 characters and header labels at 128 bytes, attachments
+	// over 32 MB skipped.
+	"csv":   2,
+	"xlsx":  2,
+	"email": 2,
+	"mbox":  2,
 }
 
 // Version is the version of a format's extractor (see versions).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -163,6 +164,17 @@ type fakeOCR struct {
 	err        error // returned instead of text when set
 	confidence int
 	images     [][]byte
+	pages      []int64 // the TIFF pages asked for, by their directories' offsets
+}
+
+// RecognizeTIFFPage reads a page as "page N of the TIFF: " and the text,
+// N counted by the offsets asked for.
+func (o *fakeOCR) RecognizeTIFFPage(ctx context.Context, tiff []byte, offset int64) (string, int, error) {
+	o.pages = append(o.pages, offset)
+	if o.err != nil {
+		return "", 0, o.err
+	}
+	return fmt.Sprintf("page %d of the TIFF: %s", len(o.pages), o.text), o.confidence, nil
 }
 
 func (o *fakeOCR) Recognize(ctx context.Context, img []byte) (string, int, error) {

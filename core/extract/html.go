@@ -4,14 +4,20 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
 func extractHTML(ctx context.Context, f File, lim Limits) (*Document, error) {
+	if f.Size > htmlTreeMax {
+		d, _, err := htmlStream(ctx, io.NewSectionReader(f.R, 0, f.Size), f.Size, int(lim.MaxTextBytes))
+		return d, err
+	}
 	b, err := readAll(f, lim)
 	if err != nil {
 		return nil, err
@@ -31,6 +37,9 @@ func htmlDocument(ctx context.Context, b []byte) (*Document, error) {
 // id (and <a name>) starts in the text, for links into the page such as an
 // EPUB's table of contents.
 func htmlDocumentAnchors(ctx context.Context, b []byte) (*Document, map[string]int, error) {
+	if len(b) > htmlTreeMax {
+		return htmlStream(ctx, bytes.NewReader(b), int64(len(b)), 0)
+	}
 	text, _ := decodeText(b)
 	root, err := html.Parse(strings.NewReader(text))
 	if err != nil {
@@ -48,7 +57,7 @@ func htmlDocumentAnchors(ctx context.Context, b []byte) (*Document, map[string]i
 		return nil, nil, w.err
 	}
 	// text() trims the buffer: offsets move back by what it trims.
-	lead := w.buf.Len() - len(bytes.TrimLeftFunc(w.buf.Bytes(), unicode.IsSpace))
+	lead := w.buf.Len() - len(strings.TrimLeftFunc(w.buf.String(), unicode.IsSpace))
 	for i := range w.headings {
 		w.headings[i].Offset = max(0, w.headings[i].Offset-lead)
 	}
@@ -101,7 +110,7 @@ func HTMLText(ctx context.Context, b []byte) (string, error) {
 
 type htmlWriter struct {
 	ctx      context.Context
-	buf      bytes.Buffer
+	buf      strings.Builder // String() is the text without a copy
 	title    string
 	headings []Heading
 	anchors  map[string]int // element id -> offset of the text that follows
@@ -231,7 +240,7 @@ func (w *htmlWriter) writeText(s string) {
 		if j < 0 {
 			j = len(s)
 		}
-		if w.space && w.buf.Len() > 0 && !endsWithSpace(w.buf.Bytes()) {
+		if w.space && w.buf.Len() > 0 && !endsWithSpace(w.buf.String()) {
 			w.buf.WriteByte(' ')
 		}
 		w.buf.WriteString(s[:j])
@@ -243,7 +252,7 @@ func (w *htmlWriter) writeText(s string) {
 // newline ends the current line and makes sure at most n newlines separate
 // blocks.
 func (w *htmlWriter) newline(n int) {
-	b := w.buf.Bytes()
+	b := w.buf.String()
 	have := 0
 	for i := len(b) - 1; i >= 0 && b[i] == '\n'; i-- {
 		have++
@@ -301,8 +310,22 @@ func (w *htmlWriter) table(t *html.Node) {
 // joined by " | ". Without a header, cells are joined by " | ". Header
 // cells with no value below them (a total in the header row, a header
 // wider than the data) are written on a line of their own first, so no
-// cell is lost.
+// cell is lost. The text stops at maxTableText.
 func TableText(header []string, rows [][]string) string {
+	return tableText(header, rows, maxTableText)
+}
+
+// Bounds of a table's text. A header cell is repeated before each value
+// of its column, which multiplies its length by the rows: a label is cut
+// at maxLabel bytes (a label of a paragraph's length labels nothing), and
+// the whole text stops at maxTableText, twice the text a document keeps.
+const (
+	maxLabel     = 128
+	maxTableText = 64 << 20
+)
+
+// tableText is TableText that stops after max bytes.
+func tableText(header []string, rows [][]string, max int) string {
 	var sb strings.Builder
 	var orphans []string
 	for j, h := range header {
@@ -318,40 +341,66 @@ func TableText(header []string, rows [][]string) string {
 		}
 	}
 	if len(orphans) > 0 {
-		sb.WriteString(strings.Join(orphans, " | "))
+		writeCapped(&sb, strings.Join(orphans, " | "), max)
 	}
 	for i, row := range rows {
+		if sb.Len() >= max {
+			break
+		}
 		if i > 0 || sb.Len() > 0 {
 			sb.WriteByte('\n')
 		}
-		writeRow(&sb, header, row)
+		writeRow(&sb, header, row, max)
 	}
 	return sb.String()
 }
 
-// rowText is one row of TableText: "Header: value | value".
-func rowText(header, row []string) string {
+// rowText is one row as TableText writes it, at most max bytes.
+func rowText(header, row []string, max int) string {
 	var sb strings.Builder
-	writeRow(&sb, header, row)
+	writeRow(&sb, header, row, max)
 	return sb.String()
 }
 
-func writeRow(sb *strings.Builder, header, row []string) {
+func writeRow(sb *strings.Builder, header, row []string, max int) {
 	first := true
 	for j, cell := range row {
 		if cell == "" {
 			continue
+		}
+		if sb.Len() >= max {
+			return
 		}
 		if !first {
 			sb.WriteString(" | ")
 		}
 		first = false
 		if j < len(header) && header[j] != "" {
-			sb.WriteString(header[j])
+			writeCapped(sb, cutAt(header[j], maxLabel), max)
 			sb.WriteString(": ")
 		}
-		sb.WriteString(cell)
+		writeCapped(sb, cell, max)
 	}
+}
+
+// writeCapped writes s, or as much of it as keeps sb within max bytes
+// (cut at a character's start).
+func writeCapped(sb *strings.Builder, s string, max int) {
+	sb.WriteString(cutAt(s, max-sb.Len()))
+}
+
+// cutAt is s cut to at most n bytes at a character's start.
+func cutAt(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func (w *htmlWriter) text() string {
@@ -426,6 +475,6 @@ func isHTMLSpace(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\u00a0'
 }
 
-func endsWithSpace(b []byte) bool {
+func endsWithSpace(b string) bool {
 	return len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\n')
 }

@@ -77,3 +77,62 @@ func TestTableText(t *testing.T) {
 		t.Errorf("got %q want %q", got, want)
 	}
 }
+
+// TestLargeHTMLIsStreamed: a page larger than htmlTreeMax is read token by
+// token instead of as a tree, with the same text, title and headings for
+// well-formed markup, ids' offsets kept; and no more of it than the text
+// limit is held (a 200 MB page of one line took 1.5 GB as a tree) (issue
+// 43, item 2).
+func TestLargeHTMLIsStreamed(t *testing.T) {
+	page := `<!doctype html><html><head><title>Pump manual</title><style>p{color:red}</style>
+<script>var secret = "do not index";</script></head>
+<body><h1 id="top">Pump  X-200</h1><p>The pump <b>must</b> be primed
+before use.</p>
+<h2 id="spec">Specifications</h2>
+<table><tr><th>Part</th><th>Code</th></tr>
+<tr><td>Seal</td><td>XK-200-B</td></tr><tr><td>Valve</td><td>VL-9</td></tr></table>
+<ul><li>First item</li><li>Second item</li></ul>
+<p>Line one<br>Line two</p><pre>keep   these
+  spaces</pre></body></html>`
+	tree, treeIDs, err := htmlDocumentAnchors(t.Context(), []byte(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, streamIDs, err := htmlStream(t.Context(), strings.NewReader(page), int64(len(page)), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stream.Text != tree.Text || stream.Title != tree.Title {
+		t.Errorf("streamed:\n%q\n%q\nas a tree:\n%q\n%q", stream.Text, stream.Title, tree.Text, tree.Title)
+	}
+	equalStrings(t, "headings", headingSummary(stream), headingSummary(tree))
+	for id, off := range treeIDs {
+		if streamIDs[id] != off {
+			t.Errorf("id %s at %d, as a tree %d", id, streamIDs[id], off)
+		}
+	}
+
+	// Past htmlTreeMax, and past the text limit: cut, said so.
+	big := "<html><body><p>" + strings.Repeat("<span>cairn stone</span> marker ", (htmlTreeMax+1<<20)/32) + "</p></body></html>"
+	lim := DefaultLimits()
+	lim.MaxTextBytes = 1 << 20
+	var d *Document
+	peak := peakHeap(func() { d, err = NewRegistry(lim).Extract(t.Context(), fileOf("big.html", []byte(big))) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Text) > 1<<20 || len(d.Text) < 1<<19 || !strings.HasPrefix(d.Text, "cairn stone marker cairn stone") {
+		t.Errorf("text of %d bytes: %q…", len(d.Text), d.Text[:min(40, len(d.Text))])
+	}
+	contains(t, "warnings", strings.Join(d.Warnings, "\n"), "text cut at 1.0 MB (limit)")
+	if peak > 32<<20 {
+		t.Errorf("live heap peaked at %d MB for a %d MB page", peak>>20, len(big)>>20)
+	}
+	// One run of text longer than a token may be: the rest is not read.
+	run := "<html><body><p>start " + strings.Repeat("a", htmlTreeMax+maxHTMLToken) + "</p></body></html>"
+	if d, err = NewRegistry(DefaultLimits()).Extract(t.Context(), fileOf("run.html", []byte(run))); err == nil {
+		contains(t, "warnings", strings.Join(d.Warnings, "\n"), "a tag or run of text longer than 1.0 MB; the rest of the page was not read")
+	} else if !IsSkip(err) {
+		t.Errorf("one long run: %v", err)
+	}
+}

@@ -6,9 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"os"
 	"strings"
 	"testing"
 
+	"cairn/core/extract/extracttest"
 	"cairn/core/fault"
 )
 
@@ -45,7 +47,7 @@ func TestImageRefusals(t *testing.T) {
 	bomb := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0d"), ihdr...)
 	bomb = binary.BigEndian.AppendUint32(bomb, crc32.ChecksumIEEE(ihdr))
 	_, err = r.Extract(t.Context(), fileOf("bomb.png", bomb))
-	wantErr(t, "bomb.png", err, ErrTooLarge, "megapixels")
+	wantErr(t, "bomb.png", err, ErrTooLarge, "file too large: image: 100000x100000 png takes more than the 48 MB an image may to decode")
 }
 
 func FuzzImage(f *testing.F) {
@@ -59,15 +61,52 @@ func FuzzImage(f *testing.F) {
 	})
 }
 
+// TestTIFFPages: a TIFF of several pages is read page by page, each a
+// unit, each page's size checked from its directory first; a page too
+// large to decode is left out with a warning; a chain of directories that
+// loops back is cut there (issue 43, item 7).
 func TestTIFFPages(t *testing.T) {
-	if n := tiffPages(fixtureBytes(t, "scan.tif")); n != 1 {
-		t.Errorf("scan.tif: %d pages, want 1", n)
+	if pages, _ := tiffPages(fixtureBytes(t, "scan.tif")); len(pages) != 1 {
+		t.Errorf("scan.tif: %d pages, want 1", len(pages))
 	}
-	if n := tiffPages(fixtureBytes(t, "scan2.tif")); n != 2 {
-		t.Errorf("scan2.tif: %d pages, want 2", n)
+	pages, cut := tiffPages(fixtureBytes(t, "scan2.tif"))
+	if len(pages) != 2 || cut != "" || pages[0].width == 0 || pages[0].bits == 0 {
+		t.Fatalf("scan2.tif: %+v %q", pages, cut)
 	}
-	d := mustExtract(t, "scan2.tif", WithOCR(&fakeOCR{text: "first page"}))
-	contains(t, "warnings", strings.Join(d.Warnings, "\n"), "tiff: only the first of 2 pages was read")
+	ocr := &fakeOCR{text: "survey notes"}
+	d := mustExtract(t, "scan2.tif", WithOCR(ocr))
+	equalStrings(t, "units", unitSummary(d), []string{"page 1", "page 2"})
+	if len(ocr.pages) != 2 || ocr.pages[0] != pages[0].offset || ocr.pages[1] != pages[1].offset || len(ocr.images) != 0 {
+		t.Errorf("pages read %v (images %d), want the two directories %d, %d", ocr.pages, len(ocr.images), pages[0].offset, pages[1].offset)
+	}
+	if got := unitText(d, 1); got != "page 2 of the TIFF: survey notes" {
+		t.Errorf("page 2: %q", got)
+	}
+
+	// 100 frames, the third 30000 x 30000 (900 megapixels declared), the
+	// last directory pointing back at the first.
+	dir := t.TempDir()
+	if err := extracttest.MultiPageTIFF(dir+"/frames.tif", 100, 16, 16); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(dir + "/frames.tif")
+	pages, _ = tiffPages(b)
+	binary.LittleEndian.PutUint32(b[pages[2].offset+2+8:], 30000) // width: the first entry's value
+	binary.LittleEndian.PutUint32(b[pages[2].offset+2+12+8:], 30000)
+	last := pages[99].offset
+	binary.LittleEndian.PutUint32(b[last+2+12*9:], uint32(pages[0].offset))
+	ocr = &fakeOCR{text: "frame"}
+	r := NewRegistry(DefaultLimits(), WithOCR(ocr))
+	d, err := r.Extract(t.Context(), fileOf("frames.tif", b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ocr.pages) != 99 || len(d.Units) != 99 {
+		t.Errorf("%d pages read, %d units, want 99 of 100", len(ocr.pages), len(d.Units))
+	}
+	w := strings.Join(d.Warnings, "\n")
+	contains(t, "warnings", w, "tiff: page 3, 30000x30000, takes more than the 48 MB an image may to decode; save a smaller or greyscale copy to index it: not read")
+	contains(t, "warnings", w, "tiff: its pages' directories loop back")
 }
 
 // The reason names the cause: an image OCR cannot read is a failure of

@@ -1,11 +1,15 @@
 package extract
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
+
+	"cairn/core/humanize"
 )
 
 // maxMboxMessages bounds the messages read from one mailbox; the rest are
@@ -14,27 +18,32 @@ const maxMboxMessages = 20000
 
 // extractMbox reads a Unix mailbox: messages separated by "From " lines,
 // each written as a message unit (numbered from 1 in mailbox order,
-// labelled with its subject) followed by its attachments.
+// labelled with its subject) followed by its attachments. The mailbox is
+// read as a stream, one message at a time and each message part by part
+// (emailDocument's bounds), so a mailbox of any size costs about the text
+// it keeps.
 func (r *Registry) extractMbox(ctx context.Context, f File, lim Limits) (*Document, error) {
-	raw, err := readAll(f, lim)
-	if err != nil {
-		return nil, err
+	if lim.MaxFileBytes > 0 && f.Size > lim.MaxFileBytes {
+		return nil, fmt.Errorf("%w: %s", ErrTooLarge, humanize.Bytes(f.Size))
 	}
-	msgs := splitMbox(raw)
-	if len(msgs) == 0 {
+	mr := newMboxReader(io.NewSectionReader(f.R, 0, f.Size))
+	if !mr.first() {
 		return nil, fmt.Errorf("mbox: no \"From \" separator line: not a Unix mailbox")
 	}
 	b := newBuilder(lim)
 	var warnings []string
-	for i, m := range msgs {
+	for i := 0; mr.next(); i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if i == maxMboxMessages || b.full() {
-			warnings = append(warnings, fmt.Sprintf("mbox: only the first %d of %d messages were read", i, len(msgs)))
+			warnings = append(warnings, fmt.Sprintf("mbox: only the first %d messages were read", i))
 			break
 		}
-		parsed, err := r.parseEmail(ctx, m, lim)
+		parsed, err := r.parseEmail(ctx, mr, lim)
+		if _, derr := io.Copy(io.Discard, mr); derr != nil && err == nil {
+			err = derr // the rest of the message, up to the next separator
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -45,51 +54,123 @@ func (r *Registry) extractMbox(ctx context.Context, f File, lim Limits) (*Docume
 		b.message(parsed, i+1)
 		warnings = append(warnings, prefixAll(fmt.Sprintf("message %d: ", i+1), parsed.warnings)...)
 	}
+	if mr.err != nil {
+		warnings = append(warnings, fmt.Sprintf("mbox: %v", mr.err))
+	}
 	doc := b.document("mbox", strings.TrimSuffix(filepath.Base(f.Name), filepath.Ext(f.Name)))
 	doc.Warnings = warnings
 	return doc, nil
 }
 
-// splitMbox cuts a mailbox into messages at lines starting with "From "
-// that follow a blank line (or start the file), and undoes the mboxrd
-// quoting of body lines that started with "From ".
-func splitMbox(raw []byte) [][]byte {
-	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
-	if !bytes.HasPrefix(raw, []byte("From ")) {
-		return nil
-	}
-	var out [][]byte
-	start := -1
-	for i := 0; i < len(raw); {
-		j := bytes.IndexByte(raw[i:], '\n')
-		lineEnd := len(raw)
-		if j >= 0 {
-			lineEnd = i + j
-		}
-		line := raw[i:lineEnd]
-		if bytes.HasPrefix(line, []byte("From ")) && (i == 0 || (i >= 2 && raw[i-2] == '\n')) {
-			if start >= 0 {
-				out = append(out, unquoteFrom(raw[start:i]))
-			}
-			start = min(lineEnd+1, len(raw)) // the separator line is not part of the message
-		}
-		i = lineEnd + 1
-	}
-	if start >= 0 && start < len(raw) {
-		out = append(out, unquoteFrom(raw[start:]))
-	}
-	return out
+// mboxReader reads a mailbox one message at a time: Read gives the lines
+// of the current message up to the next line starting with "From " that
+// follows a blank line, with CRLF line ends made LF and the mboxrd quoting
+// of body lines that started with "From " undone, then io.EOF; next moves
+// to the following message. A line of any length is passed on in pieces.
+type mboxReader struct {
+	br        *bufio.Reader
+	line      []byte // what is left to give of the current piece of a line
+	lineStart bool   // the next piece read starts a line
+	blank     bool   // the last whole line was empty
+	ended     bool   // the current message has ended (a separator, or the end)
+	eof       bool
+	err       error
 }
 
-func unquoteFrom(m []byte) []byte {
-	if !bytes.Contains(m, []byte("\n>")) {
-		return m
+func newMboxReader(r io.Reader) *mboxReader {
+	return &mboxReader{br: bufio.NewReaderSize(r, 64<<10), lineStart: true, blank: true, ended: true}
+}
+
+// first reports whether the mailbox starts with a separator line.
+func (m *mboxReader) first() bool {
+	head, _ := m.br.Peek(5)
+	return bytes.Equal(head, []byte("From "))
+}
+
+// next skips what is left of the current message and its separator line;
+// false when there is no message left.
+func (m *mboxReader) next() bool {
+	if !m.ended {
+		io.Copy(io.Discard, m)
 	}
-	lines := bytes.Split(m, []byte("\n"))
-	for i, l := range lines {
-		if t := bytes.TrimLeft(l, ">"); len(t) < len(l) && bytes.HasPrefix(t, []byte("From ")) {
-			lines[i] = l[1:]
+	if m.eof {
+		return false
+	}
+	// At a separator line: skip it, however long.
+	for {
+		piece, err := m.br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			if err != io.EOF {
+				m.err = err
+			}
+			m.eof = true
+			if len(piece) == 0 {
+				return false
+			}
+		}
+		break
+	}
+	m.ended, m.lineStart, m.blank = false, true, false
+	return !m.eof || m.br.Buffered() > 0
+}
+
+func (m *mboxReader) Read(p []byte) (int, error) {
+	for len(m.line) == 0 {
+		if m.ended {
+			return 0, io.EOF
+		}
+		if !m.readPiece() {
+			return 0, io.EOF
 		}
 	}
-	return bytes.Join(lines, []byte("\n"))
+	n := copy(p, m.line)
+	m.line = m.line[n:]
+	return n, nil
+}
+
+// readPiece reads the next piece of a line into m.line, ending the message
+// at a separator line (not consumed) or at the end of the mailbox.
+func (m *mboxReader) readPiece() bool {
+	if m.eof {
+		m.ended = true
+		return false
+	}
+	start := m.lineStart
+	if start && m.blank {
+		if head, _ := m.br.Peek(5); bytes.Equal(head, []byte("From ")) {
+			m.ended = true
+			return false
+		}
+	}
+	piece, err := m.br.ReadSlice('\n')
+	switch {
+	case err == bufio.ErrBufferFull:
+		m.lineStart = false
+	case err != nil:
+		if err != io.EOF {
+			m.err = err
+		}
+		m.eof = true
+		m.lineStart = true
+	default:
+		m.lineStart = true
+	}
+	line := piece
+	if start {
+		// mboxrd: ">From " stands for "From ", ">>From " for ">From ".
+		if t := bytes.TrimLeft(line, ">"); len(t) < len(line) && bytes.HasPrefix(t, []byte("From ")) {
+			line = line[1:]
+		}
+	}
+	if m.lineStart {
+		if bytes.HasSuffix(line, []byte("\r\n")) {
+			line = append(line[:len(line)-2:len(line)-2], '\n')
+		}
+		m.blank = start && (len(line) == 1 && line[0] == '\n')
+	}
+	m.line = line
+	return len(line) > 0 || !m.eof
 }

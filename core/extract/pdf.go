@@ -129,6 +129,18 @@ func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Documen
 	labels := dropRunningLines(pages)
 	b := newBuilder(lim)
 	warnings := pt.warnings
+	var plan map[int]pagePlan // how each page without text is drawn for OCR (poppler)
+	if pp, ok := rd.(*popplerPDF); ok && r.ocr != nil {
+		var scan []int
+		for i, p := range pages {
+			if countAlnum(p) < minTextLayer {
+				scan = append(scan, i+1)
+			}
+		}
+		if plan, err = pp.planOCR(ctx, f, scan); err != nil {
+			return nil, err
+		}
+	}
 	var noText []int
 	var unread []string // pages OCR could not read
 	for i, p := range pages {
@@ -139,8 +151,13 @@ func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Documen
 			warnings = append(warnings, fmt.Sprintf("pdf: text limit reached at page %d of %d", i+1, len(pages)))
 			break
 		}
-		if countAlnum(p) < minTextLayer {
-			ocrText, conf, err := r.ocrPDFPage(ctx, f, i+1, rd)
+		if pl, ok := plan[i+1]; ok && pl.blank {
+			// Nothing drawn on it: an empty page, not a scan to read.
+		} else if countAlnum(p) < minTextLayer {
+			if pl.note != "" {
+				warnings = append(warnings, pl.note)
+			}
+			ocrText, conf, err := r.ocrPDFPage(ctx, f, i+1, rd, pl)
 			switch {
 			case err == nil:
 				if countAlnum(ocrText) > countAlnum(p) {
@@ -184,17 +201,18 @@ func (r *Registry) extractPDF(ctx context.Context, f File, lim Limits) (*Documen
 }
 
 // ocrPDFPage renders page n and recognises its text. pdftoppm draws exactly
-// what the page shows (vector text too), at the resolution of the scan
-// when the page is one image (renderDPI); without it the page's largest
-// embedded image, which is the page of a scanned document, is used.
-func (r *Registry) ocrPDFPage(ctx context.Context, f File, n int, rd pdfReader) (string, int, error) {
+// what the page shows (vector text too), as pl says (planOCR: at the
+// resolution of the scan when the page is one image, within
+// MaxPagePixels); without it the page's largest embedded image, which is
+// the page of a scanned document, is used.
+func (r *Registry) ocrPDFPage(ctx context.Context, f File, n int, rd pdfReader, pl pagePlan) (string, int, error) {
 	if r.ocr == nil {
 		return "", 0, fmt.Errorf("OCR unavailable")
 	}
 	var img []byte
 	var err error
 	if p, ok := rd.(*popplerPDF); ok && p.pdftoppm != "" {
-		img, err = p.render(ctx, f, n, renderDPI(p.scanDPI(ctx, f, n)))
+		img, err = p.render(ctx, f, n, pl.dpi)
 	} else {
 		img, err = renderGoPDF(f, n)
 		if errors.Is(err, errNoPageImage) {

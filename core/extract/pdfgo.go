@@ -67,6 +67,7 @@ func (goPDF) read(ctx context.Context, f File, lim Limits) (out *pdfText, err er
 		}
 		text = text || strings.TrimSpace(page) != ""
 		out.pages = append(out.pages, page)
+		progress(ctx) // a page read: the library may read the same objects again for each
 	}
 	if !text && bound != nil {
 		// Not a scanned document that needs OCR: a hostile one.
@@ -467,6 +468,10 @@ func renderGoPDF(f File, n int) (img []byte, err error) {
 	}
 	if bestArea == 0 {
 		return nil, errNoPageImage
+	}
+	if bestArea > MaxPagePixels {
+		return nil, fmt.Errorf("the page's image is %.0f x %.0f, more than %d megapixels: not decoded (poppler-utils' pdftoppm draws such a page smaller)",
+			best.Key("Width").Float64(), best.Key("Height").Float64(), MaxPagePixels/1_000_000)
 	}
 	filter := best.Key("Filter")
 	if filter.Kind() == pdf.Array && filter.Len() > 0 {

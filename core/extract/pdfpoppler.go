@@ -151,32 +151,22 @@ func (p *popplerPDF) outline(ctx context.Context, f File) ([]OutlineEntry, error
 	return readPopplerOutline(out)
 }
 
-// render draws page n (1-based) as a grey PNG at dpi for OCR.
+// render draws page n (1-based) as a grey image at dpi for OCR, or, with
+// dpi 0, at maxSide pixels on its longer side. It is a PGM, a byte a
+// pixel as Tesseract reads it: pdftoppm's "grey" PNG is RGB, which
+// decodes at four bytes a pixel, and its TIFF needs a file to seek in.
 func (p *popplerPDF) render(ctx context.Context, f File, n, dpi int) ([]byte, error) {
 	if p.pdftoppm == "" {
 		return nil, fmt.Errorf("pdftoppm not found")
 	}
 	s := strconv.Itoa(n)
+	size := []string{"-r", strconv.Itoa(dpi)}
+	if dpi <= 0 {
+		size = []string{"-scale-to", strconv.Itoa(maxSide)}
+	}
 	// Without an output root, pdftoppm writes the single page to stdout.
-	return p.run(ctx, f, p.pdftoppm, "-f", s, "-l", s, "-r", strconv.Itoa(dpi), "-gray", "-png", "-singlefile", "-")
-}
-
-// scanDPI returns the resolution of the image that page n (1-based) shows
-// when it shows exactly one (the page of a scanned document), from the
-// x-ppi and y-ppi columns of `pdfimages -list`; 0 when the page shows
-// none, several (a page assembled from strips, a figure beside a scan) or
-// pdfimages is missing. The image's masks (smask, stencil rows) do not
-// count as images.
-func (p *popplerPDF) scanDPI(ctx context.Context, f File, n int) int {
-	if p.pdfimages == "" {
-		return 0
-	}
-	s := strconv.Itoa(n)
-	out, err := p.run(ctx, f, p.pdfimages, "-list", "-f", s, "-l", s, "-")
-	if err != nil {
-		return 0
-	}
-	return singleImageDPI(string(out))
+	args := append([]string{"-f", s, "-l", s}, size...)
+	return p.run(ctx, f, p.pdftoppm, append(args, "-gray", "-singlefile", "-")...)
 }
 
 // singleImageDPI reads `pdfimages -list` output: the larger of x-ppi and
@@ -218,8 +208,8 @@ const (
 var errOutputCut = fmt.Errorf("%w: pdf: poppler's output is larger than %d MB", ErrTooLarge, maxPopplerOut>>20)
 
 // capped keeps the first max bytes written to it and drops the rest. Each
-// write is progress of the extraction under ctx (pdftotext writes as it
-// reads the pages), when ctx is set.
+// write it keeps is progress of the extraction under ctx (pdftotext
+// writes as it reads the pages), when ctx is set.
 type capped struct {
 	b   bytes.Buffer
 	max int
@@ -228,10 +218,10 @@ type capped struct {
 }
 
 func (c *capped) Write(p []byte) (int, error) {
-	if c.ctx != nil {
-		progress(c.ctx)
-	}
 	keep := max(min(len(p), c.max-c.b.Len()), 0)
+	if c.ctx != nil && keep > 0 {
+		progress(c.ctx) // output past the cap is not progress: a tool may print for ever
+	}
 	c.b.Write(p[:keep])
 	c.cut = c.cut || keep < len(p)
 	return len(p), nil

@@ -40,27 +40,67 @@ func registerText(r *Registry) {
 	r.Register(ExtractorFunc(extractEmail(r)), ".eml")
 }
 
-// extractPlain reads the file as text in whatever encoding decodeText finds.
+// extractPlain reads the file as text in whatever encoding decodeText finds:
+// no more of it than the text limit keeps (readText).
 func extractPlain(format string) func(ctx context.Context, f File, lim Limits) (*Document, error) {
 	return func(ctx context.Context, f File, lim Limits) (*Document, error) {
-		b, err := readAll(f, lim)
+		raw, cut, err := readText(f, lim)
 		if err != nil {
 			return nil, err
 		}
-		if !looksText(b[:min(len(b), 8192)]) {
-			return nil, fmt.Errorf("%w: %s has a text extension but binary content", ErrBinary, ext(f.Name))
-		}
-		text, enc := decodeText(b)
-		doc := &Document{Format: format, Text: normalizeNewlines(text)}
-		if format == "markdown" {
-			doc.Headings = markdownHeadings(doc.Text)
-			doc.Text = plainMarkdown(doc.Text)
-		}
-		if enc != "utf-8" {
-			doc.Warnings = append(doc.Warnings, "decoded as "+enc)
-		}
-		return doc, nil
+		return plainDocument(format, f, raw, cut, lim)
 	}
+}
+
+// plainDocument is the document of the text file whose bytes raw holds
+// (the start of f when cut).
+func plainDocument(format string, f File, raw string, cut bool, lim Limits) (*Document, error) {
+	if !looksText([]byte(raw[:min(len(raw), 8192)])) {
+		return nil, fmt.Errorf("%w: %s has a text extension but binary content", ErrBinary, ext(f.Name))
+	}
+	text, enc := decodeTextString(raw)
+	doc := &Document{Format: format, Text: normalizeNewlines(text)}
+	if format == "markdown" {
+		doc.Headings = markdownHeadings(doc.Text)
+		doc.Text = plainMarkdown(doc.Text)
+	}
+	if enc != "utf-8" {
+		doc.Warnings = append(doc.Warnings, "decoded as "+enc)
+	}
+	if cut {
+		doc.Text = cutAt(doc.Text, int(lim.MaxTextBytes))
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("text cut at %s (limit)", humanize.Bytes(lim.MaxTextBytes)))
+	}
+	return doc, nil
+}
+
+// readText reads the start of a text file as its bytes: as much as the
+// text limit keeps, not the whole file (1 GB of one word took 2.2 GB),
+// into a string read once (not bytes copied into one). cut reports that
+// the file goes on.
+func readText(f File, lim Limits) (raw string, cut bool, err error) {
+	if lim.MaxFileBytes > 0 && f.Size > lim.MaxFileBytes {
+		return "", false, fmt.Errorf("%w: %s", ErrTooLarge, humanize.Bytes(f.Size))
+	}
+	n := f.Size
+	if lim.MaxTextBytes > 0 && n > lim.MaxTextBytes {
+		n, cut = lim.MaxTextBytes, true
+	}
+	var sb strings.Builder
+	sb.Grow(int(n))
+	if _, err := io.Copy(&sb, io.NewSectionReader(f.R, 0, n)); err != nil {
+		return "", false, fmt.Errorf("read %s: %w", f.Name, err)
+	}
+	return sb.String(), cut, nil
+}
+
+// decodeTextString is decodeText for text read as a string, which it
+// returns as it is when it is valid UTF-8 without a byte order mark.
+func decodeTextString(s string) (string, string) {
+	if strings.HasPrefix(s, "\xEF\xBB\xBF") || strings.HasPrefix(s, "\xFF\xFE") || strings.HasPrefix(s, "\xFE\xFF") || !utf8.ValidString(s) {
+		return decodeText([]byte(s))
+	}
+	return s, "utf-8"
 }
 
 // readAll reads the whole file, refusing files above MaxFileBytes.

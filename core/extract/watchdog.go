@@ -4,24 +4,25 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 )
 
 // A file's extraction is stopped when it makes no progress for
-// Limits.Timeout, not when it runs longer than that: a 1,000-page manual on
-// a machine at load 15 is slow, not hung (octave.pdf failed with
-// "extraction took longer than 2m0s" there), while an extractor caught in
-// a loop or a subprocess that waits for ever is still stopped. Progress is
-// bytes of the file read, bytes a poppler tool writes, and each page
-// (or image) OCR reads. An extractor that keeps progressing without end
-// is bounded by ceilingFactor × Timeout of wall time.
-const ceilingFactor = 15
+// Limits.Timeout, not when it runs longer than that: a 2,316-page manual
+// on a machine at load 15 is slow, not hung, however long it takes, while
+// an extractor caught in a loop or a subprocess that waits for ever is
+// still stopped. Progress is new ground only: the first read of each block
+// of the file (reading the same bytes again and again is not progress), a
+// poppler tool's output up to its cap, each page (or image) read, each
+// thousand rows of a sheet. Each of these is bounded by the file, so an
+// extraction that keeps progressing ends; there is no ceiling on the time
+// a file may take as a whole (a fixed multiple of the limit failed real
+// manuals on busy machines), and each of its steps must progress within
+// the limit.
 
-var (
-	errStalled = errors.New("no progress")
-	errCeiling = errors.New("too long")
-)
+var errStalled = errors.New("no progress")
 
 type watchdogKey struct{}
 
@@ -37,13 +38,12 @@ func progress(ctx context.Context) {
 }
 
 // withWatchdog returns a context that is cancelled with errStalled once
-// progress has not been called for idle, or with errCeiling after
-// ceilingFactor × idle. stop releases the watchdog's goroutine.
+// progress has not been called for idle. stop releases the watchdog's
+// goroutine.
 func withWatchdog(parent context.Context, idle time.Duration) (ctx context.Context, stop func()) {
 	w := &watchdog{}
 	w.last.Store(time.Now().UnixNano())
-	ctx, cancelCeiling := context.WithTimeoutCause(parent, ceilingFactor*idle, errCeiling)
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(parent)
 	ctx = context.WithValue(ctx, watchdogKey{}, w)
 	done := make(chan struct{})
 	go func() {
@@ -66,20 +66,43 @@ func withWatchdog(parent context.Context, idle time.Duration) (ctx context.Conte
 	return ctx, func() {
 		close(done)
 		cancel(nil)
-		cancelCeiling()
 	}
 }
 
-// progressReader counts every read of the file as progress.
+// readBlock is the unit in which progressReader counts the file's bytes
+// read for the first time.
+const readBlock = 64 << 10
+
+// progressReader counts the first read of each block of the file as
+// progress: an extractor that reads the same bytes over and over is not
+// moving on.
 type progressReader struct {
-	ctx context.Context
-	r   io.ReaderAt
+	ctx  context.Context
+	r    io.ReaderAt
+	mu   sync.Mutex
+	seen []uint64 // a bit per readBlock of the file
 }
 
-func (p progressReader) ReadAt(b []byte, off int64) (int, error) {
+func newProgressReader(ctx context.Context, r io.ReaderAt, size int64) *progressReader {
+	return &progressReader{ctx: ctx, r: r, seen: make([]uint64, (size/readBlock)/64+1)}
+}
+
+func (p *progressReader) ReadAt(b []byte, off int64) (int, error) {
 	n, err := p.r.ReadAt(b, off)
-	if n > 0 {
-		progress(p.ctx)
+	if n > 0 && off >= 0 {
+		fresh := false
+		p.mu.Lock()
+		for blk := off / readBlock; blk <= (off+int64(n)-1)/readBlock; blk++ {
+			i, bit := blk/64, uint64(1)<<(blk%64)
+			if i < int64(len(p.seen)) && p.seen[i]&bit == 0 {
+				p.seen[i] |= bit
+				fresh = true
+			}
+		}
+		p.mu.Unlock()
+		if fresh {
+			progress(p.ctx)
+		}
 	}
 	return n, err
 }

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,9 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 		return nil, err
 	}
 	if err := requirePart(a, "xl/workbook.xml"); err != nil {
+		return nil, err
+	}
+	if err := checkSharedStrings(ctx, a); err != nil {
 		return nil, err
 	}
 	opts := excelize.Options{UnzipSizeLimit: lim.MaxUncompressed, UnzipXMLSizeLimit: min(lim.MaxUncompressed, 64<<20)}
@@ -70,6 +74,7 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 		// heap when it was); only the first headerSample rows are kept,
 		// to tell title rows and a header from data.
 		var sample [][]string
+		sampled := 0 // bytes of the cells in sample
 		var header, pivotHeader []string
 		streaming := false
 		cut := ""
@@ -93,6 +98,11 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 			if len(cols) == 0 {
 				continue
 			}
+			for j, c := range cols {
+				// Excel holds at most 32,767 characters in a cell; a longer
+				// one (a shared string repeated in a hundred cells) is cut.
+				cols[j] = cutAt(c, maxCellBytes)
+			}
 			cells += int64(len(cols))
 			if lim.MaxCells > 0 && cells > lim.MaxCells {
 				cut = fmt.Sprintf("more than %d cells, the most read from one file", lim.MaxCells)
@@ -111,22 +121,25 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 				}
 				switch {
 				case row < p.header:
-					b.line(rowText(nil, cols))
+					b.line(rowText(nil, cols, b.room()))
 				case row == p.header && row < p.data:
 					pivotHeader = cols
 				default:
-					b.line(rowText(pivotHeader, cols))
+					b.line(rowText(pivotHeader, cols, b.room()))
 				}
 				continue
 			}
 			pivotHeader = nil
 			if !streaming {
-				if sample = append(sample, cols); len(sample) == headerSample {
+				for _, c := range cols {
+					sampled += len(c)
+				}
+				if sample = append(sample, cols); len(sample) == headerSample || sampled > maxSampleBytes {
 					header, streaming, sample = writeSheetStart(b, sample), true, nil
 				}
 				continue
 			}
-			b.line(rowText(header, cols))
+			b.line(rowText(header, cols, b.room()))
 		}
 		rows.Close()
 		if !streaming {
@@ -154,8 +167,56 @@ func pivotAt(ps []pivotArea, row int) (pivotArea, bool) {
 }
 
 // headerSample is how many rows of a sheet decide its title rows and
-// header (splitSheet); the rows after them are written as they are read.
-const headerSample = 256
+// header (splitSheet), and maxSampleBytes how much of their text at most;
+// the rows after them are written as they are read.
+const (
+	headerSample   = 256
+	maxSampleBytes = 1 << 20
+)
+
+// maxCellBytes is the most a cell's text is read: Excel's limit of 32,767
+// characters, at up to four bytes each.
+const maxCellBytes = 4 * 32767
+
+// maxSharedStrings bounds the text of a workbook's shared strings, which
+// excelize holds in memory whole (and parses at about twice their size):
+// checked by reading the part before excelize does.
+const maxSharedStrings = 32 << 20
+
+// checkSharedStrings reads the workbook's shared strings as a bounded XML
+// stream before excelize loads them: a string that is one run of text
+// longer than maxXMLRun (an 8 MB string repeated in a hundred cells took
+// excelize and the rows built from it 5 GB) is refused as every office
+// part's is, and so are shared strings that hold more than
+// maxSharedStrings of text.
+func checkSharedStrings(ctx context.Context, a *zipArchive) error {
+	const part = "xl/sharedStrings.xml"
+	if !a.has(part) {
+		return nil
+	}
+	rc, err := a.open(part)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	s := newXMLStream(ctx, rc, a.format+": "+part)
+	s.declared = func() error { return a.checkRatio(a.byName[part]) }
+	var text int64
+	for {
+		tok, err := s.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if cd, ok := tok.(xml.CharData); ok {
+			if text += int64(len(cd)); text > maxSharedStrings {
+				return fmt.Errorf("%w: xlsx: %s holds more than %s of text", ErrTooLarge, part, humanize.Bytes(maxSharedStrings))
+			}
+		}
+	}
+}
 
 // writeSheetStart writes the first rows of a sheet, its title rows as text
 // and the rest as a table, and returns the header it found (nil for none)
@@ -165,7 +226,7 @@ func writeSheetStart(b *builder, rows [][]string) []string {
 	for _, t := range titles {
 		b.block(t)
 	}
-	b.block(TableText(header, body))
+	b.block(tableText(header, body, b.room()))
 	return header
 }
 

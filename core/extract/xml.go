@@ -113,7 +113,7 @@ func (s *xmlStream) next() (xml.Token, error) {
 		return t.Copy(), nil
 	case xml.Directive:
 		if strings.Contains(string(t), "ENTITY") {
-			return nil, fmt.Errorf("%s: XML declares entities (a DTD), which no office format allows; refused as a possible entity-expansion attack", s.where)
+			return nil, fmt.Errorf("%w: %s: XML declares entities (a DTD), which no office format allows; refused as a possible entity-expansion attack", ErrUnsafe, s.where)
 		}
 	}
 	return tok, nil

@@ -33,6 +33,7 @@ import (
 	"cairn/core/domain"
 	"cairn/core/extract"
 	"cairn/core/fault"
+	"cairn/core/invisible"
 	"cairn/core/store"
 )
 
@@ -42,8 +43,9 @@ type Options struct {
 	MaxFileBytes  int64 // larger files are skipped; default 64 MB
 	Workers       int   // extraction workers; default the number of CPUs
 	IncludeHidden bool  // index files and folders whose name starts with "."
-	// FollowLinksOut follows symbolic links to folders outside the indexed
-	// folder too; never into /proc, /sys or /dev.
+	// FollowLinksOut follows symbolic links to files and folders outside
+	// the indexed folder too; never into /proc, /sys, /dev or the home
+	// folder's folders of secrets (scope.go).
 	FollowLinksOut bool
 	Ignore         []string // base-name patterns never indexed (filepath.Match syntax)
 	Embedder       Embedder // nil: keyword search only
@@ -100,8 +102,14 @@ type job struct {
 
 type result struct {
 	job
-	status  domain.Status
-	reason  string
+	status domain.Status
+	reason string
+	// transient marks a failure that may not happen again: a timeout, a
+	// read error (result.retry).
+	transient bool
+	// known marks a file touched but not changed whose recorded issue
+	// stands: it was not read again.
+	known   bool
 	hash    string
 	doc     *extract.Document
 	chunks  []chunk.Chunk
@@ -127,6 +135,17 @@ func (r result) bytes() int64 {
 // is non-nil only when the run could not complete (cancelled, folder
 // unreadable, database failure), never for a bad file.
 func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
+	return ix.runFolder(ctx, folder, false, progress)
+}
+
+// RetryFailed is Run that first forgets why the folder's files were not
+// indexed, so every file skipped or failed before is read again, changed
+// or not (`cairn index --retry-failed`, the window's Retry button).
+func (ix *Indexer) RetryFailed(ctx context.Context, folder string, progress chan<- domain.Progress) (domain.Run, error) {
+	return ix.runFolder(ctx, folder, true, progress)
+}
+
+func (ix *Indexer) runFolder(ctx context.Context, folder string, retry bool, progress chan<- domain.Progress) (domain.Run, error) {
 	rep := newReporter(progress)
 	defer rep.close()
 	if strings.TrimSpace(folder) == "" {
@@ -148,6 +167,9 @@ func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- domai
 	if err := ix.rereadIfExtractorsChanged(ctx); err != nil {
 		return domain.Run{}, err
 	}
+	if err := ix.rereadInvisible(ctx); err != nil {
+		return domain.Run{}, err
+	}
 	if ix.opt.Embedder != nil {
 		if _, err := ix.db.SetVectorModel(ctx, ix.opt.Embedder.ModelID(), ix.opt.Embedder.Dim()); err != nil {
 			return domain.Run{}, err
@@ -156,6 +178,11 @@ func (ix *Indexer) Run(ctx context.Context, folder string, progress chan<- domai
 	f, err := ix.db.AddFolder(ctx, abs)
 	if err != nil {
 		return domain.Run{}, err
+	}
+	if retry {
+		if err := ix.db.ClearFolderIssues(ctx, f.ID); err != nil {
+			return domain.Run{}, err
+		}
 	}
 	runID, err := ix.db.StartRun(ctx, abs)
 	if err != nil {
@@ -215,21 +242,30 @@ func (ix *Indexer) run(ctx context.Context, f domain.Folder, run *domain.Run, re
 		switch {
 		case e.err != nil:
 			early = append(early, result{job: job{entry: e}, status: domain.StatusFailed, reason: e.err.Error()})
-		case had && prev.Size == e.size && prev.MTimeNS == e.mtimeNS && prev.Issue != string(domain.StatusFailed):
-			// A failure (a timeout, a read error, a crashed extractor) may
-			// not happen again, so only a skip for a lasting reason waits
-			// for the file to change; resetIssuesIfLimitsChanged forgets those
-			// when a limit that decided them changes.
+		case e.skip != "" && had && prev.DocumentID == 0 && prev.Reason == e.skip && prev.Size == e.size && prev.MTimeNS == e.mtimeNS:
+			rep.file(domain.FileEvent{Path: e.path, Status: domain.StatusSkipped, Reason: e.skip, Unchanged: true})
+		case e.skip != "":
+			// A document indexed before, a link that now leads out of the
+			// folder among them, is removed with the skip's record.
+			early = append(early, result{job: job{entry: e}, status: domain.StatusSkipped, reason: e.skip})
+		case had && prev.Size == e.size && prev.MTimeNS == e.mtimeNS && !prev.Retry:
+			// A file skipped or failed for a reason that stays while the
+			// file does (a bomb, a broken file, a crash of its extractor)
+			// waits, as an unchanged file does, until it changes, a limit
+			// that decided it changes (resetIssuesIfLimitsChanged) or the
+			// person asks (RetryFailed); one that failed in a way that may
+			// not happen again (a timeout, a read error) is read again,
+			// once (result.retry).
 			st, reason := domain.StatusUnchanged, ""
 			if prev.Issue != "" {
-				st, reason = domain.StatusSkipped, prev.Reason
+				st, reason = domain.Status(prev.Issue), prev.Reason
 			}
 			rep.file(domain.FileEvent{Path: e.path, Status: st, Reason: reason, Unchanged: true})
-		case e.skip != "":
-			early = append(early, result{job: job{entry: e}, status: domain.StatusSkipped, reason: e.skip})
 		default:
 			j := job{entry: e, prev: prev, had: had}
-			if had && prev.DocumentID != 0 {
+			if had && (prev.DocumentID != 0 || !prev.Retry) {
+				// A file touched but not changed needs no extraction: the
+				// document, or the issue, it had stands.
 				j.storedHash = prev.Hash
 			}
 			jobs = append(jobs, j)
@@ -445,10 +481,16 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 		return r
 	}
 	if err != nil {
-		r.status, r.reason = domain.StatusFailed, "cannot open: "+unwrapPath(err).Error()
+		r.status, r.reason, r.transient = domain.StatusFailed, "cannot open: "+unwrapPath(err).Error(), true
 		return r
 	}
 	defer fh.Close()
+	if j.scope != nil {
+		if err := j.scope.opened(fh, j.path); err != nil {
+			r.status, r.reason = domain.StatusSkipped, err.Error()
+			return r
+		}
+	}
 	// Small files are read once into memory and hashed there; large ones are
 	// hashed as a stream and handed to the extractor as the open file.
 	var src io.ReaderAt = fh
@@ -456,19 +498,24 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 	if j.size <= 8<<20 {
 		b, err := io.ReadAll(io.TeeReader(io.LimitReader(fh, ix.opt.MaxFileBytes+1), h))
 		if err != nil {
-			r.status, r.reason = domain.StatusFailed, "cannot read: "+unwrapPath(err).Error()
+			r.status, r.reason, r.transient = domain.StatusFailed, "cannot read: "+unwrapPath(err).Error(), true
 			return r
 		}
 		src = bytes.NewReader(b)
 		j.size = int64(len(b))
 	} else if _, err := io.Copy(h, fh); err != nil {
-		r.status, r.reason = domain.StatusFailed, "cannot read: "+unwrapPath(err).Error()
+		r.status, r.reason, r.transient = domain.StatusFailed, "cannot read: "+unwrapPath(err).Error(), true
 		return r
 	}
 	r.hash = hex.EncodeToString(h.Sum(nil))
 	r.size = j.size
 	if j.storedHash != "" && j.storedHash == r.hash {
-		r.status = domain.StatusUnchanged // touched: same content, new mtime
+		// Touched: same content, new mtime.
+		if j.prev.DocumentID != 0 {
+			r.status = domain.StatusUnchanged
+		} else {
+			r.status, r.reason, r.known = domain.Status(j.prev.Issue), j.prev.Reason, true
+		}
 		return r
 	}
 	doc, err := ix.reg.Extract(ctx, extract.File{Name: j.path, Size: j.size, R: src})
@@ -479,6 +526,7 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 		return r
 	default:
 		r.status, r.reason = domain.StatusFailed, reasonOf(err)
+		r.transient = fault.CodeOf(err) == fault.ExtractTimeout
 		return r
 	}
 	r.doc = doc
@@ -489,6 +537,19 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 	}
 	r.status = domain.StatusIndexed
 	return r
+}
+
+// retry reports whether the next run reads the file of a failed result
+// again although it does not change: a failure that may not happen again
+// (a timeout under load, a read error of a disk that comes back), and
+// only when the same content did not fail that way the run before, so a
+// file that times out every time is not read at every run for ever.
+func (r result) retry() bool {
+	if r.status != domain.StatusFailed || !r.transient {
+		return false
+	}
+	again := r.had && r.prev.DocumentID == 0 && r.prev.Issue == string(domain.StatusFailed) && r.prev.Retry && r.prev.Hash == r.hash
+	return !again
 }
 
 // reasonOf is the recorded reason a file is not indexed: the error, and its
@@ -526,8 +587,9 @@ func (ix *Indexer) writeBatch(ctx context.Context, f domain.Folder, run *domain.
 				if ctx.Err() != nil {
 					return ctx.Err() // a file interrupted by cancel is not a bad file
 				}
+				ev.Unchanged, ev.Retry = r.known, r.retry()
 				err := tx.RecordIssue(f.ID, domain.Issue{Path: r.path, Kind: string(r.status), Reason: r.reason,
-					Size: r.size, MTimeNS: r.mtimeNS, RunID: run.ID})
+					Size: r.size, MTimeNS: r.mtimeNS, Hash: r.hash, Retry: ev.Retry, RunID: run.ID})
 				if err != nil {
 					return err
 				}
@@ -614,19 +676,20 @@ func unitSummary(doc *extract.Document) (string, int) {
 	return string(kind), n
 }
 
-// metaLimits records what decided the skips recorded so far: the
-// extensions the extractors read, the size limit (index.max_file_mb) and
-// whether OCR is available. When any of them changes, e.g. an upgrade adds
-// formats, the limit is raised or Tesseract is installed, the recorded
-// issues are forgotten so those files are tried again. (Failed files need
-// no such rule: every run retries them.) The key's name predates the limits.
+// metaLimits records what decided the issues recorded so far: the
+// extensions the extractors read, the size limit (index.max_file_mb), the
+// time a file may go without progress (index.timeout_sec) and whether OCR
+// is available. When any of them changes, e.g. an upgrade adds formats,
+// the limit is raised or Tesseract is installed, the recorded issues are
+// forgotten so those files are tried again. The key's name predates the
+// limits.
 const metaLimits = "extract_formats"
 
 func (ix *Indexer) resetIssuesIfLimitsChanged(ctx context.Context) error {
 	exts := ix.reg.Extensions()
 	slices.Sort(exts)
 	sig := strings.Join(exts, " ")
-	sig += fmt.Sprintf("; max_file_bytes=%d; ocr=%t", ix.opt.MaxFileBytes, ix.reg.HasOCR())
+	sig += fmt.Sprintf("; max_file_bytes=%d; ocr=%t; timeout=%s", ix.opt.MaxFileBytes, ix.reg.HasOCR(), ix.reg.Limits().Timeout)
 	old, ok, err := ix.db.Meta(ctx, metaLimits)
 	if err != nil {
 		return err
@@ -640,6 +703,26 @@ func (ix *Indexer) resetIssuesIfLimitsChanged(ctx context.Context) error {
 		}
 	}
 	return ix.db.SetMeta(ctx, metaLimits, sig)
+}
+
+// metaInvisible marks a knowledge base whose documents were read with
+// their default-ignorable characters removed (extract.finish, since issue
+// 43): those indexed before with such characters in their text are read
+// again, once.
+const metaInvisible = "invisible_removed"
+
+func (ix *Indexer) rereadInvisible(ctx context.Context) error {
+	if _, done, err := ix.db.Meta(ctx, metaInvisible); err != nil || done {
+		return err
+	}
+	n, err := ix.db.ForgetContentHolding(ctx, func(text string) bool { return invisible.Next(text, 0) >= 0 })
+	if err != nil {
+		return fmt.Errorf("mark documents holding invisible characters: %w", err)
+	}
+	if n > 0 {
+		ix.opt.Log.Info("documents holding invisible characters are read again", "documents", n)
+	}
+	return ix.db.SetMeta(ctx, metaInvisible, "1")
 }
 
 // ExtractorsMeta is the meta key (a knowledge base's, a cluster folder's)
@@ -730,6 +813,13 @@ func (ix *Indexer) rereadIfExtractorsChanged(ctx context.Context) error {
 		return fmt.Errorf("mark documents read by an older extractor: %w", err)
 	} else if n > 0 {
 		ix.opt.Log.Info("extractors changed: their documents are read again", "formats", changed, "documents", n)
+	}
+	if len(changed) > 0 {
+		// A file a changed extractor refused may be read now; an issue
+		// does not record its format, so every one is tried again.
+		if err := ix.db.ClearIssues(ctx); err != nil {
+			return err
+		}
 	}
 	return ix.db.SetMeta(ctx, metaExtractors, sig)
 }

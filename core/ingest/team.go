@@ -186,10 +186,12 @@ func (ix *Indexer) runTeam(ctx context.Context, t Team, root string, run *domain
 		switch {
 		case e.err != nil:
 			early = append(early, result{job: job{entry: e, had: had}, status: domain.StatusFailed, reason: e.err.Error()})
+		case e.skip != "":
+			// Before the fingerprint: a file the cluster holds whose link
+			// now leads out of the folder is removed from it.
+			early = append(early, result{job: job{entry: e, had: had}, status: domain.StatusSkipped, reason: e.skip})
 		case had && !rewrite && !stale.Has(prev.Format) && prev.Unchanged(e.size, e.mtimeNS, ""):
 			rep.file(domain.FileEvent{Path: e.path, Status: domain.StatusUnchanged, Unchanged: true})
-		case e.skip != "":
-			early = append(early, result{job: job{entry: e, had: had}, status: domain.StatusSkipped, reason: e.skip})
 		default:
 			j := job{entry: e, had: had}
 			if had && !rewrite && !stale.Has(prev.Format) {

@@ -21,23 +21,23 @@ type entry struct {
 	mtimeNS int64
 	skip    string // set when the file is skipped without reading it
 	err     error  // set when the path could not be read
+	scope   *scope // where the run may read; checked again on the opened file
 }
 
 type walker struct {
 	opt     Options
-	real    string             // the indexed folder with its links resolved
+	scope   *scope
 	visited map[[2]uint64]bool // (device, inode) of directories already walked
 	out     []entry
 	seen    func(n int) // progress callback: entries so far
 }
 
 // walk lists the files under root: hidden files and folders (and the
-// configured ignored names) are left out, symbolic links to folders inside
-// root are followed once (a link back up the tree is recognised and
-// skipped), links that lead out of root are skipped with the reason
-// (unless FollowLinksOut), links into the kernel's folders always, and
-// anything unreadable becomes an entry with err set. A root inside the
-// kernel's folders is refused.
+// configured ignored names) are left out; a symbolic link, to a file or a
+// folder, is followed only where it leads inside root (scope.refuse says
+// why not, with where it leads); a folder reached twice (a link back up
+// the tree) is walked once; anything unreadable becomes an entry with err
+// set. A root inside the kernel's folders is refused.
 func walk(ctx context.Context, root string, opt Options, seen func(int)) ([]entry, error) {
 	fi, err := os.Stat(root)
 	if err != nil {
@@ -46,14 +46,11 @@ func walk(ctx context.Context, root string, opt Options, seen func(int)) ([]entr
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a folder", root)
 	}
-	real, err := filepath.EvalSymlinks(root)
+	sc, err := newScope(root, opt.FollowLinksOut)
 	if err != nil {
-		return nil, fmt.Errorf("folder %s: %w", root, err)
+		return nil, err
 	}
-	if sys := systemFolder(real); sys != "" {
-		return nil, fmt.Errorf("%s is in %s, the kernel's view of the running system, not documents: choose a folder of files", root, sys)
-	}
-	w := &walker{opt: opt, real: real, visited: map[[2]uint64]bool{}, seen: seen}
+	w := &walker{opt: opt, scope: sc, visited: map[[2]uint64]bool{}, seen: seen}
 	if err := w.dir(ctx, root, fi); err != nil {
 		return nil, err
 	}
@@ -94,11 +91,18 @@ func (w *walker) dir(ctx context.Context, dir string, fi fs.FileInfo) error {
 				w.add(entry{path: p, skip: "broken symbolic link"})
 				continue
 			}
-			if why := w.refuseLink(p, target); why != "" {
+			if why := w.scope.refuseLink(p, target.IsDir()); why != "" {
 				w.add(entry{path: p, skip: why})
 				continue
 			}
 			info = target
+		} else if info.IsDir() && strings.HasPrefix(name, ".") {
+			// A hidden folder, walked with IncludeHidden: ~/.ssh when the
+			// home folder is indexed.
+			if why := w.scope.refuseSecret(p); why != "" {
+				w.add(entry{path: p, skip: why})
+				continue
+			}
 		}
 		switch {
 		case info.IsDir():
@@ -121,47 +125,8 @@ func (w *walker) dir(ctx context.Context, dir string, fi fs.FileInfo) error {
 	return nil
 }
 
-// systemFolders are the kernel's pseudo file systems: their files are
-// processes, devices and settings (/proc/self/root leads back to /), never
-// documents, and reading some of them blocks or never ends.
-var systemFolders = []string{"/proc", "/sys", "/dev"}
-
-// systemFolder is the system folder path lies in, or "".
-func systemFolder(path string) string {
-	for _, sys := range systemFolders {
-		if within(path, sys) {
-			return sys
-		}
-	}
-	return ""
-}
-
-// within reports whether path is dir or lies under it; both are clean
-// absolute paths.
-func within(path, dir string) bool {
-	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
-}
-
-// refuseLink says why the symbolic link p, whose target is target, is not
-// followed, or "" when it is: never into a system folder; to a folder,
-// only when it stays inside the indexed folder (a link to ".." would index
-// the parent, one to / the whole disk), unless FollowLinksOut.
-func (w *walker) refuseLink(p string, target fs.FileInfo) string {
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "broken symbolic link"
-	}
-	if sys := systemFolder(real); sys != "" {
-		return "symbolic link into " + sys + " (" + real + "): not followed"
-	}
-	if target.IsDir() && !w.opt.FollowLinksOut && !within(real, w.real) {
-		return "symbolic link to a folder outside the indexed folder (" + real + "): not followed; " +
-			"index that folder itself, or set index.follow_links_out"
-	}
-	return ""
-}
-
 func (w *walker) add(e entry) {
+	e.scope = w.scope
 	w.out = append(w.out, e)
 	if w.seen != nil && len(w.out)%500 == 0 {
 		w.seen(len(w.out))

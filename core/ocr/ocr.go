@@ -22,6 +22,10 @@ var ErrUnavailable = errors.New("OCR unavailable")
 // not read: the image, not the OCR engine, is at fault.
 var ErrUnreadable = errors.New("ocr: unreadable image")
 
+// ErrTooLarge means an image would take more memory to decode than an
+// image may (Options.MaxDecodeBytes).
+var ErrTooLarge = errors.New("image too large to decode")
+
 // Options configure the engine.
 type Options struct {
 	// Languages are Tesseract language codes joined by '+', e.g. "eng" or
@@ -35,7 +39,25 @@ type Options struct {
 	// holds a Tesseract instance (30-100 MB), started when first needed,
 	// and recognises on one thread. Default: the number of CPUs, at most 4.
 	Workers int
+	// MaxPixels is the largest image Tesseract reads: a larger one is
+	// scaled down to it once decoded, since Tesseract holds about ten
+	// bytes a pixel; default DefaultMaxPixels (core/extract's
+	// MaxPagePixels, which bounds the pages it draws the same way).
+	MaxPixels int
+	// MaxDecodeBytes bounds an image's decoding: an image is checked by
+	// its header first, and one whose pixels would take more (colour
+	// takes four bytes a pixel, grey one) is refused with ErrTooLarge,
+	// unless it is a JPEG, which libjpeg decodes at a half, a quarter or
+	// an eighth of its size; default DefaultMaxDecodeBytes (core/extract's
+	// MaxImageBytes).
+	MaxDecodeBytes int64
 }
+
+// Options.MaxPixels's and MaxDecodeBytes's defaults.
+const (
+	DefaultMaxPixels      = 10_000_000
+	DefaultMaxDecodeBytes = 48 << 20
+)
 
 func (o Options) languages() []string {
 	l := strings.TrimSpace(o.Languages)

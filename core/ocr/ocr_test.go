@@ -127,3 +127,19 @@ func TestGarbageImageFails(t *testing.T) {
 		t.Error("Recognize of garbage succeeded")
 	}
 }
+
+// TestMultiPageTIFFPageByPage: each page of a TIFF is decoded on its own
+// (Leptonica reads the directory at its offset) and read as a page unit
+// (issue 43, item 7).
+func TestMultiPageTIFFPageByPage(t *testing.T) {
+	r := extract.NewRegistry(extract.DefaultLimits(), extract.WithOCR(engine(t)))
+	d := extractFile(t, r, "scan2.tif")
+	if len(d.Units) != 2 || d.Units[0].Number != 1 || d.Units[1].Number != 2 {
+		t.Fatalf("units = %+v, warnings %q", d.Units, d.Warnings)
+	}
+	for i, want := range []string{"Scanned survey notes\nThe north cairn leans west.", "Second scanned page\nBring a longer tape measure."} {
+		if text := d.Text[d.Units[i].Start:d.Units[i].End]; text != want {
+			t.Errorf("page %d: %q, want %q", i+1, text, want)
+		}
+	}
+}

@@ -36,6 +36,11 @@ func (e *Engine) Read(ctx context.Context, img []byte) (Page, error) {
 	return Page{}, ErrUnavailable
 }
 
+// RecognizeTIFFPage always fails in builds without cgo.
+func (e *Engine) RecognizeTIFFPage(ctx context.Context, tiff []byte, offset int64) (string, int, error) {
+	return "", 0, ErrUnavailable
+}
+
 // Languages reports no languages.
 func (e *Engine) Languages() string { return "" }
 

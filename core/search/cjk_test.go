@@ -139,3 +139,27 @@ func TestCJKWordsInsideRunsAreFound(t *testing.T) {
 		}
 	}
 }
+
+// TestSpacedHanWordsInPassages: a passage set one character at a time
+// with spaces between (groff's Chinese man pages) holds its words as the
+// index does (cjk.Bigrams), so a word found by the keyword search is also
+// found in the passage, and counts for its relevance (issue 43, item 5).
+func TestSpacedHanWordsInPassages(t *testing.T) {
+	text := "losetup - 设 定 与 控 制 环回设备"
+	for _, c := range []struct{ q, want string }{
+		{"设定", "设 定"},
+		{"控制", "控 制"},
+		{"与控", "与 控"},
+		{"环回设备", "环回设备"},
+	} {
+		words, at := termWords(text, ParseTerms(c.q))
+		if len(at) != 1 || len(at[0]) != 1 {
+			t.Errorf("%s: occurrences %v", c.q, at)
+			continue
+		}
+		o := at[0][0]
+		if got := text[words[o.word].Start:words[o.word+o.n-1].End]; got != c.want {
+			t.Errorf("%s: found %q, want %q", c.q, got, c.want)
+		}
+	}
+}

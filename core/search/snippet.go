@@ -210,20 +210,24 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 	}
 	inWord, ws := false, 0
 	var run []int // start offsets of a run of CJK characters
-	endRun := func(end int) {
+	seg := 0      // characters at the run's end with no space between them
+	endRun := func() {
 		// The run's words are its overlapping bigrams, as the index holds
-		// them, so a phrase of bigrams matches consecutive words. They
-		// have no case, diacritics or stems.
-		run = append(run, end)
-		for j := 0; j+1 < len(run); j++ {
-			next := run[min(j+2, len(run)-1)]
-			if j > 0 && next == run[j+1] {
-				break // a run of one character is its own word
-			}
-			words = append(words, Span{run[j], next})
-			stems = append(stems, text[run[j]:next])
+		// them (cjk.Bigrams), so a phrase of bigrams matches consecutive
+		// words. They have no case, diacritics or stems. A run may hold
+		// lone characters set apart by spaces (groff's "设 定"): a bigram
+		// is its two characters, and its span covers the space between.
+		if len(run) == 1 {
+			c := cjkChar(text, run[0])
+			words = append(words, Span{run[0], run[0] + len(c)})
+			stems = append(stems, c)
 		}
-		run = run[:0]
+		for j := 0; j+1 < len(run); j++ {
+			a, b := cjkChar(text, run[j]), cjkChar(text, run[j+1])
+			words = append(words, Span{run[j], run[j+1] + len(b)})
+			stems = append(stems, a+b)
+		}
+		run, seg = run[:0], 0
 	}
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -238,7 +242,12 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 			tok = !han && (unicode.IsLetter(r) || unicode.IsDigit(r))
 		}
 		if !han && len(run) > 0 {
-			endRun(i)
+			if n := cjk.SpacedSingle(text[i:]); seg == 1 && n > 0 {
+				i += n // the run goes on past the spaces, as in the index
+				seg = 0
+				continue
+			}
+			endRun()
 		}
 		switch {
 		case tok && !inWord:
@@ -249,6 +258,7 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 		}
 		if han {
 			run = append(run, i)
+			seg++
 		}
 		i += size
 	}
@@ -256,7 +266,7 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 		add(ws, len(text))
 	}
 	if len(run) > 0 {
-		endRun(len(text))
+		endRun()
 	}
 	at := make([][]occurrence, len(terms))
 	hit := map[int]bool{}
@@ -292,6 +302,12 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 		slices.SortFunc(at[ti], func(a, b occurrence) int { return a.word - b.word })
 	}
 	return words, at
+}
+
+// cjkChar is the character at text[i].
+func cjkChar(text string, i int) string {
+	_, size := utf8.DecodeRuneInString(text[i:])
+	return text[i : i+size]
 }
 
 func sortSpans(s []Span) {

@@ -72,10 +72,30 @@ func Verify(ctx context.Context, path string) (domain.Stats, error) {
 		return fault.New(fault.StoreBackup, path+": "+msg,
 			"choose another backup file; `cairn doctor --db FILE` shows what is wrong with this one", err)
 	}
-	if _, err := os.Stat(path); err != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return st, bad("cannot read it", err)
 	}
-	c, err := openUntouched(path)
+	// What the file is decides the message: SQLite says "unable to open
+	// database file" of a folder, a text file or an empty one alike.
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return st, bad("cannot read it", err)
+	}
+	k, kerr := identify(abs)
+	switch {
+	case fi.IsDir():
+		return st, bad("a folder, not a Cairn knowledge base", nil)
+	case k == kindEmpty:
+		return st, bad("an empty file, not a Cairn knowledge base", nil)
+	case k == kindJunk:
+		return st, bad("not a Cairn knowledge base: not an SQLite database at all, or its first page is damaged", nil)
+	case k == kindForeign:
+		return st, bad("another program's SQLite database, not a Cairn knowledge base", nil)
+	case kerr != nil:
+		return st, bad("cannot open it", kerr)
+	}
+	c, err := openUntouched(abs)
 	if err != nil {
 		return st, bad("cannot open it", err)
 	}
@@ -148,6 +168,12 @@ func openUntouched(path string) (*sqlite3.Conn, error) {
 // holds a knowledge base (or nothing): anything else there is refused, so
 // no restore deletes the one copy of a file it did not recognise.
 func Restore(ctx context.Context, src, dst string, opt RestoreOptions) (domain.Stats, error) {
+	// SQLite's copy is made with another working folder's idea of a
+	// relative name: `cairn restore backups/kb.db` failed with "unable to
+	// open database file".
+	if abs, err := filepath.Abs(src); err == nil {
+		src = abs
+	}
 	dst, err := resolve(dst)
 	if err != nil {
 		return domain.Stats{}, err

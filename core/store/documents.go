@@ -182,6 +182,7 @@ type FileState struct {
 	Hash       string
 	Issue      string // "skipped" or "failed" when the file is in file_issues
 	Reason     string
+	Retry      bool // an issue the next run reads the file again for (domain.Issue.Retry)
 }
 
 // FileStates returns the state of every file known under a folder, keyed by
@@ -197,11 +198,12 @@ func (db *DB) FileStates(ctx context.Context, folderID int64) (map[string]FileSt
 		if err != nil {
 			return err
 		}
-		return query(c, `SELECT path, size, mtime_ns, kind, reason FROM file_issues WHERE folder_id = ?`, []any{folderID},
+		return query(c, `SELECT path, size, mtime_ns, kind, reason, hash, retry FROM file_issues WHERE folder_id = ?`, []any{folderID},
 			func(s *sqlite3.Stmt) error {
 				p := s.ColumnText(0)
 				if _, ok := out[p]; !ok {
-					out[p] = FileState{Size: s.ColumnInt64(1), MTimeNS: s.ColumnInt64(2), Issue: s.ColumnText(3), Reason: s.ColumnText(4)}
+					out[p] = FileState{Size: s.ColumnInt64(1), MTimeNS: s.ColumnInt64(2), Issue: s.ColumnText(3), Reason: s.ColumnText(4),
+						Hash: s.ColumnText(5), Retry: s.ColumnBool(6)}
 				}
 				return nil
 			})
@@ -268,10 +270,11 @@ func (db *DB) Issues(ctx context.Context, folderID int64) ([]domain.Issue, error
 		where, args = "WHERE folder_id = ?", []any{folderID}
 	}
 	err := db.read(ctx, func(c *sqlite3.Conn) error {
-		return query(c, `SELECT path, kind, reason, size, mtime_ns, run_id, at FROM file_issues `+where+` ORDER BY at DESC, path`, args,
+		return query(c, `SELECT path, kind, reason, size, mtime_ns, run_id, at, hash, retry FROM file_issues `+where+` ORDER BY at DESC, path`, args,
 			func(s *sqlite3.Stmt) error {
 				out = append(out, domain.Issue{Path: s.ColumnText(0), Kind: s.ColumnText(1), Reason: s.ColumnText(2),
-					Size: s.ColumnInt64(3), MTimeNS: s.ColumnInt64(4), RunID: s.ColumnInt64(5), At: time.Unix(s.ColumnInt64(6), 0)})
+					Size: s.ColumnInt64(3), MTimeNS: s.ColumnInt64(4), RunID: s.ColumnInt64(5), At: time.Unix(s.ColumnInt64(6), 0),
+					Hash: s.ColumnText(7), Retry: s.ColumnBool(8)})
 				return nil
 			})
 	})
@@ -294,6 +297,37 @@ func (db *DB) ForgetContent(ctx context.Context, formats []string) (int, error) 
 		return nil
 	})
 	return n, err
+}
+
+// ForgetContentHolding makes the documents any of whose chunks' text has
+// match true look changed, as ForgetContent does for a format, so the next
+// index run reads them again: a change of what the extractors keep of
+// every format (default-ignorable characters, core/invisible) reaches the
+// documents it changes and no others. It reads every chunk once.
+func (db *DB) ForgetContentHolding(ctx context.Context, match func(text string) bool) (int, error) {
+	var ids []int64
+	err := db.read(ctx, func(c *sqlite3.Conn) error {
+		last := int64(0)
+		return query(c, `SELECT document_id, text FROM chunks ORDER BY document_id`, nil, func(s *sqlite3.Stmt) error {
+			if id := s.ColumnInt64(0); id != last && match(s.ColumnText(1)) {
+				ids = append(ids, id)
+				last = id
+			}
+			return nil
+		})
+	})
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	err = db.write(ctx, func(c *sqlite3.Conn) error {
+		for _, id := range ids {
+			if err := exec(c, `UPDATE documents SET hash = '', mtime_ns = 0 WHERE id = ?`, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return len(ids), err
 }
 
 // ClearIssues forgets every recorded issue, so the next run retries those

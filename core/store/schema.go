@@ -195,6 +195,16 @@ CREATE TABLE thread_turns (
 );
 CREATE INDEX thread_turns_thread ON thread_turns(thread_id, id);
 `,
+	// 7: a file not indexed keeps the content hash it was read with, and
+	// whether the next run reads it again (retry: a failure that may not
+	// happen again, such as a timeout or a read error, once); the others
+	// wait until the file changes or the person asks (cairn index
+	// --retry-failed). Failures recorded before were all retried.
+	`
+ALTER TABLE file_issues ADD COLUMN hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE file_issues ADD COLUMN retry INTEGER NOT NULL DEFAULT 0;
+UPDATE file_issues SET retry = 1 WHERE kind = 'failed';
+`,
 }
 
 // cjkFunction is cairn_cjk(text): text's bigram form (cjk.Bigrams) when it

@@ -109,8 +109,8 @@ func TestMigrationAddsThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if db.Version() != SchemaVersion || SchemaVersion != 6 {
-		t.Errorf("version %d, want %d (6)", db.Version(), SchemaVersion)
+	if db.Version() != SchemaVersion || SchemaVersion < 6 {
+		t.Errorf("version %d, want %d (6 or later)", db.Version(), SchemaVersion)
 	}
 	if _, err := db.AddTurn(ctx, 0, domain.Turn{Question: "what does cat do?", Answer: "concatenates"}); err != nil {
 		t.Fatal(err)

@@ -184,12 +184,12 @@ func (tx *Tx) RecordIssue(folderID int64, is domain.Issue) error {
 	if err := tx.DeletePath(is.Path); err != nil {
 		return err
 	}
-	s, err := tx.db.stmt(`INSERT INTO file_issues(path, folder_id, kind, reason, size, mtime_ns, run_id, at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	s, err := tx.db.stmt(`INSERT INTO file_issues(path, folder_id, kind, reason, size, mtime_ns, run_id, at, hash, retry)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
-	if err := bind(s, is.Path, folderID, is.Kind, is.Reason, is.Size, is.MTimeNS, is.RunID, time.Now().Unix()); err != nil {
+	if err := bind(s, is.Path, folderID, is.Kind, is.Reason, is.Size, is.MTimeNS, is.RunID, time.Now().Unix(), is.Hash, is.Retry); err != nil {
 		return err
 	}
 	return s.Exec()
