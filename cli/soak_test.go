@@ -291,18 +291,53 @@ func waitForTool(cmd *exec.Cmd, exited <-chan struct{}, tool string) bool {
 			return false
 		case <-time.After(10 * time.Millisecond):
 		}
-		stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-		for _, p := range stats {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				continue // ended meanwhile
-			}
-			// pid (comm) state ppid pgrp ...
-			comm, rest, ok := strings.Cut(string(b), ") ")
-			if f := strings.Fields(rest); ok && len(f) > 2 && strings.HasSuffix(comm, "("+tool) && f[2] == strconv.Itoa(cmd.Process.Pid) {
-				return true
-			}
+		if toolRuns(cmd.Process.Pid, tool) {
+			return true
 		}
+	}
+}
+
+// toolRuns reports whether a process named tool runs in process group
+// pgrp (read from /proc).
+func toolRuns(pgrp int, tool string) bool {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // ended meanwhile
+		}
+		// pid (comm) state ppid pgrp ...
+		comm, rest, ok := strings.Cut(string(b), ") ")
+		if f := strings.Fields(rest); ok && len(f) > 2 && strings.HasSuffix(comm, "("+tool) && f[1] != "Z" && f[2] == strconv.Itoa(pgrp) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAKilledCairnTakesPdftotextWithIt: when only cairn is killed with
+// SIGKILL (not its process group, as a desktop's "force quit" does), the
+// pdftotext it started on a PDF that stalls it ends with it instead of
+// keeping a core busy.
+func TestAKilledCairnTakesPdftotextWithIt(t *testing.T) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Fatal("pdftotext not found: install poppler-utils (make deps)")
+	}
+	corpus := t.TempDir()
+	if err := os.WriteFile(filepath.Join(corpus, "contract.pdf"), extracttest.StallingPDF(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, exited := startChild(t, t.TempDir(), []string{"CAIRN_OCR_ENABLED=false", "CAIRN_INDEX_TIMEOUT_SEC=3600"}, "index", corpus, "--quiet")
+	if !waitForTool(cmd, exited, "pdftotext") {
+		t.Fatal("cairn index ended without running pdftotext")
+	}
+	cmd.Process.Kill() // cairn alone
+	<-exited
+	for deadline := time.Now().Add(5 * time.Second); toolRuns(cmd.Process.Pid, "pdftotext"); {
+		if time.Now().After(deadline) {
+			t.Fatal("pdftotext still runs 5 s after cairn was killed")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -116,6 +116,7 @@ func (p *popplerPDF) inked(ctx context.Context, f File, pages []int) (map[int]bo
 func (p *popplerPDF) probeRun(ctx context.Context, f File, first, last int, out map[int]bool) error {
 	cmd := exec.CommandContext(ctx, p.pdftoppm, "-f", strconv.Itoa(first), "-l", strconv.Itoa(last),
 		"-scale-to", strconv.Itoa(probeSize), "-gray", "-")
+	dieWithCairn(cmd)
 	cmd.Stdin = io.NewSectionReader(f.R, 0, f.Size)
 	stderr := &capped{max: maxPopplerErr}
 	cmd.Stderr = stderr

@@ -232,6 +232,7 @@ func (c *capped) Write(p []byte) (int, error) {
 // maxPopplerOut is dropped, with errOutputCut.
 func (p *popplerPDF) run(ctx context.Context, f File, tool string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, tool, args...)
+	dieWithCairn(cmd)
 	cmd.Stdin = io.NewSectionReader(f.R, 0, f.Size)
 	stdout, stderr := &capped{max: maxPopplerOut, ctx: ctx}, &capped{max: maxPopplerErr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
