@@ -142,12 +142,29 @@ func TestCancelStopsIndexing(t *testing.T) {
 	if p.Bar.Value != 0.25 {
 		t.Errorf("bar at %v after a cancel at 100 of 400 bytes, want 0.25", p.Bar.Value)
 	}
-	if want := "Stopped at 1 of 3 files, 100 B of 400 B read (25 % of the bytes)"; !strings.HasPrefix(p.Progress.Text, want) || !strings.Contains(p.Progress.Text, "Start resumes it") {
-		t.Errorf("progress line %q, want it to start %q and say Start resumes it", p.Progress.Text, want)
+	if want := "Stopped at 1 of 3 files, 100 B of 400 B read (25 % of the bytes)"; !strings.HasPrefix(p.Progress.Text, want) || !strings.Contains(p.Progress.Text, "Resume continues it") {
+		t.Errorf("progress line %q, want it to start %q and say Resume continues it", p.Progress.Text, want)
 	}
 	if p.Folder.Text != dir || p.StartButton.Text != "Resume" {
 		t.Errorf("folder box %q, button %q; want %q and Resume", p.Folder.Text, p.StartButton.Text, dir)
 	}
+	// The line and the button name the same word: the line said "Start
+	// again" beside a button that read Resume.
+	for _, l := range []string{p.Progress.Text, p.State.Text} {
+		if strings.Contains(l, "Start") || !strings.Contains(l, "Resume") {
+			t.Errorf("%q names another word than the button's Resume", l)
+		}
+	}
+	// Read whole, across the line: it was cut at "2,735 c…" in half of it.
+	h.shell().showTab(tabIndex)
+	h.win.w.Resize(smallestCanvas())
+	h.frame()
+	if p.Progress.Truncation != fyne.TextTruncateOff || p.Progress.Wrapping != fyne.TextWrapWord || p.Current.Visible() ||
+		p.Progress.Size().Width < p.Bar.Size().Width-1 {
+		t.Errorf("the stopped run's line is cut (truncation %v, wrapping %v) or %v wide of the bar's %v", p.Progress.Truncation,
+			p.Progress.Wrapping, p.Progress.Size().Width, p.Bar.Size().Width)
+	}
+
 	test.Tap(p.StartButton)
 	h.until("the run to resume", func() bool { return !p.CancelButton.Disabled() })
 	eng.locked(func() {
