@@ -435,3 +435,28 @@ func TestAKnowledgeBaseWithDocumentsReportsNoGuideRun(t *testing.T) {
 		t.Errorf("state %q, bar %v; want no run reported", p.State.Text, p.Bar.Value)
 	}
 }
+
+// The folder list follows a run of another process (`cairn index DIR` in a
+// terminal): the status bar counted the new folder at once, but the list
+// showed it only after an index run in the window, 20 s and more later.
+func TestTheFolderListFollowsAnotherProcesssRun(t *testing.T) {
+	cfg, open := realEngine(t)
+	h := newHarnessWith(t, open, cfg)
+	p := h.shell().IndexTab
+	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
+	h.until("its folder", func() bool { return p.Folders.Length() == 1 })
+
+	other, err := open(context.Background(), cfg.Paths.KB, cfg) // as another process would
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := copyCorpus(t)
+	if _, err := other.IndexFolder(context.Background(), corpus, nil); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	h.until("the other run's folder in the list", func() bool { return p.Folders.Length() == 2 })
+	if f := p.Folders; f.Length() != 2 {
+		t.Errorf("%d folders listed", f.Length())
+	}
+}

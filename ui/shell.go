@@ -145,7 +145,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 	sv := newServeWorker(eng, s.deps.configDir, s.deps.version, s.serveReqs.out, tuneEv)
 	sv.saveMode, sv.onChange, sv.log = sw.saveModeFunc(ctx), pokeStatus, s.deps.log
 	sw.onServe = s.serveReqs.post
-	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery, api: sv.API}
+	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery, api: sv.API, changed: iw.changedOutside}
 
 	s.running.spawn(func() {
 		pump(ctx, s.deps.do, queryEv, func(evs []panels.QueryEvent) {

@@ -38,6 +38,9 @@ type indexWorker struct {
 
 	runDone chan runResult
 	changed chan string // a watched folder changed
+	// outside says the knowledge base changed, perhaps by another process
+	// (the status worker noticed): the folder list is read again.
+	outside chan struct{}
 	stopped chan watchStop
 	notices chan panels.IndexEvent
 	jobs
@@ -62,7 +65,7 @@ func newIndexWorker(eng Engine, requests <-chan panels.IndexRequest, events chan
 		onWatch: func([]string) {}, onRun: func() {},
 		watches: map[string]context.CancelFunc{},
 		runDone: make(chan runResult), changed: make(chan string),
-		stopped: make(chan watchStop), notices: make(chan panels.IndexEvent),
+		stopped: make(chan watchStop), notices: make(chan panels.IndexEvent), outside: make(chan struct{}, 1),
 	}
 }
 
@@ -98,6 +101,10 @@ func (w *indexWorker) run(ctx context.Context, legacy []string) {
 			w.enqueue(ctx, folder)
 		case s := <-w.stopped:
 			w.unwatched(ctx, s)
+		case <-w.outside:
+			if w.running == "" { // this window's own run lists them when it ends
+				w.list(ctx)
+			}
 		case ev := <-w.notices:
 			w.emit(ctx, ev)
 		}
@@ -148,6 +155,7 @@ func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 			})
 			send(ctx, w.notices, panels.IndexEvent(panels.FolderRemoved{Path: r.Path, Removal: removed, Err: err}))
 			if err == nil {
+				w.onRun() // the status bar's counts and size on disk, at once
 				w.listWith(ctx, watching)
 			}
 		})
@@ -265,6 +273,15 @@ func (w *indexWorker) finished(ctx context.Context, res runResult) {
 		next := w.queue[0]
 		w.queue = w.queue[1:]
 		w.start(ctx, next)
+	}
+}
+
+// changedOutside tells the worker that the knowledge base changed, perhaps
+// by another process; it never blocks.
+func (w *indexWorker) changedOutside() {
+	select {
+	case w.outside <- struct{}{}:
+	default: // one is pending already
 	}
 }
 
