@@ -93,11 +93,14 @@ func Run(ctx context.Context, opt Options) error {
 // windowEnv is how the window reaches the world outside Fyne: the real
 // desktop in the app, fakes in tests.
 type windowEnv struct {
-	do            func(func()) // runs on the window's goroutine without waiting
-	open          func(context.Context, panels.OpenSource) error
-	folder        func(ctx context.Context, path string) error // shows a file in the file manager
-	pick          func(context.Context) (string, bool, error)
-	save          saveFunc
+	do     func(func()) // runs on the window's goroutine without waiting
+	open   func(context.Context, panels.OpenSource) error
+	folder func(ctx context.Context, path string) error // shows a file in the file manager
+	pick   func(context.Context) (string, bool, error)
+	save   saveFunc
+	// screen is the work area of the monitor at a point; nil: unknown,
+	// the window keeps the size it remembers.
+	screen        screenFunc
 	statusEvery   time.Duration // 0: statusEvery
 	watchDebounce time.Duration // 0: debounce
 	// afterFirstFrame holds the first knowledge base back until the
@@ -118,6 +121,7 @@ func desktopEnv(opt Options) windowEnv {
 			return desktop.PickFolder(ctx, "Choose a folder to index")
 		},
 		save:            func(base, c config.Config) error { return config.Update(opt.Dirs, base, c) },
+		screen:          desktop.WorkArea,
 		afterFirstFrame: true,
 	}
 }
@@ -177,7 +181,7 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 		win.startBench(opt.Bench) // before the first shell, which reports to it
 		started = append(started, win.bench.shown)
 	}
-	started = append(started, win.restorePosition)
+	started = append(started, win.fitToScreen)
 
 	win.kbs = &kbWorker{open: opt.Open, requests: win.kbReqs, cfg: opt.Config}
 	win.kbDone.Add(1)
