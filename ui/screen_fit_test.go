@@ -59,7 +59,7 @@ func TestTheWindowFitsTheScreenItOpensOn(t *testing.T) {
 			h.win.w.Resize(size.SubtractWidthHeight(0, menuBarHeight()))
 			s := h.shell()
 			s.Query.Filter.Toggle.Tapped(nil) // the filter row too
-			s.Query.AddFolder.Show()           // as on a first start
+			s.Query.AddFolder.Show()          // as on a first start
 			for i, tab := range s.Tabs.Items {
 				s.showTab(i)
 				h.frame()
