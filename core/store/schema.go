@@ -195,6 +195,14 @@ CREATE TABLE thread_turns (
 );
 CREATE INDEX thread_turns_thread ON thread_turns(thread_id, id);
 `,
+	// 7: a conversation keeps the folders its questions are answered from
+	// (a JSON list; '' for every folder), and each answer the passages it
+	// cites (a JSON list of n, chunk id and path), so that a reopened
+	// conversation answers from the same folders and its citations open.
+	`
+ALTER TABLE threads ADD COLUMN folders TEXT NOT NULL DEFAULT '';
+ALTER TABLE thread_turns ADD COLUMN sources TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // cjkFunction is cairn_cjk(text): text's bigram form (cjk.Bigrams) when it
