@@ -139,7 +139,7 @@ func (db *DB) ThreadFolders(ctx context.Context, thread int64) ([]string, error)
 	return out, err
 }
 
-// jsonList is a list as the conversation tables keep it: JSON, or ''
+// jsonList is a list as the conversation tables keep it: JSON, or ”
 // for none.
 func jsonList[T any](l []T) string {
 	if len(l) == 0 {
@@ -152,7 +152,7 @@ func jsonList[T any](l []T) string {
 	return string(b)
 }
 
-// fromJSONList reads a jsonList; '' or a damaged value is none.
+// fromJSONList reads a jsonList; ” or a damaged value is none.
 func fromJSONList[T any](s string) []T {
 	var l []T
 	if s != "" && json.Unmarshal([]byte(s), &l) != nil {
