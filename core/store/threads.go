@@ -139,8 +139,8 @@ func (db *DB) ThreadFolders(ctx context.Context, thread int64) ([]string, error)
 	return out, err
 }
 
-// jsonList is a list as the conversation tables keep it: JSON, or ”
-// for none.
+// jsonList is a list as the conversation tables keep it: JSON, or an
+// empty text for none.
 func jsonList[T any](l []T) string {
 	if len(l) == 0 {
 		return ""
