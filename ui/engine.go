@@ -49,6 +49,12 @@ type Engine interface {
 	Threads(ctx context.Context) ([]domain.Thread, error)
 	ThreadTurns(ctx context.Context, thread int64) ([]domain.Turn, error)
 	DeleteThread(ctx context.Context, thread int64) error
+	// SetThreadFolders keeps the folders a conversation's questions are
+	// answered from (none: every folder); AskInThread narrows to them.
+	SetThreadFolders(ctx context.Context, thread int64, folders []string) error
+	// Passage is the passage of a chunk id, as a reopened conversation's
+	// citation saved it.
+	Passage(ctx context.Context, id int64) (domain.ChunkInfo, error)
 
 	Status(ctx context.Context) (kb.Status, error)
 

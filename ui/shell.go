@@ -164,6 +164,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 			for _, ev := range evs {
 				if l, ok := ev.(panels.FoldersListed); ok {
 					s.Query.ShowGuideOnly(l.Guide)
+					s.Query.SetFolders(l.Folders, l.GuideDir)
 				}
 				if _, ok := ev.(panels.IndexReady); ok {
 					s.panelReady()

@@ -104,7 +104,7 @@ func TestTheWindowFitsTheSmallestScreen(t *testing.T) {
 	h.ask("how do I reset the router")
 	h.until("the answer", func() bool { return strings.HasPrefix(q.State.Text, "Answered") && len(q.Rows()) > 1 })
 	h.ask("and to factory settings")
-	h.until("the follow-up", func() bool { return strings.HasPrefix(q.State.Text, "Answered") && q.Conversation.Earlier.Visible() })
+	h.until("the follow-up", func() bool { return strings.HasPrefix(q.State.Text, "Answered") && len(q.Turns()) == 2 })
 	test.Tap(q.Filter.Toggle)
 	test.Tap(q.Rows()[0].Open)
 	h.until("the preview", q.Preview.Visible)

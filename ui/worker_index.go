@@ -310,7 +310,7 @@ func (w *indexWorker) listWith(ctx context.Context, watching map[string]bool) {
 		send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not list the files not indexed: " + panels.ErrorText(err), Err: true}))
 		return
 	}
-	listed := panels.FoldersListed{Folders: folders, Watching: watching}
+	listed := panels.FoldersListed{Folders: folders, Watching: watching, GuideDir: w.eng.GuideDir()}
 	if st := w.eng.Config().Store; st.Backend == config.BackendWeaviate {
 		listed.Cluster = "the team cluster at " + netgate.RedactURL(st.URL)
 	}
