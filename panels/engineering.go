@@ -50,6 +50,9 @@ type Engineering struct {
 	Rewrite   *widget.Check  // query rewriting before retrieval
 	Serve     *widget.Check  // the local service while the window is open
 	State     *widget.Label
+	// Download opens the Models dialog, Models the last one opened.
+	Download *Button
+	Models   *ModelsDialog
 
 	win      fyne.Window           // parent of the confirmation dialog
 	gateMode string                // the gate's mode as the worker last reported it
@@ -62,6 +65,7 @@ type Engineering struct {
 	judgments []domain.Judgment
 	selected  int
 	devices   []domain.DeviceChoice // the Device picker's options, as listed
+	downloads downloadState         // the models' downloads, for the Models dialog
 }
 
 // Mode choices of the retrieval mode picker.
@@ -137,6 +141,7 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 	})
 	e.State = widget.NewLabel("")
 	e.State.Wrapping = fyne.TextWrapWord
+	e.Download = NewButtonWithIcon("Download models…", theme.DownloadIcon(), e.showModels)
 
 	modeHelp := widget.NewLabel("which retrievers run (new search); auto: hybrid when an embedding model is loaded")
 	modeHelp.Wrapping = fyne.TextWrapWord
@@ -169,7 +174,7 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 			gate,
 			widget.NewFormItem("Local service", e.Serve),
 		),
-		e.DevHint, gateHint, e.ModelNote, e.State))
+		e.DevHint, gateHint, e.ModelNote, container.NewHBox(e.Download), e.State))
 	verify := widget.NewFormItem("Unsupported claims", e.Verify)
 	verify.HintText = "claims whose words, numbers or meaning are not in the sources they cite"
 	rewrite := widget.NewFormItem("Query rewriting", e.Rewrite)
@@ -471,11 +476,34 @@ func (e *Engineering) Apply(events ...EngineeringEvent) {
 		case NetworkModeChanged:
 			e.gateMode = ev.Mode
 			e.showGate(ev.Mode)
+			e.downloads.mode = ev.Mode
+			e.showDownloads()
 		case SettingsNotice:
 			e.State.SetText(ev.Text)
+		case ModelsOffered:
+			e.downloads.offers, e.downloads.mode = ev.Offers, ev.Mode
+			e.downloads.version++
+			e.showDownloads()
+		case PullProgressed:
+			e.downloads.pulling, e.downloads.last = ev.Name, ev
+			e.showDownloads()
+		case PullEnded:
+			if e.downloads.ended == nil {
+				e.downloads.ended = map[string]PullEnded{}
+			}
+			e.downloads.pulling = ""
+			e.downloads.ended[ev.Name] = ev
+			e.showDownloads()
 		}
 	}
 	e.sync()
+}
+
+// showDownloads brings the Models dialog, when open, up to date.
+func (e *Engineering) showDownloads() {
+	if e.Models != nil {
+		e.Models.show(&e.downloads)
+	}
 }
 
 // liveEmpty heads the live ranking before the first question.

@@ -447,6 +447,18 @@ func (f *fakeEngine) UseChatModel(_ context.Context, path string) error {
 	return f.useModel("chat", path, &f.cfg.Generation.Model)
 }
 
+func (f *fakeEngine) UseReranker(_ context.Context, path string) error {
+	return f.useModel("reranker", path, &f.cfg.Rerank.Model)
+}
+
+// ModelOffers: the fake has no catalogue (the Models dialog is tested on
+// a real engine and a catalogue served from 127.0.0.1).
+func (f *fakeEngine) ModelOffers() []domain.ModelOffer { return nil }
+
+func (f *fakeEngine) PullModel(context.Context, string, string, func(done, total int64)) (domain.ModelPull, error) {
+	return domain.ModelPull{}, errors.New("the fake engine has no catalogue")
+}
+
 // Devices are a computer with one GPU, as core.Engine lists them.
 func (f *fakeEngine) Devices() ([]domain.DeviceChoice, string) {
 	return []domain.DeviceChoice{{Setting: "auto", Label: "auto"}, {Setting: "cpu", Label: "CPU"},
