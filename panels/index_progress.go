@@ -42,8 +42,13 @@ func progressText(p domain.Progress) string {
 	if p.Elapsed > time.Second && p.Bytes > 0 {
 		parts = append(parts, fmt.Sprintf("%.1f MB/s", mb(p.Bytes)/p.Elapsed.Seconds()))
 	}
-	if p.ETA > 0 {
+	switch {
+	case p.ETA > 0:
 		parts = append(parts, "about "+formatClock(p.ETA)+" left")
+	case p.Elapsed > 2*time.Second && p.Bytes < p.BytesTotal:
+		// The indexer gives no time until each kind of file it has left
+		// to read has been measured (a first PDF beside text).
+		parts = append(parts, "time left: measuring")
 	}
 	if n := p.Unchanged; n > 0 {
 		parts = append(parts, formatCount(n)+" unchanged")
