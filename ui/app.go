@@ -146,6 +146,7 @@ type window struct {
 	healthDone sync.WaitGroup
 
 	started time.Time
+	framed  bool // the first frame is drawn: new shells show every tab at once
 	bench   *benchRun
 	// lowerOthers puts the process's other threads below the window's
 	// (lowerOtherThreads), once the first knowledge base is ready: until
@@ -198,9 +199,14 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 	// compiled module), the guide's indexing on a first start, the
 	// watchers, the models.
 	open := win.showKB(kb, kb == opt.Config.Paths.KB)
+	// The tabs behind Ask wait for the first frame too, after the request
+	// that opens the knowledge base, which they would hold up.
+	behind := func() { win.framed = true; win.shell.showBehind() }
 	if env.afterFirstFrame {
-		started = append(started, open)
+		started = append(started, open, behind)
 	} else {
+		win.framed = true
+		win.shell.showBehind()
 		open()
 	}
 	a.Lifecycle().SetOnStarted(func() {
@@ -226,6 +232,9 @@ func (win *window) openKB(kb string, starter bool) { win.showKB(kb, starter)() }
 // call that has the knowledge-base worker open kb.
 func (win *window) showKB(kb string, starter bool) (open func()) {
 	s := newShell(win.ctx, win.shellDeps(kb))
+	if win.framed { // another knowledge base, in a window already drawn
+		s.showBehind()
+	}
 	win.shell, win.kb = s, kb
 	win.w.SetContent(s.content)
 	// Typing right after start goes into the question box.
