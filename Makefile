@@ -53,7 +53,7 @@ VULKAN_BUILD         := bin/vulkan-build
 # device of a machine without a GPU.
 VK_DEVICES           ?= 0
 
-.PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team bench bench-tokenizers soak fuzz lint clean
+.PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team bench bench-tokenizers soak fuzz lint clean screenshots walkthrough
 
 all: build
 
@@ -156,6 +156,13 @@ package: deps $(FYNE)
 # driver's software painter into docs/screenshots, for the README.
 screenshots: deps
 	CAIRN_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestScreenshots ./ui/
+
+# walkthrough drives the real window under Xvfb and Openbox, as a new user
+# would, at 1024x600 and 1366x768, and saves a screenshot of each step into
+# docs/screenshots (build/walkthrough.sh; docs/window.md, Testing).
+walkthrough: build
+	build/walkthrough.sh 1024x600
+	build/walkthrough.sh 1366x768
 
 # bench measures everything the README's performance section reports; see
 # `bin/cairn bench -h`. BENCH_ARGS passes options, e.g. BENCH_ARGS="index --runs 5".

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"time"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver"
 
@@ -72,20 +74,37 @@ func (win *window) restoreSize() {
 // it was (on X11: Wayland lets only the compositor place windows, and
 // Fyne has no portable call), and makes the window, its decorations as the
 // window manager drew them, fit the work area of the monitor it is on.
+// The window manager places and decorates the window after it is mapped,
+// so the work is done in the background once it has, or after a second
+// without a window manager.
 func (win *window) fitToScreen() {
 	nw, ok := win.w.(driver.NativeWindow)
 	if !ok {
 		return
 	}
+	var handle uintptr
 	nw.RunNative(func(ctx any) {
-		x11, ok := ctx.(driver.X11WindowContext)
-		if !ok || x11.WindowHandle == 0 {
-			return
+		if x11, ok := ctx.(driver.X11WindowContext); ok {
+			handle = x11.WindowHandle
 		}
-		handle := x11.WindowHandle
-		x, y := win.prefs.IntWithFallback(prefX, -1), win.prefs.IntWithFallback(prefY, -1)
-		stored := x >= 0 && y >= 0
+	})
+	if handle == 0 {
+		return
+	}
+	scale, size := win.w.Canvas().Scale(), win.w.Canvas().Size()
+	x, y := win.prefs.IntWithFallback(prefX, -1), win.prefs.IntWithFallback(prefY, -1)
+	stored := x >= 0 && y >= 0
+	go func() {
+		dec := frame{}
+		for range 20 { // a second for the window manager's decorations
+			if l, r, t, b, ok := desktop.FrameExtents(handle); ok {
+				dec = frame{l, r, t, b}
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 		if !stored {
+			var ok bool
 			if x, y, ok = desktop.WindowPosition(handle); !ok {
 				return
 			}
@@ -94,23 +113,17 @@ func (win *window) fitToScreen() {
 		if !ok {
 			return
 		}
-		dec := decorations
-		if l, r, t, b, ok := desktop.FrameExtents(handle); ok {
-			dec = frame{l, r, t, b}
+		fit := fitSize(size, area, dec, scale)
+		if fit != size {
+			win.env.do(func() { win.w.Resize(fit) })
 		}
-		scale := win.w.Canvas().Scale()
-		size := win.w.Canvas().Size()
-		if fit := fitSize(size, area, dec, scale); fit != size {
-			win.w.Resize(fit)
-			size = fit
-		}
-		fw := int(size.Width*scale) + dec.left + dec.right
-		fh := int(size.Height*scale) + dec.top + dec.bottom
+		fw := int(fit.Width*scale) + dec.left + dec.right
+		fh := int(fit.Height*scale) + dec.top + dec.bottom
 		nx, ny := fitPosition(x, y, fw, fh, area)
 		if stored || nx != x || ny != y {
 			desktop.MoveWindow(handle, nx, ny)
 		}
-	})
+	}()
 }
 
 // saveState remembers the window's size and, on X11, its position.
