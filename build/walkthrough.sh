@@ -67,7 +67,7 @@ n=0
 shot() {
 	n=$((n + 1)) step=$1
 	file="$out/walkthrough-$size-$n-$step.png"
-	xwd -root -silent | $convert xwd:- "$file"
+	xwd -root -silent | $convert xwd:- -colors 256 "PNG8:$file" # a palette: half the bytes
 	# The frame, decorations included, must lie on the screen.
 	# xwininfo, not xdotool: xdotool's position counts the title bar twice.
 	eval "$(xwininfo -id "$win" | awk '/Absolute upper-left X/ {print "X=" $NF} /Absolute upper-left Y/ {print "Y=" $NF}

@@ -41,6 +41,7 @@ type Turn struct {
 	Cited *widget.RichText
 
 	box       *fyne.Container
+	read      *fyne.Container // how the question was read, and the buttons beside it
 	citedBox  *fyne.Container // Cited, laid out
 	citedWrap *softWrap
 	question  string
@@ -82,8 +83,9 @@ func newTurn(question string, act turnActions) *Turn {
 	}
 	// How the question was read, with what asks it otherwise beside it:
 	// one line where there is room for both.
-	read := container.NewBorder(nil, nil, nil, container.NewHBox(t.AskAnew, t.Exact), container.NewVBox(t.FollowUp, t.Searched))
-	t.box = container.NewVBox(t.Question, read, t.Answer.content, t.citedBox, widget.NewSeparator())
+	t.read = container.NewBorder(nil, nil, nil, container.NewHBox(t.AskAnew, t.Exact), container.NewVBox(t.FollowUp, t.Searched))
+	t.read.Hide()
+	t.box = container.NewVBox(t.Question, t.read, t.Answer.content, t.citedBox, widget.NewSeparator())
 	return t
 }
 
@@ -112,7 +114,13 @@ func (t *Turn) answered(a *answer.Answer) {
 		t.Exact.SetText("Search for " + strings.Join(from, ", ") + " instead")
 		t.Exact.Show()
 	}
+	t.showRead()
 	t.showCited(false)
+}
+
+// showRead shows how the question was read when there is something to say.
+func (t *Turn) showRead() {
+	show(t.read, t.FollowUp.Visible() || t.Searched.Visible() || t.AskAnew.Visible() || t.Exact.Visible())
 }
 
 // reopened shows a saved turn of a reopened conversation: its answer as
@@ -128,6 +136,7 @@ func (t *Turn) reopened(tn domain.Turn) {
 		t.Searched.SetText(search.SearchedFor(tn.Query, nil))
 		t.Searched.Show()
 	}
+	t.showRead()
 }
 
 // settle makes the turn an earlier one: a newer question was asked. Its
