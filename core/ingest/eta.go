@@ -290,10 +290,5 @@ func (m *etaModel) schedule(now time.Time) time.Duration {
 	for _, at := range free {
 		read = max(read, at)
 	}
-	if debugETA != nil {
-		debugETA(time.Duration(read), time.Duration(writer), m.kinds, m.writes)
-	}
 	return time.Duration(max(writer, read))
 }
-
-var debugETA func(read, write time.Duration, kinds, writes map[string]*etaKind)

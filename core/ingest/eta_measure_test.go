@@ -42,20 +42,6 @@ func TestMeasureTimeLeftOnAMixedFolder(t *testing.T) {
 		write(fmt.Sprintf("book-%d.pdf", i), textPDF(100+i, 1500))
 	}
 	ix, _ := newIndexer(t, Options{})
-	if os.Getenv("CAIRN_MEASURE_ETA") == "v" {
-		debugETA = func(read, write time.Duration, kinds, writes map[string]*etaKind) {
-			var ks []string
-			for k, v := range kinds {
-				a, b := v.cost()
-				ks = append(ks, fmt.Sprintf("%s r %.0fms+%.2fs/MB", k, a/1e6, b*(1<<20)/1e9))
-			}
-			for k, v := range writes {
-				a, b := v.cost()
-				ks = append(ks, fmt.Sprintf("%s w %.0fms+%.2fs/MB", k, a/1e6, b*(1<<20)/1e9))
-			}
-			t.Logf("  read ends in %.1fs, writing in %.1fs; %v", read.Seconds(), write.Seconds(), ks)
-		}
-	}
 	progress := make(chan domain.Progress, 256)
 	type point struct {
 		at       time.Duration
