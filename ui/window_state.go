@@ -114,6 +114,9 @@ func (win *window) fitToScreen() {
 			return
 		}
 		fit := fitSize(size, area, dec, scale)
+		if win.ctx.Err() != nil {
+			return // the window closed meanwhile
+		}
 		if fit != size {
 			win.env.do(func() { win.w.Resize(fit) })
 		}
