@@ -62,7 +62,7 @@ VK_DEVICES           ?= 0
 STAMP := $(shell build/version.sh ldflags)
 
 .PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team test-clients bench bench-tokenizers soak fuzz lint clean \
-	dist-bin deb bundle package test-dist dev bench-quality bench-team hostile
+	dist-bin deb bundle package test-dist dev bench-quality bench-team hostile screenshots walkthrough
 
 all: build
 
@@ -214,6 +214,13 @@ DEV := bin/cairn-dev
 
 dev: deps vulkan
 	$(GO) build -ldflags "$(STAMP)" -o $(DEV) ./bench/cmd/cairn-dev
+
+# walkthrough drives the real window under Xvfb and Openbox, as a new user
+# would, at 1024x600 and 1366x768, and saves a screenshot of each step into
+# docs/screenshots (build/walkthrough.sh; docs/window.md, Testing).
+walkthrough: build
+	build/walkthrough.sh 1024x600
+	build/walkthrough.sh 1366x768
 
 # bench measures everything the README's performance section reports; see
 # `bin/cairn-dev bench -h`. BENCH_ARGS passes options, e.g. BENCH_ARGS="index --runs 5".

@@ -44,14 +44,25 @@ func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Reque
 	if err != nil {
 		return nil, err
 	}
+	if req.Filter, err = e.threadFilter(ctx, thread, req.Filter); err != nil {
+		return nil, err
+	}
 	ans, err := e.ask(ctx, req, history, onToken)
 	if err != nil {
 		return nil, err
 	}
+	saveIn := thread
 	if ans.NewSubject {
-		thread = 0
+		saveIn = 0
 	}
-	id, err := e.db.AddTurn(ctx, thread, domain.Turn{Question: req.Query, Query: ans.Query, Answer: ans.Text})
+	id, err := e.db.AddTurn(ctx, saveIn, turnOf(req.Query, ans))
+	if err == nil && saveIn != thread {
+		// The new conversation is answered from the folders this question was.
+		var folders []string
+		if folders, err = e.db.ThreadFolders(ctx, thread); err == nil && len(folders) > 0 {
+			err = e.db.SetThreadFolders(ctx, id, folders)
+		}
+	}
 	return e.saved(ans, id, err), nil
 }
 
@@ -75,12 +86,49 @@ func (e *Engine) AnswerAgain(ctx context.Context, thread int64, req search.Reque
 	if n == 0 || history[n-1].Question != req.Query {
 		return e.AskInThread(ctx, thread, req, onToken)
 	}
+	if req.Filter, err = e.threadFilter(ctx, thread, req.Filter); err != nil {
+		return nil, err
+	}
 	ans, err := e.ask(ctx, req, history[:n-1], onToken)
 	if err != nil {
 		return nil, err
 	}
-	err = e.db.ReplaceLastTurn(ctx, thread, domain.Turn{Question: req.Query, Query: ans.Query, Answer: ans.Text})
+	err = e.db.ReplaceLastTurn(ctx, thread, turnOf(req.Query, ans))
 	return e.saved(ans, thread, err), nil
+}
+
+// turnOf is question's turn of a conversation as it is saved: the answer,
+// what was searched for it, and the passages it cites.
+func turnOf(question string, ans *answer.Answer) domain.Turn {
+	t := domain.Turn{Question: question, Query: ans.Query, Answer: ans.Text}
+	for _, c := range ans.Citations {
+		t.Sources = append(t.Sources, domain.TurnSource{N: c.N, ChunkID: c.ChunkID, Path: c.Path})
+	}
+	return t
+}
+
+// threadFilter is f narrowed to the folders thread is answered from (all
+// of them for a new thread, 0, or one whose folders were never chosen).
+func (e *Engine) threadFilter(ctx context.Context, thread int64, f domain.Filter) (domain.Filter, error) {
+	if thread == 0 {
+		return f, nil
+	}
+	folders, err := e.db.ThreadFolders(ctx, thread)
+	if err != nil {
+		return f, err
+	}
+	if f, err = search.Within(f, folders); err != nil {
+		return f, fmt.Errorf("%w (%s): choose other folders for it under Folders in the Ask tab, or change the filter",
+			err, strings.Join(folders, ", "))
+	}
+	return f, nil
+}
+
+// SetThreadFolders records the folders the questions of conversation
+// thread are answered from (none: every folder): the knowledge base's
+// folders as Folders lists them, the user guide's among them.
+func (e *Engine) SetThreadFolders(ctx context.Context, thread int64, folders []string) error {
+	return e.db.SetThreadFolders(ctx, thread, folders)
 }
 
 // saved stamps ans with its conversation, or, when saving failed, says so

@@ -203,6 +203,12 @@ func (e *Engine) UseEmbeddingModel(ctx context.Context, path string, progress ch
 	return e.Reembed(ctx, progress)
 }
 
+// UseReranker switches the reranker to path ("" for none; a file name for
+// one in the models folder) and loads it. The caller saves the settings.
+func (e *Engine) UseReranker(ctx context.Context, path string) error {
+	return e.switchModel(ctx, path, llm.KindRerank)
+}
+
 // UseChatModel switches the chat model to path ("" for none: extractive
 // answers; a file name for one in the models folder) and loads it. The caller saves the settings.
 func (e *Engine) UseChatModel(ctx context.Context, path string) error {

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"cairn/core/domain"
+	"cairn/core/humanize"
 	"cairn/core/llm"
 	"cairn/core/netgate"
 	"cairn/core/remote"
@@ -35,14 +37,39 @@ func (e *Engine) Remote() (*remote.Client, error) {
 }
 
 // PullResult is what PullModel did.
-type PullResult struct {
-	Name    string
-	URL     string // where it came from
-	Path    string // the GGUF file in the models folder
-	Bytes   int64
-	SHA256  string // the file's digest
-	Checked bool   // the digest matched an expected one (the catalogue's or the caller's)
-	Existed bool   // the file was already there: nothing was downloaded
+type PullResult = domain.ModelPull
+
+// ModelOffers lists the catalogue's models with what the models folder
+// holds of each: the window's Models dialog.
+func (e *Engine) ModelOffers() []domain.ModelOffer {
+	dir := e.Config().Paths.ModelsDir
+	kinds := map[llm.Kind]string{llm.KindEmbedding: domain.ModelEmbedding, llm.KindRerank: domain.ModelReranker, llm.KindGeneration: domain.ModelChat}
+	var out []domain.ModelOffer
+	for _, m := range llm.Catalog() {
+		o := domain.ModelOffer{Name: m.Name, Kind: kinds[m.Kind], Size: m.Size, Needs: modelNeeds(m), License: m.License,
+			Notes: m.Notes, SHA256: m.SHA256}
+		if u, err := url.Parse(m.URL); err == nil {
+			o.File = path.Base(u.Path)
+			if _, err := os.Stat(filepath.Join(dir, o.File)); err == nil {
+				o.Have = true
+			} else if st, err := os.Stat(filepath.Join(dir, o.File) + ".part"); err == nil {
+				o.Partial = st.Size()
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// modelNeeds says what a catalogue model needs to run: its weights in
+// memory and, for a chat model, the context's cache beside them (about a
+// quarter more at the profiles' 4,096 tokens).
+func modelNeeds(m llm.CatalogEntry) string {
+	mem := m.Size + m.Size/10
+	if m.Kind == llm.KindGeneration {
+		mem = m.Size + m.Size/4
+	}
+	return "about " + humanize.Bytes(mem) + " of memory; runs on the CPU, faster on a GPU"
 }
 
 // PullModel downloads the catalogue model name into the models folder

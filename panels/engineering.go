@@ -50,6 +50,9 @@ type Engineering struct {
 	Rewrite   *widget.Check  // query rewriting before retrieval
 	Serve     *widget.Check  // the local service while the window is open
 	State     *widget.Label
+	// Download opens the Models dialog, Models the last one opened.
+	Download *Button
+	Models   *ModelsDialog
 
 	win      fyne.Window           // parent of the confirmation dialog
 	gateMode string                // the gate's mode as the worker last reported it
@@ -62,6 +65,7 @@ type Engineering struct {
 	judgments []domain.Judgment
 	selected  int
 	devices   []domain.DeviceChoice // the Device picker's options, as listed
+	downloads downloadState         // the models' downloads, for the Models dialog
 }
 
 // Mode choices of the retrieval mode picker.
@@ -137,13 +141,14 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 	})
 	e.State = widget.NewLabel("")
 	e.State.Wrapping = fyne.TextWrapWord
+	e.Download = NewButtonWithIcon("Download models…", theme.DownloadIcon(), e.showModels)
 
 	modeHelp := widget.NewLabel("which retrievers run (new search); auto: hybrid when an embedding model is loaded")
 	modeHelp.Wrapping = fyne.TextWrapWord
 	cells := append(knobCells(e.Retrieval),
 		widget.NewLabel("fusion"), e.Fusion, widget.NewLabel("RRF ranks, or weighted scores"),
 		widget.NewLabel("retrieval"), e.Mode, modeHelp)
-	grid := container.New(newFormGrid(), cells...)
+	grid := container.New(newSteadyFormGrid(e.helpTexts), cells...)
 	// The intro wraps: as a card's subtitle it would set the window's
 	// smallest width.
 	intro := widget.NewLabel("Moving a slider re-ranks the sources of the last question at once; its answer is marked when they no longer agree.")
@@ -169,7 +174,7 @@ func NewEngineering(win fyne.Window, query func(QueryRequest), settings func(Set
 			gate,
 			widget.NewFormItem("Local service", e.Serve),
 		),
-		e.DevHint, gateHint, e.ModelNote, e.State))
+		e.DevHint, gateHint, e.ModelNote, container.NewHBox(e.Download), e.State))
 	verify := widget.NewFormItem("Unsupported claims", e.Verify)
 	verify.HintText = "claims whose words, numbers or meaning are not in the sources they cite"
 	rewrite := widget.NewFormItem("Query rewriting", e.Rewrite)
@@ -208,6 +213,57 @@ func (e *Engineering) setKnob(key string, v float64) {
 		e.settings(SetKnob{Key: key, Value: v})
 	}
 }
+
+// helpTexts are the texts a retrieval knob's help can show: its own, and
+// each reason it cannot change the order (search.Inert), so that its row
+// is laid out as tall as the tallest from the start.
+func (e *Engineering) helpTexts(help fyne.CanvasObject) []string {
+	for _, k := range e.Retrieval {
+		if k.Help == help {
+			return append([]string{k.Knob.Help}, inertTexts[k.Name()]...)
+		}
+	}
+	return nil
+}
+
+// inertTexts are, by knob name, the texts showLive gives a knob that
+// cannot change the order: search.Inert's reasons under every mode and
+// fusion, and over a single list of candidates.
+var inertTexts = func() map[string][]string {
+	out := map[string][]string{}
+	add := func(m map[string]string) {
+		for name, why := range m {
+			t := inertText(why)
+			if !slices.Contains(out[name], t) {
+				out[name] = append(out[name], t)
+			}
+		}
+	}
+	p := search.DefaultParams()
+	for _, mode := range []search.Mode{search.ModeBM25, search.ModeVector, search.ModeHybrid} {
+		for _, f := range []search.Fusion{search.FusionRRF, search.FusionWeighted} {
+			p.Fusion = f
+			add(search.Inert(nil, mode, p))
+		}
+		// One list of one passage: rrf_k cannot reorder it.
+		one := &search.Candidates{Mode: mode, Passages: map[int64]*search.Passage{1: {ChunkID: 1}}}
+		hits := []search.Hit{{ChunkID: 1, Score: 1}}
+		switch mode {
+		case search.ModeBM25:
+			one.BM25 = hits
+		case search.ModeVector:
+			one.Vector = hits
+		default:
+			continue
+		}
+		p.Fusion = search.FusionRRF
+		add(search.Inert(one, mode, p))
+	}
+	return out
+}()
+
+// inertText is a knob's help when it cannot change the order, for why.
+func inertText(why string) string { return "cannot change the order now: " + why }
 
 // knobs are every slider, retrieval's first.
 func (e *Engineering) knobs() []*Knob { return append(slices.Clip(e.Retrieval), e.Answering...) }
@@ -420,11 +476,34 @@ func (e *Engineering) Apply(events ...EngineeringEvent) {
 		case NetworkModeChanged:
 			e.gateMode = ev.Mode
 			e.showGate(ev.Mode)
+			e.downloads.mode = ev.Mode
+			e.showDownloads()
 		case SettingsNotice:
 			e.State.SetText(ev.Text)
+		case ModelsOffered:
+			e.downloads.offers, e.downloads.mode = ev.Offers, ev.Mode
+			e.downloads.version++
+			e.showDownloads()
+		case PullProgressed:
+			e.downloads.pulling, e.downloads.last = ev.Name, ev
+			e.showDownloads()
+		case PullEnded:
+			if e.downloads.ended == nil {
+				e.downloads.ended = map[string]PullEnded{}
+			}
+			e.downloads.pulling = ""
+			e.downloads.ended[ev.Name] = ev
+			e.showDownloads()
 		}
 	}
 	e.sync()
+}
+
+// showDownloads brings the Models dialog, when open, up to date.
+func (e *Engineering) showDownloads() {
+	if e.Models != nil {
+		e.Models.show(&e.downloads)
+	}
 }
 
 // liveEmpty heads the live ranking before the first question.
@@ -475,7 +554,7 @@ func (e *Engineering) showLive(ev LiveRanking) {
 		why, inert := ev.Inert[k.Name()]
 		text, imp := k.Knob.Help, widget.MediumImportance
 		if inert {
-			text, imp = "cannot change the order now: "+why, widget.WarningImportance
+			text, imp = inertText(why), widget.WarningImportance
 		}
 		if k.Help.Text != text || k.Help.Importance != imp {
 			k.Help.Importance = imp

@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"time"
+
 	"cairn/core/config"
 	"cairn/core/domain"
 	"cairn/core/search"
@@ -29,17 +31,35 @@ type UseProfile struct{ Name string }
 // ("auto", "cpu", "Vulkan0").
 type UseDevice struct{ Setting string }
 
-// UseModel picks the embedding or chat model (a GGUF file; "" for none).
+// UseModel picks the embedding model, the reranker or the chat model (a
+// GGUF file; "" for none).
 type UseModel struct {
-	Kind string // ModelEmbedding or ModelChat
+	Kind string // ModelEmbedding, ModelReranker or ModelChat
 	Path string
 }
 
 // Model kinds.
 const (
-	ModelEmbedding = "embedding"
-	ModelChat      = "chat"
+	ModelEmbedding = domain.ModelEmbedding
+	ModelReranker  = domain.ModelReranker
+	ModelChat      = domain.ModelChat
 )
+
+// ListModels asks for the catalogue's models, with what the models folder
+// holds of each (ModelsOffered).
+type ListModels struct{}
+
+// PullModel downloads a catalogue model into the models folder, resuming
+// a download stopped part way.
+type PullModel struct{ Name string }
+
+// PausePull stops the download of a model; what arrived is kept, and
+// PullModel resumes it.
+type PausePull struct{ Name string }
+
+func (ListModels) settingsRequest() {}
+func (PullModel) settingsRequest()  {}
+func (PausePull) settingsRequest()  {}
 
 // SetNetworkMode switches the network gate (offline, online or admin) and
 // persists the choice. The panel asks the person first when the new mode
@@ -119,6 +139,37 @@ type ModelsListed struct {
 	Device     string
 	DeviceNote string
 }
+
+// ModelsOffered is the catalogue's models, with what the models folder
+// holds of each, and the network gate's mode downloads go through.
+type ModelsOffered struct {
+	Offers []domain.ModelOffer
+	Mode   string
+}
+
+// PullProgressed is how far a model's download has gone: bytes done of
+// the total (-1 when the server does not say), the rate measured since
+// it started or resumed, and the time left at that rate.
+type PullProgressed struct {
+	Name        string
+	Done, Total int64
+	Rate        float64 // bytes a second
+	Left        time.Duration
+}
+
+// PullEnded says a model's download ended: downloaded (Result), paused,
+// or failed (Err).
+type PullEnded struct {
+	Name   string
+	Kind   string
+	Result domain.ModelPull
+	Paused bool
+	Err    error
+}
+
+func (ModelsOffered) engineeringEvent()  {}
+func (PullProgressed) engineeringEvent() {}
+func (PullEnded) engineeringEvent()      {}
 
 // NetworkModeChanged is the network gate's mode after a switch, or after a
 // failed one (the picker goes back to it).

@@ -19,7 +19,20 @@ import (
 // the widest one-line help, and when a help wraps, at least helpShare of the
 // width left after the names (never narrower than its longest word), so long
 // helps wrap into a few lines beside their sliders.
-type formGrid struct{}
+//
+// A row keeps its height when its help changes: alts, when set, gives a
+// help's other texts (a knob's "cannot change the order now: …"), and each
+// row is as tall as the tallest of them at the help's width, so that a
+// slider below does not move while another is dragged.
+type formGrid struct {
+	alts    func(help fyne.CanvasObject) []string
+	heights map[altKey]float32 // measured alternatives
+}
+
+type altKey struct {
+	text  string
+	width float32
+}
 
 // helpShare is the part of the width after the name column that wrapped
 // helps get; the control keeps the rest (and at least controlMin).
@@ -28,12 +41,44 @@ const (
 	controlMin = 160
 )
 
-func newFormGrid() fyne.Layout { return formGrid{} }
+func newFormGrid() fyne.Layout { return &formGrid{} }
+
+// newSteadyFormGrid is a formGrid whose rows keep their height through the
+// texts alts gives for each help.
+func newSteadyFormGrid(alts func(help fyne.CanvasObject) []string) fyne.Layout {
+	return &formGrid{alts: alts, heights: map[altKey]float32{}}
+}
+
+// rowHeight is the height of the row of name, control and help with the
+// help width wide: the tallest of the three, and of the help's other texts.
+func (g *formGrid) rowHeight(name, control, help fyne.CanvasObject, width float32) float32 {
+	h := max(name.MinSize().Height, control.MinSize().Height, help.MinSize().Height)
+	l, ok := help.(*widget.Label)
+	if g.alts == nil || !ok || width <= 0 {
+		return h
+	}
+	for _, t := range g.alts(help) {
+		k := altKey{t, width}
+		ah, ok := g.heights[k]
+		if !ok {
+			scratch := widget.NewLabel(t)
+			scratch.Wrapping, scratch.TextStyle, scratch.SizeName = l.Wrapping, l.TextStyle, l.SizeName
+			scratch.Resize(fyne.NewSize(width, scratch.MinSize().Height))
+			ah = scratch.MinSize().Height
+			if len(g.heights) > 512 { // widths change as the window is resized
+				clear(g.heights)
+			}
+			g.heights[k] = ah
+		}
+		h = max(h, ah)
+	}
+	return h
+}
 
 // columns measures the visible cells: the name column's width, the widest
 // one-line help, the widest word of wrapped helps (0 when none wraps) and
 // the widest control.
-func (formGrid) columns(objs []fyne.CanvasObject) (name, help, word, control float32) {
+func (*formGrid) columns(objs []fyne.CanvasObject) (name, help, word, control float32) {
 	for i, o := range objs {
 		if !o.Visible() {
 			continue
@@ -73,7 +118,7 @@ func wrappedWordWidth(o fyne.CanvasObject) float32 {
 }
 
 // helpWidth is the help column's width in a grid width wide.
-func (g formGrid) helpWidth(objs []fyne.CanvasObject, width float32) (name, help float32) {
+func (g *formGrid) helpWidth(objs []fyne.CanvasObject, width float32) (name, help float32) {
 	pad := theme.Padding()
 	name, help, word, control := g.columns(objs)
 	if word == 0 {
@@ -84,7 +129,7 @@ func (g formGrid) helpWidth(objs []fyne.CanvasObject, width float32) (name, help
 	return name, max(help, word, share)
 }
 
-func (g formGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+func (g *formGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	pad := theme.Padding()
 	name, help := g.helpWidth(objs, size.Width)
 	control := max(size.Width-name-help-2*pad, 0)
@@ -93,7 +138,7 @@ func (g formGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		// The help is laid out at its width first: a wrapped label's height
 		// follows from it.
 		objs[i+2].Resize(fyne.NewSize(help, objs[i+2].Size().Height))
-		h := max(objs[i].MinSize().Height, objs[i+1].MinSize().Height, objs[i+2].MinSize().Height)
+		h := g.rowHeight(objs[i], objs[i+1], objs[i+2], help)
 		objs[i].Move(fyne.NewPos(0, y))
 		objs[i].Resize(fyne.NewSize(name, h))
 		// The control keeps its own height, centred, when its help wraps
@@ -107,12 +152,12 @@ func (g formGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
-func (g formGrid) MinSize(objs []fyne.CanvasObject) fyne.Size {
+func (g *formGrid) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	pad := theme.Padding()
 	name, help, word, control := g.columns(objs)
 	var h float32
 	for i := 0; i+2 < len(objs); i += 3 {
-		h += max(objs[i].MinSize().Height, objs[i+1].MinSize().Height, objs[i+2].MinSize().Height) + pad
+		h += g.rowHeight(objs[i], objs[i+1], objs[i+2], objs[i+2].Size().Width) + pad
 	}
 	return fyne.NewSize(name+control+max(help, word)+2*pad, max(h-pad, 0))
 }

@@ -52,7 +52,7 @@ func TestProgressText(t *testing.T) {
 		{domain.Progress{Phase: domain.PhaseDone, FilesDone: 21, FilesTotal: 683, Chunks: 90, Bytes: 2 << 20, BytesTotal: 200 << 20,
 			Elapsed: 30 * time.Second, Run: &domain.Run{Status: domain.RunCancelled}},
 			"Stopped at 21 of 683 files, 2.0 MB of 200.0 MB read (1 % of the bytes): 90 chunks in 0:30. " +
-				"Start resumes it: the files already read are not read again.", 0.01},
+				"Resume continues it: the files already read are not read again.", 0.01},
 	} {
 		if got := progressText(c.p); got != c.want {
 			t.Errorf("progressText = %q\nwant            %q", got, c.want)

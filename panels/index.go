@@ -45,7 +45,8 @@ type IndexTab struct {
 	ranOnce  bool   // a run was shown in the file list
 	selected string // folder selected in the list
 	filling  bool   // code is setting Watch; not a click
-	// resumable is the folder whose run was cancelled: Start resumes it.
+	// resumable is the folder whose run was cancelled: Start, then named
+	// Resume, resumes it.
 	resumable string
 	removing  string // folder being removed; "" when none
 	// cluster names the team cluster the folders are in ("the team
@@ -141,7 +142,7 @@ func NewIndexTab(w fyne.Window, clip fyne.Clipboard, post func(IndexRequest)) *I
 	// The counts and the file being read share a line, the folder list's
 	// buttons the heading's, and the file list's summary its heading's (in
 	// fileLog): the tab fits the smallest window while a run goes on.
-	run := container.NewVBox(picker, p.Bar, p.Busy, container.NewGridWithColumns(2, p.Progress, p.Current), p.State)
+	run := container.NewVBox(picker, p.Bar, p.Busy, container.New(runLine{}, p.Progress, p.Current), p.State)
 	folders := container.NewBorder(
 		container.NewBorder(nil, nil,
 			widget.NewLabelWithStyle("Folders in this knowledge base", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
@@ -258,7 +259,7 @@ func (p *IndexTab) Apply(events ...IndexEvent) {
 			p.State.SetText(finishedText(ev))
 			p.resumable = ""
 			if ev.Cancelled && ev.Run.Folder != "" {
-				// Start resumes it: the folder goes back in the box.
+				// Resume continues it: the folder goes back in the box.
 				p.resumable = ev.Run.Folder
 				p.Folder.SetText(ev.Run.Folder)
 			}
@@ -296,6 +297,10 @@ func (p *IndexTab) showProgress(pr domain.Progress) {
 	if f := progressFraction(pr); p.Bar.Value != f {
 		p.Bar.SetValue(f)
 	}
+	// While a run goes on the counts are cut to their half of the line
+	// (see NewIndexTab); where it ended, the line is read once and whole:
+	// a stopped run's was cut at "2,735 c…".
+	fitProgress(p.Progress, pr.Phase == domain.PhaseDone)
 	setText(p.Progress, progressText(pr))
 	p.Progress.Show()
 	if p.running != "" && pr.Phase != domain.PhaseDone {
@@ -305,6 +310,60 @@ func (p *IndexTab) showProgress(pr domain.Progress) {
 		}
 		p.Current.Show()
 		setText(p.State, "Indexing "+p.running+"…")
+	}
+}
+
+// fitProgress cuts the progress line to its place while a run goes on
+// (its width then never changes the window's layout), and wraps it whole
+// once the run has ended.
+func fitProgress(l *widget.Label, ended bool) {
+	wrap, cut := fyne.TextWrapOff, fyne.TextTruncateEllipsis
+	if ended {
+		wrap, cut = fyne.TextWrapWord, fyne.TextTruncateOff
+	}
+	if l.Wrapping != wrap || l.Truncation != cut {
+		l.Wrapping, l.Truncation = wrap, cut
+		l.Refresh()
+	}
+}
+
+// runLine lays the run's counts and the file being read side by side,
+// half the line each, while a run goes on; the counts alone, as after a
+// run, take the whole line.
+type runLine struct{}
+
+func (runLine) visible(objs []fyne.CanvasObject) []fyne.CanvasObject {
+	var out []fyne.CanvasObject
+	for _, o := range objs {
+		if o.Visible() {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func (l runLine) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for i, o := range l.visible(objs) {
+		m := o.MinSize()
+		if i > 0 {
+			s.Width += theme.Padding()
+		}
+		s.Width += m.Width
+		s.Height = max(s.Height, m.Height)
+	}
+	return s
+}
+
+func (l runLine) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	vis := l.visible(objs)
+	if len(vis) == 0 {
+		return
+	}
+	w := (size.Width - theme.Padding()*float32(len(vis)-1)) / float32(len(vis))
+	for i, o := range vis {
+		o.Move(fyne.NewPos(float32(i)*(w+theme.Padding()), 0))
+		o.Resize(fyne.NewSize(w, size.Height))
 	}
 }
 
@@ -417,7 +476,7 @@ func finishedText(ev IndexFinished) string {
 	sum := runSummary(r.FilesSeen, r.FilesIndexed, r.FilesUnchanged, r.FilesSkipped, r.FilesFailed, r.FilesRemoved, r.Chunks, took)
 	switch {
 	case ev.Cancelled:
-		return "Cancelled " + ev.Path + ". What was indexed stays; Start again to continue where it stopped. " + sum
+		return "Cancelled " + ev.Path + ". What was indexed stays; Resume continues where it stopped. " + sum
 	case ev.Err != nil:
 		return "Indexing " + ev.Path + " failed: " + ErrorText(ev.Err)
 	default:

@@ -56,6 +56,8 @@ type FoldersListed struct {
 	// Guide is the bundled user guide's folder when it is the only one:
 	// the person has not added documents of their own yet.
 	Guide *domain.Folder
+	// GuideDir is where the user guide is installed, to name it.
+	GuideDir string
 }
 
 // IssuesListed is every file a run could not index, with the reason.

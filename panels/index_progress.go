@@ -25,9 +25,11 @@ func progressText(p domain.Progress) string {
 		return s
 	case domain.PhaseDone:
 		if stopped(p) {
+			// The button under it then reads Resume (IndexTab.sync): the
+			// line names it by that word, not "Start".
 			s := fmt.Sprintf("Stopped at %s of %s files, %s (%d %% of the %s): %s in %s.", formatCount(p.FilesDone), formatCount(p.FilesTotal),
 				progressBasis(p), int(100*progressFraction(p)), progressUnit(p), plural(p.Chunks, "chunk", "chunks"), formatClock(p.Elapsed))
-			return s + " Start resumes it: the files already read are not read again."
+			return s + " " + resumeHint
 		}
 		return fmt.Sprintf("Finished: %s read, %s, %s in %s.", plural(p.FilesDone, "file", "files"),
 			plural(p.Chunks, "chunk", "chunks"), humanize.Bytes(p.Bytes), formatClock(p.Elapsed))
@@ -40,8 +42,13 @@ func progressText(p domain.Progress) string {
 	if p.Elapsed > time.Second && p.Bytes > 0 {
 		parts = append(parts, fmt.Sprintf("%.1f MB/s", mb(p.Bytes)/p.Elapsed.Seconds()))
 	}
-	if p.ETA > 0 {
+	switch {
+	case p.ETA > 0:
 		parts = append(parts, "about "+formatClock(p.ETA)+" left")
+	case p.Elapsed > 2*time.Second && p.Bytes < p.BytesTotal:
+		// The indexer gives no time until each kind of file it has left
+		// to read has been measured (a first PDF beside text).
+		parts = append(parts, "time left: measuring")
 	}
 	if n := p.Unchanged; n > 0 {
 		parts = append(parts, formatCount(n)+" unchanged")
@@ -100,5 +107,9 @@ func runSummary(files, indexed, unchanged, skipped, failed, removed, chunks int,
 		plural(files, "file", "files"), formatCount(indexed), formatCount(unchanged), formatCount(skipped),
 		formatCount(failed), formatCount(removed), plural(chunks, "chunk", "chunks"), formatClock(took))
 }
+
+// resumeHint says what Resume does after a stopped run; the button reads
+// Resume, and every line about the stopped run names it so.
+const resumeHint = "Resume continues it: the files already read are not read again."
 
 func mb(n int64) float64 { return float64(n) / (1 << 20) }

@@ -29,15 +29,16 @@ type PreviewPane struct {
 	Folder *Button // Show in folder
 	Close  *Button
 
-	passage  *search.Passage
-	textView *container.Scroll
-	pageView *container.Scroll
-	body     *container.Split
-	content  *fyne.Container
-	onOpen   func(*search.Passage)
-	onFolder func(path string)
-	onClose  func()
-	textWrap *softWrap // lays Text out in rows (see softWrap)
+	passage   *search.Passage
+	notAnswer bool // the passage is one of the closest, not an answer
+	textView  *container.Scroll
+	pageView  *container.Scroll
+	body      *container.Split
+	content   *fyne.Container
+	onOpen    func(*search.Passage)
+	onFolder  func(path string)
+	onClose   func()
+	textWrap  *softWrap // lays Text out in rows (see softWrap)
 }
 
 func newPreviewPane(onOpen func(*search.Passage), onFolder func(string), onClose func()) *PreviewPane {
@@ -84,17 +85,25 @@ func newPreviewPane(onOpen func(*search.Passage), onFolder func(string), onClose
 	return p
 }
 
-// loading shows that passage's preview is on its way.
-func (p *PreviewPane) loading(pass *search.Passage) {
-	p.passage = pass
+// loading shows that passage's preview is on its way; notAnswer marks it
+// as one of the closest passages of a question the documents do not
+// cover, which must not read as an answer.
+func (p *PreviewPane) loading(pass *search.Passage, notAnswer bool) {
+	p.passage, p.notAnswer = pass, notAnswer
 	p.Title.SetText(sourceTitle(pass))
 	p.Title.Refresh()
 	p.Where.SetText(location(pass) + " · loading…")
-	p.Note.Hide()
+	p.setNote()
+	if notAnswer {
+		p.setNote(notAnswerNote)
+	}
 	p.Folder.Importance = widget.MediumImportance
 	p.Folder.Refresh()
 	p.content.Show()
 }
+
+// notAnswerNote heads the preview of a passage that is not an answer.
+const notAnswerNote = "Closest passage — not an answer: your documents do not seem to cover the question."
 
 // show fills the pane with a preview; image is the drawn page (nil for
 // none), imageErr why a PDF page could not be drawn.
@@ -108,6 +117,9 @@ func (p *PreviewPane) show(ev PreviewShown) {
 	}
 	p.Where.SetText(where)
 	var notes []string
+	if p.notAnswer {
+		notes = append(notes, notAnswerNote)
+	}
 	if ev.Err != nil {
 		notes = append(notes, "Cannot show the file: "+ErrorText(ev.Err)+". Shown is the passage as indexed.")
 		p.textWrap.set(highlighted(ev.Passage.Text, []search.Span{{Start: 0, End: len(ev.Passage.Text)}}))

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -24,13 +25,19 @@ type Query struct {
 	AskButton    *Button
 	CancelButton *Button
 	State        *widget.Label // what is happening, or what went wrong
-	Answer       *answerView
-	SourcesHead  *widget.Label   // "Sources", or "Closest passages — not an answer"
-	Sources      *fyne.Container // the visible source rows, best first
-	Empty        *widget.Label   // shown instead of sources when there are none
-	Notes        *widget.Label   // what the search decided, e.g. a fall back to BM25
-	Preview      *PreviewPane    // the passage clicked, in its page or lines
-	AddFolder    *Button         // offered while the user guide is all there is
+	// Answer is the newest answer of the conversation (before the first
+	// question, a blank one holding the mode line).
+	Answer *answerView
+	// Thread holds the conversation's questions and answers, oldest
+	// first, in AnswerScroll.
+	Thread      *fyne.Container
+	SourcesHead *widget.Label   // "Sources", or "Closest passages — not an answer"
+	More        *Button         // lists more of the passages that matched
+	Sources     *fyne.Container // the visible source rows, best first
+	Empty       *widget.Label   // shown instead of sources when there are none
+	Notes       *widget.Label   // what the search decided, e.g. a fall back to BM25
+	Preview     *PreviewPane    // the passage clicked, in its page or lines
+	AddFolder   *Button         // offered while the user guide is all there is
 	// OnAddFolder is what AddFolder does (the window's Add folder).
 	OnAddFolder  func()
 	AnswerScroll *container.Scroll
@@ -46,15 +53,29 @@ type Query struct {
 	rows    map[int64]*SourceRow // by chunk id, for the question shown
 	shown   []*SourceRow         // in rank order
 	content fyne.CanvasObject
+	turns   []*Turn       // the conversation's, oldest first
+	blank   *answerView   // Answer before the first question
+	hidden  *widget.Label // "N earlier questions are not shown"
+	// asked: the newest turn was added for the question being answered,
+	// and goes if it fails (it was not saved).
+	asked       bool
+	hiddenTurns int // the oldest turns left out of the view (maxTurns)
+	// follow is what the conversation's view keeps to (reanchor); placed
+	// says it put the view at placedAt.
+	follow    int
+	anchoring bool
+	placed    bool
+	placedAt  fyne.Position
 
-	ready    bool
-	running  bool
-	question string         // the question the answer and sources belong to
-	answer   *answer.Answer // the last finished answer
-	cited    map[int64]int  // chunk id -> [n] it is cited as in the answer
-	chatless bool           // no chat model: answers are extractive
-	bm25Only bool           // no embedding model
-	newList  bool           // the next ranking is a new question's first
+	ready     bool
+	running   bool
+	question  string         // the question the answer and sources belong to
+	answer    *answer.Answer // the last finished answer
+	cited     map[int64]int  // chunk id -> [n] it is cited as in the answer
+	chatless  bool           // no chat model: answers are extractive
+	bm25Only  bool           // no embedding model
+	modelName string         // the chat model's, for the mode line
+	newList   bool           // the next ranking is a new question's first
 	// previewFirst: the preview was open when the question was asked; the
 	// new question's first source, [1], takes its place.
 	previewFirst bool
@@ -82,8 +103,20 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 	q.AddFolder.Importance = widget.HighImportance
 	q.AddFolder.Hide()
 	q.State.Wrapping = fyne.TextWrapWord
-	q.Answer = newAnswerView(q.openCitation, q.answerAgain, q.countWordForms)
+	q.blank = newAnswerView(func(int) {}, q.answerAgain, q.countWordForms)
+	q.Answer = q.blank
+	q.hidden = widget.NewLabel("")
+	q.hidden.Importance = widget.LowImportance
+	q.hidden.Hide()
+	q.Thread = container.New(followLayout{layout.NewVBoxLayout(), q.reanchor}, q.blank.content)
 	q.Sources = container.NewVBox()
+	q.More = NewButtonWithIcon("More results", theme.MoreVerticalIcon(), func() {
+		if q.ready && q.question != "" {
+			q.post(MoreResults{})
+		}
+	})
+	q.More.Importance = widget.LowImportance
+	q.More.Hide()
 	q.Empty = widget.NewLabel(emptySources)
 	q.Empty.Wrapping = fyne.TextWrapWord
 	q.Empty.Importance = widget.LowImportance
@@ -102,13 +135,14 @@ func NewQuery(w fyne.Window, clip fyne.Clipboard, post func(QueryRequest)) *Quer
 		container.NewBorder(nil, nil, nil, container.NewVBox(q.AddFolder), q.State),
 	)
 	q.SourcesHead = widget.NewLabelWithStyle(sourcesHeading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	q.SourceScroll = container.NewVScroll(container.NewVBox(q.Empty, q.Sources))
-	q.AnswerScroll = container.NewVScroll(container.NewVBox(q.Conversation.Earlier, q.Conversation.Searched, q.Conversation.Exact, q.Answer.content))
+	q.SourceScroll = container.NewVScroll(container.NewVBox(q.Empty, q.Sources, container.NewHBox(q.More)))
+	q.AnswerScroll = container.NewVScroll(container.NewVBox(q.hidden, q.Thread))
 	sources := container.NewBorder(q.SourcesHead, nil, nil, nil, q.SourceScroll)
 	split := container.NewVSplit(q.AnswerScroll, sources)
-	// A third for the answer (it scrolls): the smallest window still shows
-	// the first source whole and the second one's name.
-	split.Offset = 0.33
+	// Under half for the conversation (it scrolls, the newest answer kept
+	// in view): the smallest window still shows the first source whole
+	// and the second one's name.
+	split.Offset = 0.4
 	main := container.NewHSplit(split, q.Preview.content)
 	main.Offset = 0.5
 	bottom := container.NewVBox(q.Notes)
@@ -147,6 +181,132 @@ func (q *Query) Submit() {
 	q.post(Ask{Question: text, Filter: q.Filter.Spec()})
 }
 
+// SetFolders takes in the knowledge base's folders (guide is the user
+// guide's), from which a conversation's folders are chosen.
+func (q *Query) SetFolders(all []domain.Folder, guide string) { q.Conversation.setFolders(all, guide) }
+
+// Turns are the conversation's questions and answers shown, oldest first.
+func (q *Query) Turns() []*Turn { return q.turns }
+
+// maxTurns bounds the questions the conversation shows: the oldest leave
+// the view (the knowledge base keeps them all).
+const maxTurns = 50
+
+// addTurn shows a new question at the end of the conversation, the one
+// before it becoming an earlier one.
+func (q *Query) addTurn(question string) *Turn {
+	if n := len(q.turns); n > 0 {
+		q.turns[n-1].settle()
+	} else {
+		q.Thread.Objects = nil
+	}
+	t := newTurn(question, turnActions{cite: q.openTurnCitation, anew: q.askAnew, exact: q.askExact, again: q.answerAgain, wordForm: q.countWordForms})
+	q.turns = append(q.turns, t)
+	q.Thread.Objects = append(q.Thread.Objects, t.box)
+	if len(q.turns) > maxTurns {
+		q.dropTurns(len(q.turns) - maxTurns)
+	}
+	q.Thread.Refresh()
+	return t
+}
+
+// dropTurns takes the oldest n turns out of the view.
+func (q *Query) dropTurns(n int) {
+	q.turns = q.turns[n:]
+	q.Thread.Objects = q.Thread.Objects[n:]
+	q.hiddenTurns += n
+	q.hidden.SetText(plural(q.hiddenTurns, "earlier question of this conversation is", "earlier questions of this conversation are") +
+		" not shown here; the knowledge base keeps them.")
+	q.hidden.Show()
+}
+
+// clearTurns empties the conversation shown.
+func (q *Query) clearTurns() {
+	q.turns, q.hiddenTurns, q.asked = nil, 0, false
+	q.hidden.Hide()
+	q.blank.reset(false)
+	q.Thread.Objects = []fyne.CanvasObject{q.blank.content}
+	q.Thread.Refresh()
+	q.Answer = q.blank
+}
+
+// newest is the newest turn; nil before the first question.
+func (q *Query) newest() *Turn {
+	if len(q.turns) == 0 {
+		return nil
+	}
+	return q.turns[len(q.turns)-1]
+}
+
+// keepInView scrolls the conversation to its end, where the answer being
+// written is, and keeps it there as the answer grows.
+func (q *Query) keepInView() {
+	q.follow, q.placed = followEnd, false
+	q.reanchor()
+}
+
+// showNewest scrolls the conversation to the newest answer, and keeps it
+// there while the conversation is laid out again: from its question when
+// the answer is taller than the view, to be read from its start; else to
+// the conversation's end.
+func (q *Query) showNewest() {
+	q.follow, q.placed = followNewest, false
+	q.reanchor()
+}
+
+// What the conversation's view follows while it is laid out again.
+const (
+	followNone   = iota // where the person scrolled to
+	followEnd           // the end: the answer being written
+	followNewest        // the newest answer
+)
+
+// reanchor scrolls the conversation to what it follows. It runs after
+// each layout of the conversation as well: a wrapped text's height is
+// known only once it was laid out at its width, so the newest answer's
+// place moves for a frame or two after it was shown. A person who
+// scrolled meanwhile (the view is not where it was put) is followed no
+// more.
+func (q *Query) reanchor() {
+	if q.follow == followNone || q.anchoring {
+		return
+	}
+	s := q.AnswerScroll
+	if q.placed && s.Offset != q.placedAt {
+		q.follow = followNone
+		return
+	}
+	q.anchoring = true
+	defer func() { q.anchoring = false }()
+	t := q.newest()
+	switch {
+	case q.follow == followNewest && t != nil && t.box.Size().Height > s.Size().Height:
+		// From the question, unless that leaves the answer's first lines
+		// below a small view: then from where they show.
+		top := q.Thread.Position().Y + t.box.Position().Y
+		text := top + t.Answer.content.Position().Y
+		lines := 2 * theme.TextSize()
+		s.ScrollToOffset(fyne.NewPos(0, max(top, text+lines+theme.Padding()-s.Size().Height)))
+	default:
+		s.ScrollToBottom()
+	}
+	q.placed, q.placedAt = true, s.Offset
+}
+
+// followLayout lays the conversation out as a VBox does, then keeps the
+// view on what it follows (Query.reanchor).
+type followLayout struct {
+	box   fyne.Layout
+	after func()
+}
+
+func (l followLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return l.box.MinSize(objs) }
+
+func (l followLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	l.box.Layout(objs, size)
+	l.after()
+}
+
 // Cancel stops the question being answered.
 func (q *Query) Cancel() {
 	if q.running {
@@ -169,8 +329,9 @@ func (q *Query) Apply(events ...QueryEvent) {
 			}
 		case ModelsKnown:
 			q.bm25Only, q.chatless = ev.EmbeddingModel == "", ev.ChatModel == ""
-			if q.answer == nil {
-				q.Answer.Mode.SetText(modeLine(q.bm25Only, "", q.chatless, "", ev.ChatModel))
+			q.modelName = ev.ChatModel
+			if q.answer == nil && !q.running {
+				showLine(q.Answer.Mode, modeLine(q.bm25Only, "", q.chatless, "", ev.ChatModel))
 			}
 		case Asking:
 			q.running = true
@@ -178,52 +339,84 @@ func (q *Query) Apply(events ...QueryEvent) {
 			clear(q.rows) // rows belong to one question's passages
 			q.answer = nil
 			clear(q.cited)
+			t := q.newest()
+			if ev.Again && t != nil {
+				q.asked = false // in place of the answer shown: the turn stays
+			} else {
+				t, q.asked = q.addTurn(ev.Question), true
+			}
+			q.Answer = t.Answer
 			q.Answer.reset(!q.chatless)
+			showLine(q.Answer.Mode, modeLine(q.bm25Only, "", q.chatless, "", q.modelName))
 			q.setHeading(false)
-			// A new answer and its sources start at their tops: source 1
-			// must not open half hidden under the last question's scroll.
-			q.AnswerScroll.ScrollToTop()
+			// The new answer is written at the conversation's end, kept in
+			// view; its sources start at their top: source 1 must not open
+			// half hidden under the last question's scroll.
+			q.keepInView()
 			q.SourceScroll.ScrollToTop()
 			q.newList = true
 			// The last question's passage must not stay beside the new
 			// answer, read as one of its sources.
 			q.previewFirst = q.Preview.Visible()
 			q.Preview.hide()
-			q.Conversation.asking()
 			q.State.SetText("Searching your documents…")
 		case Token:
 			if q.running {
-				q.State.SetText("Writing the answer…")
+				setText(q.State, "Writing the answer…")
 				q.Answer.appendText(ev.Text)
+				q.keepInView()
 			}
 		case Answered:
-			q.running = false
+			q.running, q.asked = false, false
 			q.answer = ev.Answer
 			clear(q.cited)
 			for _, c := range ev.Answer.Citations {
 				q.cited[c.ChunkID] = c.N
 			}
-			q.Answer.show(ev.Answer)
-			typed := ev.Answer.Question
-			q.Conversation.answered(ev.Answer, func() {
-				if !q.running {
-					q.post(Ask{Question: typed, Filter: q.Filter.Spec(), Again: true, Exact: true})
-				}
-			})
+			t := q.newest()
+			if t == nil { // an answer with no question shown: not from this panel's Ask
+				t = q.addTurn(ev.Answer.Question)
+				q.Answer = t.Answer
+			}
+			t.answered(ev.Answer)
+			began := q.Conversation.answered(ev.Answer.Thread)
+			if began && len(q.turns) > 1 {
+				// The engine read it as a question on another subject and
+				// began a new conversation with it: the earlier questions
+				// belong to the one left, which the list still holds.
+				q.turns = q.turns[len(q.turns)-1:]
+				q.Thread.Objects = []fyne.CanvasObject{t.box}
+				q.hiddenTurns = 0
+				q.hidden.Hide()
+				q.Thread.Refresh()
+			}
 			q.setHeading(ev.Answer.Closest)
 			state := answeredState(ev.Answer)
 			if ev.Filtered {
 				state = "Within the filter. " + state
 			}
+			if began {
+				state = "A new conversation began: this question does not follow the last one. " + state
+			}
 			q.State.SetText(state)
+			q.showNewest()
+			// The preview, when open, follows to the passage the answer
+			// quotes; a question the documents do not cover shows none.
+			if q.previewFirst {
+				if r, ok := firstCited(ev.Answer); ok {
+					q.open(r)
+				}
+			}
+			q.previewFirst = false
 			var searchMode search.Mode
 			if ev.Answer.Search != nil && ev.Answer.Search.Candidates != nil {
 				searchMode = ev.Answer.Search.Candidates.Mode
 			}
-			q.Answer.Mode.SetText(modeLine(q.bm25Only, searchMode, q.chatless, ev.Answer.Mode, ev.Answer.Model))
+			showLine(q.Answer.Mode, modeLine(q.bm25Only, searchMode, q.chatless, ev.Answer.Mode, ev.Answer.Model))
 		case AskFailed:
 			q.running = false
 			q.previewFirst = false
+			q.failed()
 			if problem := filterProblem(ev.Err); problem != "" {
 				q.State.SetText(problem)
 			} else if ev.Cancelled {
@@ -235,6 +428,8 @@ func (q *Query) Apply(events ...QueryEvent) {
 			q.Conversation.listed(ev)
 		case ThreadOpened:
 			q.showThread(ev)
+		case FoldersChosen:
+			q.Conversation.folders(ev.Folders)
 		case Ranked:
 			q.showRanked(ev)
 		case QueryNotice:
@@ -268,14 +463,87 @@ func (q *Query) showThread(ev ThreadOpened) {
 	q.Sources.Refresh()
 	q.Empty.SetText(emptySources)
 	q.Empty.Show()
+	q.More.Hide()
 	q.setHeading(false)
-	q.Answer.reset(false)
-	q.AnswerScroll.ScrollToTop()
+	q.clearTurns()
+	showLine(q.blank.Mode, modeLine(q.bm25Only, "", q.chatless, "", q.modelName))
+	// Its questions and answers as saved, each answer's citations opening
+	// the passages saved with it; the sources are found again with the
+	// next question.
+	turns := ev.Turns
+	if len(turns) > maxTurns {
+		q.hiddenTurns = len(turns) - maxTurns
+		turns = turns[q.hiddenTurns:]
+	}
+	for _, tn := range turns {
+		t := q.addTurn(tn.Question)
+		t.reopened(tn)
+		q.Answer = t.Answer
+	}
+	if t := q.newest(); t != nil {
+		t.settle() // no Sources beside it: its cited passages go under it
+	}
+	q.asked = false
+	q.AnswerScroll.Refresh()
+	q.keepInView()
 	if n := len(ev.Turns); n > 0 {
-		q.Answer.appendText(ev.Turns[n-1].Answer)
 		q.State.SetText(fmt.Sprintf("Continuing a conversation of %s. The next question follows on from them.", plural(n, "question", "questions")))
 	} else {
 		q.State.SetText("New conversation: the next question follows on from nothing asked before.")
+	}
+}
+
+// failed takes back the turn of a question that was not answered (it was
+// not saved either), or shows again the answer a failed Answer again was
+// to replace.
+func (q *Query) failed() {
+	t := q.newest()
+	switch {
+	case t == nil:
+	case q.asked:
+		q.turns = q.turns[:len(q.turns)-1]
+		q.Thread.Objects = q.Thread.Objects[:len(q.Thread.Objects)-1]
+		if len(q.turns) == 0 {
+			q.clearTurns()
+		} else {
+			q.Answer = q.newest().Answer
+			q.Thread.Refresh()
+		}
+	case t.ans != nil:
+		t.answered(t.ans)
+		q.answer = t.ans
+		for _, c := range t.ans.Citations {
+			q.cited[c.ChunkID] = c.N
+		}
+	}
+	q.asked = false
+}
+
+// openTurnCitation shows the passage a turn's answer cites as [n]: one of
+// its sources, or for a reopened conversation the passage saved with it.
+func (q *Query) openTurnCitation(t *Turn, n int) {
+	if r, ok := t.source(n); ok {
+		q.open(r)
+		return
+	}
+	if s, ok := t.savedSource(n); ok {
+		q.Preview.loading(&search.Passage{ChunkID: s.ChunkID, Path: s.Path}, false)
+		q.post(OpenCited{ChunkID: s.ChunkID, Path: s.Path})
+	}
+}
+
+// askAnew asks a turn's question again in a new conversation: it was read
+// as a follow-up, and the person meant it on its own.
+func (q *Query) askAnew(t *Turn) {
+	if q.ready && !q.running {
+		q.post(Ask{Question: t.question, Filter: q.Filter.Spec(), Fresh: true})
+	}
+}
+
+// askExact asks the newest question again with the words as typed.
+func (q *Query) askExact(t *Turn) {
+	if q.ready && !q.running && t == q.newest() {
+		q.post(Ask{Question: t.question, Filter: q.Filter.Spec(), Again: true, Exact: true})
 	}
 }
 
@@ -349,11 +617,8 @@ func (q *Query) showRanked(ev Ranked) {
 	if q.newList { // the first list of a question: from its top
 		q.newList = false
 		q.SourceScroll.ScrollToTop()
-		if q.previewFirst && len(ev.Results) > 0 {
-			q.open(ev.Results[0])
-		}
-		q.previewFirst = false
 	}
+	q.showMatched(ev)
 	// The answer stays as it was written while the sliders move: see
 	// Ranked.Stale for why it is marked rather than written again.
 	if q.answer != nil {
@@ -372,6 +637,28 @@ func (q *Query) showRanked(ev Ranked) {
 	}
 }
 
+// showMatched heads the list with how many passages matched, and offers
+// More results while more did.
+func (q *Query) showMatched(ev Ranked) {
+	head := sourcesHeading
+	if q.answer != nil && q.answer.Closest {
+		head = closestHeading
+	}
+	if n := len(ev.Results); n > 0 && ev.Matched > 0 {
+		of := plural(ev.Matched, "matching passage", "matching passages")
+		if ev.More {
+			of = formatCount(ev.Matched) + " or more matching passages"
+		}
+		head += fmt.Sprintf(" · %d of %s", n, of)
+	}
+	setText(q.SourcesHead, head)
+	if ev.More || ev.Matched > len(ev.Results) {
+		q.More.Show()
+	} else {
+		q.More.Hide()
+	}
+}
+
 // widestHead is the widest head line of the sources shown: each row
 // places its buttons by it, so that all of them sit beside their heads or
 // all under them.
@@ -383,9 +670,10 @@ func (q *Query) widestHead() float32 {
 	return w
 }
 
-// open shows a passage in the preview pane.
+// open shows a passage in the preview pane; one of the closest passages
+// of a question the documents do not cover is marked as not an answer.
 func (q *Query) open(r search.Result) {
-	q.Preview.loading(r.Passage)
+	q.Preview.loading(r.Passage, q.answer != nil && (q.answer.Closest || q.answer.Refused) && q.cited[r.ChunkID] == 0)
 	q.post(ShowSource{Passage: r.Passage})
 }
 
@@ -424,25 +712,13 @@ const (
 // must not read as the citations of an answer.
 func (q *Query) setHeading(closest bool) {
 	if closest {
-		q.SourcesHead.SetText(closestHeading)
+		q.SourcesHead.Text = closestHeading
 		q.SourcesHead.Importance = widget.WarningImportance
 	} else {
-		q.SourcesHead.SetText(sourcesHeading)
+		q.SourcesHead.Text = sourcesHeading
 		q.SourcesHead.Importance = widget.MediumImportance
 	}
 	q.SourcesHead.Refresh()
-}
-
-func (q *Query) openCitation(n int) {
-	if q.answer == nil {
-		return
-	}
-	for _, s := range q.answer.Sources {
-		if s.N == n {
-			q.open(s.Result)
-			return
-		}
-	}
 }
 
 func (q *Query) copyPassage(r search.Result) {

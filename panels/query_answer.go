@@ -73,6 +73,7 @@ func newAnswerView(onCite func(n int), answerAgain, countForms func()) *answerVi
 	v.Claims.Hide()
 	v.WordForms.Hide()
 	v.staleBox.Hide()
+	v.Timing.Hide()
 	// Timing and mode close the answer, scrolling with it: as lines of
 	// their own under the panel they took two sources' worth of height
 	// from a small window.
@@ -92,7 +93,29 @@ func (v *answerView) reset(generated bool) {
 	v.Claims.Hide()
 	v.WordForms.Hide()
 	v.setStale(false, 0)
-	v.Timing.SetText("")
+	showLine(v.Timing, "")
+}
+
+// showLine sets a line under the answer, hidden while it is empty: in a
+// conversation of many answers, empty lines would take a row each.
+func showLine(l *widget.Label, text string) {
+	setText(l, text)
+	if (text != "") != l.Visible() {
+		if text != "" {
+			l.Show()
+		} else {
+			l.Hide()
+		}
+	}
+}
+
+// showSaved shows an answer of a reopened conversation as it was saved,
+// the citations of cited as links.
+func (v *answerView) showSaved(text string, cited map[int]bool) {
+	v.reset(false)
+	v.buf.WriteString(text)
+	v.render(cited, false)
+	showLine(v.Mode, "")
 }
 
 // appendText adds streamed text.
@@ -152,7 +175,7 @@ func (v *answerView) show(a *answer.Answer) {
 		v.Claims.SetText(strings.Join(notes, "\n"))
 		v.Claims.Show()
 	}
-	v.Timing.SetText(timingLine(a))
+	showLine(v.Timing, timingLine(a))
 	// A count of whole words is one click from the count of every form.
 	if c := a.Collection; c != nil && len(c.Question.Terms)+len(c.Question.Not) > 0 && !c.Question.Forms && len(c.Question.Conflicts) == 0 {
 		v.WordForms.Show()

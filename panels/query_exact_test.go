@@ -20,13 +20,14 @@ func TestACorrectedWordOffersTheWordsAsTyped(t *testing.T) {
 		Query:       "how do I copy files recursively",
 		Corrections: []search.Correction{{From: "recursivly", To: "recursively"}}}
 	q.Apply(Asking{Question: question}, Answered{Answer: corrected})
-	if want := "Searched for: how do I copy files recursively (you typed recursivly)"; !q.Conversation.Searched.Visible() || q.Conversation.Searched.Text != want {
-		t.Errorf("searched line %q (visible %v), want %q", q.Conversation.Searched.Text, q.Conversation.Searched.Visible(), want)
+	turn := q.Turns()[0]
+	if want := "Searched for: how do I copy files recursively (you typed recursivly)"; !turn.Searched.Visible() || turn.Searched.Text != want {
+		t.Errorf("searched line %q (visible %v), want %q", turn.Searched.Text, turn.Searched.Visible(), want)
 	}
-	if !q.Conversation.Exact.Visible() || q.Conversation.Exact.Text != "Search for recursivly instead" {
-		t.Fatalf("exact button %q (visible %v)", q.Conversation.Exact.Text, q.Conversation.Exact.Visible())
+	if !turn.Exact.Visible() || turn.Exact.Text != "Search for recursivly instead" {
+		t.Fatalf("exact button %q (visible %v)", turn.Exact.Text, turn.Exact.Visible())
 	}
-	test.Tap(q.Conversation.Exact)
+	test.Tap(turn.Exact)
 	var got Ask
 	for len(requests) > 0 {
 		if a, ok := (<-requests).(Ask); ok {
@@ -36,8 +37,11 @@ func TestACorrectedWordOffersTheWordsAsTyped(t *testing.T) {
 	if got.Question != question || !got.Exact || !got.Again {
 		t.Errorf("asked %+v", got)
 	}
-	q.Apply(Asking{Question: question}, Answered{Answer: &answer.Answer{Question: question, Text: "as typed", Mode: answer.ModeExtractive}})
-	if q.Conversation.Exact.Visible() || q.Conversation.Searched.Visible() {
+	q.Apply(Asking{Question: question, Again: true}, Answered{Answer: &answer.Answer{Question: question, Text: "as typed", Mode: answer.ModeExtractive}})
+	if len(q.Turns()) != 1 {
+		t.Errorf("asked again as typed, the conversation shows %d questions, not its one", len(q.Turns()))
+	}
+	if turn.Exact.Visible() || turn.Searched.Visible() {
 		t.Error("an answer searched as typed still offers the words as typed")
 	}
 }

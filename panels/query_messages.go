@@ -27,7 +27,24 @@ type Ask struct {
 	// WordForms: a question about the collection counts every form of its
 	// words, not whole words only (search.Request.WordForms).
 	WordForms bool
+	// Fresh asks it in a new conversation ("Ask as a new question"): it
+	// follows nothing asked before.
+	Fresh bool
 }
+
+// ChooseFolders sets the folders the conversation's questions are
+// answered from (its collection); nil: every folder.
+type ChooseFolders struct{ Folders []string }
+
+// OpenCited shows a passage a reopened conversation's answer cites, by the
+// chunk id and file saved with it.
+type OpenCited struct {
+	ChunkID int64
+	Path    string
+}
+
+// MoreResults lists more of the passages that matched the question shown.
+type MoreResults struct{}
 
 // CancelAsk stops the question being answered.
 type CancelAsk struct{}
@@ -67,6 +84,9 @@ type OpenThread struct{ ID int64 }
 // DeleteThread deletes a saved conversation from the knowledge base.
 type DeleteThread struct{ ID int64 }
 
+func (ChooseFolders) queryRequest()   {}
+func (OpenCited) queryRequest()       {}
+func (MoreResults) queryRequest()     {}
 func (NewConversation) queryRequest() {}
 func (OpenThread) queryRequest()      {}
 func (DeleteThread) queryRequest()    {}
@@ -92,8 +112,12 @@ type ModelsKnown struct {
 	ChatModel      string // "" when answers are extractive
 }
 
-// Asking says a question is being answered.
-type Asking struct{ Question string }
+// Asking says a question is being answered; Again: in place of the
+// answer shown (Answer again, the words as typed, every form).
+type Asking struct {
+	Question string
+	Again    bool
+}
 
 // Token is the next piece of the answer being written.
 type Token struct{ Text string }
@@ -122,6 +146,12 @@ type Ranked struct {
 	Rerank   *search.Reranking // what the reranker did (nil: off), for "why this result"
 	Right    map[int64]bool    // chunk id -> the passage marked right for Question
 	Notes    []string
+	// Matched is how many passages matched the question well enough to be
+	// listed (the minimum relevance), of which Results are the best; More
+	// says more may match than the search's candidates held, which a
+	// further search with larger pools finds.
+	Matched int
+	More    bool
 	// Stale says the list no longer agrees with the last answer: a source
 	// the answer was written from is not listed any more, or passages are
 	// listed where the answer found none. The answer is then marked, not
@@ -169,6 +199,12 @@ type ThreadOpened struct {
 	ID    int64
 	Turns []domain.Turn
 }
+
+// FoldersChosen is the folders the conversation's questions are answered
+// from (nil: every folder), after a choice or a change of conversation.
+type FoldersChosen struct{ Folders []string }
+
+func (FoldersChosen) queryEvent() {}
 
 func (ThreadsListed) queryEvent() {}
 func (ThreadOpened) queryEvent()  {}

@@ -93,11 +93,14 @@ func Run(ctx context.Context, opt Options) error {
 // windowEnv is how the window reaches the world outside Fyne: the real
 // desktop in the app, fakes in tests.
 type windowEnv struct {
-	do            func(func()) // runs on the window's goroutine without waiting
-	open          func(context.Context, panels.OpenSource) error
-	folder        func(ctx context.Context, path string) error // shows a file in the file manager
-	pick          func(context.Context) (string, bool, error)
-	save          saveFunc
+	do     func(func()) // runs on the window's goroutine without waiting
+	open   func(context.Context, panels.OpenSource) error
+	folder func(ctx context.Context, path string) error // shows a file in the file manager
+	pick   func(context.Context) (string, bool, error)
+	save   saveFunc
+	// screen is the work area of the monitor at a point; nil: unknown,
+	// the window keeps the size it remembers.
+	screen        screenFunc
 	statusEvery   time.Duration // 0: statusEvery
 	watchDebounce time.Duration // 0: debounce
 	// afterFirstFrame holds the first knowledge base back until the
@@ -118,6 +121,7 @@ func desktopEnv(opt Options) windowEnv {
 			return desktop.PickFolder(ctx, "Choose a folder to index")
 		},
 		save:            func(base, c config.Config) error { return config.Update(opt.Dirs, base, c) },
+		screen:          desktop.WorkArea,
 		afterFirstFrame: true,
 	}
 }
@@ -142,6 +146,7 @@ type window struct {
 	healthDone sync.WaitGroup
 
 	started time.Time
+	framed  bool // the first frame is drawn: new shells show every tab at once
 	bench   *benchRun
 	// lowerOthers puts the process's other threads below the window's
 	// (lowerOtherThreads), once the first knowledge base is ready: until
@@ -177,7 +182,7 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 		win.startBench(opt.Bench) // before the first shell, which reports to it
 		started = append(started, win.bench.shown)
 	}
-	started = append(started, win.restorePosition)
+	started = append(started, win.fitToScreen)
 
 	win.kbs = &kbWorker{open: opt.Open, requests: win.kbReqs, cfg: opt.Config}
 	win.kbDone.Add(1)
@@ -194,9 +199,14 @@ func newWindow(ctx context.Context, a fyne.App, opt Options, env windowEnv) *win
 	// compiled module), the guide's indexing on a first start, the
 	// watchers, the models.
 	open := win.showKB(kb, kb == opt.Config.Paths.KB)
+	// The tabs behind Ask wait for the first frame too, after the request
+	// that opens the knowledge base, which they would hold up.
+	behind := func() { win.framed = true; win.shell.showBehind() }
 	if env.afterFirstFrame {
-		started = append(started, open)
+		started = append(started, open, behind)
 	} else {
+		win.framed = true
+		win.shell.showBehind()
 		open()
 	}
 	a.Lifecycle().SetOnStarted(func() {
@@ -222,6 +232,9 @@ func (win *window) openKB(kb string, starter bool) { win.showKB(kb, starter)() }
 // call that has the knowledge-base worker open kb.
 func (win *window) showKB(kb string, starter bool) (open func()) {
 	s := newShell(win.ctx, win.shellDeps(kb))
+	if win.framed { // another knowledge base, in a window already drawn
+		s.showBehind()
+	}
 	win.shell, win.kb = s, kb
 	win.w.SetContent(s.content)
 	// Typing right after start goes into the question box.

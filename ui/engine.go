@@ -52,6 +52,12 @@ type Engine interface {
 	Threads(ctx context.Context) ([]domain.Thread, error)
 	ThreadTurns(ctx context.Context, thread int64) ([]domain.Turn, error)
 	DeleteThread(ctx context.Context, thread int64) error
+	// SetThreadFolders keeps the folders a conversation's questions are
+	// answered from (none: every folder); AskInThread narrows to them.
+	SetThreadFolders(ctx context.Context, thread int64, folders []string) error
+	// Passage is the passage of a chunk id, as a reopened conversation's
+	// citation saved it.
+	Passage(ctx context.Context, id int64) (domain.ChunkInfo, error)
 
 	Status(ctx context.Context) (kb.Status, error)
 
@@ -85,6 +91,15 @@ type Engine interface {
 	UseEmbeddingModel(ctx context.Context, path string, progress chan<- domain.Progress) error
 	// UseChatModel loads path ("" for extractive answers).
 	UseChatModel(ctx context.Context, path string) error
+	// UseReranker loads path as the reranker ("" for none).
+	UseReranker(ctx context.Context, path string) error
+	// ModelOffers lists the download catalogue's models with what the
+	// models folder holds of each; PullModel downloads one through the
+	// network gate (a stopped download resumes from its part file; a
+	// cancelled context pauses it), progress getting the bytes done and
+	// the total (-1 when unknown).
+	ModelOffers() []domain.ModelOffer
+	PullModel(ctx context.Context, name, wantSHA256 string, progress func(done, total int64)) (domain.ModelPull, error)
 	// Devices are the llm.device values this computer offers (auto, cpu,
 	// its GPUs), with a note when no GPU is listed; UseDevice switches to
 	// one, the loaded models loading again on it at their next use.

@@ -8,9 +8,12 @@ import (
 	"image"
 	"image/png"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"cairn/core/answer"
@@ -40,31 +43,36 @@ type fakeEngine struct {
 	beyond       *search.Passage
 	asks         []search.Request
 	askCancelled int
-	indexFiles   []domain.FileEvent
-	indexGate    chan struct{} // IndexFolder waits here after the first file (or for ctx)
-	indexErr     error         // IndexFolder fails with it after the files
-	indexed      []string
-	retried      []string // folders RetryFailed indexed
-	cancelledRun int
-	folders      []domain.Folder
-	watched      []string // what SetWatchedFolders recorded, as the knowledge base would
-	issues       []domain.Issue
-	judgments    []domain.Judgment
-	searches     int
-	status       kb.Status
-	closed       bool
-	netErr       error                   // SetNetworkMode fails with it when set
-	netSwitches  []string                // modes SetNetworkMode was asked for
-	answering    []config.Answer         // what SetAnswering was given
-	modelUses    []string                // "chat:PATH" or "embedding:PATH" per model switch
-	modelErr     error                   // model switches fail with it when set
-	deviceUses   []string                // settings UseDevice was asked for
-	removeGate   chan struct{}           // RemoveFolder waits here (or for ctx) when set
-	removeSteps  []domain.Removal        // RemoveFolder reports these before its gate, as a cluster's removal does
-	previews     []int64                 // chunk ids Preview was asked for
-	previewErr   error                   // Preview fails with it when set
-	threads      map[int64][]domain.Turn // saved conversations by id
-	lastThread   int64
+	// newSubject: AskInThread begins a new conversation for a question
+	// that is not a follow-up, as the engine does for one on another
+	// subject.
+	newSubject    bool
+	indexFiles    []domain.FileEvent
+	indexGate     chan struct{} // IndexFolder waits here after the first file (or for ctx)
+	indexErr      error         // IndexFolder fails with it after the files
+	indexed       []string
+	retried       []string // folders RetryFailed indexed
+	cancelledRun  int
+	folders       []domain.Folder
+	watched       []string // what SetWatchedFolders recorded, as the knowledge base would
+	issues        []domain.Issue
+	judgments     []domain.Judgment
+	searches      int
+	status        kb.Status
+	closed        bool
+	netErr        error                   // SetNetworkMode fails with it when set
+	netSwitches   []string                // modes SetNetworkMode was asked for
+	answering     []config.Answer         // what SetAnswering was given
+	modelUses     []string                // "chat:PATH" or "embedding:PATH" per model switch
+	modelErr      error                   // model switches fail with it when set
+	deviceUses    []string                // settings UseDevice was asked for
+	removeGate    chan struct{}           // RemoveFolder waits here (or for ctx) when set
+	removeSteps   []domain.Removal        // RemoveFolder reports these before its gate, as a cluster's removal does
+	previews      []int64                 // chunk ids Preview was asked for
+	previewErr    error                   // Preview fails with it when set
+	threads       map[int64][]domain.Turn // saved conversations by id
+	lastThread    int64
+	threadFolders map[int64][]string // each conversation's folders, as SetThreadFolders kept them
 }
 
 // Passages of the fake corpus. BM25 ranks A, B, C; vectors rank C, D, B.
@@ -328,8 +336,12 @@ func (f *fakeEngine) Ask(ctx context.Context, req search.Request, onToken func(s
 		a.Sources = append(a.Sources, answer.Source{N: n, Result: search.Result{Passage: beyond}})
 		a.Citations = append(a.Citations, answer.Citation{N: n, ChunkID: beyond.ChunkID, Path: beyond.Path, Title: beyond.Title, Quote: beyond.Text})
 	}
-	for _, n := range []int{1, 2} {
-		if n <= len(a.Sources) {
+	// The [n] of the text are its citations, as the answerer's are.
+	seen := map[int]bool{}
+	for _, m := range citationMarks.FindAllStringSubmatch(a.Text, -1) {
+		n, _ := strconv.Atoi(m[1])
+		if n >= 1 && n <= len(a.Sources) && !seen[n] {
+			seen[n] = true
 			s := a.Sources[n-1]
 			a.Citations = append(a.Citations, answer.Citation{N: n, ChunkID: s.ChunkID, Path: s.Path, Title: s.Title,
 				Unit: s.UnitKind, Page: s.Page, Line: s.LineStart, Quote: s.Text})
@@ -341,6 +353,9 @@ func (f *fakeEngine) Ask(ctx context.Context, req search.Request, onToken func(s
 	}
 	return a, nil
 }
+
+// citationMarks finds the [n] of an answer's text.
+var citationMarks = regexp.MustCompile(`\[(\d+)\]`)
 
 func (f *fakeEngine) Status(context.Context) (kb.Status, error) {
 	f.mu.Lock()
@@ -440,6 +455,18 @@ func (f *fakeEngine) UseChatModel(_ context.Context, path string) error {
 	return f.useModel("chat", path, &f.cfg.Generation.Model)
 }
 
+func (f *fakeEngine) UseReranker(_ context.Context, path string) error {
+	return f.useModel("reranker", path, &f.cfg.Rerank.Model)
+}
+
+// ModelOffers: the fake has no catalogue (the Models dialog is tested on
+// a real engine and a catalogue served from 127.0.0.1).
+func (f *fakeEngine) ModelOffers() []domain.ModelOffer { return nil }
+
+func (f *fakeEngine) PullModel(context.Context, string, string, func(done, total int64)) (domain.ModelPull, error) {
+	return domain.ModelPull{}, errors.New("the fake engine has no catalogue")
+}
+
 // Devices are a computer with one GPU, as core.Engine lists them.
 func (f *fakeEngine) Devices() ([]domain.DeviceChoice, string) {
 	return []domain.DeviceChoice{{Setting: "auto", Label: "auto"}, {Setting: "cpu", Label: "CPU"},
@@ -496,6 +523,30 @@ func (f *fakeEngine) Judgments(context.Context) ([]domain.Judgment, error) {
 	return append([]domain.Judgment(nil), f.judgments...), nil
 }
 
+// lastAnswerSources are the sources of the last answer, numbered as the
+// answer cites them (the fake's answers list every result in rank order).
+func (f *fakeEngine) lastAnswerSources() []answer.Source {
+	f.mu.Lock()
+	req := f.asks[len(f.asks)-1]
+	f.mu.Unlock()
+	resp, _ := f.Search(context.Background(), req)
+	var out []answer.Source
+	for i, r := range resp.Results {
+		out = append(out, answer.Source{N: i + 1, Result: r})
+	}
+	return out
+}
+
+// mustThreads lists the conversations.
+func (f *fakeEngine) mustThreads(t *testing.T) []domain.Thread {
+	t.Helper()
+	ts, err := f.Threads(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
 // locked runs fn with the engine's lock held, to read what it recorded.
 func (f *fakeEngine) locked(fn func()) {
 	f.mu.Lock()
@@ -538,17 +589,22 @@ func (f *fakeEngine) AskInThread(ctx context.Context, thread int64, req search.R
 	f.mu.Unlock()
 	question := req.Query
 	query := ""
+	var follow *answer.FollowUp
 	if n := len(turns); n > 0 && answer.IsFollowUp(question) {
 		query = answer.Standalone(answer.Turn{Question: turns[n-1].Question, Query: turns[n-1].Query}, question)
 		req.Query = query
+		follow = &answer.FollowUp{Of: turns[n-1].Question, Searched: query}
 	}
 	a, err := f.Ask(ctx, req, onToken)
 	if err != nil {
 		return nil, err
 	}
-	a.Question, a.Query = question, query
+	a.Question, a.Query, a.FollowUp = question, query, follow
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.newSubject && follow == nil {
+		thread = 0 // as the engine does for a question on another subject
+	}
 	if thread == 0 {
 		if f.threads == nil {
 			f.threads = map[int64][]domain.Turn{}
@@ -556,7 +612,11 @@ func (f *fakeEngine) AskInThread(ctx context.Context, thread int64, req search.R
 		f.lastThread++
 		thread = f.lastThread
 	}
-	f.threads[thread] = append(f.threads[thread], domain.Turn{Question: question, Query: query, Answer: a.Text})
+	var cited []domain.TurnSource
+	for _, c := range a.Citations {
+		cited = append(cited, domain.TurnSource{N: c.N, ChunkID: c.ChunkID, Path: c.Path})
+	}
+	f.threads[thread] = append(f.threads[thread], domain.Turn{Question: question, Query: query, Answer: a.Text, Sources: cited})
 	a.Thread = thread
 	return a, nil
 }
@@ -582,10 +642,34 @@ func (f *fakeEngine) Threads(context.Context) ([]domain.Thread, error) {
 	var out []domain.Thread
 	for id := f.lastThread; id > 0; id-- {
 		if ts, ok := f.threads[id]; ok {
-			out = append(out, domain.Thread{ID: id, Title: ts[0].Question, Turns: len(ts)})
+			out = append(out, domain.Thread{ID: id, Title: ts[0].Question, Turns: len(ts), Folders: slices.Clone(f.threadFolders[id])})
 		}
 	}
 	return out, nil
+}
+
+// SetThreadFolders keeps a conversation's folders, as the store does.
+func (f *fakeEngine) SetThreadFolders(_ context.Context, thread int64, folders []string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.threads[thread]; !ok {
+		return fmt.Errorf("conversation %d: %w", thread, domain.ErrNoThread)
+	}
+	if f.threadFolders == nil {
+		f.threadFolders = map[int64][]string{}
+	}
+	f.threadFolders[thread] = slices.Clone(folders)
+	return nil
+}
+
+// Passage finds one of the fake corpus's passages by its chunk id.
+func (f *fakeEngine) Passage(_ context.Context, id int64) (domain.ChunkInfo, error) {
+	p, ok := fakeCandidates().Passages[id]
+	if !ok {
+		return domain.ChunkInfo{}, fmt.Errorf("no passage %d in the knowledge base", id)
+	}
+	return domain.ChunkInfo{ID: p.ChunkID, DocumentID: p.DocumentID, Path: p.Path, Title: p.Title, Format: p.Format, Text: p.Text,
+		UnitKind: p.UnitKind, Page: p.Page, Label: p.Label, LineStart: p.LineStart, LineEnd: p.LineEnd}, nil
 }
 
 func (f *fakeEngine) ThreadTurns(_ context.Context, thread int64) ([]domain.Turn, error) {

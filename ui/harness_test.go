@@ -141,7 +141,9 @@ func startHarnessEnv(t *testing.T, open Opener, cfg config.Config, tweak func(*w
 		tweak(&env)
 	}
 	h.win = newWindow(ctx, h.app, opt, env)
-	h.win.w.Resize(fyne.NewSize(1100, 760))
+	if env.screen == nil { // a test of a screen keeps the size the window chose
+		h.win.w.Resize(fyne.NewSize(1100, 760))
+	}
 	t.Cleanup(func() {
 		cancel()
 		h.win.close() // stops the workers and waits for every goroutine

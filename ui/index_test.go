@@ -142,12 +142,29 @@ func TestCancelStopsIndexing(t *testing.T) {
 	if p.Bar.Value != 0.25 {
 		t.Errorf("bar at %v after a cancel at 100 of 400 bytes, want 0.25", p.Bar.Value)
 	}
-	if want := "Stopped at 1 of 3 files, 100 B of 400 B read (25 % of the bytes)"; !strings.HasPrefix(p.Progress.Text, want) || !strings.Contains(p.Progress.Text, "Start resumes it") {
-		t.Errorf("progress line %q, want it to start %q and say Start resumes it", p.Progress.Text, want)
+	if want := "Stopped at 1 of 3 files, 100 B of 400 B read (25 % of the bytes)"; !strings.HasPrefix(p.Progress.Text, want) || !strings.Contains(p.Progress.Text, "Resume continues it") {
+		t.Errorf("progress line %q, want it to start %q and say Resume continues it", p.Progress.Text, want)
 	}
 	if p.Folder.Text != dir || p.StartButton.Text != "Resume" {
 		t.Errorf("folder box %q, button %q; want %q and Resume", p.Folder.Text, p.StartButton.Text, dir)
 	}
+	// The line and the button name the same word: the line said "Start
+	// again" beside a button that read Resume.
+	for _, l := range []string{p.Progress.Text, p.State.Text} {
+		if strings.Contains(l, "Start") || !strings.Contains(l, "Resume") {
+			t.Errorf("%q names another word than the button's Resume", l)
+		}
+	}
+	// Read whole, across the line: it was cut at "2,735 c…" in half of it.
+	h.shell().showTab(tabIndex)
+	h.win.w.Resize(smallestCanvas())
+	h.frame()
+	if p.Progress.Truncation != fyne.TextTruncateOff || p.Progress.Wrapping != fyne.TextWrapWord || p.Current.Visible() ||
+		p.Progress.Size().Width < p.Bar.Size().Width-1 {
+		t.Errorf("the stopped run's line is cut (truncation %v, wrapping %v) or %v wide of the bar's %v", p.Progress.Truncation,
+			p.Progress.Wrapping, p.Progress.Size().Width, p.Bar.Size().Width)
+	}
+
 	test.Tap(p.StartButton)
 	h.until("the run to resume", func() bool { return !p.CancelButton.Disabled() })
 	eng.locked(func() {
@@ -447,5 +464,30 @@ func TestAKnowledgeBaseWithDocumentsReportsNoGuideRun(t *testing.T) {
 	h.settle(100 * time.Millisecond)
 	if strings.Contains(p.State.Text, "user guide") || p.Bar.Value != 0 {
 		t.Errorf("state %q, bar %v; want no run reported", p.State.Text, p.Bar.Value)
+	}
+}
+
+// The folder list follows a run of another process (`cairn index DIR` in a
+// terminal): the status bar counted the new folder at once, but the list
+// showed it only after an index run in the window, 20 s and more later.
+func TestTheFolderListFollowsAnotherProcesssRun(t *testing.T) {
+	cfg, open := realEngine(t)
+	h := newHarnessWith(t, open, cfg)
+	p := h.shell().IndexTab
+	h.until("the user guide", func() bool { return strings.HasPrefix(p.State.Text, "Indexed the user guide") })
+	h.until("its folder", func() bool { return p.Folders.Length() == 1 })
+
+	other, err := open(context.Background(), cfg.Paths.KB, cfg) // as another process would
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := copyCorpus(t)
+	if _, err := other.IndexFolder(context.Background(), corpus, nil); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	h.until("the other run's folder in the list", func() bool { return p.Folders.Length() == 2 })
+	if f := p.Folders; f.Length() != 2 {
+		t.Errorf("%d folders listed", f.Length())
 	}
 }

@@ -314,8 +314,9 @@ func TestRightAnswerMarksOnePassage(t *testing.T) {
 	h.until("the mark to move", func() bool { return row(2).Right.Checked && !row(1).Right.Checked })
 }
 
-// A new answer and its sources open at their tops, not where the last
-// question's lists were scrolled to.
+// A new answer is shown where the conversation ends, from its question,
+// and its sources open at their top, not where the last question's lists
+// were scrolled to.
 func TestNewAnswerStartsScrolledToTheTop(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	h := newHarness(t, eng)
@@ -330,10 +331,19 @@ func TestNewAnswerStartsScrolledToTheTop(t *testing.T) {
 		t.Fatalf("the sources (at %v) or the answer (at %v) do not scroll at the smallest window size; the test needs both to",
 			q.SourceScroll.Offset.Y, q.AnswerScroll.Offset.Y)
 	}
+	q.AnswerScroll.ScrollToTop()
 	h.ask("how long do I hold the pin")
 	h.until("the new sources", func() bool { return q.Answer.Verdict.Visible() && len(q.Rows()) == 4 })
 	h.settle(50 * time.Millisecond)
-	if q.SourceScroll.Offset.Y != 0 || q.AnswerScroll.Offset.Y != 0 {
-		t.Errorf("new answer scrolled to %v, sources to %v; want both at 0", q.AnswerScroll.Offset.Y, q.SourceScroll.Offset.Y)
+	h.frame()
+	if q.SourceScroll.Offset.Y != 0 {
+		t.Errorf("the new answer's sources scrolled to %v; want 0", q.SourceScroll.Offset.Y)
+	}
+	newest := q.Turns()[len(q.Turns())-1]
+	top := fyne.CurrentApp().Driver().AbsolutePositionForObject(newest.Question).Y
+	view := fyne.CurrentApp().Driver().AbsolutePositionForObject(q.AnswerScroll).Y
+	if top < view-1 || top+newest.Question.Size().Height > view+q.AnswerScroll.Size().Height+1 {
+		t.Errorf("the new answer's question is at y %v, the conversation's view from %v to %v: want it in view",
+			top, view, view+q.AnswerScroll.Size().Height)
 	}
 }

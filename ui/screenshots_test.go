@@ -42,8 +42,13 @@ func TestScreenshots(t *testing.T) {
 	h.until("the corpus", func() bool { return strings.HasPrefix(p.State.Text, "Indexed "+corpus+".") })
 	h.until("the status bar", func() bool { return strings.Contains(s.Status.Counts.Text, "chunks") })
 
-	h.ask("how do I reset the router to factory settings")
+	// A conversation of two questions, the second read as a follow-up.
+	h.ask("how do I reset the router x200")
 	h.until("the answer", func() bool { return strings.HasPrefix(q.State.Text, "Answered") && len(q.Rows()) > 1 })
+	h.ask("and to factory settings?")
+	h.until("the answer", func() bool {
+		return strings.HasPrefix(q.State.Text, "Answered") && len(q.Turns()) == 2 && len(q.Rows()) > 1
+	})
 	test.Tap(q.Rows()[0].Explain)
 	test.Tap(q.Rows()[0].Right)
 	h.until("the test set", func() bool { return strings.Contains(s.Tuning.Metrics.Text, "1 question judged") })

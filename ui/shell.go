@@ -100,14 +100,33 @@ func newShell(parent context.Context, d shellDeps) *shell {
 	s.IndexTab = panels.NewIndexTab(d.win, d.clip, s.indexReqs.post)
 	s.Status = panels.NewStatusBar()
 	s.Tuning = panels.NewEngineering(d.win, s.queryReqs.post, s.settingsReqs.post)
+	// The tabs behind Ask get their panels once the first frame is drawn
+	// (showBehind): laying out the Engineering tab's cards and knobs, and
+	// the Index tab's lists, took half of the window's setup before it.
 	s.Tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Ask", theme.SearchIcon(), s.Query.Content()),
-		container.NewTabItemWithIcon("Index", theme.FolderIcon(), s.IndexTab.Content()),
-		container.NewTabItemWithIcon("Engineering", theme.SettingsIcon(), s.Tuning.Content()),
+		container.NewTabItemWithIcon("Index", theme.FolderIcon(), container.NewStack()),
+		container.NewTabItemWithIcon("Engineering", theme.SettingsIcon(), container.NewStack()),
 	)
 	s.themeTabs(fyne.CurrentApp().Settings())
 	s.content = container.NewBorder(nil, s.Status.Content(), nil, nil, s.Tabs)
 	return s
+}
+
+// showBehind puts the panels of the tabs behind Ask in place; call it on
+// the window's goroutine, once the window's first frame is drawn.
+func (s *shell) showBehind() {
+	behind := map[int]fyne.CanvasObject{tabIndex: s.IndexTab.Content(), tabEngineering: s.Tuning.Content()}
+	changed := false
+	for i, c := range behind {
+		if s.Tabs.Items[i].Content != c {
+			s.Tabs.Items[i].Content = c
+			changed = true
+		}
+	}
+	if changed {
+		s.Tabs.Refresh()
+	}
 }
 
 // attach starts the workers that drive eng, and the pumps that bring their
@@ -145,7 +164,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 	sv := newServeWorker(eng, s.deps.configDir, s.deps.version, s.serveReqs.out, tuneEv)
 	sv.saveMode, sv.onChange, sv.log = sw.saveModeFunc(ctx), pokeStatus, s.deps.log
 	sw.onServe = s.serveReqs.post
-	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery, api: sv.API}
+	stw := &statusWorker{eng: eng, events: statusEv, poke: poke, every: s.deps.statusEvery, api: sv.API, changed: iw.changedOutside}
 
 	s.running.spawn(func() {
 		pump(ctx, s.deps.do, queryEv, func(evs []panels.QueryEvent) {
@@ -164,6 +183,7 @@ func (s *shell) attach(eng Engine, starter bool) {
 			for _, ev := range evs {
 				if l, ok := ev.(panels.FoldersListed); ok {
 					s.Query.ShowGuideOnly(l.Guide)
+					s.Query.SetFolders(l.Folders, l.GuideDir)
 				}
 				if _, ok := ev.(panels.IndexReady); ok {
 					s.panelReady()
@@ -257,7 +277,10 @@ func (s *shell) stop() {
 }
 
 // showTab brings a tab to the front.
-func (s *shell) showTab(i int) { s.Tabs.SelectIndex(i) }
+func (s *shell) showTab(i int) {
+	s.showBehind()
+	s.Tabs.SelectIndex(i)
+}
 
 // themeTabs gives each tab the current theme when it comes to the front.
 // Fyne themes only the tab in front when the theme changes (AppTabs lists

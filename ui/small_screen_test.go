@@ -104,7 +104,7 @@ func TestTheWindowFitsTheSmallestScreen(t *testing.T) {
 	h.ask("how do I reset the router")
 	h.until("the answer", func() bool { return strings.HasPrefix(q.State.Text, "Answered") && len(q.Rows()) > 1 })
 	h.ask("and to factory settings")
-	h.until("the follow-up", func() bool { return strings.HasPrefix(q.State.Text, "Answered") && q.Conversation.Earlier.Visible() })
+	h.until("the follow-up", func() bool { return strings.HasPrefix(q.State.Text, "Answered") && len(q.Turns()) == 2 })
 	test.Tap(q.Filter.Toggle)
 	test.Tap(q.Rows()[0].Open)
 	h.until("the preview", q.Preview.Visible)
@@ -137,7 +137,8 @@ func TestTheStatusBarWithTheAPIIsWholeAtTheDefaultWidth(t *testing.T) {
 // The first knowledge base opens once the window's first frame is drawn
 // (Fyne's OnStarted, which ShowAndRun calls after Show painted it), so
 // that nothing that can wait (SQLite's module, the guide's indexing, the
-// watchers, the models) takes a core from the first frame.
+// watchers, the models, the tabs behind Ask) takes a core from the first
+// frame.
 func TestTheKnowledgeBaseOpensAfterTheFirstFrame(t *testing.T) {
 	eng := newFakeEngine(t.TempDir())
 	var opened atomic.Int32
@@ -153,7 +154,16 @@ func TestTheKnowledgeBaseOpensAfterTheFirstFrame(t *testing.T) {
 	if !ok || started.OnStarted() == nil {
 		t.Fatal("the window set no OnStarted")
 	}
+	// The tabs behind Ask are laid out after the first frame too: the
+	// Engineering tab's cards and knobs took half the window's setup.
+	s := h.shell()
+	if s.Tabs.Items[tabIndex].Content == s.IndexTab.Content() || s.Tabs.Items[tabEngineering].Content == s.Tuning.Content() {
+		t.Error("the Index or the Engineering tab was laid out before the first frame")
+	}
 	started.OnStarted()()
+	if s.Tabs.Items[tabIndex].Content != s.IndexTab.Content() || s.Tabs.Items[tabEngineering].Content != s.Tuning.Content() {
+		t.Error("the Index or the Engineering tab has no panel after the first frame")
+	}
 	h.until("the knowledge base to open after the first frame", func() bool { return opened.Load() == 1 })
 	h.until("the panels to work", func() bool { return h.shell().ready == 3 })
 }

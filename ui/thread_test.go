@@ -39,21 +39,23 @@ func TestAskTabKeepsAConversationPerKnowledgeBase(t *testing.T) {
 	}
 	h.ask("how do I reset the router X200")
 	waitAnswered(h, "the first answer")
-	if c.Searched.Visible() || c.Earlier.Visible() {
-		t.Errorf("a first question shows searched-for %q (visible %v), earlier %q (visible %v)", c.Searched.Text, c.Searched.Visible(), c.Earlier.Text, c.Earlier.Visible())
+	if ts := q.Turns(); len(ts) != 1 || ts[0].Searched.Visible() || ts[0].FollowUp.Visible() {
+		t.Errorf("a first question: %d turns, or it shows what was searched or a follow-up", len(ts))
 	}
 	h.until("the conversation listed", func() bool { return len(c.Threads.Options) == 1 })
 
 	h.ask("and the firmware?")
 	waitAnswered(h, "the follow-up's answer")
-	h.until("what was searched", func() bool { return c.Searched.Visible() })
+	h.until("the follow-up marked", func() bool { return len(q.Turns()) == 2 && q.Turns()[1].FollowUp.Visible() })
 	// A follow-up that names no document keeps the previous question's
 	// words (core/answer/followup.go).
-	if got := c.Searched.Text; got != "Searched for: firmware reset router x200" {
-		t.Errorf("searched-for line %q", got)
+	ts := q.Turns()
+	if got := ts[1].FollowUp.Text; got != `Read as a follow-up of "how do I reset the router X200"; searched: firmware reset router x200` ||
+		!ts[1].AskAnew.Visible() {
+		t.Errorf("follow-up line %q, Ask as a new question shown %v", got, ts[1].AskAnew.Visible())
 	}
-	if got := c.Earlier.Text; got != "Earlier in this conversation:\n1. how do I reset the router X200" || !c.Earlier.Visible() {
-		t.Errorf("earlier questions %q (visible %v)", got, c.Earlier.Visible())
+	if ts[0].Question.Text != "how do I reset the router X200" || ts[1].Question.Text != "and the firmware?" {
+		t.Errorf("the conversation shows %q then %q", ts[0].Question.Text, ts[1].Question.Text)
 	}
 	// The manual's sections are chunks of their own, none holding all four
 	// words; the user guide's getting-started passage, whose example is
@@ -73,14 +75,14 @@ func TestAskTabKeepsAConversationPerKnowledgeBase(t *testing.T) {
 	h.until("a new conversation", func() bool {
 		return c.Current() == 0 && strings.HasPrefix(q.State.Text, "New conversation") && c.Threads.Selected == ""
 	})
-	if c.Threads.Selected != "" || c.Earlier.Visible() || c.Searched.Visible() || q.Answer.Text.String() != "" || len(q.Rows()) != 0 {
-		t.Errorf("a new conversation shows: chosen %q, earlier %v, searched %v, answer %q, %d sources",
-			c.Threads.Selected, c.Earlier.Visible(), c.Searched.Visible(), q.Answer.Text.String(), len(q.Rows()))
+	if c.Threads.Selected != "" || len(q.Turns()) != 0 || q.Answer.Text.String() != "" || len(q.Rows()) != 0 {
+		t.Errorf("a new conversation shows: chosen %q, %d questions, answer %q, %d sources",
+			c.Threads.Selected, len(q.Turns()), q.Answer.Text.String(), len(q.Rows()))
 	}
 	h.ask("how do I descale the coffee machine")
 	waitAnswered(h, "the new conversation's answer")
-	if c.Searched.Visible() {
-		t.Errorf("the first question of a new conversation searched %q: it follows nothing", c.Searched.Text)
+	if ts := q.Turns(); len(ts) != 1 || ts[0].FollowUp.Visible() || ts[0].Searched.Visible() {
+		t.Errorf("the first question of a new conversation: %d questions shown, or read as a follow-up", len(ts))
 	}
 	h.until("two conversations", func() bool { return len(c.Threads.Options) == 2 })
 	if c.Current() == first || c.Threads.Selected != "how do I descale the coffee machine · 1 question" {
@@ -91,8 +93,8 @@ func TestAskTabKeepsAConversationPerKnowledgeBase(t *testing.T) {
 	// and the next question continues it.
 	c.Threads.SetSelected("how do I reset the router X200 · 2 questions")
 	h.until("the first conversation again", func() bool { return c.Current() == first && strings.HasPrefix(q.State.Text, "Continuing") })
-	if !strings.Contains(c.Earlier.Text, "1. how do I reset the router X200") || c.Searched.Text != "Searched for: firmware reset router x200" {
-		t.Errorf("reopened: earlier %q, searched %q", c.Earlier.Text, c.Searched.Text)
+	if ts := q.Turns(); len(ts) != 2 || ts[0].Question.Text != "how do I reset the router X200" || ts[1].Searched.Text != "Searched for: firmware reset router x200" {
+		t.Errorf("reopened: %d questions shown", len(ts))
 	}
 	if !strings.Contains(strings.ToLower(q.Answer.Text.String()), "firmware") {
 		t.Errorf("reopened conversation shows answer %q, want its last one (about firmware)", q.Answer.Text.String())

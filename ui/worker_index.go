@@ -39,6 +39,9 @@ type indexWorker struct {
 
 	runDone chan runResult
 	changed chan string // a watched folder changed
+	// outside says the knowledge base changed, perhaps by another process
+	// (the status worker noticed): the folder list is read again.
+	outside chan struct{}
 	stopped chan watchStop
 	notices chan panels.IndexEvent
 	jobs
@@ -63,7 +66,7 @@ func newIndexWorker(eng Engine, requests <-chan panels.IndexRequest, events chan
 		onWatch: func([]string) {}, onRun: func() {},
 		watches: map[string]context.CancelFunc{}, retry: map[string]bool{},
 		runDone: make(chan runResult), changed: make(chan string),
-		stopped: make(chan watchStop), notices: make(chan panels.IndexEvent),
+		stopped: make(chan watchStop), notices: make(chan panels.IndexEvent), outside: make(chan struct{}, 1),
 	}
 }
 
@@ -99,6 +102,10 @@ func (w *indexWorker) run(ctx context.Context, legacy []string) {
 			w.enqueue(ctx, folder)
 		case s := <-w.stopped:
 			w.unwatched(ctx, s)
+		case <-w.outside:
+			if w.running == "" { // this window's own run lists them when it ends
+				w.list(ctx)
+			}
 		case ev := <-w.notices:
 			w.emit(ctx, ev)
 		}
@@ -152,6 +159,7 @@ func (w *indexWorker) handle(ctx context.Context, r panels.IndexRequest) {
 			})
 			send(ctx, w.notices, panels.IndexEvent(panels.FolderRemoved{Path: r.Path, Removal: removed, Err: err}))
 			if err == nil {
+				w.onRun() // the status bar's counts and size on disk, at once
 				w.listWith(ctx, watching)
 			}
 		})
@@ -277,6 +285,15 @@ func (w *indexWorker) finished(ctx context.Context, res runResult) {
 	}
 }
 
+// changedOutside tells the worker that the knowledge base changed, perhaps
+// by another process; it never blocks.
+func (w *indexWorker) changedOutside() {
+	select {
+	case w.outside <- struct{}{}:
+	default: // one is pending already
+	}
+}
+
 // list sends the folders and the files not indexed, in a job.
 func (w *indexWorker) list(ctx context.Context) {
 	watching := w.watchingSet()
@@ -302,7 +319,7 @@ func (w *indexWorker) listWith(ctx context.Context, watching map[string]bool) {
 		send(ctx, w.notices, panels.IndexEvent(panels.IndexNotice{Text: "Could not list the files not indexed: " + panels.ErrorText(err), Err: true}))
 		return
 	}
-	listed := panels.FoldersListed{Folders: folders, Watching: watching}
+	listed := panels.FoldersListed{Folders: folders, Watching: watching, GuideDir: w.eng.GuideDir()}
 	if st := w.eng.Config().Store; st.Backend == config.BackendWeaviate {
 		listed.Cluster = "the team cluster at " + netgate.RedactURL(st.URL)
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"slices"
@@ -58,11 +59,21 @@ type queryWorker struct {
 	thread  int64
 	threads []domain.Thread
 	convID  int
+	// collection are the folders the conversation answers from (nil:
+	// every folder), kept with its thread in the knowledge base.
+	collection []string
+
+	// more counts the passages listed beyond top_k for the last question
+	// (More results), and poolScale multiplies its search's pools once
+	// its candidates are all listed.
+	more      int
+	poolScale int
 
 	tokens  chan tokenMsg
 	asked   chan askResult
 	found   chan findResult
 	convs   chan threadNews
+	cited   chan *search.Passage   // a reopened answer's cited passage, to preview
 	notices chan panels.QueryEvent // from jobs, passed on as they are
 	jobs
 }
@@ -88,7 +99,8 @@ type askResult struct {
 	id       int
 	question string
 	filter   domain.Filter
-	exact    bool // searched as typed
+	exact    bool  // searched as typed
+	thread   int64 // the conversation it was asked in (0: a new one)
 	ans      *answer.Answer
 	err      error
 }
@@ -112,7 +124,7 @@ func newQueryWorker(eng Engine, requests <-chan panels.QueryRequest, events chan
 		pages:  newPageCache(8, 16<<20),
 		folder: func(context.Context, string) error { return errors.New("no file manager") },
 		tokens: make(chan tokenMsg), asked: make(chan askResult), found: make(chan findResult), convs: make(chan threadNews),
-		notices: make(chan panels.QueryEvent),
+		cited: make(chan *search.Passage), notices: make(chan panels.QueryEvent), poolScale: 1,
 	}
 }
 
@@ -143,6 +155,8 @@ func (w *queryWorker) run(ctx context.Context) {
 			w.refound(ctx, res)
 		case n := <-w.convs:
 			w.conversation(ctx, n)
+		case p := <-w.cited:
+			w.showSource(ctx, p)
 		case n := <-w.notices:
 			w.emit(ctx, n)
 		}
@@ -158,10 +172,14 @@ func (w *queryWorker) handle(ctx context.Context, r panels.QueryRequest) {
 			w.askStop()
 		}
 	case panels.NewConversation:
-		w.switchThread(ctx)
-		w.thread = 0
-		w.emit(ctx, panels.ThreadOpened{})
+		w.newThread(ctx)
 		w.emit(ctx, panels.ThreadsListed{Threads: w.threads})
+	case panels.ChooseFolders:
+		w.chooseFolders(ctx, r.Folders)
+	case panels.OpenCited:
+		w.openCited(ctx, r)
+	case panels.MoreResults:
+		w.moreResults(ctx)
 	case panels.OpenThread:
 		w.switchThread(ctx)
 		id := w.convID
@@ -205,6 +223,121 @@ func (w *queryWorker) switchThread(ctx context.Context) {
 	}
 }
 
+// newThread makes the next question start a new conversation, answered
+// from the folders the last one used.
+func (w *queryWorker) newThread(ctx context.Context) {
+	w.switchThread(ctx)
+	w.thread = 0
+	w.emit(ctx, panels.ThreadOpened{})
+	w.emit(ctx, panels.FoldersChosen{Folders: w.collection})
+}
+
+// chooseFolders sets the folders the conversation answers from, and keeps
+// them with its thread (a new conversation's are kept once its first
+// question has made the thread).
+func (w *queryWorker) chooseFolders(ctx context.Context, folders []string) {
+	w.collection = slices.Clone(folders)
+	w.emit(ctx, panels.FoldersChosen{Folders: w.collection})
+	if w.thread != 0 {
+		w.saveFolders(ctx, w.thread)
+	}
+}
+
+// saveFolders keeps the collection with thread, in a job.
+func (w *queryWorker) saveFolders(ctx context.Context, thread int64) {
+	folders := slices.Clone(w.collection)
+	w.jobs.spawn(func() {
+		if err := w.eng.SetThreadFolders(ctx, thread, folders); err != nil && ctx.Err() == nil {
+			send(ctx, w.notices, panels.QueryEvent(panels.QueryNotice{Text: "Could not keep the folders with the conversation: " +
+				panels.ErrorText(err), Err: true}))
+			return
+		}
+		w.listThreads(ctx, 0)
+	})
+}
+
+// openCited shows a passage a reopened conversation's answer cites, as
+// saved with it: by its chunk id, when that is still the passage of the
+// same file (re-indexing a changed file gives its passages new ids).
+func (w *queryWorker) openCited(ctx context.Context, r panels.OpenCited) {
+	w.jobs.spawn(func() {
+		ci, err := w.eng.Passage(ctx, r.ChunkID)
+		if err == nil && ci.Path != r.Path {
+			err = errors.New("that passage is no longer in the knowledge base")
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				send(ctx, w.notices, panels.QueryEvent(panels.PreviewShown{Passage: &search.Passage{ChunkID: r.ChunkID, Path: r.Path},
+					Err: fmt.Errorf("the passage this answer cited is gone: %s was re-indexed or removed since (ask again to find it anew): %w", r.Path, err)}))
+			}
+			return
+		}
+		p := &search.Passage{ChunkID: ci.ID, DocumentID: ci.DocumentID, Path: ci.Path, Title: ci.Title, Format: ci.Format,
+			Heading: ci.Heading, Text: ci.Text, UnitKind: ci.UnitKind, Page: ci.Page, Label: ci.Label, LineStart: ci.LineStart, LineEnd: ci.LineEnd}
+		send(ctx, w.cited, p)
+	})
+}
+
+// moreResults lists a page more of the passages that matched the last
+// question; when its candidates are all listed, the question is searched
+// again with pools twice as large.
+func (w *queryWorker) moreResults(ctx context.Context) {
+	if w.cands == nil {
+		return
+	}
+	page := max(w.params().TopK, 1)
+	if len(w.ranked().Results) < w.matching() {
+		w.more += page
+		w.rerank(ctx)
+		return
+	}
+	if !w.saturated() || w.poolScale >= maxPoolScale {
+		return
+	}
+	w.more += page
+	w.poolScale *= 2
+	w.findJob(ctx, nil, findLast)
+}
+
+// maxPoolScale bounds More results' larger searches: pools of 60 grow to
+// 1,920 candidates a retriever at most.
+const maxPoolScale = 32
+
+// pools are the candidates each retriever gives the last question.
+func (w *queryWorker) pools() (bm25, vector int) {
+	req := search.NewRequest("", w.tuning)
+	bm25, vector = req.BM25Pool, req.VectorPool
+	if bm25 <= 0 {
+		bm25 = 60
+	}
+	if vector <= 0 {
+		vector = 60
+	}
+	return bm25 * w.poolScale, vector * w.poolScale
+}
+
+// saturated says a retriever gave the last question as many candidates as
+// its pool allowed: more passages may match than the candidates hold.
+func (w *queryWorker) saturated() bool {
+	if w.cands == nil {
+		return false
+	}
+	bm25, vector := w.pools()
+	return len(w.cands.BM25) >= bm25 || len(w.cands.Vector) >= vector
+}
+
+// matching counts the candidates of the last question that pass the
+// minimum relevance: every passage that would be listed without top_k and
+// the per-document cap.
+func (w *queryWorker) matching() int {
+	if w.cands == nil {
+		return 0
+	}
+	p := w.params()
+	p.TopK, p.PerDocCap = 0, 0
+	return len(search.Fuse(w.cands, p))
+}
+
 // listThreads reads the saved conversations in a job, after deleting
 // thread del when it is not 0.
 func (w *queryWorker) listThreads(ctx context.Context, del int64) {
@@ -234,11 +367,14 @@ func (w *queryWorker) conversation(ctx context.Context, n threadNews) {
 			return // another conversation was chosen meanwhile
 		}
 		w.thread = n.id
+		w.collection = nil
+		if i := slices.IndexFunc(w.threads, func(t domain.Thread) bool { return t.ID == n.id }); i >= 0 {
+			w.collection = slices.Clone(w.threads[i].Folders)
+		}
 		w.emit(ctx, panels.ThreadOpened{ID: n.id, Turns: n.turns})
+		w.emit(ctx, panels.FoldersChosen{Folders: w.collection})
 	case n.deleted != 0 && n.deleted == w.thread:
-		w.switchThread(ctx)
-		w.thread = 0
-		w.emit(ctx, panels.ThreadOpened{})
+		w.newThread(ctx)
 	}
 	if !n.opened {
 		w.threads = n.list
@@ -251,10 +387,24 @@ func (w *queryWorker) params() search.Params { return search.NewRequest("", w.tu
 
 func (w *queryWorker) ask(ctx context.Context, r panels.Ask) {
 	q, spec, again := r.Question, r.Filter, r.Again
+	if r.Fresh { // Ask as a new question
+		w.newThread(ctx)
+		w.emit(ctx, panels.ThreadsListed{Threads: w.threads})
+		again = false
+	}
 	// Folders typed in the window are read from the home folder: the
 	// window's working directory means nothing to the person.
 	spec.Base, _ = os.UserHomeDir()
 	filter, err := spec.Filter(time.Local)
+	if err == nil {
+		// The conversation's folders: the engine narrows a saved
+		// conversation's questions to them too; a new one's first
+		// question has no thread to keep them yet.
+		filter, err = search.Within(filter, w.collection)
+		if err != nil {
+			err = fmt.Errorf("%w: choose other folders with the folder button beside Conversation, or change the filter", err)
+		}
+	}
 	if err != nil {
 		w.emit(ctx, panels.AskFailed{Question: q, Err: err})
 		return
@@ -269,14 +419,14 @@ func (w *queryWorker) ask(ctx context.Context, r panels.Ask) {
 	req := search.NewRequest(q, w.tuning)
 	req.Filter, req.Exact, req.WordForms = filter, r.Exact, r.WordForms
 	thread := w.thread
-	w.emit(ctx, panels.Asking{Question: q})
+	w.emit(ctx, panels.Asking{Question: q, Again: again})
 	w.jobs.spawn(func() {
 		ask := w.eng.AskInThread
 		if again {
 			ask = w.eng.AnswerAgain
 		}
 		ans, err := ask(actx, thread, req, func(s string) { send(ctx, w.tokens, tokenMsg{id, s}) })
-		send(ctx, w.asked, askResult{id: id, question: q, filter: filter, exact: r.Exact, ans: ans, err: err})
+		send(ctx, w.asked, askResult{id: id, question: q, filter: filter, exact: r.Exact, thread: thread, ans: ans, err: err})
 	})
 }
 
@@ -303,12 +453,19 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 		w.searched = res.ans.Query
 	}
 	if res.ans.Thread != 0 && res.ans.Thread != w.thread {
-		w.thread = res.ans.Thread // the first question of a new conversation
+		// The first question of a new conversation, or one the engine
+		// began for a question on another subject: it answers from the
+		// same folders.
+		w.thread = res.ans.Thread
+		if len(w.collection) > 0 && res.ans.Thread != res.thread {
+			w.saveFolders(ctx, w.thread)
+		}
 	}
 	if res.ans.Thread != 0 {
 		w.listThreads(ctx, 0)
 	}
 	w.cands = nil
+	w.more, w.poolScale = 0, 1
 	w.sources = listedSources(res.ans)
 	w.closest = res.ans.Closest
 	if res.ans.Search != nil {
@@ -334,9 +491,37 @@ func (w *queryWorker) rerank(ctx context.Context) {
 
 func (w *queryWorker) ranked() panels.Ranked {
 	results := search.Fuse(w.cands, w.params())
+	matched := w.matching()
+	if w.more > 0 {
+		results = listMore(results, w.cands, w.params(), len(results)+w.more)
+	}
 	right := rightPassages(w.judgments, w.question, results)
 	return panels.Ranked{Question: w.question, Mode: w.cands.Mode, Results: results,
-		Params: w.params(), Rerank: w.cands.Rerank, Right: right, Notes: w.cands.Notes, Stale: !w.closest && disagrees(w.sources, results)}
+		Params: w.params(), Rerank: w.cands.Rerank, Right: right, Notes: w.cands.Notes, Stale: !w.closest && disagrees(w.sources, results),
+		Matched: matched, More: w.saturated() && w.poolScale < maxPoolScale}
+}
+
+// listMore is results, the ranking under p, followed by the next best of
+// the candidates that pass the minimum relevance, up to n in all: the
+// rows listed stay where they were, More results adds rows under them.
+func listMore(results []search.Result, c *search.Candidates, p search.Params, n int) []search.Result {
+	all := p
+	all.TopK, all.PerDocCap = 0, 0
+	listed := make(map[int64]bool, len(results))
+	for _, r := range results {
+		listed[r.ChunkID] = true
+	}
+	out := slices.Clone(results)
+	for _, r := range search.Fuse(c, all) {
+		if len(out) >= n {
+			break
+		}
+		if !listed[r.ChunkID] {
+			r.Rank = len(out) + 1
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // rightPassages are the listed passages marked as the right answer to q: a
@@ -434,7 +619,7 @@ func (w *queryWorker) judge(ctx context.Context, r panels.JudgeSource) {
 			return nil, err
 		}
 		return w.eng.Judgments(fctx)
-	}, false)
+	}, findJudged)
 }
 
 // find re-fetches candidates: with loadJudgments the judgments are read
@@ -442,17 +627,26 @@ func (w *queryWorker) judge(ctx context.Context, r panels.JudgeSource) {
 // under the new pools.
 func (w *queryWorker) find(ctx context.Context, loadJudgments bool) {
 	if loadJudgments {
-		w.findJob(ctx, w.eng.Judgments, false)
+		w.findJob(ctx, w.eng.Judgments, findJudged)
 		return
 	}
-	w.findJob(ctx, nil, true)
+	w.findJob(ctx, nil, findAll)
 }
+
+// What a findJob searches.
+type findWhat int
+
+const (
+	findJudged findWhat = iota // the judged questions not cached yet
+	findAll                    // every cached question: the pools changed
+	findLast                   // the last question, with its pools scaled (More results)
+)
 
 // findJob runs before (if any) and then searches the questions that need
 // candidates: every cached one with all (the pools changed), else the
 // judged ones not cached yet. A newer findJob replaces a running one. The
 // job gets copies of the loop's state, so it shares nothing with the loop.
-func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) ([]domain.Judgment, error), all bool) {
+func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) ([]domain.Judgment, error), what findWhat) {
 	if w.findStop != nil {
 		w.findStop()
 	}
@@ -462,10 +656,12 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 	w.findStop = stop
 	judgments := slices.Clone(w.judgments)
 	cached := maps.Clone(w.judged)
+	all := what == findAll
 	if all {
 		clear(cached)
 	}
 	last, lastQuery, lastFilter, lastExact, tuning := w.question, w.searched, w.filter, w.exact, w.tuning
+	bm25Pool, vectorPool := w.pools()
 	w.jobs.spawn(func() {
 		res := findResult{id: id, cands: map[string]*search.Candidates{}}
 		if before != nil {
@@ -477,11 +673,11 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 			res.loaded, res.judgments, judgments = true, js, js
 		}
 		var qs []string
-		if all && last != "" {
+		if what != findJudged && last != "" {
 			qs = append(qs, last)
 		}
 		for _, j := range judgments {
-			if cached[j.Query] == nil && !slices.Contains(qs, j.Query) {
+			if what != findLast && cached[j.Query] == nil && !slices.Contains(qs, j.Query) {
 				qs = append(qs, j.Query)
 			}
 		}
@@ -489,6 +685,7 @@ func (w *queryWorker) findJob(ctx context.Context, before func(context.Context) 
 			req := search.NewRequest(q, tuning)
 			if q == last { // a follow-up's candidates are those of what it searched, within its filter
 				req.Query, req.Filter, req.Exact = lastQuery, lastFilter, lastExact
+				req.BM25Pool, req.VectorPool = bm25Pool, vectorPool
 			}
 			resp, err := w.eng.Search(fctx, req)
 			if err != nil {

@@ -2,10 +2,12 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"cairn/core/config"
@@ -45,7 +47,20 @@ type settingsWorker struct {
 	dirty    bool
 	running  bool // a model switch is running
 	switched chan switchResult
+
+	// The model being downloaded ("" for none), what stops it, and the
+	// download's end, back from its job.
+	pulling  string
+	stopPull context.CancelFunc
+	paused   bool // stopPull was called by Pause
+	pulled   chan pullResult
 	jobs
+}
+
+type pullResult struct {
+	name, kind string
+	res        domain.ModelPull
+	err        error
 }
 
 // apiMode is a network mode switched through the local API, to save; the
@@ -69,12 +84,13 @@ type saveFunc func(base, c config.Config) error
 func newSettingsWorker(eng Engine, save saveFunc, requests <-chan panels.SettingsRequest,
 	events chan<- panels.EngineeringEvent, indexEv chan<- panels.IndexEvent) *settingsWorker {
 	return &settingsWorker{eng: eng, save: save, base: eng.Config(), requests: requests, events: events, indexEv: indexEv,
-		switched: make(chan switchResult), apiModes: make(chan apiMode)}
+		switched: make(chan switchResult), apiModes: make(chan apiMode), pulled: make(chan pullResult)}
 }
 
 func (w *settingsWorker) run(ctx context.Context) {
 	w.emit(ctx, w.loaded())
 	w.emit(ctx, w.models())
+	w.emit(ctx, w.offers())
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer func() {
@@ -94,6 +110,8 @@ func (w *settingsWorker) run(ctx context.Context) {
 			}
 		case m := <-w.apiModes:
 			w.saveAPIMode(ctx, m)
+		case r := <-w.pulled:
+			w.pullEnded(ctx, r)
 		case r := <-w.switched:
 			w.running = false
 			w.emit(ctx, w.models())
@@ -145,6 +163,15 @@ func (w *settingsWorker) handle(ctx context.Context, r panels.SettingsRequest) b
 		return true
 	case panels.UseModel:
 		return w.useModel(ctx, r)
+	case panels.ListModels:
+		w.emit(ctx, w.offers())
+	case panels.PullModel:
+		w.pull(ctx, r.Name)
+	case panels.PausePull:
+		if w.pulling == r.Name && w.stopPull != nil {
+			w.paused = true
+			w.stopPull()
+		}
 	case panels.UseDevice:
 		return w.useDevice(ctx, r.Setting)
 	case panels.SetNetworkMode:
@@ -288,8 +315,11 @@ func (w *settingsWorker) useModel(ctx context.Context, r panels.UseModel) bool {
 }
 
 func (w *settingsWorker) switchModel(ctx context.Context, kind, path string) error {
-	if kind == panels.ModelChat {
+	switch kind {
+	case panels.ModelChat:
 		return w.eng.UseChatModel(ctx, path)
+	case panels.ModelReranker:
+		return w.eng.UseReranker(ctx, path)
 	}
 	progress := make(chan domain.Progress, 16)
 	errc := make(chan error, 1)
@@ -324,6 +354,128 @@ func (w *settingsWorker) models() panels.ModelsListed {
 		ev.Note = "No GGUF models in " + dir + ". Put an embedding model (e.g. all-MiniLM-L6-v2) and a chat model there."
 	}
 	return ev
+}
+
+// offers are the catalogue's models as the Models dialog lists them.
+func (w *settingsWorker) offers() panels.ModelsOffered {
+	return panels.ModelsOffered{Offers: w.eng.ModelOffers(), Mode: w.eng.NetworkMode()}
+}
+
+// pullEvery spaces a download's progress reports, as the index panel's
+// are spaced (progressEvery).
+const pullEvery = 200 * time.Millisecond
+
+// pull downloads a catalogue model in a job, one at a time, through the
+// engine (and so the network gate); its progress goes to the panel,
+// throttled, with the rate measured since it started or resumed.
+func (w *settingsWorker) pull(ctx context.Context, name string) {
+	if w.pulling != "" {
+		w.emit(ctx, panels.SettingsNotice{Text: "One model downloads at a time: " + w.pulling + " is downloading.", Err: true})
+		return
+	}
+	kind := ""
+	var size, from int64
+	for _, o := range w.eng.ModelOffers() {
+		if o.Name == name {
+			kind, size, from = o.Kind, o.Size, o.Partial
+		}
+	}
+	pctx, stop := context.WithCancel(ctx)
+	w.pulling, w.stopPull, w.paused = name, stop, false
+	w.emit(ctx, panels.PullProgressed{Name: name, Done: from, Total: size})
+	w.jobs.spawn(func() {
+		defer stop()
+		// The download notes its progress; a reporter sends the latest
+		// every pullEvery, so that a download stalled on the network still
+		// shows where it stands, and a fast one costs the window five
+		// updates a second.
+		var mu sync.Mutex
+		var latest panels.PullProgressed
+		fresh := false
+		meter := &rateMeter{}
+		reported := make(chan struct{})
+		go func() {
+			defer close(reported)
+			t := time.NewTicker(pullEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-pctx.Done():
+					return
+				case <-t.C:
+				}
+				mu.Lock()
+				ev, ok := latest, fresh
+				fresh = false
+				mu.Unlock()
+				if ok {
+					send(pctx, w.events, panels.EngineeringEvent(ev))
+				}
+			}
+		}()
+		res, err := w.eng.PullModel(pctx, name, "", func(done, total int64) {
+			now := time.Now()
+			mu.Lock()
+			defer mu.Unlock()
+			meter.add(now, done)
+			latest = panels.PullProgressed{Name: name, Done: done, Total: total, Rate: meter.rate()}
+			if total > 0 && latest.Rate > 0 {
+				latest.Left = time.Duration(float64(total-done) / latest.Rate * float64(time.Second))
+			}
+			fresh = true
+		})
+		stop()
+		<-reported
+		send(ctx, w.pulled, pullResult{name: name, kind: kind, res: res, err: err})
+	})
+}
+
+// pullEnded takes in the end of a download: the panel hears how it ended,
+// and the list what the models folder holds now.
+func (w *settingsWorker) pullEnded(ctx context.Context, r pullResult) {
+	paused := w.paused && errors.Is(r.err, context.Canceled)
+	w.pulling, w.stopPull, w.paused = "", nil, false
+	ev := panels.PullEnded{Name: r.name, Kind: r.kind, Result: r.res, Paused: paused, Err: r.err}
+	if paused {
+		ev.Err = nil
+	}
+	w.emit(ctx, ev)
+	w.emit(ctx, w.offers())
+	w.emit(ctx, w.models()) // the pickers list the new file
+}
+
+// rateMeter measures a download's rate over its last few seconds, so that
+// the time left follows the connection as it is now, not its start.
+type rateMeter struct {
+	samples []rateSample
+}
+
+type rateSample struct {
+	at    time.Time
+	bytes int64
+}
+
+// rateWindow is how far back the rate looks.
+const rateWindow = 5 * time.Second
+
+func (m *rateMeter) add(at time.Time, bytes int64) {
+	m.samples = append(m.samples, rateSample{at, bytes})
+	for len(m.samples) > 2 && at.Sub(m.samples[1].at) > rateWindow {
+		m.samples = m.samples[1:]
+	}
+}
+
+// rate is bytes a second over the samples kept; 0 before a second of them.
+func (m *rateMeter) rate() float64 {
+	if len(m.samples) < 2 {
+		return 0
+	}
+	first, last := m.samples[0], m.samples[len(m.samples)-1]
+	el := last.at.Sub(first.at).Seconds()
+	if el < 0.5 {
+		return 0
+	}
+	return float64(last.bytes-first.bytes) / el
 }
 
 // saveNow writes the engine's settings that changed since the worker's

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/core/kb"
 	"cairn/panels"
 )
 
@@ -22,6 +23,21 @@ type statusWorker struct {
 	poke   <-chan struct{}
 	every  time.Duration
 	api    func() string // where the window's local service listens, "" when off
+	// changed, if set, runs when a report finds the knowledge base changed
+	// since the last one (its documents, chunks or last run): another
+	// process, `cairn index` in a terminal, may have indexed it.
+	changed func()
+
+	last *kbMark // of the last report; nil before the first
+}
+
+// kbMark is what tells one state of a knowledge base's contents from
+// another in a status report.
+type kbMark struct {
+	documents, chunks int
+	run               int64
+	status            string
+	finished          time.Time
 }
 
 func (w *statusWorker) run(ctx context.Context) {
@@ -48,6 +64,7 @@ func (w *statusWorker) report(ctx context.Context) {
 		r.API = w.api()
 	}
 	if err == nil {
+		w.mark(st)
 		r.KB, r.Documents, r.Chunks, r.Vectors, r.Bytes = st.Path, st.Documents, st.Chunks, st.Vectors, st.Bytes
 		r.EmbeddingModel, r.ChatModel, r.NetworkMode, r.LastRun = st.EmbeddingModel, st.ChatModel, st.NetworkMode, st.LastRun
 		r.Device = st.Device
@@ -59,6 +76,19 @@ func (w *statusWorker) report(ctx context.Context) {
 		}
 	}
 	send(ctx, w.events, r)
+}
+
+// mark notes st's contents and calls changed when they differ from the
+// last report's.
+func (w *statusWorker) mark(st kb.Status) {
+	m := &kbMark{documents: st.Documents, chunks: st.Chunks}
+	if r := st.LastRun; r != nil {
+		m.run, m.status, m.finished = r.ID, r.Status, r.FinishedAt
+	}
+	if w.last != nil && *w.last != *m && w.changed != nil {
+		w.changed()
+	}
+	w.last = m
 }
 
 // residentMemory is the process's resident set (Go heap, SQLite and any

@@ -346,6 +346,8 @@ func (ix *Indexer) pipeline(ctx context.Context, jobs []job, rep *reporter, embe
 	extracting := semaphore.NewWeighted(extractBytes)
 	extracted := make(chan result, maxBatchFiles)
 	weight := func(j job) int64 { return min(max(j.size, 1), extractBytes) }
+	isLarge := func(j job) bool { return 2*weight(j) > extractBytes }
+	rep.plan(jobs, ix.opt.Workers, isLarge)
 	// Large files (two of which exceed the bound) go through a lane of
 	// their own, one after another, and the other workers take the small
 	// files: a worker holding a large file while it waits for room would
@@ -353,10 +355,10 @@ func (ix *Indexer) pipeline(ctx context.Context, jobs []job, rep *reporter, embe
 	// later acquirers), and four large files in a row would stall them
 	// all.
 	large, small := make(chan job), make(chan job)
-	feed := func(to chan<- job, isLarge bool) {
+	feed := func(to chan<- job, large bool) {
 		defer close(to)
 		for _, j := range jobs {
-			if (2*weight(j) > extractBytes) != isLarge {
+			if isLarge(j) != large {
 				continue
 			}
 			select {
@@ -376,6 +378,7 @@ func (ix *Indexer) pipeline(ctx context.Context, jobs []job, rep *reporter, embe
 		}
 		rep.current(j.path)
 		r := ix.process(ctx, j)
+		rep.read(j.path)
 		extracting.Release(w)
 		r.queued = min(r.bytes(), queueBytes)
 		if queue.Acquire(ctx, r.queued) != nil {
@@ -450,7 +453,9 @@ func (ix *Indexer) pipeline(ctx context.Context, jobs []job, rep *reporter, embe
 				break more
 			}
 		}
+		began := time.Now()
 		werr = write(ctx, batch)
+		rep.wrote(batch, time.Since(began))
 		for _, r := range batch {
 			queue.Release(r.queued)
 		}

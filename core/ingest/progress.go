@@ -20,7 +20,21 @@ type reporter struct {
 	closing bool
 	wake    chan struct{} // the deliverer has events (or must finish)
 	drained chan struct{} // closed when the deliverer is done
+
+	// eta estimates the indexing phase's time left (etaModel); reading
+	// lists the files being read, by when they began, so that Current
+	// names the one read longest: a large PDF, not the small file that
+	// happened to start last.
+	eta     *etaModel
+	reading map[string]time.Time
+	// beat stops the heartbeat that reports while no file ends (a large
+	// file's minute), so that the time left and the file being read stay
+	// current.
+	beat chan struct{}
 }
+
+// heartbeat is how often a run reports while no file ends.
+const heartbeat = time.Second
 
 func newReporter(ch chan<- domain.Progress) *reporter {
 	r := &reporter{ch: ch, began: time.Now()}
@@ -86,6 +100,65 @@ func (r *reporter) phase(ph domain.Phase) {
 	}
 	r.p.File = nil
 	r.send()
+	r.stopBeat()
+	if ph == domain.PhaseIndexing && r.ch != nil {
+		r.beat = make(chan struct{})
+		go r.beating(r.beat)
+	}
+}
+
+// beating reports every heartbeat until stop is closed.
+func (r *reporter) beating(stop chan struct{}) {
+	t := time.NewTicker(heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		if r.beat == stop {
+			r.estimate(time.Now())
+			r.p.File = nil
+			r.send()
+		}
+		r.mu.Unlock()
+	}
+}
+
+// stopBeat stops the heartbeat; r.mu is held.
+func (r *reporter) stopBeat() {
+	if r.beat != nil {
+		close(r.beat)
+		r.beat = nil
+	}
+}
+
+// plan tells the reporter the files the indexing phase reads, and how
+// many workers read them (large tells the files read in the large lane).
+func (r *reporter) plan(jobs []job, workers int, large func(job) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.eta = newETAModel(workers)
+	r.reading = map[string]time.Time{}
+	for _, j := range jobs {
+		r.eta.plan(j.path, j.size, large(j))
+	}
+}
+
+// estimate sets the time left and the file being read; r.mu is held.
+func (r *reporter) estimate(now time.Time) {
+	if r.eta == nil || r.p.Phase != domain.PhaseIndexing {
+		return
+	}
+	r.p.ETA = r.eta.left(now)
+	var first time.Time
+	for path, at := range r.reading {
+		if first.IsZero() || at.Before(first) || at.Equal(first) && path < r.p.Current {
+			first, r.p.Current = at, path
+		}
+	}
 }
 
 func (r *reporter) scanned(n int) {
@@ -115,22 +188,58 @@ func (r *reporter) embedded(n int) {
 	defer r.mu.Unlock()
 	r.p.FilesDone += n
 	r.p.Chunks += n
-	r.p.ETA = r.eta(float64(r.p.FilesDone), float64(r.p.FilesTotal))
+	r.p.ETA = r.extrapolate(float64(r.p.FilesDone), float64(r.p.FilesTotal))
 	r.p.File = nil
 	r.send()
 }
 
+// current notes that path is being read from now on.
 func (r *reporter) current(path string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.p.Current = path
+	now := time.Now()
+	if r.eta != nil {
+		r.eta.started(path, now)
+		r.reading[path] = now
+	}
+	if len(r.reading) <= 1 {
+		r.p.Current = path
+	}
+}
+
+// wrote notes that the writer stored batch's files, taking took.
+func (r *reporter) wrote(batch []result, took time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.eta == nil {
+		return
+	}
+	paths, chunks := make([]string, len(batch)), make([]int, len(batch))
+	for i, res := range batch {
+		paths[i], chunks[i] = res.path, len(res.chunks)
+	}
+	r.eta.wrote(paths, chunks, took)
+}
+
+// read notes that path's extraction ended.
+func (r *reporter) read(path string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.eta != nil {
+		r.eta.read(path, time.Now())
+		delete(r.reading, path)
+	}
 }
 
 func (r *reporter) file(ev domain.FileEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if count(&r.p, ev) {
-		r.p.ETA = r.eta(float64(r.p.Bytes), float64(r.p.BytesTotal))
+		if r.eta != nil {
+			r.estimate(time.Now())
+		} else {
+			r.p.ETA = r.extrapolate(float64(r.p.Bytes), float64(r.p.BytesTotal))
+		}
 	}
 	r.p.File = &ev
 	r.send()
@@ -160,8 +269,9 @@ func count(p *domain.Progress, ev domain.FileEvent) bool {
 	return false
 }
 
-// eta extrapolates the rate of the current phase.
-func (r *reporter) eta(done, total float64) time.Duration {
+// extrapolate extrapolates the rate of the current phase (embedding, whose
+// passages cost alike; a run without a plan).
+func (r *reporter) extrapolate(done, total float64) time.Duration {
 	el := time.Since(r.t0)
 	if done <= 0 || total <= done || el < 500*time.Millisecond {
 		return 0
@@ -190,6 +300,7 @@ func (r *reporter) fillWith(run *domain.Run, pending []domain.FileEvent) {
 func (r *reporter) finish(run domain.Run) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.stopBeat()
 	r.p.Phase = domain.PhaseDone
 	r.p.Current = ""
 	r.p.ETA = 0
@@ -205,6 +316,7 @@ func (r *reporter) close() {
 	}
 	r.mu.Lock()
 	r.closing = true
+	r.stopBeat()
 	r.mu.Unlock()
 	r.nudge()
 	<-r.drained

@@ -205,6 +205,14 @@ ALTER TABLE file_issues ADD COLUMN hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE file_issues ADD COLUMN retry INTEGER NOT NULL DEFAULT 0;
 UPDATE file_issues SET retry = 1 WHERE kind = 'failed';
 `,
+	// 8: a conversation keeps the folders its questions are answered from
+	// (a JSON list; '' for every folder), and each answer the passages it
+	// cites (a JSON list of n, chunk id and path), so that a reopened
+	// conversation answers from the same folders and its citations open.
+	`
+ALTER TABLE threads ADD COLUMN folders TEXT NOT NULL DEFAULT '';
+ALTER TABLE thread_turns ADD COLUMN sources TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // cjkFunction is cairn_cjk(text): text's bigram form (cjk.Bigrams) when it

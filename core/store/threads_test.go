@@ -119,3 +119,84 @@ func TestMigrationAddsThreads(t *testing.T) {
 		t.Errorf("stats after migration: %+v %v", st, err)
 	}
 }
+
+// A thread keeps the folders its questions are answered from and each
+// answer's cited passages; a knowledge base of schema 6 keeps its threads,
+// which answer from every folder and cite nothing they can reopen.
+func TestThreadsKeepTheirFoldersAndCitedSources(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "six.db")
+	c, err := sqlite3.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateFunction("cairn_cjk", 1, sqlite3.DETERMINISTIC, cjkFunction); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migrations[:6] {
+		if err := c.Exec(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sql := range []string{
+		`PRAGMA user_version=6`,
+		`INSERT INTO threads(id, title, created_at, updated_at) VALUES (1, 'what does cat do?', 0, 0)`,
+		`INSERT INTO thread_turns(thread_id, question, answer, created_at) VALUES (1, 'what does cat do?', 'concatenates [1]', 0)`,
+	} {
+		if err := c.Exec(sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	c.Close()
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if old, err := db.ThreadFolders(ctx, 1); err != nil || old != nil {
+		t.Errorf("an old thread's folders: %q %v", old, err)
+	}
+	if turns, err := db.Turns(ctx, 1); err != nil || len(turns) != 1 || turns[0].Sources != nil {
+		t.Errorf("an old thread's turns: %+v %v", turns, err)
+	}
+
+	cited := []domain.TurnSource{{N: 1, ChunkID: 7, Path: "/docs/cat.1"}, {N: 2, ChunkID: 9, Path: "/docs/tac.1"}}
+	id, err := db.AddTurn(ctx, 0, domain.Turn{Question: "and tac?", Answer: "reverses [1] [2]", Sources: cited})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetThreadFolders(ctx, id, []string{"/docs/", "/home/me/guide"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.ThreadFolders(ctx, id); err != nil || !slices.Equal(got, []string{"/docs", "/home/me/guide"}) {
+		t.Errorf("folders %q %v", got, err)
+	}
+	list, _ := db.Threads(ctx)
+	for _, th := range list {
+		if want := []string(nil); th.ID == 1 && !slices.Equal(th.Folders, want) || th.ID == id && len(th.Folders) != 2 {
+			t.Errorf("listed %+v", th)
+		}
+	}
+	turns, err := db.Turns(ctx, id)
+	if err != nil || len(turns) != 1 || !slices.Equal(turns[0].Sources, cited) {
+		t.Errorf("turns %+v %v", turns, err)
+	}
+	again := []domain.TurnSource{{N: 1, ChunkID: 9, Path: "/docs/tac.1"}}
+	if err := db.ReplaceLastTurn(ctx, id, domain.Turn{Question: "and tac?", Answer: "reverses [1]", Sources: again}); err != nil {
+		t.Fatal(err)
+	}
+	if turns, _ := db.Turns(ctx, id); len(turns) != 1 || !slices.Equal(turns[0].Sources, again) {
+		t.Errorf("answered again: %+v", turns)
+	}
+	if err := db.SetThreadFolders(ctx, id, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.ThreadFolders(ctx, id); got != nil {
+		t.Errorf("every folder again: %q", got)
+	}
+	if err := db.SetThreadFolders(ctx, 99, []string{"/docs"}); !errors.Is(err, domain.ErrNoThread) {
+		t.Errorf("no such thread: %v", err)
+	}
+	if _, err := db.ThreadFolders(ctx, 99); !errors.Is(err, domain.ErrNoThread) {
+		t.Errorf("no such thread: %v", err)
+	}
+}

@@ -11,6 +11,15 @@ import (
 // WindowPosition is not available on this system.
 func WindowPosition(win uintptr) (x, y int, ok bool) { return 0, 0, false }
 
+// Rect is a rectangle of the screen, in pixels.
+type Rect struct{ X, Y, W, H int }
+
+// WorkArea is not available on this system.
+func WorkArea(x, y int) (r Rect, ok bool) { return Rect{}, false }
+
+// FrameExtents is not available on this system.
+func FrameExtents(win uintptr) (left, right, top, bottom int, ok bool) { return 0, 0, 0, 0, false }
+
 // MoveWindow is not available on this system.
 func MoveWindow(win uintptr, x, y int) bool { return false }
 
