@@ -3,8 +3,9 @@
 // restraint: a question's "start" may be a document's "begin", but its
 // "show" is not a document's "present".
 //
-// The data (wordnet.txt.gz, 50 KB, generated from Debian's wordnet-base by
-// `go run ./core/lexicon/gen`) holds only what the rules below keep:
+// The data (wordnet.txt.gz, 45 KB, generated from Debian's wordnet-base by
+// `make lexicon`, that is `go run ./core/lexicon/gen`) holds only what
+// these rules keep:
 //
 //   - one-word lemmas and one-word synonyms: "take away" is no single word
 //     a passage can be matched on, and WordNet's many phrasal lemmas would
@@ -16,9 +17,14 @@
 //     guess, not a synonym;
 //   - a synonym only if that sense carries at least 30 % of its own tagged
 //     uses: a word used mostly in other senses ("present", "take") is far
-//     more general, or means something else, wherever a document uses it.
+//     more general, or means something else, wherever a document uses it;
+//   - and only if a document's word spelled so is mostly the synonym: not
+//     an inflection of a more used lemma ("works", a plant, is mostly
+//     "work"), nor an adverb that a stemmer reads as another word, where
+//     WordNet does not derive it from that word ("partly" is "part";
+//     "rapidly" does derive from "rapid").
 //
-// That leaves 4,912 words with synonyms. Words of software and office
+// That leaves 4,488 words with synonyms. Words of software and office
 // documents that WordNet lacks or only knows in another sense ("folder" is
 // a brochure to it) are core/search's hand-written list's business.
 package lexicon
@@ -142,11 +148,31 @@ func Synonyms(word string) []Synonym {
 	for _, f := range t.forms[word] {
 		add(f.base, f.pos)
 	}
+	for _, in := range Detach(word) {
+		if t.has(in.Lemma, in.POS) {
+			add(in.Lemma, in.POS)
+		}
+	}
+	return out
+}
+
+// Inflection is a lemma a word may be an inflection of, in a part of
+// speech.
+type Inflection struct {
+	POS   POS
+	Lemma string
+}
+
+// Detach is what word may be a regular inflection of by WordNet's rules of
+// detachment (morphy(7WN)), word or not: "errors" may be the noun or the
+// verb "error", "stopped" the verb "stopp" or "stoppe" (WordNet lists
+// "stop" among its exceptions instead).
+func Detach(word string) []Inflection {
+	var out []Inflection
 	for _, r := range suffixes {
 		if base, ok := strings.CutSuffix(word, r.suffix); ok && len(base) >= 2 {
-			base += r.ending
-			if base != word && t.has(base, r.pos) {
-				add(base, r.pos)
+			if base += r.ending; base != word {
+				out = append(out, Inflection{r.pos, base})
 			}
 		}
 	}

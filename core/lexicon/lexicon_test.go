@@ -20,6 +20,7 @@ func TestSynonymsOfTheMostFrequentSenses(t *testing.T) {
 		// The second sense, by the order WordNet's tag counts give.
 		{"stop", []Synonym{{"discontinue", Verb, 2}, {"cease", Verb, 2}, {"quit", Verb, 2}}},
 		{"quickly", []Synonym{{"rapidly", Adverb, 1}, {"speedily", Adverb, 1}, {"promptly", Adverb, 2}}},
+		{"suddenly", []Synonym{{"abruptly", Adverb, 2}}},
 		{"big", []Synonym{{"large", Adjective, 1}}},
 		// "present" and "exhibit" share show's first sense, but are
 		// mostly used in others.
@@ -31,6 +32,12 @@ func TestSynonymsOfTheMostFrequentSenses(t *testing.T) {
 		// senses (a brochure, to cancel) are no evidence.
 		{"folder", nil},
 		{"delete", nil},
+		// A plant is "works" in its first sense, but a document's "works"
+		// is mostly the verb "work".
+		{"plant", nil},
+		// "partly" is a stemmer's "part"; WordNet derives it from no
+		// adjective "part" as it derives "rapidly" from "rapid".
+		{"partially", nil},
 		{"banana", nil},
 		{"", nil},
 	} {

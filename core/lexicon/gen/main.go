@@ -7,7 +7,7 @@
 // It keeps only what core/lexicon serves: for each one-word lemma, the
 // one-word synonyms of its most frequent senses, by the restraint rules
 // that the package documents (choose), and the irregular forms of those
-// lemmas (ran: run). The output is deterministic, so a rerun on the same
+// lemmas ("began": "begin"). The output is deterministic, so a rerun on the same
 // database leaves the file unchanged.
 package main
 
@@ -25,6 +25,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"cairn/core/lexicon"
 )
 
 func main() {
@@ -37,7 +39,8 @@ func main() {
 	}
 }
 
-// The restraint rules (doc.go of core/lexicon says them in words).
+// The restraint rules (core/lexicon's package comment says them in words;
+// mostlyAForm and readAsAnother are the last two).
 const (
 	// maxSense: only a lemma's first senses in a part of speech, which
 	// WordNet orders by how often they were tagged in its corpus.
@@ -66,10 +69,24 @@ type db struct {
 	senses  map[key][]string // by lemma and pos: its synsets' offsets, most frequent first
 	count   map[key][]int    // by lemma and pos: the tag count of each sense (1-based; [0] unused)
 	total   map[string]int   // by lemma: all its tagged uses
+	exc     map[string][]key // irregular forms (POS.exc): their lemmas
+	// derived is, by adverb and synset offset, the adjective WordNet
+	// derives the adverb from in that sense ("rapidly": "rapid").
+	derived    map[key]string
+	pertainyms []pertainym // as read, resolved into derived
+}
+
+// pertainym is an adverb's pointer to the adjective it derives from: its
+// synset and the adjective's synset and word number (1-based).
+type pertainym struct {
+	offset, adverb string
+	adjective      string
+	word           int
 }
 
 func run(dir, out string) error {
-	d := &db{synsets: map[key][]string{}, senses: map[key][]string{}, count: map[key][]int{}, total: map[string]int{}}
+	d := &db{synsets: map[key][]string{}, senses: map[key][]string{}, count: map[key][]int{}, total: map[string]int{},
+		exc: map[string][]key{}, derived: map[key]string{}}
 	for _, p := range parts {
 		if err := d.readData(filepath.Join(dir, "data."+p.file), p.pos); err != nil {
 			return err
@@ -78,8 +95,24 @@ func run(dir, out string) error {
 			return err
 		}
 	}
+	for _, p := range d.pertainyms {
+		if ws := d.synsets[key{p.adjective, "a"}]; p.word <= len(ws) {
+			d.derived[key{p.adverb, p.offset}] = ws[p.word-1]
+		}
+	}
 	if err := d.readCounts(filepath.Join(dir, "cntlist.rev")); err != nil {
 		return err
+	}
+	for _, p := range parts {
+		err := eachLine(filepath.Join(dir, p.file+".exc"), func(f []string) error {
+			for _, base := range f[1:] {
+				d.exc[f[0]] = append(d.exc[f[0]], key{base, p.pos})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 	}
 	var buf bytes.Buffer
 	buf.WriteString("# core/lexicon: one-word synonyms of the most frequent senses, from WordNet 3.0\n")
@@ -112,10 +145,7 @@ func run(dir, out string) error {
 		i = j
 	}
 	buf.WriteString(strings.Join(lines, "\n") + "\n")
-	forms, err := exceptions(dir, heads)
-	if err != nil {
-		return err
-	}
+	forms := d.exceptions(heads)
 	for _, f := range forms {
 		buf.WriteString(f + "\n")
 	}
@@ -161,7 +191,7 @@ func (d *db) choose(k key) []group {
 			sk := key{s, k.pos}
 			at := slices.Index(d.senses[sk], off) + 1
 			sc := d.countOf(sk, at)
-			if at == 0 || sc == 0 || float64(sc) < synonymShare*float64(d.total[s]) {
+			if at == 0 || sc == 0 || float64(sc) < synonymShare*float64(d.total[s]) || d.mostlyAForm(s) || d.readAsAnother(s, k.pos, off) {
 				continue
 			}
 			words = append(words, s)
@@ -171,6 +201,47 @@ func (d *db) choose(k key) []group {
 		}
 	}
 	return out
+}
+
+// mostlyAForm reports whether word is also an inflection of a lemma used
+// more than it is ("works" of "work", "glasses" of "glass"): a document's
+// "works" is rarely a factory, and core/search matches words by their stem.
+func (d *db) mostlyAForm(word string) bool {
+	bases := slices.Clone(d.exc[word])
+	for _, in := range lexicon.Detach(word) {
+		if k := (key{in.Lemma, string(in.POS)}); len(d.senses[k]) > 0 {
+			bases = append(bases, k)
+		}
+	}
+	for _, b := range bases {
+		if b.lemma != word && d.total[b.lemma] > d.total[word] {
+			return true
+		}
+	}
+	return false
+}
+
+// readAsAnother reports whether the adverb word, in the sense of synset
+// off, is read as another word by a stemmer that takes "-ly" off (as
+// core/search's does): "partly" as "part", "presently" as "present", where
+// WordNet does not derive it from that word as it derives "rapidly" from
+// "rapid".
+func (d *db) readAsAnother(word, pos, off string) bool {
+	base, ok := strings.CutSuffix(word, "ly")
+	if !ok || pos != "r" || d.total[base] == 0 && !d.isLemma(base) {
+		return false
+	}
+	return d.derived[key{word, off}] != base
+}
+
+// isLemma reports whether word is a lemma in any part of speech.
+func (d *db) isLemma(word string) bool {
+	for _, p := range parts {
+		if len(d.senses[key{word, p.pos}]) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *db) countOf(k key, sense int) int {
@@ -219,6 +290,25 @@ func (d *db) readData(path, pos string) error {
 			words[i] = w
 		}
 		d.synsets[key{f[0], pos}] = words
+		// Pointers: "p_cnt [symbol offset pos source/target]...", the
+		// last four hexadecimal digits the source word's number and the
+		// target's (0000: the whole synset).
+		at := 4 + 2*len(words)
+		np, err := strconv.Atoi(f[at])
+		if err != nil || len(f) < at+1+4*np {
+			return fmt.Errorf("bad pointer count %q", f[at])
+		}
+		for i := range np {
+			p := f[at+1+4*i : at+5+4*i]
+			src, err1 := strconv.ParseInt(p[3][:2], 16, 0)
+			dst, err2 := strconv.ParseInt(p[3][2:], 16, 0)
+			if err1 != nil || err2 != nil {
+				return fmt.Errorf("bad pointer %q", p[3])
+			}
+			if p[0] == `\` && pos == "r" && src > 0 && dst > 0 {
+				d.pertainyms = append(d.pertainyms, pertainym{f[0], words[src-1], p[1], int(dst)})
+			}
+		}
 		return nil
 	})
 }
@@ -268,25 +358,19 @@ func (d *db) readCounts(path string) error {
 	})
 }
 
-// exceptions reads the POS.exc files ("inflected base...") and keeps the
-// forms of lemmas that have synonyms, as "form = base" lines.
-func exceptions(dir string, heads map[string]bool) ([]string, error) {
+// exceptions is the irregular forms of the lemmas that have synonyms
+// (heads), as "form = pos lemma" lines.
+func (d *db) exceptions(heads map[string]bool) []string {
 	var out []string
-	for _, p := range parts {
-		err := eachLine(filepath.Join(dir, p.file+".exc"), func(f []string) error {
-			for _, base := range f[1:] {
-				if oneWord.MatchString(f[0]) && heads[base] && f[0] != base {
-					out = append(out, fmt.Sprintf("%s = %s %s", f[0], p.pos, base))
-				}
+	for form, bases := range d.exc {
+		for _, b := range bases {
+			if oneWord.MatchString(form) && heads[b.lemma] && form != b.lemma {
+				out = append(out, fmt.Sprintf("%s = %s %s", form, b.pos, b.lemma))
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
 	}
 	slices.Sort(out)
-	return slices.Compact(out), nil
+	return slices.Compact(out)
 }
 
 // eachLine calls fn with the fields of each line of path but the licence
