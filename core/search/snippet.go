@@ -132,14 +132,6 @@ func isBoundary(text string, i int) bool {
 	return unicode.IsSpace(r)
 }
 
-// matchSpans finds the words of text that match a term (after folding case
-// and diacritics, and stemming as FTS5's porter tokenizer does), and
-// multi-token terms as consecutive words.
-func matchSpans(text string, terms []Term) ([]Span, []string) {
-	words, at := termWords(text, terms)
-	return spansOf(terms, words, at)
-}
-
 // spansOf turns termWords' occurrences into byte spans and the terms found.
 func spansOf(terms []Term, words []Span, at [][]occurrence) ([]Span, []string) {
 	var spans []Span
@@ -179,7 +171,9 @@ type occurrence struct {
 }
 
 // termWords splits text into words and returns them with, for each term,
-// where it or one of its synonyms occurs (a word starts one term at most).
+// where it, one of its synonyms or one of its expansions occurs (a word
+// starts one term at most), matched after folding case and diacritics and
+// stemming as FTS5's porter tokenizer does.
 func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 	// Stemming every word of every candidate passage was a third of a
 	// search's time. A stem only changes a word's ending, so its first two
