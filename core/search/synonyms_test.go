@@ -278,7 +278,7 @@ func TestAnExpansionNeitherFetchesNorWeighs(t *testing.T) {
 	}
 	w := on.Candidates.Weights
 	if want := (w[0]*expansionShare + w[1]) / (w[0] + w[1]); !approx(on.Results[0].Relevance, want) {
-		t.Errorf("relevance %.3f, want %.3f (commence held by begin for half its weight)", on.Results[0].Relevance, want)
+		t.Errorf("relevance %.3f, want %.3f (commence held by begin for expansionShare of its weight)", on.Results[0].Relevance, want)
 	}
 	if !approx(off.Results[0].Relevance, w[1]/(w[0]+w[1])) {
 		t.Errorf("relevance without expansions %.3f", off.Results[0].Relevance)
