@@ -152,13 +152,15 @@ func windowCoverage(terms []Term, weights []float64, context []float64, at [][]o
 		return weightOf(weights, ti) * s
 	}
 	count := func(o occ, by int) {
-		cur -= held(o.term)
+		before := held(o.term)
 		if o.weak {
 			weak[o.term] += by
 		} else {
 			strong[o.term] += by
 		}
-		cur += held(o.term)
+		if after := held(o.term); after != before {
+			cur += after - before
+		}
 	}
 	best := cur
 	l := 0

@@ -121,7 +121,9 @@ func alternatives(tokens []string) [][]string {
 // expandWith names the lexical database a term's Expansions come from:
 // "wordnet" (core/lexicon) or "" for none. A variable, so that one build of
 // each (go build -ldflags "-X cairn/core/search.expandWith=wordnet")
-// measures the quality sets both ways in one session (docs/answers.md).
+// measures the quality sets both ways in one session. Off: at 36K chunks
+// the expansions answered an off-topic question more (docs/bench/quality.md,
+// "Words that mean the same").
 var expandWith = ""
 
 // expansionShare is how much of a term's weight a passage that holds only
