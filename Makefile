@@ -24,8 +24,9 @@ export CGO_CXXFLAGS := $(CPU_FLAGS)
 APT_PACKAGES := gcc g++ make pkg-config curl unzip ca-certificates libgl1-mesa-dev xorg-dev \
 	nlohmann-json3-dev libstb-dev libtesseract-dev tesseract-ocr-eng poppler-utils xvfb
 # What `make test` adds for tests of their own: `cairn bench serve` on the
-# man pages (man-db) and systemd-analyze's check of the team units.
-TEST_PACKAGES := man-db systemd
+# man pages (man-db), systemd-analyze's check of the team units, and WordNet
+# 3.0 (wordnet-base), from which core/lexicon's data is generated.
+TEST_PACKAGES := man-db systemd wordnet-base
 
 # The benchmark corpora: the installed man pages (rendered by man-db and
 # groff), and 25 PDF manuals from Debian documentation packages for the PDF
@@ -62,7 +63,7 @@ VK_DEVICES           ?= 0
 STAMP := $(shell build/version.sh ldflags)
 
 .PHONY: all deps build vulkan test-vulkan run test test-race test-race-workers test-team test-clients bench bench-tokenizers soak fuzz lint clean \
-	dist-bin deb bundle package test-dist dev bench-quality bench-team hostile screenshots walkthrough
+	dist-bin deb bundle package test-dist dev bench-quality bench-team hostile screenshots walkthrough lexicon
 
 all: build
 
@@ -312,6 +313,12 @@ soak: deps
 
 # staticcheck is pinned; `go run` fetches it through the module proxy once.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+# lexicon regenerates core/lexicon's embedded synonyms from WordNet 3.0
+# (Debian's wordnet-base); the tests check the file is what this writes.
+lexicon:
+	@$(MAKE) --no-print-directory deps APT_PACKAGES=wordnet-base
+	$(GO) run ./core/lexicon/gen
 
 lint:
 	gofmt -l . | tee /dev/stderr | (! read)

@@ -38,12 +38,6 @@ func phraseShare(terms []Term, weights []float64, at [][]occurrence) float64 {
 	if len(ps) == 0 {
 		return 0
 	}
-	w := func(i int) float64 {
-		if i < len(weights) {
-			return weights[i]
-		}
-		return 1
-	}
 	// A word's occurrences are those of every term of its stem: termWords
 	// gives a word to one term only, so "line" takes the "line" of
 	// "matching lines" from "lines".
@@ -60,36 +54,31 @@ func phraseShare(terms []Term, weights []float64, at [][]occurrence) float64 {
 		}
 		return out
 	}
-	in := map[int]bool{} // the terms of a pair found together
+	in := make([]float64, len(terms)) // how much of each term a pair found together holds
 	for _, p := range ps {
-		if together(occ(p.a), occ(p.b)) {
-			in[p.a], in[p.b] = true, true
-		}
+		s := together(occ(p.a), occ(p.b))
+		in[p.a], in[p.b] = max(in[p.a], s), max(in[p.b], s)
 	}
-	var have, all float64
-	for i := range terms {
-		all += w(i)
-		if in[i] {
-			have += w(i)
-		}
-	}
-	if all == 0 {
-		return 0
-	}
-	return have / all
+	return coverage(terms, weights, func(i int) float64 { return in[i] })
 }
 
-// together reports whether an occurrence of one term stands within
-// phraseGap words of one of the other's, on either side.
-func together(as, bs []occurrence) bool {
+// together is how much two terms stand together: 1 when an occurrence of
+// one stands within phraseGap words of one of the other's, on either side,
+// expansionShare when only an expansion of one of them does, 0 when none
+// does.
+func together(as, bs []occurrence) float64 {
+	best := 0.0
 	for _, a := range as {
 		for _, b := range bs {
 			if gap(a, b) <= phraseGap || gap(b, a) <= phraseGap {
-				return true
+				if !a.weak && !b.weak {
+					return 1
+				}
+				best = expansionShare
 			}
 		}
 	}
-	return false
+	return best
 }
 
 // gap is how many words stand between the end of a and the start of b

@@ -21,6 +21,10 @@ type Term struct {
 	// against the question (synonyms.go); the keyword search itself looks
 	// for Tokens only.
 	Alts [][]string
+	// Expansions are words of the same meaning from a lexical database
+	// (core/lexicon; synonyms.go): a passage that holds one but not the
+	// term holds it for expansionShare of its weight.
+	Expansions [][]string
 	// Literal is a technical token as typed: an option ("-a", "--all",
 	// "-rf"), a mode ("u+x"), a redirection ("2>&1"), a path, a file name,
 	// an identifier ("max_file_mb", "std::vector") or a version ("1.2.3")
@@ -59,7 +63,7 @@ func ParseTerms(text string) []Term {
 	for _, w := range wordTokens(text) {
 		t := Term{Tokens: w.toks, Literal: w.literal, at: w.at}
 		if t.Literal == "" {
-			t.Alts = alternatives(w.toks)
+			t.Alts, t.Expansions = alternatives(w.toks), expansions(w.toks)
 		}
 		key := t.String()
 		if seen[key] {

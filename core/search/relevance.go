@@ -2,7 +2,6 @@ package search
 
 import (
 	"cmp"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -57,16 +56,22 @@ func IDF(df, n int) float64 {
 // Coverage is the share of the weight of terms that matched, where
 // weights[i] belongs to terms[i]: 1 when every term is there.
 func Coverage(terms []Term, weights []float64, matched map[string]bool) float64 {
+	return coverage(terms, weights, func(i int) float64 {
+		if matched[terms[i].String()] {
+			return 1
+		}
+		return 0
+	})
+}
+
+// coverage is the share of the weight of terms that a text holds, where
+// holds(i) is how much of terms[i] it holds (share).
+func coverage(terms []Term, weights []float64, holds func(i int) float64) float64 {
 	var have, all float64
-	for i, t := range terms {
-		w := 1.0
-		if i < len(weights) {
-			w = weights[i]
-		}
+	for i := range terms {
+		w := weightOf(weights, i)
 		all += w
-		if matched[t.String()] {
-			have += w
-		}
+		have += w * holds(i)
 	}
 	if all == 0 {
 		return 0
@@ -74,73 +79,95 @@ func Coverage(terms []Term, weights []float64, matched map[string]bool) float64 
 	return have / all
 }
 
-// passageCoverage is the Coverage of a passage: the question's terms count
-// wherever the passage shows them, in its text, its heading trail or its
-// document's title ("grep" in "How do I make grep ignore case?" is the
-// title of the page that answers). near is the Coverage of its best window
-// of nearWords words, with the heading's and title's terms counted in every
-// window: a passage where the question's words stand together answers it
-// more likely than one that holds them a paragraph apart.
+// weightOf is weights[i], or 1 past their end.
+func weightOf(weights []float64, i int) float64 {
+	if i < len(weights) {
+		return weights[i]
+	}
+	return 1
+}
+
+// passageCoverage is the Coverage of a passage whose term occurrences are
+// at (termWords): the question's terms count wherever the passage shows
+// them, in its text, its heading trail or its document's title ("grep" in
+// "How do I make grep ignore case?" is the title of the page that
+// answers); a term found only through an expansion counts expansionShare.
+// near is the Coverage of its best window of nearWords words, with the
+// heading's and title's terms counted in every window: a passage where the
+// question's words stand together answers it more likely than one that
+// holds them a paragraph apart.
 func passageCoverage(p *Passage, terms []Term, weights []float64, at [][]occurrence) (all, near float64) {
-	context := map[string]bool{}
+	context := make([]float64, len(terms)) // how much of each term the heading or title holds
 	for _, s := range []string{p.Heading, p.Title} {
 		if s == "" {
 			continue
 		}
-		_, m := matchSpans(s, terms)
-		for _, t := range m {
-			context[t] = true
+		_, in := termWords(s, terms)
+		for i := range terms {
+			context[i] = max(context[i], share(in[i]))
 		}
 	}
-	found := maps.Clone(context)
-	for _, t := range p.Matched {
-		found[t] = true
-	}
-	return Coverage(terms, weights, found), windowCoverage(terms, weights, context, at)
+	all = coverage(terms, weights, func(i int) float64 { return max(context[i], share(at[i])) })
+	return all, windowCoverage(terms, weights, context, at)
 }
 
-// windowCoverage is the best Coverage of nearWords consecutive words, given
-// each term's word positions (termWords) and the terms every window holds
-// (context), in one pass over the occurrences in word order.
-func windowCoverage(terms []Term, weights []float64, context map[string]bool, at [][]occurrence) float64 {
-	type occ struct{ word, term int }
+// windowCoverage is the best coverage of nearWords consecutive words, given
+// each term's word positions (termWords) and how much of each term every
+// window holds (context, from the heading and title), in one pass over the
+// occurrences in word order.
+func windowCoverage(terms []Term, weights []float64, context []float64, at [][]occurrence) float64 {
+	type occ struct {
+		word, term int
+		weak       bool
+	}
 	var occs []occ
 	for ti, o := range at {
-		if context[terms[ti].String()] {
-			continue // in every window already
+		if context[ti] >= 1 {
+			continue // whole in every window already
 		}
 		for _, w := range o {
-			occs = append(occs, occ{w.word, ti})
+			occs = append(occs, occ{w.word, ti, w.weak})
 		}
 	}
 	slices.SortFunc(occs, func(a, b occ) int { return cmp.Compare(a.word, b.word) })
-	w := func(ti int) float64 {
-		if ti < len(weights) {
-			return weights[ti]
-		}
-		return 1
-	}
-	var total, base float64
-	for ti, t := range terms {
-		total += w(ti)
-		if context[t.String()] {
-			base += w(ti)
-		}
+	var total, cur float64
+	for ti := range terms {
+		total += weightOf(weights, ti)
+		cur += weightOf(weights, ti) * context[ti]
 	}
 	if total == 0 {
 		return 0
 	}
-	best, cur := base, base
-	count := make([]int, len(terms))
+	// strong and weak count each term's occurrences in the window, by
+	// whether they are expansions; held is what the term adds to it.
+	strong, weak := make([]int, len(terms)), make([]int, len(terms))
+	held := func(ti int) float64 {
+		s := context[ti]
+		switch {
+		case strong[ti] > 0:
+			s = 1
+		case weak[ti] > 0:
+			s = max(s, expansionShare)
+		}
+		return weightOf(weights, ti) * s
+	}
+	count := func(o occ, by int) {
+		before := held(o.term)
+		if o.weak {
+			weak[o.term] += by
+		} else {
+			strong[o.term] += by
+		}
+		if after := held(o.term); after != before {
+			cur += after - before
+		}
+	}
+	best := cur
 	l := 0
 	for _, o := range occs {
-		if count[o.term]++; count[o.term] == 1 {
-			cur += w(o.term)
-		}
+		count(o, 1)
 		for occs[l].word <= o.word-nearWords {
-			if count[occs[l].term]--; count[occs[l].term] == 0 {
-				cur -= w(occs[l].term)
-			}
+			count(occs[l], -1)
 			l++
 		}
 		best = max(best, cur)

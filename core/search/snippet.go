@@ -132,14 +132,6 @@ func isBoundary(text string, i int) bool {
 	return unicode.IsSpace(r)
 }
 
-// matchSpans finds the words of text that match a term (after folding case
-// and diacritics, and stemming as FTS5's porter tokenizer does), and
-// multi-token terms as consecutive words.
-func matchSpans(text string, terms []Term) ([]Span, []string) {
-	words, at := termWords(text, terms)
-	return spansOf(terms, words, at)
-}
-
 // spansOf turns termWords' occurrences into byte spans and the terms found.
 func spansOf(terms []Term, words []Span, at [][]occurrence) ([]Span, []string) {
 	var spans []Span
@@ -171,11 +163,17 @@ func mergeOverlaps(s []Span) []Span {
 }
 
 // occurrence is where a term occurs: the index of its first word and how
-// many words it spans (a synonym may be longer or shorter than the term).
-type occurrence struct{ word, n int }
+// many words it spans (a synonym may be longer or shorter than the term),
+// and whether it is one of the term's Expansions (weak).
+type occurrence struct {
+	word, n int
+	weak    bool
+}
 
 // termWords splits text into words and returns them with, for each term,
-// where it or one of its synonyms occurs (a word starts one term at most).
+// where it, one of its synonyms or one of its expansions occurs (a word
+// starts one term at most), matched after folding case and diacritics and
+// stemming as FTS5's porter tokenizer does.
 func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 	// Stemming every word of every candidate passage was a third of a
 	// search's time. A stem only changes a word's ending, so its first two
@@ -186,7 +184,7 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 		if t.Literal != "" {
 			continue // found as written, never stemmed
 		}
-		for _, form := range t.forms() {
+		for _, form := range append(t.forms(), t.Expansions...) {
 			for _, tok := range form {
 				st := stem(tok)
 				for _, w := range append([]string{st}, irregularForms[st]...) {
@@ -270,35 +268,48 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 	}
 	at := make([][]occurrence, len(terms))
 	hit := map[int]bool{}
-	for ti, t := range terms {
-		if t.Literal != "" {
-			for _, o := range literalOccurrences(text, t.Literal, words) {
-				if !hit[o.word] {
-					hit[o.word] = true
-					at[ti] = append(at[ti], o)
+	// Every term's own forms claim their words before any term's
+	// expansions do: "begin" in "start or begin" is the second term's.
+	for _, weak := range []bool{false, true} {
+		for ti, t := range terms {
+			if t.Literal != "" {
+				if weak {
+					continue
 				}
-			}
-			continue
-		}
-		for _, form := range t.forms() {
-			want := make([]string, len(form))
-			for i, tok := range form {
-				want[i] = stem(tok)
-			}
-			for i := 0; i+len(want) <= len(words); i++ {
-				ok := true
-				for k, s := range want {
-					if stems[i+k] != s {
-						ok = false
-						break
+				for _, o := range literalOccurrences(text, t.Literal, words) {
+					if !hit[o.word] {
+						hit[o.word] = true
+						at[ti] = append(at[ti], o)
 					}
 				}
-				if ok && !hit[i] {
-					hit[i] = true
-					at[ti] = append(at[ti], occurrence{i, len(want)})
+				continue
+			}
+			forms := t.forms()
+			if weak {
+				forms = t.Expansions
+			}
+			for _, form := range forms {
+				want := make([]string, len(form))
+				for i, tok := range form {
+					want[i] = stem(tok)
+				}
+				for i := 0; i+len(want) <= len(words); i++ {
+					ok := true
+					for k, s := range want {
+						if stems[i+k] != s {
+							ok = false
+							break
+						}
+					}
+					if ok && !hit[i] {
+						hit[i] = true
+						at[ti] = append(at[ti], occurrence{i, len(want), weak})
+					}
 				}
 			}
 		}
+	}
+	for ti := range at {
 		slices.SortFunc(at[ti], func(a, b occurrence) int { return a.word - b.word })
 	}
 	return words, at
@@ -308,6 +319,20 @@ func termWords(text string, terms []Term) ([]Span, [][]occurrence) {
 func cjkChar(text string, i int) string {
 	_, size := utf8.DecodeRuneInString(text[i:])
 	return text[i : i+size]
+}
+
+// share is how much of its term's weight a text with the term's
+// occurrences os holds: all of it when the term or one of its Alts is
+// there, expansionShare when only an expansion is, nothing otherwise.
+func share(os []occurrence) float64 {
+	s := 0.0
+	for _, o := range os {
+		if !o.weak {
+			return 1
+		}
+		s = expansionShare
+	}
+	return s
 }
 
 func sortSpans(s []Span) {

@@ -95,7 +95,7 @@ func (s *Searcher) correct(ctx context.Context, c *Candidates) error {
 		t := &c.Terms[w.term]
 		c.Corrections = append(c.Corrections, Correction{From: t.Tokens[0], To: best, term: w.term})
 		t.Tokens = []string{best}
-		t.Alts = alternatives(t.Tokens)
+		t.Alts, t.Expansions = alternatives(t.Tokens), expansions(t.Tokens)
 	}
 	return nil
 }

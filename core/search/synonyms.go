@@ -1,6 +1,10 @@
 package search
 
-import "strings"
+import (
+	"strings"
+
+	"cairn/core/lexicon"
+)
 
 // synonyms maps a word people use in questions to the words documentation
 // uses for the same thing ("folder" for "directory", "ask" for "prompt").
@@ -110,6 +114,46 @@ func alternatives(tokens []string) [][]string {
 	}
 	if v := spellingVariant(tokens[0]); v != "" {
 		out = append(out, []string{v})
+	}
+	return out
+}
+
+// expandWith names the lexical database a term's Expansions come from:
+// "wordnet" (core/lexicon) or "" for none. A variable, so that one build of
+// each (go build -ldflags "-X cairn/core/search.expandWith=wordnet")
+// measures the quality sets both ways in one session. Off: at 36K chunks
+// the expansions answered an off-topic question more (docs/bench/quality.md,
+// "Words that mean the same").
+var expandWith = ""
+
+// expansionShare is how much of a term's weight a passage that holds only
+// one of its Expansions counts: WordNet's synonyms are of general English,
+// and a question's own words (and the hand-written list's) say more.
+// Measured with the switch on (docs/bench/quality.md, "Words that mean the
+// same"): 0.25 answered one more question than 0.5 on the quality sets and
+// answered one off-topic question at 36K chunks where 0.5 answered two.
+const expansionShare = 0.25
+
+// expansions is the WordNet synonyms of a one-word term (core/lexicon: of
+// its most frequent senses, one-word, not far more general) but those the
+// term already matches (its stem, the hand-written list) and stopwords.
+// They never widen the keyword search, nor does a document frequency of
+// theirs weigh the term: a question's word that no passage holds is still
+// a sign that it asks about something else.
+func expansions(tokens []string) [][]string {
+	if expandWith != "wordnet" || len(tokens) != 1 {
+		return nil
+	}
+	own := map[string]bool{stem(tokens[0]): true}
+	for _, a := range alternatives(tokens) {
+		own[stem(strings.Join(a, " "))] = true
+	}
+	var out [][]string
+	for _, s := range lexicon.Synonyms(tokens[0]) {
+		if st := stem(s.Word); !own[st] && !stopwords[s.Word] {
+			own[st] = true
+			out = append(out, []string{s.Word})
+		}
 	}
 	return out
 }

@@ -138,7 +138,7 @@ func literalOccurrences(text, lit string, words []Span) []occurrence {
 			n++
 		}
 		if first >= 0 {
-			out = append(out, occurrence{first, n})
+			out = append(out, occurrence{first, n, false})
 		}
 	}
 	return out
