@@ -137,7 +137,7 @@ func TestAFollowUpIsMarkedAndCanBeAskedAnew(t *testing.T) {
 	h.ask("and the pin?")
 	answeredTurns(h, 2)
 	follow := q.Turns()[1]
-	if want := `Read as a follow-up of "how do I reset the router"; searched: pin router`; !follow.FollowUp.Visible() || follow.FollowUp.Text != want {
+	if want := `Read as a follow-up of "how do I reset the router"; searched for: pin router`; !follow.FollowUp.Visible() || follow.FollowUp.Text != want {
 		t.Errorf("follow-up line %q (shown %v), want %q", follow.FollowUp.Text, follow.FollowUp.Visible(), want)
 	}
 	if q.Turns()[0].FollowUp.Visible() || q.Turns()[0].AskAnew.Visible() {

@@ -50,7 +50,7 @@ func TestAskTabKeepsAConversationPerKnowledgeBase(t *testing.T) {
 	// A follow-up that names no document keeps the previous question's
 	// words (core/answer/followup.go).
 	ts := q.Turns()
-	if got := ts[1].FollowUp.Text; got != `Read as a follow-up of "how do I reset the router X200"; searched: firmware reset router x200` ||
+	if got := ts[1].FollowUp.Text; got != `Read as a follow-up of "how do I reset the router X200"; searched for: firmware reset router x200` ||
 		!ts[1].AskAnew.Visible() {
 		t.Errorf("follow-up line %q, Ask as a new question shown %v", got, ts[1].AskAnew.Visible())
 	}
