@@ -161,3 +161,14 @@ func TestAQuoteAtItsPassagesStartTakesTheSentenceBefore(t *testing.T) {
 		t.Errorf("answer %q, quote %q", ans.Text, ans.Citations[0].Quote)
 	}
 }
+
+// The line chosen may hold a question's word as one of WordNet's synonyms
+// ("cease" for "stop"), where a line with the question's other words but
+// not that one would win on the words alone; retrieval does not read them.
+func TestTheLineChoiceReadsWordNetsSynonyms(t *testing.T) {
+	page := "The spooler keeps its queue of print jobs in /var/spool/lpd.\n\n" +
+		"To cease printing, run lpctl down; the queue is kept.\n"
+	if got := bestBlock(t, "lpctl", page, "How do I stop the print spooler's queue?"); !strings.HasPrefix(got, "To cease printing") {
+		t.Errorf("quit for stop: %q", got)
+	}
+}

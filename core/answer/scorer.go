@@ -12,8 +12,11 @@ import (
 // the question read (Question), its terms as retrieval corrected and
 // weighed them, and the terms of what is asked now.
 type lineQuery struct {
-	q       *Question
-	terms   []search.Term
+	q     *Question
+	terms []search.Term
+	// held are terms with their WordNet expansions: a block holds the
+	// question's "uncompress" where it says "decompress" (seeBlocks).
+	held    []search.Term
 	weights []float64
 	weight  map[string]float64 // each term's weight, by its String
 	total   float64
@@ -31,7 +34,7 @@ func newLineQuery(q *Question, terms []search.Term, weights []float64, asked []s
 	if asked == nil {
 		asked = terms
 	}
-	l := &lineQuery{q: q, terms: terms, weights: weights}
+	l := &lineQuery{q: q, terms: terms, held: search.Expanded(terms), weights: weights}
 	l.weight, l.total = termWeights(terms, weights)
 	l.asked = withoutSituation(q.Text, q.situation, asked)
 	return l
@@ -311,7 +314,7 @@ func (l *lineQuery) namedDocuments(pool []Source) (named, direct []bool) {
 // headings (which say what the next block is about) are not among them.
 func (l *lineQuery) seeBlocks(src int, s Source, named, direct bool) []*blockSeen {
 	context := map[string]bool{}
-	for _, t := range matchedTerms(s.Title+"\n"+s.Heading, l.terms) {
+	for _, t := range matchedTerms(s.Title+"\n"+s.Heading, l.held) {
 		context[t] = true
 	}
 	st := prepare(s)
@@ -326,7 +329,7 @@ func (l *lineQuery) seeBlocks(src int, s Source, named, direct bool) []*blockSee
 		if isReferenceList(b.Text) || isContents(b.Text) {
 			continue // "ls(1), stat(1), find(1)", "11.1. How can I …": where to read, not an answer
 		}
-		m := matchedTerms(b.Scored(), l.terms)
+		m := matchedTerms(b.Scored(), l.held)
 		if b.Heading || isQuestion(b.Scored()) {
 			// A heading says what the next block is about; so does a
 			// question a document asks itself (a FAQ's "How do I know if

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 
 	"cairn/core/lexicon"
@@ -141,7 +142,30 @@ const expansionShare = 0.25
 // theirs weigh the term: a question's word that no passage holds is still
 // a sign that it asks about something else.
 func expansions(tokens []string) [][]string {
-	if expandWith != "wordnet" || len(tokens) != 1 {
+	if expandWith != "wordnet" {
+		return nil
+	}
+	return lexiconExpansions(tokens)
+}
+
+// Expanded is terms with the Expansions expansions would give them were
+// the switch on. The answer's choice of a line among passages already
+// retrieved reads them (a passage's "decompress" for the question's
+// "uncompress"), where retrieval and the refusals, which decide whether
+// the documents speak of the question at all, do not.
+func Expanded(terms []Term) []Term {
+	out := slices.Clone(terms)
+	for i, t := range out {
+		if t.Literal == "" && t.Expansions == nil {
+			out[i].Expansions = lexiconExpansions(t.Tokens)
+		}
+	}
+	return out
+}
+
+// lexiconExpansions is expansions without the switch.
+func lexiconExpansions(tokens []string) [][]string {
+	if len(tokens) != 1 {
 		return nil
 	}
 	own := map[string]bool{stem(tokens[0]): true}

@@ -284,3 +284,22 @@ func TestAnExpansionNeitherFetchesNorWeighs(t *testing.T) {
 		t.Errorf("relevance without expansions %.3f", off.Results[0].Relevance)
 	}
 }
+
+// Expanded gives terms WordNet's synonyms whatever the switch says, and
+// none to a technical token; ParseTerms, with the switch off, gives none.
+func TestExpandedAddsWordNetsSynonymsWithTheSwitchOff(t *testing.T) {
+	if expandWith != "" {
+		t.Fatalf("expandWith %q: the test expects the switch off", expandWith)
+	}
+	terms := ParseTerms("stop -s")
+	if terms[0].Expansions != nil {
+		t.Fatalf("ParseTerms expanded %v with the switch off", terms[0].Expansions)
+	}
+	got := Expanded(terms)
+	if !slices.ContainsFunc(got[0].Expansions, func(e []string) bool { return slices.Equal(e, []string{"cease"}) }) || got[1].Expansions != nil {
+		t.Errorf("Expanded: %v, %v", got[0].Expansions, got[1].Expansions)
+	}
+	if terms[0].Expansions != nil {
+		t.Error("Expanded changed the terms it was given")
+	}
+}
