@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -230,6 +231,13 @@ func (a *Answerer) Ask(ctx context.Context, question string, onToken func(string
 		} else {
 			ans.Notes = append(ans.Notes, fmt.Sprintf("None of the passages found mention %q.", name))
 		}
+	}
+	if words := mostlyAbsent(resp.Candidates); len(words) > 0 && !ans.Closest && len(ans.Sources) > 0 {
+		// Most of what the question asks about, by weight, is in no
+		// document: the passages share its lesser words only ("How can I
+		// improve my memory before an exam?" asked of a kernel manual).
+		a.notCovered(ans, resp)
+		ans.Notes = append(ans.Notes, fmt.Sprintf("None of your documents mention %s.", quotedOr(words)))
 	}
 	if len(ans.Sources) == 0 || ans.Closest {
 		if len(ans.Sources) == 0 {
@@ -507,6 +515,41 @@ func unmentioned(q *Question, sources []Source, c *search.Candidates) (name stri
 		}
 	}
 	return "", false
+}
+
+// mostlyAbsent is the question's words that no passage of the knowledge
+// base holds, when they carry more than half of its terms' weight (nil
+// otherwise): what it asks about is mostly not in the documents, whatever
+// the passages found share with it.
+func mostlyAbsent(c *search.Candidates) []string {
+	if c == nil || len(c.Absent) != len(c.Weights) {
+		return nil
+	}
+	var words []string
+	absent, total := 0.0, 0.0
+	for i, w := range c.Weights {
+		total += w
+		if c.Absent[i] {
+			absent += w
+			words = append(words, c.Terms[i].String())
+		}
+	}
+	if total == 0 || absent <= total/2 {
+		return nil
+	}
+	return words
+}
+
+// quotedOr is words quoted and joined with "or": "exam", "peak" or "ran".
+func quotedOr(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = strconv.Quote(w)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // unmentionedIn is a name the question writes that neither the passage s

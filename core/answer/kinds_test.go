@@ -172,3 +172,23 @@ func TestTheLineChoiceReadsWordNetsSynonyms(t *testing.T) {
 		t.Errorf("quit for stop: %q", got)
 	}
 }
+
+// A question whose words no document holds carry most of its weight is
+// refused, naming them, even when a passage shares its lesser words.
+func TestAQuestionMostlyAboutAbsentWordsIsRefused(t *testing.T) {
+	c := &search.Candidates{
+		Terms:   search.ParseTerms("improve memory exam"),
+		Weights: []float64{5.3, 2.5, 11.2},
+		Absent:  []bool{false, false, true},
+	}
+	if got := mostlyAbsent(c); !slices.Equal(got, []string{"exam"}) {
+		t.Errorf("mostlyAbsent = %v, want [exam]", got)
+	}
+	c.Weights[2] = 7 // less than half of the weight
+	if got := mostlyAbsent(c); got != nil {
+		t.Errorf("mostlyAbsent = %v at 7 of 14.8", got)
+	}
+	if got := quotedOr([]string{"peak", "ran", "swim"}); got != `"peak", "ran" or "swim"` {
+		t.Errorf("quotedOr: %s", got)
+	}
+}

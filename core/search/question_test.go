@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"cairn/core/bm25"
@@ -262,6 +263,46 @@ func TestBothKeywordPathsPruneAlike(t *testing.T) {
 			if !slices.Equal(hitIDs(a), hitIDs(b)) {
 				t.Errorf("%q, pool %d: FTS5 %v, index %v", q, pool, hitIDs(a), hitIDs(b))
 			}
+		}
+	}
+}
+
+// An irregular form the index cannot stem to its base ("ran", "brought")
+// weighs as its base does, and is neither absent from the knowledge base
+// nor corrected as a slip: passages that say "run" hold it (irregular.go).
+func TestAnIrregularFormWeighsAsItsBase(t *testing.T) {
+	ctx := context.Background()
+	db := typoStore(t, 1000)
+	err := db.Update(ctx, func(tx *store.Tx) error {
+		fs, _ := db.Folders(ctx)
+		cs := []chunk.Chunk{{Ordinal: 0, Text: "run the pump twice, then bring the valve back"}}
+		_, _, err := tx.PutDocument(store.Document{FolderID: fs[0].ID, Path: fs[0].Path + "/run.txt", Hash: "r", Format: "text"}, cs, nil)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(db, nil, nil)
+	for q, base := range map[string]string{"the pump ran twice": "run the pump", "the valve was brought back": "bring the valve"} {
+		r, err := s.Search(ctx, Request{Query: q, Params: DefaultParams()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := r.Candidates
+		rb, err := s.Search(ctx, Request{Query: strings.Replace(strings.Replace(q, "ran", "run", 1), "brought", "bring", 1), Params: DefaultParams()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(c.Absent, true) || len(c.Corrections) > 0 || len(c.Weights) != len(rb.Candidates.Weights) {
+			t.Fatalf("%q: absent %v, corrections %v", q, c.Absent, c.Corrections)
+		}
+		for i := range c.Weights {
+			if c.Weights[i] != rb.Candidates.Weights[i] {
+				t.Errorf("%q: %s weighs %.2f, its base %.2f", q, c.Terms[i], c.Weights[i], rb.Candidates.Weights[i])
+			}
+		}
+		if len(r.Results) == 0 || !strings.Contains(r.Results[0].Text, base) || r.Results[0].Relevance != 1 {
+			t.Errorf("%q: first result %+v", q, r.Results)
 		}
 	}
 }

@@ -413,6 +413,13 @@ func (s *Searcher) weigh(ctx context.Context, c *Candidates) error {
 			words = append(words, strings.Join(f, " "))
 			of = append(of, ti)
 		}
+		// An irregular form ("ran") is as common as its base, which the
+		// index holds by Porter's stem and passages match it by
+		// (irregular.go): without it "ran" was a word no document holds.
+		if base, ok := irregular[t.Words()]; ok && t.Literal == "" {
+			words = append(words, base)
+			of = append(of, ti)
+		}
 	}
 	dfs, n, err := s.st.TermDocFreqs(ctx, words)
 	if err != nil {

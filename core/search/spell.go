@@ -32,6 +32,9 @@ func correctable(t Term) bool {
 	if t.Literal != "" || len(t.Tokens) != 1 || len(t.Tokens[0]) < minCorrectable || stopwords[t.Tokens[0]] {
 		return false
 	}
+	if _, ok := irregular[t.Tokens[0]]; ok {
+		return false // a word, weighed by its base (weigh), not a slip
+	}
 	for _, c := range []byte(t.Tokens[0]) {
 		if c < 'a' || c > 'z' {
 			return false
