@@ -306,3 +306,37 @@ func TestAnIrregularFormWeighsAsItsBase(t *testing.T) {
 		}
 	}
 }
+
+// No slip is corrected into half a contraction: one slip from "washing" is
+// "wasning", whose stem is that of the documents' "wasn't"; the typed word
+// stays, a word no passage holds, and nothing says it was corrected.
+func TestNoCorrectionIsHalfAContraction(t *testing.T) {
+	ctx := context.Background()
+	db := typoStore(t, 1000)
+	err := db.Update(ctx, func(tx *store.Tx) error {
+		fs, _ := db.Folders(ctx)
+		cs := []chunk.Chunk{{Ordinal: 0, Text: "the valve wasn't reset after the pump test"}}
+		_, _, err := tx.PutDocument(store.Document{FolderID: fs[0].ID, Path: fs[0].Path + "/wasn.txt", Hash: "w", Format: "text"}, cs, nil)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(db, nil, nil)
+	r, err := s.Search(ctx, Request{Query: "washing the valve", Params: DefaultParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Candidates
+	if len(c.Corrections) != 0 || c.Terms[0].Words() != "washing" || !c.Absent[0] || c.Query != "washing the valve" {
+		t.Errorf("corrections %v, terms %v, absent %v, query %q", c.Corrections, c.Terms, c.Absent, c.Query)
+	}
+	// A slip from a word the documents hold is corrected.
+	r, err = s.Search(ctx, Request{Query: "the vlave", Params: DefaultParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := r.Candidates.Corrections; len(cs) != 1 || cs[0].To != "valve" {
+		t.Errorf("vlave: corrections %v", cs)
+	}
+}

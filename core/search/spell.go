@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -25,6 +26,16 @@ const (
 	minCorrectable = 5
 	anyEditFrom    = 8
 )
+
+// contractionHalves are the stems of what the tokenizer leaves of a
+// contraction's first half ("wasn" of "wasn't"): no word a person means,
+// though the index holds them, and one slip from words that are ("wasning",
+// one from "washing", has the stem "wasn").
+var contractionHalves = map[string]bool{
+	"aren": true, "couldn": true, "didn": true, "doesn": true, "don": true, "hadn": true, "hasn": true,
+	"haven": true, "isn": true, "mightn": true, "mustn": true, "needn": true, "shan": true, "shouldn": true,
+	"wasn": true, "weren": true, "won": true, "wouldn": true, "ain": true,
+}
 
 // correctable reports whether a term may be corrected: one plain word of
 // ASCII letters, not a technical token, not a stopword.
@@ -74,7 +85,7 @@ func (s *Searcher) correct(ctx context.Context, c *Candidates) error {
 		if df > 0 {
 			continue
 		}
-		cands := edits(words[k])
+		cands := slices.DeleteFunc(edits(words[k]), func(e edit) bool { return contractionHalves[stem(e.word)] })
 		wants = append(wants, want{idx[k], cands})
 		for _, e := range cands {
 			all = append(all, e.word)
