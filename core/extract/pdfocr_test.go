@@ -18,7 +18,7 @@ import (
 func TestBlankPagesAreNotDrawnForOCR(t *testing.T) {
 	p := findPoppler()
 	if p == nil || p.pdftoppm == "" || p.pdfinfo == "" {
-		t.Skip("needs poppler-utils")
+		t.Fatal("pdftoppm and pdfinfo not found: install poppler-utils (make deps)")
 	}
 	pages := make([]extracttest.PDFPage, 300)
 	for i := range pages {

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cairn/internal/skip"
 	"context"
 	"fmt"
 	"math"
@@ -22,7 +23,7 @@ import (
 // (docs/performance.md).
 func TestMeasureTimeLeftOnAMixedFolder(t *testing.T) {
 	if os.Getenv("CAIRN_MEASURE_ETA") == "" {
-		t.Skip("set CAIRN_MEASURE_ETA=1 to measure the time left on a mixed folder")
+		skip.Because(t, "on demand: set CAIRN_MEASURE_ETA=1 to measure the time left on a mixed folder")
 	}
 	dir := t.TempDir()
 	var total int64

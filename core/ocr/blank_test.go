@@ -4,6 +4,7 @@ package ocr
 
 import (
 	"bytes"
+	"cairn/internal/skip"
 	"context"
 	"image"
 	"image/color"
@@ -41,7 +42,7 @@ func encodePNG(t *testing.T, m image.Image) []byte {
 func TestBlankPagesAreRecognisedWithoutTesseract(t *testing.T) {
 	e, err := New(Options{})
 	if err != nil {
-		t.Skip(err)
+		skip.Because(t, "needs Tesseract with its English data (Debian packages libtesseract-dev tesseract-ocr-eng; make installs them): "+err.Error())
 	}
 	defer e.Close()
 	rgb := image.NewRGBA(image.Rect(0, 0, 800, 1000))
