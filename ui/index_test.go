@@ -306,12 +306,18 @@ func TestRetryFailedReadsTheFilesNotIndexedAgain(t *testing.T) {
 	if p.Retry.Disabled() {
 		t.Fatal("Retry failed is disabled for a folder with 2 files not indexed")
 	}
+	// The retrying run waits after its first file until the window shows
+	// it running, so that "Indexed" below is its end, not the first run's.
+	gate := make(chan struct{})
+	eng.locked(func() { eng.indexGate = gate })
 	test.Tap(p.Retry)
 	h.until("a run that retries", func() bool {
 		n := 0
 		eng.locked(func() { n = len(eng.retried) })
 		return n == 1
 	})
+	h.until("the retrying run shown", func() bool { return !p.CancelButton.Disabled() && p.Retry.Disabled() })
+	close(gate)
 	h.until("the run's end", func() bool { return strings.HasPrefix(p.State.Text, "Indexed") && !p.Retry.Disabled() })
 	test.Tap(p.Reindex)
 	h.until("a third run", func() bool {
