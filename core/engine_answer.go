@@ -57,10 +57,15 @@ func (e *Engine) AskInThread(ctx context.Context, thread int64, req search.Reque
 	}
 	id, err := e.db.AddTurn(ctx, saveIn, turnOf(req.Query, ans))
 	if err == nil && saveIn != thread {
-		// The new conversation is answered from the folders this question was.
-		var folders []string
-		if folders, err = e.db.ThreadFolders(ctx, thread); err == nil && len(folders) > 0 {
-			err = e.db.SetThreadFolders(ctx, id, folders)
+		// The new conversation is answered from the folders this question
+		// was; the question is saved in it either way.
+		folders, ferr := e.db.ThreadFolders(ctx, thread)
+		if ferr == nil && len(folders) > 0 {
+			ferr = e.db.SetThreadFolders(ctx, id, folders)
+		}
+		if ferr != nil {
+			e.log.Warn("keep a conversation's folders", "err", ferr)
+			ans.Notes = append(ans.Notes, "The new conversation could not keep the folders of the one before: "+ferr.Error())
 		}
 	}
 	return e.saved(ans, id, err), nil

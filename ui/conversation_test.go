@@ -382,3 +382,17 @@ func TestMoreResultsSearchesFurtherWhenThePoolWasFull(t *testing.T) {
 		seen[r.Title.Text+r.Where.Text] = true
 	}
 }
+
+// The vector search fills its pool whenever the knowledge base holds that
+// many passages, matching or not: only a full keyword list says that more
+// passages may match than the candidates hold.
+func TestOnlyAFullKeywordListOffersMore(t *testing.T) {
+	w := &queryWorker{poolScale: 1, cands: &search.Candidates{BM25: make([]search.Hit, 5), Vector: make([]search.Hit, 60)}}
+	if w.saturated() {
+		t.Error("a full vector pool and 5 keyword hits offer more results")
+	}
+	w.cands.BM25 = make([]search.Hit, 60)
+	if !w.saturated() {
+		t.Error("a full keyword pool offers no more results")
+	}
+}

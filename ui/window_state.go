@@ -97,6 +97,9 @@ func (win *window) fitToScreen() {
 	go func() {
 		dec := frame{}
 		for range 20 { // a second for the window manager's decorations
+			if win.ctx.Err() != nil {
+				return // the window closed meanwhile
+			}
 			if l, r, t, b, ok := desktop.FrameExtents(handle); ok {
 				dec = frame{l, r, t, b}
 				break

@@ -316,14 +316,16 @@ func (w *queryWorker) pools() (bm25, vector int) {
 	return bm25 * w.poolScale, vector * w.poolScale
 }
 
-// saturated says a retriever gave the last question as many candidates as
+// saturated says the keyword search gave the last question as many candidates as
 // its pool allowed: more passages may match than the candidates hold.
 func (w *queryWorker) saturated() bool {
 	if w.cands == nil {
 		return false
 	}
-	bm25, vector := w.pools()
-	return len(w.cands.BM25) >= bm25 || len(w.cands.Vector) >= vector
+	// Only the keyword list says so: the vector search gives a full pool
+	// whenever the knowledge base holds that many passages, matching or not.
+	bm25, _ := w.pools()
+	return len(w.cands.BM25) >= bm25
 }
 
 // matching counts the candidates of the last question that pass the
@@ -457,7 +459,10 @@ func (w *queryWorker) answered(ctx context.Context, res askResult) {
 		// began for a question on another subject: it answers from the
 		// same folders.
 		w.thread = res.ans.Thread
-		if len(w.collection) > 0 && res.ans.Thread != res.thread {
+		if len(w.collection) > 0 && res.thread == 0 {
+			// A conversation's first question: its folders are the
+			// window's choice. (One the engine began keeps the folders
+			// of the one before: Engine.AskInThread.)
 			w.saveFolders(ctx, w.thread)
 		}
 	}

@@ -5,8 +5,10 @@ package desktop
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,13 +26,21 @@ func startXvfb(t *testing.T) string {
 	for n := 150; n < 170; n++ {
 		sock := fmt.Sprintf("/tmp/.X11-unix/X%d", n)
 		if _, err := os.Stat(sock); err == nil {
-			continue
+			c, err := net.Dial("unix", sock)
+			if err == nil {
+				c.Close()
+				continue // a server of another test
+			}
+			// Left by a server that was killed: its display is free.
+			os.Remove(sock)
+			os.Remove(fmt.Sprintf("/tmp/.X%d-lock", n))
 		}
 		cmd := exec.Command(bin, fmt.Sprintf(":%d", n), "-screen", "0", "640x480x24", "-nolisten", "tcp")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		// SIGTERM, so that the server removes its socket and lock.
+		t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
 		for range 100 {
 			if _, err := os.Stat(sock); err == nil {
 				return fmt.Sprintf(":%d", n)

@@ -8,6 +8,17 @@ package desktop
 #include <X11/Xatom.h>
 #include <X11/extensions/Xinerama.h>
 
+// A window may be gone between two calls (the person closed it in its first
+// second): Xlib's default error handler would end the process on its
+// BadWindow, so these connections ignore errors and the calls report failure.
+static int cairn_ignore_error(Display *d, XErrorEvent *e) { return 0; }
+
+static Display *cairn_open_quiet(void) {
+	Display *d = XOpenDisplay(NULL);
+	if (d) XSetErrorHandler(cairn_ignore_error);
+	return d;
+}
+
 // frame_extents reads _NET_FRAME_EXTENTS (left, right, top, bottom): the
 // window manager's decorations around the client window.
 static int frame_extents4(Display *d, Window w, long *left, long *right, long *top, long *bottom) {
@@ -35,7 +46,7 @@ static void frame_extents(Display *d, Window w, long *left, long *top) {
 // cairn_frame_extents stores the window manager's decorations around the
 // window; 0 when it sets none (no window manager, or not yet).
 static int cairn_frame_extents(unsigned long w, long *left, long *right, long *top, long *bottom) {
-	Display *d = XOpenDisplay(NULL);
+	Display *d = cairn_open_quiet();
 	if (!d) return 0;
 	int ok = frame_extents4(d, (Window)w, left, right, top, bottom);
 	XCloseDisplay(d);
@@ -47,7 +58,7 @@ static int cairn_frame_extents(unsigned long w, long *left, long *right, long *t
 // when none does), less the panels the window manager reserves
 // (_NET_WORKAREA of the current desktop). 0 when there is no display.
 static int cairn_work_area(int px, int py, int *x, int *y, int *w, int *h) {
-	Display *d = XOpenDisplay(NULL);
+	Display *d = cairn_open_quiet();
 	if (!d) return 0;
 	int scr = DefaultScreen(d);
 	*x = 0; *y = 0; *w = DisplayWidth(d, scr); *h = DisplayHeight(d, scr);
@@ -85,7 +96,7 @@ static int cairn_work_area(int px, int py, int *x, int *y, int *w, int *h) {
 // cairn_window_pos stores the position of the window's frame (its
 // decorations included) on the screen; 0 on failure.
 static int cairn_window_pos(unsigned long w, int *x, int *y) {
-	Display *d = XOpenDisplay(NULL);
+	Display *d = cairn_open_quiet();
 	if (!d) return 0;
 	Window child;
 	int ok = XTranslateCoordinates(d, (Window)w, DefaultRootWindow(d), 0, 0, x, y, &child);
@@ -98,7 +109,7 @@ static int cairn_window_pos(unsigned long w, int *x, int *y) {
 
 // cairn_move_window moves the window's frame to x, y; 0 on failure.
 static int cairn_move_window(unsigned long w, int x, int y) {
-	Display *d = XOpenDisplay(NULL);
+	Display *d = cairn_open_quiet();
 	if (!d) return 0;
 	XMoveWindow(d, (Window)w, x, y);
 	XFlush(d);
