@@ -57,13 +57,31 @@ func Download(ctx context.Context, client *http.Client, url, dest, wantSHA256 st
 	if err := verify(part, wantSHA256); err != nil {
 		if errors.Is(err, ErrChecksum) {
 			os.Remove(part)
+			os.Remove(part + validatorSuffix)
 		}
 		return fmt.Errorf("downloading %s: %w", url, err)
 	}
 	if err := os.Rename(part, dest); err != nil {
 		return fmt.Errorf("downloading %s: %w", url, err)
 	}
+	os.Remove(part + validatorSuffix)
 	return nil
+}
+
+// validatorSuffix names the file beside a part file that keeps what the
+// server said identifies the version being fetched (a strong ETag, else
+// Last-Modified). A resumed request sends it as If-Range: a server whose
+// file changed since answers with the whole new file, which replaces the
+// part, instead of the rest of the new one appended to the start of the
+// old ("resolve/main" URLs follow a repository's latest commit).
+const validatorSuffix = ".validator"
+
+// validatorOf is resp's validator for If-Range, or "".
+func validatorOf(resp *http.Response) string {
+	if et := resp.Header.Get("ETag"); et != "" && !strings.HasPrefix(et, "W/") {
+		return et
+	}
+	return resp.Header.Get("Last-Modified")
 }
 
 func partSize(path string) int64 {
@@ -92,6 +110,9 @@ func downloadOnce(ctx context.Context, client *http.Client, url, part string, pr
 	}
 	if offset > 0 {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", offset))
+		if v, err := os.ReadFile(part + validatorSuffix); err == nil && len(v) > 0 {
+			req.Header.Set("If-Range", string(v))
+		}
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -113,10 +134,19 @@ func downloadOnce(ctx context.Context, client *http.Client, url, part string, pr
 		// the checksum decide.
 		return nil
 	case resp.StatusCode == http.StatusOK:
-		offset = 0 // the server ignored the Range header: start over
+		// A first request, or the server ignored the Range header, or the
+		// file changed since the part began (If-Range): start over.
+		offset = 0
 		flags = os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 		if resp.ContentLength >= 0 {
 			total = resp.ContentLength
+		}
+		if v := validatorOf(resp); v != "" {
+			if err := os.WriteFile(part+validatorSuffix, []byte(v), 0o600); err != nil {
+				return fmt.Errorf("downloading %s: %w", url, err)
+			}
+		} else {
+			os.Remove(part + validatorSuffix)
 		}
 	default:
 		return httpStatusError{url: url, status: resp.Status}

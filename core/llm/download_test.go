@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // modelServer serves body on 127.0.0.1, honouring Range requests. The first
@@ -220,5 +222,51 @@ func TestCatalog(t *testing.T) {
 	}
 	if _, ok := LookupCatalog("no-such-model"); ok {
 		t.Error("found a model that does not exist")
+	}
+}
+
+// A download paused, then resumed after the file changed on the server,
+// gets the whole new file: the resumed request sends the first response's
+// ETag as If-Range, and the server answers with all of the new version
+// rather than its tail after the old version's first bytes.
+func TestDownloadResumedAfterTheFileChangedGetsTheNewFile(t *testing.T) {
+	v1, _ := payload(1 << 20)
+	v2 := make([]byte, 1<<20)
+	for i := range v2 {
+		v2[i] = byte(i * 13 % 241)
+	}
+	var mu sync.Mutex
+	body, etag := v1, `"v1"`
+	var ifRange []string
+	srv := loopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		b, et := body, etag
+		ifRange = append(ifRange, r.Header.Get("If-Range"))
+		mu.Unlock()
+		w.Header().Set("ETag", et)
+		http.ServeContent(w, r, "m.gguf", time.Time{}, bytes.NewReader(b))
+	}))
+	dest := filepath.Join(t.TempDir(), "model.gguf")
+	ctx, pause := context.WithCancel(context.Background())
+	err := Download(ctx, srv.Client(), srv.URL+"/m.gguf", dest, "", func(done, total int64) {
+		if done >= 300<<10 {
+			pause()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("paused: %v", err)
+	}
+	mu.Lock()
+	body, etag = v2, `"v2"`
+	mu.Unlock()
+	if err := Download(context.Background(), srv.Client(), srv.URL+"/m.gguf", dest, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(dest)
+	if !bytes.Equal(got, v2) {
+		t.Errorf("the file is not the new version (If-Range sent: %q)", ifRange)
+	}
+	if _, err := os.Stat(dest + ".part.validator"); !os.IsNotExist(err) {
+		t.Errorf("the validator file is left: %v", err)
 	}
 }
