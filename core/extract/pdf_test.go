@@ -3,12 +3,17 @@ package extract
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"cairn/core/extract/extracttest"
 )
 
 // pdfEngines are the engines each PDF test runs with. Poppler is a runtime
@@ -322,5 +327,33 @@ func TestPDFPredictedScanPureGo(t *testing.T) {
 				t.Fatalf("pixel (%d, %d) = %d, want %d", x, y, got, want)
 			}
 		}
+	}
+}
+
+// A page tree that claims 2,000,000,000 pages in a file of a few hundred
+// bytes is read for as many pages as such a file can hold, with a
+// warning, not for ever (the pure-Go reader takes /Count at its word).
+func TestAPageCountTheFileCannotHoldIsCapped(t *testing.T) {
+	b := extracttest.PDF([]extracttest.PDFPage{{W: 612, H: 792, Content: extracttest.TextContent(72, 700, 12, "Pump manual")}}, "")
+	b = bytes.Replace(b, []byte("/Count 1 >>"), []byte("/Count 2000000000 >>"), 1)
+	// Write the cross-reference table again for the shifted objects.
+	b = b[:bytes.Index(b, []byte("xref\n"))]
+	offs := regexp.MustCompile(`(?m)^\d+ 0 obj`).FindAllIndex(b, -1)
+	xref := len(b)
+	var tail strings.Builder
+	fmt.Fprintf(&tail, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&tail, "%010d 00000 n \n", o[0])
+	}
+	fmt.Fprintf(&tail, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
+	b = append(b, tail.String()...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := NewRegistry(DefaultLimits(), WithPDFEngine(PDFPureGo)).Extract(ctx, File{Name: "claims.pdf", Size: int64(len(b)), R: bytes.NewReader(b)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text, "Pump manual") || !slices.ContainsFunc(d.Warnings, func(w string) bool { return strings.Contains(w, "says it has 2000000000 pages") }) {
+		t.Errorf("text %q, warnings %q", d.Text, d.Warnings)
 	}
 }

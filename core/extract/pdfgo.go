@@ -50,6 +50,12 @@ func (goPDF) read(ctx context.Context, f File, lim Limits) (out *pdfText, err er
 		out.warnings = append(out.warnings, fmt.Sprintf("pdf: outline (bookmarks) ignored: %v", err))
 	}
 	n := r.NumPage()
+	if most := int(f.Size/minPageObject) + 1; n > most {
+		// The page tree's /Count is the file's word: 2,000,000,000 pages
+		// in 300 bytes would be read for ever, each "page" progress.
+		out.warnings = append(out.warnings, fmt.Sprintf("pdf: the file says it has %d pages; one of %d bytes holds at most %d, read as many", n, f.Size, most))
+		n = most
+	}
 	out.pageCount = n
 	shared := map[string]*goFont{} // subset fonts by BaseFont, across pages
 	var bound error                // the first page refused by a bound (checkContent)
@@ -75,6 +81,10 @@ func (goPDF) read(ctx context.Context, f File, lim Limits) (out *pdfText, err er
 	}
 	return out, nil
 }
+
+// minPageObject is fewer bytes than any page object takes in a file
+// ("1 0 obj<</Type/Page>>endobj" is 26).
+const minPageObject = 16
 
 func openGoPDF(f File) (r *pdf.Reader, err error) {
 	defer func() {
