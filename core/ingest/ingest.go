@@ -515,8 +515,10 @@ func (ix *Indexer) process(ctx context.Context, j job) result {
 	r.hash = hex.EncodeToString(h.Sum(nil))
 	r.size = j.size
 	if j.storedHash != "" && j.storedHash == r.hash {
-		// Touched: same content, new mtime.
-		if j.prev.DocumentID != 0 {
+		// Touched: same content, new mtime. A team run's jobs carry the
+		// cluster's hash but no local record (prev): the cluster holds
+		// documents only, so theirs are unchanged too.
+		if j.prev.DocumentID != 0 || j.prev.Issue == "" {
 			r.status = domain.StatusUnchanged
 		} else {
 			r.status, r.reason, r.known = domain.Status(j.prev.Issue), j.prev.Reason, true
