@@ -86,7 +86,7 @@ func Knobs() []Knob { return append(slices.Clip(RetrievalKnobs), AnswerKnobs...)
 var NumberSettings = []Knob{
 	{Key: "index.max_file_mb", Field: func(c *Config) any { return &c.Indexing.MaxFileMB }, Help: "larger files are skipped", Min: 1, Max: 65536, Int: true},
 	{Key: "index.workers", Field: func(c *Config) any { return &c.Indexing.Workers }, Help: "extraction workers", Min: 0, Max: 256, Int: true, Zero: "one per CPU"},
-	{Key: "index.timeout_sec", Field: func(c *Config) any { return &c.Indexing.TimeoutSec }, Help: "the longest one file's extraction may go without progress (15 times that in all)", Min: 0, Max: 86400, Int: true, Zero: "the default"},
+	{Key: "index.timeout_sec", Field: func(c *Config) any { return &c.Indexing.TimeoutSec }, Help: "the longest one file's extraction may go without progress (new parts of the file read, pages done); a file that keeps progressing is not stopped", Min: 0, Max: 86400, Int: true, Zero: "the default"},
 	{Key: "chunking.size", Field: func(c *Config) any { return &c.Chunking.Size }, Help: "characters of a passage", Min: 100, Max: 100000, Int: true},
 	{Key: "chunking.max_heading_len", Field: func(c *Config) any { return &c.Chunking.MaxHeadingLen }, Help: "heading context kept with a passage", Min: 0, Max: 10000, Int: true, Zero: "the default, 160"},
 	{Key: "embedding.dim", Field: func(c *Config) any { return &c.Embedding.Dim }, Help: "vector length (Matryoshka truncation)", Min: 0, Max: 65536, Int: true, Zero: "the model's full dimension"},

@@ -91,7 +91,18 @@ func readText(f File, lim Limits) (raw string, cut bool, err error) {
 	if _, err := io.Copy(&sb, io.NewSectionReader(f.R, 0, n)); err != nil {
 		return "", false, fmt.Errorf("read %s: %w", f.Name, err)
 	}
-	return sb.String(), cut, nil
+	out := sb.String()
+	if cut {
+		// The cut may fall inside a character: drop its first bytes, or
+		// the whole text would read as invalid UTF-8 (decodeTextString).
+		for i := 0; i < utf8.UTFMax && len(out) > 0; i++ {
+			if r, size := utf8.DecodeLastRuneInString(out); r != utf8.RuneError || size != 1 {
+				break
+			}
+			out = out[:len(out)-1]
+		}
+	}
+	return out, cut, nil
 }
 
 // decodeTextString is decodeText for text read as a string, which it

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -193,4 +194,20 @@ func TestMixedEncodingFileIsIndexed(t *testing.T) {
 	contains(t, "text", doc.Text, "Le café est fermé.", "Résumé de la réunion")
 	lacks(t, "text", doc.Text, "Ã")
 	equalStrings(t, "warnings", doc.Warnings, []string{"decoded as utf-8, with 3 stray bytes read as windows-1252"})
+}
+
+// A text file cut at the text limit inside a character keeps its encoding:
+// the cut character's first byte is dropped, not the whole text read as
+// invalid UTF-8 (and copied to be decoded again).
+func TestATextCutInsideACharacterStaysUTF8(t *testing.T) {
+	b := []byte(strings.Repeat("é", 1000)) // two bytes each
+	lim := DefaultLimits()
+	lim.MaxTextBytes = 1001
+	d, err := NewRegistry(lim).Extract(context.Background(), File{Name: "notes.txt", Size: int64(len(b)), R: bytes.NewReader(b)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Text != strings.Repeat("é", 500) || slices.ContainsFunc(d.Warnings, func(w string) bool { return strings.Contains(w, "invalid") }) {
+		t.Errorf("text of %d bytes, warnings %q", len(d.Text), d.Warnings)
+	}
 }
