@@ -128,6 +128,16 @@ before use.</p>
 	if peak > 32<<20 {
 		t.Errorf("live heap peaked at %d MB for a %d MB page", peak>>20, len(big)>>20)
 	}
+	// One row of millions of empty cells (8 MB of markup): kept only up
+	// to the text limit, the heap near the limit, not the cells' count.
+	wide := "<html><body><table><tr>" + strings.Repeat("<td></td>", (htmlTreeMax+8<<20)/9) + "</tr></table><p>after</p></body></html>"
+	peak = peakHeap(func() { d, err = NewRegistry(lim).Extract(t.Context(), fileOf("wide.html", []byte(wide))) })
+	if err != nil && !IsSkip(err) {
+		t.Fatal(err)
+	}
+	if peak > 48<<20 {
+		t.Errorf("live heap peaked at %d MB for a row of %d cells", peak>>20, (htmlTreeMax+8<<20)/9)
+	}
 	// One run of text longer than a token may be: the rest is not read.
 	run := "<html><body><p>start " + strings.Repeat("a", htmlTreeMax+maxHTMLToken) + "</p></body></html>"
 	if d, err = NewRegistry(DefaultLimits()).Extract(t.Context(), fileOf("run.html", []byte(run))); err == nil {

@@ -52,6 +52,7 @@ func htmlStream(ctx context.Context, r io.Reader, size int64, limit int) (*Docum
 	level := 0 // of the open heading; 0: none
 	tables := 0
 	var header, row []string
+	rowBytes := 0 // what row holds, each cell counted with its string's header
 	allTH := true
 	keep := func(sb *strings.Builder, b []byte, max int) {
 		if sb.Len() < max {
@@ -174,7 +175,12 @@ func htmlStream(ctx context.Context, r io.Reader, size int64, limit int) (*Docum
 				}
 			case atom.Td, atom.Th:
 				if tables == 1 && inCell {
-					row = append(row, collapseSpace(cell.String()))
+					// A row of millions of cells is kept only up to the text
+					// the page may still give, empty cells counted too.
+					if c := collapseSpace(cell.String()); rowBytes <= limit-w.buf.Len() {
+						row = append(row, c)
+						rowBytes += len(c) + 16
+					}
 					inCell = false
 				}
 			case atom.Tr:
@@ -185,7 +191,7 @@ func htmlStream(ctx context.Context, r io.Reader, size int64, limit int) (*Docum
 						w.buf.WriteString(rowText(header, row, limit-w.buf.Len()+1))
 						w.buf.WriteByte('\n')
 					}
-					row = nil
+					row, rowBytes = nil, 0
 				}
 			case atom.Table:
 				if tables > 0 {
