@@ -31,6 +31,20 @@ func TestSharedStringsAreBoundedByWhatTheyAdd(t *testing.T) {
 		t.Errorf("8 MB shared string: live heap peaked at %s", humanize.Bytes(int64(peak)))
 	}
 
+	// A string under that bound in 200 cells of one row: excelize would
+	// build the row whole, a copy a cell (180 MB); the row's references
+	// are counted before it reads the sheet.
+	wide := filepath.Join(dir, "wide.xlsx")
+	if err := extracttest.SharedStringsXLSX(wide, 900<<10, 1, 200); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(wide)
+	peak = peakHeap(func() { _, err = NewRegistry(DefaultLimits()).Extract(t.Context(), fileOf("wide.xlsx", b)) })
+	wantErr(t, "900 KB shared string in a row of 200 cells", err, ErrTooLarge, "xlsx: xl/worksheets/sheet1.xml: a row refers to more than 16.0 MB of text")
+	if peak > 64<<20 {
+		t.Errorf("900 KB shared string in a row of 200 cells: live heap peaked at %s", humanize.Bytes(int64(peak)))
+	}
+
 	many := filepath.Join(dir, "many.xlsx")
 	if err := extracttest.SharedStringsXLSX(many, 60<<10, 100, 50); err != nil {
 		t.Fatal(err)

@@ -1,11 +1,13 @@
 package extract
 
 import (
+	"archive/zip"
 	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
@@ -35,7 +37,11 @@ func (r *Registry) extractXLSX(ctx context.Context, f File, lim Limits) (*Docume
 	if err := requirePart(a, "xl/workbook.xml"); err != nil {
 		return nil, err
 	}
-	if err := checkSharedStrings(ctx, a); err != nil {
+	lengths, err := checkSharedStrings(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRowText(ctx, a, lengths); err != nil {
 		return nil, err
 	}
 	opts := excelize.Options{UnzipSizeLimit: lim.MaxUncompressed, UnzipXMLSizeLimit: min(lim.MaxUncompressed, 64<<20)}
@@ -188,20 +194,79 @@ const maxSharedStrings = 32 << 20
 // longer than maxXMLRun (an 8 MB string repeated in a hundred cells took
 // excelize and the rows built from it 5 GB) is refused as every office
 // part's is, and so are shared strings that hold more than
-// maxSharedStrings of text.
-func checkSharedStrings(ctx context.Context, a *zipArchive) error {
+// maxSharedStrings of text. It returns each string's length, for
+// checkRowText.
+func checkSharedStrings(ctx context.Context, a *zipArchive) ([]int, error) {
 	const part = "xl/sharedStrings.xml"
 	if !a.has(part) {
-		return nil
+		return nil, nil
 	}
 	rc, err := a.open(part)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rc.Close()
 	s := newXMLStream(ctx, rc, a.format+": "+part)
 	s.declared = func() error { return a.checkRatio(a.byName[part]) }
 	var text int64
+	var lengths []int
+	for {
+		tok, err := s.next()
+		if err == io.EOF {
+			return lengths, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if t.Name.Local == "si" {
+				lengths = append(lengths, 0)
+			}
+		case xml.CharData:
+			if text += int64(len(t)); text > maxSharedStrings {
+				return nil, fmt.Errorf("%w: xlsx: %s holds more than %s of text", ErrTooLarge, part, humanize.Bytes(maxSharedStrings))
+			}
+			if n := len(lengths); n > 0 {
+				lengths[n-1] += len(t)
+			}
+		}
+	}
+}
+
+// maxRowText bounds the text one row of a sheet refers to through shared
+// strings: excelize builds a row's cells whole, a copy of its shared string
+// each, before a cell can be cut (one 1 MB string in 16,384 cells of a row
+// is 16 GB from a file under 1 MB).
+const maxRowText = 16 << 20
+
+// checkRowText streams each sheet before excelize reads it and refuses the
+// workbook when a row refers to more than maxRowText of shared strings
+// (lengths: each string's, from checkSharedStrings).
+func checkRowText(ctx context.Context, a *zipArchive, lengths []int) error {
+	if len(lengths) == 0 {
+		return nil
+	}
+	for name, zf := range a.byName {
+		if !strings.HasPrefix(name, "xl/worksheets/") || !strings.HasSuffix(name, ".xml") {
+			continue
+		}
+		if err := checkSheetRows(ctx, a, name, zf, lengths); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkSheetRows(ctx context.Context, a *zipArchive, name string, zf *zip.File, lengths []int) error {
+	rc, err := a.open(name)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	s := newXMLStream(ctx, rc, a.format+": "+name)
+	s.declared = func() error { return a.checkRatio(zf) }
+	row, shared, inV := 0, false, false
 	for {
 		tok, err := s.next()
 		if err == io.EOF {
@@ -210,9 +275,33 @@ func checkSharedStrings(ctx context.Context, a *zipArchive) error {
 		if err != nil {
 			return err
 		}
-		if cd, ok := tok.(xml.CharData); ok {
-			if text += int64(len(cd)); text > maxSharedStrings {
-				return fmt.Errorf("%w: xlsx: %s holds more than %s of text", ErrTooLarge, part, humanize.Bytes(maxSharedStrings))
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "row":
+				row = 0
+			case "c":
+				shared = false
+				for _, at := range t.Attr {
+					if at.Name.Local == "t" && at.Value == "s" {
+						shared = true
+					}
+				}
+			case "v":
+				inV = shared
+			}
+		case xml.EndElement:
+			if t.Name.Local == "v" {
+				inV = false
+			}
+		case xml.CharData:
+			if !inV {
+				continue
+			}
+			if i, err := strconv.Atoi(strings.TrimSpace(string(t))); err == nil && i >= 0 && i < len(lengths) {
+				if row += lengths[i]; row > maxRowText {
+					return fmt.Errorf("%w: xlsx: %s: a row refers to more than %s of text (one shared string repeated in many cells?)", ErrTooLarge, name, humanize.Bytes(maxRowText))
+				}
 			}
 		}
 	}
