@@ -685,10 +685,12 @@ func unitSummary(doc *extract.Document) (string, int) {
 
 // metaLimits records what decided the issues recorded so far: the
 // extensions the extractors read, the size limit (index.max_file_mb), the
-// time a file may go without progress (index.timeout_sec) and whether OCR
-// is available. When any of them changes, e.g. an upgrade adds formats,
-// the limit is raised or Tesseract is installed, the recorded issues are
-// forgotten so those files are tried again. The key's name predates the
+// time a file may go without progress (index.timeout_sec), whether OCR
+// is available and which PDF reader reads PDFs (poppler, or the pure-Go
+// one where poppler is missing). When any of them changes, e.g. an upgrade
+// adds formats, the limit is raised, Tesseract or poppler-utils is
+// installed, the recorded issues are forgotten so those files are tried
+// again. The key's name predates the
 // limits.
 const metaLimits = "extract_formats"
 
@@ -696,7 +698,7 @@ func (ix *Indexer) resetIssuesIfLimitsChanged(ctx context.Context) error {
 	exts := ix.reg.Extensions()
 	slices.Sort(exts)
 	sig := strings.Join(exts, " ")
-	sig += fmt.Sprintf("; max_file_bytes=%d; ocr=%t; timeout=%s", ix.opt.MaxFileBytes, ix.reg.HasOCR(), ix.reg.Limits().Timeout)
+	sig += fmt.Sprintf("; max_file_bytes=%d; ocr=%t; timeout=%s; pdf=%s", ix.opt.MaxFileBytes, ix.reg.HasOCR(), ix.reg.Limits().Timeout, ix.reg.PDFEngineName())
 	old, ok, err := ix.db.Meta(ctx, metaLimits)
 	if err != nil {
 		return err

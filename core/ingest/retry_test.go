@@ -188,3 +188,34 @@ func TestSkipWaitsForItsLimit(t *testing.T) {
 	}
 	healthy(t, db)
 }
+
+// TestFailuresAreReadAgainWithAnotherPDFReader: a PDF that failed waits
+// for a change while the reader that failed it stands, and is read again
+// once another reads PDFs (poppler-utils installed where the pure-Go
+// reader read them).
+func TestFailuresAreReadAgainWithAnotherPDFReader(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.pdf")
+	os.WriteFile(broken, []byte("%PDF-1.4\nnot a PDF after all\n"), 0o644)
+	db, err := store.Open(filepath.Join(t.TempDir(), "kb.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	goOnly := extract.NewRegistry(extract.DefaultLimits(), extract.WithPDFEngine(extract.PDFPureGo))
+	for i := range 2 {
+		_, events := runCollect(t, New(db, goOnly, Options{}), dir)
+		if ev := events[broken]; ev.Status != domain.StatusFailed || ev.Unchanged != (i == 1) {
+			t.Errorf("run %d with the pure-Go reader: %+v", i+1, ev)
+		}
+	}
+	poppler := extract.NewRegistry(extract.DefaultLimits(), extract.WithPDFEngine(extract.PDFPoppler))
+	if poppler.PDFEngineName() != "poppler" {
+		t.Fatal("pdftotext not found: install poppler-utils (make deps)")
+	}
+	_, events := runCollect(t, New(db, poppler, Options{}), dir)
+	if ev := events[broken]; ev.Status != domain.StatusFailed || ev.Unchanged {
+		t.Errorf("with poppler: %+v, want read again (and failed again)", ev)
+	}
+	healthy(t, db)
+}
