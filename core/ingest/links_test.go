@@ -97,6 +97,8 @@ func TestNoLinkLeadsOutOfTheFolder(t *testing.T) {
 	write(filepath.Join(outside, "passwd.txt"), "root:x:0:0:outside the folder")
 	write(filepath.Join(home, ".ssh", "id_rsa"), "BEGIN OPENSSH PRIVATE KEY secret material")
 	write(filepath.Join(home, ".gnupg", "key.txt"), "a private gpg key")
+	os.MkdirAll(filepath.Join(home, ".local", "share", "keyrings"), 0o755)
+	write(filepath.Join(home, ".local", "share", "keyrings", "login.keyring"), "a keyring's secrets")
 	links := map[string]string{
 		"inside-file.txt":   "sub/c.txt",                           // relative, inside
 		"abs-file.txt":      filepath.Join(outside, "passwd.txt"),  // absolute, to a file outside
@@ -190,6 +192,14 @@ func TestNoLinkLeadsOutOfTheFolder(t *testing.T) {
 	}
 	if _, ok := events[filepath.Join(home, ".ssh", "id_rsa")]; ok {
 		t.Error("~/.ssh/id_rsa was read")
+	}
+	// A folder of secrets without a dot of its own, under a hidden one.
+	keyrings := filepath.Join(home, ".local", "share", "keyrings")
+	if ev := events[keyrings]; ev.Status != domain.StatusSkipped || !strings.Contains(ev.Reason, "keys or passwords") {
+		t.Errorf("~/.local/share/keyrings under include_hidden: %+v", ev)
+	}
+	if _, ok := events[filepath.Join(keyrings, "login.keyring")]; ok {
+		t.Error("~/.local/share/keyrings/login.keyring was read")
 	}
 	ix, _ = newIndexer(t, Options{})
 	_, events = runCollect(t, ix, filepath.Join(home, ".ssh"))

@@ -96,9 +96,10 @@ func (w *walker) dir(ctx context.Context, dir string, fi fs.FileInfo) error {
 				continue
 			}
 			info = target
-		} else if info.IsDir() && strings.HasPrefix(name, ".") {
-			// A hidden folder, walked with IncludeHidden: ~/.ssh when the
-			// home folder is indexed.
+		} else if info.IsDir() {
+			// A folder of secrets: ~/.ssh when the home folder is indexed
+			// with IncludeHidden, ~/.local/share/keyrings (no dot of its
+			// own) under ~/.local or ~/.local/share.
 			if why := w.scope.refuseSecret(p); why != "" {
 				w.add(entry{path: p, skip: why})
 				continue
