@@ -180,6 +180,7 @@ func TestAQuestionMostlyAboutAbsentWordsIsRefused(t *testing.T) {
 		Terms:   search.ParseTerms("improve memory exam"),
 		Weights: []float64{5.3, 2.5, 11.2},
 		Absent:  []bool{false, false, true},
+		Chunks:  absenceTellsFrom,
 	}
 	if got := mostlyAbsent(c); !slices.Equal(got, []string{"exam"}) {
 		t.Errorf("mostlyAbsent = %v, want [exam]", got)
@@ -187,6 +188,11 @@ func TestAQuestionMostlyAboutAbsentWordsIsRefused(t *testing.T) {
 	c.Weights[2] = 7 // less than half of the weight
 	if got := mostlyAbsent(c); got != nil {
 		t.Errorf("mostlyAbsent = %v at 7 of 14.8", got)
+	}
+	// In a knowledge base of a few documents ordinary words are absent too.
+	c.Weights[2], c.Chunks = 11.2, absenceTellsFrom-1
+	if got := mostlyAbsent(c); got != nil {
+		t.Errorf("mostlyAbsent = %v over %d passages", got, c.Chunks)
 	}
 	if got := quotedOr([]string{"peak", "ran", "swim"}); got != `"peak", "ran" or "swim"` {
 		t.Errorf("quotedOr: %s", got)

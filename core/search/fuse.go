@@ -63,7 +63,10 @@ type Candidates struct {
 	// Absent marks the terms no passage of the knowledge base holds in
 	// any of their forms (Weights' order): what the question asks about
 	// may not be in the documents at all.
-	Absent   []bool
+	Absent []bool
+	// Chunks is how many passages the knowledge base holds, which Weights
+	// were computed over: in a small one, ordinary words are absent too.
+	Chunks   int
 	Mode     Mode  // retrievers whose lists take part
 	BM25     []Hit // best first
 	Vector   []Hit // best first

@@ -431,6 +431,7 @@ func (s *Searcher) weigh(ctx context.Context, c *Candidates) error {
 	}
 	c.Weights = make([]float64, len(df))
 	c.Absent = make([]bool, len(df))
+	c.Chunks = n
 	most := 0.0 // the heaviest word's weight
 	for i, d := range df {
 		c.Weights[i] = IDF(d, n)
