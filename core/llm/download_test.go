@@ -244,6 +244,15 @@ func TestDownloadResumedAfterTheFileChangedGetsTheNewFile(t *testing.T) {
 		ifRange = append(ifRange, r.Header.Get("If-Range"))
 		mu.Unlock()
 		w.Header().Set("ETag", et)
+		if et == `"v1"` {
+			// The first version's first 300 KB, then nothing until the
+			// client pauses (cancels).
+			w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+			w.Write(b[:300<<10])
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
 		http.ServeContent(w, r, "m.gguf", time.Time{}, bytes.NewReader(b))
 	}))
 	dest := filepath.Join(t.TempDir(), "model.gguf")
