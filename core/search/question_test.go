@@ -111,6 +111,20 @@ func typoStore(t *testing.T, n int) *store.DB {
 	return db
 }
 
+// addText adds a one-passage text file name to db's first folder.
+func addText(t *testing.T, db *store.DB, name, text string) {
+	t.Helper()
+	ctx := context.Background()
+	fs, err := db.Folders(ctx)
+	if err != nil || len(fs) == 0 {
+		t.Fatalf("folders: %v, %v", fs, err)
+	}
+	doc := store.Document{FolderID: fs[0].ID, Path: fs[0].Path + "/" + name, Hash: name, Format: "text"}
+	if _, _, err := db.PutDocument(ctx, doc, []chunk.Chunk{{Text: text}}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func resultIDs(rs []Result) []int64 {
 	var ids []int64
 	for _, r := range rs {
@@ -273,15 +287,7 @@ func TestBothKeywordPathsPruneAlike(t *testing.T) {
 func TestAnIrregularFormWeighsAsItsBase(t *testing.T) {
 	ctx := context.Background()
 	db := typoStore(t, 1000)
-	err := db.Update(ctx, func(tx *store.Tx) error {
-		fs, _ := db.Folders(ctx)
-		cs := []chunk.Chunk{{Ordinal: 0, Text: "run the pump twice, then bring the valve back"}}
-		_, _, err := tx.PutDocument(store.Document{FolderID: fs[0].ID, Path: fs[0].Path + "/run.txt", Hash: "r", Format: "text"}, cs, nil)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	addText(t, db, "run.txt", "run the pump twice, then bring the valve back")
 	s := New(db, nil, nil)
 	for q, base := range map[string]string{"the pump ran twice": "run the pump", "the valve was brought back": "bring the valve"} {
 		r, err := s.Search(ctx, Request{Query: q, Params: DefaultParams()})
@@ -313,15 +319,7 @@ func TestAnIrregularFormWeighsAsItsBase(t *testing.T) {
 func TestNoCorrectionIsHalfAContraction(t *testing.T) {
 	ctx := context.Background()
 	db := typoStore(t, 1000)
-	err := db.Update(ctx, func(tx *store.Tx) error {
-		fs, _ := db.Folders(ctx)
-		cs := []chunk.Chunk{{Ordinal: 0, Text: "the valve wasn't reset after the pump test"}}
-		_, _, err := tx.PutDocument(store.Document{FolderID: fs[0].ID, Path: fs[0].Path + "/wasn.txt", Hash: "w", Format: "text"}, cs, nil)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	addText(t, db, "wasn.txt", "the valve wasn't reset after the pump test")
 	s := New(db, nil, nil)
 	r, err := s.Search(ctx, Request{Query: "washing the valve", Params: DefaultParams()})
 	if err != nil {

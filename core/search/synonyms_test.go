@@ -19,29 +19,11 @@ import (
 // the documents lack.
 func TestASynonymCountsAsTheQuestionsWord(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	f, _ := db.AddFolder(ctx, "/d")
-	texts := map[string]string{
+	db := textsStore(t, map[string]string{
 		"/d/mkdir.txt": "-p, --parents: make parent directories as needed.",
 		"/d/cat.txt":   "Concatenate files and print them on the standard output.",
 		"/d/tea.txt":   "Brew green tea for two minutes.",
-	}
-	err = db.Update(ctx, func(tx *store.Tx) error {
-		for path, s := range texts {
-			if _, _, err := tx.PutDocument(store.Document{FolderID: f.ID, Path: path, Title: filepath.Base(path), Hash: "h", Format: "text"},
-				[]chunk.Chunk{{Text: s}}, nil); err != nil {
-				return err
-			}
-		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	kix := bm25.New(db)
 	defer kix.Close()
 	if err := kix.Sync(ctx); err != nil {
@@ -229,25 +211,17 @@ func TestATermsOwnWordIsNotAnotherTermsExpansion(t *testing.T) {
 	}
 }
 
-func approx(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-
-// TestAnExpansionNeitherFetchesNorWeighs: the keyword search looks for the
-// question's words only, and a word no passage holds ("commence") weighs as
-// much with expansions as without; a passage that says "begin" for it is a
-// partial match.
-func TestAnExpansionNeitherFetchesNorWeighs(t *testing.T) {
+// textsStore is a knowledge base of one-passage files in folder /d, by
+// path, each titled by its file name.
+func textsStore(t *testing.T, texts map[string]string) *store.DB {
+	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	f, _ := db.AddFolder(ctx, "/d")
-	texts := map[string]string{
-		"/d/rsync.txt": "Begin the transfer of the files.",
-		"/d/begin.txt": "Begin here.",
-		"/d/tea.txt":   "Brew green tea for two minutes.",
-	}
 	err = db.Update(ctx, func(tx *store.Tx) error {
 		for path, s := range texts {
 			if _, _, err := tx.PutDocument(store.Document{FolderID: f.ID, Path: path, Title: filepath.Base(path), Hash: "h", Format: "text"},
@@ -260,6 +234,22 @@ func TestAnExpansionNeitherFetchesNorWeighs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db
+}
+
+func approx(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// TestAnExpansionNeitherFetchesNorWeighs: the keyword search looks for the
+// question's words only, and a word no passage holds ("commence") weighs as
+// much with expansions as without; a passage that says "begin" for it is a
+// partial match.
+func TestAnExpansionNeitherFetchesNorWeighs(t *testing.T) {
+	ctx := context.Background()
+	db := textsStore(t, map[string]string{
+		"/d/rsync.txt": "Begin the transfer of the files.",
+		"/d/begin.txt": "Begin here.",
+		"/d/tea.txt":   "Brew green tea for two minutes.",
+	})
 	ask := func() *Response {
 		resp, err := New(db, nil, nil).Search(ctx, Request{Query: "commence transfer", Params: Params{RRFK: 60}})
 		if err != nil {
