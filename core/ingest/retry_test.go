@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -81,8 +82,11 @@ func TestFailedFileIsRetried(t *testing.T) {
 // unsafe, counting how often each was read.
 func countingRegistry(reads map[string]int) *extract.Registry {
 	reg := extract.NewRegistry(extract.DefaultLimits())
+	var mu sync.Mutex // the run's workers extract at once
 	reg.Register(extract.ExtractorFunc(func(ctx context.Context, f extract.File, _ extract.Limits) (*extract.Document, error) {
+		mu.Lock()
 		reads[filepath.Base(f.Name)]++
+		mu.Unlock()
 		b := make([]byte, f.Size)
 		f.R.ReadAt(b, 0)
 		if strings.HasPrefix(string(b), "good") {
